@@ -1,0 +1,35 @@
+//! The runtime of kubeskema: what code generated from CustomResourceDefinitions (and
+//! hand-written types with `#[derive(kubeskema::Deserialize)]`) calls at run time.
+//!
+//! - [`IntOrString`], [`ObjectMeta`]: the value types generated structs use.
+//! - `schema`, `crd`, `prune`, `default` (feature `dynamic`): the structural schema model of a
+//!   CRD version and the apiserver's pruning and defaulting over `serde_json::Value`.
+//! - `yaml` (feature `yaml`): YAML and JSON documents with positions, read as kubectl reads them.
+//!
+//! ```
+//! use kubeskema::IntOrString;
+//! let port: IntOrString = serde_json::from_str("\"http\"").unwrap();
+//! assert_eq!(port, IntOrString::String("http".into()));
+//! ```
+#![deny(missing_docs)]
+
+mod int_or_string;
+mod meta;
+
+#[cfg(feature = "dynamic")]
+pub mod crd;
+#[cfg(feature = "dynamic")]
+pub mod default;
+#[cfg(feature = "dynamic")]
+pub mod prune;
+#[cfg(feature = "dynamic")]
+pub mod schema;
+#[cfg(feature = "yaml")]
+pub mod yaml;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use int_or_string::IntOrString;
+pub use kubeskema_derive::{Deserialize, Serialize};
+pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};

@@ -1,0 +1,477 @@
+//! The schema of one CRD version (`openAPIV3Schema`) as a typed tree: the fields of the
+//! apiserver's `JSONSchemaProps`, each node knowing the JSON pointer it was read from.
+//!
+//! Reading never stops at the first problem: [`Schema::parse`] returns the tree together with
+//! every field it could not read (wrong JSON type, items given as an array, ...). Keywords the
+//! structural rules forbid (`$ref`, `patternProperties`, ...) are kept in
+//! [`Schema::unsupported`] so the structural check can report them with the apiserver's words.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Number, Value};
+
+/// One node of a CRD schema.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Schema {
+    /// JSON pointer of this node in the document it was read from.
+    pub pointer: String,
+    /// `type`, as written (may be any string; the checks report unknown ones).
+    pub type_: Option<String>,
+    /// `format`.
+    pub format: Option<String>,
+    /// `title`.
+    pub title: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `default`.
+    pub default: Option<Value>,
+    /// `nullable`.
+    pub nullable: bool,
+    /// `example` (kept for completeness; never validated).
+    pub example: Option<Value>,
+    /// `externalDocs`.
+    pub external_docs: Option<Value>,
+    /// `enum`.
+    pub enum_: Option<Vec<Value>>,
+    /// `maximum`.
+    pub maximum: Option<Number>,
+    /// `exclusiveMaximum` (a boolean in OpenAPI v3.0).
+    pub exclusive_maximum: bool,
+    /// `minimum`.
+    pub minimum: Option<Number>,
+    /// `exclusiveMinimum`.
+    pub exclusive_minimum: bool,
+    /// `multipleOf`.
+    pub multiple_of: Option<Number>,
+    /// `maxLength` (in runes).
+    pub max_length: Option<u64>,
+    /// `minLength` (in runes).
+    pub min_length: Option<u64>,
+    /// `pattern` (Go RE2 syntax, matched unanchored).
+    pub pattern: Option<String>,
+    /// `maxItems`.
+    pub max_items: Option<u64>,
+    /// `minItems`.
+    pub min_items: Option<u64>,
+    /// `uniqueItems`.
+    pub unique_items: bool,
+    /// `maxProperties`.
+    pub max_properties: Option<u64>,
+    /// `minProperties`.
+    pub min_properties: Option<u64>,
+    /// `required`.
+    pub required: Vec<String>,
+    /// `items` (a single schema; an array form is reported by [`Schema::parse`]).
+    pub items: Option<Box<Schema>>,
+    /// `properties`, sorted by name (as the apiserver's Go map iterates them).
+    pub properties: BTreeMap<String, Schema>,
+    /// `additionalProperties`.
+    pub additional_properties: Option<AdditionalProperties>,
+    /// `allOf`.
+    pub all_of: Vec<Schema>,
+    /// `anyOf`.
+    pub any_of: Vec<Schema>,
+    /// `oneOf`.
+    pub one_of: Vec<Schema>,
+    /// `not`.
+    pub not: Option<Box<Schema>>,
+    /// `x-kubernetes-preserve-unknown-fields` as written (`Some(false)` is a CRD error).
+    pub preserve_unknown_fields: Option<bool>,
+    /// `x-kubernetes-embedded-resource`.
+    pub embedded_resource: bool,
+    /// `x-kubernetes-int-or-string`.
+    pub int_or_string: bool,
+    /// `x-kubernetes-list-type`.
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`.
+    pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type`.
+    pub map_type: Option<String>,
+    /// `x-kubernetes-validations`.
+    pub validations: Vec<ValidationRule>,
+    /// Other `x-*` keys (such as `x-kubernetes-patch-merge-key`), kept as written.
+    pub extensions: BTreeMap<String, Value>,
+    /// Keywords the apiserver refuses in CRD schemas (`$ref`, `definitions`, ...), as written.
+    pub unsupported: Vec<String>,
+    /// Keys that are not part of `JSONSchemaProps` at all; the apiserver drops them on decode.
+    pub unknown_keys: Vec<String>,
+}
+
+/// `additionalProperties`: a boolean or a schema.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdditionalProperties {
+    /// `true` or `false`.
+    Bool(bool),
+    /// A schema for every key not in `properties`.
+    Schema(Box<Schema>),
+}
+
+/// One `x-kubernetes-validations` entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValidationRule {
+    /// The CEL expression.
+    pub rule: String,
+    /// `message`.
+    pub message: Option<String>,
+    /// `messageExpression`.
+    pub message_expression: Option<String>,
+    /// `reason`.
+    pub reason: Option<String>,
+    /// `fieldPath`.
+    pub field_path: Option<String>,
+    /// `optionalOldSelf`.
+    pub optional_old_self: Option<bool>,
+}
+
+/// A field of the schema that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// JSON pointer of the offending value.
+    pub pointer: String,
+    /// What is wrong, in the words of Go's JSON decoder where it has words for it.
+    pub message: String,
+}
+
+impl Schema {
+    /// Reads a schema node from JSON; `pointer` is where `value` sits in its document.
+    pub fn parse(value: &Value, pointer: &str) -> (Schema, Vec<ParseError>) {
+        let mut errors = Vec::new();
+        let schema = parse_node(value, pointer, &mut errors);
+        (schema, errors)
+    }
+
+    /// The single type of this node, if it has one.
+    pub fn type_str(&self) -> Option<&str> {
+        self.type_.as_deref()
+    }
+
+    /// Whether `x-kubernetes-preserve-unknown-fields: true` is set.
+    pub fn preserves_unknown_fields(&self) -> bool {
+        self.preserve_unknown_fields == Some(true)
+    }
+
+    /// The schema of `additionalProperties`, when it is a schema.
+    pub fn additional_properties_schema(&self) -> Option<&Schema> {
+        match &self.additional_properties {
+            Some(AdditionalProperties::Schema(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Every direct child node with the token that leads to it: `properties`, `items`,
+    /// `additionalProperties`, then the junctors.
+    pub fn children(&self) -> impl Iterator<Item = &Schema> {
+        self.properties
+            .values()
+            .chain(self.items.as_deref())
+            .chain(self.additional_properties_schema())
+            .chain(self.all_of.iter())
+            .chain(self.any_of.iter())
+            .chain(self.one_of.iter())
+            .chain(self.not.as_deref())
+    }
+}
+
+fn child_pointer(parent: &str, tokens: &[&str]) -> String {
+    let mut p = parent.to_owned();
+    for t in tokens {
+        p.push('/');
+        p.push_str(&t.replace('~', "~0").replace('/', "~1"));
+    }
+    p
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+struct Reader<'a> {
+    pointer: &'a str,
+    errors: &'a mut Vec<ParseError>,
+}
+
+impl Reader<'_> {
+    fn fail(&mut self, key: &str, v: &Value, want: &str) {
+        self.errors.push(ParseError {
+            pointer: child_pointer(self.pointer, &[key]),
+            message: format!("cannot unmarshal {} into field {key} of type {want}", json_kind(v)),
+        });
+    }
+
+    fn string(&mut self, key: &str, v: &Value) -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            _ => {
+                self.fail(key, v, "string");
+                None
+            }
+        }
+    }
+
+    fn bool(&mut self, key: &str, v: &Value) -> Option<bool> {
+        match v {
+            Value::Bool(b) => Some(*b),
+            Value::Null => None,
+            _ => {
+                self.fail(key, v, "bool");
+                None
+            }
+        }
+    }
+
+    fn number(&mut self, key: &str, v: &Value) -> Option<Number> {
+        match v {
+            Value::Number(n) => Some(n.clone()),
+            Value::Null => None,
+            _ => {
+                self.fail(key, v, "float64");
+                None
+            }
+        }
+    }
+
+    fn count(&mut self, key: &str, v: &Value) -> Option<u64> {
+        match v {
+            Value::Number(n) if n.as_u64().is_some() => n.as_u64(),
+            Value::Number(_) => {
+                self.errors.push(ParseError {
+                    pointer: child_pointer(self.pointer, &[key]),
+                    message: format!("{key} must be a non-negative integer, not {v}"),
+                });
+                None
+            }
+            Value::Null => None,
+            _ => {
+                self.fail(key, v, "int64");
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, key: &str, v: &Value) -> Vec<String> {
+        match v {
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| match item {
+                    Value::String(s) => Some(s.clone()),
+                    _ => {
+                        self.errors.push(ParseError {
+                            pointer: child_pointer(self.pointer, &[key, &i.to_string()]),
+                            message: format!("cannot unmarshal {} into field {key} of type string", json_kind(item)),
+                        });
+                        None
+                    }
+                })
+                .collect(),
+            Value::Null => Vec::new(),
+            _ => {
+                self.fail(key, v, "[]string");
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Schema {
+    let mut s = Schema { pointer: pointer.to_owned(), ..Schema::default() };
+    let Value::Object(map) = value else {
+        errors.push(ParseError {
+            pointer: pointer.to_owned(),
+            message: format!("cannot unmarshal {} into a schema object", json_kind(value)),
+        });
+        return s;
+    };
+    let mut r = Reader { pointer, errors };
+    for (key, v) in map {
+        let k = key.as_str();
+        match k {
+            "type" => s.type_ = r.string(k, v),
+            "format" => s.format = r.string(k, v),
+            "title" => s.title = r.string(k, v),
+            "description" => s.description = r.string(k, v),
+            "default" => s.default = Some(v.clone()),
+            "nullable" => s.nullable = r.bool(k, v).unwrap_or(false),
+            "example" => s.example = Some(v.clone()),
+            "externalDocs" => s.external_docs = Some(v.clone()),
+            "enum" => match v {
+                Value::Array(items) => s.enum_ = Some(items.clone()),
+                Value::Null => {}
+                _ => r.fail(k, v, "[]JSON"),
+            },
+            "maximum" => s.maximum = r.number(k, v),
+            "exclusiveMaximum" => s.exclusive_maximum = r.bool(k, v).unwrap_or(false),
+            "minimum" => s.minimum = r.number(k, v),
+            "exclusiveMinimum" => s.exclusive_minimum = r.bool(k, v).unwrap_or(false),
+            "multipleOf" => s.multiple_of = r.number(k, v),
+            "maxLength" => s.max_length = r.count(k, v),
+            "minLength" => s.min_length = r.count(k, v),
+            "pattern" => s.pattern = r.string(k, v),
+            "maxItems" => s.max_items = r.count(k, v),
+            "minItems" => s.min_items = r.count(k, v),
+            "uniqueItems" => s.unique_items = r.bool(k, v).unwrap_or(false),
+            "maxProperties" => s.max_properties = r.count(k, v),
+            "minProperties" => s.min_properties = r.count(k, v),
+            "required" => s.required = r.strings(k, v),
+            "items" => match v {
+                Value::Array(_) => s.unsupported.push("items-array".into()),
+                Value::Null => {}
+                _ => s.items = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
+            },
+            "properties" => match v {
+                Value::Object(props) => {
+                    for (name, p) in props {
+                        let child = parse_node(p, &child_pointer(pointer, &[k, name]), r.errors);
+                        s.properties.insert(name.clone(), child);
+                    }
+                }
+                Value::Null => {}
+                _ => r.fail(k, v, "map[string]JSONSchemaProps"),
+            },
+            "additionalProperties" => match v {
+                Value::Bool(b) => s.additional_properties = Some(AdditionalProperties::Bool(*b)),
+                Value::Object(_) => {
+                    let child = parse_node(v, &child_pointer(pointer, &[k]), r.errors);
+                    s.additional_properties = Some(AdditionalProperties::Schema(Box::new(child)));
+                }
+                Value::Null => {}
+                _ => r.fail(k, v, "JSONSchemaPropsOrBool"),
+            },
+            "allOf" | "anyOf" | "oneOf" => {
+                let list = match v {
+                    Value::Array(items) => items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| parse_node(item, &child_pointer(pointer, &[k, &i.to_string()]), r.errors))
+                        .collect(),
+                    Value::Null => Vec::new(),
+                    _ => {
+                        r.fail(k, v, "[]JSONSchemaProps");
+                        Vec::new()
+                    }
+                };
+                match k {
+                    "allOf" => s.all_of = list,
+                    "anyOf" => s.any_of = list,
+                    _ => s.one_of = list,
+                }
+            }
+            "not" => match v {
+                Value::Null => {}
+                _ => s.not = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
+            },
+            "x-kubernetes-preserve-unknown-fields" => s.preserve_unknown_fields = r.bool(k, v),
+            "x-kubernetes-embedded-resource" => s.embedded_resource = r.bool(k, v).unwrap_or(false),
+            "x-kubernetes-int-or-string" => s.int_or_string = r.bool(k, v).unwrap_or(false),
+            "x-kubernetes-list-type" => s.list_type = r.string(k, v),
+            "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v),
+            "x-kubernetes-map-type" => s.map_type = r.string(k, v),
+            "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(pointer, &[k]), r.errors),
+            "id" | "$schema" | "$ref" | "patternProperties" | "dependencies" | "additionalItems"
+            | "definitions" => s.unsupported.push(k.to_owned()),
+            _ if k.starts_with("x-") => {
+                s.extensions.insert(k.to_owned(), v.clone());
+            }
+            _ => s.unknown_keys.push(k.to_owned()),
+        }
+    }
+    s
+}
+
+fn parse_rules(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Vec<ValidationRule> {
+    let Value::Array(items) = value else {
+        if !value.is_null() {
+            errors.push(ParseError {
+                pointer: pointer.to_owned(),
+                message: format!("cannot unmarshal {} into field x-kubernetes-validations of type ValidationRules", json_kind(value)),
+            });
+        }
+        return Vec::new();
+    };
+    let mut rules = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let item_pointer = child_pointer(pointer, &[&i.to_string()]);
+        let empty = Map::new();
+        let map = match item {
+            Value::Object(m) => m,
+            _ => {
+                errors.push(ParseError {
+                    pointer: item_pointer.clone(),
+                    message: format!("cannot unmarshal {} into a ValidationRule", json_kind(item)),
+                });
+                &empty
+            }
+        };
+        let mut r = Reader { pointer: &item_pointer, errors };
+        let mut rule = ValidationRule::default();
+        for (k, v) in map {
+            match k.as_str() {
+                "rule" => rule.rule = r.string(k, v).unwrap_or_default(),
+                "message" => rule.message = r.string(k, v),
+                "messageExpression" => rule.message_expression = r.string(k, v),
+                "reason" => rule.reason = r.string(k, v),
+                "fieldPath" => rule.field_path = r.string(k, v),
+                "optionalOldSelf" => rule.optional_old_self = r.bool(k, v),
+                _ => {}
+            }
+        }
+        rules.push(rule);
+    }
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_every_field_and_keeps_pointers() {
+        let (s, errors) = Schema::parse(
+            &json!({
+                "type": "object",
+                "required": ["a"],
+                "properties": {
+                    "a": {"type": "integer", "format": "int32", "minimum": 0, "maximum": 1.5, "default": 1},
+                    "l": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+                    "m": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "x/y": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}
+                },
+                "x-kubernetes-validations": [{"rule": "self.a > 0", "message": "positive"}],
+                "x-kubernetes-patch-merge-key": "name"
+            }),
+            "/spec",
+        );
+        assert_eq!(errors, vec![]);
+        assert_eq!(s.required, vec!["a"]);
+        let a = &s.properties["a"];
+        assert_eq!(a.pointer, "/spec/properties/a");
+        assert_eq!(a.minimum, Some(0.into()));
+        assert_eq!(a.maximum.as_ref().and_then(Number::as_f64), Some(1.5));
+        assert_eq!(s.properties["l"].items.as_ref().unwrap().pointer, "/spec/properties/l/items");
+        assert_eq!(s.properties["m"].additional_properties_schema().unwrap().type_str(), Some("string"));
+        assert_eq!(s.properties["x/y"].any_of[1].pointer, "/spec/properties/x~1y/anyOf/1");
+        assert_eq!(s.validations[0].message.as_deref(), Some("positive"));
+        assert_eq!(s.extensions["x-kubernetes-patch-merge-key"], json!("name"));
+    }
+
+    #[test]
+    fn collects_every_misfit_instead_of_stopping() {
+        let (s, errors) = Schema::parse(
+            &json!({"type": 1, "properties": {"a": {"maxLength": "x"}}, "items": [{}], "$ref": "#/x", "bogus": 1}),
+            "",
+        );
+        let pointers: Vec<_> = errors.iter().map(|e| e.pointer.as_str()).collect();
+        assert_eq!(pointers, vec!["/properties/a/maxLength", "/type"]);
+        assert_eq!(s.unsupported, vec!["$ref", "items-array"]);
+        assert_eq!(s.unknown_keys, vec!["bogus"]);
+    }
+}
