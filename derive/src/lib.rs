@@ -1,6 +1,49 @@
-//! placeholder
+//! Derive macros of kubeskema, re-exported by the `kubeskema` crate: use them as
+//! `#[derive(kubeskema::Serialize, kubeskema::Deserialize)]`.
+//!
+//! Each entry point parses the input into the model of [`model`] (attributes parsed once by
+//! [`attr`], errors collected in a [`attr::Ctxt`]) and hands it to one emitter. The generated
+//! code calls only `::kubeskema::__private` and `::core`.
+
+mod attr;
+mod de;
+mod model;
+mod ser;
+
 use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+/// Serializes a struct as a JSON object (or an enum as its `enum` value) by its
+/// `#[kubeskema(...)]` attributes: JSON names, absent versus `null`, unknown fields.
 #[proc_macro_derive(Serialize, attributes(kubeskema))]
-pub fn derive_serialize(_input: TokenStream) -> TokenStream { TokenStream::new() }
+pub fn derive_serialize(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(&input, ser::expand).into()
+}
+
+/// Deserializes a struct from a JSON object (or an enum from its `enum` value) as the
+/// apiserver decodes it: `null` of a non-nullable field reads as absent, defaults fill absent
+/// fields, unknown keys are dropped or kept in the `unknown_fields` map.
 #[proc_macro_derive(Deserialize, attributes(kubeskema))]
-pub fn derive_deserialize(_input: TokenStream) -> TokenStream { TokenStream::new() }
+pub fn derive_deserialize(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(&input, de::expand).into()
+}
+
+fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let cx = attr::Ctxt::new();
+    let container = model::Container::from_ast(&cx, input);
+    if let Err(e) = cx.check() {
+        return e.to_compile_error();
+    }
+    let Some(container) = container else { return proc_macro2::TokenStream::new() };
+    let body = emit(&container);
+    quote::quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_attributes, unused_qualifications, unreachable_patterns, clippy::all)]
+        const _: () = {
+            use ::kubeskema::__private::serde as _serde;
+            #body
+        };
+    }
+}

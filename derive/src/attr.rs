@@ -1,0 +1,420 @@
+//! Parsing `#[kubeskema(...)]` attributes into typed values, once. Nothing else in this crate
+//! reads a raw `syn::Attribute`.
+//!
+//! Every keyword is listed in [`KEYWORDS`] with where it may stand and what value it takes, so
+//! "unknown keyword", "not allowed here", "duplicate" and "wrong literal" errors are reported
+//! the same way for every keyword, with the keyword's span.
+
+use std::cell::RefCell;
+use std::fmt::Display;
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Lit, LitStr};
+
+/// Collects errors; like serde_derive's `Ctxt`, it panics if dropped unchecked so no error
+/// can be forgotten.
+#[derive(Default)]
+pub struct Ctxt {
+    errors: RefCell<Option<Vec<syn::Error>>>,
+}
+
+impl Ctxt {
+    pub fn new() -> Self {
+        Ctxt { errors: RefCell::new(Some(Vec::new())) }
+    }
+
+    pub fn error(&self, span: Span, msg: impl Display) {
+        self.push(syn::Error::new(span, msg));
+    }
+
+    pub fn error_spanned(&self, tokens: impl ToTokens, msg: impl Display) {
+        self.push(syn::Error::new_spanned(tokens, msg));
+    }
+
+    pub fn push(&self, e: syn::Error) {
+        self.errors.borrow_mut().as_mut().expect("invariant: Ctxt used after check").push(e);
+    }
+
+    pub fn check(self) -> syn::Result<()> {
+        let mut errors = self.errors.borrow_mut().take().expect("invariant: Ctxt checked twice").into_iter();
+        let Some(mut first) = errors.next() else { return Ok(()) };
+        for e in errors {
+            first.combine(e);
+        }
+        Err(first)
+    }
+}
+
+impl Drop for Ctxt {
+    fn drop(&mut self) {
+        if !std::thread::panicking() && self.errors.borrow().is_some() {
+            panic!("invariant: Ctxt dropped without check()");
+        }
+    }
+}
+
+/// Where an attribute stands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Place {
+    Container,
+    Field,
+    Variant,
+    /// Inside `items(...)` / `values(...)`.
+    Nested,
+}
+
+/// The value a keyword takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Arg {
+    /// `keyword`
+    Flag,
+    /// `keyword = "text"`
+    Str,
+    /// `keyword = 5`
+    Count,
+    /// `keyword = 1.5` or `keyword = -3`
+    Number,
+    /// `keyword = "<JSON text>"`
+    Json,
+    /// `keyword = <string, integer, float or bool literal>`
+    Literal,
+    /// `keyword("a", "b")`
+    Strs,
+    /// `keyword(...constraints...)`
+    Nested,
+    /// `rule(rule = "...", message = "...", ...)`
+    Rule,
+    /// `extension(name = "x-...", value = "<JSON>")`
+    Extension,
+    /// `resource(group = "...", version = "...", kind = "...", plural = "...", scope = "...")`
+    Resource,
+}
+
+const C: u8 = 1; // container
+const F: u8 = 2; // field
+const V: u8 = 4; // variant
+const N: u8 = 8; // nested items(...)/values(...)
+/// Value constraints of a schema node: on a field, nested under `items`/`values`, or on the
+/// container (for object-level constraints of a struct).
+const NODE: u8 = C | F | N;
+
+/// Every keyword: name, value form, where it may stand. Documented for users in the
+/// `kubeskema` crate's derive documentation.
+const KEYWORDS: &[(&str, Arg, u8)] = &[
+    // Serialization shape.
+    ("rename", Arg::Str, F),
+    ("default", Arg::Literal, F),
+    ("default_json", Arg::Json, F),
+    ("required", Arg::Flag, F),
+    ("nullable", Arg::Flag, F | N),
+    ("unknown_fields", Arg::Flag, F),
+    ("value", Arg::Literal, V),
+    ("resource", Arg::Resource, C),
+    // Value validations (OpenAPI v3 keywords).
+    ("format", Arg::Str, NODE),
+    ("minimum", Arg::Number, NODE),
+    ("maximum", Arg::Number, NODE),
+    ("exclusive_minimum", Arg::Flag, NODE),
+    ("exclusive_maximum", Arg::Flag, NODE),
+    ("multiple_of", Arg::Number, NODE),
+    ("min_length", Arg::Count, NODE),
+    ("max_length", Arg::Count, NODE),
+    ("pattern", Arg::Str, NODE),
+    ("min_items", Arg::Count, NODE),
+    ("max_items", Arg::Count, NODE),
+    ("unique_items", Arg::Flag, NODE),
+    ("min_properties", Arg::Count, NODE),
+    ("max_properties", Arg::Count, NODE),
+    ("enum_json", Arg::Json, NODE),
+    ("all_of", Arg::Json, NODE),
+    ("any_of", Arg::Json, NODE),
+    ("one_of", Arg::Json, NODE),
+    ("not", Arg::Json, NODE),
+    // Kubernetes extensions.
+    ("int_or_string", Arg::Flag, NODE),
+    ("preserve_unknown_fields", Arg::Flag, NODE),
+    ("embedded_resource", Arg::Flag, NODE),
+    ("list_type", Arg::Str, NODE),
+    ("list_map_keys", Arg::Strs, NODE),
+    ("map_type", Arg::Str, NODE),
+    ("rule", Arg::Rule, NODE),
+    ("extension", Arg::Extension, NODE),
+    ("items", Arg::Nested, F | N),
+    ("values", Arg::Nested, F | N),
+];
+
+/// A literal value from an attribute (a default or an enum variant's value).
+#[derive(Clone)]
+pub enum Literal {
+    Str(LitStr),
+    Int(syn::LitInt),
+    Float(syn::LitFloat),
+    Bool(syn::LitBool),
+}
+
+impl Literal {
+    /// The literal as JSON text.
+    pub fn to_json(&self) -> String {
+        match self {
+            Literal::Str(s) => serde_json::Value::String(s.value()).to_string(),
+            Literal::Int(i) => i.base10_digits().to_owned(),
+            Literal::Float(f) => f.base10_digits().to_owned(),
+            Literal::Bool(b) => b.value.to_string(),
+        }
+    }
+}
+
+/// One `x-kubernetes-validations` rule.
+#[derive(Clone, Default)]
+#[allow(dead_code)] // Read by the validation derive (issue: validation with apiserver parity).
+pub struct Rule {
+    pub rule: Option<LitStr>,
+    pub message: Option<LitStr>,
+    pub message_expression: Option<LitStr>,
+    pub reason: Option<LitStr>,
+    pub field_path: Option<LitStr>,
+    pub optional_old_self: Option<bool>,
+}
+
+/// A parsed keyword with its value.
+#[derive(Clone)]
+#[allow(dead_code)] // Values are read by the validation derive.
+pub enum Item {
+    Flag,
+    Str(LitStr),
+    Count(u64),
+    Number(f64),
+    Literal(Literal),
+    Strs(Vec<LitStr>),
+    Nested(Attrs),
+    Rule(Rule),
+    Extension { name: LitStr, value: LitStr },
+    Resource(Vec<(String, LitStr)>),
+}
+
+/// The keywords of one attribute list, in the order written.
+#[derive(Clone, Default)]
+pub struct Attrs {
+    pub items: Vec<(syn::Ident, Item)>,
+}
+
+impl Attrs {
+    pub fn get(&self, name: &str) -> Option<&Item> {
+        self.items.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    pub fn str(&self, name: &str) -> Option<&LitStr> {
+        match self.get(name) {
+            Some(Item::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn literal(&self, name: &str) -> Option<&Literal> {
+        match self.get(name) {
+            Some(Item::Literal(l)) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+/// Parses every `#[kubeskema(...)]` among `attrs` for the given place.
+pub fn parse(cx: &Ctxt, attrs: &[Attribute], place: Place) -> Attrs {
+    let mut out = Attrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("kubeskema")) {
+        if let Err(e) = attr.parse_nested_meta(|meta| parse_keyword(cx, &meta, place, &mut out)) {
+            cx.push(e);
+        }
+    }
+    out
+}
+
+fn place_mask(place: Place) -> u8 {
+    match place {
+        Place::Container => C,
+        Place::Field => F,
+        Place::Variant => V,
+        Place::Nested => N,
+    }
+}
+
+fn describe(place: Place) -> &'static str {
+    match place {
+        Place::Container => "on a struct or enum",
+        Place::Field => "on a field",
+        Place::Variant => "on an enum variant",
+        Place::Nested => "inside items(...)/values(...)",
+    }
+}
+
+fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attrs) -> syn::Result<()> {
+    let ident = meta.path.get_ident().cloned().ok_or_else(|| meta.error("expected a kubeskema keyword"))?;
+    let name = ident.to_string();
+    let Some(&(_, arg, places)) = KEYWORDS.iter().find(|(k, _, _)| *k == name) else {
+        let known: Vec<_> = KEYWORDS.iter().filter(|(_, _, p)| p & place_mask(place) != 0).map(|(k, _, _)| *k).collect();
+        return Err(meta.error(format!("unknown kubeskema keyword `{name}`; expected one of: {}", known.join(", "))));
+    };
+    if places & place_mask(place) == 0 {
+        // Consume the value so parsing can go on to report further errors.
+        skip_value(meta)?;
+        cx.error(ident.span(), format!("`{name}` is not allowed {}", describe(place)));
+        return Ok(());
+    }
+    // Rules may repeat; everything else once.
+    if arg != Arg::Rule && arg != Arg::Extension && out.get(&name).is_some() {
+        skip_value(meta)?;
+        cx.error(ident.span(), format!("duplicate kubeskema keyword `{name}`"));
+        return Ok(());
+    }
+    let item = match arg {
+        Arg::Flag => {
+            if meta.input.peek(syn::Token![=]) {
+                return Err(meta.error(format!("`{name}` takes no value: write `{name}`")));
+            }
+            Item::Flag
+        }
+        Arg::Str => Item::Str(meta.value()?.parse()?),
+        Arg::Json => {
+            let s: LitStr = meta.value()?.parse()?;
+            if let Err(e) = serde_json::from_str::<serde_json::Value>(&s.value()) {
+                cx.error(s.span(), format!("`{name}` must be JSON text: {e}"));
+            }
+            Item::Str(s)
+        }
+        Arg::Count => {
+            let lit: syn::LitInt = meta.value()?.parse()?;
+            Item::Count(lit.base10_parse()?)
+        }
+        Arg::Number => Item::Number(parse_number(meta)?),
+        Arg::Literal => Item::Literal(parse_literal(meta)?),
+        Arg::Strs => return parse_strs(meta, ident, out),
+        Arg::Nested => {
+            let mut nested = Attrs::default();
+            meta.parse_nested_meta(|m| parse_keyword(cx, &m, Place::Nested, &mut nested))?;
+            Item::Nested(nested)
+        }
+        Arg::Rule => Item::Rule(parse_rule(meta)?),
+        Arg::Extension => {
+            let mut name_lit = None;
+            let mut value = None;
+            meta.parse_nested_meta(|m| {
+                if m.path.is_ident("name") {
+                    name_lit = Some(m.value()?.parse::<LitStr>()?);
+                } else if m.path.is_ident("value") {
+                    value = Some(m.value()?.parse::<LitStr>()?);
+                } else {
+                    return Err(m.error("expected `name = \"x-...\"` or `value = \"<JSON>\"`"));
+                }
+                Ok(())
+            })?;
+            match (name_lit, value) {
+                (Some(name), Some(value)) => Item::Extension { name, value },
+                _ => return Err(meta.error("`extension` needs both `name` and `value`")),
+            }
+        }
+        Arg::Resource => {
+            let mut fields = Vec::new();
+            meta.parse_nested_meta(|m| {
+                let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                if !["group", "version", "kind", "plural", "scope"].contains(&key.as_str()) {
+                    return Err(m.error("expected one of: group, version, kind, plural, scope"));
+                }
+                fields.push((key, m.value()?.parse::<LitStr>()?));
+                Ok(())
+            })?;
+            Item::Resource(fields)
+        }
+    };
+    out.items.push((ident, item));
+    Ok(())
+}
+
+fn parse_strs(meta: &ParseNestedMeta, ident: syn::Ident, out: &mut Attrs) -> syn::Result<()> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let list = content.parse_terminated(|input: syn::parse::ParseStream| input.parse::<LitStr>(), syn::Token![,])?;
+    out.items.push((ident, Item::Strs(list.into_iter().collect())));
+    Ok(())
+}
+
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::Group = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+fn parse_number(meta: &ParseNestedMeta) -> syn::Result<f64> {
+    let input = meta.value()?;
+    let negative = input.peek(syn::Token![-]);
+    if negative {
+        input.parse::<syn::Token![-]>()?;
+    }
+    let lit: Lit = input.parse()?;
+    let v = match &lit {
+        Lit::Int(i) => i.base10_digits().parse::<f64>().map_err(|e| syn::Error::new(i.span(), e))?,
+        Lit::Float(f) => f.base10_parse::<f64>()?,
+        other => return Err(syn::Error::new(other.span(), "expected a number")),
+    };
+    Ok(if negative { -v } else { v })
+}
+
+fn parse_literal(meta: &ParseNestedMeta) -> syn::Result<Literal> {
+    let input = meta.value()?;
+    if input.peek(syn::Token![-]) {
+        input.parse::<syn::Token![-]>()?;
+        return match input.parse::<Lit>()? {
+            Lit::Int(i) => Ok(Literal::Int(syn::LitInt::new(&format!("-{}", i.base10_digits()), i.span()))),
+            Lit::Float(f) => Ok(Literal::Float(syn::LitFloat::new(&format!("-{}", f.base10_digits()), f.span()))),
+            other => Err(syn::Error::new(other.span(), "expected a number after `-`")),
+        };
+    }
+    match input.parse::<Lit>()? {
+        Lit::Str(s) => Ok(Literal::Str(s)),
+        Lit::Int(i) => Ok(Literal::Int(i)),
+        Lit::Float(f) => Ok(Literal::Float(f)),
+        Lit::Bool(b) => Ok(Literal::Bool(b)),
+        other => Err(syn::Error::new(other.span(), "expected a string, integer, float or bool literal")),
+    }
+}
+
+fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
+    let mut rule = Rule::default();
+    meta.parse_nested_meta(|m| {
+        let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        match key.as_str() {
+            "rule" => rule.rule = Some(m.value()?.parse()?),
+            "message" => rule.message = Some(m.value()?.parse()?),
+            "message_expression" => rule.message_expression = Some(m.value()?.parse()?),
+            "reason" => {
+                let reason: LitStr = m.value()?.parse()?;
+                const REASONS: [&str; 4] =
+                    ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
+                if !REASONS.contains(&reason.value().as_str()) {
+                    return Err(syn::Error::new(reason.span(), format!("`reason` must be one of: {}", REASONS.join(", "))));
+                }
+                rule.reason = Some(reason);
+            }
+            "field_path" => rule.field_path = Some(m.value()?.parse()?),
+            "optional_old_self" => rule.optional_old_self = Some(m.value()?.parse::<syn::LitBool>()?.value),
+            _ => {
+                return Err(m.error(
+                    "expected one of: rule, message, message_expression, reason, field_path, optional_old_self",
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    if rule.rule.is_none() {
+        return Err(meta.error("`rule(...)` needs `rule = \"<CEL expression>\"`"));
+    }
+    Ok(rule)
+}

@@ -1,0 +1,252 @@
+//! The typed model of a derive input: what the emitters read. Built from `syn` plus the
+//! parsed attributes; all checks that need the whole container live in [`check`].
+
+use syn::{Data, DeriveInput, Fields, GenericArgument, PathArguments, Type};
+
+use crate::attr::{self, Attrs, Ctxt, Literal, Place};
+
+pub struct Container<'a> {
+    pub ident: &'a syn::Ident,
+    pub attrs: Attrs,
+    pub data: Body<'a>,
+}
+
+pub enum Body<'a> {
+    Struct(Vec<Field<'a>>),
+    Enum(Vec<Variant<'a>>),
+}
+
+/// How a field's Rust type encodes absence and `null`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Shape {
+    /// `T`, must be present (a `null` counts as absent, as after the apiserver's null pruning).
+    Required,
+    /// `T` with a schema default that fills absence and non-nullable nulls.
+    Defaulted,
+    /// `Option<T>`: absent or `null` is `None`.
+    Optional,
+    /// `Option<T>` for a nullable field that is required or defaulted, so never absent:
+    /// `None` is `null`.
+    Nullable,
+    /// `Option<Option<T>>` for a nullable optional field: `None` absent, `Some(None)` null.
+    MaybeNull,
+    /// `serde_json::Map<String, Value>` holding the keys no other field names.
+    UnknownFields,
+}
+
+pub struct Field<'a> {
+    pub ident: &'a syn::Ident,
+    pub json_name: String,
+    pub shape: Shape,
+    /// The type that one present, non-null value deserializes into.
+    pub value_ty: &'a Type,
+    /// The field's whole type.
+    pub ty: &'a Type,
+    /// The schema default, as JSON text.
+    pub default: Option<String>,
+    #[allow(dead_code)] // Read by the validation derive.
+    pub attrs: Attrs,
+}
+
+pub struct Variant<'a> {
+    pub ident: &'a syn::Ident,
+    pub value: VariantValue,
+}
+
+/// The JSON value an enum variant stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VariantValue {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+}
+
+impl VariantValue {
+    pub fn describe(&self) -> String {
+        match self {
+            VariantValue::Str(s) => format!("{s:?}"),
+            VariantValue::Int(i) => i.to_string(),
+            VariantValue::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+/// `Some(T)` when `ty` is `Option<T>` (by its last path segment, as serde_derive decides).
+pub fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
+        _ => None,
+    }
+}
+
+/// The JSON name of a field written without `rename`: its identifier without `r#`.
+fn default_json_name(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+impl<'a> Container<'a> {
+    pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Container<'a>> {
+        let attrs = attr::parse(cx, &input.attrs, Place::Container);
+        if !input.generics.params.is_empty() {
+            cx.error_spanned(&input.generics, "kubeskema derives do not support generic types");
+        }
+        let data = match &input.data {
+            Data::Struct(s) => match &s.fields {
+                Fields::Named(named) => Body::Struct(named.named.iter().filter_map(|f| field(cx, f)).collect()),
+                Fields::Unit => Body::Struct(Vec::new()),
+                Fields::Unnamed(u) => {
+                    cx.error_spanned(u, "kubeskema derives need named fields: a JSON object has keys");
+                    return None;
+                }
+            },
+            Data::Enum(e) => {
+                Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect())
+            }
+            Data::Union(u) => {
+                cx.error_spanned(u.union_token, "kubeskema derives do not support unions");
+                return None;
+            }
+        };
+        let container = Container { ident: &input.ident, attrs, data };
+        check(cx, &container);
+        Some(container)
+    }
+}
+
+fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
+    let ident = f.ident.as_ref()?;
+    let attrs = attr::parse(cx, &f.attrs, Place::Field);
+    let json_name = attrs.str("rename").map(syn::LitStr::value).unwrap_or_else(|| default_json_name(ident));
+    let default = match (attrs.literal("default"), attrs.str("default_json")) {
+        (Some(_), Some(s)) => {
+            cx.error(s.span(), "give either `default` or `default_json`, not both");
+            None
+        }
+        (Some(lit), None) => Some(lit.to_json()),
+        (None, Some(s)) => Some(s.value()),
+        (None, None) => None,
+    };
+    let nullable = attrs.flag("nullable");
+    let required = attrs.flag("required");
+    let outer = option_inner(&f.ty);
+    let inner = outer.and_then(option_inner);
+    let span = ident.span();
+    if required && default.is_some() {
+        cx.error(span, "a field is either `required` or has a `default`, not both");
+    }
+    let (shape, value_ty) = if attrs.flag("unknown_fields") {
+        if attrs.items.len() > 1 {
+            cx.error(span, "`unknown_fields` stands alone: it collects the keys no other field names");
+        }
+        (Shape::UnknownFields, &f.ty)
+    } else if nullable {
+        match (outer, inner) {
+            (Some(_), Some(t)) => (Shape::MaybeNull, t),
+            (Some(t), None) if required || default.is_some() => (Shape::Nullable, t),
+            (Some(_), None) => {
+                cx.error(
+                    span,
+                    "a nullable field that may be absent needs `Option<Option<T>>` to tell `null` (Some(None)) from absent (None); \
+                     or mark it `required` or give it a `default`",
+                );
+                return None;
+            }
+            (None, _) => {
+                cx.error(span, "a nullable field needs an `Option<T>` type: `None` stands for `null`");
+                return None;
+            }
+        }
+    } else {
+        match outer {
+            Some(_) if required => {
+                cx.error(
+                    span,
+                    "a required field that is not nullable is a plain `T`: `null` and absence are both missing values",
+                );
+                return None;
+            }
+            Some(t) => (Shape::Optional, t),
+            None if default.is_some() => (Shape::Defaulted, &f.ty),
+            None => (Shape::Required, &f.ty),
+        }
+    };
+    Some(Field { ident, json_name, shape, value_ty, ty: &f.ty, default, attrs })
+}
+
+fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
+    let attrs = attr::parse(cx, &v.attrs, Place::Variant);
+    if !matches!(v.fields, Fields::Unit) {
+        cx.error_spanned(&v.fields, "kubeskema enums stand for `enum` values: variants carry no data");
+        return None;
+    }
+    let value = match attrs.literal("value") {
+        None => VariantValue::Str(v.ident.to_string().trim_start_matches("r#").to_owned()),
+        Some(Literal::Str(s)) => VariantValue::Str(s.value()),
+        Some(Literal::Bool(b)) => VariantValue::Bool(b.value),
+        Some(Literal::Int(i)) => match i.base10_parse::<i64>() {
+            Ok(n) => VariantValue::Int(n),
+            Err(e) => {
+                cx.push(e);
+                return None;
+            }
+        },
+        Some(Literal::Float(f)) => {
+            cx.error(f.span(), "enum values are strings, integers or booleans");
+            return None;
+        }
+    };
+    Some(Variant { ident: &v.ident, value })
+}
+
+/// Rules that need the whole container. Each says why it exists.
+fn check(cx: &Ctxt, c: &Container) {
+    match &c.data {
+        Body::Struct(fields) => {
+            // Two fields with one JSON name would make the second unreachable on input and
+            // write the key twice on output.
+            for (i, f) in fields.iter().enumerate() {
+                if let Some(first) = fields[..i].iter().find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields) {
+                    cx.error(
+                        f.ident.span(),
+                        format!("JSON name \"{}\" is already used by field `{}`", f.json_name, first.ident),
+                    );
+                }
+            }
+            // Unknown keys can only go to one place.
+            let bags: Vec<_> = fields.iter().filter(|f| f.shape == Shape::UnknownFields).collect();
+            for extra in bags.iter().skip(1) {
+                cx.error(extra.ident.span(), "only one field may collect `unknown_fields`");
+            }
+            if c.attrs.flag("preserve_unknown_fields") && bags.is_empty() && !fields.is_empty() {
+                cx.error(
+                    c.ident.span(),
+                    "`preserve_unknown_fields` on a struct needs a field marked `unknown_fields` to keep them in",
+                );
+            }
+        }
+        Body::Enum(variants) => {
+            if variants.is_empty() {
+                cx.error(c.ident.span(), "an enum needs at least one variant: an empty `enum` accepts no value");
+            }
+            // Each JSON value must map back to exactly one variant.
+            for (i, v) in variants.iter().enumerate() {
+                if let Some(first) = variants[..i].iter().find(|w| w.value == v.value) {
+                    cx.error(
+                        v.ident.span(),
+                        format!("value {} is already the value of variant `{}`", v.value.describe(), first.ident),
+                    );
+                }
+            }
+        }
+    }
+}

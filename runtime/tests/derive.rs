@@ -1,0 +1,128 @@
+//! Behaviour of `#[derive(kubeskema::Serialize, kubeskema::Deserialize)]` on hand-written types:
+//! what a user relies on when reading objects the way the apiserver decodes them.
+
+use serde_json::{Value, json};
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize)]
+struct Spec {
+    /// Required: no default, not an Option.
+    #[kubeskema(rename = "name", min_length = 1)]
+    name: String,
+    #[kubeskema(default = 1, minimum = 0, maximum = 10)]
+    replicas: i64,
+    #[kubeskema(rename = "type")]
+    r#type: Option<Mode>,
+    #[kubeskema(nullable, default = "fast")]
+    speed: Option<String>,
+    #[kubeskema(nullable)]
+    note: Option<Option<String>>,
+    #[kubeskema(nullable, required)]
+    owner: Option<String>,
+    #[kubeskema(rename = "maxSurge", int_or_string, pattern = "^[0-9]+%?$")]
+    max_surge: Option<kubeskema::IntOrString>,
+    #[kubeskema(list_type = "map", list_map_keys("name"), max_items = 4, items(max_properties = 3))]
+    ports: Option<Vec<Port>>,
+    #[kubeskema(default_json = "{}")]
+    nested: Nested,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize)]
+#[kubeskema(rule(rule = "self.port > 0", message = "port must be positive"))]
+struct Port {
+    name: String,
+    port: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize)]
+#[kubeskema(preserve_unknown_fields)]
+struct Nested {
+    #[kubeskema(default = "x")]
+    known: String,
+    #[kubeskema(unknown_fields)]
+    rest: serde_json::Map<String, Value>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize)]
+enum Mode {
+    Fast,
+    #[kubeskema(value = "")]
+    Empty,
+    #[kubeskema(value = 3)]
+    Three,
+    #[kubeskema(value = true)]
+    Yes,
+}
+
+fn read(v: Value) -> Result<Spec, serde_json::Error> {
+    serde_json::from_value(v)
+}
+
+#[test]
+fn defaults_fill_absent_fields_and_nest() {
+    let spec = read(json!({"name": "a", "owner": null})).unwrap();
+    assert_eq!(spec.replicas, 1);
+    assert_eq!(spec.speed.as_deref(), Some("fast"));
+    assert_eq!(spec.nested, Nested { known: "x".into(), rest: Default::default() });
+    assert_eq!(
+        serde_json::to_value(&spec).unwrap(),
+        json!({"name": "a", "replicas": 1, "speed": "fast", "owner": null, "nested": {"known": "x"}})
+    );
+}
+
+#[test]
+fn null_of_a_non_nullable_field_reads_as_absent() {
+    // Defaulted: the default fills it. Optional: None. Required: missing.
+    let spec = read(json!({"name": "a", "owner": "o", "replicas": null, "type": null})).unwrap();
+    assert_eq!(spec.replicas, 1);
+    assert_eq!(spec.r#type, None);
+    let err = read(json!({"name": null, "owner": "o"})).unwrap_err();
+    assert!(err.to_string().contains("missing field `name`"), "{err}");
+}
+
+#[test]
+fn nullable_fields_keep_null_apart_from_absent() {
+    let spec = read(json!({"name": "a", "owner": null, "speed": null, "note": null})).unwrap();
+    assert_eq!(spec.speed, None, "explicit null of a nullable defaulted field is kept");
+    assert_eq!(spec.note, Some(None));
+    assert_eq!(spec.owner, None);
+    let out = serde_json::to_value(&spec).unwrap();
+    assert_eq!(out["speed"], Value::Null);
+    assert_eq!(out["note"], Value::Null);
+    assert!(out.as_object().unwrap().contains_key("owner"));
+
+    let absent = read(json!({"name": "a", "owner": null})).unwrap();
+    assert_eq!(absent.note, None);
+    assert!(!serde_json::to_value(&absent).unwrap().as_object().unwrap().contains_key("note"));
+    // A nullable required field must be present, null or not.
+    assert!(read(json!({"name": "a"})).unwrap_err().to_string().contains("missing field `owner`"));
+}
+
+#[test]
+fn unknown_fields_are_pruned_or_preserved_by_the_schema() {
+    let spec = read(json!({"name": "a", "owner": null, "typo": 1,
+                           "nested": {"known": "k", "extra": {"deep": [1]}}})).unwrap();
+    let out = serde_json::to_value(&spec).unwrap();
+    assert!(out.get("typo").is_none(), "pruned");
+    assert_eq!(out["nested"], json!({"known": "k", "extra": {"deep": [1]}}), "preserved");
+}
+
+#[test]
+fn enums_read_strings_integers_booleans_and_name_the_supported_values() {
+    for (json, mode) in [(json!("Fast"), Mode::Fast), (json!(""), Mode::Empty), (json!(3), Mode::Three), (json!(3.0), Mode::Three), (json!(true), Mode::Yes)] {
+        assert_eq!(serde_json::from_value::<Mode>(json.clone()).unwrap(), mode);
+        if json != json!(3.0) {
+            assert_eq!(serde_json::to_value(mode).unwrap(), json);
+        }
+    }
+    let err = serde_json::from_value::<Mode>(json!("slow")).unwrap_err().to_string();
+    assert_eq!(err, r#"Unsupported value: "slow": supported values: "Fast", "", "3", "true""#);
+}
+
+#[test]
+fn duplicate_keys_and_wrong_types_are_errors() {
+    let err = serde_json::from_str::<Spec>(r#"{"name": "a", "name": "b", "owner": null}"#).unwrap_err();
+    assert!(err.to_string().contains("duplicate field `name`"), "{err}");
+    let err = serde_json::from_str::<Spec>(r#"{"name": 1, "owner": null}"#).unwrap_err();
+    assert!(err.to_string().contains("line 1 column 10"), "{err}");
+    assert!(serde_json::from_str::<Spec>(r#"[1]"#).is_err());
+}
