@@ -113,7 +113,7 @@ impl<'a> Container<'a> {
                 Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect())
             }
             Data::Union(u) => {
-                cx.error_spanned(u.union_token, "kubeskema derives do not support unions");
+                cx.error_spanned(&u.union_token, "kubeskema derives do not support unions");
                 return None;
             }
         };
