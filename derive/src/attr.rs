@@ -112,6 +112,10 @@ const KEYWORDS: &[(&str, Arg, u8)] = &[
     ("unknown_fields", Arg::Flag, F),
     ("value", Arg::Literal, V),
     ("resource", Arg::Resource, C),
+    // Required keys that no field names (`required` listing a key `properties` does not).
+    ("required_keys", Arg::Strs, C),
+    // A further schema the field's value must satisfy (root `metadata` restrictions).
+    ("schema_json", Arg::Json, F),
     // Value validations (OpenAPI v3 keywords).
     ("format", Arg::Str, NODE),
     ("minimum", Arg::Number, NODE),

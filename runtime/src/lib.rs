@@ -13,6 +13,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod empty_object;
 mod int_or_string;
 mod meta;
 
@@ -30,6 +31,9 @@ pub mod yaml;
 #[doc(hidden)]
 pub mod __private;
 
+pub use empty_object::EmptyObject;
 pub use int_or_string::IntOrString;
 pub use kubeskema_derive::{Deserialize, Serialize};
+/// The JSON crate whose `Value` and `Map` generated types use for free-form data.
+pub use serde_json;
 pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};

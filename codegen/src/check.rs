@@ -1,0 +1,765 @@
+//! Phase 2, check: the apiserver's rules for CRD schemas, with its field paths and messages,
+//! before anything is generated. A CRD version the apiserver would refuse is not generated.
+//!
+//! - Structural rules (`apiextensions-apiserver/pkg/apiserver/schema/validation.go`,
+//!   `complete.go`, `convert.go`): every node has a type, junctors carry only value
+//!   validations, root and embedded-resource metadata rules.
+//! - Per-node CRD rules (`pkg/apis/apiextensions/validation/validation.go`): type values,
+//!   list-type/map-type/list-map-keys, uniqueItems, properties next to additionalProperties.
+//!
+//! Paths read `spec.validation.openAPIV3Schema...` when every version carries the same schema
+//! (the apiserver moves such a schema to the top level before validating: a quirk kept here)
+//! and `spec.versions[i].schema.openAPIV3Schema...` otherwise.
+
+use kubeskema::crd::CrdVersion;
+use kubeskema::schema::{AdditionalProperties, Schema};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::load::LoadedCrd;
+
+/// One finding, before it is placed in a file.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Finding {
+    field: String,
+    kind: &'static str,
+    body: String,
+    pointer: String,
+}
+
+impl Finding {
+    fn text(&self) -> String {
+        format!("{}: {}", self.field, self.body)
+    }
+}
+
+/// Checks every version of a CRD. Returns, per version index, whether it may be generated.
+pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
+    let crd = &loaded.crd;
+    let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
+    let mut ok = Vec::new();
+    let mut reported_shared = false;
+    for (i, version) in crd.versions.iter().enumerate() {
+        let base = if same_schema || version.schema.as_ref().is_some_and(|s| s.pointer.starts_with("/spec/validation")) {
+            "spec.validation.openAPIV3Schema".to_owned()
+        } else {
+            format!("spec.versions[{i}].schema.openAPIV3Schema")
+        };
+        let Some(schema) = &version.schema else {
+            ok.push(true);
+            diags.push(Diagnostic {
+                version: Some(version.name.clone()),
+                help: Some("add spec.versions[].schema.openAPIV3Schema; without it no type can be generated".into()),
+                ..loaded.diagnostic(
+                    Severity::Warning,
+                    &format!("/spec/versions/{i}"),
+                    "FieldValueRequired",
+                    format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                    "Required value: schemas are required".into(),
+                )
+            });
+            continue;
+        };
+        let findings = check_schema(schema, &base, version.status_subresource);
+        let is_ok = findings.is_empty();
+        ok.push(is_ok);
+        // One shared schema is one set of errors (the apiserver validates it once).
+        if !is_ok && same_schema && reported_shared {
+            continue;
+        }
+        reported_shared |= !is_ok;
+        for f in findings {
+            diags.push(Diagnostic {
+                version: Some(version.name.clone()),
+                ..loaded.diagnostic(Severity::Error, &f.pointer, f.kind, f.field.clone(), f.body.clone())
+            });
+        }
+    }
+    ok
+}
+
+fn strip(v: &CrdVersion) -> Option<String> {
+    // Schemas equal up to their source position count as the same schema.
+    v.schema.as_ref().map(|s| {
+        let mut s = s.clone();
+        clear_pointers(&mut s);
+        format!("{s:?}")
+    })
+}
+
+fn clear_pointers(s: &mut Schema) {
+    s.pointer.clear();
+    s.properties.values_mut().for_each(clear_pointers);
+    if let Some(i) = s.items.as_deref_mut() {
+        clear_pointers(i);
+    }
+    if let Some(AdditionalProperties::Schema(a)) = s.additional_properties.as_mut() {
+        clear_pointers(a);
+    }
+    s.all_of.iter_mut().chain(s.any_of.iter_mut()).chain(s.one_of.iter_mut()).for_each(clear_pointers);
+    if let Some(n) = s.not.as_deref_mut() {
+        clear_pointers(n);
+    }
+}
+
+/// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
+/// structural errors by their full text.
+fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Finding> {
+    let mut c = Checker { findings: Vec::new() };
+    c.conversion(root, base);
+    c.structural(root, base, Level::Root);
+    c.root_metadata(root, base);
+    c.crd_rules(root, base, true);
+    if root.nullable {
+        c.push(root, format!("{base}.nullable"), "FieldValueForbidden", "Forbidden: nullable cannot be true at the root");
+    }
+    if status_subresource {
+        if let Some(t) = root.type_str().filter(|t| *t != "object") {
+            c.push(
+                root,
+                format!("{base}.type"),
+                "FieldValueInvalid",
+                format!("Invalid value: {t:?}: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled"),
+            );
+        }
+    }
+    let mut findings = c.findings;
+    findings.sort_by_key(Finding::text);
+    findings.dedup_by(|a, b| a.text() == b.text());
+    findings
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Root,
+    Item,
+    Field,
+}
+
+struct Checker {
+    findings: Vec<Finding>,
+}
+
+fn prop_path(p: &str, name: &str) -> String {
+    format!("{p}.properties[{name}]")
+}
+
+impl Checker {
+    fn push(&mut self, node: &Schema, field: String, kind: &'static str, body: impl Into<String>) {
+        self.findings.push(Finding { field, kind, body: body.into(), pointer: node.pointer.clone() });
+    }
+
+    /// `convert.go`: what the structural model cannot represent at all.
+    fn conversion(&mut self, s: &Schema, p: &str) {
+        for kw in &s.unsupported {
+            if kw == "items-array" {
+                self.push(s, format!("{p}.items"), "FieldValueForbidden", "Forbidden: items must be a schema object and not an array");
+            } else {
+                self.push(s, format!("{p}.{kw}"), "FieldValueForbidden", format!("Forbidden: {kw} is not supported"));
+            }
+        }
+        if s.preserve_unknown_fields == Some(false) {
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-preserve-unknown-fields"),
+                "FieldValueInvalid",
+                "Invalid value: false: must be true or undefined",
+            );
+        }
+        for (name, child) in &s.properties {
+            self.conversion(child, &prop_path(p, name));
+        }
+        if let Some(i) = &s.items {
+            self.conversion(i, &format!("{p}.items"));
+        }
+        if let Some(a) = s.additional_properties_schema() {
+            self.conversion(a, &format!("{p}.additionalProperties"));
+        }
+        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+            for (i, j) in list.iter().enumerate() {
+                self.conversion(j, &format!("{p}.{kw}[{i}]"));
+            }
+        }
+        if let Some(n) = &s.not {
+            self.conversion(n, &format!("{p}.not"));
+        }
+    }
+
+    /// `ValidateStructural` over the spine (properties, items, additionalProperties).
+    fn structural(&mut self, s: &Schema, p: &str, level: Level) {
+        if s.type_str() == Some("array") && s.items.is_none() {
+            self.push(s, format!("{p}.items"), "FieldValueRequired", "Required value: must be specified");
+        }
+        let typeless = s.type_.as_deref().is_none_or(str::is_empty);
+        if typeless && !s.int_or_string && !s.preserves_unknown_fields() && !s.embedded_resource {
+            let why = match level {
+                Level::Root => "must not be empty at the root",
+                Level::Item => "must not be empty for specified array items",
+                Level::Field => "must not be empty for specified object fields",
+            };
+            self.push(s, format!("{p}.type"), "FieldValueRequired", format!("Required value: {why}"));
+        }
+        if level == Level::Root {
+            if let Some(t) = s.type_str().filter(|t| !t.is_empty() && *t != "object") {
+                self.push(s, format!("{p}.type"), "FieldValueInvalid", format!("Invalid value: {t:?}: must be object at the root"));
+            }
+            if s.additional_properties.is_some() {
+                self.push(s, format!("{p}.additionalProperties"), "FieldValueForbidden", "Forbidden: must not be used at the root");
+            }
+        }
+        if s.int_or_string && s.preserves_unknown_fields() {
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-preserve-unknown-fields"),
+                "FieldValueInvalid",
+                "Invalid value: true: must be false if x-kubernetes-int-or-string is true",
+            );
+        }
+        if s.int_or_string && s.embedded_resource {
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-embedded-resource"),
+                "FieldValueInvalid",
+                "Invalid value: true: must be false if x-kubernetes-int-or-string is true",
+            );
+        }
+        if s.embedded_resource {
+            match s.type_str() {
+                None | Some("") => self.push(
+                    s,
+                    format!("{p}.type"),
+                    "FieldValueRequired",
+                    "Required value: must be object if x-kubernetes-embedded-resource is true",
+                ),
+                Some("object") => {}
+                Some(t) => self.push(
+                    s,
+                    format!("{p}.type"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {t:?}: must be object if x-kubernetes-embedded-resource is true"),
+                ),
+            }
+            if s.additional_properties.is_some() {
+                self.push(
+                    s,
+                    format!("{p}.additionalProperties"),
+                    "FieldValueForbidden",
+                    "Forbidden: must not be used if x-kubernetes-embedded-resource is set",
+                );
+            }
+            if !s.preserves_unknown_fields() && s.properties.is_empty() {
+                self.push(
+                    s,
+                    format!("{p}.properties"),
+                    "FieldValueRequired",
+                    "Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
+                );
+            }
+        }
+        if level == Level::Root || s.embedded_resource {
+            for meta in ["kind", "apiVersion"] {
+                if let Some(t) = s.properties.get(meta).and_then(|m| m.type_str()).filter(|t| *t != "string") {
+                    let node = &s.properties[meta];
+                    self.push(node, format!("{}.type", prop_path(p, meta)), "FieldValueInvalid", format!("Invalid value: {t:?}: must be string"));
+                }
+            }
+            if let Some(m) = s.properties.get("metadata") {
+                if let Some(t) = m.type_str().filter(|t| *t != "object") {
+                    self.push(m, format!("{}.type", prop_path(p, "metadata")), "FieldValueInvalid", format!("Invalid value: {t:?}: must be object"));
+                }
+            }
+        }
+        self.value_validation(s, p, false);
+        self.completeness(s, p);
+        for (name, child) in &s.properties {
+            self.structural(child, &prop_path(p, name), Level::Field);
+        }
+        if let Some(i) = &s.items {
+            self.structural(i, &format!("{p}.items"), Level::Item);
+        }
+        if let Some(a) = s.additional_properties_schema() {
+            self.structural(a, &format!("{p}.additionalProperties"), Level::Field);
+        }
+    }
+
+    /// The root `metadata` may only restrict `name` and `generateName`.
+    fn root_metadata(&mut self, root: &Schema, p: &str) {
+        let Some(m) = root.properties.get("metadata") else { return };
+        let only_names = m.properties.keys().all(|k| k == "name" || k == "generateName");
+        let bare = Schema {
+            pointer: m.pointer.clone(),
+            type_: m.type_.clone(),
+            properties: m.properties.clone(),
+            default: m.default.clone(),
+            ..Schema::default()
+        };
+        if !only_names || *m != bare {
+            self.push(
+                m,
+                prop_path(p, "metadata"),
+                "FieldValueForbidden",
+                "Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
+            );
+        }
+    }
+
+    /// Value validations and what junctors (allOf/anyOf/oneOf/not) may not carry.
+    fn value_validation(&mut self, s: &Schema, p: &str, in_junctor: bool) {
+        if in_junctor {
+            self.junctor_forbidden(s, p);
+        }
+        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+            for (i, j) in list.iter().enumerate() {
+                let jp = format!("{p}.{kw}[{i}]");
+                // The int-or-string idioms may carry `type` inside the junctor.
+                let idiom = is_int_or_string_any_of(list) && kw == "anyOf"
+                    || kw == "allOf" && i == 0 && is_int_or_string_any_of(&j.any_of) && j.type_.is_none();
+                if idiom && kw == "anyOf" {
+                    continue;
+                }
+                if idiom {
+                    // Only the nested anyOf of the first allOf entry may type.
+                    let mut rest = j.clone();
+                    rest.any_of.clear();
+                    self.value_validation(&rest, &jp, true);
+                    continue;
+                }
+                self.value_validation(j, &jp, true);
+            }
+        }
+        if let Some(n) = &s.not {
+            self.value_validation(n, &format!("{p}.not"), true);
+        }
+        if in_junctor {
+            for (name, child) in &s.properties {
+                let cp = prop_path(p, name);
+                if name == "metadata" {
+                    self.push(child, cp.clone(), "FieldValueForbidden", "Forbidden: must not be specified in a nested context");
+                }
+                self.value_validation(child, &cp, true);
+            }
+            if let Some(i) = &s.items {
+                self.value_validation(i, &format!("{p}.items"), true);
+            }
+            if let Some(a) = s.additional_properties_schema() {
+                self.value_validation(a, &format!("{p}.additionalProperties"), true);
+            }
+        }
+    }
+
+    fn junctor_forbidden(&mut self, s: &Schema, p: &str) {
+        let f = "FieldValueForbidden";
+        if s.type_.is_some() {
+            self.push(s, format!("{p}.type"), f, "Forbidden: must be empty to be structural");
+        }
+        if s.additional_properties.is_some() {
+            self.push(s, format!("{p}.additionalProperties"), f, "Forbidden: must be undefined to be structural");
+        }
+        if s.default.is_some() {
+            self.push(s, format!("{p}.default"), f, "Forbidden: must be undefined to be structural");
+        }
+        if s.title.is_some() {
+            self.push(s, format!("{p}.title"), f, "Forbidden: must be empty to be structural");
+        }
+        if s.description.is_some() {
+            self.push(s, format!("{p}.description"), f, "Forbidden: must be empty to be structural");
+        }
+        if s.nullable {
+            self.push(s, format!("{p}.nullable"), f, "Forbidden: must be false to be structural");
+        }
+        for (set, kw) in [
+            (s.preserve_unknown_fields.is_some(), "x-kubernetes-preserve-unknown-fields"),
+            (s.embedded_resource, "x-kubernetes-embedded-resource"),
+            (s.int_or_string, "x-kubernetes-int-or-string"),
+        ] {
+            if set {
+                self.push(s, format!("{p}.{kw}"), f, "Forbidden: must be false to be structural");
+            }
+        }
+        if !s.list_map_keys.is_empty() {
+            self.push(s, format!("{p}.x-kubernetes-list-map-keys"), f, "Forbidden: must be empty to be structural");
+        }
+        if s.list_type.is_some() {
+            self.push(s, format!("{p}.x-kubernetes-list-type"), f, "Forbidden: must be undefined to be structural");
+        }
+        if s.map_type.is_some() {
+            self.push(s, format!("{p}.x-kubernetes-map-type"), f, "Forbidden: must be undefined to be structural");
+        }
+        if !s.validations.is_empty() {
+            self.push(s, format!("{p}.x-kubernetes-validations"), f, "Forbidden: must be empty to be structural");
+        }
+    }
+
+    /// `complete.go`: what a junctor names must exist on the spine at the same place.
+    fn completeness(&mut self, s: &Schema, p: &str) {
+        let junctors = s
+            .all_of
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (format!("{p}.allOf[{i}]"), j))
+            .chain(s.any_of.iter().enumerate().map(|(i, j)| (format!("{p}.anyOf[{i}]"), j)))
+            .chain(s.one_of.iter().enumerate().map(|(i, j)| (format!("{p}.oneOf[{i}]"), j)))
+            .chain(s.not.iter().map(|j| (format!("{p}.not"), j.as_ref())));
+        let junctors: Vec<_> = junctors.collect();
+        for (jp, j) in junctors {
+            self.complete_against(s, p, j, &jp);
+        }
+    }
+
+    fn complete_against(&mut self, spine: &Schema, sp: &str, j: &Schema, jp: &str) {
+        for (name, jchild) in &j.properties {
+            match spine.properties.get(name) {
+                Some(child) => self.complete_against(child, &prop_path(sp, name), jchild, &prop_path(jp, name)),
+                None => self.push(
+                    jchild,
+                    prop_path(sp, name),
+                    "FieldValueRequired",
+                    format!("Required value: because it is defined in {}", prop_path(jp, name)),
+                ),
+            }
+        }
+        if let Some(ji) = &j.items {
+            match &spine.items {
+                Some(si) => self.complete_against(si, &format!("{sp}.items"), ji, &format!("{jp}.items")),
+                None => self.push(
+                    ji,
+                    format!("{sp}.items"),
+                    "FieldValueRequired",
+                    format!("Required value: because it is defined in {jp}.items"),
+                ),
+            }
+        }
+        if let Some(ja) = j.additional_properties_schema() {
+            if let Some(sa) = spine.additional_properties_schema() {
+                self.complete_against(sa, &format!("{sp}.additionalProperties"), ja, &format!("{jp}.additionalProperties"));
+            }
+        }
+        for (kw, list) in [("allOf", &j.all_of), ("anyOf", &j.any_of), ("oneOf", &j.one_of)] {
+            for (i, nested) in list.iter().enumerate() {
+                self.complete_against(spine, sp, nested, &format!("{jp}.{kw}[{i}]"));
+            }
+        }
+        if let Some(n) = &j.not {
+            self.complete_against(spine, sp, n, &format!("{jp}.not"));
+        }
+    }
+
+    /// Per-node CRD rules of `ValidateCustomResourceDefinitionOpenAPISchema`.
+    fn crd_rules(&mut self, s: &Schema, p: &str, spine: bool) {
+        const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
+        match s.type_str() {
+            Some("null") => self.push(
+                s,
+                format!("{p}.type"),
+                "FieldValueForbidden",
+                "Forbidden: type cannot be set to null, use nullable as an alternative",
+            ),
+            Some(t) if !t.is_empty() && !TYPES.contains(&t) => self.push(
+                s,
+                format!("{p}.type"),
+                "FieldValueNotSupported",
+                format!("Unsupported value: {t:?}: supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\""),
+            ),
+            _ => {}
+        }
+        if s.unique_items {
+            self.push(
+                s,
+                format!("{p}.uniqueItems"),
+                "FieldValueForbidden",
+                "Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+            );
+        }
+        if !s.properties.is_empty()
+            && matches!(s.additional_properties, Some(AdditionalProperties::Schema(_)) | Some(AdditionalProperties::Bool(false)))
+        {
+            self.push(
+                s,
+                format!("{p}.additionalProperties"),
+                "FieldValueForbidden",
+                "Forbidden: additionalProperties and properties are mutual exclusive",
+            );
+        }
+        if spine {
+            self.list_and_map_types(s, p);
+        }
+        for (name, child) in &s.properties {
+            self.crd_rules(child, &prop_path(p, name), spine);
+        }
+        if let Some(i) = &s.items {
+            self.crd_rules(i, &format!("{p}.items"), spine);
+        }
+        if let Some(a) = s.additional_properties_schema() {
+            self.crd_rules(a, &format!("{p}.additionalProperties"), spine);
+        }
+        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+            for (i, j) in list.iter().enumerate() {
+                self.crd_rules(j, &format!("{p}.{kw}[{i}]"), false);
+            }
+        }
+        if let Some(n) = &s.not {
+            self.crd_rules(n, &format!("{p}.not"), false);
+        }
+    }
+
+    fn list_and_map_types(&mut self, s: &Schema, p: &str) {
+        if let Some(mt) = &s.map_type {
+            match s.type_str() {
+                Some("object") => {}
+                None | Some("") => self.push(
+                    s,
+                    format!("{p}.type"),
+                    "FieldValueRequired",
+                    "Required value: must be object if x-kubernetes-map-type is specified",
+                ),
+                Some(t) => self.push(
+                    s,
+                    format!("{p}.type"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {t:?}: must be object if x-kubernetes-map-type is specified"),
+                ),
+            }
+            if mt != "atomic" && mt != "granular" {
+                self.push(
+                    s,
+                    format!("{p}.x-kubernetes-map-type"),
+                    "FieldValueNotSupported",
+                    format!("Unsupported value: {mt:?}: supported values: \"atomic\", \"granular\""),
+                );
+            }
+        }
+        if let Some(lt) = &s.list_type {
+            match s.type_str() {
+                Some("array") => {}
+                None | Some("") => self.push(
+                    s,
+                    format!("{p}.type"),
+                    "FieldValueRequired",
+                    "Required value: must be array if x-kubernetes-list-type is specified",
+                ),
+                Some(t) => self.push(
+                    s,
+                    format!("{p}.type"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {t:?}: must be array if x-kubernetes-list-type is specified"),
+                ),
+            }
+            if !["atomic", "set", "map"].contains(&lt.as_str()) {
+                self.push(
+                    s,
+                    format!("{p}.x-kubernetes-list-type"),
+                    "FieldValueNotSupported",
+                    format!("Unsupported value: {lt:?}: supported values: \"atomic\", \"map\", \"set\""),
+                );
+            }
+        }
+        if !s.list_map_keys.is_empty() {
+            match s.list_type.as_deref() {
+                Some("map") => {}
+                None => self.push(
+                    s,
+                    format!("{p}.x-kubernetes-list-type"),
+                    "FieldValueRequired",
+                    "Required value: must be map if x-kubernetes-list-map-keys is non-empty",
+                ),
+                Some(lt) => self.push(
+                    s,
+                    format!("{p}.x-kubernetes-list-type"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {lt:?}: must be map if x-kubernetes-list-map-keys is non-empty"),
+                ),
+            }
+        }
+        let lt = s.list_type.as_deref();
+        if matches!(lt, Some("set" | "map")) {
+            if let Some(items) = &s.items {
+                if items.nullable {
+                    self.push(
+                        items,
+                        format!("{p}.items.nullable"),
+                        "FieldValueForbidden",
+                        format!("Forbidden: cannot be nullable when x-kubernetes-list-type is {}", lt.unwrap_or_default()),
+                    );
+                }
+            }
+        }
+        if lt == Some("map") {
+            if s.list_map_keys.is_empty() {
+                self.push(
+                    s,
+                    format!("{p}.x-kubernetes-list-map-keys"),
+                    "FieldValueRequired",
+                    "Required value: must not be empty if x-kubernetes-list-type is map",
+                );
+            }
+            if let Some(items) = &s.items {
+                if let Some(t) = items.type_str().filter(|t| *t != "object") {
+                    self.push(
+                        items,
+                        format!("{p}.items.type"),
+                        "FieldValueInvalid",
+                        format!("Invalid value: {t:?}: must be object if parent array's x-kubernetes-list-type is map"),
+                    );
+                } else {
+                    let mut seen = Vec::new();
+                    for key in &s.list_map_keys {
+                        if seen.contains(&key) {
+                            self.push(
+                                s,
+                                format!("{p}.x-kubernetes-list-map-keys"),
+                                "FieldValueInvalid",
+                                format!("Invalid value: {}: must not contain duplicate entries", json_list(&s.list_map_keys)),
+                            );
+                        }
+                        seen.push(key);
+                        let Some(prop) = items.properties.get(key) else {
+                            self.push(
+                                s,
+                                format!("{p}.x-kubernetes-list-map-keys"),
+                                "FieldValueInvalid",
+                                format!("Invalid value: {}: entries must all be names of item properties", json_list(&s.list_map_keys)),
+                            );
+                            continue;
+                        };
+                        let kp = prop_path(&format!("{p}.items"), key);
+                        if matches!(prop.type_str(), Some("array" | "object")) {
+                            self.push(
+                                prop,
+                                format!("{kp}.type"),
+                                "FieldValueInvalid",
+                                // [quirk] the apiserver prints the items' type, not the key's.
+                                format!("Invalid value: {:?}: must be a scalar type if parent array's x-kubernetes-list-type is map", items.type_str().unwrap_or("object")),
+                            );
+                        }
+                        if !items.required.contains(key) && prop.default.is_none() {
+                            self.push(
+                                prop,
+                                format!("{kp}.default"),
+                                "FieldValueRequired",
+                                "Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                            );
+                        }
+                        if prop.nullable {
+                            self.push(
+                                prop,
+                                format!("{kp}.nullable"),
+                                "FieldValueForbidden",
+                                "Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A list value as the apiserver prints it in a field error: JSON.
+fn json_list(list: &[String]) -> String {
+    serde_json::to_string(list).unwrap_or_default()
+}
+
+/// `anyOf: [{type: integer}, {type: string}]`, exactly: the int-or-string idiom.
+fn is_int_or_string_any_of(list: &[Schema]) -> bool {
+    let only_type = |s: &Schema, t: &str| {
+        let bare = Schema { pointer: s.pointer.clone(), type_: Some(t.to_owned()), ..Schema::default() };
+        *s == bare
+    };
+    list.len() == 2 && only_type(&list[0], "integer") && only_type(&list[1], "string")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn findings(schema: serde_json::Value) -> Vec<String> {
+        let (s, errors) = Schema::parse(&schema, "");
+        assert!(errors.is_empty(), "{errors:?}");
+        check_schema(&s, "spec.validation.openAPIV3Schema", false).iter().map(Finding::text).collect()
+    }
+
+    #[test]
+    fn a_structural_schema_passes() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {
+                "metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 63}}},
+                "spec": {"type": "object", "properties": {
+                    "port": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                    "free": {"x-kubernetes-preserve-unknown-fields": true},
+                    "l": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                          "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}},
+                    "u": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                          "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}}}})),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn missing_types_are_reported_per_level_with_apiserver_words() {
+        assert_eq!(
+            findings(json!({"properties": {"a": {}, "l": {"type": "array", "items": {}}, "n": {"type": "array"}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields",
+                "spec.validation.openAPIV3Schema.properties[l].items.type: Required value: must not be empty for specified array items",
+                "spec.validation.openAPIV3Schema.properties[n].items: Required value: must be specified",
+                "spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root",
+            ]
+        );
+    }
+
+    #[test]
+    fn junctors_may_only_validate_values() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {"a": {"type": "string"}},
+                "anyOf": [{"type": "string", "nullable": true, "properties": {"a": {"default": "x"}, "metadata": {}}}]})),
+            vec![
+                "spec.validation.openAPIV3Schema.anyOf[0].nullable: Forbidden: must be false to be structural",
+                "spec.validation.openAPIV3Schema.anyOf[0].properties[a].default: Forbidden: must be undefined to be structural",
+                "spec.validation.openAPIV3Schema.anyOf[0].properties[metadata]: Forbidden: must not be specified in a nested context",
+                "spec.validation.openAPIV3Schema.anyOf[0].type: Forbidden: must be empty to be structural",
+                "spec.validation.openAPIV3Schema.properties[metadata]: Required value: because it is defined in spec.validation.openAPIV3Schema.anyOf[0].properties[metadata]",
+            ]
+        );
+    }
+
+    #[test]
+    fn root_rules_and_metadata_restriction() {
+        assert_eq!(
+            findings(json!({"type": "string", "additionalProperties": {"type": "string"},
+                "properties": {"metadata": {"type": "object", "description": "x"}, "kind": {"type": "integer"}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
+                "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root",
+                "spec.validation.openAPIV3Schema.properties[kind].type: Invalid value: \"integer\": must be string",
+                "spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
+                "spec.validation.openAPIV3Schema.type: Invalid value: \"string\": must be object at the root",
+            ]
+        );
+    }
+
+    #[test]
+    fn list_map_keys_must_be_required_scalar_properties() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {"l": {"type": "array",
+                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "o", "gone"],
+                "items": {"type": "object", "properties": {"name": {"type": "string"}, "o": {"type": "object"}}}}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[l].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                "spec.validation.openAPIV3Schema.properties[l].items.properties[o].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                "spec.validation.openAPIV3Schema.properties[l].items.properties[o].type: Invalid value: \"object\": must be a scalar type if parent array's x-kubernetes-list-type is map",
+                "spec.validation.openAPIV3Schema.properties[l].x-kubernetes-list-map-keys: Invalid value: [\"name\",\"o\",\"gone\"]: entries must all be names of item properties",
+            ]
+        );
+    }
+
+    #[test]
+    fn unsupported_keywords_and_preserve_false() {
+        assert_eq!(
+            findings(json!({"type": "object", "$ref": "#/x", "properties": {"a": {"type": "object", "x-kubernetes-preserve-unknown-fields": false}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.$ref: Forbidden: $ref is not supported",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined",
+            ]
+        );
+    }
+}

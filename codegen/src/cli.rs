@@ -1,0 +1,135 @@
+//! `cargo kubeskema`: the command line. `main.rs` only parses and calls [`run`], so tests
+//! drive the same code without a process.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+
+use crate::pipeline;
+use crate::write::{Dependency, write_crate};
+
+/// `cargo kubeskema ...` (cargo passes the subcommand name as the first argument).
+#[derive(Parser, Debug)]
+#[command(name = "cargo", bin_name = "cargo")]
+pub enum CargoCli {
+    /// Kubernetes CRDs to Rust types with apiserver-identical validation.
+    Kubeskema(Args),
+}
+
+/// The arguments of `cargo kubeskema`.
+#[derive(clap::Args, Debug)]
+#[command(version, about)]
+pub struct Args {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Generate a crate of Rust types from CRD files or folders (`-` reads standard input).
+    Generate {
+        /// CRD files or folders (YAML or JSON, multi-document).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The folder to write the crate into.
+        #[arg(long)]
+        out: PathBuf,
+        /// The generated crate's name (default: the folder's name).
+        #[arg(long)]
+        crate_name: Option<String>,
+        /// Depend on the kubeskema runtime at this path instead of the default (this checkout's
+        /// runtime when built from one, else the released version).
+        #[arg(long)]
+        kubeskema_path: Option<PathBuf>,
+        /// Leave schema descriptions out of the generated code.
+        #[arg(long)]
+        no_docs: bool,
+    },
+    /// Check CRDs as the apiserver does (structural schema rules) without generating.
+    Check {
+        /// CRD files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// `human` (default) or `json` (one object per line).
+        #[arg(long, default_value = "human")]
+        output: String,
+    },
+}
+
+/// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
+pub fn run(args: Args) -> i32 {
+    match args.command {
+        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs } => {
+            let started = Instant::now();
+            let generation = match pipeline::run(&paths, !no_docs) {
+                Ok(g) => g,
+                Err(diags) => {
+                    eprintln!("{diags}");
+                    return 2;
+                }
+            };
+            for w in &generation.warnings {
+                eprintln!("{w}");
+            }
+            let name = crate_name.unwrap_or_else(|| {
+                out.file_name().map(|n| n.to_string_lossy().replace(['.', ' '], "-")).unwrap_or_else(|| "crds".into())
+            });
+            let dependency = match kubeskema_path {
+                Some(p) => Dependency::Path(std::path::absolute(&p).unwrap_or(p)),
+                None => Dependency::default_for_this_build(),
+            };
+            if let Err(e) = write_crate(&out, &name, &dependency, &generation.modules) {
+                eprintln!("{}: error: cannot write the crate: {e}", out.display());
+                return 2;
+            }
+            let lines: usize = generation.modules.iter().map(|m| m.code.lines().count()).sum();
+            let types: usize = generation.modules.iter().map(|m| m.types).sum();
+            eprintln!(
+                "generated crate `{name}` in {}: {} CRDs, {} modules, {types} types, {lines} lines, in {:.2?}",
+                out.display(),
+                generation.crd_count,
+                generation.modules.len(),
+                started.elapsed()
+            );
+            0
+        }
+        Command::Check { paths, output } => {
+            let json = match output.as_str() {
+                "json" => true,
+                "human" => false,
+                other => {
+                    eprintln!("error: --output must be `human` or `json`, not `{other}`");
+                    return 2;
+                }
+            };
+            let diags = match pipeline::run(&paths, false) {
+                Ok(g) => g.warnings,
+                Err(d) => d.0,
+            };
+            for d in &diags {
+                if json {
+                    let line = serde_json::json!({
+                        "file": d.file.display().to_string(),
+                        "line": d.pos.map(|p| p.line),
+                        "column": d.pos.map(|p| p.column),
+                        "crd": d.crd, "version": d.version, "field": d.field,
+                        "type": d.kind, "message": d.message,
+                    });
+                    println!("{line}");
+                } else {
+                    println!("{d}");
+                }
+            }
+            if diags.iter().any(|d| d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax")) {
+                2
+            } else if diags.iter().any(|d| d.is_error()) {
+                1
+            } else {
+                0
+            }
+        }
+    }
+}

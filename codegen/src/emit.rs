@@ -1,0 +1,376 @@
+//! Phase 4, emit: the model of a module → Rust source, through `quote` and `prettyplease`.
+//!
+//! Generated items are declarations with attributes; the behaviour lives in the derives of
+//! `kubeskema-derive` (the prost split). Output is byte-identical for the same input.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use crate::model::{Attr, EnumDef, FieldDef, Module, Shape, StructDef, Ty, TypeDef};
+
+fn ident(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// Rust source of one module (without the header comment).
+pub fn emit_module(m: &Module) -> String {
+    let items = m.order.iter().map(|&id| match &m.types[id] {
+        TypeDef::Struct(s) => emit_struct(m, s),
+        TypeDef::Enum(e) => emit_enum(e),
+    });
+    let file = quote! {
+        #[allow(unused_imports)]
+        use ::kubeskema::{EmptyObject, IntOrString, ObjectMeta};
+        #[allow(unused_imports)]
+        use ::kubeskema::serde_json::{Map, Value};
+        #[allow(unused_imports)]
+        use ::std::collections::BTreeMap;
+        #(#items)*
+    };
+    let parsed: syn::File = syn::parse2(file).expect("invariant: generated tokens parse as a file");
+    prettyplease::unparse(&parsed)
+}
+
+fn ty_tokens(m: &Module, ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::String => quote!(String),
+        Ty::Bool => quote!(bool),
+        Ty::I32 => quote!(i32),
+        Ty::I64 => quote!(i64),
+        Ty::F64 => quote!(f64),
+        Ty::IntOrString => quote!(IntOrString),
+        Ty::Value => quote!(Value),
+        Ty::JsonMap => quote!(Map<String, Value>),
+        Ty::EmptyObject => quote!(EmptyObject),
+        Ty::ObjectMeta => quote!(ObjectMeta),
+        Ty::Vec(t) => {
+            let t = ty_tokens(m, t);
+            quote!(Vec<#t>)
+        }
+        Ty::Map(t) => {
+            let t = ty_tokens(m, t);
+            quote!(BTreeMap<String, #t>)
+        }
+        Ty::Option(t) => {
+            let t = ty_tokens(m, t);
+            quote!(Option<#t>)
+        }
+        Ty::Named(id) => {
+            let name = ident(m.types[*id].name());
+            quote!(#name)
+        }
+    }
+}
+
+fn field_ty(m: &Module, f: &FieldDef) -> TokenStream {
+    let t = ty_tokens(m, &f.ty);
+    match f.shape {
+        Shape::Required | Shape::Defaulted | Shape::UnknownFields => t,
+        Shape::Optional | Shape::Nullable => quote!(Option<#t>),
+        Shape::MaybeNull => quote!(Option<Option<#t>>),
+    }
+}
+
+/// `#[doc]` attributes for a description, made safe for rustdoc: fenced blocks are marked
+/// `text` and lines lose their indentation, so no description ever becomes a doctest.
+fn docs(doc: Option<&str>) -> TokenStream {
+    let Some(doc) = doc else { return TokenStream::new() };
+    let lines = sanitize_doc(doc);
+    quote! { #(#[doc = #lines])* }
+}
+
+/// Doc lines for a description (see [`emit_module`]'s doc rules).
+pub fn sanitize_doc(doc: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in doc.trim_end().lines() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("```") {
+            if in_fence {
+                out.push(" ```".to_owned());
+            } else {
+                let lang = rest.trim();
+                let lang = if lang.is_empty() || lang == "rust" { "text" } else { lang };
+                out.push(format!(" ```{lang}"));
+            }
+            in_fence = !in_fence;
+        } else if in_fence {
+            out.push(format!(" {line}"));
+        } else {
+            out.push(format!(" {}", trimmed.trim_end()));
+        }
+    }
+    if in_fence {
+        out.push(" ```".to_owned());
+    }
+    out
+}
+
+fn attr_tokens(a: &Attr) -> TokenStream {
+    match a {
+        Attr::Flag(k) => {
+            let k = format_ident!("{}", k);
+            quote!(#k)
+        }
+        Attr::Str(k, v) | Attr::Json(k, v) => {
+            let k = format_ident!("{}", k);
+            quote!(#k = #v)
+        }
+        Attr::Count(k, v) => {
+            let k = format_ident!("{}", k);
+            let v = Literal::u64_unsuffixed(*v);
+            quote!(#k = #v)
+        }
+        Attr::Number(k, n) => {
+            let k = format_ident!("{}", k);
+            let v = number_tokens(n);
+            quote!(#k = #v)
+        }
+        Attr::Strs(k, list) => {
+            let k = format_ident!("{}", k);
+            quote!(#k(#(#list),*))
+        }
+        Attr::Rule(r) => {
+            let mut parts = vec![{
+                let rule = &r.rule;
+                quote!(rule = #rule)
+            }];
+            for (k, v) in [
+                ("message", &r.message),
+                ("message_expression", &r.message_expression),
+                ("reason", &r.reason),
+                ("field_path", &r.field_path),
+            ] {
+                if let Some(v) = v {
+                    let k = format_ident!("{}", k);
+                    parts.push(quote!(#k = #v));
+                }
+            }
+            if let Some(b) = r.optional_old_self {
+                parts.push(quote!(optional_old_self = #b));
+            }
+            quote!(rule(#(#parts),*))
+        }
+        Attr::Extension(name, value) => quote!(extension(name = #name, value = #value)),
+        Attr::Nested(k, inner) => {
+            let k = format_ident!("{}", k);
+            let inner = inner.iter().map(attr_tokens);
+            quote!(#k(#(#inner),*))
+        }
+        Attr::Resource(fields) => {
+            let parts = fields.iter().map(|(k, v)| {
+                let k = format_ident!("{}", k);
+                quote!(#k = #v)
+            });
+            quote!(resource(#(#parts),*))
+        }
+    }
+}
+
+fn number_tokens(n: &serde_json::Number) -> TokenStream {
+    let text = n.to_string();
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d.to_owned()),
+        None => (false, text.clone()),
+    };
+    let lit = if n.is_f64() {
+        // Keep floats floats (`10.0`, `1e20` → `1e20`): the int/float distinction matters to
+        // the apiserver's bound checks.
+        let d = if digits.contains(['.', 'e', 'E']) { digits } else { format!("{digits}.0") };
+        Literal::f64_unsuffixed(d.parse::<f64>().unwrap_or_default())
+    } else {
+        Literal::u64_unsuffixed(digits.parse::<u64>().unwrap_or_default())
+    };
+    if neg { quote!(-#lit) } else { quote!(#lit) }
+}
+
+/// A schema default as an attribute: scalars as literals, anything else as JSON text.
+fn default_attr(v: &Value) -> TokenStream {
+    match v {
+        Value::String(s) => quote!(default = #s),
+        Value::Bool(b) => quote!(default = #b),
+        Value::Number(n) => {
+            let t = number_tokens(n);
+            quote!(default = #t)
+        }
+        other => {
+            let json = other.to_string();
+            quote!(default_json = #json)
+        }
+    }
+}
+
+fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
+    let name = ident(&s.name);
+    let doc = docs(s.doc.as_deref());
+    let container_attrs: Vec<_> = s.attrs.iter().map(attr_tokens).collect();
+    let container = if container_attrs.is_empty() { quote!() } else { quote!(#[kubeskema(#(#container_attrs),*)]) };
+    let fields = s.fields.iter().map(|f| {
+        let fdoc = docs(f.doc.as_deref());
+        let fid = ident(&f.ident);
+        let ty = field_ty(m, f);
+        let mut parts = Vec::new();
+        if f.shape == Shape::UnknownFields {
+            parts.push(quote!(unknown_fields));
+        } else if f.ident.trim_start_matches("r#") != f.json_name {
+            let json = &f.json_name;
+            parts.push(quote!(rename = #json));
+        }
+        if matches!(f.shape, Shape::Nullable | Shape::MaybeNull) {
+            parts.push(quote!(nullable));
+        }
+        if f.shape == Shape::Nullable && f.default.is_none() {
+            parts.push(quote!(required));
+        }
+        if let Some(d) = &f.default {
+            parts.push(default_attr(d));
+        }
+        parts.extend(f.attrs.iter().map(attr_tokens));
+        let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
+        quote! {
+            #fdoc
+            #attr
+            pub #fid: #ty,
+        }
+    });
+    let root_impl = s.root.as_ref().map(|r| {
+        let api_version = if r.group.is_empty() { r.version.clone() } else { format!("{}/{}", r.group, r.version) };
+        let (group, version, kind, plural) = (&r.group, &r.version, &r.kind, &r.plural);
+        let namespaced = r.namespaced;
+        quote! {
+            impl #name {
+                /// The `apiVersion` of this resource.
+                pub const API_VERSION: &'static str = #api_version;
+                /// The API group.
+                pub const GROUP: &'static str = #group;
+                /// The version within the group.
+                pub const VERSION: &'static str = #version;
+                /// The `kind`.
+                pub const KIND: &'static str = #kind;
+                /// The plural resource name (the path segment in the API).
+                pub const PLURAL: &'static str = #plural;
+                /// Whether objects live in a namespace.
+                pub const NAMESPACED: bool = #namespaced;
+            }
+        }
+    });
+    let unions = s.unions.iter().map(|u| emit_union(m, s, u));
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+        #container
+        pub struct #name {
+            #(#fields)*
+        }
+        #root_impl
+        #(#unions)*
+    }
+}
+
+fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream {
+    let name = ident(&s.name);
+    let (suffix, method, junctor) = if u.one_of { ("OneOf", "one_of", "oneOf") } else { ("AnyOf", "any_of", "anyOf") };
+    let enum_name = format_ident!("{}{}", s.name, suffix);
+    let method = format_ident!("{}", method);
+    let members: Vec<&FieldDef> = u.members.iter().filter_map(|j| s.fields.iter().find(|f| &f.json_name == j)).collect();
+    let variant_names = crate::names::variant_names(&members.iter().map(|f| f.json_name.clone()).collect::<Vec<_>>());
+    let variants = members.iter().zip(&variant_names).map(|(f, v)| {
+        let v = ident(v);
+        let inner = match f.shape {
+            Shape::MaybeNull | Shape::Nullable => {
+                let t = ty_tokens(m, &f.ty);
+                quote!(Option<#t>)
+            }
+            _ => ty_tokens(m, &f.ty),
+        };
+        let doc = format!(" `{}` is set.", f.json_name);
+        quote! { #[doc = #doc] #v(&'a #inner), }
+    });
+    let checks = members.iter().zip(&variant_names).map(|(f, v)| {
+        let v = ident(v);
+        let fid = ident(&f.ident);
+        match f.shape {
+            Shape::Optional | Shape::MaybeNull => quote! {
+                if let Some(value) = &self.#fid { found.push(#enum_name::#v(value)); }
+            },
+            _ => quote! { found.push(#enum_name::#v(&self.#fid)); },
+        }
+    });
+    let listed = u.members.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+    let enum_doc = format!(" Which of {listed} is set: the typed view of the schema's `{junctor}`.");
+    let body = if u.one_of {
+        quote! {
+            let mut found = Vec::new();
+            #(#checks)*
+            if found.len() == 1 { found.pop() } else { None }
+        }
+    } else {
+        quote! {
+            let mut found = Vec::new();
+            #(#checks)*
+            found
+        }
+    };
+    let (ret, method_doc) = if u.one_of {
+        (quote!(Option<#enum_name<'_>>), format!(" The member of the `oneOf` that is set ({listed}), or `None` when none or several are."))
+    } else {
+        (quote!(Vec<#enum_name<'_>>), format!(" The members of the `anyOf` that are set ({listed})."))
+    };
+    quote! {
+        #[doc = #enum_doc]
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum #enum_name<'a> { #(#variants)* }
+        impl #name {
+            #[doc = #method_doc]
+            pub fn #method(&self) -> #ret { #body }
+        }
+    }
+}
+
+fn emit_enum(e: &EnumDef) -> TokenStream {
+    let name = ident(&e.name);
+    let doc = docs(e.doc.as_deref());
+    let needs_allow = e.variants.iter().any(|(v, _)| !v.starts_with(|c: char| c.is_ascii_uppercase()) || v.contains('_'));
+    let allow = if needs_allow { quote!(#[allow(non_camel_case_types)]) } else { quote!() };
+    let variants = e.variants.iter().map(|(v, value)| {
+        let vid = ident(v);
+        let attr = match value {
+            Value::String(s) if s == v => quote!(),
+            Value::String(s) => quote!(#[kubeskema(value = #s)]),
+            Value::Bool(b) => quote!(#[kubeskema(value = #b)]),
+            Value::Number(n) => {
+                let t = number_tokens(n);
+                quote!(#[kubeskema(value = #t)])
+            }
+            _ => quote!(),
+        };
+        let vdoc = format!(" `{}`", match value {
+            Value::String(s) => format!("{s:?}"),
+            other => other.to_string(),
+        });
+        quote! { #[doc = #vdoc] #attr #vid, }
+    });
+    quote! {
+        #doc
+        #allow
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+        pub enum #name { #(#variants)* }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docs_never_become_doctests() {
+        assert_eq!(
+            sanitize_doc("Example:\n\n    kubectl apply -f x\n```\nfoo()\n```\n```yaml\na: 1\n"),
+            vec![" Example:", " ", " kubectl apply -f x", " ```text", " foo()", " ```", " ```yaml", " a: 1", " ```"]
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! Phase 1, load: files and folders → YAML/JSON documents → CRDs. The only module that reads
+//! the file system.
+//!
+//! A folder is read recursively (`*.yaml`, `*.yml`, `*.json`, sorted by path so the output is
+//! deterministic); `-` reads standard input. Documents that are not CRDs are skipped with a
+//! warning (a bundle may hold Namespaces and Deployments too); a file with no CRD at all is
+//! an error, since it is almost always a wrong path.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use kubeskema::crd::{self, Crd};
+use kubeskema::yaml::{self, Document};
+
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// One CRD document and where it came from.
+#[derive(Clone, Debug)]
+pub struct LoadedCrd {
+    /// The file, as the user named it (relative paths stay relative).
+    pub file: PathBuf,
+    /// The document, with positions.
+    pub doc: Document,
+    /// The CRD read from it.
+    pub crd: Crd,
+}
+
+impl LoadedCrd {
+    /// A diagnostic at a JSON pointer of this CRD's document.
+    pub fn diagnostic(&self, severity: Severity, pointer: &str, kind: &str, field: String, message: String) -> Diagnostic {
+        Diagnostic {
+            severity,
+            file: self.file.clone(),
+            pos: Some(self.doc.nearest_position(pointer)),
+            crd: Some(self.crd.name.clone()),
+            version: None,
+            field,
+            kind: kind.to_owned(),
+            message,
+            help: None,
+        }
+    }
+}
+
+/// Expands files and folders into the list of files to read, sorted within each folder.
+pub fn expand_paths(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" || p.is_file() {
+            out.push(p.clone());
+        } else if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found, diags);
+            found.sort();
+            out.extend(found);
+        } else {
+            diags.push(
+                Diagnostic::file_error(p, None, "NotFound", "no such file or folder")
+                    .with_help("give a CRD file (.yaml, .yml, .json), a folder of them, or - for standard input"),
+            );
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            diags.push(Diagnostic::file_error(dir, None, "Io", format!("cannot read folder: {e}")));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out, diags);
+        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+            out.push(path);
+        }
+    }
+}
+
+/// Reads a file (or standard input for `-`) as text.
+pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let result = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map(|_| s)
+    } else {
+        std::fs::read_to_string(path)
+    };
+    result.map_err(|e| Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}")))
+}
+
+/// Reads the documents of one text; errors carry the line:column of the syntax problem.
+pub fn parse_text(path: &Path, text: &str) -> Result<Vec<Document>, Diagnostic> {
+    yaml::parse_documents(text).map_err(|e| {
+        Diagnostic::file_error(path, Some(e.pos), "YamlSyntax", format!("not valid YAML: {}", e.message))
+    })
+}
+
+/// Loads every CRD in the given files and folders. Problems are pushed to `diags`; the CRDs
+/// that could be read are returned either way, with the list of files read.
+pub fn load_crds(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> (Vec<LoadedCrd>, Vec<PathBuf>) {
+    let mut out = Vec::new();
+    let files = expand_paths(paths, diags);
+    for file in files.iter().cloned() {
+        let text = match read_text(&file) {
+            Ok(t) => t,
+            Err(d) => {
+                diags.push(d);
+                continue;
+            }
+        };
+        let docs = match parse_text(&file, &text) {
+            Ok(d) => d,
+            Err(d) => {
+                diags.push(d);
+                continue;
+            }
+        };
+        let before = out.len();
+        for doc in docs {
+            crds_of_document(&file, doc, &mut out, diags);
+        }
+        if out.len() == before {
+            diags.push(
+                Diagnostic::file_error(&file, None, "NoCrd", "no CustomResourceDefinition in this file")
+                    .with_help("CRDs have `apiVersion: apiextensions.k8s.io/v1` and `kind: CustomResourceDefinition`"),
+            );
+        }
+    }
+    (out, files)
+}
+
+fn crds_of_document(file: &Path, doc: Document, out: &mut Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) {
+    if doc.value.is_null() {
+        return;
+    }
+    // A `List` (kubectl get -o yaml) holds CRDs in `items`.
+    if doc.value.get("kind").and_then(|k| k.as_str()) == Some("List") {
+        if let Some(items) = doc.value.get("items").and_then(|i| i.as_array()) {
+            for (i, item) in items.iter().enumerate() {
+                if crd::is_crd(item) {
+                    // Re-root positions is not possible for a sub-tree; keep the document's own.
+                    let (crd, errors) = Crd::parse(item);
+                    let loaded = LoadedCrd { file: file.to_owned(), doc: doc.clone(), crd };
+                    report_parse_errors(&loaded, &format!("/items/{i}"), errors, diags);
+                    out.push(loaded);
+                }
+            }
+        }
+        return;
+    }
+    if !crd::is_crd(&doc.value) {
+        let kind = doc.value.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
+        diags.push(Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::file_error(
+                file,
+                Some(doc.start),
+                "NotACrd",
+                format!("document {} is a {kind}, not a CustomResourceDefinition; skipped", doc.index),
+            )
+        });
+        return;
+    }
+    for dup in &doc.duplicates {
+        diags.push(
+            Diagnostic::file_error(
+                file,
+                Some(dup.pos),
+                "DuplicateKey",
+                format!("duplicate key {} (first at {}); the apiserver keeps the last one", pointer_last(&dup.pointer), dup.first),
+            )
+            .with_help("remove one of the two keys"),
+        );
+    }
+    let (crd, errors) = Crd::parse(&doc.value);
+    let loaded = LoadedCrd { file: file.to_owned(), doc, crd };
+    report_parse_errors(&loaded, "", errors, diags);
+    out.push(loaded);
+}
+
+fn pointer_last(pointer: &str) -> String {
+    let last = pointer.rsplit('/').next().unwrap_or_default();
+    format!("{:?}", last.replace("~1", "/").replace("~0", "~"))
+}
+
+fn report_parse_errors(loaded: &LoadedCrd, prefix: &str, errors: Vec<kubeskema::schema::ParseError>, diags: &mut Vec<Diagnostic>) {
+    for e in errors {
+        let pointer = format!("{prefix}{}", e.pointer);
+        let field = pointer.trim_start_matches('/').replace('/', ".");
+        diags.push(loaded.diagnostic(Severity::Error, &pointer, "FieldValueInvalid", field, e.message));
+    }
+}

@@ -1,0 +1,797 @@
+//! Phase 3, model: checked schemas → a typed model of one Rust module per group/version,
+//! before any tokens exist.
+//!
+//! - Every object with properties becomes a [`StructDef`], every string/integer/boolean
+//!   `enum` an [`EnumDef`]; scalars, lists and maps become [`Ty`]s.
+//! - Identical subschemas share one type: a struct's key is its fields (with the ids of their
+//!   already-built types) and constraints, descriptions left out, so children are built first.
+//! - Names come from the path (`spec.template.selector` → `Selector`, then `TemplateSelector`,
+//!   ...): every type claims its shortest candidate and all claimants of a contested name move
+//!   on to a longer one, so adding a CRD never renames an unrelated type.
+//! - Every schema keyword that is not a type survives as an [`Attr`] on the field (or on the
+//!   struct for object-level keywords), so nothing in the schema is lost.
+
+use std::collections::{BTreeMap, HashMap};
+
+use kubeskema::crd::Crd;
+use kubeskema::schema::{AdditionalProperties, Schema, ValidationRule};
+use serde_json::{Number, Value};
+
+use crate::names;
+
+/// Index of a type in [`Module::types`].
+pub type TypeId = usize;
+
+/// The Rust type of a field or element.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// `String`.
+    String,
+    /// `bool`.
+    Bool,
+    /// `i32` (`format: int32`).
+    I32,
+    /// `i64`.
+    I64,
+    /// `f64`.
+    F64,
+    /// `kubeskema::IntOrString`.
+    IntOrString,
+    /// Anything (`serde_json::Value`): untyped preserve-unknown-fields.
+    Value,
+    /// An object of anything (`serde_json::Map`): a preserving object without properties.
+    JsonMap,
+    /// `type: object` with nothing inside: always `{}`.
+    EmptyObject,
+    /// `kubeskema::ObjectMeta`.
+    ObjectMeta,
+    /// `Vec<T>`.
+    Vec(Box<Ty>),
+    /// `BTreeMap<String, T>` (`additionalProperties`).
+    Map(Box<Ty>),
+    /// `Option<T>` (nullable items and map values).
+    Option(Box<Ty>),
+    /// A generated struct or enum.
+    Named(TypeId),
+}
+
+/// How a field encodes absence and `null` (mirrors the derive's shapes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// `T`: required.
+    Required,
+    /// `T`: absent is filled by the default.
+    Defaulted,
+    /// `Option<T>`.
+    Optional,
+    /// `Option<T>`, never absent: `None` is `null`.
+    Nullable,
+    /// `Option<Option<T>>`: `None` absent, `Some(None)` null.
+    MaybeNull,
+    /// The map of keys no field names.
+    UnknownFields,
+}
+
+/// One `#[kubeskema(...)]` keyword with its value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attr {
+    /// `keyword`.
+    Flag(&'static str),
+    /// `keyword = "text"`.
+    Str(&'static str, String),
+    /// `keyword = 5`.
+    Count(&'static str, u64),
+    /// `keyword = 1.5`.
+    Number(&'static str, Number),
+    /// `keyword = "<JSON>"`.
+    Json(&'static str, String),
+    /// `keyword("a", "b")`.
+    Strs(&'static str, Vec<String>),
+    /// `rule(rule = "...", ...)`.
+    Rule(ValidationRule),
+    /// `extension(name = "x-...", value = "<JSON>")`.
+    Extension(String, String),
+    /// `items(...)` / `values(...)`.
+    Nested(&'static str, Vec<Attr>),
+    /// `resource(group = ..., ...)`.
+    Resource(Vec<(&'static str, String)>),
+}
+
+/// One field of a struct.
+#[derive(Clone, Debug)]
+pub struct FieldDef {
+    /// The JSON property name.
+    pub json_name: String,
+    /// The Rust identifier (`r#type` for keywords).
+    pub ident: String,
+    /// The value type.
+    pub ty: Ty,
+    /// How absence and null are encoded.
+    pub shape: Shape,
+    /// The schema default.
+    pub default: Option<Value>,
+    /// The description.
+    pub doc: Option<String>,
+    /// The constraints that stay on the field.
+    pub attrs: Vec<Attr>,
+}
+
+/// A `oneOf`/`anyOf` whose branches each require one property: the typed view of which
+/// member is set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Union {
+    /// `oneOf` (else `anyOf`).
+    pub one_of: bool,
+    /// The JSON names of the member properties.
+    pub members: Vec<String>,
+}
+
+/// What makes a struct the root of a resource.
+#[derive(Clone, Debug)]
+pub struct RootInfo {
+    /// API group.
+    pub group: String,
+    /// Version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// Plural resource name.
+    pub plural: String,
+    /// Namespaced (else cluster-scoped).
+    pub namespaced: bool,
+}
+
+/// A generated struct.
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Type name.
+    pub name: String,
+    /// Doc comment.
+    pub doc: Option<String>,
+    /// Fields, in emission order.
+    pub fields: Vec<FieldDef>,
+    /// Object-level constraints.
+    pub attrs: Vec<Attr>,
+    /// Set for the root type of a resource.
+    pub root: Option<RootInfo>,
+    /// Typed views of oneOf/anyOf unions.
+    pub unions: Vec<Union>,
+}
+
+/// A generated enum of the values of an `enum`.
+#[derive(Clone, Debug)]
+pub struct EnumDef {
+    /// Type name.
+    pub name: String,
+    /// Doc comment.
+    pub doc: Option<String>,
+    /// Variant identifier and the JSON value it stands for.
+    pub variants: Vec<(String, Value)>,
+}
+
+/// A generated type.
+#[derive(Clone, Debug)]
+pub enum TypeDef {
+    /// A struct.
+    Struct(StructDef),
+    /// An enum.
+    Enum(EnumDef),
+}
+
+impl TypeDef {
+    /// The type's name.
+    pub fn name(&self) -> &str {
+        match self {
+            TypeDef::Struct(s) => &s.name,
+            TypeDef::Enum(e) => &e.name,
+        }
+    }
+}
+
+/// One CRD version placed in a module.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The file it was read from.
+    pub file: String,
+    /// The CRD name.
+    pub crd: String,
+    /// The version.
+    pub version: String,
+}
+
+/// The model of one Rust module: every type of one group/version.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// API group.
+    pub group: String,
+    /// Version.
+    pub version: String,
+    /// Every type, by id.
+    pub types: Vec<TypeDef>,
+    /// Types in emission order: each root, then what it uses, depth first.
+    pub order: Vec<TypeId>,
+    /// The CRD versions in this module.
+    pub sources: Vec<Source>,
+}
+
+/// The path segments a type's name is made from, and whether it is a root.
+#[derive(Clone, Debug)]
+struct NamePath {
+    fragments: Vec<String>,
+}
+
+impl NamePath {
+    fn child(&self, json: &str) -> NamePath {
+        let mut f = self.fragments.clone();
+        f.push(names::type_fragment(json));
+        NamePath { fragments: f }
+    }
+
+    /// The item type of a list property is named after the singular of the property.
+    fn item(&self, json_of_list: Option<&str>) -> NamePath {
+        let mut f = self.fragments.clone();
+        let deep = f.len() > 1;
+        match (f.last_mut(), json_of_list) {
+            (Some(last), Some(json)) if deep => *last = names::type_fragment(&names::singular(json)),
+            _ => f.push("Item".into()),
+        }
+        NamePath { fragments: f }
+    }
+
+    fn value(&self) -> NamePath {
+        let mut f = self.fragments.clone();
+        let deep = f.len() > 1;
+        match f.last_mut() {
+            Some(last) if deep => last.push_str("Value"),
+            _ => f.push("Value".into()),
+        }
+        NamePath { fragments: f }
+    }
+
+    /// Candidate names, shortest first; children of the root always keep the kind prefix.
+    fn candidates(&self) -> Vec<String> {
+        let n = self.fragments.len();
+        let shortest = if n <= 2 { n } else { 1 };
+        (shortest..=n).map(|k| names::type_ident(&self.fragments[n - k..].concat())).collect()
+    }
+}
+
+struct Pending {
+    candidates: Vec<String>,
+    is_root: bool,
+}
+
+/// Builds the module of one group/version from the CRD versions placed in it.
+pub struct ModuleBuilder<'a> {
+    group: String,
+    version: String,
+    types: Vec<TypeDef>,
+    pending: Vec<Pending>,
+    by_key: HashMap<String, TypeId>,
+    roots: Vec<TypeId>,
+    sources: Vec<Source>,
+    docs: bool,
+    raw: Option<&'a Value>,
+}
+
+impl<'a> ModuleBuilder<'a> {
+    /// An empty module; `docs` turns descriptions into doc comments.
+    pub fn new(group: &str, version: &str, docs: bool) -> Self {
+        ModuleBuilder {
+            group: group.to_owned(),
+            version: version.to_owned(),
+            types: Vec::new(),
+            pending: Vec::new(),
+            by_key: HashMap::new(),
+            roots: Vec::new(),
+            sources: Vec::new(),
+            docs,
+            raw: None,
+        }
+    }
+
+    /// Adds the root type of one CRD version (and everything under it).
+    pub fn add_root(&mut self, file: &str, crd: &'a Crd, schema: &Schema, raw_doc: &'a Value) {
+        self.raw = Some(raw_doc);
+        self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
+        let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)] };
+        let root = RootInfo {
+            group: crd.group.clone(),
+            version: self.version.clone(),
+            kind: crd.names.kind.clone(),
+            plural: crd.names.plural.clone(),
+            namespaced: crd.is_namespaced(),
+        };
+        let id = self.build_struct(schema, &names, false, Some(root));
+        self.roots.push(id);
+    }
+
+    /// Names every type and fixes the emission order.
+    pub fn finish(mut self) -> Module {
+        self.assign_names();
+        let mut order = Vec::new();
+        let mut seen = vec![false; self.types.len()];
+        for &r in &self.roots {
+            visit(&self.types, r, &mut seen, &mut order);
+        }
+        Module { group: self.group, version: self.version, types: self.types, order, sources: self.sources }
+    }
+
+    fn doc(&self, s: &Schema) -> Option<String> {
+        if self.docs { s.description.clone().filter(|d| !d.trim().is_empty()) } else { None }
+    }
+
+    /// The schema node as written (for junctors, defaults and other keywords kept as JSON).
+    fn raw(&self, s: &Schema) -> Option<&'a Value> {
+        self.raw.and_then(|r| r.pointer(&s.pointer))
+    }
+
+    fn intern(&mut self, key: String, def: TypeDef, candidates: Vec<String>, is_root: bool) -> TypeId {
+        if !is_root {
+            if let Some(&id) = self.by_key.get(&key) {
+                return id;
+            }
+        }
+        let id = self.types.len();
+        self.types.push(def);
+        self.pending.push(Pending { candidates, is_root });
+        if !is_root {
+            self.by_key.insert(key, id);
+        }
+        id
+    }
+
+    /// The type of a value at `node`, and the attributes that stay on the field.
+    fn field_type(&mut self, node: &Schema, names: &NamePath, json_name: Option<&str>, preserve: bool) -> (Ty, Vec<Attr>) {
+        let mut attrs = Vec::new();
+        if node.int_or_string {
+            attrs.push(Attr::Flag("int_or_string"));
+            self.value_attrs(node, &mut attrs, true);
+            return (Ty::IntOrString, attrs);
+        }
+        let ty = match node.type_str().unwrap_or("") {
+            t @ ("string" | "integer" | "boolean") if enum_of(node, t).is_some() => {
+                let values = enum_of(node, t).unwrap_or_default();
+                self.value_attrs(node, &mut attrs, false);
+                Ty::Named(self.build_enum(names, values))
+            }
+            "string" => {
+                self.value_attrs(node, &mut attrs, true);
+                Ty::String
+            }
+            "integer" => {
+                self.value_attrs(node, &mut attrs, true);
+                if node.format.as_deref() == Some("int32") { Ty::I32 } else { Ty::I64 }
+            }
+            "number" => {
+                self.value_attrs(node, &mut attrs, true);
+                Ty::F64
+            }
+            "boolean" => {
+                self.value_attrs(node, &mut attrs, true);
+                Ty::Bool
+            }
+            "array" => {
+                self.value_attrs(node, &mut attrs, true);
+                match &node.items {
+                    Some(items) => {
+                        // [quirk] preservation is inherited by the items of a preserving list.
+                        let (ity, iattrs) = self.field_type(items, &names.item(json_name), None, preserve || node.preserves_unknown_fields());
+                        if !iattrs.is_empty() {
+                            attrs.push(Attr::Nested("items", iattrs));
+                        }
+                        Ty::Vec(Box::new(if items.nullable { Ty::Option(Box::new(ity)) } else { ity }))
+                    }
+                    None => Ty::Vec(Box::new(Ty::Value)),
+                }
+            }
+            "object" => {
+                let preserving = preserve || node.preserves_unknown_fields();
+                if !node.properties.is_empty() || node.embedded_resource {
+                    return (Ty::Named(self.build_struct(node, names, preserve, None)), attrs);
+                }
+                self.value_attrs(node, &mut attrs, true);
+                match &node.additional_properties {
+                    Some(AdditionalProperties::Schema(v)) => {
+                        let (vty, vattrs) = self.field_type(v, &names.value(), None, false);
+                        if !vattrs.is_empty() {
+                            attrs.push(Attr::Nested("values", vattrs));
+                        }
+                        Ty::Map(Box::new(if v.nullable { Ty::Option(Box::new(vty)) } else { vty }))
+                    }
+                    Some(AdditionalProperties::Bool(true)) => Ty::JsonMap,
+                    _ if preserving => Ty::JsonMap,
+                    _ if attrs.is_empty() => Ty::EmptyObject,
+                    // Object-level constraints need a type of their own to stand on.
+                    _ => return (Ty::Named(self.build_struct(node, names, preserve, None)), Vec::new()),
+                }
+            }
+            _ => {
+                self.value_attrs(node, &mut attrs, true);
+                Ty::Value
+            }
+        };
+        (ty, attrs)
+    }
+
+    /// Value validations and extensions of a node, as attributes. `with_enum`: keep `enum` as
+    /// an attribute (it was not turned into a Rust enum).
+    fn value_attrs(&self, s: &Schema, out: &mut Vec<Attr>, with_enum: bool) {
+        if let Some(f) = &s.format {
+            out.push(Attr::Str("format", f.clone()));
+        }
+        if let Some(n) = &s.minimum {
+            out.push(Attr::Number("minimum", n.clone()));
+        }
+        if s.exclusive_minimum {
+            out.push(Attr::Flag("exclusive_minimum"));
+        }
+        if let Some(n) = &s.maximum {
+            out.push(Attr::Number("maximum", n.clone()));
+        }
+        if s.exclusive_maximum {
+            out.push(Attr::Flag("exclusive_maximum"));
+        }
+        if let Some(n) = &s.multiple_of {
+            out.push(Attr::Number("multiple_of", n.clone()));
+        }
+        for (kw, v) in [
+            ("min_length", s.min_length),
+            ("max_length", s.max_length),
+            ("min_items", s.min_items),
+            ("max_items", s.max_items),
+            ("min_properties", s.min_properties),
+            ("max_properties", s.max_properties),
+        ] {
+            if let Some(v) = v {
+                out.push(Attr::Count(kw, v));
+            }
+        }
+        if let Some(p) = &s.pattern {
+            out.push(Attr::Str("pattern", p.clone()));
+        }
+        if s.unique_items {
+            out.push(Attr::Flag("unique_items"));
+        }
+        if with_enum {
+            if let Some(e) = &s.enum_ {
+                out.push(Attr::Json("enum_json", Value::Array(e.clone()).to_string()));
+            }
+        }
+        for (kw, key, present) in [
+            ("all_of", "allOf", !s.all_of.is_empty()),
+            ("any_of", "anyOf", !s.any_of.is_empty()),
+            ("one_of", "oneOf", !s.one_of.is_empty()),
+            ("not", "not", s.not.is_some()),
+        ] {
+            if present {
+                if let Some(raw) = self.raw(s).and_then(|r| r.get(key)) {
+                    out.push(Attr::Json(kw, raw.to_string()));
+                }
+            }
+        }
+        if s.preserves_unknown_fields() {
+            out.push(Attr::Flag("preserve_unknown_fields"));
+        }
+        if s.embedded_resource {
+            out.push(Attr::Flag("embedded_resource"));
+        }
+        if let Some(t) = &s.list_type {
+            out.push(Attr::Str("list_type", t.clone()));
+        }
+        if !s.list_map_keys.is_empty() {
+            out.push(Attr::Strs("list_map_keys", s.list_map_keys.clone()));
+        }
+        if let Some(t) = &s.map_type {
+            out.push(Attr::Str("map_type", t.clone()));
+        }
+        for r in &s.validations {
+            out.push(Attr::Rule(r.clone()));
+        }
+        for (k, v) in &s.extensions {
+            out.push(Attr::Extension(k.clone(), v.to_string()));
+        }
+    }
+
+    fn build_enum(&mut self, names: &NamePath, values: Vec<Value>) -> TypeId {
+        let labels: Vec<String> = values
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        let mut idents = names::variant_names(&labels);
+        for (ident, v) in idents.iter_mut().zip(&values) {
+            match v {
+                Value::Number(n) => *ident = names::int_variant_name(n.as_i64().unwrap_or_default()),
+                Value::Bool(b) => *ident = if *b { "True".into() } else { "False".into() },
+                _ => {}
+            }
+        }
+        let key = format!("enum {}", Value::Array(values.clone()));
+        // The node's description documents the field that uses the enum, not the enum.
+        let def = TypeDef::Enum(EnumDef {
+            name: String::new(),
+            doc: None,
+            variants: idents.into_iter().zip(values).collect(),
+        });
+        self.intern(key, def, names.candidates(), false)
+    }
+
+    fn build_struct(&mut self, node: &Schema, names: &NamePath, inherited_preserve: bool, root: Option<RootInfo>) -> TypeId {
+        let mut fields: Vec<FieldDef> = Vec::new();
+        let is_root = root.is_some();
+        let meta_keys: &[&str] = if is_root || node.embedded_resource { &["apiVersion", "kind", "metadata"] } else { &[] };
+        if is_root {
+            fields.push(plain_field("apiVersion", Ty::String, Shape::Required, Some("APIVersion defines the versioned schema of this representation of an object.")));
+            fields.push(plain_field("kind", Ty::String, Shape::Required, Some("Kind is a string value representing the REST resource this object represents.")));
+            let mut meta = plain_field("metadata", Ty::ObjectMeta, Shape::Defaulted, Some("Standard object's metadata."));
+            meta.default = Some(Value::Object(Default::default()));
+            if let Some(m) = node.properties.get("metadata").and_then(|m| self.raw(m)) {
+                let mut m = m.clone();
+                strip_descriptions(&mut m);
+                if m != serde_json::json!({"type": "object"}) {
+                    meta.attrs.push(Attr::Json("schema_json", m.to_string()));
+                }
+            }
+            fields.push(meta);
+        } else if node.embedded_resource {
+            for (key, ty) in [("apiVersion", Ty::String), ("kind", Ty::String), ("metadata", Ty::ObjectMeta)] {
+                let mut f = plain_field(key, ty, Shape::Optional, None);
+                if let Some(p) = node.properties.get(key) {
+                    f.doc = self.doc(p);
+                    if key != "metadata" {
+                        self.value_attrs(p, &mut f.attrs, true);
+                    }
+                }
+                fields.push(f);
+            }
+        }
+        for (name, prop) in &node.properties {
+            if meta_keys.contains(&name.as_str()) {
+                continue;
+            }
+            let (ty, attrs) = self.field_type(prop, &names.child(name), Some(name), false);
+            let required = node.required.contains(name);
+            let default = prop.default.clone().map(|mut d| {
+                kubeskema::prune::prune_value(&mut d, prop);
+                d
+            });
+            let shape = match (prop.nullable, required || default.is_some()) {
+                (true, true) => Shape::Nullable,
+                (true, false) => Shape::MaybeNull,
+                (false, _) if default.is_some() => Shape::Defaulted,
+                (false, true) => Shape::Required,
+                (false, false) => Shape::Optional,
+            };
+            fields.push(FieldDef { json_name: name.clone(), ident: String::new(), ty, shape, default, doc: self.doc(prop), attrs });
+        }
+        let keeps_unknown = inherited_preserve
+            || node.preserves_unknown_fields()
+            || matches!(node.additional_properties, Some(AdditionalProperties::Bool(true)));
+        if keeps_unknown {
+            fields.push(FieldDef {
+                json_name: String::new(),
+                ident: "unknown_fields".into(),
+                ty: Ty::JsonMap,
+                shape: Shape::UnknownFields,
+                default: None,
+                doc: Some("Fields the schema does not name, kept as the apiserver keeps them (x-kubernetes-preserve-unknown-fields).".into()),
+                attrs: Vec::new(),
+            });
+        }
+        allocate_idents(&mut fields);
+
+        let mut attrs = Vec::new();
+        if let Some(r) = &root {
+            attrs.push(Attr::Resource(vec![
+                ("group", r.group.clone()),
+                ("version", r.version.clone()),
+                ("kind", r.kind.clone()),
+                ("plural", r.plural.clone()),
+                ("scope", if r.namespaced { "Namespaced" } else { "Cluster" }.to_owned()),
+            ]));
+        }
+        self.value_attrs(node, &mut attrs, true);
+        if inherited_preserve && !node.preserves_unknown_fields() {
+            attrs.push(Attr::Flag("preserve_unknown_fields"));
+        }
+        let unnamed: Vec<String> = node.required.iter().filter(|r| !node.properties.contains_key(*r)).cloned().collect();
+        if !unnamed.is_empty() {
+            attrs.push(Attr::Strs("required_keys", unnamed));
+        }
+        let unions = unions_of(node);
+        // A node's description documents the field that holds it; only roots document the type.
+        let doc = root.as_ref().map(|r| {
+            let about = format!("{} is a {}/{} resource ({}).", r.kind, r.group, r.version, r.plural);
+            match self.doc(node) {
+                Some(d) => format!("{d}\n\n{about}"),
+                None => about,
+            }
+        });
+        let def = StructDef { name: String::new(), doc, fields, attrs, root, unions };
+        let key = struct_key(&def);
+        let candidates = names.candidates();
+        self.intern(key, TypeDef::Struct(def), candidates, is_root)
+    }
+
+    /// Gives every type its name (see the module docs for the rule).
+    fn assign_names(&mut self) {
+        let n = self.pending.len();
+        let mut level = vec![0usize; n];
+        let name_at = |p: &Pending, l: usize| -> String {
+            let last = p.candidates.len() - 1;
+            if l <= last { p.candidates[l].clone() } else { format!("{}{}", p.candidates[last], l - last + 1) }
+        };
+        loop {
+            let mut claims: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for (i, p) in self.pending.iter().enumerate() {
+                claims.entry(name_at(p, level[i])).or_default().push(i);
+            }
+            let mut changed = false;
+            for (name, ids) in &claims {
+                let reserved = names::RESERVED_TYPE_NAMES.contains(&name.as_str());
+                if ids.len() < 2 && !reserved {
+                    continue;
+                }
+                let has_root = ids.iter().any(|&i| self.pending[i].is_root);
+                let exhausted: Vec<usize> = ids.iter().copied().filter(|&i| level[i] + 1 >= self.pending[i].candidates.len()).collect();
+                for &i in ids {
+                    if self.pending[i].is_root {
+                        continue;
+                    }
+                    let last = self.pending[i].candidates.len() - 1;
+                    if level[i] < last {
+                        level[i] += 1;
+                        changed = true;
+                    } else if reserved || has_root || exhausted.first() != Some(&i) {
+                        // Out of candidates: numbered, keeping the first (by id) unnumbered.
+                        level[i] += 1;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for (i, t) in self.types.iter_mut().enumerate() {
+            let name = name_at(&self.pending[i], level[i]);
+            match t {
+                TypeDef::Struct(s) => s.name = name,
+                TypeDef::Enum(e) => e.name = name,
+            }
+        }
+    }
+}
+
+fn visit(types: &[TypeDef], id: TypeId, seen: &mut [bool], order: &mut Vec<TypeId>) {
+    if seen[id] {
+        return;
+    }
+    seen[id] = true;
+    order.push(id);
+    if let TypeDef::Struct(s) = &types[id] {
+        for f in &s.fields {
+            let mut ty = &f.ty;
+            loop {
+                match ty {
+                    Ty::Vec(t) | Ty::Map(t) | Ty::Option(t) => ty = t,
+                    Ty::Named(child) => {
+                        visit(types, *child, seen, order);
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+}
+
+fn plain_field(json: &str, ty: Ty, shape: Shape, doc: Option<&str>) -> FieldDef {
+    FieldDef {
+        json_name: json.to_owned(),
+        ident: String::new(),
+        ty,
+        shape,
+        default: None,
+        doc: doc.map(str::to_owned),
+        attrs: Vec::new(),
+    }
+}
+
+/// Identifiers for a struct's fields: a name that is already its own snake case keeps it,
+/// the others follow in order; a clash gets `_2`, `_3`, ...
+fn allocate_idents(fields: &mut [FieldDef]) {
+    let mut taken: Vec<String> = Vec::new();
+    let wanted: Vec<String> = fields
+        .iter()
+        .map(|f| if f.shape == Shape::UnknownFields { f.ident.clone() } else { names::field_ident(&f.json_name) })
+        .collect();
+    let exact: Vec<bool> = fields.iter().zip(&wanted).map(|(f, w)| f.json_name == *w).collect();
+    let mut order: Vec<usize> = (0..fields.len()).filter(|&i| exact[i]).collect();
+    order.extend((0..fields.len()).filter(|&i| !exact[i] && fields[i].shape != Shape::UnknownFields));
+    order.extend((0..fields.len()).filter(|&i| fields[i].shape == Shape::UnknownFields));
+    for i in order {
+        let base = wanted[i].clone();
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while taken.contains(&candidate) {
+            candidate = format!("{}_{n}", base.trim_start_matches("r#"));
+            n += 1;
+        }
+        taken.push(candidate.clone());
+        fields[i].ident = candidate;
+    }
+}
+
+/// The values of an `enum` that can become a Rust enum: every value of the node's own type
+/// (nulls never match an enum, so they are left out); `None` otherwise.
+fn enum_of(node: &Schema, ty: &str) -> Option<Vec<Value>> {
+    let values = node.enum_.as_ref()?;
+    let kept: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+    let fits = |v: &Value| match ty {
+        "string" => v.is_string(),
+        "integer" => v.as_i64().is_some(),
+        "boolean" => v.is_boolean(),
+        _ => false,
+    };
+    if kept.is_empty() || !kept.iter().all(fits) {
+        return None;
+    }
+    let mut distinct: Vec<Value> = Vec::new();
+    for v in kept {
+        if !distinct.contains(&v) {
+            distinct.push(v);
+        }
+    }
+    Some(distinct)
+}
+
+/// A struct's identity for sharing: everything but names and docs.
+fn struct_key(def: &StructDef) -> String {
+    let fields: Vec<_> = def
+        .fields
+        .iter()
+        .map(|f| (&f.json_name, &f.ident, &f.ty, f.shape, &f.default, &f.attrs))
+        .collect();
+    format!("struct {fields:?} {:?} {:?}", def.attrs, def.unions)
+}
+
+/// `oneOf`/`anyOf` branches that each require one property (a `not` branch meaning "none of
+/// them" is allowed, as Istio writes it).
+fn unions_of(node: &Schema) -> Vec<Union> {
+    let mut out = Vec::new();
+    for (one_of, branches) in [(true, &node.one_of), (false, &node.any_of)] {
+        if branches.len() < 2 {
+            continue;
+        }
+        let mut members = Vec::new();
+        let mut ok = true;
+        for b in branches {
+            if b.not.is_some() && b.required.is_empty() {
+                continue;
+            }
+            match b.required.as_slice() {
+                [one] if node.properties.contains_key(one) && b.not.is_none() && !members.contains(one) => members.push(one.clone()),
+                _ => ok = false,
+            }
+        }
+        if ok && members.len() >= 2 {
+            out.push(Union { one_of, members });
+        }
+    }
+    out
+}
+
+fn strip_descriptions(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("description");
+            m.values_mut().for_each(strip_descriptions);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
+}

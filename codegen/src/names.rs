@@ -1,0 +1,204 @@
+//! Rust names for JSON names: fields (`snake_case`), types and enum variants (`UpperCamelCase`),
+//! always valid identifiers, with collisions resolved deterministically. Pure functions.
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+
+/// Rust keywords (strict and reserved) that a field may be named after.
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "do", "dyn", "else", "enum", "extern",
+    "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut",
+    "override", "priv", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "try",
+    "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become",
+];
+
+/// Keywords that cannot be raw identifiers (`r#self` is not allowed).
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
+
+/// Type names the generated modules import or use, which a generated type must not shadow.
+pub const RESERVED_TYPE_NAMES: &[&str] = &[
+    "BTreeMap", "Box", "EmptyObject", "IntOrString", "Map", "ObjectMeta", "Option", "Result", "String", "Value",
+    "Vec", "Self", "Some", "None", "Ok", "Err", "Default", "Clone", "Debug", "PartialEq",
+];
+
+/// Keeps `[A-Za-z0-9_]`, turning every other character into a word break.
+fn words(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' }).collect()
+}
+
+/// A field identifier for a JSON property name (`jwksUri` → `jwks_uri`, `type` → `r#type`,
+/// `-Xmx` → `xmx`, `5xx` → `_5xx`). Collisions between siblings are the caller's business.
+pub fn field_ident(json: &str) -> String {
+    let mut s = words(json).to_snake_case();
+    if s.is_empty() {
+        s = "field".into();
+    }
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if NOT_RAW.contains(&s.as_str()) {
+        s.push('_');
+    } else if KEYWORDS.contains(&s.as_str()) {
+        s.insert_str(0, "r#");
+    }
+    s
+}
+
+/// An `UpperCamelCase` type-name fragment for a JSON name (`matchExpressions` →
+/// `MatchExpressions`, `x-kubernetes-foo` → `XKubernetesFoo`); may be empty.
+pub fn type_fragment(json: &str) -> String {
+    words(json).to_upper_camel_case()
+}
+
+/// Makes a type-name candidate a valid identifier (`4Ki` → `V4Ki`, empty → `Value`).
+pub fn type_ident(candidate: &str) -> String {
+    let mut s = candidate.to_owned();
+    if s.is_empty() {
+        s = "Object".into();
+    }
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, 'V');
+    }
+    s
+}
+
+/// The singular of a list property's name, for the name of its item type (`containers` →
+/// `Container`, `policies` → `Policy`, `addresses` → `Address`, `status` stays).
+pub fn singular(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let cut = |n: usize, add: &str| format!("{}{add}", &name[..name.len() - n]);
+    if lower.ends_with("ies") && name.len() > 3 {
+        cut(3, "y")
+    } else if lower.ends_with("sses") || lower.ends_with("xes") || lower.ends_with("ches") || lower.ends_with("shes") {
+        cut(2, "")
+    } else if lower.ends_with('s') && !(lower.ends_with("ss") || lower.ends_with("us") || lower.ends_with("is")) && name.len() > 1 {
+        cut(1, "")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// Variant names for an enum's values, distinct and valid: `UpperCamelCase` where that keeps
+/// them apart; values that collide after case folding (`replace`/`Replace`, `head`/`HEAD`)
+/// keep their own spelling when it is an identifier; what still collides gets a number.
+pub fn variant_names(values: &[String]) -> Vec<String> {
+    let camel: Vec<String> = values.iter().map(|v| variant_base(v)).collect();
+    let mut names: Vec<String> = camel
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let collides = camel.iter().enumerate().any(|(j, d)| j != i && d == c);
+            let own = &values[i];
+            if collides && is_plain_ident(own) && !KEYWORDS.contains(&own.as_str()) {
+                own.clone()
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    // Anything still colliding: number the later ones.
+    for i in 0..names.len() {
+        let mut n = 2;
+        while names[..i].contains(&names[i]) {
+            names[i] = format!("{}{n}", names[i].trim_end_matches(|c: char| c.is_ascii_digit()));
+            n += 1;
+        }
+    }
+    names
+}
+
+fn is_plain_ident(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn variant_base(value: &str) -> String {
+    if value.is_empty() {
+        return "Empty".into();
+    }
+    let camel = type_fragment(value);
+    if !camel.is_empty() {
+        let v = type_ident(&camel);
+        return if v == "Self" { "Self_".into() } else { v };
+    }
+    // Only symbols: spell them out (`*` → `Star`, `=~` → `EqualTilde`).
+    value
+        .chars()
+        .map(|c| match c {
+            '*' => "Star",
+            '+' => "Plus",
+            '-' => "Minus",
+            '.' => "Dot",
+            '/' => "Slash",
+            '=' => "Equal",
+            '!' => "Not",
+            '<' => "Less",
+            '>' => "Greater",
+            '~' => "Tilde",
+            '%' => "Percent",
+            '&' => "And",
+            '|' => "Or",
+            '?' => "Question",
+            ':' => "Colon",
+            '@' => "At",
+            '#' => "Hash",
+            '$' => "Dollar",
+            '^' => "Caret",
+            ',' => "Comma",
+            ' ' => "Space",
+            _ => "Char",
+        })
+        .collect()
+}
+
+/// Names for integer enum values (`1` → `V1`, `-1` → `Minus1`).
+pub fn int_variant_name(v: i64) -> String {
+    if v < 0 { format!("Minus{}", v.unsigned_abs()) } else { format!("V{v}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_idents_are_snake_case_identifiers() {
+        for (json, ident) in [
+            ("jwksUri", "jwks_uri"),
+            ("jwks_uri", "jwks_uri"),
+            ("type", "r#type"),
+            ("ref", "r#ref"),
+            ("self", "self_"),
+            ("-Xmx", "xmx"),
+            ("hugepages-1Gi", "hugepages_1_gi"),
+            ("5xx", "_5xx"),
+            ("$", "field"),
+            ("x-kubernetes-int-or-string", "x_kubernetes_int_or_string"),
+            ("podCIDRs", "pod_cid_rs"),
+        ] {
+            assert_eq!(field_ident(json), ident, "{json}");
+        }
+    }
+
+    #[test]
+    fn singular_names_for_item_types() {
+        for (plural, one) in [
+            ("containers", "Container"),
+            ("policies", "Policy"),
+            ("addresses", "Address"),
+            ("matches", "Match"),
+            ("status", "status"),
+            ("ingress", "ingress"),
+            ("items", "item"),
+        ] {
+            assert_eq!(type_fragment(&singular(plural)), type_fragment(one), "{plural}");
+        }
+    }
+
+    #[test]
+    fn enum_variants_stay_apart() {
+        let values = |v: &[&str]| variant_names(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(values(&["replace", "Replace", "keep"]), vec!["replace", "Replace", "Keep"]);
+        assert_eq!(values(&["head", "HEAD"]), vec!["head", "HEAD"]);
+        assert_eq!(values(&["", "*", "4Ki", "read, write", "Self"]), vec!["Empty", "Star", "V4Ki", "ReadWrite", "Self_"]);
+        assert_eq!(values(&["a-b", "a_b", "A B"]), vec!["AB", "a_b", "AB2"]);
+    }
+}
