@@ -64,7 +64,7 @@ pub fn run(args: Args) -> i32 {
     match args.command {
         Command::Generate { paths, out, crate_name, kubeskema_path, no_docs } => {
             let started = Instant::now();
-            let generation = match pipeline::run(&paths, !no_docs) {
+            let generation = match pipeline::run(&paths, pipeline::Options { docs: !no_docs, keep_going: false }) {
                 Ok(g) => g,
                 Err(diags) => {
                     eprintln!("{diags}");
@@ -105,7 +105,7 @@ pub fn run(args: Args) -> i32 {
                     return 2;
                 }
             };
-            let diags = match pipeline::run(&paths, false) {
+            let diags = match pipeline::run(&paths, pipeline::Options { docs: false, keep_going: false }) {
                 Ok(g) => g.warnings,
                 Err(d) => d.0,
             };

@@ -86,7 +86,7 @@ impl Config {
 
     /// Runs every phase without writing anything.
     pub fn run(&self) -> Result<Generation, Diagnostics> {
-        pipeline::run(&self.inputs, self.docs)
+        pipeline::run(&self.inputs, pipeline::Options { docs: self.docs, keep_going: false })
     }
 
     /// Generates into the output folder: one file per group/version under `kubeskema/`, and

@@ -1,0 +1,63 @@
+//! Shared helpers of the integration tests: where the corpus is, what its index says.
+
+use std::path::{Path, PathBuf};
+
+/// The shared corpus (`../shared/corpus` from the repository root), or `KUBESKEMA_CORPUS`.
+pub fn corpus_dir() -> PathBuf {
+    match std::env::var_os("KUBESKEMA_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+    }
+}
+
+/// The repository root.
+pub fn repo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// One row of `instances/INDEX.tsv`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// The file, relative to the corpus.
+    pub file: String,
+    /// 0-based document index in the file.
+    pub doc_index: usize,
+    /// `apiVersion` of the object.
+    pub api_version: String,
+    /// `kind` of the object.
+    pub kind: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// The CRD file, relative to the corpus.
+    pub crd_file: String,
+    /// What upstream expects: valid, invalid, unknown, template, ...
+    pub expect: String,
+}
+
+impl Instance {
+    /// The corpus folder (`owner__repo`) the instance belongs to.
+    pub fn repo(&self) -> &str {
+        self.crd_file.split('/').nth(1).unwrap_or_default()
+    }
+}
+
+/// Every row of the corpus index.
+pub fn instances() -> Vec<Instance> {
+    let text = std::fs::read_to_string(corpus_dir().join("instances/INDEX.tsv")).expect("the corpus index is readable");
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let [file, doc, api_version, kind, name, crd_file, expect] = cols[..] else { return None };
+            Some(Instance {
+                file: file.into(),
+                doc_index: doc.parse().ok()?,
+                api_version: api_version.into(),
+                kind: kind.into(),
+                name: name.into(),
+                crd_file: crd_file.into(),
+                expect: expect.into(),
+            })
+        })
+        .collect()
+}
