@@ -35,11 +35,19 @@ impl Finding {
 /// Checks every version of a CRD. Returns, per version index, whether it may be generated.
 pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
     let crd = &loaded.crd;
-    let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
+    let same_schema = crd
+        .versions
+        .windows(2)
+        .all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
     let mut ok = Vec::new();
     let mut reported_shared = false;
     for (i, version) in crd.versions.iter().enumerate() {
-        let base = if same_schema || version.schema.as_ref().is_some_and(|s| s.pointer.starts_with("/spec/validation")) {
+        let base = if same_schema
+            || version
+                .schema
+                .as_ref()
+                .is_some_and(|s| s.pointer.starts_with("/spec/validation"))
+        {
             "spec.validation.openAPIV3Schema".to_owned()
         } else {
             format!("spec.versions[{i}].schema.openAPIV3Schema")
@@ -70,7 +78,13 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
         for f in findings {
             diags.push(Diagnostic {
                 version: Some(version.name.clone()),
-                ..loaded.diagnostic(Severity::Error, &f.pointer, f.kind, f.field.clone(), f.body.clone())
+                ..loaded.diagnostic(
+                    Severity::Error,
+                    &f.pointer,
+                    f.kind,
+                    f.field.clone(),
+                    f.body.clone(),
+                )
             });
         }
     }
@@ -95,7 +109,11 @@ fn clear_pointers(s: &mut Schema) {
     if let Some(AdditionalProperties::Schema(a)) = s.additional_properties.as_mut() {
         clear_pointers(a);
     }
-    s.all_of.iter_mut().chain(s.any_of.iter_mut()).chain(s.one_of.iter_mut()).for_each(clear_pointers);
+    s.all_of
+        .iter_mut()
+        .chain(s.any_of.iter_mut())
+        .chain(s.one_of.iter_mut())
+        .for_each(clear_pointers);
     if let Some(n) = s.not.as_deref_mut() {
         clear_pointers(n);
     }
@@ -104,13 +122,20 @@ fn clear_pointers(s: &mut Schema) {
 /// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
 /// structural errors by their full text.
 fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Finding> {
-    let mut c = Checker { findings: Vec::new() };
+    let mut c = Checker {
+        findings: Vec::new(),
+    };
     c.conversion(root, base);
     c.structural(root, base, Level::Root);
     c.root_metadata(root, base);
     c.crd_rules(root, base, true);
     if root.nullable {
-        c.push(root, format!("{base}.nullable"), "FieldValueForbidden", "Forbidden: nullable cannot be true at the root");
+        c.push(
+            root,
+            format!("{base}.nullable"),
+            "FieldValueForbidden",
+            "Forbidden: nullable cannot be true at the root",
+        );
     }
     if status_subresource {
         if let Some(t) = root.type_str().filter(|t| *t != "object") {
@@ -145,16 +170,31 @@ fn prop_path(p: &str, name: &str) -> String {
 
 impl Checker {
     fn push(&mut self, node: &Schema, field: String, kind: &'static str, body: impl Into<String>) {
-        self.findings.push(Finding { field, kind, body: body.into(), pointer: node.pointer.clone() });
+        self.findings.push(Finding {
+            field,
+            kind,
+            body: body.into(),
+            pointer: node.pointer.clone(),
+        });
     }
 
     /// `convert.go`: what the structural model cannot represent at all.
     fn conversion(&mut self, s: &Schema, p: &str) {
         for kw in &s.unsupported {
             if kw == "items-array" {
-                self.push(s, format!("{p}.items"), "FieldValueForbidden", "Forbidden: items must be a schema object and not an array");
+                self.push(
+                    s,
+                    format!("{p}.items"),
+                    "FieldValueForbidden",
+                    "Forbidden: items must be a schema object and not an array",
+                );
             } else {
-                self.push(s, format!("{p}.{kw}"), "FieldValueForbidden", format!("Forbidden: {kw} is not supported"));
+                self.push(
+                    s,
+                    format!("{p}.{kw}"),
+                    "FieldValueForbidden",
+                    format!("Forbidden: {kw} is not supported"),
+                );
             }
         }
         if s.preserve_unknown_fields == Some(false) {
@@ -174,7 +214,11 @@ impl Checker {
         if let Some(a) = s.additional_properties_schema() {
             self.conversion(a, &format!("{p}.additionalProperties"));
         }
-        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (kw, list) in [
+            ("allOf", &s.all_of),
+            ("anyOf", &s.any_of),
+            ("oneOf", &s.one_of),
+        ] {
             for (i, j) in list.iter().enumerate() {
                 self.conversion(j, &format!("{p}.{kw}[{i}]"));
             }
@@ -187,7 +231,12 @@ impl Checker {
     /// `ValidateStructural` over the spine (properties, items, additionalProperties).
     fn structural(&mut self, s: &Schema, p: &str, level: Level) {
         if s.type_str() == Some("array") && s.items.is_none() {
-            self.push(s, format!("{p}.items"), "FieldValueRequired", "Required value: must be specified");
+            self.push(
+                s,
+                format!("{p}.items"),
+                "FieldValueRequired",
+                "Required value: must be specified",
+            );
         }
         let typeless = s.type_.as_deref().is_none_or(str::is_empty);
         if typeless && !s.int_or_string && !s.preserves_unknown_fields() && !s.embedded_resource {
@@ -196,14 +245,29 @@ impl Checker {
                 Level::Item => "must not be empty for specified array items",
                 Level::Field => "must not be empty for specified object fields",
             };
-            self.push(s, format!("{p}.type"), "FieldValueRequired", format!("Required value: {why}"));
+            self.push(
+                s,
+                format!("{p}.type"),
+                "FieldValueRequired",
+                format!("Required value: {why}"),
+            );
         }
         if level == Level::Root {
             if let Some(t) = s.type_str().filter(|t| !t.is_empty() && *t != "object") {
-                self.push(s, format!("{p}.type"), "FieldValueInvalid", format!("Invalid value: {t:?}: must be object at the root"));
+                self.push(
+                    s,
+                    format!("{p}.type"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {t:?}: must be object at the root"),
+                );
             }
             if s.additional_properties.is_some() {
-                self.push(s, format!("{p}.additionalProperties"), "FieldValueForbidden", "Forbidden: must not be used at the root");
+                self.push(
+                    s,
+                    format!("{p}.additionalProperties"),
+                    "FieldValueForbidden",
+                    "Forbidden: must not be used at the root",
+                );
             }
         }
         if s.int_or_string && s.preserves_unknown_fields() {
@@ -257,14 +321,29 @@ impl Checker {
         }
         if level == Level::Root || s.embedded_resource {
             for meta in ["kind", "apiVersion"] {
-                if let Some(t) = s.properties.get(meta).and_then(|m| m.type_str()).filter(|t| *t != "string") {
+                if let Some(t) = s
+                    .properties
+                    .get(meta)
+                    .and_then(|m| m.type_str())
+                    .filter(|t| *t != "string")
+                {
                     let node = &s.properties[meta];
-                    self.push(node, format!("{}.type", prop_path(p, meta)), "FieldValueInvalid", format!("Invalid value: {t:?}: must be string"));
+                    self.push(
+                        node,
+                        format!("{}.type", prop_path(p, meta)),
+                        "FieldValueInvalid",
+                        format!("Invalid value: {t:?}: must be string"),
+                    );
                 }
             }
             if let Some(m) = s.properties.get("metadata") {
                 if let Some(t) = m.type_str().filter(|t| *t != "object") {
-                    self.push(m, format!("{}.type", prop_path(p, "metadata")), "FieldValueInvalid", format!("Invalid value: {t:?}: must be object"));
+                    self.push(
+                        m,
+                        format!("{}.type", prop_path(p, "metadata")),
+                        "FieldValueInvalid",
+                        format!("Invalid value: {t:?}: must be object"),
+                    );
                 }
             }
         }
@@ -283,8 +362,13 @@ impl Checker {
 
     /// The root `metadata` may only restrict `name` and `generateName`.
     fn root_metadata(&mut self, root: &Schema, p: &str) {
-        let Some(m) = root.properties.get("metadata") else { return };
-        let only_names = m.properties.keys().all(|k| k == "name" || k == "generateName");
+        let Some(m) = root.properties.get("metadata") else {
+            return;
+        };
+        let only_names = m
+            .properties
+            .keys()
+            .all(|k| k == "name" || k == "generateName");
         let bare = Schema {
             pointer: m.pointer.clone(),
             type_: m.type_.clone(),
@@ -307,12 +391,19 @@ impl Checker {
         if in_junctor {
             self.junctor_forbidden(s, p);
         }
-        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (kw, list) in [
+            ("allOf", &s.all_of),
+            ("anyOf", &s.any_of),
+            ("oneOf", &s.one_of),
+        ] {
             for (i, j) in list.iter().enumerate() {
                 let jp = format!("{p}.{kw}[{i}]");
                 // The int-or-string idioms may carry `type` inside the junctor.
                 let idiom = is_int_or_string_any_of(list) && kw == "anyOf"
-                    || kw == "allOf" && i == 0 && is_int_or_string_any_of(&j.any_of) && j.type_.is_none();
+                    || kw == "allOf"
+                        && i == 0
+                        && is_int_or_string_any_of(&j.any_of)
+                        && j.type_.is_none();
                 if idiom && kw == "anyOf" {
                     continue;
                 }
@@ -333,7 +424,12 @@ impl Checker {
             for (name, child) in &s.properties {
                 let cp = prop_path(p, name);
                 if name == "metadata" {
-                    self.push(child, cp.clone(), "FieldValueForbidden", "Forbidden: must not be specified in a nested context");
+                    self.push(
+                        child,
+                        cp.clone(),
+                        "FieldValueForbidden",
+                        "Forbidden: must not be specified in a nested context",
+                    );
                 }
                 self.value_validation(child, &cp, true);
             }
@@ -349,43 +445,101 @@ impl Checker {
     fn junctor_forbidden(&mut self, s: &Schema, p: &str) {
         let f = "FieldValueForbidden";
         if s.type_.is_some() {
-            self.push(s, format!("{p}.type"), f, "Forbidden: must be empty to be structural");
+            self.push(
+                s,
+                format!("{p}.type"),
+                f,
+                "Forbidden: must be empty to be structural",
+            );
         }
         if s.additional_properties.is_some() {
-            self.push(s, format!("{p}.additionalProperties"), f, "Forbidden: must be undefined to be structural");
+            self.push(
+                s,
+                format!("{p}.additionalProperties"),
+                f,
+                "Forbidden: must be undefined to be structural",
+            );
         }
         if s.default.is_some() {
-            self.push(s, format!("{p}.default"), f, "Forbidden: must be undefined to be structural");
+            self.push(
+                s,
+                format!("{p}.default"),
+                f,
+                "Forbidden: must be undefined to be structural",
+            );
         }
         if s.title.is_some() {
-            self.push(s, format!("{p}.title"), f, "Forbidden: must be empty to be structural");
+            self.push(
+                s,
+                format!("{p}.title"),
+                f,
+                "Forbidden: must be empty to be structural",
+            );
         }
         if s.description.is_some() {
-            self.push(s, format!("{p}.description"), f, "Forbidden: must be empty to be structural");
+            self.push(
+                s,
+                format!("{p}.description"),
+                f,
+                "Forbidden: must be empty to be structural",
+            );
         }
         if s.nullable {
-            self.push(s, format!("{p}.nullable"), f, "Forbidden: must be false to be structural");
+            self.push(
+                s,
+                format!("{p}.nullable"),
+                f,
+                "Forbidden: must be false to be structural",
+            );
         }
         for (set, kw) in [
-            (s.preserve_unknown_fields.is_some(), "x-kubernetes-preserve-unknown-fields"),
+            (
+                s.preserve_unknown_fields.is_some(),
+                "x-kubernetes-preserve-unknown-fields",
+            ),
             (s.embedded_resource, "x-kubernetes-embedded-resource"),
             (s.int_or_string, "x-kubernetes-int-or-string"),
         ] {
             if set {
-                self.push(s, format!("{p}.{kw}"), f, "Forbidden: must be false to be structural");
+                self.push(
+                    s,
+                    format!("{p}.{kw}"),
+                    f,
+                    "Forbidden: must be false to be structural",
+                );
             }
         }
         if !s.list_map_keys.is_empty() {
-            self.push(s, format!("{p}.x-kubernetes-list-map-keys"), f, "Forbidden: must be empty to be structural");
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-list-map-keys"),
+                f,
+                "Forbidden: must be empty to be structural",
+            );
         }
         if s.list_type.is_some() {
-            self.push(s, format!("{p}.x-kubernetes-list-type"), f, "Forbidden: must be undefined to be structural");
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-list-type"),
+                f,
+                "Forbidden: must be undefined to be structural",
+            );
         }
         if s.map_type.is_some() {
-            self.push(s, format!("{p}.x-kubernetes-map-type"), f, "Forbidden: must be undefined to be structural");
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-map-type"),
+                f,
+                "Forbidden: must be undefined to be structural",
+            );
         }
         if !s.validations.is_empty() {
-            self.push(s, format!("{p}.x-kubernetes-validations"), f, "Forbidden: must be empty to be structural");
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-validations"),
+                f,
+                "Forbidden: must be empty to be structural",
+            );
         }
     }
 
@@ -396,8 +550,18 @@ impl Checker {
             .iter()
             .enumerate()
             .map(|(i, j)| (format!("{p}.allOf[{i}]"), j))
-            .chain(s.any_of.iter().enumerate().map(|(i, j)| (format!("{p}.anyOf[{i}]"), j)))
-            .chain(s.one_of.iter().enumerate().map(|(i, j)| (format!("{p}.oneOf[{i}]"), j)))
+            .chain(
+                s.any_of
+                    .iter()
+                    .enumerate()
+                    .map(|(i, j)| (format!("{p}.anyOf[{i}]"), j)),
+            )
+            .chain(
+                s.one_of
+                    .iter()
+                    .enumerate()
+                    .map(|(i, j)| (format!("{p}.oneOf[{i}]"), j)),
+            )
             .chain(s.not.iter().map(|j| (format!("{p}.not"), j.as_ref())));
         let junctors: Vec<_> = junctors.collect();
         for (jp, j) in junctors {
@@ -408,18 +572,25 @@ impl Checker {
     fn complete_against(&mut self, spine: &Schema, sp: &str, j: &Schema, jp: &str) {
         for (name, jchild) in &j.properties {
             match spine.properties.get(name) {
-                Some(child) => self.complete_against(child, &prop_path(sp, name), jchild, &prop_path(jp, name)),
+                Some(child) => {
+                    self.complete_against(child, &prop_path(sp, name), jchild, &prop_path(jp, name))
+                }
                 None => self.push(
                     jchild,
                     prop_path(sp, name),
                     "FieldValueRequired",
-                    format!("Required value: because it is defined in {}", prop_path(jp, name)),
+                    format!(
+                        "Required value: because it is defined in {}",
+                        prop_path(jp, name)
+                    ),
                 ),
             }
         }
         if let Some(ji) = &j.items {
             match &spine.items {
-                Some(si) => self.complete_against(si, &format!("{sp}.items"), ji, &format!("{jp}.items")),
+                Some(si) => {
+                    self.complete_against(si, &format!("{sp}.items"), ji, &format!("{jp}.items"))
+                }
                 None => self.push(
                     ji,
                     format!("{sp}.items"),
@@ -430,10 +601,19 @@ impl Checker {
         }
         if let Some(ja) = j.additional_properties_schema() {
             if let Some(sa) = spine.additional_properties_schema() {
-                self.complete_against(sa, &format!("{sp}.additionalProperties"), ja, &format!("{jp}.additionalProperties"));
+                self.complete_against(
+                    sa,
+                    &format!("{sp}.additionalProperties"),
+                    ja,
+                    &format!("{jp}.additionalProperties"),
+                );
             }
         }
-        for (kw, list) in [("allOf", &j.all_of), ("anyOf", &j.any_of), ("oneOf", &j.one_of)] {
+        for (kw, list) in [
+            ("allOf", &j.all_of),
+            ("anyOf", &j.any_of),
+            ("oneOf", &j.one_of),
+        ] {
             for (i, nested) in list.iter().enumerate() {
                 self.complete_against(spine, sp, nested, &format!("{jp}.{kw}[{i}]"));
             }
@@ -470,7 +650,10 @@ impl Checker {
             );
         }
         if !s.properties.is_empty()
-            && matches!(s.additional_properties, Some(AdditionalProperties::Schema(_)) | Some(AdditionalProperties::Bool(false)))
+            && matches!(
+                s.additional_properties,
+                Some(AdditionalProperties::Schema(_)) | Some(AdditionalProperties::Bool(false))
+            )
         {
             self.push(
                 s,
@@ -491,7 +674,11 @@ impl Checker {
         if let Some(a) = s.additional_properties_schema() {
             self.crd_rules(a, &format!("{p}.additionalProperties"), spine);
         }
-        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (kw, list) in [
+            ("allOf", &s.all_of),
+            ("anyOf", &s.any_of),
+            ("oneOf", &s.one_of),
+        ] {
             for (i, j) in list.iter().enumerate() {
                 self.crd_rules(j, &format!("{p}.{kw}[{i}]"), false);
             }
@@ -515,7 +702,9 @@ impl Checker {
                     s,
                     format!("{p}.type"),
                     "FieldValueInvalid",
-                    format!("Invalid value: {t:?}: must be object if x-kubernetes-map-type is specified"),
+                    format!(
+                        "Invalid value: {t:?}: must be object if x-kubernetes-map-type is specified"
+                    ),
                 ),
             }
             if mt != "atomic" && mt != "granular" {
@@ -523,7 +712,9 @@ impl Checker {
                     s,
                     format!("{p}.x-kubernetes-map-type"),
                     "FieldValueNotSupported",
-                    format!("Unsupported value: {mt:?}: supported values: \"atomic\", \"granular\""),
+                    format!(
+                        "Unsupported value: {mt:?}: supported values: \"atomic\", \"granular\""
+                    ),
                 );
             }
         }
@@ -540,7 +731,9 @@ impl Checker {
                     s,
                     format!("{p}.type"),
                     "FieldValueInvalid",
-                    format!("Invalid value: {t:?}: must be array if x-kubernetes-list-type is specified"),
+                    format!(
+                        "Invalid value: {t:?}: must be array if x-kubernetes-list-type is specified"
+                    ),
                 ),
             }
             if !["atomic", "set", "map"].contains(&lt.as_str()) {
@@ -548,7 +741,9 @@ impl Checker {
                     s,
                     format!("{p}.x-kubernetes-list-type"),
                     "FieldValueNotSupported",
-                    format!("Unsupported value: {lt:?}: supported values: \"atomic\", \"map\", \"set\""),
+                    format!(
+                        "Unsupported value: {lt:?}: supported values: \"atomic\", \"map\", \"set\""
+                    ),
                 );
             }
         }
@@ -577,7 +772,10 @@ impl Checker {
                         items,
                         format!("{p}.items.nullable"),
                         "FieldValueForbidden",
-                        format!("Forbidden: cannot be nullable when x-kubernetes-list-type is {}", lt.unwrap_or_default()),
+                        format!(
+                            "Forbidden: cannot be nullable when x-kubernetes-list-type is {}",
+                            lt.unwrap_or_default()
+                        ),
                     );
                 }
             }
@@ -607,7 +805,10 @@ impl Checker {
                                 s,
                                 format!("{p}.x-kubernetes-list-map-keys"),
                                 "FieldValueInvalid",
-                                format!("Invalid value: {}: must not contain duplicate entries", json_list(&s.list_map_keys)),
+                                format!(
+                                    "Invalid value: {}: must not contain duplicate entries",
+                                    json_list(&s.list_map_keys)
+                                ),
                             );
                         }
                         seen.push(key);
@@ -661,7 +862,11 @@ fn json_list(list: &[String]) -> String {
 /// `anyOf: [{type: integer}, {type: string}]`, exactly: the int-or-string idiom.
 fn is_int_or_string_any_of(list: &[Schema]) -> bool {
     let only_type = |s: &Schema, t: &str| {
-        let bare = Schema { pointer: s.pointer.clone(), type_: Some(t.to_owned()), ..Schema::default() };
+        let bare = Schema {
+            pointer: s.pointer.clone(),
+            type_: Some(t.to_owned()),
+            ..Schema::default()
+        };
         *s == bare
     };
     list.len() == 2 && only_type(&list[0], "integer") && only_type(&list[1], "string")
@@ -675,7 +880,10 @@ mod tests {
     fn findings(schema: serde_json::Value) -> Vec<String> {
         let (s, errors) = Schema::parse(&schema, "");
         assert!(errors.is_empty(), "{errors:?}");
-        check_schema(&s, "spec.validation.openAPIV3Schema", false).iter().map(Finding::text).collect()
+        check_schema(&s, "spec.validation.openAPIV3Schema", false)
+            .iter()
+            .map(Finding::text)
+            .collect()
     }
 
     #[test]
@@ -697,7 +905,9 @@ mod tests {
     #[test]
     fn missing_types_are_reported_per_level_with_apiserver_words() {
         assert_eq!(
-            findings(json!({"properties": {"a": {}, "l": {"type": "array", "items": {}}, "n": {"type": "array"}}})),
+            findings(
+                json!({"properties": {"a": {}, "l": {"type": "array", "items": {}}, "n": {"type": "array"}}})
+            ),
             vec![
                 "spec.validation.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields",
                 "spec.validation.openAPIV3Schema.properties[l].items.type: Required value: must not be empty for specified array items",
@@ -710,8 +920,10 @@ mod tests {
     #[test]
     fn junctors_may_only_validate_values() {
         assert_eq!(
-            findings(json!({"type": "object", "properties": {"a": {"type": "string"}},
-                "anyOf": [{"type": "string", "nullable": true, "properties": {"a": {"default": "x"}, "metadata": {}}}]})),
+            findings(
+                json!({"type": "object", "properties": {"a": {"type": "string"}},
+                "anyOf": [{"type": "string", "nullable": true, "properties": {"a": {"default": "x"}, "metadata": {}}}]})
+            ),
             vec![
                 "spec.validation.openAPIV3Schema.anyOf[0].nullable: Forbidden: must be false to be structural",
                 "spec.validation.openAPIV3Schema.anyOf[0].properties[a].default: Forbidden: must be undefined to be structural",
@@ -725,8 +937,10 @@ mod tests {
     #[test]
     fn root_rules_and_metadata_restriction() {
         assert_eq!(
-            findings(json!({"type": "string", "additionalProperties": {"type": "string"},
-                "properties": {"metadata": {"type": "object", "description": "x"}, "kind": {"type": "integer"}}})),
+            findings(
+                json!({"type": "string", "additionalProperties": {"type": "string"},
+                "properties": {"metadata": {"type": "object", "description": "x"}, "kind": {"type": "integer"}}})
+            ),
             vec![
                 "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
                 "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root",
@@ -740,9 +954,11 @@ mod tests {
     #[test]
     fn list_map_keys_must_be_required_scalar_properties() {
         assert_eq!(
-            findings(json!({"type": "object", "properties": {"l": {"type": "array",
+            findings(
+                json!({"type": "object", "properties": {"l": {"type": "array",
                 "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "o", "gone"],
-                "items": {"type": "object", "properties": {"name": {"type": "string"}, "o": {"type": "object"}}}}}})),
+                "items": {"type": "object", "properties": {"name": {"type": "string"}, "o": {"type": "object"}}}}}})
+            ),
             vec![
                 "spec.validation.openAPIV3Schema.properties[l].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                 "spec.validation.openAPIV3Schema.properties[l].items.properties[o].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
@@ -755,7 +971,9 @@ mod tests {
     #[test]
     fn unsupported_keywords_and_preserve_false() {
         assert_eq!(
-            findings(json!({"type": "object", "$ref": "#/x", "properties": {"a": {"type": "object", "x-kubernetes-preserve-unknown-fields": false}}})),
+            findings(
+                json!({"type": "object", "$ref": "#/x", "properties": {"a": {"type": "object", "x-kubernetes-preserve-unknown-fields": false}}})
+            ),
             vec![
                 "spec.validation.openAPIV3Schema.$ref: Forbidden: $ref is not supported",
                 "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined",

@@ -62,9 +62,21 @@ pub enum Command {
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
-        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs } => {
+        Command::Generate {
+            paths,
+            out,
+            crate_name,
+            kubeskema_path,
+            no_docs,
+        } => {
             let started = Instant::now();
-            let generation = match pipeline::run(&paths, pipeline::Options { docs: !no_docs, keep_going: false }) {
+            let generation = match pipeline::run(
+                &paths,
+                pipeline::Options {
+                    docs: !no_docs,
+                    keep_going: false,
+                },
+            ) {
                 Ok(g) => g,
                 Err(diags) => {
                     eprintln!("{diags}");
@@ -75,7 +87,9 @@ pub fn run(args: Args) -> i32 {
                 eprintln!("{w}");
             }
             let name = crate_name.unwrap_or_else(|| {
-                out.file_name().map(|n| n.to_string_lossy().replace(['.', ' '], "-")).unwrap_or_else(|| "crds".into())
+                out.file_name()
+                    .map(|n| n.to_string_lossy().replace(['.', ' '], "-"))
+                    .unwrap_or_else(|| "crds".into())
             });
             let dependency = match kubeskema_path {
                 Some(p) => Dependency::Path(std::path::absolute(&p).unwrap_or(p)),
@@ -85,7 +99,11 @@ pub fn run(args: Args) -> i32 {
                 eprintln!("{}: error: cannot write the crate: {e}", out.display());
                 return 2;
             }
-            let lines: usize = generation.modules.iter().map(|m| m.code.lines().count()).sum();
+            let lines: usize = generation
+                .modules
+                .iter()
+                .map(|m| m.code.lines().count())
+                .sum();
             let types: usize = generation.modules.iter().map(|m| m.types).sum();
             eprintln!(
                 "generated crate `{name}` in {}: {} CRDs, {} modules, {types} types, {lines} lines, in {:.2?}",
@@ -105,7 +123,13 @@ pub fn run(args: Args) -> i32 {
                     return 2;
                 }
             };
-            let diags = match pipeline::run(&paths, pipeline::Options { docs: false, keep_going: false }) {
+            let diags = match pipeline::run(
+                &paths,
+                pipeline::Options {
+                    docs: false,
+                    keep_going: false,
+                },
+            ) {
                 Ok(g) => g.warnings,
                 Err(d) => d.0,
             };
@@ -123,7 +147,9 @@ pub fn run(args: Args) -> i32 {
                     println!("{d}");
                 }
             }
-            if diags.iter().any(|d| d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax")) {
+            if diags.iter().any(|d| {
+                d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax")
+            }) {
                 2
             } else if diags.iter().any(|d| d.is_error()) {
                 1

@@ -32,7 +32,25 @@ pub fn emit_module(m: &Module) -> String {
         #(#items)*
     };
     let parsed: syn::File = syn::parse2(file).expect("invariant: generated tokens parse as a file");
-    prettyplease::unparse(&parsed)
+    space_items(&prettyplease::unparse(&parsed))
+}
+
+/// prettyplease puts top-level items edge to edge; a blank line between them reads better.
+fn space_items(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + code.len() / 20);
+    let mut previous_closed = false;
+    for line in code.lines() {
+        let starts_item = ["///", "#[", "pub ", "impl "]
+            .iter()
+            .any(|p| line.starts_with(p));
+        if previous_closed && starts_item {
+            out.push('\n');
+        }
+        previous_closed = line == "}" || (line.ends_with(';') && !line.starts_with(' '));
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 fn ty_tokens(m: &Module, ty: &Ty) -> TokenStream {
@@ -78,7 +96,9 @@ fn field_ty(m: &Module, f: &FieldDef) -> TokenStream {
 /// `#[doc]` attributes for a description, made safe for rustdoc: fenced blocks are marked
 /// `text` and lines lose their indentation, so no description ever becomes a doctest.
 fn docs(doc: Option<&str>) -> TokenStream {
-    let Some(doc) = doc else { return TokenStream::new() };
+    let Some(doc) = doc else {
+        return TokenStream::new();
+    };
     let lines = sanitize_doc(doc);
     quote! { #(#[doc = #lines])* }
 }
@@ -94,7 +114,11 @@ pub fn sanitize_doc(doc: &str) -> Vec<String> {
                 out.push(" ```".to_owned());
             } else {
                 let lang = rest.trim();
-                let lang = if lang.is_empty() || lang == "rust" { "text" } else { lang };
+                let lang = if lang.is_empty() || lang == "rust" {
+                    "text"
+                } else {
+                    lang
+                };
                 out.push(format!(" ```{lang}"));
             }
             in_fence = !in_fence;
@@ -180,7 +204,11 @@ fn number_tokens(n: &serde_json::Number) -> TokenStream {
     let lit = if n.is_f64() {
         // Keep floats floats (`10.0`, `1e20` → `1e20`): the int/float distinction matters to
         // the apiserver's bound checks.
-        let d = if digits.contains(['.', 'e', 'E']) { digits } else { format!("{digits}.0") };
+        let d = if digits.contains(['.', 'e', 'E']) {
+            digits
+        } else {
+            format!("{digits}.0")
+        };
         Literal::f64_unsuffixed(d.parse::<f64>().unwrap_or_default())
     } else {
         Literal::u64_unsuffixed(digits.parse::<u64>().unwrap_or_default())
@@ -208,7 +236,11 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs(s.doc.as_deref());
     let container_attrs: Vec<_> = s.attrs.iter().map(attr_tokens).collect();
-    let container = if container_attrs.is_empty() { quote!() } else { quote!(#[kubeskema(#(#container_attrs),*)]) };
+    let container = if container_attrs.is_empty() {
+        quote!()
+    } else {
+        quote!(#[kubeskema(#(#container_attrs),*)])
+    };
     let fields = s.fields.iter().map(|f| {
         let fdoc = docs(f.doc.as_deref());
         let fid = ident(&f.ident);
@@ -230,7 +262,11 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
             parts.push(default_attr(d));
         }
         parts.extend(f.attrs.iter().map(attr_tokens));
-        let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
+        let attr = if parts.is_empty() {
+            quote!()
+        } else {
+            quote!(#[kubeskema(#(#parts),*)])
+        };
         quote! {
             #fdoc
             #attr
@@ -238,7 +274,11 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
         }
     });
     let root_impl = s.root.as_ref().map(|r| {
-        let api_version = if r.group.is_empty() { r.version.clone() } else { format!("{}/{}", r.group, r.version) };
+        let api_version = if r.group.is_empty() {
+            r.version.clone()
+        } else {
+            format!("{}/{}", r.group, r.version)
+        };
         let (group, version, kind, plural) = (&r.group, &r.version, &r.kind, &r.plural);
         let namespaced = r.namespaced;
         quote! {
@@ -273,11 +313,24 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
 
 fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream {
     let name = ident(&s.name);
-    let (suffix, method, junctor) = if u.one_of { ("OneOf", "one_of", "oneOf") } else { ("AnyOf", "any_of", "anyOf") };
+    let (suffix, method, junctor) = if u.one_of {
+        ("OneOf", "one_of", "oneOf")
+    } else {
+        ("AnyOf", "any_of", "anyOf")
+    };
     let enum_name = format_ident!("{}{}", s.name, suffix);
     let method = format_ident!("{}", method);
-    let members: Vec<&FieldDef> = u.members.iter().filter_map(|j| s.fields.iter().find(|f| &f.json_name == j)).collect();
-    let variant_names = crate::names::variant_names(&members.iter().map(|f| f.json_name.clone()).collect::<Vec<_>>());
+    let members: Vec<&FieldDef> = u
+        .members
+        .iter()
+        .filter_map(|j| s.fields.iter().find(|f| &f.json_name == j))
+        .collect();
+    let variant_names = crate::names::variant_names(
+        &members
+            .iter()
+            .map(|f| f.json_name.clone())
+            .collect::<Vec<_>>(),
+    );
     let variants = members.iter().zip(&variant_names).map(|(f, v)| {
         let v = ident(v);
         let inner = match f.shape {
@@ -300,8 +353,14 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
             _ => quote! { found.push(#enum_name::#v(&self.#fid)); },
         }
     });
-    let listed = u.members.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
-    let enum_doc = format!(" Which of {listed} is set: the typed view of the schema's `{junctor}`.");
+    let listed = u
+        .members
+        .iter()
+        .map(|m| format!("`{m}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let enum_doc =
+        format!(" Which of {listed} is set: the typed view of the schema's `{junctor}`.");
     let body = if u.one_of {
         quote! {
             let mut found = Vec::new();
@@ -316,9 +375,17 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
         }
     };
     let (ret, method_doc) = if u.one_of {
-        (quote!(Option<#enum_name<'_>>), format!(" The member of the `oneOf` that is set ({listed}), or `None` when none or several are."))
+        (
+            quote!(Option<#enum_name<'_>>),
+            format!(
+                " The member of the `oneOf` that is set ({listed}), or `None` when none or several are."
+            ),
+        )
     } else {
-        (quote!(Vec<#enum_name<'_>>), format!(" The members of the `anyOf` that are set ({listed})."))
+        (
+            quote!(Vec<#enum_name<'_>>),
+            format!(" The members of the `anyOf` that are set ({listed})."),
+        )
     };
     quote! {
         #[doc = #enum_doc]
@@ -334,8 +401,15 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
 fn emit_enum(e: &EnumDef) -> TokenStream {
     let name = ident(&e.name);
     let doc = docs(e.doc.as_deref());
-    let needs_allow = e.variants.iter().any(|(v, _)| !v.starts_with(|c: char| c.is_ascii_uppercase()) || v.contains('_'));
-    let allow = if needs_allow { quote!(#[allow(non_camel_case_types)]) } else { quote!() };
+    let needs_allow = e
+        .variants
+        .iter()
+        .any(|(v, _)| !v.starts_with(|c: char| c.is_ascii_uppercase()) || v.contains('_'));
+    let allow = if needs_allow {
+        quote!(#[allow(non_camel_case_types)])
+    } else {
+        quote!()
+    };
     let variants = e.variants.iter().map(|(v, value)| {
         let vid = ident(v);
         let attr = match value {
@@ -348,10 +422,13 @@ fn emit_enum(e: &EnumDef) -> TokenStream {
             }
             _ => quote!(),
         };
-        let vdoc = format!(" `{}`", match value {
-            Value::String(s) => format!("{s:?}"),
-            other => other.to_string(),
-        });
+        let vdoc = format!(
+            " `{}`",
+            match value {
+                Value::String(s) => format!("{s:?}"),
+                other => other.to_string(),
+            }
+        );
         quote! { #[doc = #vdoc] #attr #vid, }
     });
     quote! {
@@ -370,7 +447,17 @@ mod tests {
     fn docs_never_become_doctests() {
         assert_eq!(
             sanitize_doc("Example:\n\n    kubectl apply -f x\n```\nfoo()\n```\n```yaml\na: 1\n"),
-            vec![" Example:", " ", " kubectl apply -f x", " ```text", " foo()", " ```", " ```yaml", " a: 1", " ```"]
+            vec![
+                " Example:",
+                " ",
+                " kubectl apply -f x",
+                " ```text",
+                " foo()",
+                " ```",
+                " ```yaml",
+                " a: 1",
+                " ```"
+            ]
         );
     }
 }

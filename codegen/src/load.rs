@@ -27,7 +27,14 @@ pub struct LoadedCrd {
 
 impl LoadedCrd {
     /// A diagnostic at a JSON pointer of this CRD's document.
-    pub fn diagnostic(&self, severity: Severity, pointer: &str, kind: &str, field: String, message: String) -> Diagnostic {
+    pub fn diagnostic(
+        &self,
+        severity: Severity,
+        pointer: &str,
+        kind: &str,
+        field: String,
+        message: String,
+    ) -> Diagnostic {
         Diagnostic {
             severity,
             file: self.file.clone(),
@@ -67,7 +74,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            diags.push(Diagnostic::file_error(dir, None, "Io", format!("cannot read folder: {e}")));
+            diags.push(Diagnostic::file_error(
+                dir,
+                None,
+                "Io",
+                format!("cannot read folder: {e}"),
+            ));
             return;
         }
     };
@@ -75,7 +87,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
         let path = entry.path();
         if path.is_dir() {
             walk(&path, out, diags);
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        ) {
             out.push(path);
         }
     }
@@ -95,7 +110,12 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
 /// Reads the documents of one text; errors carry the line:column of the syntax problem.
 pub fn parse_text(path: &Path, text: &str) -> Result<Vec<Document>, Diagnostic> {
     yaml::parse_documents(text).map_err(|e| {
-        Diagnostic::file_error(path, Some(e.pos), "YamlSyntax", format!("not valid YAML: {}", e.message))
+        Diagnostic::file_error(
+            path,
+            Some(e.pos),
+            "YamlSyntax",
+            format!("not valid YAML: {}", e.message),
+        )
     })
 }
 
@@ -133,7 +153,12 @@ pub fn load_crds(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> (Vec<LoadedC
     (out, files)
 }
 
-fn crds_of_document(file: &Path, doc: Document, out: &mut Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) {
+fn crds_of_document(
+    file: &Path,
+    doc: Document,
+    out: &mut Vec<LoadedCrd>,
+    diags: &mut Vec<Diagnostic>,
+) {
     if doc.value.is_null() {
         return;
     }
@@ -144,7 +169,11 @@ fn crds_of_document(file: &Path, doc: Document, out: &mut Vec<LoadedCrd>, diags:
                 if crd::is_crd(item) {
                     // Re-root positions is not possible for a sub-tree; keep the document's own.
                     let (crd, errors) = Crd::parse(item);
-                    let loaded = LoadedCrd { file: file.to_owned(), doc: doc.clone(), crd };
+                    let loaded = LoadedCrd {
+                        file: file.to_owned(),
+                        doc: doc.clone(),
+                        crd,
+                    };
                     report_parse_errors(&loaded, &format!("/items/{i}"), errors, diags);
                     out.push(loaded);
                 }
@@ -153,14 +182,21 @@ fn crds_of_document(file: &Path, doc: Document, out: &mut Vec<LoadedCrd>, diags:
         return;
     }
     if !crd::is_crd(&doc.value) {
-        let kind = doc.value.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
+        let kind = doc
+            .value
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .unwrap_or("<no kind>");
         diags.push(Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::file_error(
                 file,
                 Some(doc.start),
                 "NotACrd",
-                format!("document {} is a {kind}, not a CustomResourceDefinition; skipped", doc.index),
+                format!(
+                    "document {} is a {kind}, not a CustomResourceDefinition; skipped",
+                    doc.index
+                ),
             )
         });
         return;
@@ -171,13 +207,21 @@ fn crds_of_document(file: &Path, doc: Document, out: &mut Vec<LoadedCrd>, diags:
                 file,
                 Some(dup.pos),
                 "DuplicateKey",
-                format!("duplicate key {} (first at {}); the apiserver keeps the last one", pointer_last(&dup.pointer), dup.first),
+                format!(
+                    "duplicate key {} (first at {}); the apiserver keeps the last one",
+                    pointer_last(&dup.pointer),
+                    dup.first
+                ),
             )
             .with_help("remove one of the two keys"),
         );
     }
     let (crd, errors) = Crd::parse(&doc.value);
-    let loaded = LoadedCrd { file: file.to_owned(), doc, crd };
+    let loaded = LoadedCrd {
+        file: file.to_owned(),
+        doc,
+        crd,
+    };
     report_parse_errors(&loaded, "", errors, diags);
     out.push(loaded);
 }
@@ -187,10 +231,21 @@ fn pointer_last(pointer: &str) -> String {
     format!("{:?}", last.replace("~1", "/").replace("~0", "~"))
 }
 
-fn report_parse_errors(loaded: &LoadedCrd, prefix: &str, errors: Vec<kubeskema::schema::ParseError>, diags: &mut Vec<Diagnostic>) {
+fn report_parse_errors(
+    loaded: &LoadedCrd,
+    prefix: &str,
+    errors: Vec<kubeskema::schema::ParseError>,
+    diags: &mut Vec<Diagnostic>,
+) {
     for e in errors {
         let pointer = format!("{prefix}{}", e.pointer);
         let field = pointer.trim_start_matches('/').replace('/', ".");
-        diags.push(loaded.diagnostic(Severity::Error, &pointer, "FieldValueInvalid", field, e.message));
+        diags.push(loaded.diagnostic(
+            Severity::Error,
+            &pointer,
+            "FieldValueInvalid",
+            field,
+            e.message,
+        ));
     }
 }

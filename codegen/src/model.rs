@@ -232,7 +232,9 @@ impl NamePath {
         let mut f = self.fragments.clone();
         let deep = f.len() > 1;
         match (f.last_mut(), json_of_list) {
-            (Some(last), Some(json)) if deep => *last = names::type_fragment(&names::singular(json)),
+            (Some(last), Some(json)) if deep => {
+                *last = names::type_fragment(&names::singular(json))
+            }
             _ => f.push("Item".into()),
         }
         NamePath { fragments: f }
@@ -252,7 +254,9 @@ impl NamePath {
     fn candidates(&self) -> Vec<String> {
         let n = self.fragments.len();
         let shortest = if n <= 2 { n } else { 1 };
-        (shortest..=n).map(|k| names::type_ident(&self.fragments[n - k..].concat())).collect()
+        (shortest..=n)
+            .map(|k| names::type_ident(&self.fragments[n - k..].concat()))
+            .collect()
     }
 }
 
@@ -293,8 +297,14 @@ impl<'a> ModuleBuilder<'a> {
     /// Adds the root type of one CRD version (and everything under it).
     pub fn add_root(&mut self, file: &str, crd: &'a Crd, schema: &Schema, raw_doc: &'a Value) {
         self.raw = Some(raw_doc);
-        self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
-        let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)] };
+        self.sources.push(Source {
+            file: file.to_owned(),
+            crd: crd.name.clone(),
+            version: self.version.clone(),
+        });
+        let names = NamePath {
+            fragments: vec![names::type_fragment(&crd.names.kind)],
+        };
         let root = RootInfo {
             group: crd.group.clone(),
             version: self.version.clone(),
@@ -314,11 +324,21 @@ impl<'a> ModuleBuilder<'a> {
         for &r in &self.roots {
             visit(&self.types, r, &mut seen, &mut order);
         }
-        Module { group: self.group, version: self.version, types: self.types, order, sources: self.sources }
+        Module {
+            group: self.group,
+            version: self.version,
+            types: self.types,
+            order,
+            sources: self.sources,
+        }
     }
 
     fn doc(&self, s: &Schema) -> Option<String> {
-        if self.docs { s.description.clone().filter(|d| !d.trim().is_empty()) } else { None }
+        if self.docs {
+            s.description.clone().filter(|d| !d.trim().is_empty())
+        } else {
+            None
+        }
     }
 
     /// The schema node as written (for junctors, defaults and other keywords kept as JSON).
@@ -326,7 +346,13 @@ impl<'a> ModuleBuilder<'a> {
         self.raw.and_then(|r| r.pointer(&s.pointer))
     }
 
-    fn intern(&mut self, key: String, def: TypeDef, candidates: Vec<String>, is_root: bool) -> TypeId {
+    fn intern(
+        &mut self,
+        key: String,
+        def: TypeDef,
+        candidates: Vec<String>,
+        is_root: bool,
+    ) -> TypeId {
         if !is_root {
             if let Some(&id) = self.by_key.get(&key) {
                 return id;
@@ -334,7 +360,10 @@ impl<'a> ModuleBuilder<'a> {
         }
         let id = self.types.len();
         self.types.push(def);
-        self.pending.push(Pending { candidates, is_root });
+        self.pending.push(Pending {
+            candidates,
+            is_root,
+        });
         if !is_root {
             self.by_key.insert(key, id);
         }
@@ -342,7 +371,13 @@ impl<'a> ModuleBuilder<'a> {
     }
 
     /// The type of a value at `node`, and the attributes that stay on the field.
-    fn field_type(&mut self, node: &Schema, names: &NamePath, json_name: Option<&str>, preserve: bool) -> (Ty, Vec<Attr>) {
+    fn field_type(
+        &mut self,
+        node: &Schema,
+        names: &NamePath,
+        json_name: Option<&str>,
+        preserve: bool,
+    ) -> (Ty, Vec<Attr>) {
         let mut attrs = Vec::new();
         if node.int_or_string {
             attrs.push(Attr::Flag("int_or_string"));
@@ -361,7 +396,11 @@ impl<'a> ModuleBuilder<'a> {
             }
             "integer" => {
                 self.value_attrs(node, &mut attrs, true);
-                if node.format.as_deref() == Some("int32") { Ty::I32 } else { Ty::I64 }
+                if node.format.as_deref() == Some("int32") {
+                    Ty::I32
+                } else {
+                    Ty::I64
+                }
             }
             "number" => {
                 self.value_attrs(node, &mut attrs, true);
@@ -376,11 +415,20 @@ impl<'a> ModuleBuilder<'a> {
                 match &node.items {
                     Some(items) => {
                         // [quirk] preservation is inherited by the items of a preserving list.
-                        let (ity, iattrs) = self.field_type(items, &names.item(json_name), None, preserve || node.preserves_unknown_fields());
+                        let (ity, iattrs) = self.field_type(
+                            items,
+                            &names.item(json_name),
+                            None,
+                            preserve || node.preserves_unknown_fields(),
+                        );
                         if !iattrs.is_empty() {
                             attrs.push(Attr::Nested("items", iattrs));
                         }
-                        Ty::Vec(Box::new(if items.nullable { Ty::Option(Box::new(ity)) } else { ity }))
+                        Ty::Vec(Box::new(if items.nullable {
+                            Ty::Option(Box::new(ity))
+                        } else {
+                            ity
+                        }))
                     }
                     None => Ty::Vec(Box::new(Ty::Value)),
                 }
@@ -388,7 +436,10 @@ impl<'a> ModuleBuilder<'a> {
             "object" => {
                 let preserving = preserve || node.preserves_unknown_fields();
                 if !node.properties.is_empty() || node.embedded_resource {
-                    return (Ty::Named(self.build_struct(node, names, preserve, None)), attrs);
+                    return (
+                        Ty::Named(self.build_struct(node, names, preserve, None)),
+                        attrs,
+                    );
                 }
                 self.value_attrs(node, &mut attrs, true);
                 match &node.additional_properties {
@@ -397,13 +448,22 @@ impl<'a> ModuleBuilder<'a> {
                         if !vattrs.is_empty() {
                             attrs.push(Attr::Nested("values", vattrs));
                         }
-                        Ty::Map(Box::new(if v.nullable { Ty::Option(Box::new(vty)) } else { vty }))
+                        Ty::Map(Box::new(if v.nullable {
+                            Ty::Option(Box::new(vty))
+                        } else {
+                            vty
+                        }))
                     }
                     Some(AdditionalProperties::Bool(true)) => Ty::JsonMap,
                     _ if preserving => Ty::JsonMap,
                     _ if attrs.is_empty() => Ty::EmptyObject,
                     // Object-level constraints need a type of their own to stand on.
-                    _ => return (Ty::Named(self.build_struct(node, names, preserve, None)), Vec::new()),
+                    _ => {
+                        return (
+                            Ty::Named(self.build_struct(node, names, preserve, None)),
+                            Vec::new(),
+                        );
+                    }
                 }
             }
             _ => {
@@ -504,7 +564,9 @@ impl<'a> ModuleBuilder<'a> {
         let mut idents = names::variant_names(&labels);
         for (ident, v) in idents.iter_mut().zip(&values) {
             match v {
-                Value::Number(n) => *ident = names::int_variant_name(n.as_i64().unwrap_or_default()),
+                Value::Number(n) => {
+                    *ident = names::int_variant_name(n.as_i64().unwrap_or_default())
+                }
                 Value::Bool(b) => *ident = if *b { "True".into() } else { "False".into() },
                 _ => {}
             }
@@ -519,14 +581,43 @@ impl<'a> ModuleBuilder<'a> {
         self.intern(key, def, names.candidates(), false)
     }
 
-    fn build_struct(&mut self, node: &Schema, names: &NamePath, inherited_preserve: bool, root: Option<RootInfo>) -> TypeId {
+    fn build_struct(
+        &mut self,
+        node: &Schema,
+        names: &NamePath,
+        inherited_preserve: bool,
+        root: Option<RootInfo>,
+    ) -> TypeId {
         let mut fields: Vec<FieldDef> = Vec::new();
         let is_root = root.is_some();
-        let meta_keys: &[&str] = if is_root || node.embedded_resource { &["apiVersion", "kind", "metadata"] } else { &[] };
+        let meta_keys: &[&str] = if is_root || node.embedded_resource {
+            &["apiVersion", "kind", "metadata"]
+        } else {
+            &[]
+        };
         if is_root {
-            fields.push(plain_field("apiVersion", Ty::String, Shape::Required, Some("APIVersion defines the versioned schema of this representation of an object.")));
-            fields.push(plain_field("kind", Ty::String, Shape::Required, Some("Kind is a string value representing the REST resource this object represents.")));
-            let mut meta = plain_field("metadata", Ty::ObjectMeta, Shape::Defaulted, Some("Standard object's metadata."));
+            fields.push(plain_field(
+                "apiVersion",
+                Ty::String,
+                Shape::Required,
+                Some(
+                    "APIVersion defines the versioned schema of this representation of an object.",
+                ),
+            ));
+            fields.push(plain_field(
+                "kind",
+                Ty::String,
+                Shape::Required,
+                Some(
+                    "Kind is a string value representing the REST resource this object represents.",
+                ),
+            ));
+            let mut meta = plain_field(
+                "metadata",
+                Ty::ObjectMeta,
+                Shape::Defaulted,
+                Some("Standard object's metadata."),
+            );
             meta.default = Some(Value::Object(Default::default()));
             if let Some(m) = node.properties.get("metadata").and_then(|m| self.raw(m)) {
                 let mut m = m.clone();
@@ -537,7 +628,11 @@ impl<'a> ModuleBuilder<'a> {
             }
             fields.push(meta);
         } else if node.embedded_resource {
-            for (key, ty) in [("apiVersion", Ty::String), ("kind", Ty::String), ("metadata", Ty::ObjectMeta)] {
+            for (key, ty) in [
+                ("apiVersion", Ty::String),
+                ("kind", Ty::String),
+                ("metadata", Ty::ObjectMeta),
+            ] {
                 let mut f = plain_field(key, ty, Shape::Optional, None);
                 if let Some(p) = node.properties.get(key) {
                     f.doc = self.doc(p);
@@ -565,11 +660,22 @@ impl<'a> ModuleBuilder<'a> {
                 (false, true) => Shape::Required,
                 (false, false) => Shape::Optional,
             };
-            fields.push(FieldDef { json_name: name.clone(), ident: String::new(), ty, shape, default, doc: self.doc(prop), attrs });
+            fields.push(FieldDef {
+                json_name: name.clone(),
+                ident: String::new(),
+                ty,
+                shape,
+                default,
+                doc: self.doc(prop),
+                attrs,
+            });
         }
         let keeps_unknown = inherited_preserve
             || node.preserves_unknown_fields()
-            || matches!(node.additional_properties, Some(AdditionalProperties::Bool(true)));
+            || matches!(
+                node.additional_properties,
+                Some(AdditionalProperties::Bool(true))
+            );
         if keeps_unknown {
             fields.push(FieldDef {
                 json_name: String::new(),
@@ -590,27 +696,50 @@ impl<'a> ModuleBuilder<'a> {
                 ("version", r.version.clone()),
                 ("kind", r.kind.clone()),
                 ("plural", r.plural.clone()),
-                ("scope", if r.namespaced { "Namespaced" } else { "Cluster" }.to_owned()),
+                (
+                    "scope",
+                    if r.namespaced {
+                        "Namespaced"
+                    } else {
+                        "Cluster"
+                    }
+                    .to_owned(),
+                ),
             ]));
         }
         self.value_attrs(node, &mut attrs, true);
         if inherited_preserve && !node.preserves_unknown_fields() {
             attrs.push(Attr::Flag("preserve_unknown_fields"));
         }
-        let unnamed: Vec<String> = node.required.iter().filter(|r| !node.properties.contains_key(*r)).cloned().collect();
+        let unnamed: Vec<String> = node
+            .required
+            .iter()
+            .filter(|r| !node.properties.contains_key(*r))
+            .cloned()
+            .collect();
         if !unnamed.is_empty() {
             attrs.push(Attr::Strs("required_keys", unnamed));
         }
         let unions = unions_of(node);
         // A node's description documents the field that holds it; only roots document the type.
         let doc = root.as_ref().map(|r| {
-            let about = format!("{} is a {}/{} resource ({}).", r.kind, r.group, r.version, r.plural);
+            let about = format!(
+                "The `{}` resource of `{}/{}` (plural `{}`).",
+                r.kind, r.group, r.version, r.plural
+            );
             match self.doc(node) {
                 Some(d) => format!("{d}\n\n{about}"),
                 None => about,
             }
         });
-        let def = StructDef { name: String::new(), doc, fields, attrs, root, unions };
+        let def = StructDef {
+            name: String::new(),
+            doc,
+            fields,
+            attrs,
+            root,
+            unions,
+        };
         let key = struct_key(&def);
         let candidates = names.candidates();
         self.intern(key, TypeDef::Struct(def), candidates, is_root)
@@ -622,7 +751,11 @@ impl<'a> ModuleBuilder<'a> {
         let mut level = vec![0usize; n];
         let name_at = |p: &Pending, l: usize| -> String {
             let last = p.candidates.len() - 1;
-            if l <= last { p.candidates[l].clone() } else { format!("{}{}", p.candidates[last], l - last + 1) }
+            if l <= last {
+                p.candidates[l].clone()
+            } else {
+                format!("{}{}", p.candidates[last], l - last + 1)
+            }
         };
         loop {
             let mut claims: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -636,7 +769,11 @@ impl<'a> ModuleBuilder<'a> {
                     continue;
                 }
                 let has_root = ids.iter().any(|&i| self.pending[i].is_root);
-                let exhausted: Vec<usize> = ids.iter().copied().filter(|&i| level[i] + 1 >= self.pending[i].candidates.len()).collect();
+                let exhausted: Vec<usize> = ids
+                    .iter()
+                    .copied()
+                    .filter(|&i| level[i] + 1 >= self.pending[i].candidates.len())
+                    .collect();
                 for &i in ids {
                     if self.pending[i].is_root {
                         continue;
@@ -707,11 +844,23 @@ fn allocate_idents(fields: &mut [FieldDef]) {
     let mut taken: Vec<String> = Vec::new();
     let wanted: Vec<String> = fields
         .iter()
-        .map(|f| if f.shape == Shape::UnknownFields { f.ident.clone() } else { names::field_ident(&f.json_name) })
+        .map(|f| {
+            if f.shape == Shape::UnknownFields {
+                f.ident.clone()
+            } else {
+                names::field_ident(&f.json_name)
+            }
+        })
         .collect();
-    let exact: Vec<bool> = fields.iter().zip(&wanted).map(|(f, w)| f.json_name == *w).collect();
+    let exact: Vec<bool> = fields
+        .iter()
+        .zip(&wanted)
+        .map(|(f, w)| f.json_name == *w)
+        .collect();
     let mut order: Vec<usize> = (0..fields.len()).filter(|&i| exact[i]).collect();
-    order.extend((0..fields.len()).filter(|&i| !exact[i] && fields[i].shape != Shape::UnknownFields));
+    order.extend(
+        (0..fields.len()).filter(|&i| !exact[i] && fields[i].shape != Shape::UnknownFields),
+    );
     order.extend((0..fields.len()).filter(|&i| fields[i].shape == Shape::UnknownFields));
     for i in order {
         let base = wanted[i].clone();
@@ -774,7 +923,13 @@ fn unions_of(node: &Schema) -> Vec<Union> {
                 continue;
             }
             match b.required.as_slice() {
-                [one] if node.properties.contains_key(one) && b.not.is_none() && !members.contains(one) => members.push(one.clone()),
+                [one]
+                    if node.properties.contains_key(one)
+                        && b.not.is_none()
+                        && !members.contains(one) =>
+                {
+                    members.push(one.clone())
+                }
                 _ => ok = false,
             }
         }

@@ -5,10 +5,11 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// Rust keywords (strict and reserved) that a field may be named after.
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "box", "break", "const", "continue", "crate", "do", "dyn", "else", "enum", "extern",
-    "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut",
-    "override", "priv", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "try",
-    "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become",
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "do", "dyn", "else",
+    "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop",
+    "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self",
+    "Self", "static", "struct", "super", "trait", "true", "try", "type", "typeof", "union",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become",
 ];
 
 /// Keywords that cannot be raw identifiers (`r#self` is not allowed).
@@ -16,13 +17,39 @@ const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 
 /// Type names the generated modules import or use, which a generated type must not shadow.
 pub const RESERVED_TYPE_NAMES: &[&str] = &[
-    "BTreeMap", "Box", "EmptyObject", "IntOrString", "Map", "ObjectMeta", "Option", "Result", "String", "Value",
-    "Vec", "Self", "Some", "None", "Ok", "Err", "Default", "Clone", "Debug", "PartialEq",
+    "BTreeMap",
+    "Box",
+    "EmptyObject",
+    "IntOrString",
+    "Map",
+    "ObjectMeta",
+    "Option",
+    "Result",
+    "String",
+    "Value",
+    "Vec",
+    "Self",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Default",
+    "Clone",
+    "Debug",
+    "PartialEq",
 ];
 
 /// Keeps `[A-Za-z0-9_]`, turning every other character into a word break.
 fn words(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect()
 }
 
 /// A field identifier for a JSON property name (`jwksUri` → `jwks_uri`, `type` → `r#type`,
@@ -68,9 +95,16 @@ pub fn singular(name: &str) -> String {
     let cut = |n: usize, add: &str| format!("{}{add}", &name[..name.len() - n]);
     if lower.ends_with("ies") && name.len() > 3 {
         cut(3, "y")
-    } else if lower.ends_with("sses") || lower.ends_with("xes") || lower.ends_with("ches") || lower.ends_with("shes") {
+    } else if lower.ends_with("sses")
+        || lower.ends_with("xes")
+        || lower.ends_with("ches")
+        || lower.ends_with("shes")
+    {
         cut(2, "")
-    } else if lower.ends_with('s') && !(lower.ends_with("ss") || lower.ends_with("us") || lower.ends_with("is")) && name.len() > 1 {
+    } else if lower.ends_with('s')
+        && !(lower.ends_with("ss") || lower.ends_with("us") || lower.ends_with("is"))
+        && name.len() > 1
+    {
         cut(1, "")
     } else {
         name.to_owned()
@@ -99,7 +133,10 @@ pub fn variant_names(values: &[String]) -> Vec<String> {
     for i in 0..names.len() {
         let mut n = 2;
         while names[..i].contains(&names[i]) {
-            names[i] = format!("{}{n}", names[i].trim_end_matches(|c: char| c.is_ascii_digit()));
+            names[i] = format!(
+                "{}{n}",
+                names[i].trim_end_matches(|c: char| c.is_ascii_digit())
+            );
             n += 1;
         }
     }
@@ -152,7 +189,11 @@ fn variant_base(value: &str) -> String {
 
 /// Names for integer enum values (`1` → `V1`, `-1` → `Minus1`).
 pub fn int_variant_name(v: i64) -> String {
-    if v < 0 { format!("Minus{}", v.unsigned_abs()) } else { format!("V{v}") }
+    if v < 0 {
+        format!("Minus{}", v.unsigned_abs())
+    } else {
+        format!("V{v}")
+    }
 }
 
 #[cfg(test)]
@@ -189,16 +230,27 @@ mod tests {
             ("ingress", "ingress"),
             ("items", "item"),
         ] {
-            assert_eq!(type_fragment(&singular(plural)), type_fragment(one), "{plural}");
+            assert_eq!(
+                type_fragment(&singular(plural)),
+                type_fragment(one),
+                "{plural}"
+            );
         }
     }
 
     #[test]
     fn enum_variants_stay_apart() {
-        let values = |v: &[&str]| variant_names(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert_eq!(values(&["replace", "Replace", "keep"]), vec!["replace", "Replace", "Keep"]);
+        let values =
+            |v: &[&str]| variant_names(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            values(&["replace", "Replace", "keep"]),
+            vec!["replace", "Replace", "Keep"]
+        );
         assert_eq!(values(&["head", "HEAD"]), vec!["head", "HEAD"]);
-        assert_eq!(values(&["", "*", "4Ki", "read, write", "Self"]), vec!["Empty", "Star", "V4Ki", "ReadWrite", "Self_"]);
+        assert_eq!(
+            values(&["", "*", "4Ki", "read, write", "Self"]),
+            vec!["Empty", "Star", "V4Ki", "ReadWrite", "Self_"]
+        );
         assert_eq!(values(&["a-b", "a_b", "A B"]), vec!["AB", "a_b", "AB2"]);
     }
 }

@@ -22,7 +22,9 @@ pub struct Ctxt {
 
 impl Ctxt {
     pub fn new() -> Self {
-        Ctxt { errors: RefCell::new(Some(Vec::new())) }
+        Ctxt {
+            errors: RefCell::new(Some(Vec::new())),
+        }
     }
 
     pub fn error(&self, span: Span, msg: impl Display) {
@@ -34,12 +36,23 @@ impl Ctxt {
     }
 
     pub fn push(&self, e: syn::Error) {
-        self.errors.borrow_mut().as_mut().expect("invariant: Ctxt used after check").push(e);
+        self.errors
+            .borrow_mut()
+            .as_mut()
+            .expect("invariant: Ctxt used after check")
+            .push(e);
     }
 
     pub fn check(self) -> syn::Result<()> {
-        let mut errors = self.errors.borrow_mut().take().expect("invariant: Ctxt checked twice").into_iter();
-        let Some(mut first) = errors.next() else { return Ok(()) };
+        let mut errors = self
+            .errors
+            .borrow_mut()
+            .take()
+            .expect("invariant: Ctxt checked twice")
+            .into_iter();
+        let Some(mut first) = errors.next() else {
+            return Ok(());
+        };
         for e in errors {
             first.combine(e);
         }
@@ -257,23 +270,45 @@ fn describe(place: Place) -> &'static str {
     }
 }
 
-fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attrs) -> syn::Result<()> {
-    let ident = meta.path.get_ident().cloned().ok_or_else(|| meta.error("expected a kubeskema keyword"))?;
+fn parse_keyword(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    place: Place,
+    out: &mut Attrs,
+) -> syn::Result<()> {
+    let ident = meta
+        .path
+        .get_ident()
+        .cloned()
+        .ok_or_else(|| meta.error("expected a kubeskema keyword"))?;
     let name = ident.to_string();
     let Some(&(_, arg, places)) = KEYWORDS.iter().find(|(k, _, _)| *k == name) else {
-        let known: Vec<_> = KEYWORDS.iter().filter(|(_, _, p)| p & place_mask(place) != 0).map(|(k, _, _)| *k).collect();
-        return Err(meta.error(format!("unknown kubeskema keyword `{name}`; expected one of: {}", known.join(", "))));
+        let known: Vec<_> = KEYWORDS
+            .iter()
+            .filter(|(_, _, p)| p & place_mask(place) != 0)
+            .map(|(k, _, _)| *k)
+            .collect();
+        return Err(meta.error(format!(
+            "unknown kubeskema keyword `{name}`; expected one of: {}",
+            known.join(", ")
+        )));
     };
     if places & place_mask(place) == 0 {
         // Consume the value so parsing can go on to report further errors.
         skip_value(meta)?;
-        cx.error(ident.span(), format!("`{name}` is not allowed {}", describe(place)));
+        cx.error(
+            ident.span(),
+            format!("`{name}` is not allowed {}", describe(place)),
+        );
         return Ok(());
     }
     // Rules may repeat; everything else once.
     if arg != Arg::Rule && arg != Arg::Extension && out.get(&name).is_some() {
         skip_value(meta)?;
-        cx.error(ident.span(), format!("duplicate kubeskema keyword `{name}`"));
+        cx.error(
+            ident.span(),
+            format!("duplicate kubeskema keyword `{name}`"),
+        );
         return Ok(());
     }
     let item = match arg {
@@ -325,7 +360,11 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
         Arg::Resource => {
             let mut fields = Vec::new();
             meta.parse_nested_meta(|m| {
-                let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                let key = m
+                    .path
+                    .get_ident()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
                 if !["group", "version", "kind", "plural", "scope"].contains(&key.as_str()) {
                     return Err(m.error("expected one of: group, version, kind, plural, scope"));
                 }
@@ -342,8 +381,12 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
 fn parse_strs(meta: &ParseNestedMeta, ident: syn::Ident, out: &mut Attrs) -> syn::Result<()> {
     let content;
     syn::parenthesized!(content in meta.input);
-    let list = content.parse_terminated(|input: syn::parse::ParseStream| input.parse::<LitStr>(), syn::Token![,])?;
-    out.items.push((ident, Item::Strs(list.into_iter().collect())));
+    let list = content.parse_terminated(
+        |input: syn::parse::ParseStream| input.parse::<LitStr>(),
+        syn::Token![,],
+    )?;
+    out.items
+        .push((ident, Item::Strs(list.into_iter().collect())));
     Ok(())
 }
 
@@ -364,7 +407,10 @@ fn parse_number(meta: &ParseNestedMeta) -> syn::Result<f64> {
     }
     let lit: Lit = input.parse()?;
     let v = match &lit {
-        Lit::Int(i) => i.base10_digits().parse::<f64>().map_err(|e| syn::Error::new(i.span(), e))?,
+        Lit::Int(i) => i
+            .base10_digits()
+            .parse::<f64>()
+            .map_err(|e| syn::Error::new(i.span(), e))?,
         Lit::Float(f) => f.base10_parse::<f64>()?,
         other => return Err(syn::Error::new(other.span(), "expected a number")),
     };
@@ -376,8 +422,14 @@ fn parse_literal(meta: &ParseNestedMeta) -> syn::Result<Literal> {
     if input.peek(syn::Token![-]) {
         input.parse::<syn::Token![-]>()?;
         return match input.parse::<Lit>()? {
-            Lit::Int(i) => Ok(Literal::Int(syn::LitInt::new(&format!("-{}", i.base10_digits()), i.span()))),
-            Lit::Float(f) => Ok(Literal::Float(syn::LitFloat::new(&format!("-{}", f.base10_digits()), f.span()))),
+            Lit::Int(i) => Ok(Literal::Int(syn::LitInt::new(
+                &format!("-{}", i.base10_digits()),
+                i.span(),
+            ))),
+            Lit::Float(f) => Ok(Literal::Float(syn::LitFloat::new(
+                &format!("-{}", f.base10_digits()),
+                f.span(),
+            ))),
             other => Err(syn::Error::new(other.span(), "expected a number after `-`")),
         };
     }
@@ -386,7 +438,10 @@ fn parse_literal(meta: &ParseNestedMeta) -> syn::Result<Literal> {
         Lit::Int(i) => Ok(Literal::Int(i)),
         Lit::Float(f) => Ok(Literal::Float(f)),
         Lit::Bool(b) => Ok(Literal::Bool(b)),
-        other => Err(syn::Error::new(other.span(), "expected a string, integer, float or bool literal")),
+        other => Err(syn::Error::new(
+            other.span(),
+            "expected a string, integer, float or bool literal",
+        )),
     }
 }
 

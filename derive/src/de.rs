@@ -25,9 +25,14 @@ pub fn expand(c: &Container) -> TokenStream {
 fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
     let ident = c.ident;
     let expecting = format!("an object ({ident})");
-    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
+    let named: Vec<&Field> = fields
+        .iter()
+        .filter(|f| f.shape != Shape::UnknownFields)
+        .collect();
     let bag = fields.iter().find(|f| f.shape == Shape::UnknownFields);
-    let tags: Vec<_> = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
+    let tags: Vec<_> = (0..named.len())
+        .map(|i| format_ident!("__f{}", i))
+        .collect();
     let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
 
     let (other_variant, other_arm, other_handling) = if bag.is_some() {
@@ -56,7 +61,8 @@ fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
         let ty = f.value_ty;
         quote! { let mut #tag: ::core::option::Option<::core::option::Option<#ty>> = ::core::option::Option::None; }
     });
-    let bag_slot = bag.map(|_| quote! { let mut __extra = ::kubeskema::__private::serde_json::Map::new(); });
+    let bag_slot =
+        bag.map(|_| quote! { let mut __extra = ::kubeskema::__private::serde_json::Map::new(); });
     let reads = named.iter().zip(&tags).map(|(f, tag)| {
         let ty = f.value_ty;
         let name = &f.json_name;
@@ -75,7 +81,10 @@ fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
         if f.shape == Shape::UnknownFields {
             quote! { #member: __extra }
         } else {
-            let tag = &tags[named.iter().position(|g| std::ptr::eq(*g, f)).expect("invariant: named field")];
+            let tag = &tags[named
+                .iter()
+                .position(|g| std::ptr::eq(*g, f))
+                .expect("invariant: named field")];
             quote! { #member: #tag }
         }
     });
@@ -157,7 +166,9 @@ fn finish(f: &Field, tag: &syn::Ident) -> TokenStream {
             }
         },
         Shape::Nullable => match &f.default {
-            None => quote! { match #tag { ::core::option::Option::Some(__v) => __v, ::core::option::Option::None => #missing } },
+            None => {
+                quote! { match #tag { ::core::option::Option::Some(__v) => __v, ::core::option::Option::None => #missing } }
+            }
             Some(_) => {
                 let d = default(f.ty);
                 quote! { match #tag { ::core::option::Option::Some(__v) => __v, ::core::option::Option::None => #d } }
@@ -187,18 +198,27 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
         .collect::<Vec<_>>()
         .join(", ");
     let expecting = format!("one of the values of {ident}: {supported}");
-    let strs: Vec<_> = variants.iter().filter_map(|v| match &v.value {
-        VariantValue::Str(s) => Some((s.clone(), v.ident)),
-        _ => None,
-    }).collect();
-    let ints: Vec<_> = variants.iter().filter_map(|v| match &v.value {
-        VariantValue::Int(i) => Some((*i, v.ident)),
-        _ => None,
-    }).collect();
-    let bools: Vec<_> = variants.iter().filter_map(|v| match &v.value {
-        VariantValue::Bool(b) => Some((*b, v.ident)),
-        _ => None,
-    }).collect();
+    let strs: Vec<_> = variants
+        .iter()
+        .filter_map(|v| match &v.value {
+            VariantValue::Str(s) => Some((s.clone(), v.ident)),
+            _ => None,
+        })
+        .collect();
+    let ints: Vec<_> = variants
+        .iter()
+        .filter_map(|v| match &v.value {
+            VariantValue::Int(i) => Some((*i, v.ident)),
+            _ => None,
+        })
+        .collect();
+    let bools: Vec<_> = variants
+        .iter()
+        .filter_map(|v| match &v.value {
+            VariantValue::Bool(b) => Some((*b, v.ident)),
+            _ => None,
+        })
+        .collect();
     // The apiserver's words: `Unsupported value: "x": supported values: "a", "b"`.
     let unsupported = |shown: TokenStream| {
         quote! {
@@ -207,7 +227,9 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
             )))
         }
     };
-    let str_fail = unsupported(quote! { ::kubeskema::__private::serde_json::Value::String(::std::borrow::ToOwned::to_owned(__v)) });
+    let str_fail = unsupported(
+        quote! { ::kubeskema::__private::serde_json::Value::String(::std::borrow::ToOwned::to_owned(__v)) },
+    );
     let int_fail = unsupported(quote! { __v });
     let bool_fail = unsupported(quote! { __v });
     let (str_vals, str_idents): (Vec<_>, Vec<_>) = strs.into_iter().unzip();

@@ -81,7 +81,9 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
     if last.ident != "Option" {
         return None;
     }
-    let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
     match args.args.first()? {
         GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
         _ => None,
@@ -98,26 +100,36 @@ impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Container<'a>> {
         let attrs = attr::parse(cx, &input.attrs, Place::Container);
         if !input.generics.params.is_empty() {
-            cx.error_spanned(&input.generics, "kubeskema derives do not support generic types");
+            cx.error_spanned(
+                &input.generics,
+                "kubeskema derives do not support generic types",
+            );
         }
         let data = match &input.data {
             Data::Struct(s) => match &s.fields {
-                Fields::Named(named) => Body::Struct(named.named.iter().filter_map(|f| field(cx, f)).collect()),
+                Fields::Named(named) => {
+                    Body::Struct(named.named.iter().filter_map(|f| field(cx, f)).collect())
+                }
                 Fields::Unit => Body::Struct(Vec::new()),
                 Fields::Unnamed(u) => {
-                    cx.error_spanned(u, "kubeskema derives need named fields: a JSON object has keys");
+                    cx.error_spanned(
+                        u,
+                        "kubeskema derives need named fields: a JSON object has keys",
+                    );
                     return None;
                 }
             },
-            Data::Enum(e) => {
-                Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect())
-            }
+            Data::Enum(e) => Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect()),
             Data::Union(u) => {
                 cx.error_spanned(&u.union_token, "kubeskema derives do not support unions");
                 return None;
             }
         };
-        let container = Container { ident: &input.ident, attrs, data };
+        let container = Container {
+            ident: &input.ident,
+            attrs,
+            data,
+        };
         check(cx, &container);
         Some(container)
     }
@@ -126,10 +138,16 @@ impl<'a> Container<'a> {
 fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     let ident = f.ident.as_ref()?;
     let attrs = attr::parse(cx, &f.attrs, Place::Field);
-    let json_name = attrs.str("rename").map(syn::LitStr::value).unwrap_or_else(|| default_json_name(ident));
+    let json_name = attrs
+        .str("rename")
+        .map(syn::LitStr::value)
+        .unwrap_or_else(|| default_json_name(ident));
     let default = match (attrs.literal("default"), attrs.str("default_json")) {
         (Some(_), Some(s)) => {
-            cx.error(s.span(), "give either `default` or `default_json`, not both");
+            cx.error(
+                s.span(),
+                "give either `default` or `default_json`, not both",
+            );
             None
         }
         (Some(lit), None) => Some(lit.to_json()),
@@ -142,11 +160,17 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     let inner = outer.and_then(option_inner);
     let span = ident.span();
     if required && default.is_some() {
-        cx.error(span, "a field is either `required` or has a `default`, not both");
+        cx.error(
+            span,
+            "a field is either `required` or has a `default`, not both",
+        );
     }
     let (shape, value_ty) = if attrs.flag("unknown_fields") {
         if attrs.items.len() > 1 {
-            cx.error(span, "`unknown_fields` stands alone: it collects the keys no other field names");
+            cx.error(
+                span,
+                "`unknown_fields` stands alone: it collects the keys no other field names",
+            );
         }
         (Shape::UnknownFields, &f.ty)
     } else if nullable {
@@ -162,7 +186,10 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
                 return None;
             }
             (None, _) => {
-                cx.error(span, "a nullable field needs an `Option<T>` type: `None` stands for `null`");
+                cx.error(
+                    span,
+                    "a nullable field needs an `Option<T>` type: `None` stands for `null`",
+                );
                 return None;
             }
         }
@@ -180,13 +207,24 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
             None => (Shape::Required, &f.ty),
         }
     };
-    Some(Field { ident, json_name, shape, value_ty, ty: &f.ty, default, attrs })
+    Some(Field {
+        ident,
+        json_name,
+        shape,
+        value_ty,
+        ty: &f.ty,
+        default,
+        attrs,
+    })
 }
 
 fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
     let attrs = attr::parse(cx, &v.attrs, Place::Variant);
     if !matches!(v.fields, Fields::Unit) {
-        cx.error_spanned(&v.fields, "kubeskema enums stand for `enum` values: variants carry no data");
+        cx.error_spanned(
+            &v.fields,
+            "kubeskema enums stand for `enum` values: variants carry no data",
+        );
         return None;
     }
     let value = match attrs.literal("value") {
@@ -205,7 +243,10 @@ fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
             return None;
         }
     };
-    Some(Variant { ident: &v.ident, value })
+    Some(Variant {
+        ident: &v.ident,
+        value,
+    })
 }
 
 /// Rules that need the whole container. Each says why it exists.
@@ -215,17 +256,29 @@ fn check(cx: &Ctxt, c: &Container) {
             // Two fields with one JSON name would make the second unreachable on input and
             // write the key twice on output.
             for (i, f) in fields.iter().enumerate() {
-                if let Some(first) = fields[..i].iter().find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields) {
+                if let Some(first) = fields[..i]
+                    .iter()
+                    .find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields)
+                {
                     cx.error(
                         f.ident.span(),
-                        format!("JSON name \"{}\" is already used by field `{}`", f.json_name, first.ident),
+                        format!(
+                            "JSON name \"{}\" is already used by field `{}`",
+                            f.json_name, first.ident
+                        ),
                     );
                 }
             }
             // Unknown keys can only go to one place.
-            let bags: Vec<_> = fields.iter().filter(|f| f.shape == Shape::UnknownFields).collect();
+            let bags: Vec<_> = fields
+                .iter()
+                .filter(|f| f.shape == Shape::UnknownFields)
+                .collect();
             for extra in bags.iter().skip(1) {
-                cx.error(extra.ident.span(), "only one field may collect `unknown_fields`");
+                cx.error(
+                    extra.ident.span(),
+                    "only one field may collect `unknown_fields`",
+                );
             }
             if c.attrs.flag("preserve_unknown_fields") && bags.is_empty() && !fields.is_empty() {
                 cx.error(
@@ -236,14 +289,21 @@ fn check(cx: &Ctxt, c: &Container) {
         }
         Body::Enum(variants) => {
             if variants.is_empty() {
-                cx.error(c.ident.span(), "an enum needs at least one variant: an empty `enum` accepts no value");
+                cx.error(
+                    c.ident.span(),
+                    "an enum needs at least one variant: an empty `enum` accepts no value",
+                );
             }
             // Each JSON value must map back to exactly one variant.
             for (i, v) in variants.iter().enumerate() {
                 if let Some(first) = variants[..i].iter().find(|w| w.value == v.value) {
                     cx.error(
                         v.ident.span(),
-                        format!("value {} is already the value of variant `{}`", v.value.describe(), first.ident),
+                        format!(
+                            "value {} is already the value of variant `{}`",
+                            v.value.describe(),
+                            first.ident
+                        ),
                     );
                 }
             }

@@ -42,9 +42,15 @@ pub fn expand(c: &Container) -> TokenStream {
             let arms = variants.iter().map(|v| {
                 let var = v.ident;
                 let write = match &v.value {
-                    VariantValue::Str(s) => quote! { _serde::Serializer::serialize_str(__serializer, #s) },
-                    VariantValue::Int(i) => quote! { _serde::Serializer::serialize_i64(__serializer, #i) },
-                    VariantValue::Bool(b) => quote! { _serde::Serializer::serialize_bool(__serializer, #b) },
+                    VariantValue::Str(s) => {
+                        quote! { _serde::Serializer::serialize_str(__serializer, #s) }
+                    }
+                    VariantValue::Int(i) => {
+                        quote! { _serde::Serializer::serialize_i64(__serializer, #i) }
+                    }
+                    VariantValue::Bool(b) => {
+                        quote! { _serde::Serializer::serialize_bool(__serializer, #b) }
+                    }
                 };
                 quote! { #ident::#var => #write, }
             });

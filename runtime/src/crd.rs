@@ -83,7 +83,12 @@ fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
 fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
     v.pointer(pointer)
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -95,7 +100,10 @@ impl Crd {
             match str_at(doc, pointer) {
                 Some(s) if !s.is_empty() => s.to_owned(),
                 _ => {
-                    errors.push(ParseError { pointer: pointer.to_owned(), message: format!("{what} is required") });
+                    errors.push(ParseError {
+                        pointer: pointer.to_owned(),
+                        message: format!("{what} is required"),
+                    });
                     String::new()
                 }
             }
@@ -113,26 +121,40 @@ impl Crd {
             short_names: strings_at(doc, "/spec/names/shortNames"),
             categories: strings_at(doc, "/spec/names/categories"),
         };
-        let scope = str_at(doc, "/spec/scope").unwrap_or("Namespaced").to_owned();
-        let preserve_unknown_fields =
-            doc.pointer("/spec/preserveUnknownFields").and_then(Value::as_bool).unwrap_or(false);
+        let scope = str_at(doc, "/spec/scope")
+            .unwrap_or("Namespaced")
+            .to_owned();
+        let preserve_unknown_fields = doc
+            .pointer("/spec/preserveUnknownFields")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
 
         // v1beta1 allowed one schema (and subresources, columns) for all versions at the top.
         let top_schema = doc.pointer("/spec/validation/openAPIV3Schema");
         let top_status = doc.pointer("/spec/subresources/status").is_some();
         let top_scale = doc.pointer("/spec/subresources/scale").cloned();
-        let top_columns = doc.pointer("/spec/additionalPrinterColumns").and_then(Value::as_array);
+        let top_columns = doc
+            .pointer("/spec/additionalPrinterColumns")
+            .and_then(Value::as_array);
 
         let mut versions = Vec::new();
         let listed = doc.pointer("/spec/versions").and_then(Value::as_array);
         let entries: Vec<(String, Value)> = match listed {
-            Some(list) if !list.is_empty() => {
-                list.iter().enumerate().map(|(i, v)| (format!("/spec/versions/{i}"), v.clone())).collect()
-            }
+            Some(list) if !list.is_empty() => list
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (format!("/spec/versions/{i}"), v.clone()))
+                .collect(),
             _ => match str_at(doc, "/spec/version") {
-                Some(v) => vec![(String::new(), serde_json::json!({"name": v, "served": true, "storage": true}))],
+                Some(v) => vec![(
+                    String::new(),
+                    serde_json::json!({"name": v, "served": true, "storage": true}),
+                )],
                 None => {
-                    errors.push(ParseError { pointer: "/spec/versions".into(), message: "spec.versions must not be empty".into() });
+                    errors.push(ParseError {
+                        pointer: "/spec/versions".into(),
+                        message: "spec.versions must not be empty".into(),
+                    });
                     Vec::new()
                 }
             },
@@ -140,7 +162,10 @@ impl Crd {
         for (base, v) in entries {
             let name = str_at(&v, "/name").unwrap_or_default().to_owned();
             if name.is_empty() {
-                errors.push(ParseError { pointer: format!("{base}/name"), message: "version name is required".into() });
+                errors.push(ParseError {
+                    pointer: format!("{base}/name"),
+                    message: "version name is required".into(),
+                });
             }
             let (schema, schema_pointer) = match v.pointer("/schema/openAPIV3Schema") {
                 Some(s) => (Some(s), format!("{base}/schema/openAPIV3Schema")),
@@ -153,12 +178,24 @@ impl Crd {
             });
             versions.push(CrdVersion {
                 name,
-                served: v.pointer("/served").and_then(Value::as_bool).unwrap_or(false),
-                storage: v.pointer("/storage").and_then(Value::as_bool).unwrap_or(false),
-                deprecated: v.pointer("/deprecated").and_then(Value::as_bool).unwrap_or(false),
+                served: v
+                    .pointer("/served")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                storage: v
+                    .pointer("/storage")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                deprecated: v
+                    .pointer("/deprecated")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
                 schema,
                 status_subresource: v.pointer("/subresources/status").is_some() || top_status,
-                scale: v.pointer("/subresources/scale").cloned().or_else(|| top_scale.clone()),
+                scale: v
+                    .pointer("/subresources/scale")
+                    .cloned()
+                    .or_else(|| top_scale.clone()),
                 printer_columns: v
                     .pointer("/additionalPrinterColumns")
                     .and_then(Value::as_array)
@@ -168,11 +205,25 @@ impl Crd {
                 selectable_fields: v
                     .pointer("/selectableFields")
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(|f| str_at(f, "/jsonPath")).map(str::to_owned).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|f| str_at(f, "/jsonPath"))
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default(),
             });
         }
-        let crd = Crd { api_version, name, group, names, scope, preserve_unknown_fields, versions, raw: doc.clone() };
+        let crd = Crd {
+            api_version,
+            name,
+            group,
+            names,
+            scope,
+            preserve_unknown_fields,
+            versions,
+            raw: doc.clone(),
+        };
         (crd, errors)
     }
 
@@ -210,7 +261,10 @@ mod tests {
         assert_eq!(crd.names.short_names, vec!["wd"]);
         let v = &crd.versions[0];
         assert!(v.status_subresource);
-        assert_eq!(v.schema.as_ref().unwrap().pointer, "/spec/versions/0/schema/openAPIV3Schema");
+        assert_eq!(
+            v.schema.as_ref().unwrap().pointer,
+            "/spec/versions/0/schema/openAPIV3Schema"
+        );
 
         let v1beta1 = json!({
             "apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition",
@@ -222,13 +276,27 @@ mod tests {
         let (crd, errors) = Crd::parse(&v1beta1);
         assert_eq!(errors, vec![]);
         assert_eq!(crd.versions[0].name, "v1alpha1");
-        assert_eq!(crd.versions[0].schema.as_ref().unwrap().pointer, "/spec/validation/openAPIV3Schema");
+        assert_eq!(
+            crd.versions[0].schema.as_ref().unwrap().pointer,
+            "/spec/validation/openAPIV3Schema"
+        );
     }
 
     #[test]
     fn reports_missing_envelope_fields() {
-        let (_, errors) = Crd::parse(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": {}}));
+        let (_, errors) = Crd::parse(
+            &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": {}}),
+        );
         let pointers: Vec<_> = errors.iter().map(|e| e.pointer.as_str()).collect();
-        assert_eq!(pointers, vec!["/metadata/name", "/spec/group", "/spec/names/kind", "/spec/names/plural", "/spec/versions"]);
+        assert_eq!(
+            pointers,
+            vec![
+                "/metadata/name",
+                "/spec/group",
+                "/spec/names/kind",
+                "/spec/names/plural",
+                "/spec/versions"
+            ]
+        );
     }
 }

@@ -18,7 +18,10 @@ pub fn prune_nulls(value: &mut Value, schema: &Schema) {
     match value {
         Value::Object(map) => {
             map.retain(|k, v| {
-                let child = schema.properties.get(k).or_else(|| schema.additional_properties_schema());
+                let child = schema
+                    .properties
+                    .get(k)
+                    .or_else(|| schema.additional_properties_schema());
                 match child {
                     Some(c) if v.is_null() && !c.nullable && c.default.is_none() => false,
                     Some(c) => {
@@ -110,7 +113,10 @@ mod tests {
             "c": {"type": "integer", "default": 3}, "l": {"type": "array", "items": {"type": "string"}}}}));
         let mut v = json!({"a": null, "b": null, "c": null, "l": [null], "unknown": null});
         prune_nulls(&mut v, &s);
-        assert_eq!(v, json!({"b": null, "c": null, "l": [null], "unknown": null}));
+        assert_eq!(
+            v,
+            json!({"b": null, "c": null, "l": [null], "unknown": null})
+        );
     }
 
     #[test]
@@ -122,11 +128,17 @@ mod tests {
                 "empty": {"type": "string", "default": "x"}}}}}));
         let mut v = json!({});
         apply_defaults(&mut v, &s);
-        assert_eq!(v, json!({"spec": {"replicas": 1, "mode": "fast", "empty": "x"}}));
+        assert_eq!(
+            v,
+            json!({"spec": {"replicas": 1, "mode": "fast", "empty": "x"}})
+        );
 
         let mut v = json!({"spec": {"replicas": null, "mode": null, "empty": ""}});
         apply_defaults(&mut v, &s);
-        assert_eq!(v, json!({"spec": {"replicas": 1, "mode": null, "empty": ""}}));
+        assert_eq!(
+            v,
+            json!({"spec": {"replicas": 1, "mode": null, "empty": ""}})
+        );
     }
 
     #[test]

@@ -34,6 +34,6 @@ pub mod __private;
 pub use empty_object::EmptyObject;
 pub use int_or_string::IntOrString;
 pub use kubeskema_derive::{Deserialize, Serialize};
+pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
-pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};

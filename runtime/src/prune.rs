@@ -30,7 +30,13 @@ pub fn prune_resource(object: &mut Value, root: &Schema) -> Vec<String> {
 pub fn prune_value(value: &mut Value, schema: &Schema) {
     let mut sink = Vec::new();
     let mut path = "value".to_owned();
-    prune(value, Some(schema), schema.embedded_resource, &mut path, &mut sink);
+    prune(
+        value,
+        Some(schema),
+        schema.embedded_resource,
+        &mut path,
+        &mut sink,
+    );
 }
 
 fn push_key(path: &mut String, key: &str) -> usize {
@@ -50,7 +56,13 @@ fn push_index(path: &mut String, i: usize) -> usize {
     len
 }
 
-fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &mut String, pruned: &mut Vec<String>) {
+fn prune(
+    value: &mut Value,
+    schema: Option<&Schema>,
+    is_resource: bool,
+    path: &mut String,
+    pruned: &mut Vec<String>,
+) {
     if let Some(s) = schema {
         if s.preserves_unknown_fields() {
             skip_prune(value, s, is_resource, path, pruned);
@@ -82,7 +94,13 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &m
                         crate::schema::AdditionalProperties::Schema(c) => Some(c.as_ref()),
                         crate::schema::AdditionalProperties::Bool(_) => None,
                     };
-                    prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
+                    prune(
+                        v,
+                        child,
+                        child.is_some_and(|c| c.embedded_resource),
+                        path,
+                        pruned,
+                    );
                     true
                 } else {
                     // apiVersion/kind/metadata at the very top are dropped silently.
@@ -99,7 +117,13 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &m
             let item_schema = schema.and_then(|s| s.items.as_deref());
             for (i, item) in items.iter_mut().enumerate() {
                 let len = push_index(path, i);
-                prune(item, item_schema, item_schema.is_some_and(|s| s.embedded_resource), path, pruned);
+                prune(
+                    item,
+                    item_schema,
+                    item_schema.is_some_and(|s| s.embedded_resource),
+                    path,
+                    pruned,
+                );
                 path.truncate(len);
             }
         }
@@ -107,7 +131,13 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &m
     }
 }
 
-fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut String, pruned: &mut Vec<String>) {
+fn skip_prune(
+    value: &mut Value,
+    s: &Schema,
+    is_resource: bool,
+    path: &mut String,
+    pruned: &mut Vec<String>,
+) {
     match value {
         Value::Object(map) => {
             let map: &mut Map<String, Value> = map;
@@ -123,7 +153,13 @@ fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut Strin
                         crate::schema::AdditionalProperties::Schema(c) => Some(c.as_ref()),
                         crate::schema::AdditionalProperties::Bool(_) => None,
                     };
-                    prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
+                    prune(
+                        v,
+                        child,
+                        child.is_some_and(|c| c.embedded_resource),
+                        path,
+                        pruned,
+                    );
                 }
                 path.truncate(len);
             }
@@ -132,7 +168,13 @@ fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut Strin
             if let Some(item_schema) = s.items.as_deref() {
                 for (i, item) in items.iter_mut().enumerate() {
                     let len = push_index(path, i);
-                    skip_prune(item, item_schema, item_schema.embedded_resource, path, pruned);
+                    skip_prune(
+                        item,
+                        item_schema,
+                        item_schema.embedded_resource,
+                        path,
+                        pruned,
+                    );
                     path.truncate(len);
                 }
             }
@@ -161,8 +203,11 @@ mod tests {
             "spec": {"a": "x", "b": 1, "list": [{"x": 1}, {"x": 2, "y": 3}]}, "unknown": true});
         let pruned = prune_resource(&mut obj, &root);
         assert_eq!(pruned, vec!["spec.b", "spec.list[1].y", "unknown"]);
-        assert_eq!(obj, json!({"apiVersion": "v", "kind": "K", "metadata": {"name": "n"},
-            "spec": {"a": "x", "list": [{"x": 1}, {"x": 2}]}}));
+        assert_eq!(
+            obj,
+            json!({"apiVersion": "v", "kind": "K", "metadata": {"name": "n"},
+            "spec": {"a": "x", "list": [{"x": 1}, {"x": 2}]}})
+        );
     }
 
     #[test]
@@ -172,7 +217,10 @@ mod tests {
             "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}}}}}));
         let mut obj = json!({"spec": {"free": {"deep": 1}, "known": {"a": "x", "b": 2}}});
         assert_eq!(prune_resource(&mut obj, &root), vec!["spec.known.b"]);
-        assert_eq!(obj, json!({"spec": {"free": {"deep": 1}, "known": {"a": "x"}}}));
+        assert_eq!(
+            obj,
+            json!({"spec": {"free": {"deep": 1}, "known": {"a": "x"}}})
+        );
     }
 
     #[test]
@@ -201,6 +249,9 @@ mod tests {
             "properties": {"spec": {"type": "object"}}}}}));
         let mut obj = json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {"a": 1}, "z": 1}});
         assert_eq!(prune_resource(&mut obj, &root), vec!["t.spec.a", "t.z"]);
-        assert_eq!(obj, json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {}}}));
+        assert_eq!(
+            obj,
+            json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {}}})
+        );
     }
 }

@@ -201,7 +201,10 @@ impl Reader<'_> {
     fn fail(&mut self, key: &str, v: &Value, want: &str) {
         self.errors.push(ParseError {
             pointer: child_pointer(self.pointer, &[key]),
-            message: format!("cannot unmarshal {} into field {key} of type {want}", json_kind(v)),
+            message: format!(
+                "cannot unmarshal {} into field {key} of type {want}",
+                json_kind(v)
+            ),
         });
     }
 
@@ -266,7 +269,10 @@ impl Reader<'_> {
                     _ => {
                         self.errors.push(ParseError {
                             pointer: child_pointer(self.pointer, &[key, &i.to_string()]),
-                            message: format!("cannot unmarshal {} into field {key} of type string", json_kind(item)),
+                            message: format!(
+                                "cannot unmarshal {} into field {key} of type string",
+                                json_kind(item)
+                            ),
                         });
                         None
                     }
@@ -282,7 +288,10 @@ impl Reader<'_> {
 }
 
 fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Schema {
-    let mut s = Schema { pointer: pointer.to_owned(), ..Schema::default() };
+    let mut s = Schema {
+        pointer: pointer.to_owned(),
+        ..Schema::default()
+    };
     let Value::Object(map) = value else {
         errors.push(ParseError {
             pointer: pointer.to_owned(),
@@ -324,7 +333,13 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             "items" => match v {
                 Value::Array(_) => s.unsupported.push("items-array".into()),
                 Value::Null => {}
-                _ => s.items = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
+                _ => {
+                    s.items = Some(Box::new(parse_node(
+                        v,
+                        &child_pointer(pointer, &[k]),
+                        r.errors,
+                    )))
+                }
             },
             "properties" => match v {
                 Value::Object(props) => {
@@ -350,7 +365,13 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
                     Value::Array(items) => items
                         .iter()
                         .enumerate()
-                        .map(|(i, item)| parse_node(item, &child_pointer(pointer, &[k, &i.to_string()]), r.errors))
+                        .map(|(i, item)| {
+                            parse_node(
+                                item,
+                                &child_pointer(pointer, &[k, &i.to_string()]),
+                                r.errors,
+                            )
+                        })
                         .collect(),
                     Value::Null => Vec::new(),
                     _ => {
@@ -366,7 +387,13 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             }
             "not" => match v {
                 Value::Null => {}
-                _ => s.not = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
+                _ => {
+                    s.not = Some(Box::new(parse_node(
+                        v,
+                        &child_pointer(pointer, &[k]),
+                        r.errors,
+                    )))
+                }
             },
             "x-kubernetes-preserve-unknown-fields" => s.preserve_unknown_fields = r.bool(k, v),
             "x-kubernetes-embedded-resource" => s.embedded_resource = r.bool(k, v).unwrap_or(false),
@@ -374,9 +401,11 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             "x-kubernetes-list-type" => s.list_type = r.string(k, v),
             "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v),
             "x-kubernetes-map-type" => s.map_type = r.string(k, v),
-            "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(pointer, &[k]), r.errors),
-            "id" | "$schema" | "$ref" | "patternProperties" | "dependencies" | "additionalItems"
-            | "definitions" => s.unsupported.push(k.to_owned()),
+            "x-kubernetes-validations" => {
+                s.validations = parse_rules(v, &child_pointer(pointer, &[k]), r.errors)
+            }
+            "id" | "$schema" | "$ref" | "patternProperties" | "dependencies"
+            | "additionalItems" | "definitions" => s.unsupported.push(k.to_owned()),
             _ if k.starts_with("x-") => {
                 s.extensions.insert(k.to_owned(), v.clone());
             }
@@ -410,7 +439,10 @@ fn parse_rules(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Ve
                 &empty
             }
         };
-        let mut r = Reader { pointer: &item_pointer, errors };
+        let mut r = Reader {
+            pointer: &item_pointer,
+            errors,
+        };
         let mut rule = ValidationRule::default();
         for (k, v) in map {
             match k.as_str() {
@@ -456,9 +488,21 @@ mod tests {
         assert_eq!(a.pointer, "/spec/properties/a");
         assert_eq!(a.minimum, Some(0.into()));
         assert_eq!(a.maximum.as_ref().and_then(Number::as_f64), Some(1.5));
-        assert_eq!(s.properties["l"].items.as_ref().unwrap().pointer, "/spec/properties/l/items");
-        assert_eq!(s.properties["m"].additional_properties_schema().unwrap().type_str(), Some("string"));
-        assert_eq!(s.properties["x/y"].any_of[1].pointer, "/spec/properties/x~1y/anyOf/1");
+        assert_eq!(
+            s.properties["l"].items.as_ref().unwrap().pointer,
+            "/spec/properties/l/items"
+        );
+        assert_eq!(
+            s.properties["m"]
+                .additional_properties_schema()
+                .unwrap()
+                .type_str(),
+            Some("string")
+        );
+        assert_eq!(
+            s.properties["x/y"].any_of[1].pointer,
+            "/spec/properties/x~1y/anyOf/1"
+        );
         assert_eq!(s.validations[0].message.as_deref(), Some("positive"));
         assert_eq!(s.extensions["x-kubernetes-patch-merge-key"], json!("name"));
     }

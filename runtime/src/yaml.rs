@@ -78,7 +78,9 @@ impl Document {
     /// Where the mapping key of the value at `pointer` stands, or the value itself for array
     /// items and the root.
     pub fn key_position(&self, pointer: &str) -> Option<Pos> {
-        self.positions.get(pointer).map(|p| p.key.unwrap_or(p.value))
+        self.positions
+            .get(pointer)
+            .map(|p| p.key.unwrap_or(p.value))
     }
 
     /// The position of `pointer`, or of its nearest ancestor that has one (a pointer into a
@@ -132,11 +134,17 @@ pub fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
 }
 
 fn scan_error(e: ScanError) -> YamlError {
-    YamlError { pos: pos_of(e.marker()), message: e.info().to_owned() }
+    YamlError {
+        pos: pos_of(e.marker()),
+        message: e.info().to_owned(),
+    }
 }
 
 fn pos_of(m: &saphyr_parser::Marker) -> Pos {
-    Pos { line: m.line(), column: m.col() + 1 }
+    Pos {
+        line: m.line(),
+        column: m.col() + 1,
+    }
 }
 
 /// A node under construction; kept with positions so anchors can be replayed.
@@ -154,8 +162,17 @@ enum NodeKind {
 }
 
 enum Frame {
-    Seq { pos: Pos, anchor: usize, items: Vec<Node> },
-    Map { pos: Pos, anchor: usize, entries: Vec<(String, Pos, Node)>, key: Option<(String, Pos)> },
+    Seq {
+        pos: Pos,
+        anchor: usize,
+        items: Vec<Node>,
+    },
+    Map {
+        pos: Pos,
+        anchor: usize,
+        entries: Vec<(String, Pos, Node)>,
+        key: Option<(String, Pos)>,
+    },
 }
 
 #[derive(Default)]
@@ -185,7 +202,10 @@ impl Builder {
                 } else {
                     Value::String(text.into_owned())
                 };
-                let node = Node { pos, kind: NodeKind::Scalar(value) };
+                let node = Node {
+                    pos,
+                    kind: NodeKind::Scalar(value),
+                };
                 self.remember(anchor, &node);
                 self.push_node(node, pos)?;
             }
@@ -199,22 +219,43 @@ impl Builder {
             }
             Event::SequenceStart(anchor, _) => {
                 self.enter(pos)?;
-                self.stack.push(Frame::Seq { pos, anchor, items: Vec::new() });
+                self.stack.push(Frame::Seq {
+                    pos,
+                    anchor,
+                    items: Vec::new(),
+                });
             }
             Event::MappingStart(anchor, _) => {
                 self.enter(pos)?;
-                self.stack.push(Frame::Map { pos, anchor, entries: Vec::new(), key: None });
+                self.stack.push(Frame::Map {
+                    pos,
+                    anchor,
+                    entries: Vec::new(),
+                    key: None,
+                });
             }
             Event::SequenceEnd => {
                 if let Some(Frame::Seq { pos, anchor, items }) = self.stack.pop() {
-                    let node = Node { pos, kind: NodeKind::Seq(items) };
+                    let node = Node {
+                        pos,
+                        kind: NodeKind::Seq(items),
+                    };
                     self.remember(anchor, &node);
                     self.push_node(node, pos)?;
                 }
             }
             Event::MappingEnd => {
-                if let Some(Frame::Map { pos, anchor, entries, .. }) = self.stack.pop() {
-                    let node = Node { pos, kind: NodeKind::Map(entries) };
+                if let Some(Frame::Map {
+                    pos,
+                    anchor,
+                    entries,
+                    ..
+                }) = self.stack.pop()
+                {
+                    let node = Node {
+                        pos,
+                        kind: NodeKind::Map(entries),
+                    };
                     self.remember(anchor, &node);
                     self.push_node(node, pos)?;
                 }
@@ -226,7 +267,10 @@ impl Builder {
 
     fn enter(&mut self, pos: Pos) -> Result<(), YamlError> {
         if self.stack.len() >= MAX_DEPTH {
-            return Err(YamlError { pos, message: format!("nesting deeper than {MAX_DEPTH} levels") });
+            return Err(YamlError {
+                pos,
+                message: format!("nesting deeper than {MAX_DEPTH} levels"),
+            });
         }
         Ok(())
     }
@@ -240,7 +284,10 @@ impl Builder {
     fn push_node(&mut self, node: Node, pos: Pos) -> Result<(), YamlError> {
         self.nodes += 1;
         if self.nodes > MAX_NODES {
-            return Err(YamlError { pos, message: format!("more than {MAX_NODES} nodes (alias expansion?)") });
+            return Err(YamlError {
+                pos,
+                message: format!("more than {MAX_NODES} nodes (alias expansion?)"),
+            });
         }
         match self.stack.last_mut() {
             None => self.root = Some(node),
@@ -270,7 +317,13 @@ impl Builder {
         };
         if let Some(root) = root {
             let mut pointer = String::new();
-            doc.value = convert(root, None, &mut pointer, &mut doc.positions, &mut doc.duplicates);
+            doc.value = convert(
+                root,
+                None,
+                &mut pointer,
+                &mut doc.positions,
+                &mut doc.duplicates,
+            );
         }
         self.documents.push(doc);
     }
@@ -280,7 +333,12 @@ fn count_nodes(node: &Node) -> usize {
     match &node.kind {
         NodeKind::Scalar(_) => 1,
         NodeKind::Seq(items) => 1 + items.iter().map(count_nodes).sum::<usize>(),
-        NodeKind::Map(entries) => 1 + entries.iter().map(|(_, _, n)| count_nodes(n)).sum::<usize>(),
+        NodeKind::Map(entries) => {
+            1 + entries
+                .iter()
+                .map(|(_, _, n)| count_nodes(n))
+                .sum::<usize>()
+        }
     }
 }
 
@@ -310,7 +368,13 @@ fn convert(
     positions: &mut HashMap<String, NodePos>,
     duplicates: &mut Vec<DuplicateKey>,
 ) -> Value {
-    positions.insert(pointer.clone(), NodePos { value: node.pos, key });
+    positions.insert(
+        pointer.clone(),
+        NodePos {
+            value: node.pos,
+            key,
+        },
+    );
     match node.kind {
         NodeKind::Scalar(v) => v,
         NodeKind::Seq(items) => {
@@ -337,7 +401,11 @@ fn convert(
                 pointer.push('/');
                 pointer.push_str(&escape_pointer_token(&k));
                 if let Some(first) = first_seen.get(&k) {
-                    duplicates.push(DuplicateKey { pointer: pointer.clone(), pos: kpos, first: *first });
+                    duplicates.push(DuplicateKey {
+                        pointer: pointer.clone(),
+                        pos: kpos,
+                        first: *first,
+                    });
                 } else {
                     first_seen.insert(k.clone(), kpos);
                 }
@@ -416,7 +484,11 @@ fn resolve_int(text: &str) -> Option<Value> {
         return None;
     }
     let magnitude = u128::from_str_radix(&digits, radix).ok()?;
-    let value = if negative { -(magnitude as i128) } else { magnitude as i128 };
+    let value = if negative {
+        -(magnitude as i128)
+    } else {
+        magnitude as i128
+    };
     if let Ok(i) = i64::try_from(value) {
         Some(Value::Number(i.into()))
     } else if let Ok(u) = u64::try_from(value) {
@@ -489,7 +561,9 @@ mod tests {
     #[test]
     fn yaml_1_1_scalars_resolve_as_kubectl_reads_them() {
         assert_eq!(
-            one("a: yes\nb: no\nc: on\nd: off\ne: 0755\nf: 1_000\ng: 0x1F\nh: 1.10\ni: ~\nj: '0755'\nk: =\nl: 1e3\nm: .5\n"),
+            one(
+                "a: yes\nb: no\nc: on\nd: off\ne: 0755\nf: 1_000\ng: 0x1F\nh: 1.10\ni: ~\nj: '0755'\nk: =\nl: 1e3\nm: .5\n"
+            ),
             json!({"a": true, "b": false, "c": true, "d": false, "e": 493, "f": 1000, "g": 31,
                    "h": 1.1, "i": null, "j": "0755", "k": "=", "l": 1000.0, "m": 0.5})
         );
@@ -497,7 +571,10 @@ mod tests {
 
     #[test]
     fn quoted_and_tagged_scalars_stay_strings() {
-        assert_eq!(one("a: \"yes\"\nb: !!str 12\nc: |\n  7\n"), json!({"a": "yes", "b": "12", "c": "7\n"}));
+        assert_eq!(
+            one("a: \"yes\"\nb: !!str 12\nc: |\n  7\n"),
+            json!({"a": "yes", "b": "12", "c": "7\n"})
+        );
     }
 
     #[test]
@@ -517,9 +594,21 @@ mod tests {
     fn positions_point_at_values_and_keys() {
         let docs = parse_documents("spec:\n  ports:\n  - name: a\n    port: 80\n").unwrap();
         let d = &docs[0];
-        assert_eq!(d.position("/spec/ports/0/port"), Some(Pos { line: 4, column: 11 }));
-        assert_eq!(d.key_position("/spec/ports/0/port"), Some(Pos { line: 4, column: 5 }));
-        assert_eq!(d.nearest_position("/spec/ports/0/missing"), Pos { line: 3, column: 5 });
+        assert_eq!(
+            d.position("/spec/ports/0/port"),
+            Some(Pos {
+                line: 4,
+                column: 11
+            })
+        );
+        assert_eq!(
+            d.key_position("/spec/ports/0/port"),
+            Some(Pos { line: 4, column: 5 })
+        );
+        assert_eq!(
+            d.nearest_position("/spec/ports/0/missing"),
+            Pos { line: 3, column: 5 }
+        );
     }
 
     #[test]
@@ -528,7 +617,11 @@ mod tests {
         assert_eq!(docs[0].value, json!({"a": 3, "b": 2}));
         assert_eq!(
             docs[0].duplicates,
-            vec![DuplicateKey { pointer: "/a".into(), pos: Pos { line: 3, column: 1 }, first: Pos { line: 1, column: 1 } }]
+            vec![DuplicateKey {
+                pointer: "/a".into(),
+                pos: Pos { line: 3, column: 1 },
+                first: Pos { line: 1, column: 1 }
+            }]
         );
     }
 
@@ -546,11 +639,17 @@ mod tests {
         assert!(err.pos.line >= 1, "{err}");
         let deep = "[".repeat(MAX_DEPTH + 1);
         let err = parse_documents(&deep).unwrap_err();
-        assert!(err.message.contains("nesting") || err.message.contains("recursion"), "{err}");
+        assert!(
+            err.message.contains("nesting") || err.message.contains("recursion"),
+            "{err}"
+        );
     }
 
     #[test]
     fn json_reads_as_yaml() {
-        assert_eq!(one("{\"a\": [1, 2.5, \"x\", null, true]}"), json!({"a": [1, 2.5, "x", null, true]}));
+        assert_eq!(
+            one("{\"a\": [1, 2.5, \"x\", null, true]}"),
+            json!({"a": [1, 2.5, "x", null, true]})
+        );
     }
 }

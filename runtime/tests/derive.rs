@@ -20,7 +20,12 @@ struct Spec {
     owner: Option<String>,
     #[kubeskema(rename = "maxSurge", int_or_string, pattern = "^[0-9]+%?$")]
     max_surge: Option<kubeskema::IntOrString>,
-    #[kubeskema(list_type = "map", list_map_keys("name"), max_items = 4, items(max_properties = 3))]
+    #[kubeskema(
+        list_type = "map",
+        list_map_keys("name"),
+        max_items = 4,
+        items(max_properties = 3)
+    )]
     ports: Option<Vec<Port>>,
     #[kubeskema(default_json = "{}")]
     nested: Nested,
@@ -62,7 +67,13 @@ fn defaults_fill_absent_fields_and_nest() {
     let spec = read(json!({"name": "a", "owner": null})).unwrap();
     assert_eq!(spec.replicas, 1);
     assert_eq!(spec.speed.as_deref(), Some("fast"));
-    assert_eq!(spec.nested, Nested { known: "x".into(), rest: Default::default() });
+    assert_eq!(
+        spec.nested,
+        Nested {
+            known: "x".into(),
+            rest: Default::default()
+        }
+    );
     assert_eq!(
         serde_json::to_value(&spec).unwrap(),
         json!({"name": "a", "replicas": 1, "speed": "fast", "owner": null, "nested": {"known": "x"}})
@@ -82,7 +93,10 @@ fn null_of_a_non_nullable_field_reads_as_absent() {
 #[test]
 fn nullable_fields_keep_null_apart_from_absent() {
     let spec = read(json!({"name": "a", "owner": null, "speed": null, "note": null})).unwrap();
-    assert_eq!(spec.speed, None, "explicit null of a nullable defaulted field is kept");
+    assert_eq!(
+        spec.speed, None,
+        "explicit null of a nullable defaulted field is kept"
+    );
     assert_eq!(spec.note, Some(None));
     assert_eq!(spec.owner, None);
     let out = serde_json::to_value(&spec).unwrap();
@@ -92,35 +106,63 @@ fn nullable_fields_keep_null_apart_from_absent() {
 
     let absent = read(json!({"name": "a", "owner": null})).unwrap();
     assert_eq!(absent.note, None);
-    assert!(!serde_json::to_value(&absent).unwrap().as_object().unwrap().contains_key("note"));
+    assert!(
+        !serde_json::to_value(&absent)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .contains_key("note")
+    );
     // A nullable required field must be present, null or not.
-    assert!(read(json!({"name": "a"})).unwrap_err().to_string().contains("missing field `owner`"));
+    assert!(
+        read(json!({"name": "a"}))
+            .unwrap_err()
+            .to_string()
+            .contains("missing field `owner`")
+    );
 }
 
 #[test]
 fn unknown_fields_are_pruned_or_preserved_by_the_schema() {
     let spec = read(json!({"name": "a", "owner": null, "typo": 1,
-                           "nested": {"known": "k", "extra": {"deep": [1]}}})).unwrap();
+                           "nested": {"known": "k", "extra": {"deep": [1]}}}))
+    .unwrap();
     let out = serde_json::to_value(&spec).unwrap();
     assert!(out.get("typo").is_none(), "pruned");
-    assert_eq!(out["nested"], json!({"known": "k", "extra": {"deep": [1]}}), "preserved");
+    assert_eq!(
+        out["nested"],
+        json!({"known": "k", "extra": {"deep": [1]}}),
+        "preserved"
+    );
 }
 
 #[test]
 fn enums_read_strings_integers_booleans_and_name_the_supported_values() {
-    for (json, mode) in [(json!("Fast"), Mode::Fast), (json!(""), Mode::Empty), (json!(3), Mode::Three), (json!(3.0), Mode::Three), (json!(true), Mode::Yes)] {
+    for (json, mode) in [
+        (json!("Fast"), Mode::Fast),
+        (json!(""), Mode::Empty),
+        (json!(3), Mode::Three),
+        (json!(3.0), Mode::Three),
+        (json!(true), Mode::Yes),
+    ] {
         assert_eq!(serde_json::from_value::<Mode>(json.clone()).unwrap(), mode);
         if json != json!(3.0) {
             assert_eq!(serde_json::to_value(mode).unwrap(), json);
         }
     }
-    let err = serde_json::from_value::<Mode>(json!("slow")).unwrap_err().to_string();
-    assert_eq!(err, r#"Unsupported value: "slow": supported values: "Fast", "", "3", "true""#);
+    let err = serde_json::from_value::<Mode>(json!("slow"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        r#"Unsupported value: "slow": supported values: "Fast", "", "3", "true""#
+    );
 }
 
 #[test]
 fn duplicate_keys_and_wrong_types_are_errors() {
-    let err = serde_json::from_str::<Spec>(r#"{"name": "a", "name": "b", "owner": null}"#).unwrap_err();
+    let err =
+        serde_json::from_str::<Spec>(r#"{"name": "a", "name": "b", "owner": null}"#).unwrap_err();
     assert!(err.to_string().contains("duplicate field `name`"), "{err}");
     let err = serde_json::from_str::<Spec>(r#"{"name": 1, "owner": null}"#).unwrap_err();
     assert!(err.to_string().contains("line 1 column 10"), "{err}");

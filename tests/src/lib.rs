@@ -43,12 +43,15 @@ impl Instance {
 
 /// Every row of the corpus index.
 pub fn instances() -> Vec<Instance> {
-    let text = std::fs::read_to_string(corpus_dir().join("instances/INDEX.tsv")).expect("the corpus index is readable");
+    let text = std::fs::read_to_string(corpus_dir().join("instances/INDEX.tsv"))
+        .expect("the corpus index is readable");
     text.lines()
         .skip(1)
         .filter_map(|line| {
             let cols: Vec<&str> = line.split('\t').collect();
-            let [file, doc, api_version, kind, name, crd_file, expect] = cols[..] else { return None };
+            let [file, doc, api_version, kind, name, crd_file, expect] = cols[..] else {
+                return None;
+            };
             Some(Instance {
                 file: file.into(),
                 doc_index: doc.parse().ok()?,

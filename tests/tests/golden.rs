@@ -1,0 +1,97 @@
+//! Golden files: the generated code for each of the project's fixtures, one feature each
+//! (`fixtures/golden/*.yaml`, plus the demo `fixtures/crds/widgets.yaml`). Review changes
+//! with `cargo insta review`; the snapshots are compiled by this crate's build script
+//! (see `golden_files_compile` below), so a golden file that does not build fails the build.
+
+use std::path::PathBuf;
+
+use kubeskema_codegen::pipeline::{self, Options};
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = kubeskema_tests::repo_dir().join("fixtures");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("golden"))
+        .expect("fixtures/golden exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files.push(root.join("crds/widgets.yaml"));
+    files
+}
+
+#[test]
+fn generated_code_matches_the_golden_files() {
+    for fixture in fixtures() {
+        let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
+        // Relative paths keep the @generated header independent of the checkout's location.
+        let relative = PathBuf::from("fixtures").join(
+            fixture
+                .strip_prefix(kubeskema_tests::repo_dir().join("fixtures"))
+                .unwrap(),
+        );
+        let cwd = kubeskema_tests::repo_dir();
+        let generation = with_cwd(&cwd, || {
+            pipeline::run(&[relative.clone()], Options::default())
+        })
+        .unwrap_or_else(|d| panic!("{} does not generate:\n{d}", fixture.display()));
+        assert!(generation.warnings.is_empty(), "{:?}", generation.warnings);
+        for module in &generation.modules {
+            let name = format!("{stem}__{}", module.path.join("_"));
+            insta::assert_snapshot!(name, module.code);
+        }
+    }
+}
+
+fn with_cwd<T>(dir: &std::path::Path, f: impl FnOnce() -> T) -> T {
+    // Tests in this file run in one process only under `cargo test`; nextest gives each its
+    // own process. Either way only this test changes the working directory.
+    let old = std::env::current_dir().unwrap();
+    std::env::set_current_dir(dir).unwrap();
+    let out = f();
+    std::env::set_current_dir(old).unwrap();
+    out
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let all = fixtures();
+    let first = pipeline::run(&all, Options::default()).unwrap();
+    let second = pipeline::run(&all, Options::default()).unwrap();
+    assert_eq!(first.modules, second.modules);
+}
+
+mod golden_files_compile {
+    //! Every snapshot above, compiled: the build script turns `snapshots/golden__*.snap` into
+    //! modules of this test. Using a few of the types proves they are the ones expected.
+    #![allow(dead_code)]
+    include!(concat!(env!("OUT_DIR"), "/golden.rs"));
+
+    #[test]
+    fn the_demo_widget_reads_and_writes_as_the_apiserver_would() {
+        use widgets__example_com_v1::*;
+        let w: Widget = serde_json::from_value(serde_json::json!({
+            "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"type": "Small", "ports": [{"name": "http", "port": 80}], "config": {"mode": "x", "extra": 1},
+                     "source": {"git": "https://example.com/r.git"}}
+        }))
+        .unwrap();
+        let spec = w.spec.as_ref().unwrap();
+        assert_eq!(spec.replicas, 1, "default applied");
+        assert_eq!(
+            spec.ports.as_ref().unwrap()[0].protocol,
+            Protocol::Tcp,
+            "nested default applied"
+        );
+        assert_eq!(
+            spec.source.as_ref().unwrap().one_of(),
+            Some(SourceOneOf::Git(&"https://example.com/r.git".to_owned()))
+        );
+        let back = serde_json::to_value(&w).unwrap();
+        assert_eq!(
+            back["spec"]["config"],
+            serde_json::json!({"mode": "x", "extra": 1}),
+            "unknown fields preserved"
+        );
+        assert_eq!(Widget::API_VERSION, "example.com/v1");
+    }
+}
