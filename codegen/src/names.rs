@@ -209,7 +209,7 @@ mod tests {
             ("ref", "r#ref"),
             ("self", "self_"),
             ("-Xmx", "xmx"),
-            ("hugepages-1Gi", "hugepages_1_gi"),
+            ("hugepages-1Gi", "hugepages_1gi"),
             ("5xx", "_5xx"),
             ("$", "field"),
             ("x-kubernetes-int-or-string", "x_kubernetes_int_or_string"),
@@ -249,7 +249,7 @@ mod tests {
         assert_eq!(values(&["head", "HEAD"]), vec!["head", "HEAD"]);
         assert_eq!(
             values(&["", "*", "4Ki", "read, write", "Self"]),
-            vec!["Empty", "Star", "V4Ki", "ReadWrite", "Self_"]
+            vec!["Empty", "Star", "V4ki", "ReadWrite", "Self_"]
         );
         assert_eq!(values(&["a-b", "a_b", "A B"]), vec!["AB", "a_b", "AB2"]);
     }
