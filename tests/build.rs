@@ -1,37 +1,102 @@
-//! Turns the golden snapshots (`tests/snapshots/golden__*.snap`, written by insta) into Rust
-//! modules, so the golden test also proves that every golden file compiles.
+//! Build script of the integration tests:
+//! - turns the golden snapshots (`tests/snapshots/golden__*.snap`, written by insta) into
+//!   Rust modules, so the golden test also proves that every golden file compiles;
+//! - with the `corpus` feature, generates types for every CRD of the shared corpus (one
+//!   module per corpus folder) and a `roundtrip` dispatcher over their root types.
 
-use std::path::Path;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 fn main() {
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    golden(&out);
+    if std::env::var_os("CARGO_FEATURE_CORPUS").is_some() {
+        corpus(&out);
+    }
+}
+
+fn golden(out: &Path) {
     let dir = Path::new("tests/snapshots");
     println!("cargo::rerun-if-changed={}", dir.display());
-    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let mut index = String::new();
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     entries.sort();
     for path in entries {
-        let Some(stem) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(".snap"))
-        else {
-            continue;
-        };
-        let Some(module) = stem.strip_prefix("golden__") else {
-            continue;
-        };
+        let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".snap")) else { continue };
+        let Some(module) = stem.strip_prefix("golden__") else { continue };
         let text = std::fs::read_to_string(&path).expect("snapshot is readable");
         // insta's header is a YAML front matter between two `---` lines.
-        let body = text
-            .splitn(3, "---\n")
-            .nth(2)
-            .expect("snapshot has insta's header");
-        let file = out.join(format!("golden_{module}.rs"));
-        std::fs::write(&file, body).expect("OUT_DIR is writable");
-        index.push_str(&format!("#[allow(non_snake_case)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/golden_{module}.rs\")); }}\n"));
+        let body = text.splitn(3, "---\n").nth(2).expect("snapshot has insta's header");
+        std::fs::write(out.join(format!("golden_{module}.rs")), body).expect("OUT_DIR is writable");
+        writeln!(
+            index,
+            "#[allow(non_snake_case)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/golden_{module}.rs\")); }}"
+        )
+        .unwrap();
     }
     std::fs::write(out.join("golden.rs"), index).expect("OUT_DIR is writable");
+}
+
+fn corpus(out: &Path) {
+    use kubeskema_codegen::pipeline::{self, Options, module_name};
+    let corpus = match std::env::var_os("KUBESKEMA_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+    };
+    let crds = corpus.join("crds");
+    println!("cargo::rerun-if-changed={}", crds.display());
+    println!("cargo::rerun-if-env-changed=KUBESKEMA_CORPUS");
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&crds)
+        .unwrap_or_else(|e| panic!("the corpus is at {}: {e}", crds.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    let mut include = String::from("#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod corpus {\n");
+    let mut arms = String::new();
+    for folder in &folders {
+        let repo = folder.file_name().unwrap().to_string_lossy().into_owned();
+        let prefix = module_name(&repo);
+        // Docs off: the corpus-wide build tests types, and descriptions are most of its text.
+        let generation = pipeline::run(std::slice::from_ref(folder), Options { docs: false, keep_going: true })
+            .unwrap_or_else(|d| panic!("{d}"));
+        writeln!(include, "pub mod {prefix} {{").unwrap();
+        let mut groups: std::collections::BTreeMap<&str, Vec<&pipeline::GeneratedModule>> = Default::default();
+        for m in &generation.modules {
+            groups.entry(m.path[0].as_str()).or_default().push(m);
+        }
+        for (group, modules) in groups {
+            writeln!(include, "pub mod {group} {{").unwrap();
+            for m in modules {
+                let file = format!("corpus_{prefix}_{}.rs", m.path.join("_"));
+                std::fs::write(out.join(&file), &m.code).expect("OUT_DIR is writable");
+                writeln!(include, "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}", m.path[1]).unwrap();
+                for (api_version, kind, ty) in &m.roots {
+                    writeln!(
+                        arms,
+                        "({repo:?}, {api_version:?}, {kind:?}) => Some(roundtrip_as::<corpus::{prefix}::{}::{}::{ty}>(value)),",
+                        m.path[0], m.path[1]
+                    )
+                    .unwrap();
+                }
+            }
+            include.push_str("}\n");
+        }
+        include.push_str("}\n");
+    }
+    include.push_str("}\n\n");
+    writeln!(
+        include,
+        "/// Deserializes `value` into the generated root type of (corpus folder, apiVersion, kind) and\n\
+         /// serializes it back; `None` when no type was generated for it.\n\
+         pub fn roundtrip(repo: &str, api_version: &str, kind: &str, value: serde_json::Value) -> Option<Result<serde_json::Value, String>> {{\n\
+         match (repo, api_version, kind) {{\n{arms}_ => None,\n}}\n}}\n\n\
+         fn roundtrip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: serde_json::Value) -> Result<serde_json::Value, String> {{\n\
+         let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;\n\
+         serde_json::to_value(&typed).map_err(|e| e.to_string())\n}}"
+    )
+    .unwrap();
+    std::fs::write(out.join("corpus.rs"), include).expect("OUT_DIR is writable");
 }

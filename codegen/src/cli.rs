@@ -59,6 +59,24 @@ pub enum Command {
     },
 }
 
+/// `target` (relative to the current folder) as a path relative to `base` (also relative
+/// to the current folder): `runtime` seen from `build-examples/x` is `../../runtime`.
+fn relative_to(target: &std::path::Path, base: &std::path::Path) -> PathBuf {
+    let abs = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+    let (target, base) = (abs(target), abs(base));
+    let t: Vec<_> = target.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c);
+    }
+    out
+}
+
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
@@ -92,7 +110,10 @@ pub fn run(args: Args) -> i32 {
                     .unwrap_or_else(|| "crds".into())
             });
             let dependency = match kubeskema_path {
-                Some(p) => Dependency::Path(std::path::absolute(&p).unwrap_or(p)),
+                // Relative to the current folder as given, written relative to the crate, so
+                // a crate checked in next to the runtime builds on any machine.
+                Some(p) if p.is_relative() => Dependency::Path(relative_to(&p, &out)),
+                Some(p) => Dependency::Path(p),
                 None => Dependency::default_for_this_build(),
             };
             if let Err(e) = write_crate(&out, &name, &dependency, &generation.modules) {

@@ -22,6 +22,8 @@ pub mod crd;
 #[cfg(feature = "dynamic")]
 pub mod default;
 #[cfg(feature = "dynamic")]
+pub mod normalize;
+#[cfg(feature = "dynamic")]
 pub mod prune;
 #[cfg(feature = "dynamic")]
 pub mod schema;

@@ -9,6 +9,8 @@
 //! - Duplicate keys: the last value wins (the apiserver's decoding) and every duplicate is
 //!   recorded in [`Document::duplicates`], so callers choose between error and warning.
 //! - Anchors, aliases and `<<` merge keys are expanded; the expansion is bounded.
+//! - Indentation is read as leniently as go-yaml and PyYAML read it (a flow sequence's `]` at
+//!   its key's column is accepted, as kubectl accepts it).
 //!
 //! ```
 //! let docs = kubeskema::yaml::parse_documents("a: yes\nb: 0755\n---\nc: [1, 2]\n").unwrap();
@@ -20,7 +22,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use granit_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use serde_json::{Map, Number, Value};
 
 /// A place in a text: 1-based line and 1-based column (in characters).
@@ -140,7 +142,7 @@ fn scan_error(e: ScanError) -> YamlError {
     }
 }
 
-fn pos_of(m: &saphyr_parser::Marker) -> Pos {
+fn pos_of(m: &granit_parser::Marker) -> Pos {
     Pos {
         line: m.line(),
         column: m.col() + 1,
@@ -189,14 +191,14 @@ impl Builder {
     fn on_event(&mut self, event: Event<'_>, span: Span) -> Result<(), YamlError> {
         let pos = pos_of(&span.start);
         match event {
-            Event::DocumentStart(_) => {
+            Event::DocumentStart(..) => {
                 self.doc_start = pos;
                 self.root = None;
                 self.anchors.clear();
             }
             Event::DocumentEnd => self.finish_document(),
             Event::Scalar(text, style, anchor, tag) => {
-                let forced_string = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                let forced_string = tag.as_ref().is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
                 let value = if style == ScalarStyle::Plain && !forced_string {
                     resolve_plain(&text)
                 } else {
@@ -217,7 +219,7 @@ impl Builder {
                 self.nodes += count_nodes(&node);
                 self.push_node(node, pos)?;
             }
-            Event::SequenceStart(anchor, _) => {
+            Event::SequenceStart(_, anchor, _) => {
                 self.enter(pos)?;
                 self.stack.push(Frame::Seq {
                     pos,
@@ -225,7 +227,7 @@ impl Builder {
                     items: Vec::new(),
                 });
             }
-            Event::MappingStart(anchor, _) => {
+            Event::MappingStart(_, anchor, _) => {
                 self.enter(pos)?;
                 self.stack.push(Frame::Map {
                     pos,
@@ -260,7 +262,8 @@ impl Builder {
                     self.push_node(node, pos)?;
                 }
             }
-            Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
+            // Stream markers, comments, anchor metadata: nothing to build.
+            _ => {}
         }
         Ok(())
     }

@@ -1,0 +1,105 @@
+//! Every corpus instance labelled `valid` deserializes into its generated type and
+//! serializes back to what the apiserver would store: the input after its metadata
+//! normalization, pruning, null pruning and defaulting (unknown data under
+//! `x-kubernetes-preserve-unknown-fields` kept).
+//!
+//! Heavy (it compiles every corpus CRD): `cargo test -p kubeskema-tests --features corpus
+//! --test corpus_roundtrip -- --nocapture`.
+#![cfg(feature = "corpus")]
+
+use std::collections::HashMap;
+
+use kubeskema::crd::Crd;
+use kubeskema::normalize::normalize_resource;
+use serde_json::Value;
+
+include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
+
+/// JSON equality where numbers compare by value (`1` equals `1.0`): a `number` field is an
+/// `f64` and writes `1.0` where the input said `1`, which the apiserver would store as `1`.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The first place two values differ, for the failure report.
+fn first_difference(a: &Value, b: &Value, path: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                match (x.get(k), y.get(k)) {
+                    (Some(v), Some(w)) if !same(v, w) => return first_difference(v, w, &format!("{path}.{k}")),
+                    (Some(v), None) => return format!("{path}.{k}: expected {v}, missing after the round trip"),
+                    (None, Some(w)) => return format!("{path}.{k}: not expected, round trip wrote {w}"),
+                    _ => {}
+                }
+            }
+            format!("{path}: differs")
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if !same(v, w) {
+                    return first_difference(v, w, &format!("{path}[{i}]"));
+                }
+            }
+            format!("{path}: differs")
+        }
+        _ => format!("{path}: expected {a}, got {b}"),
+    }
+}
+
+#[test]
+fn valid_instances_round_trip_through_their_generated_types() {
+    let corpus = kubeskema_tests::corpus_dir();
+    let mut crds: HashMap<String, Vec<Crd>> = HashMap::new();
+    let mut docs: HashMap<String, Vec<kubeskema::yaml::Document>> = HashMap::new();
+    let (mut passed, mut failed, mut no_type) = (0, Vec::new(), Vec::new());
+    for inst in kubeskema_tests::instances().into_iter().filter(|i| i.expect == "valid") {
+        let crd_list = crds.entry(inst.crd_file.clone()).or_insert_with(|| {
+            let text = std::fs::read_to_string(corpus.join(&inst.crd_file)).unwrap();
+            kubeskema::yaml::parse_documents(&text)
+                .unwrap()
+                .iter()
+                .filter(|d| kubeskema::crd::is_crd(&d.value))
+                .map(|d| Crd::parse(&d.value).0)
+                .collect()
+        });
+        let (group, version) = inst.api_version.rsplit_once('/').unwrap_or(("", &inst.api_version));
+        let Some(schema) = crd_list
+            .iter()
+            .find(|c| c.group == group && c.names.kind == inst.kind)
+            .and_then(|c| c.version(version))
+            .and_then(|v| v.schema.as_ref())
+        else {
+            no_type.push(format!("{}#{}: no schema for {} {}", inst.file, inst.doc_index, inst.api_version, inst.kind));
+            continue;
+        };
+        let file_docs = docs.entry(inst.file.clone()).or_insert_with(|| {
+            kubeskema::yaml::parse_documents(&std::fs::read_to_string(corpus.join(&inst.file)).unwrap()).unwrap()
+        });
+        let input = file_docs[inst.doc_index].value.clone();
+        let mut expected = input.clone();
+        if let Err(e) = normalize_resource(&mut expected, schema) {
+            failed.push(format!("{}#{}: metadata does not decode: {e:?}", inst.file, inst.doc_index));
+            continue;
+        }
+        match roundtrip(inst.repo(), &inst.api_version, &inst.kind, input) {
+            None => no_type.push(format!("{}#{}: no generated type for {} {}", inst.file, inst.doc_index, inst.api_version, inst.kind)),
+            Some(Err(e)) => failed.push(format!("{}#{}: does not deserialize: {e}", inst.file, inst.doc_index)),
+            Some(Ok(actual)) if same(&expected, &actual) => passed += 1,
+            Some(Ok(actual)) => failed.push(format!("{}#{}: {}", inst.file, inst.doc_index, first_difference(&expected, &actual, ""))),
+        }
+    }
+    println!("valid instances: {passed} round-trip, {} fail, {} without a generated type", failed.len(), no_type.len());
+    for f in no_type.iter().chain(&failed) {
+        println!("  {f}");
+    }
+    assert!(failed.is_empty(), "{} valid instances do not round-trip", failed.len());
+    assert!(passed > 1000, "only {passed} instances were checked");
+}
