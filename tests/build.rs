@@ -24,11 +24,22 @@ fn golden(out: &Path) {
         .unwrap_or_default();
     entries.sort();
     for path in entries {
-        let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".snap")) else { continue };
-        let Some(module) = stem.strip_prefix("golden__") else { continue };
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".snap"))
+        else {
+            continue;
+        };
+        let Some(module) = stem.strip_prefix("golden__") else {
+            continue;
+        };
         let text = std::fs::read_to_string(&path).expect("snapshot is readable");
         // insta's header is a YAML front matter between two `---` lines.
-        let body = text.splitn(3, "---\n").nth(2).expect("snapshot has insta's header");
+        let body = text
+            .splitn(3, "---\n")
+            .nth(2)
+            .expect("snapshot has insta's header");
         std::fs::write(out.join(format!("golden_{module}.rs")), body).expect("OUT_DIR is writable");
         writeln!(
             index,
@@ -54,16 +65,26 @@ fn corpus(out: &Path) {
         .filter(|p| p.is_dir())
         .collect();
     folders.sort();
-    let mut include = String::from("#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod corpus {\n");
+    let mut include = String::from(
+        "#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod corpus {\n",
+    );
     let mut arms = String::new();
     for folder in &folders {
         let repo = folder.file_name().unwrap().to_string_lossy().into_owned();
         let prefix = module_name(&repo);
         // Docs off: the corpus-wide build tests types, and descriptions are most of its text.
-        let generation = pipeline::run(std::slice::from_ref(folder), Options { docs: false, keep_going: true })
-            .unwrap_or_else(|d| panic!("{d}"));
+        let generation = pipeline::run(
+            std::slice::from_ref(folder),
+            Options {
+                docs: false,
+                keep_going: true,
+                skip_non_crds: false,
+            },
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
         writeln!(include, "pub mod {prefix} {{").unwrap();
-        let mut groups: std::collections::BTreeMap<&str, Vec<&pipeline::GeneratedModule>> = Default::default();
+        let mut groups: std::collections::BTreeMap<&str, Vec<&pipeline::GeneratedModule>> =
+            Default::default();
         for m in &generation.modules {
             groups.entry(m.path[0].as_str()).or_default().push(m);
         }
@@ -72,7 +93,12 @@ fn corpus(out: &Path) {
             for m in modules {
                 let file = format!("corpus_{prefix}_{}.rs", m.path.join("_"));
                 std::fs::write(out.join(&file), &m.code).expect("OUT_DIR is writable");
-                writeln!(include, "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}", m.path[1]).unwrap();
+                writeln!(
+                    include,
+                    "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}",
+                    m.path[1]
+                )
+                .unwrap();
                 for (api_version, kind, ty) in &m.roots {
                     writeln!(
                         arms,

@@ -137,15 +137,13 @@ fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Find
             "Forbidden: nullable cannot be true at the root",
         );
     }
-    if status_subresource {
-        if let Some(t) = root.type_str().filter(|t| *t != "object") {
-            c.push(
+    if status_subresource && let Some(t) = root.type_str().filter(|t| *t != "object") {
+        c.push(
                 root,
                 format!("{base}.type"),
                 "FieldValueInvalid",
                 format!("Invalid value: {t:?}: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled"),
             );
-        }
     }
     let mut findings = c.findings;
     findings.sort_by_key(Finding::text);
@@ -336,15 +334,15 @@ impl Checker {
                     );
                 }
             }
-            if let Some(m) = s.properties.get("metadata") {
-                if let Some(t) = m.type_str().filter(|t| *t != "object") {
-                    self.push(
-                        m,
-                        format!("{}.type", prop_path(p, "metadata")),
-                        "FieldValueInvalid",
-                        format!("Invalid value: {t:?}: must be object"),
-                    );
-                }
+            if let Some(m) = s.properties.get("metadata")
+                && let Some(t) = m.type_str().filter(|t| *t != "object")
+            {
+                self.push(
+                    m,
+                    format!("{}.type", prop_path(p, "metadata")),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {t:?}: must be object"),
+                );
             }
         }
         self.value_validation(s, p, false);
@@ -599,15 +597,15 @@ impl Checker {
                 ),
             }
         }
-        if let Some(ja) = j.additional_properties_schema() {
-            if let Some(sa) = spine.additional_properties_schema() {
-                self.complete_against(
-                    sa,
-                    &format!("{sp}.additionalProperties"),
-                    ja,
-                    &format!("{jp}.additionalProperties"),
-                );
-            }
+        if let Some(ja) = j.additional_properties_schema()
+            && let Some(sa) = spine.additional_properties_schema()
+        {
+            self.complete_against(
+                sa,
+                &format!("{sp}.additionalProperties"),
+                ja,
+                &format!("{jp}.additionalProperties"),
+            );
         }
         for (kw, list) in [
             ("allOf", &j.all_of),
@@ -765,20 +763,19 @@ impl Checker {
             }
         }
         let lt = s.list_type.as_deref();
-        if matches!(lt, Some("set" | "map")) {
-            if let Some(items) = &s.items {
-                if items.nullable {
-                    self.push(
-                        items,
-                        format!("{p}.items.nullable"),
-                        "FieldValueForbidden",
-                        format!(
-                            "Forbidden: cannot be nullable when x-kubernetes-list-type is {}",
-                            lt.unwrap_or_default()
-                        ),
-                    );
-                }
-            }
+        if matches!(lt, Some("set" | "map"))
+            && let Some(items) = &s.items
+            && items.nullable
+        {
+            self.push(
+                items,
+                format!("{p}.items.nullable"),
+                "FieldValueForbidden",
+                format!(
+                    "Forbidden: cannot be nullable when x-kubernetes-list-type is {}",
+                    lt.unwrap_or_default()
+                ),
+            );
         }
         if lt == Some("map") {
             if s.list_map_keys.is_empty() {

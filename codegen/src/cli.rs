@@ -47,6 +47,9 @@ pub enum Command {
         /// Leave schema descriptions out of the generated code.
         #[arg(long)]
         no_docs: bool,
+        /// Skip documents that are not CRDs (with a warning) instead of refusing them.
+        #[arg(long)]
+        skip_non_crds: bool,
     },
     /// Check CRDs as the apiserver does (structural schema rules) without generating.
     Check {
@@ -56,6 +59,9 @@ pub enum Command {
         /// `human` (default) or `json` (one object per line).
         #[arg(long, default_value = "human")]
         output: String,
+        /// Skip documents that are not CRDs (with a warning) instead of refusing them.
+        #[arg(long)]
+        skip_non_crds: bool,
     },
 }
 
@@ -86,6 +92,7 @@ pub fn run(args: Args) -> i32 {
             crate_name,
             kubeskema_path,
             no_docs,
+            skip_non_crds,
         } => {
             let started = Instant::now();
             let generation = match pipeline::run(
@@ -93,6 +100,7 @@ pub fn run(args: Args) -> i32 {
                 pipeline::Options {
                     docs: !no_docs,
                     keep_going: false,
+                    skip_non_crds,
                 },
             ) {
                 Ok(g) => g,
@@ -135,7 +143,11 @@ pub fn run(args: Args) -> i32 {
             );
             0
         }
-        Command::Check { paths, output } => {
+        Command::Check {
+            paths,
+            output,
+            skip_non_crds,
+        } => {
             let json = match output.as_str() {
                 "json" => true,
                 "human" => false,
@@ -149,6 +161,7 @@ pub fn run(args: Args) -> i32 {
                 pipeline::Options {
                     docs: false,
                     keep_going: false,
+                    skip_non_crds,
                 },
             ) {
                 Ok(g) => g.warnings,

@@ -401,12 +401,13 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
 fn emit_enum(e: &EnumDef) -> TokenStream {
     let name = ident(&e.name);
     let doc = docs(e.doc.as_deref());
+    // Variants that keep their own spelling (`head`, `HEAD`) are not UpperCamelCase.
     let needs_allow = e
         .variants
         .iter()
-        .any(|(v, _)| !v.starts_with(|c: char| c.is_ascii_uppercase()) || v.contains('_'));
+        .any(|(v, _)| heck::ToUpperCamelCase::to_upper_camel_case(v.as_str()) != *v);
     let allow = if needs_allow {
-        quote!(#[allow(non_camel_case_types)])
+        quote!(#[allow(non_camel_case_types, clippy::upper_case_acronyms)])
     } else {
         quote!()
     };

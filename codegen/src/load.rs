@@ -2,9 +2,10 @@
 //! the file system.
 //!
 //! A folder is read recursively (`*.yaml`, `*.yml`, `*.json`, sorted by path so the output is
-//! deterministic); `-` reads standard input. Documents that are not CRDs are skipped with a
-//! warning (a bundle may hold Namespaces and Deployments too); a file with no CRD at all is
-//! an error, since it is almost always a wrong path.
+//! deterministic); `-` reads standard input. A document that is not a CRD is an error, or,
+//! when asked (`skip_non_crds`: bundles that also hold Namespaces and Deployments), a
+//! warning; a file with no CRD at all is always an error, since it is almost always a wrong
+//! path.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -96,56 +97,66 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Reads a file (or standard input for `-`) as text.
-pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+/// Reads a file (or standard input for `-`) as text; a failure is reported to `diags`.
+pub fn read_text(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<String> {
     let result = if path.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map(|_| s)
     } else {
         std::fs::read_to_string(path)
     };
-    result.map_err(|e| Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}")))
+    result
+        .map_err(|e| {
+            diags.push(Diagnostic::file_error(
+                path,
+                None,
+                "Io",
+                format!("cannot read: {e}"),
+            ))
+        })
+        .ok()
 }
 
-/// Reads the documents of one text; errors carry the line:column of the syntax problem.
-pub fn parse_text(path: &Path, text: &str) -> Result<Vec<Document>, Diagnostic> {
-    yaml::parse_documents(text).map_err(|e| {
-        Diagnostic::file_error(
-            path,
-            Some(e.pos),
-            "YamlSyntax",
-            format!("not valid YAML: {}", e.message),
-        )
-    })
+/// Reads the documents of one text; a syntax error is reported to `diags` with its
+/// line:column.
+pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<Document>> {
+    yaml::parse_documents(text)
+        .map_err(|e| {
+            diags.push(Diagnostic::file_error(
+                path,
+                Some(e.pos),
+                "YamlSyntax",
+                format!("not valid YAML: {}", e.message),
+            ))
+        })
+        .ok()
 }
 
 /// Loads every CRD in the given files and folders. Problems are pushed to `diags`; the CRDs
 /// that could be read are returned either way, with the list of files read.
-pub fn load_crds(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> (Vec<LoadedCrd>, Vec<PathBuf>) {
+pub fn load_crds(
+    paths: &[PathBuf],
+    skip_non_crds: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<LoadedCrd>, Vec<PathBuf>) {
     let mut out = Vec::new();
     let files = expand_paths(paths, diags);
-    for file in files.iter().cloned() {
-        let text = match read_text(&file) {
-            Ok(t) => t,
-            Err(d) => {
-                diags.push(d);
-                continue;
-            }
+    for file in files.iter() {
+        let Some(text) = read_text(file, diags) else {
+            continue;
         };
-        let docs = match parse_text(&file, &text) {
-            Ok(d) => d,
-            Err(d) => {
-                diags.push(d);
-                continue;
-            }
+        let Some(docs) = parse_text(file, &text, diags) else {
+            continue;
         };
         let before = out.len();
         for doc in docs {
-            crds_of_document(&file, doc, &mut out, diags);
+            crds_of_document(file, doc, skip_non_crds, &mut out, diags);
         }
-        if out.len() == before {
+        // With skip_non_crds a file of other objects is expected in a bundle; otherwise a
+        // file with no CRD at all is almost always a wrong path.
+        if out.len() == before && !skip_non_crds {
             diags.push(
-                Diagnostic::file_error(&file, None, "NoCrd", "no CustomResourceDefinition in this file")
+                Diagnostic::file_error(file, None, "NoCrd", "no CustomResourceDefinition in this file")
                     .with_help("CRDs have `apiVersion: apiextensions.k8s.io/v1` and `kind: CustomResourceDefinition`"),
             );
         }
@@ -156,6 +167,7 @@ pub fn load_crds(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> (Vec<LoadedC
 fn crds_of_document(
     file: &Path,
     doc: Document,
+    skip_non_crds: bool,
     out: &mut Vec<LoadedCrd>,
     diags: &mut Vec<Diagnostic>,
 ) {
@@ -187,17 +199,24 @@ fn crds_of_document(
             .get("kind")
             .and_then(|k| k.as_str())
             .unwrap_or("<no kind>");
-        diags.push(Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::file_error(
-                file,
-                Some(doc.start),
-                "NotACrd",
-                format!(
-                    "document {} is a {kind}, not a CustomResourceDefinition; skipped",
-                    doc.index
-                ),
-            )
+        let d = Diagnostic::file_error(
+            file,
+            Some(doc.start),
+            "NotACrd",
+            format!(
+                "document {} is a {kind}, not a CustomResourceDefinition",
+                doc.index
+            ),
+        );
+        diags.push(match skip_non_crds {
+            true => Diagnostic {
+                severity: Severity::Warning,
+                message: format!("{}; skipped", d.message),
+                ..d
+            },
+            false => d.with_help(
+                "remove it, or pass --skip-non-crds (Config::skip_non_crds) to skip such documents",
+            ),
         });
         return;
     }

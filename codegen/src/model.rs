@@ -353,10 +353,8 @@ impl<'a> ModuleBuilder<'a> {
         candidates: Vec<String>,
         is_root: bool,
     ) -> TypeId {
-        if !is_root {
-            if let Some(&id) = self.by_key.get(&key) {
-                return id;
-            }
+        if !is_root && let Some(&id) = self.by_key.get(&key) {
+            return id;
         }
         let id = self.types.len();
         self.types.push(def);
@@ -513,10 +511,8 @@ impl<'a> ModuleBuilder<'a> {
         if s.unique_items {
             out.push(Attr::Flag("unique_items"));
         }
-        if with_enum {
-            if let Some(e) = &s.enum_ {
-                out.push(Attr::Json("enum_json", Value::Array(e.clone()).to_string()));
-            }
+        if with_enum && let Some(e) = &s.enum_ {
+            out.push(Attr::Json("enum_json", Value::Array(e.clone()).to_string()));
         }
         for (kw, key, present) in [
             ("all_of", "allOf", !s.all_of.is_empty()),
@@ -524,10 +520,8 @@ impl<'a> ModuleBuilder<'a> {
             ("one_of", "oneOf", !s.one_of.is_empty()),
             ("not", "not", s.not.is_some()),
         ] {
-            if present {
-                if let Some(raw) = self.raw(s).and_then(|r| r.get(key)) {
-                    out.push(Attr::Json(kw, raw.to_string()));
-                }
+            if present && let Some(raw) = self.raw(s).and_then(|r| r.get(key)) {
+                out.push(Attr::Json(kw, raw.to_string()));
             }
         }
         if s.preserves_unknown_fields() {

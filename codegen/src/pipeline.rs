@@ -35,6 +35,8 @@ pub struct Options {
     /// Generate what can be generated and report refused CRD versions as errors beside the
     /// result, instead of generating nothing when anything is refused.
     pub keep_going: bool,
+    /// Skip documents that are not CRDs with a warning, instead of refusing them.
+    pub skip_non_crds: bool,
 }
 
 impl Default for Options {
@@ -42,6 +44,7 @@ impl Default for Options {
         Options {
             docs: true,
             keep_going: false,
+            skip_non_crds: false,
         }
     }
 }
@@ -87,7 +90,7 @@ pub fn module_name(s: &str) -> String {
 /// was found: nothing is generated from an input the apiserver would refuse.
 pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostics> {
     let mut diags = Vec::new();
-    let (crds, inputs) = load_crds(paths, &mut diags);
+    let (crds, inputs) = load_crds(paths, options.skip_non_crds, &mut diags);
     let crds = dedupe(crds, &mut diags);
 
     // group/version → (kind → (crd index, version index)), sorted for deterministic output.

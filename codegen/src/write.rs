@@ -28,6 +28,7 @@ pub struct Config {
     docs: bool,
     include_file: String,
     cargo_instructions: bool,
+    skip_non_crds: bool,
 }
 
 impl Default for Config {
@@ -38,6 +39,7 @@ impl Default for Config {
             docs: true,
             include_file: "kubeskema.rs".into(),
             cargo_instructions: true,
+            skip_non_crds: false,
         }
     }
 }
@@ -85,6 +87,13 @@ impl Config {
         self
     }
 
+    /// Skip documents that are not CRDs (with a warning) instead of refusing them: for
+    /// bundles that also hold Namespaces, Deployments, ... (default: refuse).
+    pub fn skip_non_crds(&mut self, on: bool) -> &mut Self {
+        self.skip_non_crds = on;
+        self
+    }
+
     /// Runs every phase without writing anything.
     pub fn run(&self) -> Result<Generation, Diagnostics> {
         pipeline::run(
@@ -92,6 +101,7 @@ impl Config {
             pipeline::Options {
                 docs: self.docs,
                 keep_going: false,
+                skip_non_crds: self.skip_non_crds,
             },
         )
     }

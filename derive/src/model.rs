@@ -121,7 +121,7 @@ impl<'a> Container<'a> {
             },
             Data::Enum(e) => Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect()),
             Data::Union(u) => {
-                cx.error_spanned(&u.union_token, "kubeskema derives do not support unions");
+                cx.error_spanned(u.union_token, "kubeskema derives do not support unions");
                 return None;
             }
         };

@@ -62,20 +62,19 @@ pub fn apply_defaults(value: &mut Value, schema: &Schema) {
                     None => true,
                     Some(v) => v.is_null() && !prop.nullable,
                 };
-                if fill {
-                    if let Some(d) = default_of(prop) {
-                        map.insert(k.clone(), d);
-                    }
+                if fill && let Some(d) = default_of(prop) {
+                    map.insert(k.clone(), d);
                 }
             }
             for (k, v) in map.iter_mut() {
                 if let Some(prop) = schema.properties.get(k) {
                     apply_defaults(v, prop);
                 } else if let Some(ap) = schema.additional_properties_schema() {
-                    if v.is_null() && !ap.nullable {
-                        if let Some(d) = default_of(ap) {
-                            *v = d;
-                        }
+                    if v.is_null()
+                        && !ap.nullable
+                        && let Some(d) = default_of(ap)
+                    {
+                        *v = d;
                     }
                     apply_defaults(v, ap);
                 }
@@ -84,10 +83,11 @@ pub fn apply_defaults(value: &mut Value, schema: &Schema) {
         Value::Array(items) => {
             if let Some(item_schema) = schema.items.as_deref() {
                 for item in items {
-                    if item.is_null() && !item_schema.nullable {
-                        if let Some(d) = default_of(item_schema) {
-                            *item = d;
-                        }
+                    if item.is_null()
+                        && !item_schema.nullable
+                        && let Some(d) = default_of(item_schema)
+                    {
+                        *item = d;
                     }
                     apply_defaults(item, item_schema);
                 }

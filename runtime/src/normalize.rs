@@ -42,23 +42,35 @@ fn coerce_metadata(meta: &mut Value, path: &str) -> Result<(), MetadataError> {
     if meta.is_null() {
         return Ok(());
     }
-    let typed: ObjectMeta = serde_json::from_value(meta.clone())
-        .map_err(|e| MetadataError { path: path.to_owned(), message: e.to_string() })?;
+    let typed: ObjectMeta = serde_json::from_value(meta.clone()).map_err(|e| MetadataError {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
     *meta = serde_json::to_value(typed).expect("invariant: ObjectMeta serializes");
     Ok(())
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
-fn coerce_embedded(value: &mut Value, schema: &Schema, path: &str, is_root: bool) -> Result<(), MetadataError> {
+fn coerce_embedded(
+    value: &mut Value,
+    schema: &Schema,
+    path: &str,
+    is_root: bool,
+) -> Result<(), MetadataError> {
     match value {
         Value::Object(map) => {
-            if schema.embedded_resource && !is_root {
-                if let Some(meta) = map.get_mut("metadata") {
-                    coerce_metadata(meta, &join(path, "metadata"))?;
-                }
+            if schema.embedded_resource
+                && !is_root
+                && let Some(meta) = map.get_mut("metadata")
+            {
+                coerce_metadata(meta, &join(path, "metadata"))?;
             }
             for (k, v) in map.iter_mut() {
                 if let Some(p) = schema.properties.get(k) {
@@ -100,14 +112,18 @@ mod tests {
                      "tpl": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "nope": 2}}}});
         let n = normalize_resource(&mut obj, &root).unwrap();
         assert_eq!(n.pruned, vec!["spec.junk"]);
-        assert_eq!(obj, json!({"apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n"},
-            "spec": {"replicas": 1, "tpl": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}}));
+        assert_eq!(
+            obj,
+            json!({"apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n"},
+            "spec": {"replicas": 1, "tpl": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}})
+        );
     }
 
     #[test]
     fn wrongly_typed_metadata_is_an_error() {
         let (root, _) = Schema::parse(&json!({"type": "object"}), "");
-        let err = normalize_resource(&mut json!({"metadata": {"labels": {"a": 1}}}), &root).unwrap_err();
+        let err =
+            normalize_resource(&mut json!({"metadata": {"labels": {"a": 1}}}), &root).unwrap_err();
         assert_eq!(err.path, "metadata");
     }
 }

@@ -63,11 +63,11 @@ fn prune(
     path: &mut String,
     pruned: &mut Vec<String>,
 ) {
-    if let Some(s) = schema {
-        if s.preserves_unknown_fields() {
-            skip_prune(value, s, is_resource, path, pruned);
-            return;
-        }
+    if let Some(s) = schema
+        && s.preserves_unknown_fields()
+    {
+        skip_prune(value, s, is_resource, path, pruned);
+        return;
     }
     match value {
         Value::Object(map) => {

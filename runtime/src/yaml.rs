@@ -198,7 +198,9 @@ impl Builder {
             }
             Event::DocumentEnd => self.finish_document(),
             Event::Scalar(text, style, anchor, tag) => {
-                let forced_string = tag.as_ref().is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
+                let forced_string = tag
+                    .as_ref()
+                    .is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
                 let value = if style == ScalarStyle::Plain && !forced_string {
                     resolve_plain(&text)
                 } else {

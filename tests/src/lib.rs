@@ -64,3 +64,16 @@ pub fn instances() -> Vec<Instance> {
         })
         .collect()
 }
+
+/// Runs `f` with the repository root as the working directory, so generated headers name
+/// sources by their repository-relative path (as a user running from the root sees them).
+/// Serialized: the working directory belongs to the whole test process.
+pub fn in_repo_root<T>(f: impl FnOnce() -> T) -> T {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let old = std::env::current_dir().expect("a working directory");
+    std::env::set_current_dir(repo_dir()).expect("the repository root exists");
+    let out = f();
+    std::env::set_current_dir(old).expect("the old working directory still exists");
+    out
+}

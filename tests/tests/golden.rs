@@ -29,9 +29,8 @@ fn generated_code_matches_the_golden_files() {
                 .strip_prefix(kubeskema_tests::repo_dir().join("fixtures"))
                 .unwrap(),
         );
-        let cwd = kubeskema_tests::repo_dir();
-        let generation = with_cwd(&cwd, || {
-            pipeline::run(&[relative.clone()], Options::default())
+        let generation = kubeskema_tests::in_repo_root(|| {
+            pipeline::run(std::slice::from_ref(&relative), Options::default())
         })
         .unwrap_or_else(|d| panic!("{} does not generate:\n{d}", fixture.display()));
         assert!(generation.warnings.is_empty(), "{:?}", generation.warnings);
@@ -40,16 +39,6 @@ fn generated_code_matches_the_golden_files() {
             insta::assert_snapshot!(name, module.code);
         }
     }
-}
-
-fn with_cwd<T>(dir: &std::path::Path, f: impl FnOnce() -> T) -> T {
-    // Tests in this file run in one process only under `cargo test`; nextest gives each its
-    // own process. Either way only this test changes the working directory.
-    let old = std::env::current_dir().unwrap();
-    std::env::set_current_dir(dir).unwrap();
-    let out = f();
-    std::env::set_current_dir(old).unwrap();
-    out
 }
 
 #[test]

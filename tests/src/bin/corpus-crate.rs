@@ -36,6 +36,7 @@ fn main() {
             Options {
                 docs,
                 keep_going: true,
+                skip_non_crds: false,
             },
         ) {
             Ok(generation) => {

@@ -1,0 +1,179 @@
+//! `cargo kubeskema` and the pipeline on good and bad input: what a user sees.
+
+use std::path::PathBuf;
+
+use kubeskema_codegen::cli::{Args, Command, run};
+use kubeskema_codegen::pipeline::{self, Options};
+use kubeskema_codegen::write::{Dependency, write_crate};
+
+fn fixture(rel: &str) -> PathBuf {
+    kubeskema_tests::repo_dir().join("fixtures").join(rel)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kubeskema-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn errors_of(rel: &str) -> String {
+    match pipeline::run(&[fixture(rel)], Options::default()) {
+        Ok(_) => panic!("{rel} should be refused"),
+        Err(d) => d.to_string(),
+    }
+}
+
+#[test]
+fn generate_writes_a_crate_with_one_module_per_group_and_version() {
+    let out = scratch("generate");
+    let status = run(Args {
+        command: Command::Generate {
+            paths: vec![
+                fixture("golden/multi_version.yaml"),
+                fixture("crds/widgets.yaml"),
+            ],
+            out: out.clone(),
+            crate_name: Some("demo-crds".into()),
+            kubeskema_path: None,
+            no_docs: false,
+            skip_non_crds: false,
+        },
+    });
+    assert_eq!(status, 0);
+    let lib = std::fs::read_to_string(out.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("pub mod example_com;"), "{lib}");
+    let group = std::fs::read_to_string(out.join("src/example_com/mod.rs")).unwrap();
+    assert_eq!(
+        group
+            .lines()
+            .filter(|l| l.starts_with("pub mod"))
+            .collect::<Vec<_>>(),
+        ["pub mod v1;", "pub mod v1alpha1;", "pub mod v1beta1;"]
+    );
+    let v1 = std::fs::read_to_string(out.join("src/example_com/v1.rs")).unwrap();
+    assert!(
+        v1.contains("pub struct Gadget") && v1.contains("pub struct Widget"),
+        "both kinds of example.com/v1 in one module"
+    );
+    assert!(
+        std::fs::read_to_string(out.join("Cargo.toml"))
+            .unwrap()
+            .contains("name = \"demo-crds\"")
+    );
+    std::fs::remove_dir_all(out).ok();
+}
+
+#[test]
+fn malformed_yaml_names_the_file_line_and_column() {
+    let text = errors_of("invalid/malformed.yaml");
+    assert!(text.contains("fixtures/invalid/malformed.yaml:"), "{text}");
+    assert!(text.contains("error: not valid YAML"), "{text}");
+}
+
+#[test]
+fn duplicate_keys_are_refused_at_the_second_key() {
+    let text = errors_of("invalid/duplicate_key.yaml");
+    assert!(
+        text.contains("duplicate_key.yaml:19:15: error: duplicate key \"type\" (first at 18:15)"),
+        "{text}"
+    );
+    assert!(text.contains("help: remove one of the two keys"), "{text}");
+}
+
+#[test]
+fn non_structural_schemas_are_refused_with_the_apiservers_messages() {
+    let text = errors_of("invalid/not_structural.yaml");
+    for expected in [
+        "not_structural.yaml:17:13: error: loose.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
+        "spec.validation.openAPIV3Schema.properties[spec].properties[steps].items: Required value: must be specified",
+        "spec.validation.openAPIV3Schema.properties[spec].properties[choice].anyOf[0].type: Forbidden: must be empty to be structural",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn documents_that_are_not_crds_are_refused_unless_skipped() {
+    let text = errors_of("invalid/not_a_crd.yaml");
+    assert!(
+        text.contains(
+            "not_a_crd.yaml:1:1: error: document 0 is a ConfigMap, not a CustomResourceDefinition"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("no CustomResourceDefinition in this file"),
+        "{text}"
+    );
+    assert!(
+        text.contains("help: CRDs have `apiVersion: apiextensions.k8s.io/v1`"),
+        "{text}"
+    );
+
+    let options = Options {
+        skip_non_crds: true,
+        ..Options::default()
+    };
+    let bundle = pipeline::run(
+        &[
+            fixture("invalid/not_a_crd.yaml"),
+            fixture("crds/widgets.yaml"),
+        ],
+        options,
+    )
+    .unwrap();
+    assert_eq!(bundle.modules.len(), 1);
+    assert!(
+        bundle.warnings[0]
+            .to_string()
+            .contains("is a ConfigMap, not a CustomResourceDefinition; skipped")
+    );
+}
+
+#[test]
+fn check_exits_1_on_refused_crds_and_0_on_good_ones() {
+    let check = |p: &str| {
+        run(Args {
+            command: Command::Check {
+                paths: vec![fixture(p)],
+                output: "json".into(),
+                skip_non_crds: false,
+            },
+        })
+    };
+    assert_eq!(check("invalid/not_structural.yaml"), 1);
+    assert_eq!(check("crds/widgets.yaml"), 0);
+    assert_eq!(check("invalid/malformed.yaml"), 2);
+}
+
+/// `build-examples/generated-widgets` is what `cargo kubeskema generate` writes today.
+#[test]
+fn the_checked_in_generated_crate_is_up_to_date() {
+    let checked_in = kubeskema_tests::repo_dir().join("build-examples/generated-widgets");
+    let generation = kubeskema_tests::in_repo_root(|| {
+        pipeline::run(
+            &[PathBuf::from("fixtures/crds/widgets.yaml")],
+            Options::default(),
+        )
+    });
+    let out = scratch("fresh");
+    let files = write_crate(
+        &out,
+        "generated-widgets",
+        &Dependency::Path("../../runtime".into()),
+        &generation.unwrap().modules,
+    )
+    .unwrap();
+    for file in files {
+        let rel = file.strip_prefix(&out).unwrap();
+        let fresh = std::fs::read_to_string(&file).unwrap();
+        let kept = std::fs::read_to_string(checked_in.join(rel)).unwrap_or_default();
+        assert_eq!(
+            kept,
+            fresh,
+            "{} is stale: regenerate with `cargo run -p kubeskema-codegen -- kubeskema generate fixtures/crds/widgets.yaml --out build-examples/generated-widgets --kubeskema-path runtime`",
+            rel.display()
+        );
+    }
+    std::fs::remove_dir_all(out).ok();
+}
