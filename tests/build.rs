@@ -36,10 +36,7 @@ fn golden(out: &Path) {
         };
         let text = std::fs::read_to_string(&path).expect("snapshot is readable");
         // insta's header is a YAML front matter between two `---` lines.
-        let body = text
-            .splitn(3, "---\n")
-            .nth(2)
-            .expect("snapshot has insta's header");
+        let body = text.splitn(3, "---\n").nth(2).expect("snapshot has insta's header");
         std::fs::write(out.join(format!("golden_{module}.rs")), body).expect("OUT_DIR is writable");
         writeln!(
             index,
@@ -65,9 +62,8 @@ fn corpus(out: &Path) {
         .filter(|p| p.is_dir())
         .collect();
     folders.sort();
-    let mut include = String::from(
-        "#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod corpus {\n",
-    );
+    let mut include =
+        String::from("#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod corpus {\n");
     let mut arms = String::new();
     for folder in &folders {
         let repo = folder.file_name().unwrap().to_string_lossy().into_owned();
@@ -83,8 +79,7 @@ fn corpus(out: &Path) {
         )
         .unwrap_or_else(|d| panic!("{d}"));
         writeln!(include, "pub mod {prefix} {{").unwrap();
-        let mut groups: std::collections::BTreeMap<&str, Vec<&pipeline::GeneratedModule>> =
-            Default::default();
+        let mut groups: std::collections::BTreeMap<&str, Vec<&pipeline::GeneratedModule>> = Default::default();
         for m in &generation.modules {
             groups.entry(m.path[0].as_str()).or_default().push(m);
         }

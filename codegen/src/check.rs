@@ -78,13 +78,7 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
         for f in findings {
             diags.push(Diagnostic {
                 version: Some(version.name.clone()),
-                ..loaded.diagnostic(
-                    Severity::Error,
-                    &f.pointer,
-                    f.kind,
-                    f.field.clone(),
-                    f.body.clone(),
-                )
+                ..loaded.diagnostic(Severity::Error, &f.pointer, f.kind, f.field.clone(), f.body.clone())
             });
         }
     }
@@ -122,9 +116,7 @@ fn clear_pointers(s: &mut Schema) {
 /// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
 /// structural errors by their full text.
 fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Finding> {
-    let mut c = Checker {
-        findings: Vec::new(),
-    };
+    let mut c = Checker { findings: Vec::new() };
     c.conversion(root, base);
     c.structural(root, base, Level::Root);
     c.root_metadata(root, base);
@@ -212,11 +204,7 @@ impl Checker {
         if let Some(a) = s.additional_properties_schema() {
             self.conversion(a, &format!("{p}.additionalProperties"));
         }
-        for (kw, list) in [
-            ("allOf", &s.all_of),
-            ("anyOf", &s.any_of),
-            ("oneOf", &s.one_of),
-        ] {
+        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
             for (i, j) in list.iter().enumerate() {
                 self.conversion(j, &format!("{p}.{kw}[{i}]"));
             }
@@ -363,10 +351,7 @@ impl Checker {
         let Some(m) = root.properties.get("metadata") else {
             return;
         };
-        let only_names = m
-            .properties
-            .keys()
-            .all(|k| k == "name" || k == "generateName");
+        let only_names = m.properties.keys().all(|k| k == "name" || k == "generateName");
         let bare = Schema {
             pointer: m.pointer.clone(),
             type_: m.type_.clone(),
@@ -389,19 +374,12 @@ impl Checker {
         if in_junctor {
             self.junctor_forbidden(s, p);
         }
-        for (kw, list) in [
-            ("allOf", &s.all_of),
-            ("anyOf", &s.any_of),
-            ("oneOf", &s.one_of),
-        ] {
+        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
             for (i, j) in list.iter().enumerate() {
                 let jp = format!("{p}.{kw}[{i}]");
                 // The int-or-string idioms may carry `type` inside the junctor.
                 let idiom = is_int_or_string_any_of(list) && kw == "anyOf"
-                    || kw == "allOf"
-                        && i == 0
-                        && is_int_or_string_any_of(&j.any_of)
-                        && j.type_.is_none();
+                    || kw == "allOf" && i == 0 && is_int_or_string_any_of(&j.any_of) && j.type_.is_none();
                 if idiom && kw == "anyOf" {
                     continue;
                 }
@@ -443,12 +421,7 @@ impl Checker {
     fn junctor_forbidden(&mut self, s: &Schema, p: &str) {
         let f = "FieldValueForbidden";
         if s.type_.is_some() {
-            self.push(
-                s,
-                format!("{p}.type"),
-                f,
-                "Forbidden: must be empty to be structural",
-            );
+            self.push(s, format!("{p}.type"), f, "Forbidden: must be empty to be structural");
         }
         if s.additional_properties.is_some() {
             self.push(
@@ -467,12 +440,7 @@ impl Checker {
             );
         }
         if s.title.is_some() {
-            self.push(
-                s,
-                format!("{p}.title"),
-                f,
-                "Forbidden: must be empty to be structural",
-            );
+            self.push(s, format!("{p}.title"), f, "Forbidden: must be empty to be structural");
         }
         if s.description.is_some() {
             self.push(
@@ -499,12 +467,7 @@ impl Checker {
             (s.int_or_string, "x-kubernetes-int-or-string"),
         ] {
             if set {
-                self.push(
-                    s,
-                    format!("{p}.{kw}"),
-                    f,
-                    "Forbidden: must be false to be structural",
-                );
+                self.push(s, format!("{p}.{kw}"), f, "Forbidden: must be false to be structural");
             }
         }
         if !s.list_map_keys.is_empty() {
@@ -548,18 +511,8 @@ impl Checker {
             .iter()
             .enumerate()
             .map(|(i, j)| (format!("{p}.allOf[{i}]"), j))
-            .chain(
-                s.any_of
-                    .iter()
-                    .enumerate()
-                    .map(|(i, j)| (format!("{p}.anyOf[{i}]"), j)),
-            )
-            .chain(
-                s.one_of
-                    .iter()
-                    .enumerate()
-                    .map(|(i, j)| (format!("{p}.oneOf[{i}]"), j)),
-            )
+            .chain(s.any_of.iter().enumerate().map(|(i, j)| (format!("{p}.anyOf[{i}]"), j)))
+            .chain(s.one_of.iter().enumerate().map(|(i, j)| (format!("{p}.oneOf[{i}]"), j)))
             .chain(s.not.iter().map(|j| (format!("{p}.not"), j.as_ref())));
         let junctors: Vec<_> = junctors.collect();
         for (jp, j) in junctors {
@@ -570,25 +523,18 @@ impl Checker {
     fn complete_against(&mut self, spine: &Schema, sp: &str, j: &Schema, jp: &str) {
         for (name, jchild) in &j.properties {
             match spine.properties.get(name) {
-                Some(child) => {
-                    self.complete_against(child, &prop_path(sp, name), jchild, &prop_path(jp, name))
-                }
+                Some(child) => self.complete_against(child, &prop_path(sp, name), jchild, &prop_path(jp, name)),
                 None => self.push(
                     jchild,
                     prop_path(sp, name),
                     "FieldValueRequired",
-                    format!(
-                        "Required value: because it is defined in {}",
-                        prop_path(jp, name)
-                    ),
+                    format!("Required value: because it is defined in {}", prop_path(jp, name)),
                 ),
             }
         }
         if let Some(ji) = &j.items {
             match &spine.items {
-                Some(si) => {
-                    self.complete_against(si, &format!("{sp}.items"), ji, &format!("{jp}.items"))
-                }
+                Some(si) => self.complete_against(si, &format!("{sp}.items"), ji, &format!("{jp}.items")),
                 None => self.push(
                     ji,
                     format!("{sp}.items"),
@@ -607,11 +553,7 @@ impl Checker {
                 &format!("{jp}.additionalProperties"),
             );
         }
-        for (kw, list) in [
-            ("allOf", &j.all_of),
-            ("anyOf", &j.any_of),
-            ("oneOf", &j.one_of),
-        ] {
+        for (kw, list) in [("allOf", &j.all_of), ("anyOf", &j.any_of), ("oneOf", &j.one_of)] {
             for (i, nested) in list.iter().enumerate() {
                 self.complete_against(spine, sp, nested, &format!("{jp}.{kw}[{i}]"));
             }
@@ -672,11 +614,7 @@ impl Checker {
         if let Some(a) = s.additional_properties_schema() {
             self.crd_rules(a, &format!("{p}.additionalProperties"), spine);
         }
-        for (kw, list) in [
-            ("allOf", &s.all_of),
-            ("anyOf", &s.any_of),
-            ("oneOf", &s.one_of),
-        ] {
+        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
             for (i, j) in list.iter().enumerate() {
                 self.crd_rules(j, &format!("{p}.{kw}[{i}]"), false);
             }
@@ -700,9 +638,7 @@ impl Checker {
                     s,
                     format!("{p}.type"),
                     "FieldValueInvalid",
-                    format!(
-                        "Invalid value: {t:?}: must be object if x-kubernetes-map-type is specified"
-                    ),
+                    format!("Invalid value: {t:?}: must be object if x-kubernetes-map-type is specified"),
                 ),
             }
             if mt != "atomic" && mt != "granular" {
@@ -710,9 +646,7 @@ impl Checker {
                     s,
                     format!("{p}.x-kubernetes-map-type"),
                     "FieldValueNotSupported",
-                    format!(
-                        "Unsupported value: {mt:?}: supported values: \"atomic\", \"granular\""
-                    ),
+                    format!("Unsupported value: {mt:?}: supported values: \"atomic\", \"granular\""),
                 );
             }
         }
@@ -729,9 +663,7 @@ impl Checker {
                     s,
                     format!("{p}.type"),
                     "FieldValueInvalid",
-                    format!(
-                        "Invalid value: {t:?}: must be array if x-kubernetes-list-type is specified"
-                    ),
+                    format!("Invalid value: {t:?}: must be array if x-kubernetes-list-type is specified"),
                 ),
             }
             if !["atomic", "set", "map"].contains(&lt.as_str()) {
@@ -739,9 +671,7 @@ impl Checker {
                     s,
                     format!("{p}.x-kubernetes-list-type"),
                     "FieldValueNotSupported",
-                    format!(
-                        "Unsupported value: {lt:?}: supported values: \"atomic\", \"map\", \"set\""
-                    ),
+                    format!("Unsupported value: {lt:?}: supported values: \"atomic\", \"map\", \"set\""),
                 );
             }
         }
@@ -814,7 +744,10 @@ impl Checker {
                                 s,
                                 format!("{p}.x-kubernetes-list-map-keys"),
                                 "FieldValueInvalid",
-                                format!("Invalid value: {}: entries must all be names of item properties", json_list(&s.list_map_keys)),
+                                format!(
+                                    "Invalid value: {}: entries must all be names of item properties",
+                                    json_list(&s.list_map_keys)
+                                ),
                             );
                             continue;
                         };
@@ -902,9 +835,7 @@ mod tests {
     #[test]
     fn missing_types_are_reported_per_level_with_apiserver_words() {
         assert_eq!(
-            findings(
-                json!({"properties": {"a": {}, "l": {"type": "array", "items": {}}, "n": {"type": "array"}}})
-            ),
+            findings(json!({"properties": {"a": {}, "l": {"type": "array", "items": {}}, "n": {"type": "array"}}})),
             vec![
                 "spec.validation.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields",
                 "spec.validation.openAPIV3Schema.properties[l].items.type: Required value: must not be empty for specified array items",
@@ -917,10 +848,8 @@ mod tests {
     #[test]
     fn junctors_may_only_validate_values() {
         assert_eq!(
-            findings(
-                json!({"type": "object", "properties": {"a": {"type": "string"}},
-                "anyOf": [{"type": "string", "nullable": true, "properties": {"a": {"default": "x"}, "metadata": {}}}]})
-            ),
+            findings(json!({"type": "object", "properties": {"a": {"type": "string"}},
+                "anyOf": [{"type": "string", "nullable": true, "properties": {"a": {"default": "x"}, "metadata": {}}}]})),
             vec![
                 "spec.validation.openAPIV3Schema.anyOf[0].nullable: Forbidden: must be false to be structural",
                 "spec.validation.openAPIV3Schema.anyOf[0].properties[a].default: Forbidden: must be undefined to be structural",
@@ -934,10 +863,8 @@ mod tests {
     #[test]
     fn root_rules_and_metadata_restriction() {
         assert_eq!(
-            findings(
-                json!({"type": "string", "additionalProperties": {"type": "string"},
-                "properties": {"metadata": {"type": "object", "description": "x"}, "kind": {"type": "integer"}}})
-            ),
+            findings(json!({"type": "string", "additionalProperties": {"type": "string"},
+                "properties": {"metadata": {"type": "object", "description": "x"}, "kind": {"type": "integer"}}})),
             vec![
                 "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
                 "spec.validation.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root",
@@ -951,11 +878,9 @@ mod tests {
     #[test]
     fn list_map_keys_must_be_required_scalar_properties() {
         assert_eq!(
-            findings(
-                json!({"type": "object", "properties": {"l": {"type": "array",
+            findings(json!({"type": "object", "properties": {"l": {"type": "array",
                 "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "o", "gone"],
-                "items": {"type": "object", "properties": {"name": {"type": "string"}, "o": {"type": "object"}}}}}})
-            ),
+                "items": {"type": "object", "properties": {"name": {"type": "string"}, "o": {"type": "object"}}}}}})),
             vec![
                 "spec.validation.openAPIV3Schema.properties[l].items.properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                 "spec.validation.openAPIV3Schema.properties[l].items.properties[o].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",

@@ -128,11 +128,7 @@ pub fn run(args: Args) -> i32 {
                 eprintln!("{}: error: cannot write the crate: {e}", out.display());
                 return 2;
             }
-            let lines: usize = generation
-                .modules
-                .iter()
-                .map(|m| m.code.lines().count())
-                .sum();
+            let lines: usize = generation.modules.iter().map(|m| m.code.lines().count()).sum();
             let types: usize = generation.modules.iter().map(|m| m.types).sum();
             eprintln!(
                 "generated crate `{name}` in {}: {} CRDs, {} modules, {types} types, {lines} lines, in {:.2?}",
@@ -181,9 +177,10 @@ pub fn run(args: Args) -> i32 {
                     println!("{d}");
                 }
             }
-            if diags.iter().any(|d| {
-                d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax")
-            }) {
+            if diags
+                .iter()
+                .any(|d| d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax"))
+            {
                 2
             } else if diags.iter().any(|d| d.is_error()) {
                 1

@@ -41,12 +41,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error about a whole file (unreadable, not YAML, ...).
-    pub fn file_error(
-        file: impl Into<PathBuf>,
-        pos: Option<Pos>,
-        kind: &str,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn file_error(file: impl Into<PathBuf>, pos: Option<Pos>, kind: &str, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
             file: file.into(),

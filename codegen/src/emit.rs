@@ -40,9 +40,7 @@ fn space_items(code: &str) -> String {
     let mut out = String::with_capacity(code.len() + code.len() / 20);
     let mut previous_closed = false;
     for line in code.lines() {
-        let starts_item = ["///", "#[", "pub ", "impl "]
-            .iter()
-            .any(|p| line.starts_with(p));
+        let starts_item = ["///", "#[", "pub ", "impl "].iter().any(|p| line.starts_with(p));
         if previous_closed && starts_item {
             out.push('\n');
         }
@@ -325,12 +323,7 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
         .iter()
         .filter_map(|j| s.fields.iter().find(|f| &f.json_name == j))
         .collect();
-    let variant_names = crate::names::variant_names(
-        &members
-            .iter()
-            .map(|f| f.json_name.clone())
-            .collect::<Vec<_>>(),
-    );
+    let variant_names = crate::names::variant_names(&members.iter().map(|f| f.json_name.clone()).collect::<Vec<_>>());
     let variants = members.iter().zip(&variant_names).map(|(f, v)| {
         let v = ident(v);
         let inner = match f.shape {
@@ -359,8 +352,7 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
         .map(|m| format!("`{m}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    let enum_doc =
-        format!(" Which of {listed} is set: the typed view of the schema's `{junctor}`.");
+    let enum_doc = format!(" Which of {listed} is set: the typed view of the schema's `{junctor}`.");
     let body = if u.one_of {
         quote! {
             let mut found = Vec::new();
@@ -377,9 +369,7 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
     let (ret, method_doc) = if u.one_of {
         (
             quote!(Option<#enum_name<'_>>),
-            format!(
-                " The member of the `oneOf` that is set ({listed}), or `None` when none or several are."
-            ),
+            format!(" The member of the `oneOf` that is set ({listed}), or `None` when none or several are."),
         )
     } else {
         (

@@ -88,10 +88,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
         let path = entry.path();
         if path.is_dir() {
             walk(&path, out, diags);
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml" | "json")
-        ) {
+        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
             out.push(path);
         }
     }
@@ -106,14 +103,7 @@ pub fn read_text(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<String> {
         std::fs::read_to_string(path)
     };
     result
-        .map_err(|e| {
-            diags.push(Diagnostic::file_error(
-                path,
-                None,
-                "Io",
-                format!("cannot read: {e}"),
-            ))
-        })
+        .map_err(|e| diags.push(Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}"))))
         .ok()
 }
 
@@ -194,19 +184,12 @@ fn crds_of_document(
         return;
     }
     if !crd::is_crd(&doc.value) {
-        let kind = doc
-            .value
-            .get("kind")
-            .and_then(|k| k.as_str())
-            .unwrap_or("<no kind>");
+        let kind = doc.value.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
         let d = Diagnostic::file_error(
             file,
             Some(doc.start),
             "NotACrd",
-            format!(
-                "document {} is a {kind}, not a CustomResourceDefinition",
-                doc.index
-            ),
+            format!("document {} is a {kind}, not a CustomResourceDefinition", doc.index),
         );
         diags.push(match skip_non_crds {
             true => Diagnostic {
@@ -214,9 +197,7 @@ fn crds_of_document(
                 message: format!("{}; skipped", d.message),
                 ..d
             },
-            false => d.with_help(
-                "remove it, or pass --skip-non-crds (Config::skip_non_crds) to skip such documents",
-            ),
+            false => d.with_help("remove it, or pass --skip-non-crds (Config::skip_non_crds) to skip such documents"),
         });
         return;
     }
@@ -259,12 +240,6 @@ fn report_parse_errors(
     for e in errors {
         let pointer = format!("{prefix}{}", e.pointer);
         let field = pointer.trim_start_matches('/').replace('/', ".");
-        diags.push(loaded.diagnostic(
-            Severity::Error,
-            &pointer,
-            "FieldValueInvalid",
-            field,
-            e.message,
-        ));
+        diags.push(loaded.diagnostic(Severity::Error, &pointer, "FieldValueInvalid", field, e.message));
     }
 }

@@ -3,7 +3,6 @@
 use clap::Parser;
 
 fn main() {
-    let kubeskema_codegen::cli::CargoCli::Kubeskema(args) =
-        kubeskema_codegen::cli::CargoCli::parse();
+    let kubeskema_codegen::cli::CargoCli::Kubeskema(args) = kubeskema_codegen::cli::CargoCli::parse();
     std::process::exit(kubeskema_codegen::cli::run(args));
 }

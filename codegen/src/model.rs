@@ -232,9 +232,7 @@ impl NamePath {
         let mut f = self.fragments.clone();
         let deep = f.len() > 1;
         match (f.last_mut(), json_of_list) {
-            (Some(last), Some(json)) if deep => {
-                *last = names::type_fragment(&names::singular(json))
-            }
+            (Some(last), Some(json)) if deep => *last = names::type_fragment(&names::singular(json)),
             _ => f.push("Item".into()),
         }
         NamePath { fragments: f }
@@ -346,22 +344,13 @@ impl<'a> ModuleBuilder<'a> {
         self.raw.and_then(|r| r.pointer(&s.pointer))
     }
 
-    fn intern(
-        &mut self,
-        key: String,
-        def: TypeDef,
-        candidates: Vec<String>,
-        is_root: bool,
-    ) -> TypeId {
+    fn intern(&mut self, key: String, def: TypeDef, candidates: Vec<String>, is_root: bool) -> TypeId {
         if !is_root && let Some(&id) = self.by_key.get(&key) {
             return id;
         }
         let id = self.types.len();
         self.types.push(def);
-        self.pending.push(Pending {
-            candidates,
-            is_root,
-        });
+        self.pending.push(Pending { candidates, is_root });
         if !is_root {
             self.by_key.insert(key, id);
         }
@@ -422,11 +411,7 @@ impl<'a> ModuleBuilder<'a> {
                         if !iattrs.is_empty() {
                             attrs.push(Attr::Nested("items", iattrs));
                         }
-                        Ty::Vec(Box::new(if items.nullable {
-                            Ty::Option(Box::new(ity))
-                        } else {
-                            ity
-                        }))
+                        Ty::Vec(Box::new(if items.nullable { Ty::Option(Box::new(ity)) } else { ity }))
                     }
                     None => Ty::Vec(Box::new(Ty::Value)),
                 }
@@ -434,10 +419,7 @@ impl<'a> ModuleBuilder<'a> {
             "object" => {
                 let preserving = preserve || node.preserves_unknown_fields();
                 if !node.properties.is_empty() || node.embedded_resource {
-                    return (
-                        Ty::Named(self.build_struct(node, names, preserve, None)),
-                        attrs,
-                    );
+                    return (Ty::Named(self.build_struct(node, names, preserve, None)), attrs);
                 }
                 self.value_attrs(node, &mut attrs, true);
                 match &node.additional_properties {
@@ -446,21 +428,14 @@ impl<'a> ModuleBuilder<'a> {
                         if !vattrs.is_empty() {
                             attrs.push(Attr::Nested("values", vattrs));
                         }
-                        Ty::Map(Box::new(if v.nullable {
-                            Ty::Option(Box::new(vty))
-                        } else {
-                            vty
-                        }))
+                        Ty::Map(Box::new(if v.nullable { Ty::Option(Box::new(vty)) } else { vty }))
                     }
                     Some(AdditionalProperties::Bool(true)) => Ty::JsonMap,
                     _ if preserving => Ty::JsonMap,
                     _ if attrs.is_empty() => Ty::EmptyObject,
                     // Object-level constraints need a type of their own to stand on.
                     _ => {
-                        return (
-                            Ty::Named(self.build_struct(node, names, preserve, None)),
-                            Vec::new(),
-                        );
+                        return (Ty::Named(self.build_struct(node, names, preserve, None)), Vec::new());
                     }
                 }
             }
@@ -558,9 +533,7 @@ impl<'a> ModuleBuilder<'a> {
         let mut idents = names::variant_names(&labels);
         for (ident, v) in idents.iter_mut().zip(&values) {
             match v {
-                Value::Number(n) => {
-                    *ident = names::int_variant_name(n.as_i64().unwrap_or_default())
-                }
+                Value::Number(n) => *ident = names::int_variant_name(n.as_i64().unwrap_or_default()),
                 Value::Bool(b) => *ident = if *b { "True".into() } else { "False".into() },
                 _ => {}
             }
@@ -594,17 +567,13 @@ impl<'a> ModuleBuilder<'a> {
                 "apiVersion",
                 Ty::String,
                 Shape::Required,
-                Some(
-                    "APIVersion defines the versioned schema of this representation of an object.",
-                ),
+                Some("APIVersion defines the versioned schema of this representation of an object."),
             ));
             fields.push(plain_field(
                 "kind",
                 Ty::String,
                 Shape::Required,
-                Some(
-                    "Kind is a string value representing the REST resource this object represents.",
-                ),
+                Some("Kind is a string value representing the REST resource this object represents."),
             ));
             let mut meta = plain_field(
                 "metadata",
@@ -666,10 +635,7 @@ impl<'a> ModuleBuilder<'a> {
         }
         let keeps_unknown = inherited_preserve
             || node.preserves_unknown_fields()
-            || matches!(
-                node.additional_properties,
-                Some(AdditionalProperties::Bool(true))
-            );
+            || matches!(node.additional_properties, Some(AdditionalProperties::Bool(true)));
         if keeps_unknown {
             fields.push(FieldDef {
                 json_name: String::new(),
@@ -690,15 +656,7 @@ impl<'a> ModuleBuilder<'a> {
                 ("version", r.version.clone()),
                 ("kind", r.kind.clone()),
                 ("plural", r.plural.clone()),
-                (
-                    "scope",
-                    if r.namespaced {
-                        "Namespaced"
-                    } else {
-                        "Cluster"
-                    }
-                    .to_owned(),
-                ),
+                ("scope", if r.namespaced { "Namespaced" } else { "Cluster" }.to_owned()),
             ]));
         }
         self.value_attrs(node, &mut attrs, true);
@@ -846,15 +804,9 @@ fn allocate_idents(fields: &mut [FieldDef]) {
             }
         })
         .collect();
-    let exact: Vec<bool> = fields
-        .iter()
-        .zip(&wanted)
-        .map(|(f, w)| f.json_name == *w)
-        .collect();
+    let exact: Vec<bool> = fields.iter().zip(&wanted).map(|(f, w)| f.json_name == *w).collect();
     let mut order: Vec<usize> = (0..fields.len()).filter(|&i| exact[i]).collect();
-    order.extend(
-        (0..fields.len()).filter(|&i| !exact[i] && fields[i].shape != Shape::UnknownFields),
-    );
+    order.extend((0..fields.len()).filter(|&i| !exact[i] && fields[i].shape != Shape::UnknownFields));
     order.extend((0..fields.len()).filter(|&i| fields[i].shape == Shape::UnknownFields));
     for i in order {
         let base = wanted[i].clone();
@@ -917,11 +869,7 @@ fn unions_of(node: &Schema) -> Vec<Union> {
                 continue;
             }
             match b.required.as_slice() {
-                [one]
-                    if node.properties.contains_key(one)
-                        && b.not.is_none()
-                        && !members.contains(one) =>
-                {
+                [one] if node.properties.contains_key(one) && b.not.is_none() && !members.contains(one) => {
                     members.push(one.clone())
                 }
                 _ => ok = false,

@@ -5,11 +5,10 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// Rust keywords (strict and reserved) that a field may be named after.
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "box", "break", "const", "continue", "crate", "do", "dyn", "else",
-    "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop",
-    "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self",
-    "Self", "static", "struct", "super", "trait", "true", "try", "type", "typeof", "union",
-    "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become",
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "do", "dyn", "else", "enum", "extern",
+    "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut",
+    "override", "priv", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "try",
+    "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become",
 ];
 
 /// Keywords that cannot be raw identifiers (`r#self` is not allowed).
@@ -42,13 +41,7 @@ pub const RESERVED_TYPE_NAMES: &[&str] = &[
 /// Keeps `[A-Za-z0-9_]`, turning every other character into a word break.
 fn words(s: &str) -> String {
     s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                ' '
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' })
         .collect()
 }
 
@@ -95,11 +88,7 @@ pub fn singular(name: &str) -> String {
     let cut = |n: usize, add: &str| format!("{}{add}", &name[..name.len() - n]);
     if lower.ends_with("ies") && name.len() > 3 {
         cut(3, "y")
-    } else if lower.ends_with("sses")
-        || lower.ends_with("xes")
-        || lower.ends_with("ches")
-        || lower.ends_with("shes")
-    {
+    } else if lower.ends_with("sses") || lower.ends_with("xes") || lower.ends_with("ches") || lower.ends_with("shes") {
         cut(2, "")
     } else if lower.ends_with('s')
         && !(lower.ends_with("ss") || lower.ends_with("us") || lower.ends_with("is"))
@@ -133,10 +122,7 @@ pub fn variant_names(values: &[String]) -> Vec<String> {
     for i in 0..names.len() {
         let mut n = 2;
         while names[..i].contains(&names[i]) {
-            names[i] = format!(
-                "{}{n}",
-                names[i].trim_end_matches(|c: char| c.is_ascii_digit())
-            );
+            names[i] = format!("{}{n}", names[i].trim_end_matches(|c: char| c.is_ascii_digit()));
             n += 1;
         }
     }
@@ -230,18 +216,13 @@ mod tests {
             ("ingress", "ingress"),
             ("items", "item"),
         ] {
-            assert_eq!(
-                type_fragment(&singular(plural)),
-                type_fragment(one),
-                "{plural}"
-            );
+            assert_eq!(type_fragment(&singular(plural)), type_fragment(one), "{plural}");
         }
     }
 
     #[test]
     fn enum_variants_stay_apart() {
-        let values =
-            |v: &[&str]| variant_names(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let values = |v: &[&str]| variant_names(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         assert_eq!(
             values(&["replace", "Replace", "keep"]),
             vec!["replace", "Replace", "Keep"]

@@ -107,10 +107,7 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
             if let Some(&(other, _)) = kinds.get(&loaded.crd.names.kind) {
                 diags.push(Diagnostic {
                     version: Some(version.name.clone()),
-                    help: Some(
-                        "generate the two CRDs in separate runs (they cannot share one module)"
-                            .into(),
-                    ),
+                    help: Some("generate the two CRDs in separate runs (they cannot share one module)".into()),
                     ..loaded.diagnostic(
                         Severity::Error,
                         "/spec/names/kind",
@@ -136,8 +133,7 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
             diags.sort_by_key(|d| d.severity);
             return Err(Diagnostics(diags));
         }
-        let (errors, warnings): (Vec<_>, Vec<_>) =
-            diags.into_iter().partition(Diagnostic::is_error);
+        let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);
         refused = errors;
         diags = warnings;
     }
@@ -163,13 +159,10 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
             .types
             .iter()
             .filter_map(|t| match t {
-                crate::model::TypeDef::Struct(s) => s.root.as_ref().map(|r| {
-                    (
-                        format!("{}/{}", r.group, r.version),
-                        r.kind.clone(),
-                        s.name.clone(),
-                    )
-                }),
+                crate::model::TypeDef::Struct(s) => s
+                    .root
+                    .as_ref()
+                    .map(|r| (format!("{}/{}", r.group, r.version), r.kind.clone(), s.name.clone())),
                 crate::model::TypeDef::Enum(_) => None,
             })
             .collect();

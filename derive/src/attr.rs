@@ -252,6 +252,22 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute], place: Place) -> Attrs {
     out
 }
 
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 fn place_mask(place: Place) -> u8 {
     match place {
         Place::Container => C,
@@ -270,12 +286,7 @@ fn describe(place: Place) -> &'static str {
     }
 }
 
-fn parse_keyword(
-    cx: &Ctxt,
-    meta: &ParseNestedMeta,
-    place: Place,
-    out: &mut Attrs,
-) -> syn::Result<()> {
+fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attrs) -> syn::Result<()> {
     let ident = meta
         .path
         .get_ident()
@@ -288,27 +299,25 @@ fn parse_keyword(
             .filter(|(_, _, p)| p & place_mask(place) != 0)
             .map(|(k, _, _)| *k)
             .collect();
+        let hint = match known.iter().min_by_key(|k| edit_distance(k, &name)) {
+            Some(k) if edit_distance(k, &name) <= 2 => format!("did you mean `{k}`? "),
+            _ => String::new(),
+        };
         return Err(meta.error(format!(
-            "unknown kubeskema keyword `{name}`; expected one of: {}",
+            "unknown kubeskema keyword `{name}`; {hint}expected one of: {}",
             known.join(", ")
         )));
     };
     if places & place_mask(place) == 0 {
         // Consume the value so parsing can go on to report further errors.
         skip_value(meta)?;
-        cx.error(
-            ident.span(),
-            format!("`{name}` is not allowed {}", describe(place)),
-        );
+        cx.error(ident.span(), format!("`{name}` is not allowed {}", describe(place)));
         return Ok(());
     }
     // Rules may repeat; everything else once.
     if arg != Arg::Rule && arg != Arg::Extension && out.get(&name).is_some() {
         skip_value(meta)?;
-        cx.error(
-            ident.span(),
-            format!("duplicate kubeskema keyword `{name}`"),
-        );
+        cx.error(ident.span(), format!("duplicate kubeskema keyword `{name}`"));
         return Ok(());
     }
     let item = match arg {
@@ -360,11 +369,7 @@ fn parse_keyword(
         Arg::Resource => {
             let mut fields = Vec::new();
             meta.parse_nested_meta(|m| {
-                let key = m
-                    .path
-                    .get_ident()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
+                let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
                 if !["group", "version", "kind", "plural", "scope"].contains(&key.as_str()) {
                     return Err(m.error("expected one of: group, version, kind, plural, scope"));
                 }
@@ -381,12 +386,8 @@ fn parse_keyword(
 fn parse_strs(meta: &ParseNestedMeta, ident: syn::Ident, out: &mut Attrs) -> syn::Result<()> {
     let content;
     syn::parenthesized!(content in meta.input);
-    let list = content.parse_terminated(
-        |input: syn::parse::ParseStream| input.parse::<LitStr>(),
-        syn::Token![,],
-    )?;
-    out.items
-        .push((ident, Item::Strs(list.into_iter().collect())));
+    let list = content.parse_terminated(|input: syn::parse::ParseStream| input.parse::<LitStr>(), syn::Token![,])?;
+    out.items.push((ident, Item::Strs(list.into_iter().collect())));
     Ok(())
 }
 
@@ -455,10 +456,17 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
             "message_expression" => rule.message_expression = Some(m.value()?.parse()?),
             "reason" => {
                 let reason: LitStr = m.value()?.parse()?;
-                const REASONS: [&str; 4] =
-                    ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
+                const REASONS: [&str; 4] = [
+                    "FieldValueInvalid",
+                    "FieldValueForbidden",
+                    "FieldValueRequired",
+                    "FieldValueDuplicate",
+                ];
                 if !REASONS.contains(&reason.value().as_str()) {
-                    return Err(syn::Error::new(reason.span(), format!("`reason` must be one of: {}", REASONS.join(", "))));
+                    return Err(syn::Error::new(
+                        reason.span(),
+                        format!("`reason` must be one of: {}", REASONS.join(", ")),
+                    ));
                 }
                 rule.reason = Some(reason);
             }

@@ -25,14 +25,9 @@ pub fn expand(c: &Container) -> TokenStream {
 fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
     let ident = c.ident;
     let expecting = format!("an object ({ident})");
-    let named: Vec<&Field> = fields
-        .iter()
-        .filter(|f| f.shape != Shape::UnknownFields)
-        .collect();
+    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
     let bag = fields.iter().find(|f| f.shape == Shape::UnknownFields);
-    let tags: Vec<_> = (0..named.len())
-        .map(|i| format_ident!("__f{}", i))
-        .collect();
+    let tags: Vec<_> = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
     let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
 
     let (other_variant, other_arm, other_handling) = if bag.is_some() {
@@ -61,8 +56,7 @@ fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
         let ty = f.value_ty;
         quote! { let mut #tag: ::core::option::Option<::core::option::Option<#ty>> = ::core::option::Option::None; }
     });
-    let bag_slot =
-        bag.map(|_| quote! { let mut __extra = ::kubeskema::__private::serde_json::Map::new(); });
+    let bag_slot = bag.map(|_| quote! { let mut __extra = ::kubeskema::__private::serde_json::Map::new(); });
     let reads = named.iter().zip(&tags).map(|(f, tag)| {
         let ty = f.value_ty;
         let name = &f.json_name;

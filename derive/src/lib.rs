@@ -30,10 +30,7 @@ pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     expand(&input, de::expand).into()
 }
 
-fn expand(
-    input: &DeriveInput,
-    emit: fn(&model::Container) -> proc_macro2::TokenStream,
-) -> proc_macro2::TokenStream {
+fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let cx = attr::Ctxt::new();
     let container = model::Container::from_ast(&cx, input);
     if let Err(e) = cx.check() {

@@ -100,26 +100,26 @@ impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Container<'a>> {
         let attrs = attr::parse(cx, &input.attrs, Place::Container);
         if !input.generics.params.is_empty() {
-            cx.error_spanned(
-                &input.generics,
-                "kubeskema derives do not support generic types",
-            );
+            cx.error_spanned(&input.generics, "kubeskema derives do not support generic types");
         }
         let data = match &input.data {
             Data::Struct(s) => match &s.fields {
-                Fields::Named(named) => {
-                    Body::Struct(named.named.iter().filter_map(|f| field(cx, f)).collect())
-                }
+                Fields::Named(named) => Body::Struct(named.named.iter().filter_map(|f| field(cx, f)).collect()),
                 Fields::Unit => Body::Struct(Vec::new()),
                 Fields::Unnamed(u) => {
-                    cx.error_spanned(
-                        u,
-                        "kubeskema derives need named fields: a JSON object has keys",
-                    );
+                    cx.error_spanned(u, "kubeskema derives need named fields: a JSON object has keys");
                     return None;
                 }
             },
-            Data::Enum(e) => Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect()),
+            Data::Enum(e) => {
+                if e.variants.is_empty() {
+                    cx.error(
+                        input.ident.span(),
+                        "an enum needs at least one variant: an empty `enum` accepts no value",
+                    );
+                }
+                Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect())
+            }
             Data::Union(u) => {
                 cx.error_spanned(u.union_token, "kubeskema derives do not support unions");
                 return None;
@@ -144,10 +144,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
         .unwrap_or_else(|| default_json_name(ident));
     let default = match (attrs.literal("default"), attrs.str("default_json")) {
         (Some(_), Some(s)) => {
-            cx.error(
-                s.span(),
-                "give either `default` or `default_json`, not both",
-            );
+            cx.error(s.span(), "give either `default` or `default_json`, not both");
             None
         }
         (Some(lit), None) => Some(lit.to_json()),
@@ -160,10 +157,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     let inner = outer.and_then(option_inner);
     let span = ident.span();
     if required && default.is_some() {
-        cx.error(
-            span,
-            "a field is either `required` or has a `default`, not both",
-        );
+        cx.error(span, "a field is either `required` or has a `default`, not both");
     }
     let (shape, value_ty) = if attrs.flag("unknown_fields") {
         if attrs.items.len() > 1 {
@@ -243,10 +237,7 @@ fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
             return None;
         }
     };
-    Some(Variant {
-        ident: &v.ident,
-        value,
-    })
+    Some(Variant { ident: &v.ident, value })
 }
 
 /// Rules that need the whole container. Each says why it exists.
@@ -270,15 +261,9 @@ fn check(cx: &Ctxt, c: &Container) {
                 }
             }
             // Unknown keys can only go to one place.
-            let bags: Vec<_> = fields
-                .iter()
-                .filter(|f| f.shape == Shape::UnknownFields)
-                .collect();
+            let bags: Vec<_> = fields.iter().filter(|f| f.shape == Shape::UnknownFields).collect();
             for extra in bags.iter().skip(1) {
-                cx.error(
-                    extra.ident.span(),
-                    "only one field may collect `unknown_fields`",
-                );
+                cx.error(extra.ident.span(), "only one field may collect `unknown_fields`");
             }
             if c.attrs.flag("preserve_unknown_fields") && bags.is_empty() && !fields.is_empty() {
                 cx.error(
@@ -288,12 +273,6 @@ fn check(cx: &Ctxt, c: &Container) {
             }
         }
         Body::Enum(variants) => {
-            if variants.is_empty() {
-                cx.error(
-                    c.ident.span(),
-                    "an enum needs at least one variant: an empty `enum` accepts no value",
-                );
-            }
             // Each JSON value must map back to exactly one variant.
             for (i, v) in variants.iter().enumerate() {
                 if let Some(first) = variants[..i].iter().find(|w| w.value == v.value) {

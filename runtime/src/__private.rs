@@ -7,8 +7,7 @@ pub use serde_json;
 /// apiserver's integer type check accepts it.
 pub fn whole_f64_to_i64(v: f64) -> Option<i64> {
     // 2^63 is exactly representable; anything at or above it does not fit.
-    if v.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&v)
-    {
+    if v.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&v) {
         Some(v as i64)
     } else {
         None

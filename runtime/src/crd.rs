@@ -83,12 +83,7 @@ fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
 fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
     v.pointer(pointer)
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         .unwrap_or_default()
 }
 
@@ -121,9 +116,7 @@ impl Crd {
             short_names: strings_at(doc, "/spec/names/shortNames"),
             categories: strings_at(doc, "/spec/names/categories"),
         };
-        let scope = str_at(doc, "/spec/scope")
-            .unwrap_or("Namespaced")
-            .to_owned();
+        let scope = str_at(doc, "/spec/scope").unwrap_or("Namespaced").to_owned();
         let preserve_unknown_fields = doc
             .pointer("/spec/preserveUnknownFields")
             .and_then(Value::as_bool)
@@ -133,9 +126,7 @@ impl Crd {
         let top_schema = doc.pointer("/spec/validation/openAPIV3Schema");
         let top_status = doc.pointer("/spec/subresources/status").is_some();
         let top_scale = doc.pointer("/spec/subresources/scale").cloned();
-        let top_columns = doc
-            .pointer("/spec/additionalPrinterColumns")
-            .and_then(Value::as_array);
+        let top_columns = doc.pointer("/spec/additionalPrinterColumns").and_then(Value::as_array);
 
         let mut versions = Vec::new();
         let listed = doc.pointer("/spec/versions").and_then(Value::as_array);
@@ -178,24 +169,12 @@ impl Crd {
             });
             versions.push(CrdVersion {
                 name,
-                served: v
-                    .pointer("/served")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                storage: v
-                    .pointer("/storage")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                deprecated: v
-                    .pointer("/deprecated")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
+                served: v.pointer("/served").and_then(Value::as_bool).unwrap_or(false),
+                storage: v.pointer("/storage").and_then(Value::as_bool).unwrap_or(false),
+                deprecated: v.pointer("/deprecated").and_then(Value::as_bool).unwrap_or(false),
                 schema,
                 status_subresource: v.pointer("/subresources/status").is_some() || top_status,
-                scale: v
-                    .pointer("/subresources/scale")
-                    .cloned()
-                    .or_else(|| top_scale.clone()),
+                scale: v.pointer("/subresources/scale").cloned().or_else(|| top_scale.clone()),
                 printer_columns: v
                     .pointer("/additionalPrinterColumns")
                     .and_then(Value::as_array)

@@ -113,10 +113,7 @@ mod tests {
             "c": {"type": "integer", "default": 3}, "l": {"type": "array", "items": {"type": "string"}}}}));
         let mut v = json!({"a": null, "b": null, "c": null, "l": [null], "unknown": null});
         prune_nulls(&mut v, &s);
-        assert_eq!(
-            v,
-            json!({"b": null, "c": null, "l": [null], "unknown": null})
-        );
+        assert_eq!(v, json!({"b": null, "c": null, "l": [null], "unknown": null}));
     }
 
     #[test]
@@ -128,17 +125,11 @@ mod tests {
                 "empty": {"type": "string", "default": "x"}}}}}));
         let mut v = json!({});
         apply_defaults(&mut v, &s);
-        assert_eq!(
-            v,
-            json!({"spec": {"replicas": 1, "mode": "fast", "empty": "x"}})
-        );
+        assert_eq!(v, json!({"spec": {"replicas": 1, "mode": "fast", "empty": "x"}}));
 
         let mut v = json!({"spec": {"replicas": null, "mode": null, "empty": ""}});
         apply_defaults(&mut v, &s);
-        assert_eq!(
-            v,
-            json!({"spec": {"replicas": 1, "mode": null, "empty": ""}})
-        );
+        assert_eq!(v, json!({"spec": {"replicas": 1, "mode": null, "empty": ""}}));
     }
 
     #[test]

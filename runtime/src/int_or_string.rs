@@ -125,10 +125,7 @@ mod tests {
 
     #[test]
     fn whole_floats_are_integers_other_kinds_are_refused() {
-        assert_eq!(
-            serde_json::from_str::<IntOrString>("3.0").unwrap(),
-            IntOrString::Int(3)
-        );
+        assert_eq!(serde_json::from_str::<IntOrString>("3.0").unwrap(), IntOrString::Int(3));
         for bad in ["1.5", "true", "null", "[]", "{}", "18446744073709551615"] {
             assert!(serde_json::from_str::<IntOrString>(bad).is_err(), "{bad}");
         }

@@ -58,12 +58,7 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn coerce_embedded(
-    value: &mut Value,
-    schema: &Schema,
-    path: &str,
-    is_root: bool,
-) -> Result<(), MetadataError> {
+fn coerce_embedded(value: &mut Value, schema: &Schema, path: &str, is_root: bool) -> Result<(), MetadataError> {
     match value {
         Value::Object(map) => {
             if schema.embedded_resource
@@ -122,8 +117,7 @@ mod tests {
     #[test]
     fn wrongly_typed_metadata_is_an_error() {
         let (root, _) = Schema::parse(&json!({"type": "object"}), "");
-        let err =
-            normalize_resource(&mut json!({"metadata": {"labels": {"a": 1}}}), &root).unwrap_err();
+        let err = normalize_resource(&mut json!({"metadata": {"labels": {"a": 1}}}), &root).unwrap_err();
         assert_eq!(err.path, "metadata");
     }
 }

@@ -30,13 +30,7 @@ pub fn prune_resource(object: &mut Value, root: &Schema) -> Vec<String> {
 pub fn prune_value(value: &mut Value, schema: &Schema) {
     let mut sink = Vec::new();
     let mut path = "value".to_owned();
-    prune(
-        value,
-        Some(schema),
-        schema.embedded_resource,
-        &mut path,
-        &mut sink,
-    );
+    prune(value, Some(schema), schema.embedded_resource, &mut path, &mut sink);
 }
 
 fn push_key(path: &mut String, key: &str) -> usize {
@@ -56,13 +50,7 @@ fn push_index(path: &mut String, i: usize) -> usize {
     len
 }
 
-fn prune(
-    value: &mut Value,
-    schema: Option<&Schema>,
-    is_resource: bool,
-    path: &mut String,
-    pruned: &mut Vec<String>,
-) {
+fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &mut String, pruned: &mut Vec<String>) {
     if let Some(s) = schema
         && s.preserves_unknown_fields()
     {
@@ -94,13 +82,7 @@ fn prune(
                         crate::schema::AdditionalProperties::Schema(c) => Some(c.as_ref()),
                         crate::schema::AdditionalProperties::Bool(_) => None,
                     };
-                    prune(
-                        v,
-                        child,
-                        child.is_some_and(|c| c.embedded_resource),
-                        path,
-                        pruned,
-                    );
+                    prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
                     true
                 } else {
                     // apiVersion/kind/metadata at the very top are dropped silently.
@@ -131,13 +113,7 @@ fn prune(
     }
 }
 
-fn skip_prune(
-    value: &mut Value,
-    s: &Schema,
-    is_resource: bool,
-    path: &mut String,
-    pruned: &mut Vec<String>,
-) {
+fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut String, pruned: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             let map: &mut Map<String, Value> = map;
@@ -153,13 +129,7 @@ fn skip_prune(
                         crate::schema::AdditionalProperties::Schema(c) => Some(c.as_ref()),
                         crate::schema::AdditionalProperties::Bool(_) => None,
                     };
-                    prune(
-                        v,
-                        child,
-                        child.is_some_and(|c| c.embedded_resource),
-                        path,
-                        pruned,
-                    );
+                    prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
                 }
                 path.truncate(len);
             }
@@ -168,13 +138,7 @@ fn skip_prune(
             if let Some(item_schema) = s.items.as_deref() {
                 for (i, item) in items.iter_mut().enumerate() {
                     let len = push_index(path, i);
-                    skip_prune(
-                        item,
-                        item_schema,
-                        item_schema.embedded_resource,
-                        path,
-                        pruned,
-                    );
+                    skip_prune(item, item_schema, item_schema.embedded_resource, path, pruned);
                     path.truncate(len);
                 }
             }
@@ -217,10 +181,7 @@ mod tests {
             "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}}}}}));
         let mut obj = json!({"spec": {"free": {"deep": 1}, "known": {"a": "x", "b": 2}}});
         assert_eq!(prune_resource(&mut obj, &root), vec!["spec.known.b"]);
-        assert_eq!(
-            obj,
-            json!({"spec": {"free": {"deep": 1}, "known": {"a": "x"}}})
-        );
+        assert_eq!(obj, json!({"spec": {"free": {"deep": 1}, "known": {"a": "x"}}}));
     }
 
     #[test]

@@ -201,10 +201,7 @@ impl Reader<'_> {
     fn fail(&mut self, key: &str, v: &Value, want: &str) {
         self.errors.push(ParseError {
             pointer: child_pointer(self.pointer, &[key]),
-            message: format!(
-                "cannot unmarshal {} into field {key} of type {want}",
-                json_kind(v)
-            ),
+            message: format!("cannot unmarshal {} into field {key} of type {want}", json_kind(v)),
         });
     }
 
@@ -269,10 +266,7 @@ impl Reader<'_> {
                     _ => {
                         self.errors.push(ParseError {
                             pointer: child_pointer(self.pointer, &[key, &i.to_string()]),
-                            message: format!(
-                                "cannot unmarshal {} into field {key} of type string",
-                                json_kind(item)
-                            ),
+                            message: format!("cannot unmarshal {} into field {key} of type string", json_kind(item)),
                         });
                         None
                     }
@@ -333,13 +327,7 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             "items" => match v {
                 Value::Array(_) => s.unsupported.push("items-array".into()),
                 Value::Null => {}
-                _ => {
-                    s.items = Some(Box::new(parse_node(
-                        v,
-                        &child_pointer(pointer, &[k]),
-                        r.errors,
-                    )))
-                }
+                _ => s.items = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
             },
             "properties" => match v {
                 Value::Object(props) => {
@@ -365,13 +353,7 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
                     Value::Array(items) => items
                         .iter()
                         .enumerate()
-                        .map(|(i, item)| {
-                            parse_node(
-                                item,
-                                &child_pointer(pointer, &[k, &i.to_string()]),
-                                r.errors,
-                            )
-                        })
+                        .map(|(i, item)| parse_node(item, &child_pointer(pointer, &[k, &i.to_string()]), r.errors))
                         .collect(),
                     Value::Null => Vec::new(),
                     _ => {
@@ -387,13 +369,7 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             }
             "not" => match v {
                 Value::Null => {}
-                _ => {
-                    s.not = Some(Box::new(parse_node(
-                        v,
-                        &child_pointer(pointer, &[k]),
-                        r.errors,
-                    )))
-                }
+                _ => s.not = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
             },
             "x-kubernetes-preserve-unknown-fields" => s.preserve_unknown_fields = r.bool(k, v),
             "x-kubernetes-embedded-resource" => s.embedded_resource = r.bool(k, v).unwrap_or(false),
@@ -401,11 +377,10 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             "x-kubernetes-list-type" => s.list_type = r.string(k, v),
             "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v),
             "x-kubernetes-map-type" => s.map_type = r.string(k, v),
-            "x-kubernetes-validations" => {
-                s.validations = parse_rules(v, &child_pointer(pointer, &[k]), r.errors)
+            "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(pointer, &[k]), r.errors),
+            "id" | "$schema" | "$ref" | "patternProperties" | "dependencies" | "additionalItems" | "definitions" => {
+                s.unsupported.push(k.to_owned())
             }
-            "id" | "$schema" | "$ref" | "patternProperties" | "dependencies"
-            | "additionalItems" | "definitions" => s.unsupported.push(k.to_owned()),
             _ if k.starts_with("x-") => {
                 s.extensions.insert(k.to_owned(), v.clone());
             }
@@ -420,7 +395,10 @@ fn parse_rules(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Ve
         if !value.is_null() {
             errors.push(ParseError {
                 pointer: pointer.to_owned(),
-                message: format!("cannot unmarshal {} into field x-kubernetes-validations of type ValidationRules", json_kind(value)),
+                message: format!(
+                    "cannot unmarshal {} into field x-kubernetes-validations of type ValidationRules",
+                    json_kind(value)
+                ),
             });
         }
         return Vec::new();
@@ -493,16 +471,10 @@ mod tests {
             "/spec/properties/l/items"
         );
         assert_eq!(
-            s.properties["m"]
-                .additional_properties_schema()
-                .unwrap()
-                .type_str(),
+            s.properties["m"].additional_properties_schema().unwrap().type_str(),
             Some("string")
         );
-        assert_eq!(
-            s.properties["x/y"].any_of[1].pointer,
-            "/spec/properties/x~1y/anyOf/1"
-        );
+        assert_eq!(s.properties["x/y"].any_of[1].pointer, "/spec/properties/x~1y/anyOf/1");
         assert_eq!(s.validations[0].message.as_deref(), Some("positive"));
         assert_eq!(s.extensions["x-kubernetes-patch-merge-key"], json!("name"));
     }

@@ -80,9 +80,7 @@ impl Document {
     /// Where the mapping key of the value at `pointer` stands, or the value itself for array
     /// items and the root.
     pub fn key_position(&self, pointer: &str) -> Option<Pos> {
-        self.positions
-            .get(pointer)
-            .map(|p| p.key.unwrap_or(p.value))
+        self.positions.get(pointer).map(|p| p.key.unwrap_or(p.value))
     }
 
     /// The position of `pointer`, or of its nearest ancestor that has one (a pointer into a
@@ -250,10 +248,7 @@ impl Builder {
             }
             Event::MappingEnd => {
                 if let Some(Frame::Map {
-                    pos,
-                    anchor,
-                    entries,
-                    ..
+                    pos, anchor, entries, ..
                 }) = self.stack.pop()
                 {
                     let node = Node {
@@ -322,13 +317,7 @@ impl Builder {
         };
         if let Some(root) = root {
             let mut pointer = String::new();
-            doc.value = convert(
-                root,
-                None,
-                &mut pointer,
-                &mut doc.positions,
-                &mut doc.duplicates,
-            );
+            doc.value = convert(root, None, &mut pointer, &mut doc.positions, &mut doc.duplicates);
         }
         self.documents.push(doc);
     }
@@ -338,12 +327,7 @@ fn count_nodes(node: &Node) -> usize {
     match &node.kind {
         NodeKind::Scalar(_) => 1,
         NodeKind::Seq(items) => 1 + items.iter().map(count_nodes).sum::<usize>(),
-        NodeKind::Map(entries) => {
-            1 + entries
-                .iter()
-                .map(|(_, _, n)| count_nodes(n))
-                .sum::<usize>()
-        }
+        NodeKind::Map(entries) => 1 + entries.iter().map(|(_, _, n)| count_nodes(n)).sum::<usize>(),
     }
 }
 
@@ -373,13 +357,7 @@ fn convert(
     positions: &mut HashMap<String, NodePos>,
     duplicates: &mut Vec<DuplicateKey>,
 ) -> Value {
-    positions.insert(
-        pointer.clone(),
-        NodePos {
-            value: node.pos,
-            key,
-        },
-    );
+    positions.insert(pointer.clone(), NodePos { value: node.pos, key });
     match node.kind {
         NodeKind::Scalar(v) => v,
         NodeKind::Seq(items) => {
@@ -599,21 +577,9 @@ mod tests {
     fn positions_point_at_values_and_keys() {
         let docs = parse_documents("spec:\n  ports:\n  - name: a\n    port: 80\n").unwrap();
         let d = &docs[0];
-        assert_eq!(
-            d.position("/spec/ports/0/port"),
-            Some(Pos {
-                line: 4,
-                column: 11
-            })
-        );
-        assert_eq!(
-            d.key_position("/spec/ports/0/port"),
-            Some(Pos { line: 4, column: 5 })
-        );
-        assert_eq!(
-            d.nearest_position("/spec/ports/0/missing"),
-            Pos { line: 3, column: 5 }
-        );
+        assert_eq!(d.position("/spec/ports/0/port"), Some(Pos { line: 4, column: 11 }));
+        assert_eq!(d.key_position("/spec/ports/0/port"), Some(Pos { line: 4, column: 5 }));
+        assert_eq!(d.nearest_position("/spec/ports/0/missing"), Pos { line: 3, column: 5 });
     }
 
     #[test]

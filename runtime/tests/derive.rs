@@ -20,12 +20,7 @@ struct Spec {
     owner: Option<String>,
     #[kubeskema(rename = "maxSurge", int_or_string, pattern = "^[0-9]+%?$")]
     max_surge: Option<kubeskema::IntOrString>,
-    #[kubeskema(
-        list_type = "map",
-        list_map_keys("name"),
-        max_items = 4,
-        items(max_properties = 3)
-    )]
+    #[kubeskema(list_type = "map", list_map_keys("name"), max_items = 4, items(max_properties = 3))]
     ports: Option<Vec<Port>>,
     #[kubeskema(default_json = "{}")]
     nested: Nested,
@@ -93,10 +88,7 @@ fn null_of_a_non_nullable_field_reads_as_absent() {
 #[test]
 fn nullable_fields_keep_null_apart_from_absent() {
     let spec = read(json!({"name": "a", "owner": null, "speed": null, "note": null})).unwrap();
-    assert_eq!(
-        spec.speed, None,
-        "explicit null of a nullable defaulted field is kept"
-    );
+    assert_eq!(spec.speed, None, "explicit null of a nullable defaulted field is kept");
     assert_eq!(spec.note, Some(None));
     assert_eq!(spec.owner, None);
     let out = serde_json::to_value(&spec).unwrap();
@@ -150,9 +142,7 @@ fn enums_read_strings_integers_booleans_and_name_the_supported_values() {
             assert_eq!(serde_json::to_value(mode).unwrap(), json);
         }
     }
-    let err = serde_json::from_value::<Mode>(json!("slow"))
-        .unwrap_err()
-        .to_string();
+    let err = serde_json::from_value::<Mode>(json!("slow")).unwrap_err().to_string();
     assert_eq!(
         err,
         r#"Unsupported value: "slow": supported values: "Fast", "", "3", "true""#
@@ -161,8 +151,7 @@ fn enums_read_strings_integers_booleans_and_name_the_supported_values() {
 
 #[test]
 fn duplicate_keys_and_wrong_types_are_errors() {
-    let err =
-        serde_json::from_str::<Spec>(r#"{"name": "a", "name": "b", "owner": null}"#).unwrap_err();
+    let err = serde_json::from_str::<Spec>(r#"{"name": "a", "name": "b", "owner": null}"#).unwrap_err();
     assert!(err.to_string().contains("duplicate field `name`"), "{err}");
     let err = serde_json::from_str::<Spec>(r#"{"name": 1, "owner": null}"#).unwrap_err();
     assert!(err.to_string().contains("line 1 column 10"), "{err}");

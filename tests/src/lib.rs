@@ -43,8 +43,7 @@ impl Instance {
 
 /// Every row of the corpus index.
 pub fn instances() -> Vec<Instance> {
-    let text = std::fs::read_to_string(corpus_dir().join("instances/INDEX.tsv"))
-        .expect("the corpus index is readable");
+    let text = std::fs::read_to_string(corpus_dir().join("instances/INDEX.tsv")).expect("the corpus index is readable");
     text.lines()
         .skip(1)
         .filter_map(|line| {

@@ -28,10 +28,7 @@ fn generate_writes_a_crate_with_one_module_per_group_and_version() {
     let out = scratch("generate");
     let status = run(Args {
         command: Command::Generate {
-            paths: vec![
-                fixture("golden/multi_version.yaml"),
-                fixture("crds/widgets.yaml"),
-            ],
+            paths: vec![fixture("golden/multi_version.yaml"), fixture("crds/widgets.yaml")],
             out: out.clone(),
             crate_name: Some("demo-crds".into()),
             kubeskema_path: None,
@@ -44,10 +41,7 @@ fn generate_writes_a_crate_with_one_module_per_group_and_version() {
     assert!(lib.contains("pub mod example_com;"), "{lib}");
     let group = std::fs::read_to_string(out.join("src/example_com/mod.rs")).unwrap();
     assert_eq!(
-        group
-            .lines()
-            .filter(|l| l.starts_with("pub mod"))
-            .collect::<Vec<_>>(),
+        group.lines().filter(|l| l.starts_with("pub mod")).collect::<Vec<_>>(),
         ["pub mod v1;", "pub mod v1alpha1;", "pub mod v1beta1;"]
     );
     let v1 = std::fs::read_to_string(out.join("src/example_com/v1.rs")).unwrap();
@@ -96,15 +90,10 @@ fn non_structural_schemas_are_refused_with_the_apiservers_messages() {
 fn documents_that_are_not_crds_are_refused_unless_skipped() {
     let text = errors_of("invalid/not_a_crd.yaml");
     assert!(
-        text.contains(
-            "not_a_crd.yaml:1:1: error: document 0 is a ConfigMap, not a CustomResourceDefinition"
-        ),
+        text.contains("not_a_crd.yaml:1:1: error: document 0 is a ConfigMap, not a CustomResourceDefinition"),
         "{text}"
     );
-    assert!(
-        text.contains("no CustomResourceDefinition in this file"),
-        "{text}"
-    );
+    assert!(text.contains("no CustomResourceDefinition in this file"), "{text}");
     assert!(
         text.contains("help: CRDs have `apiVersion: apiextensions.k8s.io/v1`"),
         "{text}"
@@ -115,10 +104,7 @@ fn documents_that_are_not_crds_are_refused_unless_skipped() {
         ..Options::default()
     };
     let bundle = pipeline::run(
-        &[
-            fixture("invalid/not_a_crd.yaml"),
-            fixture("crds/widgets.yaml"),
-        ],
+        &[fixture("invalid/not_a_crd.yaml"), fixture("crds/widgets.yaml")],
         options,
     )
     .unwrap();
@@ -151,10 +137,7 @@ fn check_exits_1_on_refused_crds_and_0_on_good_ones() {
 fn the_checked_in_generated_crate_is_up_to_date() {
     let checked_in = kubeskema_tests::repo_dir().join("build-examples/generated-widgets");
     let generation = kubeskema_tests::in_repo_root(|| {
-        pipeline::run(
-            &[PathBuf::from("fixtures/crds/widgets.yaml")],
-            Options::default(),
-        )
+        pipeline::run(&[PathBuf::from("fixtures/crds/widgets.yaml")], Options::default())
     });
     let out = scratch("fresh");
     let files = write_crate(

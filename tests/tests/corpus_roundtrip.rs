@@ -20,9 +20,7 @@ include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
@@ -50,9 +48,7 @@ fn refusals(value: &Value, schema: &kubeskema::schema::Schema, path: &str, out: 
         _ if schema.int_or_string => matches!(kind, "integer" | "string"),
         Some("integer") => kind == "integer",
         Some("number") => matches!(kind, "integer" | "number"),
-        Some(t @ ("string" | "boolean" | "array" | "object")) => {
-            kind == t || (kind == "null" && schema.nullable)
-        }
+        Some(t @ ("string" | "boolean" | "array" | "object")) => kind == t || (kind == "null" && schema.nullable),
         _ => true,
     };
     if !fits {
@@ -142,12 +138,8 @@ fn valid_instances_round_trip_through_their_generated_types() {
     let corpus = kubeskema_tests::corpus_dir();
     let mut crds: HashMap<String, Vec<Crd>> = HashMap::new();
     let mut docs: HashMap<String, Vec<kubeskema::yaml::Document>> = HashMap::new();
-    let (mut passed, mut failed, mut no_type, mut refused) =
-        (0, Vec::new(), Vec::new(), Vec::new());
-    for inst in kubeskema_tests::instances()
-        .into_iter()
-        .filter(|i| i.expect == "valid")
-    {
+    let (mut passed, mut failed, mut no_type, mut refused) = (0, Vec::new(), Vec::new(), Vec::new());
+    for inst in kubeskema_tests::instances().into_iter().filter(|i| i.expect == "valid") {
         let crd_list = crds.entry(inst.crd_file.clone()).or_insert_with(|| {
             let text = std::fs::read_to_string(corpus.join(&inst.crd_file)).unwrap();
             kubeskema::yaml::parse_documents(&text)
@@ -157,10 +149,7 @@ fn valid_instances_round_trip_through_their_generated_types() {
                 .map(|d| Crd::parse(&d.value).0)
                 .collect()
         });
-        let (group, version) = inst
-            .api_version
-            .rsplit_once('/')
-            .unwrap_or(("", &inst.api_version));
+        let (group, version) = inst.api_version.rsplit_once('/').unwrap_or(("", &inst.api_version));
         let Some(schema) = crd_list
             .iter()
             .find(|c| c.group == group && c.names.kind == inst.kind)
@@ -174,10 +163,7 @@ fn valid_instances_round_trip_through_their_generated_types() {
             continue;
         };
         let file_docs = docs.entry(inst.file.clone()).or_insert_with(|| {
-            kubeskema::yaml::parse_documents(
-                &std::fs::read_to_string(corpus.join(&inst.file)).unwrap(),
-            )
-            .unwrap()
+            kubeskema::yaml::parse_documents(&std::fs::read_to_string(corpus.join(&inst.file)).unwrap()).unwrap()
         });
         let input = file_docs[inst.doc_index].value.clone();
         let mut expected = input.clone();
@@ -190,19 +176,12 @@ fn valid_instances_round_trip_through_their_generated_types() {
         }
         let mut why = Vec::new();
         refusals(&expected, schema, "", &mut why);
-        if expected.pointer("/metadata/name").is_none()
-            && expected.pointer("/metadata/generateName").is_none()
-        {
+        if expected.pointer("/metadata/name").is_none() && expected.pointer("/metadata/generateName").is_none() {
             why.push("metadata.name: Required value: name or generateName is required".into());
         }
         let outcome = roundtrip(inst.repo(), &inst.api_version, &inst.kind, input);
         if !why.is_empty() && !matches!(&outcome, Some(Ok(actual)) if same(&expected, actual)) {
-            refused.push(format!(
-                "{}#{}: {}",
-                inst.file,
-                inst.doc_index,
-                why.join("; ")
-            ));
+            refused.push(format!("{}#{}: {}", inst.file, inst.doc_index, why.join("; ")));
             continue;
         }
         match outcome {
@@ -210,10 +189,7 @@ fn valid_instances_round_trip_through_their_generated_types() {
                 "{}#{}: no generated type for {} {}",
                 inst.file, inst.doc_index, inst.api_version, inst.kind
             )),
-            Some(Err(e)) => failed.push(format!(
-                "{}#{}: does not deserialize: {e}",
-                inst.file, inst.doc_index
-            )),
+            Some(Err(e)) => failed.push(format!("{}#{}: does not deserialize: {e}", inst.file, inst.doc_index)),
             Some(Ok(actual)) if same(&expected, &actual) => passed += 1,
             Some(Ok(actual)) => failed.push(format!(
                 "{}#{}: {}",
@@ -237,10 +213,6 @@ fn valid_instances_round_trip_through_their_generated_types() {
     {
         println!("  {f}");
     }
-    assert!(
-        failed.is_empty(),
-        "{} valid instances do not round-trip",
-        failed.len()
-    );
+    assert!(failed.is_empty(), "{} valid instances do not round-trip", failed.len());
     assert!(passed > 1000, "only {passed} instances were checked");
 }

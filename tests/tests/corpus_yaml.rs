@@ -12,10 +12,7 @@ fn every_corpus_file_reads() {
             let p = entry.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p
-                .extension()
-                .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-            {
+            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
                 files.push(p);
             }
         }
@@ -28,11 +25,7 @@ fn every_corpus_file_reads() {
             failures.push(format!("{}:{e}", f.display()));
         }
     }
-    println!(
-        "{} files read, {} failed",
-        files.len() - failures.len(),
-        failures.len()
-    );
+    println!("{} files read, {} failed", files.len() - failures.len(), failures.len());
     for f in &failures {
         println!("  {f}");
     }

@@ -29,10 +29,9 @@ fn generated_code_matches_the_golden_files() {
                 .strip_prefix(kubeskema_tests::repo_dir().join("fixtures"))
                 .unwrap(),
         );
-        let generation = kubeskema_tests::in_repo_root(|| {
-            pipeline::run(std::slice::from_ref(&relative), Options::default())
-        })
-        .unwrap_or_else(|d| panic!("{} does not generate:\n{d}", fixture.display()));
+        let generation =
+            kubeskema_tests::in_repo_root(|| pipeline::run(std::slice::from_ref(&relative), Options::default()))
+                .unwrap_or_else(|d| panic!("{} does not generate:\n{d}", fixture.display()));
         assert!(generation.warnings.is_empty(), "{:?}", generation.warnings);
         for module in &generation.modules {
             let name = format!("{stem}__{}", module.path.join("_"));

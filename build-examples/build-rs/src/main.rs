@@ -30,10 +30,7 @@ fn main() {
     if let Some(SourceOneOf::Oci(image)) = spec.source.as_ref().and_then(|s| s.one_of()) {
         println!("from image {image}");
     }
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&widget).expect("serializes")
-    );
+    println!("{}", serde_json::to_string_pretty(&widget).expect("serializes"));
 }
 
 #[cfg(test)]

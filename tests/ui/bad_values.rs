@@ -1,0 +1,16 @@
+// Values are checked when the attribute is read: JSON text, rule reasons, enum value kinds.
+#[derive(kubeskema::Deserialize)]
+#[kubeskema(rule(rule = "self.a > 0", reason = "FieldValueBogus"))]
+struct Spec {
+    #[kubeskema(default_json = "{not json")]
+    a: i64,
+}
+
+#[derive(kubeskema::Deserialize)]
+enum Level {
+    #[kubeskema(value = 1.5)]
+    Half,
+    Data(i64),
+}
+
+fn main() {}
