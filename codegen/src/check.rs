@@ -116,7 +116,10 @@ fn clear_pointers(s: &mut Schema) {
 /// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
 /// structural errors by their full text.
 fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Finding> {
-    let mut c = Checker { findings: Vec::new() };
+    let mut c = Checker {
+        findings: Vec::new(),
+        patterns: Default::default(),
+    };
     c.conversion(root, base);
     c.structural(root, base, Level::Root);
     c.root_metadata(root, base);
@@ -152,6 +155,8 @@ enum Level {
 
 struct Checker {
     findings: Vec<Finding>,
+    /// Patterns already compiled, with their error if any (CRDs repeat the same few).
+    patterns: std::collections::HashMap<String, Option<String>>,
 }
 
 fn prop_path(p: &str, name: &str) -> String {
@@ -371,6 +376,21 @@ impl Checker {
 
     /// Value validations and what junctors (allOf/anyOf/oneOf/not) may not carry.
     fn value_validation(&mut self, s: &Schema, p: &str, in_junctor: bool) {
+        if let Some(pattern) = &s.pattern {
+            let error = self
+                .patterns
+                .entry(pattern.clone())
+                .or_insert_with(|| kubeskema::pattern::compile(pattern).err().map(|e| e.0))
+                .clone();
+            if let Some(e) = error {
+                self.push(
+                    s,
+                    format!("{p}.pattern"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {pattern:?}: must be a valid regular expression, but isn't: {e}"),
+                );
+            }
+        }
         if in_junctor {
             self.junctor_forbidden(s, p);
         }
@@ -887,6 +907,20 @@ mod tests {
                 "spec.validation.openAPIV3Schema.properties[l].items.properties[o].type: Invalid value: \"object\": must be a scalar type if parent array's x-kubernetes-list-type is map",
                 "spec.validation.openAPIV3Schema.properties[l].x-kubernetes-list-map-keys: Invalid value: [\"name\",\"o\",\"gone\"]: entries must all be names of item properties",
             ]
+        );
+    }
+
+    #[test]
+    fn patterns_must_compile_as_go_regular_expressions() {
+        let found = findings(json!({"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "("},
+            "b": {"type": "string", "pattern": "^[[]\\d{2}$"},
+            "c": {"type": "string", "pattern": "x{1001}"}}}));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("spec.validation.openAPIV3Schema.properties[a].pattern: Invalid value: \"(\": must be a valid regular expression, but isn't: error parsing regexp: "), "{found:?}");
+        assert_eq!(
+            found[1],
+            "spec.validation.openAPIV3Schema.properties[c].pattern: Invalid value: \"x{1001}\": must be a valid regular expression, but isn't: error parsing regexp: invalid repeat count: `{1001}`"
         );
     }
 

@@ -24,10 +24,12 @@ pub struct LoadedCrd {
     pub doc: Document,
     /// The CRD read from it.
     pub crd: Crd,
+    /// Where the CRD sits in the document: `""`, or `/items/3` inside a `List`.
+    pub base: String,
 }
 
 impl LoadedCrd {
-    /// A diagnostic at a JSON pointer of this CRD's document.
+    /// A diagnostic at a JSON pointer of this CRD (relative to the CRD, not its document).
     pub fn diagnostic(
         &self,
         severity: Severity,
@@ -39,7 +41,7 @@ impl LoadedCrd {
         Diagnostic {
             severity,
             file: self.file.clone(),
-            pos: Some(self.doc.nearest_position(pointer)),
+            pos: Some(self.doc.nearest_position(&format!("{}{pointer}", self.base))),
             crd: Some(self.crd.name.clone()),
             version: None,
             field,
@@ -169,14 +171,14 @@ fn crds_of_document(
         if let Some(items) = doc.value.get("items").and_then(|i| i.as_array()) {
             for (i, item) in items.iter().enumerate() {
                 if crd::is_crd(item) {
-                    // Re-root positions is not possible for a sub-tree; keep the document's own.
                     let (crd, errors) = Crd::parse(item);
                     let loaded = LoadedCrd {
                         file: file.to_owned(),
                         doc: doc.clone(),
                         crd,
+                        base: format!("/items/{i}"),
                     };
-                    report_parse_errors(&loaded, &format!("/items/{i}"), errors, diags);
+                    report_parse_errors(&loaded, errors, diags);
                     out.push(loaded);
                 }
             }
@@ -221,8 +223,9 @@ fn crds_of_document(
         file: file.to_owned(),
         doc,
         crd,
+        base: String::new(),
     };
-    report_parse_errors(&loaded, "", errors, diags);
+    report_parse_errors(&loaded, errors, diags);
     out.push(loaded);
 }
 
@@ -231,15 +234,9 @@ fn pointer_last(pointer: &str) -> String {
     format!("{:?}", last.replace("~1", "/").replace("~0", "~"))
 }
 
-fn report_parse_errors(
-    loaded: &LoadedCrd,
-    prefix: &str,
-    errors: Vec<kubeskema::schema::ParseError>,
-    diags: &mut Vec<Diagnostic>,
-) {
+fn report_parse_errors(loaded: &LoadedCrd, errors: Vec<kubeskema::schema::ParseError>, diags: &mut Vec<Diagnostic>) {
     for e in errors {
-        let pointer = format!("{prefix}{}", e.pointer);
-        let field = pointer.trim_start_matches('/').replace('/', ".");
-        diags.push(loaded.diagnostic(Severity::Error, &pointer, "FieldValueInvalid", field, e.message));
+        let field = e.pointer.trim_start_matches('/').replace('/', ".");
+        diags.push(loaded.diagnostic(Severity::Error, &e.pointer, "FieldValueInvalid", field, e.message));
     }
 }

@@ -331,12 +331,32 @@ impl<'a> ModuleBuilder<'a> {
         }
     }
 
+    /// The doc comment of a node: its title, description, example and external docs (the
+    /// documentation keywords of a schema, kept here since they validate nothing).
     fn doc(&self, s: &Schema) -> Option<String> {
-        if self.docs {
-            s.description.clone().filter(|d| !d.trim().is_empty())
-        } else {
-            None
+        if !self.docs {
+            return None;
         }
+        let mut parts: Vec<String> = Vec::new();
+        parts.extend(
+            s.title
+                .iter()
+                .chain(&s.description)
+                .filter(|t| !t.trim().is_empty())
+                .cloned(),
+        );
+        if let Some(example) = &s.example {
+            parts.push(format!("Example: `{example}`"));
+        }
+        if let Some(url) = s
+            .external_docs
+            .as_ref()
+            .and_then(|d| d.get("url"))
+            .and_then(Value::as_str)
+        {
+            parts.push(format!("See <{url}>."));
+        }
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 
     /// The schema node as written (for junctors, defaults and other keywords kept as JSON).
@@ -485,6 +505,10 @@ impl<'a> ModuleBuilder<'a> {
         }
         if s.unique_items {
             out.push(Attr::Flag("unique_items"));
+        }
+        // `additionalProperties: false` without properties: the object must stay empty.
+        if matches!(s.additional_properties, Some(AdditionalProperties::Bool(false))) {
+            out.push(Attr::Flag("no_additional_properties"));
         }
         if with_enum && let Some(e) = &s.enum_ {
             out.push(Attr::Json("enum_json", Value::Array(e.clone()).to_string()));

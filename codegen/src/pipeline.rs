@@ -151,7 +151,8 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
                 &loaded.file.display().to_string(),
                 &loaded.crd,
                 schema,
-                &loaded.doc.value,
+                // The CRD's own JSON: schema pointers are relative to it (also inside a List).
+                &loaded.crd.raw,
             );
         }
         let module = builder.finish();

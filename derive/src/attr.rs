@@ -142,6 +142,8 @@ const KEYWORDS: &[(&str, Arg, u8)] = &[
     ("min_items", Arg::Count, NODE),
     ("max_items", Arg::Count, NODE),
     ("unique_items", Arg::Flag, NODE),
+    // `additionalProperties: false`.
+    ("no_additional_properties", Arg::Flag, NODE),
     ("min_properties", Arg::Count, NODE),
     ("max_properties", Arg::Count, NODE),
     ("enum_json", Arg::Json, NODE),

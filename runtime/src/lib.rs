@@ -5,6 +5,7 @@
 //! - `schema`, `crd`, `prune`, `default` (feature `dynamic`): the structural schema model of a
 //!   CRD version and the apiserver's pruning and defaulting over `serde_json::Value`.
 //! - `yaml` (feature `yaml`): YAML and JSON documents with positions, read as kubectl reads them.
+//! - [`pattern`]: Go RE2 `pattern`s translated to Rust `regex` syntax with the same matches.
 //!
 //! ```
 //! use kubeskema::IntOrString;
@@ -23,6 +24,7 @@ pub mod crd;
 pub mod default;
 #[cfg(feature = "dynamic")]
 pub mod normalize;
+pub mod pattern;
 #[cfg(feature = "dynamic")]
 pub mod prune;
 #[cfg(feature = "dynamic")]

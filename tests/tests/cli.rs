@@ -117,6 +117,15 @@ fn documents_that_are_not_crds_are_refused_unless_skipped() {
 }
 
 #[test]
+fn crds_inside_a_list_are_read_and_placed_in_the_file() {
+    let text = errors_of("invalid/list_of_crds.yaml");
+    assert!(
+        text.contains("list_of_crds.yaml:21:17: error: things.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].items: Required value: must be specified"),
+        "{text}"
+    );
+}
+
+#[test]
 fn check_exits_1_on_refused_crds_and_0_on_good_ones() {
     let check = |p: &str| {
         run(Args {

@@ -1,0 +1,267 @@
+//! Go RE2 `pattern`s (what the apiserver compiles with `regexp.Compile`) as Rust `regex`
+//! patterns with the same meaning.
+//!
+//! Both engines match unanchored, leftmost-first, and agree on most syntax. The differences
+//! translated here:
+//! - `\d \w \s \b` (and their negations) are ASCII in Go: `\d` does not match `٣`, `\s` is
+//!   `[\t\n\f\r ]` (no `\v`);
+//! - `\Q...\E` quotes a literal; `\123` is an octal escape;
+//! - inside brackets, `[`, `&&`, `--` and `~~` are literal in Go (Rust reads nesting and set
+//!   operations);
+//! - `\<` and `\>` are escaped literals in Go (word boundaries in Rust).
+//!
+//! And what Go refuses is refused: the `x` flag, repeat counts above 1000.
+//!
+//! ```
+//! let rust = kubeskema::pattern::translate(r"^\d+$").unwrap();
+//! let re = regex::Regex::new(&rust).unwrap();
+//! assert!(re.is_match("42") && !re.is_match("٤٢"));
+//! ```
+
+use std::fmt::Write as _;
+
+/// Why a Go pattern is not valid: the text follows Go's `error parsing regexp: ...` where we
+/// know its words, and the Rust parser's otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternError(pub String);
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+const DIGIT: &str = "0-9";
+const WORD: &str = "0-9A-Za-z_";
+const SPACE: &str = r"\t\n\f\r ";
+
+/// Translates a Go RE2 pattern into Rust `regex` syntax with the same matches.
+pub fn translate(go: &str) -> Result<String, PatternError> {
+    let chars: Vec<char> = go.chars().collect();
+    let mut out = String::with_capacity(go.len() + 8);
+    let mut i = 0;
+    let mut in_class = false;
+    // Position right after `[` or `[^` (where `]` is a literal in both engines).
+    let mut class_start = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                let Some(&next) = chars.get(i + 1) else {
+                    return Err(PatternError(
+                        "error parsing regexp: trailing backslash at end of expression: ``".into(),
+                    ));
+                };
+                i += 2;
+                match next {
+                    'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
+                        let set = match next.to_ascii_lowercase() {
+                            'd' => DIGIT,
+                            'w' => WORD,
+                            _ => SPACE,
+                        };
+                        let neg = if next.is_ascii_uppercase() { "^" } else { "" };
+                        // A nested class works both inside brackets (as a union) and outside.
+                        write!(out, "[{neg}{set}]").unwrap();
+                    }
+                    'b' | 'B' if !in_class => write!(out, r"(?-u:\{next})").unwrap(),
+                    'Q' => {
+                        let mut literal = String::new();
+                        while i < chars.len() && !(chars[i] == '\\' && chars.get(i + 1) == Some(&'E')) {
+                            literal.push(chars[i]);
+                            i += 1;
+                        }
+                        i = (i + 2).min(chars.len().max(i));
+                        out.push_str(&regex_escape(&literal, in_class));
+                    }
+                    '0'..='7' => {
+                        // Go: `\0`..`\7` followed by up to two more octal digits.
+                        let mut value = next.to_digit(8).unwrap_or(0);
+                        let mut n = 1;
+                        while n < 3 && i < chars.len() && chars[i].is_digit(8) {
+                            value = value * 8 + chars[i].to_digit(8).unwrap_or(0);
+                            i += 1;
+                            n += 1;
+                        }
+                        write!(out, r"\x{{{value:x}}}").unwrap();
+                    }
+                    '<' | '>' => out.push(next),
+                    '8' | '9' => {
+                        return Err(PatternError(format!(
+                            "error parsing regexp: invalid escape sequence: `\\{next}`"
+                        )));
+                    }
+                    other => {
+                        out.push('\\');
+                        out.push(other);
+                    }
+                }
+                continue;
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                i += 1;
+                if chars.get(i) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                class_start = i;
+                // A `]` first in the class is a literal in both engines.
+                if chars.get(i) == Some(&']') {
+                    out.push_str(r"\]");
+                    i += 1;
+                }
+                // `[[:alpha:]]`-style classes are handled by the `[` arm below.
+                continue;
+            }
+            '[' if in_class => {
+                // `[:alpha:]` is a POSIX class in both; any other `[` is a literal in Go.
+                if chars.get(i + 1) == Some(&':')
+                    && let Some(end) =
+                        (i + 2..chars.len().saturating_sub(1)).find(|&j| chars[j] == ':' && chars[j + 1] == ']')
+                {
+                    out.extend(&chars[i..end + 2]);
+                    i = end + 2;
+                    continue;
+                }
+                out.push_str(r"\[");
+            }
+            ']' if in_class && i > class_start => {
+                in_class = false;
+                out.push(']');
+            }
+            '&' | '~' if in_class && chars.get(i + 1) == Some(&c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            '-' if in_class && chars.get(i + 1) == Some(&'-') => {
+                out.push_str(r"\-");
+            }
+            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
+                // Flag groups: Go knows `i m s U` only.
+                let flags: String = chars[i + 2..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic() || **c == '-')
+                    .collect();
+                if flags.contains('x') {
+                    return Err(PatternError(format!(
+                        "error parsing regexp: invalid or unsupported Perl syntax: `(?{}`",
+                        &flags[..=flags.find('x').unwrap_or(0)]
+                    )));
+                }
+                out.push(c);
+            }
+            '{' if !in_class => {
+                // Repeat counts above 1000 are refused by Go.
+                let rest: String = chars[i + 1..].iter().take_while(|c| **c != '}').collect();
+                if chars.get(i + 1 + rest.len()) == Some(&'}')
+                    && rest.split(',').all(|p| p.chars().all(|c| c.is_ascii_digit()))
+                    && rest.split(',').any(|p| p.parse::<u32>().is_ok_and(|n| n > 1000))
+                {
+                    return Err(PatternError(format!(
+                        "error parsing regexp: invalid repeat count: `{{{rest}}}`"
+                    )));
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+fn regex_escape(literal: &str, in_class: bool) -> String {
+    let mut out = String::new();
+    for c in literal.chars() {
+        let special = if in_class { "\\[]^-&~" } else { "\\.+*?()|[]{}^$#&-~" };
+        if special.contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Translates and compiles a Go pattern.
+pub fn compile(go: &str) -> Result<regex::Regex, PatternError> {
+    let rust = translate(go)?;
+    regex::Regex::new(&rust).map_err(|e| PatternError(format!("error parsing regexp: {}", first_line(&e.to_string()))))
+}
+
+fn first_line(s: &str) -> String {
+    // The regex crate renders a multi-line report; its last line says what is wrong.
+    s.lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with("error:"))
+        .map_or_else(
+            || s.lines().next().unwrap_or_default().to_owned(),
+            |l| l.trim_start().trim_start_matches("error:").trim().to_owned(),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(go: &str, text: &str) -> bool {
+        compile(go).unwrap_or_else(|e| panic!("{go}: {e}")).is_match(text)
+    }
+
+    #[test]
+    fn perl_classes_are_ascii_as_in_go() {
+        assert!(!matches(r"^\d+$", "٣"), "Arabic-Indic digits are not \\d in Go");
+        assert!(matches(r"^\d+$", "0129"));
+        assert!(!matches(r"^\w+$", "héllo"));
+        assert!(matches(r"^\W$", "é"));
+        assert!(!matches(r"^\s$", "\u{b}"), "Go's \\s has no vertical tab");
+        assert!(matches(r"^\s$", "\t"));
+        assert!(matches(r"\bfoo\b", "éfoo"), "\\b is an ASCII word boundary");
+        assert!(matches(r"^[\d\-]+$", "1-2"));
+        assert!(!matches(r"^[^\d]$", "5"));
+    }
+
+    #[test]
+    fn go_only_syntax_is_translated() {
+        assert!(matches(r"^[a&&b]$", "&"));
+        assert!(matches(r"^[[]$", "["));
+        assert!(matches(r"\<", "<"));
+        assert!(matches(r"^\Qa.b\E$", "a.b"));
+        assert!(!matches(r"^\Qa.b\E$", "axb"));
+        assert!(matches(r"^\101$", "A"));
+        assert!(matches(r"^[]a]+$", "]a"));
+        assert!(matches(r"^[[:alpha:]]+$", "abc"));
+        assert!(matches(r"(?i)^k$", "K"));
+    }
+
+    #[test]
+    fn what_go_refuses_is_refused() {
+        assert_eq!(
+            translate("a{1001}").unwrap_err().0,
+            "error parsing regexp: invalid repeat count: `{1001}`"
+        );
+        assert!(
+            translate("(?x) a")
+                .unwrap_err()
+                .0
+                .contains("invalid or unsupported Perl syntax")
+        );
+        assert!(compile("(").unwrap_err().0.starts_with("error parsing regexp: "));
+        assert!(compile(r"a\").is_err());
+    }
+
+    #[test]
+    fn common_kubernetes_patterns_keep_their_meaning() {
+        let dns = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+        assert!(matches(dns, "my-app.example.com"));
+        assert!(!matches(dns, "My_App"));
+        assert!(matches(r"^(\d+(\.\d+)?(ms|s|m|h))+$", "1h30m"));
+        assert!(
+            matches("ami-[0-9a-z]+", "id: ami-0abc"),
+            "unanchored, as Go's MatchString"
+        );
+    }
+}
