@@ -5,6 +5,8 @@
 //! - `schema`, `crd`, `prune`, `default` (feature `dynamic`): the structural schema model of a
 //!   CRD version and the apiserver's pruning and defaulting over `serde_json::Value`.
 //! - `yaml` (feature `yaml`): YAML and JSON documents with positions, read as kubectl reads them.
+//! - [`issue`], [`path`], [`keywords`]: the apiserver's field errors, paths in its three forms,
+//!   and one check function per schema keyword with the apiserver's messages.
 //! - [`pattern`]: Go RE2 `pattern`s translated to Rust `regex` syntax with the same matches.
 //!
 //! ```
@@ -34,6 +36,9 @@ pub mod yaml;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod issue;
+pub mod keywords;
+pub mod path;
 
 pub use empty_object::EmptyObject;
 pub use int_or_string::IntOrString;

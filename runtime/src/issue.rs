@@ -1,0 +1,357 @@
+//! The issue model: one problem the apiserver would report, with its error type, field path,
+//! JSON pointer, keyword, bad value and message, printed exactly as the apiserver prints a
+//! field error (`apimachinery/pkg/util/validation/field/errors.go`):
+//! `<path>: <type string>[: <value>][: <detail>]`.
+
+use std::fmt;
+
+use crate::path::Path;
+
+/// The apiserver's field error types (`field.ErrorType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorType {
+    /// `FieldValueNotFound`.
+    NotFound,
+    /// `FieldValueRequired`.
+    Required,
+    /// `FieldValueDuplicate`.
+    Duplicate,
+    /// `FieldValueInvalid`.
+    Invalid,
+    /// `FieldValueNotSupported` (a value outside an `enum`).
+    NotSupported,
+    /// `FieldValueForbidden`.
+    Forbidden,
+    /// `FieldValueTooLong`.
+    TooLong,
+    /// `FieldValueTooMany`.
+    TooMany,
+    /// `InternalError`.
+    Internal,
+    /// `FieldValueTypeInvalid` (printed as `Invalid value`).
+    TypeInvalid,
+    /// `FieldValueTooShort`.
+    TooShort,
+}
+
+impl ErrorType {
+    /// The reason string of the error type (`FieldValueRequired`), as in `details.causes[].reason`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "FieldValueNotFound",
+            ErrorType::Required => "FieldValueRequired",
+            ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::Forbidden => "FieldValueForbidden",
+            ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
+            ErrorType::Internal => "InternalError",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
+            ErrorType::TooShort => "FieldValueTooShort",
+        }
+    }
+
+    /// The words the apiserver prints for the type (`Required value`, `Invalid value`, ...).
+    pub fn type_string(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "Not found",
+            ErrorType::Required => "Required value",
+            ErrorType::Duplicate => "Duplicate value",
+            ErrorType::Invalid | ErrorType::TypeInvalid => "Invalid value",
+            ErrorType::NotSupported => "Unsupported value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
+            ErrorType::Internal => "Internal error",
+            ErrorType::TooShort => "Too short",
+        }
+    }
+
+    /// Whether an error of this type keeps CEL rules from running (apiserver §0 step 5.7).
+    pub fn blocks_cel(self) -> bool {
+        matches!(
+            self,
+            ErrorType::NotSupported
+                | ErrorType::Required
+                | ErrorType::TooLong
+                | ErrorType::TooMany
+                | ErrorType::TypeInvalid
+        )
+    }
+
+    /// Whether the apiserver prints the bad value for this type.
+    fn prints_value(self) -> bool {
+        !matches!(
+            self,
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::TooShort | ErrorType::Internal
+        )
+    }
+}
+
+/// The bad value of an issue, printed as the apiserver prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BadValue {
+    /// Not printed at all (the apiserver's "omit value" marker).
+    Omit,
+    /// `null` (also what Go prints for nil maps and slices).
+    Null,
+    /// A boolean (`true`).
+    Bool(bool),
+    /// An integer (`11`).
+    Int(i64),
+    /// A large unsigned integer.
+    Uint(u64),
+    /// A float, printed as Go's `%v` (`1.5`, `10`, `1e+06`).
+    Float(f64),
+    /// A string, printed quoted (`"abc"`).
+    Str(String),
+    /// Anything else, printed as its JSON text.
+    Json(String),
+}
+
+impl BadValue {
+    /// The bad value for a JSON value.
+    pub fn of(v: &serde_json::Value) -> BadValue {
+        use serde_json::Value;
+        match v {
+            Value::Null => BadValue::Null,
+            Value::Bool(b) => BadValue::Bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => BadValue::Int(i),
+                (None, Some(u)) => BadValue::Uint(u),
+                _ => BadValue::Float(n.as_f64().unwrap_or_default()),
+            },
+            Value::String(s) => BadValue::Str(s.clone()),
+            other => BadValue::Json(other.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for BadValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadValue::Omit => Ok(()),
+            BadValue::Null => f.write_str("null"),
+            BadValue::Bool(b) => write!(f, "{b}"),
+            BadValue::Int(i) => write!(f, "{i}"),
+            BadValue::Uint(u) => write!(f, "{u}"),
+            BadValue::Float(x) => f.write_str(&go_float(*x)),
+            BadValue::Str(s) => f.write_str(&go_quote(s)),
+            BadValue::Json(j) => f.write_str(j),
+        }
+    }
+}
+
+/// Go's `%v` of a float64: shortest digits, `%e` form (two-digit exponent) when the decimal
+/// exponent is below -4 or at least 6 (`1e+06`, `1.5e-05`), plain otherwise (`10`, `0.001`).
+pub fn go_float(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "+Inf".into() } else { "-Inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    // Rust's `{:e}` gives the shortest round-tripping digits: `1.234e6`.
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("invariant: {:e} has an exponent");
+    let exp: i32 = exp.parse().expect("invariant: exponent is an integer");
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", exp.abs());
+    }
+    // Plain form: Rust's Display is the shortest round-tripping decimal, as Go's.
+    let s = format!("{x}");
+    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
+}
+
+/// Go's `%q` of a string: double quotes, with `"` and `\` escaped and control characters in
+/// Go's escape forms.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// One problem, as the apiserver would report it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Issue {
+    /// The apiserver's error type.
+    pub error_type: ErrorType,
+    /// Where: the field path as the reporting subsystem prints it, the JSON pointer.
+    pub path: Path,
+    /// Whether the path prints as `<nil>` (the apiserver's base path for combinator and
+    /// range errors, [quirk]) instead of the field path.
+    pub at_base: bool,
+    /// The schema keyword (or pipeline step) that found it: `maximum`, `required`, `list-type`.
+    pub keyword: &'static str,
+    /// The bad value.
+    pub value: BadValue,
+    /// The text after the value.
+    pub detail: String,
+}
+
+impl Issue {
+    /// An issue at a path.
+    pub fn new(
+        error_type: ErrorType,
+        path: &Path,
+        keyword: &'static str,
+        value: BadValue,
+        detail: impl Into<String>,
+    ) -> Self {
+        Issue {
+            error_type,
+            path: path.clone(),
+            at_base: false,
+            keyword,
+            value,
+            detail: detail.into(),
+        }
+    }
+
+    /// The field path as printed: the OpenAPI-validator style (`spec.m.key`), or `<nil>`.
+    pub fn field(&self) -> String {
+        if self.at_base {
+            "<nil>".into()
+        } else {
+            self.path.openapi()
+        }
+    }
+
+    /// The message without the path: `Invalid value: 11: spec.x in body should be ...`.
+    pub fn body(&self) -> String {
+        let mut s = self.error_type.type_string().to_owned();
+        if self.error_type.prints_value() && self.value != BadValue::Omit {
+            s.push_str(": ");
+            s.push_str(&self.value.to_string());
+        }
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field(), self.body())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_go_prints_them() {
+        for (x, go) in [
+            (10.0, "10"),
+            (1.5, "1.5"),
+            (-0.25, "-0.25"),
+            (123456.0, "123456"),
+            (1e6, "1e+06"),
+            (1234567.0, "1.234567e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1e21, "1e+21"),
+            (0.1 + 0.2, "0.30000000000000004"),
+        ] {
+            assert_eq!(go_float(x), go, "{x}");
+        }
+    }
+
+    #[test]
+    fn values_are_printed_only_for_the_types_that_print_them() {
+        let path = Path::root().key("spec").key("replicas");
+        let invalid = Issue::new(
+            ErrorType::Invalid,
+            &path,
+            "maximum",
+            BadValue::Int(11),
+            "spec.replicas in body should be less than or equal to 10",
+        );
+        assert_eq!(
+            invalid.to_string(),
+            "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"
+        );
+        let required = Issue::new(ErrorType::Required, &path, "required", BadValue::Int(11), "");
+        assert_eq!(required.to_string(), "spec.replicas: Required value");
+        let too_long = Issue::new(
+            ErrorType::TooLong,
+            &path,
+            "maxLength",
+            BadValue::Str("abc".into()),
+            "may not be more than 2 bytes",
+        );
+        assert_eq!(
+            too_long.to_string(),
+            "spec.replicas: Too long: may not be more than 2 bytes"
+        );
+        let mut combinator = Issue::new(
+            ErrorType::Invalid,
+            &path,
+            "anyOf",
+            BadValue::Str(String::new()),
+            "\"spec.replicas\" must validate at least one schema (anyOf)",
+        );
+        combinator.at_base = true;
+        assert_eq!(
+            combinator.to_string(),
+            "<nil>: Invalid value: \"\": \"spec.replicas\" must validate at least one schema (anyOf)"
+        );
+        assert_eq!(BadValue::Str("a\"b\n".into()).to_string(), r#""a\"b\n""#);
+        assert_eq!(BadValue::of(&serde_json::json!({"a": [1]})).to_string(), r#"{"a":[1]}"#);
+    }
+
+    #[test]
+    fn only_the_blocking_types_stop_cel() {
+        let blocking: Vec<_> = [
+            ErrorType::NotFound,
+            ErrorType::Required,
+            ErrorType::Duplicate,
+            ErrorType::Invalid,
+            ErrorType::NotSupported,
+            ErrorType::Forbidden,
+            ErrorType::TooLong,
+            ErrorType::TooMany,
+            ErrorType::Internal,
+            ErrorType::TypeInvalid,
+            ErrorType::TooShort,
+        ]
+        .into_iter()
+        .filter(|t| t.blocks_cel())
+        .map(ErrorType::reason)
+        .collect();
+        assert_eq!(
+            blocking,
+            [
+                "FieldValueRequired",
+                "FieldValueNotSupported",
+                "FieldValueTooLong",
+                "FieldValueTooMany",
+                "FieldValueTypeInvalid"
+            ]
+        );
+    }
+}

@@ -1,0 +1,518 @@
+//! One small function per schema keyword, each returning the issue the apiserver reports
+//! (kube-openapi's `validate` package as the apiextensions-apiserver wraps its results). The
+//! derive's generated code and the dynamic validator both call these: one semantics.
+//!
+//! Messages follow kube-openapi's templates, `<path> in body <phrase>`, where `<path>` is the
+//! dotted OpenAPI path (empty at the root, leaving a leading space: a quirk kept).
+//! Target: Kubernetes 1.36 without the 1.36 range-of-format checks (next step).
+
+use serde_json::{Number, Value};
+
+use crate::issue::{BadValue, ErrorType, Issue, go_float, go_quote};
+use crate::path::Path;
+
+/// A numeric bound from the schema (`maximum: 10`, `minimum: 0.5`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bound {
+    /// The bound as a float (kube-openapi keeps bounds as float64).
+    pub value: f64,
+}
+
+impl Bound {
+    /// A bound from the schema's JSON number.
+    pub fn of(n: &Number) -> Bound {
+        Bound {
+            value: n.as_f64().unwrap_or_default(),
+        }
+    }
+
+    /// [quirk] For an int64 value, kube-openapi truncates the bound to int64 before comparing
+    /// and printing (`maximum: 1.5` reads as `1` against `2`).
+    fn truncated(self) -> i64 {
+        self.value as i64
+    }
+}
+
+/// A number as the apiserver decoded it: int64 when the JSON literal had no fraction or
+/// exponent and fits, float64 otherwise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    /// An int64.
+    Int(i64),
+    /// A float64 (`1.0`, `1e3`, or an integer beyond int64).
+    Float(f64),
+}
+
+impl Num {
+    /// The number as the apiserver decodes a JSON number.
+    pub fn of(n: &Number) -> Num {
+        match n.as_i64() {
+            Some(i) => Num::Int(i),
+            None => Num::Float(n.as_f64().unwrap_or_default()),
+        }
+    }
+
+    fn bad_value(self) -> BadValue {
+        match self {
+            Num::Int(i) => BadValue::Int(i),
+            Num::Float(f) => BadValue::Float(f),
+        }
+    }
+}
+
+fn in_body(path: &Path) -> String {
+    format!("{} in body", path.openapi())
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `required`: a key that is absent (a present `null` satisfies `required`).
+pub fn required(parent: &Path, key: &str) -> Issue {
+    Issue::new(ErrorType::Required, &parent.key(key), "required", BadValue::Omit, "")
+}
+
+/// `maxLength`, counted in runes (Unicode scalar values), reported in bytes' words as the
+/// apiserver does.
+pub fn max_length(path: &Path, value: &str, max: u64) -> Option<Issue> {
+    (value.chars().count() as u64 > max).then(|| {
+        Issue::new(
+            ErrorType::TooLong,
+            path,
+            "maxLength",
+            BadValue::Str(value.to_owned()),
+            format!("may not be more than {}", plural(max, "byte", "bytes")),
+        )
+    })
+}
+
+/// `minLength`, counted in runes.
+pub fn min_length(path: &Path, value: &str, min: u64) -> Option<Issue> {
+    ((value.chars().count() as u64) < min).then(|| {
+        Issue::new(
+            ErrorType::Invalid,
+            path,
+            "minLength",
+            BadValue::Str(value.to_owned()),
+            format!("{} should be at least {min} chars long", in_body(path)),
+        )
+    })
+}
+
+/// `pattern`: the (already translated) regular expression must match somewhere in the value.
+/// `source` is the pattern as the schema wrote it, for the message.
+pub fn pattern(path: &Path, value: &str, re: &regex::Regex, source: &str) -> Option<Issue> {
+    (!re.is_match(value)).then(|| {
+        Issue::new(
+            ErrorType::Invalid,
+            path,
+            "pattern",
+            BadValue::Str(value.to_owned()),
+            format!("{} should match '{source}'", in_body(path)),
+        )
+    })
+}
+
+/// `maxItems`.
+pub fn max_items(path: &Path, len: usize, max: u64) -> Option<Issue> {
+    too_many(path, "maxItems", len, max)
+}
+
+/// `maxProperties` (reported with the word "items", as the apiserver does).
+pub fn max_properties(path: &Path, len: usize, max: u64) -> Option<Issue> {
+    too_many(path, "maxProperties", len, max)
+}
+
+fn too_many(path: &Path, keyword: &'static str, len: usize, max: u64) -> Option<Issue> {
+    (len as u64 > max).then(|| {
+        Issue::new(
+            ErrorType::TooMany,
+            path,
+            keyword,
+            BadValue::Int(len as i64),
+            format!("must have at most {}", plural(max, "item", "items")),
+        )
+    })
+}
+
+/// `minItems`.
+pub fn min_items(path: &Path, len: usize, min: u64) -> Option<Issue> {
+    ((len as u64) < min).then(|| {
+        Issue::new(
+            ErrorType::Invalid,
+            path,
+            "minItems",
+            BadValue::Int(len as i64),
+            format!("{} should have at least {min} items", in_body(path)),
+        )
+    })
+}
+
+/// `minProperties`.
+pub fn min_properties(path: &Path, len: usize, min: u64) -> Option<Issue> {
+    ((len as u64) < min).then(|| {
+        Issue::new(
+            ErrorType::Invalid,
+            path,
+            "minProperties",
+            BadValue::Int(len as i64),
+            format!("{} should have at least {min} properties", in_body(path)),
+        )
+    })
+}
+
+/// `maximum` with `exclusiveMaximum`.
+pub fn maximum(path: &Path, value: Num, max: Bound, exclusive: bool) -> Option<Issue> {
+    let (fails, shown) = match value {
+        Num::Int(v) => {
+            let m = max.truncated();
+            (if exclusive { v >= m } else { v > m }, m.to_string())
+        }
+        Num::Float(v) => (
+            if exclusive { v >= max.value } else { v > max.value },
+            go_float(max.value),
+        ),
+    };
+    let phrase = if exclusive {
+        "less than"
+    } else {
+        "less than or equal to"
+    };
+    fails.then(|| {
+        Issue::new(
+            ErrorType::Invalid,
+            path,
+            "maximum",
+            value.bad_value(),
+            format!("{} should be {phrase} {shown}", in_body(path)),
+        )
+    })
+}
+
+/// `minimum` with `exclusiveMinimum`.
+pub fn minimum(path: &Path, value: Num, min: Bound, exclusive: bool) -> Option<Issue> {
+    let (fails, shown) = match value {
+        Num::Int(v) => {
+            let m = min.truncated();
+            (if exclusive { v <= m } else { v < m }, m.to_string())
+        }
+        Num::Float(v) => (
+            if exclusive { v <= min.value } else { v < min.value },
+            go_float(min.value),
+        ),
+    };
+    let phrase = if exclusive {
+        "greater than"
+    } else {
+        "greater than or equal to"
+    };
+    fails.then(|| {
+        Issue::new(
+            ErrorType::Invalid,
+            path,
+            "minimum",
+            value.bad_value(),
+            format!("{} should be {phrase} {shown}", in_body(path)),
+        )
+    })
+}
+
+/// go-openapi's `IsFloat64AJSONInteger`: a float that is an integer within float precision.
+pub fn is_json_integer(f: f64) -> bool {
+    if f.is_nan() || f.is_infinite() || f.abs() > 9_007_199_254_740_991.0 {
+        return false;
+    }
+    let r = f.round();
+    f == r || (f - r).abs() < 1e-9 * r.abs()
+}
+
+/// `multipleOf`.
+pub fn multiple_of(path: &Path, value: Num, factor: Bound) -> Option<Issue> {
+    match value {
+        Num::Int(v) => {
+            // [quirk] the factor is truncated to int64 for an int64 value; a fractional factor
+            // becomes 0, which kube-openapi reports as not positive (before 1.36).
+            let f = factor.truncated();
+            if f <= 0 {
+                return Some(Issue {
+                    at_base: true,
+                    ..Issue::new(
+                        ErrorType::Invalid,
+                        path,
+                        "multipleOf",
+                        BadValue::Str(String::new()),
+                        format!(
+                            "factor MultipleOf declared for {} must be positive: {f}",
+                            path.openapi()
+                        ),
+                    )
+                });
+            }
+            (v % f != 0).then(|| {
+                Issue::new(
+                    ErrorType::Invalid,
+                    path,
+                    "multipleOf",
+                    value.bad_value(),
+                    format!("{} should be a multiple of {f}", in_body(path)),
+                )
+            })
+        }
+        Num::Float(v) => {
+            let q = if factor.value < 1.0 {
+                v * (1.0 / factor.value)
+            } else {
+                v / factor.value
+            };
+            (!is_json_integer(q)).then(|| {
+                Issue::new(
+                    ErrorType::Invalid,
+                    path,
+                    "multipleOf",
+                    value.bad_value(),
+                    format!("{} should be a multiple of {}", in_body(path), go_float(factor.value)),
+                )
+            })
+        }
+    }
+}
+
+/// The JSON type name of a value, as kube-openapi names it in type errors.
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// A value of the wrong JSON type: `spec.x: Invalid value: "string": spec.x in body must be
+/// of type integer: "string"`. `types` is the schema's type list (`integer,string` for
+/// int-or-string).
+pub fn type_mismatch(path: &Path, actual: &str, types: &str) -> Issue {
+    Issue::new(
+        ErrorType::TypeInvalid,
+        path,
+        "type",
+        BadValue::Str(actual.to_owned()),
+        format!("{} must be of type {types}: {}", in_body(path), go_quote(actual)),
+    )
+}
+
+/// Whether `value` equals an allowed `enum` value as kube-openapi compares them: deep
+/// equality, or equality after converting the value to the allowed value's Go type
+/// ([quirk]: `1.7` matches `1`; an integer `97` matches `"a"`). `null` never matches.
+pub fn enum_matches(value: &Value, allowed: &Value) -> bool {
+    match (value, allowed) {
+        (Value::Null, _) => false,
+        (a, b) if a == b => true,
+        (Value::Number(v), Value::Number(a)) => match (Num::of(v), Num::of(a)) {
+            (Num::Float(f), Num::Int(i)) => f as i64 == i,
+            (Num::Int(i), Num::Float(f)) => i as f64 == f,
+            (Num::Int(x), Num::Int(y)) => x == y,
+            (Num::Float(x), Num::Float(y)) => x == y,
+        },
+        (Value::Number(v), Value::String(s)) => {
+            // Go's string(rune(i)) conversion.
+            v.as_i64()
+                .and_then(|i| u32::try_from(i).ok())
+                .and_then(char::from_u32)
+                .is_some_and(|c| {
+                    let mut buf = [0u8; 4];
+                    c.encode_utf8(&mut buf) == s
+                })
+        }
+        _ => false,
+    }
+}
+
+/// `enum`: `spec.x: Unsupported value: "v": supported values: "a", "b"` (every allowed value
+/// quoted, numbers included).
+pub fn enumeration(path: &Path, value: &Value, allowed: &[Value]) -> Option<Issue> {
+    if allowed.iter().any(|a| enum_matches(value, a)) {
+        return None;
+    }
+    let supported: Vec<String> = allowed
+        .iter()
+        .map(|a| match a {
+            Value::String(s) => go_quote(s),
+            other => go_quote(&other.to_string()),
+        })
+        .collect();
+    Some(Issue::new(
+        ErrorType::NotSupported,
+        path,
+        "enum",
+        BadValue::of(value),
+        format!("supported values: {}", supported.join(", ")),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn at(p: &str) -> Path {
+        p.split('.').fold(Path::root(), |acc, k| acc.key(k))
+    }
+
+    fn text(i: Option<Issue>) -> String {
+        i.map(|i| i.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn strings_pass_and_fail_with_apiserver_messages() {
+        let p = at("spec.name");
+        assert_eq!(
+            text(max_length(&p, "abcd", 3)),
+            "spec.name: Too long: may not be more than 3 bytes"
+        );
+        assert_eq!(
+            text(max_length(&p, "ab", 1)),
+            "spec.name: Too long: may not be more than 1 byte"
+        );
+        assert!(max_length(&p, "héé", 3).is_none(), "runes, not bytes");
+        assert_eq!(
+            text(min_length(&p, "ab", 3)),
+            "spec.name: Invalid value: \"ab\": spec.name in body should be at least 3 chars long"
+        );
+        assert!(min_length(&p, "abc", 3).is_none());
+        let re = crate::pattern::compile("^[a-z]+$").unwrap();
+        assert_eq!(
+            text(pattern(&p, "ABC", &re, "^[a-z]+$")),
+            "spec.name: Invalid value: \"ABC\": spec.name in body should match '^[a-z]+$'"
+        );
+        assert!(pattern(&p, "abc", &re, "^[a-z]+$").is_none());
+    }
+
+    #[test]
+    fn counts_pass_and_fail_with_apiserver_messages() {
+        let p = at("spec.l");
+        assert_eq!(
+            text(max_items(&p, 3, 2)),
+            "spec.l: Too many: 3: must have at most 2 items"
+        );
+        assert_eq!(
+            text(max_properties(&p, 2, 1)),
+            "spec.l: Too many: 2: must have at most 1 item"
+        );
+        assert_eq!(
+            text(min_items(&p, 1, 2)),
+            "spec.l: Invalid value: 1: spec.l in body should have at least 2 items"
+        );
+        assert_eq!(
+            text(min_properties(&p, 1, 2)),
+            "spec.l: Invalid value: 1: spec.l in body should have at least 2 properties"
+        );
+        assert!(max_items(&p, 2, 2).is_none() && min_items(&p, 2, 2).is_none());
+        assert_eq!(required(&at("spec"), "foo").to_string(), "spec.foo: Required value");
+    }
+
+    #[test]
+    fn bounds_follow_the_apiservers_int_and_float_rules() {
+        let p = at("spec.x");
+        let b = |f: f64| Bound { value: f };
+        assert_eq!(
+            text(maximum(&p, Num::Int(11), b(10.0), false)),
+            "spec.x: Invalid value: 11: spec.x in body should be less than or equal to 10"
+        );
+        assert_eq!(
+            text(maximum(&p, Num::Int(10), b(10.0), true)),
+            "spec.x: Invalid value: 10: spec.x in body should be less than 10"
+        );
+        assert!(maximum(&p, Num::Int(10), b(10.0), false).is_none());
+        // [quirk] int values compare against the truncated bound.
+        assert_eq!(
+            text(maximum(&p, Num::Int(2), b(1.5), false)),
+            "spec.x: Invalid value: 2: spec.x in body should be less than or equal to 1"
+        );
+        assert!(
+            maximum(&p, Num::Int(1), b(1.5), true).is_some(),
+            "exclusiveMaximum 1.5 rejects 1"
+        );
+        assert!(
+            minimum(&p, Num::Int(0), b(0.5), false).is_none(),
+            "minimum 0.5 accepts 0"
+        );
+        assert_eq!(
+            text(minimum(&p, Num::Float(0.25), b(0.5), false)),
+            "spec.x: Invalid value: 0.25: spec.x in body should be greater than or equal to 0.5"
+        );
+        assert_eq!(
+            text(minimum(&p, Num::Int(1), b(1.0), true)),
+            "spec.x: Invalid value: 1: spec.x in body should be greater than 1"
+        );
+        assert_eq!(
+            text(maximum(&p, Num::Float(2e6), b(1e6), false)),
+            "spec.x: Invalid value: 2e+06: spec.x in body should be less than or equal to 1e+06"
+        );
+    }
+
+    #[test]
+    fn multiple_of_uses_the_json_integer_tolerance() {
+        let p = at("spec.x");
+        let b = |f: f64| Bound { value: f };
+        assert_eq!(
+            text(multiple_of(&p, Num::Int(7), b(5.0))),
+            "spec.x: Invalid value: 7: spec.x in body should be a multiple of 5"
+        );
+        assert!(multiple_of(&p, Num::Int(10), b(5.0)).is_none());
+        assert!(
+            multiple_of(&p, Num::Float(0.3), b(0.1)).is_none(),
+            "0.3 is a multiple of 0.1"
+        );
+        assert_eq!(
+            text(multiple_of(&p, Num::Float(0.35), b(0.1))),
+            "spec.x: Invalid value: 0.35: spec.x in body should be a multiple of 0.1"
+        );
+        assert_eq!(
+            text(multiple_of(&p, Num::Int(3), b(0.5))),
+            "<nil>: Invalid value: \"\": factor MultipleOf declared for spec.x must be positive: 0"
+        );
+        assert!(is_json_integer(1.0000000001) && !is_json_integer(0.5) && !is_json_integer(1e20));
+    }
+
+    #[test]
+    fn types_and_enums_with_apiserver_messages() {
+        let p = at("spec.replicas");
+        assert_eq!(
+            type_mismatch(&p, "string", "integer").to_string(),
+            "spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\""
+        );
+        assert_eq!(json_type(&json!(1.0)), "number");
+        assert_eq!(
+            text(enumeration(&p, &json!("c"), &[json!("a"), json!("b")])),
+            "spec.replicas: Unsupported value: \"c\": supported values: \"a\", \"b\""
+        );
+        assert_eq!(
+            text(enumeration(&p, &json!(3), &[json!(1), json!(2)])),
+            "spec.replicas: Unsupported value: 3: supported values: \"1\", \"2\""
+        );
+        assert!(
+            enumeration(&p, &json!(1.7), &[json!(1)]).is_none(),
+            "[quirk] 1.7 matches 1"
+        );
+        assert!(
+            enumeration(&p, &json!(97), &[json!("a")]).is_none(),
+            "[quirk] 97 matches \"a\""
+        );
+        assert!(
+            enumeration(&p, &json!(null), &[json!(null)]).is_some(),
+            "null never matches"
+        );
+        assert_eq!(
+            text(max_length(&Path::root(), "ab", 1)),
+            ": Too long: may not be more than 1 byte"
+        );
+        assert_eq!(
+            text(min_length(&Path::root(), "", 1)),
+            ": Invalid value: \"\":  in body should be at least 1 chars long"
+        );
+    }
+}
