@@ -36,6 +36,7 @@ pub mod yaml;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod format;
 pub mod issue;
 pub mod keywords;
 pub mod path;
