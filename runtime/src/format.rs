@@ -486,7 +486,7 @@ fn is_isbn10(s: &str) -> bool {
         .enumerate()
         .map(|(i, &c)| (i as u32 + 1) * if c == b'X' { 10 } else { u32::from(c - b'0') })
         .sum();
-    sum % 11 == 0
+    sum.is_multiple_of(11)
 }
 
 fn is_isbn13(s: &str) -> bool {
@@ -500,7 +500,7 @@ fn is_isbn13(s: &str) -> bool {
         .enumerate()
         .map(|(i, &c)| u32::from(c - b'0') * if i % 2 == 0 { 1 } else { 3 })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// strfmt's `IsCreditCard`: the card regex on the digits, then Luhn.
@@ -523,7 +523,7 @@ fn is_credit_card(s: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 #[cfg(test)]
