@@ -26,6 +26,8 @@ pub mod crd;
 pub mod default;
 #[cfg(feature = "dynamic")]
 pub mod normalize;
+#[cfg(feature = "dynamic")]
+pub mod openapi;
 pub mod pattern;
 #[cfg(feature = "dynamic")]
 pub mod prune;

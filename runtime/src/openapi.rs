@@ -1,0 +1,435 @@
+//! OpenAPI value validation of a JSON value against a schema node, as kube-openapi's
+//! `validate` package does it for the apiserver (semantics §7): every check that applies runs
+//! and all results are kept; checks are chosen by the *kind of the value*, not the declared
+//! type; only the string checks stop at their first failure.
+//!
+//! Each keyword's check and message live in [`crate::keywords`] and [`crate::format`]; this
+//! module only walks.
+//!
+//! Not yet here: the 1.36 range-of-format checks, and the anyOf/oneOf choice of the "best"
+//! branch (the branch with the fewest issues stands in for kube-openapi's count of passed
+//! checks).
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::format::{self, Format};
+use crate::issue::{BadValue, ErrorType, Issue};
+use crate::keywords::{self, Bound, Num};
+use crate::path::Path;
+use crate::pattern::{self, PatternError};
+use crate::schema::{AdditionalProperties, Schema};
+
+/// A validator for one schema: its patterns compiled once.
+pub struct OpenApiValidator<'s> {
+    root: &'s Schema,
+    patterns: HashMap<&'s str, Result<regex::Regex, PatternError>>,
+}
+
+impl<'s> OpenApiValidator<'s> {
+    /// Prepares a validator (compiles every pattern of the schema).
+    pub fn new(root: &'s Schema) -> Self {
+        let mut patterns = HashMap::new();
+        collect_patterns(root, &mut patterns);
+        OpenApiValidator { root, patterns }
+    }
+
+    /// Every issue of `value` against the root schema, in the apiserver's order, identical
+    /// texts once.
+    pub fn validate(&self, value: &Value) -> Vec<Issue> {
+        let mut out = Vec::new();
+        self.node(value, self.root, &Path::root(), &mut out);
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|i| seen.insert(i.to_string()));
+        out
+    }
+
+    fn node(&self, v: &Value, s: &'s Schema, path: &Path, out: &mut Vec<Issue>) {
+        if v.is_null() {
+            self.type_check(v, s, path, out);
+            if let Some(allowed) = &s.enum_ {
+                out.extend(keywords::enumeration(path, v, allowed));
+            }
+            return;
+        }
+        self.type_check(v, s, path, out);
+        self.junctors(v, s, path, out);
+        if let Value::String(text) = v {
+            let first = s
+                .max_length
+                .and_then(|m| keywords::max_length(path, text, m))
+                .or_else(|| s.min_length.and_then(|m| keywords::min_length(path, text, m)))
+                .or_else(|| self.pattern(path, text, s));
+            out.extend(first);
+            if let Some((f, written)) = string_format(s) {
+                out.extend(format::check(path, text, f, written));
+            }
+        }
+        if let Value::Number(n) = v {
+            let num = Num::of(n);
+            if let Some(f) = &s.multiple_of {
+                out.extend(keywords::multiple_of(path, num, Bound::of(f)));
+            }
+            if let Some(m) = &s.maximum {
+                out.extend(keywords::maximum(path, num, Bound::of(m), s.exclusive_maximum));
+            }
+            if let Some(m) = &s.minimum {
+                out.extend(keywords::minimum(path, num, Bound::of(m), s.exclusive_minimum));
+            }
+        }
+        if let Value::Array(items) = v {
+            if let Some(item_schema) = s.items.as_deref() {
+                for (i, item) in items.iter().enumerate() {
+                    self.node(item, item_schema, &path.index(i), out);
+                }
+            }
+            out.extend(s.min_items.and_then(|m| keywords::min_items(path, items.len(), m)));
+            out.extend(s.max_items.and_then(|m| keywords::max_items(path, items.len(), m)));
+        }
+        if let Some(allowed) = &s.enum_ {
+            out.extend(keywords::enumeration(path, v, allowed));
+        }
+        if let Value::Object(map) = v {
+            out.extend(
+                s.min_properties
+                    .and_then(|m| keywords::min_properties(path, map.len(), m)),
+            );
+            out.extend(
+                s.max_properties
+                    .and_then(|m| keywords::max_properties(path, map.len(), m)),
+            );
+            if matches!(s.additional_properties, Some(AdditionalProperties::Bool(false))) {
+                for k in map.keys().filter(|k| !s.properties.contains_key(*k)) {
+                    out.push(Issue::new(
+                        ErrorType::Invalid,
+                        path,
+                        "additionalProperties",
+                        BadValue::Str(k.clone()),
+                        format!("{} in body is a forbidden property", path.map_key(k).openapi()),
+                    ));
+                }
+            }
+            for (k, child) in map {
+                if let Some(p) = s.properties.get(k) {
+                    self.node(child, p, &path.key(k), out);
+                } else if let Some(a) = s.additional_properties_schema() {
+                    self.node(child, a, &path.map_key(k), out);
+                }
+            }
+            for r in &s.required {
+                if !map.contains_key(r) {
+                    out.push(keywords::required(path, r));
+                }
+            }
+        }
+    }
+
+    fn pattern(&self, path: &Path, text: &str, s: &Schema) -> Option<Issue> {
+        let source = s.pattern.as_deref()?;
+        match self.patterns.get(source)? {
+            Ok(re) => keywords::pattern(path, text, re, source),
+            // Only reachable for schemas that skipped the structural check.
+            Err(e) => Some(Issue::new(
+                ErrorType::Invalid,
+                path,
+                "pattern",
+                BadValue::Str(text.to_owned()),
+                format!(
+                    "{} in body should match '{source}, but pattern is invalid: {e}'",
+                    path.openapi()
+                ),
+            )),
+        }
+    }
+
+    /// The type check (§7.3), with its format-named pre-check and the format short-cut for
+    /// strings and arrays.
+    fn type_check(&self, v: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
+        let types: Vec<&str> = if s.int_or_string {
+            vec!["integer", "string"]
+        } else {
+            s.type_str().filter(|t| !t.is_empty()).into_iter().collect()
+        };
+        let kept_format = kept_format(s, &types);
+        if types.is_empty() && kept_format.is_none() {
+            return;
+        }
+        let kind = keywords::json_type(v);
+        if v.is_null() {
+            if !types.is_empty() && !s.nullable {
+                out.push(keywords::type_mismatch(path, "null", &types.join(",")));
+            }
+            return;
+        }
+        let whole_float =
+            matches!(v, Value::Number(n) if n.is_f64() && n.as_f64().is_some_and(keywords::is_json_integer));
+        let fits = |t: &str| match t {
+            "integer" => kind == "integer" || whole_float,
+            "number" => kind == "integer" || kind == "number",
+            other => other == kind,
+        };
+        if let Some(f) = kept_format {
+            let string_or_array = matches!(v, Value::String(_) | Value::Array(_));
+            if !string_or_array && !types.iter().any(|t| fits(t)) {
+                // [quirk] the error names the format and a Go kind.
+                let go_kind = match v {
+                    Value::Number(_) if kind == "integer" => "int64",
+                    Value::Number(_) => "float64",
+                    _ => "",
+                };
+                out.push(keywords::type_mismatch(path, go_kind, f).with_keyword("format"));
+                return;
+            }
+            if string_or_array && !types.iter().any(|t| *t == "integer" || *t == "number") {
+                // [quirk] a string format accepts arrays without a type error.
+                return;
+            }
+        }
+        if !types.iter().any(|t| fits(t)) {
+            out.push(keywords::type_mismatch(path, kind, &types.join(",")));
+        }
+    }
+
+    fn junctors(&self, v: &Value, s: &'s Schema, path: &Path, out: &mut Vec<Issue>) {
+        let summary = |what: &str| Issue {
+            at_base: true,
+            ..Issue::new(
+                ErrorType::Invalid,
+                path,
+                "junctor",
+                BadValue::Str(String::new()),
+                format!("{:?} {what}", path.openapi()),
+            )
+        };
+        let run = |branch: &'s Schema| {
+            let mut issues = Vec::new();
+            self.node(v, branch, path, &mut issues);
+            issues
+        };
+        if !s.all_of.is_empty() {
+            let results: Vec<Vec<Issue>> = s.all_of.iter().map(run).collect();
+            let failed = results.iter().filter(|r| !r.is_empty()).count();
+            if failed > 0 {
+                out.extend(results.into_iter().flatten());
+                let none = if failed == s.all_of.len() {
+                    ". None validated"
+                } else {
+                    ""
+                };
+                out.push(summary(&format!("must validate all the schemas (allOf){none}")));
+            }
+        }
+        if !s.any_of.is_empty() {
+            let results: Vec<Vec<Issue>> = s.any_of.iter().map(run).collect();
+            if results.iter().all(|r| !r.is_empty()) {
+                out.push(summary("must validate at least one schema (anyOf)"));
+                out.extend(results.into_iter().min_by_key(Vec::len).unwrap_or_default());
+            }
+        }
+        if !s.one_of.is_empty() {
+            let results: Vec<Vec<Issue>> = s.one_of.iter().map(run).collect();
+            let valid = results.iter().filter(|r| r.is_empty()).count();
+            if valid == 0 {
+                out.push(summary(
+                    "must validate one and only one schema (oneOf). Found none valid",
+                ));
+                out.extend(results.into_iter().min_by_key(Vec::len).unwrap_or_default());
+            } else if valid > 1 {
+                out.push(summary(&format!(
+                    "must validate one and only one schema (oneOf). Found {valid} valid alternatives"
+                )));
+            }
+        }
+        if let Some(n) = s.not.as_deref()
+            && run(n).is_empty()
+        {
+            out.push(summary("must not validate the schema (not)"));
+        }
+    }
+}
+
+/// The format that survives the apiserver's post-processing for these types, as written.
+fn kept_format<'a>(s: &'a Schema, types: &[&str]) -> Option<&'a str> {
+    let f = s.format.as_deref()?;
+    let single = if types.len() == 1 { types[0] } else { "" };
+    let numeric = match single {
+        "integer" => ["int32", "int64"].contains(&f),
+        "number" => ["float", "double"].contains(&f),
+        _ => false,
+    };
+    (numeric
+        || (types.len() <= 1 && format::supported(single, f).is_some())
+        || (types.len() > 1 && format::supported("", f).is_some()))
+    .then_some(f)
+}
+
+/// The string format to check, with its name as written.
+fn string_format(s: &Schema) -> Option<(Format, &str)> {
+    let f = s.format.as_deref()?;
+    let t = if s.int_or_string {
+        ""
+    } else {
+        s.type_str().unwrap_or("")
+    };
+    format::supported(t, f).map(|fmt| (fmt, f))
+}
+
+fn collect_patterns<'s>(s: &'s Schema, out: &mut HashMap<&'s str, Result<regex::Regex, PatternError>>) {
+    if let Some(p) = &s.pattern {
+        out.entry(p.as_str()).or_insert_with(|| pattern::compile(p));
+    }
+    for child in s.children() {
+        collect_patterns(child, out);
+    }
+}
+
+impl Issue {
+    /// The same issue credited to another keyword.
+    fn with_keyword(mut self, keyword: &'static str) -> Issue {
+        self.keyword = keyword;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn issues(schema: Value, value: Value) -> Vec<String> {
+        let (s, errors) = Schema::parse(&schema, "");
+        assert!(errors.is_empty(), "{errors:?}");
+        OpenApiValidator::new(&s)
+            .validate(&value)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_valid_object_has_no_issues() {
+        let schema = json!({"type": "object", "required": ["spec"], "properties": {"spec": {"type": "object", "properties": {
+            "replicas": {"type": "integer", "minimum": 0, "maximum": 10},
+            "name": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 8},
+            "when": {"type": "string", "format": "date-time"},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}}}}}});
+        assert!(
+            issues(
+                schema,
+                json!({"spec": {"replicas": 3, "name": "abc", "when": "2024-01-01T00:00:00Z", "labels": {"a": "b"}}})
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn every_problem_is_reported_in_one_pass() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["name"], "properties": {
+            "replicas": {"type": "integer", "maximum": 10},
+            "mode": {"type": "string", "enum": ["a", "b"]},
+            "tags": {"type": "array", "maxItems": 1, "items": {"type": "string", "minLength": 2}},
+            "labels": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 1}}}}}});
+        assert_eq!(
+            issues(
+                schema,
+                json!({"spec": {"replicas": 11, "mode": "c", "tags": ["x", "yy"], "labels": {"app.kubernetes.io/name": "long"}}})
+            ),
+            vec![
+                "spec.labels.app.kubernetes.io/name: Too long: may not be more than 1 byte",
+                "spec.mode: Unsupported value: \"c\": supported values: \"a\", \"b\"",
+                "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+                "spec.tags[0]: Invalid value: \"x\": spec.tags[0] in body should be at least 2 chars long",
+                "spec.tags: Too many: 2: must have at most 1 item",
+                "spec.name: Required value",
+            ]
+        );
+    }
+
+    #[test]
+    fn checks_follow_the_value_kind_not_the_declared_type() {
+        assert_eq!(
+            issues(json!({"type": "integer", "maxLength": 1}), json!("abc")),
+            vec![
+                ": Invalid value: \"string\":  in body must be of type integer: \"string\"",
+                ": Too long: may not be more than 1 byte"
+            ]
+        );
+        assert!(
+            issues(json!({"type": "integer"}), json!(1.0)).is_empty(),
+            "1.0 is an integer"
+        );
+        assert_eq!(issues(json!({"type": "integer"}), json!(1.5)).len(), 1);
+        assert_eq!(
+            issues(json!({"type": "object", "required": ["a"]}), json!({})),
+            vec!["a: Required value"]
+        );
+    }
+
+    #[test]
+    fn nulls_get_only_type_and_enum_checks() {
+        assert_eq!(
+            issues(json!({"type": "array", "items": {"type": "string"}}), json!([null])),
+            vec!["[0]: Invalid value: \"null\": [0] in body must be of type string: \"null\""]
+        );
+        assert!(issues(json!({"type": "string", "nullable": true, "minLength": 3}), json!(null)).is_empty());
+        assert_eq!(
+            issues(
+                json!({"type": "string", "nullable": true, "enum": ["a", null]}),
+                json!(null)
+            ),
+            vec![": Unsupported value: null: supported values: \"a\", \"null\""]
+        );
+    }
+
+    #[test]
+    fn formats_short_cut_and_name_themselves() {
+        assert!(
+            issues(json!({"type": "string", "format": "date"}), json!(["x"])).is_empty(),
+            "[quirk] arrays pass"
+        );
+        assert_eq!(
+            issues(json!({"type": "string", "format": "date"}), json!(5)),
+            vec![": Invalid value: \"int64\":  in body must be of type date: \"int64\""]
+        );
+        assert_eq!(
+            issues(json!({"type": "integer", "format": "int64"}), json!(1.5)),
+            vec![": Invalid value: \"float64\":  in body must be of type int64: \"float64\""]
+        );
+        assert!(issues(json!({"type": "string", "format": "unknown-format"}), json!("anything")).is_empty());
+    }
+
+    #[test]
+    fn junctors_report_their_summaries_at_the_base_path() {
+        let union = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                           "oneOf": [{"required": ["a"]}, {"required": ["b"]}]});
+        assert!(issues(union.clone(), json!({"a": "x"})).is_empty());
+        assert_eq!(
+            issues(union.clone(), json!({"a": "x", "b": "y"})),
+            vec![
+                "<nil>: Invalid value: \"\": \"\" must validate one and only one schema (oneOf). Found 2 valid alternatives"
+            ]
+        );
+        assert_eq!(
+            issues(union, json!({})),
+            vec![
+                "<nil>: Invalid value: \"\": \"\" must validate one and only one schema (oneOf). Found none valid",
+                "a: Required value"
+            ]
+        );
+        let port = json!({"type": "object", "properties": {"p": {"x-kubernetes-int-or-string": true,
+            "anyOf": [{"type": "integer"}, {"type": "string"}]}}});
+        assert_eq!(
+            issues(port, json!({"p": true})),
+            vec![
+                "p: Invalid value: \"boolean\": p in body must be of type integer,string: \"boolean\"",
+                "<nil>: Invalid value: \"\": \"p\" must validate at least one schema (anyOf)",
+                "p: Invalid value: \"boolean\": p in body must be of type integer: \"boolean\"",
+            ]
+        );
+        assert_eq!(
+            issues(json!({"type": "object", "not": {"required": ["x"]}}), json!({"x": 1})),
+            vec!["<nil>: Invalid value: \"\": \"\" must not validate the schema (not)"]
+        );
+    }
+}
