@@ -19,16 +19,11 @@ fn golden(out: &Path) {
     let dir = Path::new("tests/snapshots");
     println!("cargo::rerun-if-changed={}", dir.display());
     let mut index = String::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut entries: Vec<_> =
+        std::fs::read_dir(dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     entries.sort();
     for path in entries {
-        let Some(stem) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(".snap"))
-        else {
+        let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".snap")) else {
             continue;
         };
         let Some(module) = stem.strip_prefix("golden__") else {
@@ -71,11 +66,7 @@ fn corpus(out: &Path) {
         // Docs off: the corpus-wide build tests types, and descriptions are most of its text.
         let generation = pipeline::run(
             std::slice::from_ref(folder),
-            Options {
-                docs: false,
-                keep_going: true,
-                skip_non_crds: false,
-            },
+            Options { docs: false, keep_going: true, skip_non_crds: false },
         )
         .unwrap_or_else(|d| panic!("{d}"));
         writeln!(include, "pub mod {prefix} {{").unwrap();
@@ -88,12 +79,8 @@ fn corpus(out: &Path) {
             for m in modules {
                 let file = format!("corpus_{prefix}_{}.rs", m.path.join("_"));
                 std::fs::write(out.join(&file), &m.code).expect("OUT_DIR is writable");
-                writeln!(
-                    include,
-                    "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}",
-                    m.path[1]
-                )
-                .unwrap();
+                writeln!(include, "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}", m.path[1])
+                    .unwrap();
                 for (api_version, kind, ty) in &m.roots {
                     writeln!(
                         arms,

@@ -35,18 +35,11 @@ impl Finding {
 /// Checks every version of a CRD. Returns, per version index, whether it may be generated.
 pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
     let crd = &loaded.crd;
-    let same_schema = crd
-        .versions
-        .windows(2)
-        .all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
+    let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
     let mut ok = Vec::new();
     let mut reported_shared = false;
     for (i, version) in crd.versions.iter().enumerate() {
-        let base = if same_schema
-            || version
-                .schema
-                .as_ref()
-                .is_some_and(|s| s.pointer.starts_with("/spec/validation"))
+        let base = if same_schema || version.schema.as_ref().is_some_and(|s| s.pointer.starts_with("/spec/validation"))
         {
             "spec.validation.openAPIV3Schema".to_owned()
         } else {
@@ -103,11 +96,7 @@ fn clear_pointers(s: &mut Schema) {
     if let Some(AdditionalProperties::Schema(a)) = s.additional_properties.as_mut() {
         clear_pointers(a);
     }
-    s.all_of
-        .iter_mut()
-        .chain(s.any_of.iter_mut())
-        .chain(s.one_of.iter_mut())
-        .for_each(clear_pointers);
+    s.all_of.iter_mut().chain(s.any_of.iter_mut()).chain(s.one_of.iter_mut()).for_each(clear_pointers);
     if let Some(n) = s.not.as_deref_mut() {
         clear_pointers(n);
     }
@@ -116,10 +105,7 @@ fn clear_pointers(s: &mut Schema) {
 /// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
 /// structural errors by their full text.
 fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Finding> {
-    let mut c = Checker {
-        findings: Vec::new(),
-        patterns: Default::default(),
-    };
+    let mut c = Checker { findings: Vec::new(), patterns: Default::default() };
     c.conversion(root, base);
     c.structural(root, base, Level::Root);
     c.root_metadata(root, base);
@@ -165,12 +151,7 @@ fn prop_path(p: &str, name: &str) -> String {
 
 impl Checker {
     fn push(&mut self, node: &Schema, field: String, kind: &'static str, body: impl Into<String>) {
-        self.findings.push(Finding {
-            field,
-            kind,
-            body: body.into(),
-            pointer: node.pointer.clone(),
-        });
+        self.findings.push(Finding { field, kind, body: body.into(), pointer: node.pointer.clone() });
     }
 
     /// `convert.go`: what the structural model cannot represent at all.
@@ -184,12 +165,7 @@ impl Checker {
                     "Forbidden: items must be a schema object and not an array",
                 );
             } else {
-                self.push(
-                    s,
-                    format!("{p}.{kw}"),
-                    "FieldValueForbidden",
-                    format!("Forbidden: {kw} is not supported"),
-                );
+                self.push(s, format!("{p}.{kw}"), "FieldValueForbidden", format!("Forbidden: {kw} is not supported"));
             }
         }
         if s.preserve_unknown_fields == Some(false) {
@@ -222,12 +198,7 @@ impl Checker {
     /// `ValidateStructural` over the spine (properties, items, additionalProperties).
     fn structural(&mut self, s: &Schema, p: &str, level: Level) {
         if s.type_str() == Some("array") && s.items.is_none() {
-            self.push(
-                s,
-                format!("{p}.items"),
-                "FieldValueRequired",
-                "Required value: must be specified",
-            );
+            self.push(s, format!("{p}.items"), "FieldValueRequired", "Required value: must be specified");
         }
         let typeless = s.type_.as_deref().is_none_or(str::is_empty);
         if typeless && !s.int_or_string && !s.preserves_unknown_fields() && !s.embedded_resource {
@@ -236,12 +207,7 @@ impl Checker {
                 Level::Item => "must not be empty for specified array items",
                 Level::Field => "must not be empty for specified object fields",
             };
-            self.push(
-                s,
-                format!("{p}.type"),
-                "FieldValueRequired",
-                format!("Required value: {why}"),
-            );
+            self.push(s, format!("{p}.type"), "FieldValueRequired", format!("Required value: {why}"));
         }
         if level == Level::Root {
             if let Some(t) = s.type_str().filter(|t| !t.is_empty() && *t != "object") {
@@ -312,12 +278,7 @@ impl Checker {
         }
         if level == Level::Root || s.embedded_resource {
             for meta in ["kind", "apiVersion"] {
-                if let Some(t) = s
-                    .properties
-                    .get(meta)
-                    .and_then(|m| m.type_str())
-                    .filter(|t| *t != "string")
-                {
+                if let Some(t) = s.properties.get(meta).and_then(|m| m.type_str()).filter(|t| *t != "string") {
                     let node = &s.properties[meta];
                     self.push(
                         node,
@@ -444,45 +405,22 @@ impl Checker {
             self.push(s, format!("{p}.type"), f, "Forbidden: must be empty to be structural");
         }
         if s.additional_properties.is_some() {
-            self.push(
-                s,
-                format!("{p}.additionalProperties"),
-                f,
-                "Forbidden: must be undefined to be structural",
-            );
+            self.push(s, format!("{p}.additionalProperties"), f, "Forbidden: must be undefined to be structural");
         }
         if s.default.is_some() {
-            self.push(
-                s,
-                format!("{p}.default"),
-                f,
-                "Forbidden: must be undefined to be structural",
-            );
+            self.push(s, format!("{p}.default"), f, "Forbidden: must be undefined to be structural");
         }
         if s.title.is_some() {
             self.push(s, format!("{p}.title"), f, "Forbidden: must be empty to be structural");
         }
         if s.description.is_some() {
-            self.push(
-                s,
-                format!("{p}.description"),
-                f,
-                "Forbidden: must be empty to be structural",
-            );
+            self.push(s, format!("{p}.description"), f, "Forbidden: must be empty to be structural");
         }
         if s.nullable {
-            self.push(
-                s,
-                format!("{p}.nullable"),
-                f,
-                "Forbidden: must be false to be structural",
-            );
+            self.push(s, format!("{p}.nullable"), f, "Forbidden: must be false to be structural");
         }
         for (set, kw) in [
-            (
-                s.preserve_unknown_fields.is_some(),
-                "x-kubernetes-preserve-unknown-fields",
-            ),
+            (s.preserve_unknown_fields.is_some(), "x-kubernetes-preserve-unknown-fields"),
             (s.embedded_resource, "x-kubernetes-embedded-resource"),
             (s.int_or_string, "x-kubernetes-int-or-string"),
         ] {
@@ -491,36 +429,16 @@ impl Checker {
             }
         }
         if !s.list_map_keys.is_empty() {
-            self.push(
-                s,
-                format!("{p}.x-kubernetes-list-map-keys"),
-                f,
-                "Forbidden: must be empty to be structural",
-            );
+            self.push(s, format!("{p}.x-kubernetes-list-map-keys"), f, "Forbidden: must be empty to be structural");
         }
         if s.list_type.is_some() {
-            self.push(
-                s,
-                format!("{p}.x-kubernetes-list-type"),
-                f,
-                "Forbidden: must be undefined to be structural",
-            );
+            self.push(s, format!("{p}.x-kubernetes-list-type"), f, "Forbidden: must be undefined to be structural");
         }
         if s.map_type.is_some() {
-            self.push(
-                s,
-                format!("{p}.x-kubernetes-map-type"),
-                f,
-                "Forbidden: must be undefined to be structural",
-            );
+            self.push(s, format!("{p}.x-kubernetes-map-type"), f, "Forbidden: must be undefined to be structural");
         }
         if !s.validations.is_empty() {
-            self.push(
-                s,
-                format!("{p}.x-kubernetes-validations"),
-                f,
-                "Forbidden: must be empty to be structural",
-            );
+            self.push(s, format!("{p}.x-kubernetes-validations"), f, "Forbidden: must be empty to be structural");
         }
     }
 
@@ -566,12 +484,7 @@ impl Checker {
         if let Some(ja) = j.additional_properties_schema()
             && let Some(sa) = spine.additional_properties_schema()
         {
-            self.complete_against(
-                sa,
-                &format!("{sp}.additionalProperties"),
-                ja,
-                &format!("{jp}.additionalProperties"),
-            );
+            self.complete_against(sa, &format!("{sp}.additionalProperties"), ja, &format!("{jp}.additionalProperties"));
         }
         for (kw, list) in [("allOf", &j.all_of), ("anyOf", &j.any_of), ("oneOf", &j.one_of)] {
             for (i, nested) in list.iter().enumerate() {
@@ -721,10 +634,7 @@ impl Checker {
                 items,
                 format!("{p}.items.nullable"),
                 "FieldValueForbidden",
-                format!(
-                    "Forbidden: cannot be nullable when x-kubernetes-list-type is {}",
-                    lt.unwrap_or_default()
-                ),
+                format!("Forbidden: cannot be nullable when x-kubernetes-list-type is {}", lt.unwrap_or_default()),
             );
         }
         if lt == Some("map") {
@@ -812,11 +722,7 @@ fn json_list(list: &[String]) -> String {
 /// `anyOf: [{type: integer}, {type: string}]`, exactly: the int-or-string idiom.
 fn is_int_or_string_any_of(list: &[Schema]) -> bool {
     let only_type = |s: &Schema, t: &str| {
-        let bare = Schema {
-            pointer: s.pointer.clone(),
-            type_: Some(t.to_owned()),
-            ..Schema::default()
-        };
+        let bare = Schema { pointer: s.pointer.clone(), type_: Some(t.to_owned()), ..Schema::default() };
         *s == bare
     };
     list.len() == 2 && only_type(&list[0], "integer") && only_type(&list[1], "string")
@@ -830,10 +736,7 @@ mod tests {
     fn findings(schema: serde_json::Value) -> Vec<String> {
         let (s, errors) = Schema::parse(&schema, "");
         assert!(errors.is_empty(), "{errors:?}");
-        check_schema(&s, "spec.validation.openAPIV3Schema", false)
-            .iter()
-            .map(Finding::text)
-            .collect()
+        check_schema(&s, "spec.validation.openAPIV3Schema", false).iter().map(Finding::text).collect()
     }
 
     #[test]

@@ -86,36 +86,21 @@ fn relative_to(target: &std::path::Path, base: &std::path::Path) -> PathBuf {
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
-        Command::Generate {
-            paths,
-            out,
-            crate_name,
-            kubeskema_path,
-            no_docs,
-            skip_non_crds,
-        } => {
+        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs, skip_non_crds } => {
             let started = Instant::now();
-            let generation = match pipeline::run(
-                &paths,
-                pipeline::Options {
-                    docs: !no_docs,
-                    keep_going: false,
-                    skip_non_crds,
-                },
-            ) {
-                Ok(g) => g,
-                Err(diags) => {
-                    eprintln!("{diags}");
-                    return 2;
-                }
-            };
+            let generation =
+                match pipeline::run(&paths, pipeline::Options { docs: !no_docs, keep_going: false, skip_non_crds }) {
+                    Ok(g) => g,
+                    Err(diags) => {
+                        eprintln!("{diags}");
+                        return 2;
+                    }
+                };
             for w in &generation.warnings {
                 eprintln!("{w}");
             }
             let name = crate_name.unwrap_or_else(|| {
-                out.file_name()
-                    .map(|n| n.to_string_lossy().replace(['.', ' '], "-"))
-                    .unwrap_or_else(|| "crds".into())
+                out.file_name().map(|n| n.to_string_lossy().replace(['.', ' '], "-")).unwrap_or_else(|| "crds".into())
             });
             let dependency = match kubeskema_path {
                 // Relative to the current folder as given, written relative to the crate, so
@@ -139,11 +124,7 @@ pub fn run(args: Args) -> i32 {
             );
             0
         }
-        Command::Check {
-            paths,
-            output,
-            skip_non_crds,
-        } => {
+        Command::Check { paths, output, skip_non_crds } => {
             let json = match output.as_str() {
                 "json" => true,
                 "human" => false,
@@ -152,14 +133,8 @@ pub fn run(args: Args) -> i32 {
                     return 2;
                 }
             };
-            let diags = match pipeline::run(
-                &paths,
-                pipeline::Options {
-                    docs: false,
-                    keep_going: false,
-                    skip_non_crds,
-                },
-            ) {
+            let diags = match pipeline::run(&paths, pipeline::Options { docs: false, keep_going: false, skip_non_crds })
+            {
                 Ok(g) => g.warnings,
                 Err(d) => d.0,
             };
@@ -177,10 +152,7 @@ pub fn run(args: Args) -> i32 {
                     println!("{d}");
                 }
             }
-            if diags
-                .iter()
-                .any(|d| d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax"))
-            {
+            if diags.iter().any(|d| d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax")) {
                 2
             } else if diags.iter().any(|d| d.is_error()) {
                 1

@@ -112,11 +112,7 @@ pub fn sanitize_doc(doc: &str) -> Vec<String> {
                 out.push(" ```".to_owned());
             } else {
                 let lang = rest.trim();
-                let lang = if lang.is_empty() || lang == "rust" {
-                    "text"
-                } else {
-                    lang
-                };
+                let lang = if lang.is_empty() || lang == "rust" { "text" } else { lang };
                 out.push(format!(" ```{lang}"));
             }
             in_fence = !in_fence;
@@ -202,11 +198,7 @@ fn number_tokens(n: &serde_json::Number) -> TokenStream {
     let lit = if n.is_f64() {
         // Keep floats floats (`10.0`, `1e20` → `1e20`): the int/float distinction matters to
         // the apiserver's bound checks.
-        let d = if digits.contains(['.', 'e', 'E']) {
-            digits
-        } else {
-            format!("{digits}.0")
-        };
+        let d = if digits.contains(['.', 'e', 'E']) { digits } else { format!("{digits}.0") };
         Literal::f64_unsuffixed(d.parse::<f64>().unwrap_or_default())
     } else {
         Literal::u64_unsuffixed(digits.parse::<u64>().unwrap_or_default())
@@ -234,11 +226,7 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs(s.doc.as_deref());
     let container_attrs: Vec<_> = s.attrs.iter().map(attr_tokens).collect();
-    let container = if container_attrs.is_empty() {
-        quote!()
-    } else {
-        quote!(#[kubeskema(#(#container_attrs),*)])
-    };
+    let container = if container_attrs.is_empty() { quote!() } else { quote!(#[kubeskema(#(#container_attrs),*)]) };
     let fields = s.fields.iter().map(|f| {
         let fdoc = docs(f.doc.as_deref());
         let fid = ident(&f.ident);
@@ -260,11 +248,7 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
             parts.push(default_attr(d));
         }
         parts.extend(f.attrs.iter().map(attr_tokens));
-        let attr = if parts.is_empty() {
-            quote!()
-        } else {
-            quote!(#[kubeskema(#(#parts),*)])
-        };
+        let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
         quote! {
             #fdoc
             #attr
@@ -272,11 +256,7 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
         }
     });
     let root_impl = s.root.as_ref().map(|r| {
-        let api_version = if r.group.is_empty() {
-            r.version.clone()
-        } else {
-            format!("{}/{}", r.group, r.version)
-        };
+        let api_version = if r.group.is_empty() { r.version.clone() } else { format!("{}/{}", r.group, r.version) };
         let (group, version, kind, plural) = (&r.group, &r.version, &r.kind, &r.plural);
         let namespaced = r.namespaced;
         quote! {
@@ -311,18 +291,11 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
 
 fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream {
     let name = ident(&s.name);
-    let (suffix, method, junctor) = if u.one_of {
-        ("OneOf", "one_of", "oneOf")
-    } else {
-        ("AnyOf", "any_of", "anyOf")
-    };
+    let (suffix, method, junctor) = if u.one_of { ("OneOf", "one_of", "oneOf") } else { ("AnyOf", "any_of", "anyOf") };
     let enum_name = format_ident!("{}{}", s.name, suffix);
     let method = format_ident!("{}", method);
-    let members: Vec<&FieldDef> = u
-        .members
-        .iter()
-        .filter_map(|j| s.fields.iter().find(|f| &f.json_name == j))
-        .collect();
+    let members: Vec<&FieldDef> =
+        u.members.iter().filter_map(|j| s.fields.iter().find(|f| &f.json_name == j)).collect();
     let variant_names = crate::names::variant_names(&members.iter().map(|f| f.json_name.clone()).collect::<Vec<_>>());
     let variants = members.iter().zip(&variant_names).map(|(f, v)| {
         let v = ident(v);
@@ -346,12 +319,7 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
             _ => quote! { found.push(#enum_name::#v(&self.#fid)); },
         }
     });
-    let listed = u
-        .members
-        .iter()
-        .map(|m| format!("`{m}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let listed = u.members.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
     let enum_doc = format!(" Which of {listed} is set: the typed view of the schema's `{junctor}`.");
     let body = if u.one_of {
         quote! {
@@ -372,10 +340,7 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
             format!(" The member of the `oneOf` that is set ({listed}), or `None` when none or several are."),
         )
     } else {
-        (
-            quote!(Vec<#enum_name<'_>>),
-            format!(" The members of the `anyOf` that are set ({listed})."),
-        )
+        (quote!(Vec<#enum_name<'_>>), format!(" The members of the `anyOf` that are set ({listed})."))
     };
     quote! {
         #[doc = #enum_doc]
@@ -392,15 +357,9 @@ fn emit_enum(e: &EnumDef) -> TokenStream {
     let name = ident(&e.name);
     let doc = docs(e.doc.as_deref());
     // Variants that keep their own spelling (`head`, `HEAD`) are not UpperCamelCase.
-    let needs_allow = e
-        .variants
-        .iter()
-        .any(|(v, _)| heck::ToUpperCamelCase::to_upper_camel_case(v.as_str()) != *v);
-    let allow = if needs_allow {
-        quote!(#[allow(non_camel_case_types, clippy::upper_case_acronyms)])
-    } else {
-        quote!()
-    };
+    let needs_allow = e.variants.iter().any(|(v, _)| heck::ToUpperCamelCase::to_upper_camel_case(v.as_str()) != *v);
+    let allow =
+        if needs_allow { quote!(#[allow(non_camel_case_types, clippy::upper_case_acronyms)]) } else { quote!() };
     let variants = e.variants.iter().map(|(v, value)| {
         let vid = ident(v);
         let attr = match value {
@@ -438,17 +397,7 @@ mod tests {
     fn docs_never_become_doctests() {
         assert_eq!(
             sanitize_doc("Example:\n\n    kubectl apply -f x\n```\nfoo()\n```\n```yaml\na: 1\n"),
-            vec![
-                " Example:",
-                " ",
-                " kubectl apply -f x",
-                " ```text",
-                " foo()",
-                " ```",
-                " ```yaml",
-                " a: 1",
-                " ```"
-            ]
+            vec![" Example:", " ", " kubectl apply -f x", " ```text", " foo()", " ```", " ```yaml", " a: 1", " ```"]
         );
     }
 }

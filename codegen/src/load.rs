@@ -77,12 +77,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            diags.push(Diagnostic::file_error(
-                dir,
-                None,
-                "Io",
-                format!("cannot read folder: {e}"),
-            ));
+            diags.push(Diagnostic::file_error(dir, None, "Io", format!("cannot read folder: {e}")));
             return;
         }
     };
@@ -104,9 +99,7 @@ pub fn read_text(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<String> {
     } else {
         std::fs::read_to_string(path)
     };
-    result
-        .map_err(|e| diags.push(Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}"))))
-        .ok()
+    result.map_err(|e| diags.push(Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}")))).ok()
 }
 
 /// Reads the documents of one text; a syntax error is reported to `diags` with its
@@ -172,12 +165,8 @@ fn crds_of_document(
             for (i, item) in items.iter().enumerate() {
                 if crd::is_crd(item) {
                     let (crd, errors) = Crd::parse(item);
-                    let loaded = LoadedCrd {
-                        file: file.to_owned(),
-                        doc: doc.clone(),
-                        crd,
-                        base: format!("/items/{i}"),
-                    };
+                    let loaded =
+                        LoadedCrd { file: file.to_owned(), doc: doc.clone(), crd, base: format!("/items/{i}") };
                     report_parse_errors(&loaded, errors, diags);
                     out.push(loaded);
                 }
@@ -194,11 +183,7 @@ fn crds_of_document(
             format!("document {} is a {kind}, not a CustomResourceDefinition", doc.index),
         );
         diags.push(match skip_non_crds {
-            true => Diagnostic {
-                severity: Severity::Warning,
-                message: format!("{}; skipped", d.message),
-                ..d
-            },
+            true => Diagnostic { severity: Severity::Warning, message: format!("{}; skipped", d.message), ..d },
             false => d.with_help("remove it, or pass --skip-non-crds (Config::skip_non_crds) to skip such documents"),
         });
         return;
@@ -219,12 +204,7 @@ fn crds_of_document(
         );
     }
     let (crd, errors) = Crd::parse(&doc.value);
-    let loaded = LoadedCrd {
-        file: file.to_owned(),
-        doc,
-        crd,
-        base: String::new(),
-    };
+    let loaded = LoadedCrd { file: file.to_owned(), doc, crd, base: String::new() };
     report_parse_errors(&loaded, errors, diags);
     out.push(loaded);
 }

@@ -252,9 +252,7 @@ impl NamePath {
     fn candidates(&self) -> Vec<String> {
         let n = self.fragments.len();
         let shortest = if n <= 2 { n } else { 1 };
-        (shortest..=n)
-            .map(|k| names::type_ident(&self.fragments[n - k..].concat()))
-            .collect()
+        (shortest..=n).map(|k| names::type_ident(&self.fragments[n - k..].concat())).collect()
     }
 }
 
@@ -295,14 +293,8 @@ impl<'a> ModuleBuilder<'a> {
     /// Adds the root type of one CRD version (and everything under it).
     pub fn add_root(&mut self, file: &str, crd: &'a Crd, schema: &Schema, raw_doc: &'a Value) {
         self.raw = Some(raw_doc);
-        self.sources.push(Source {
-            file: file.to_owned(),
-            crd: crd.name.clone(),
-            version: self.version.clone(),
-        });
-        let names = NamePath {
-            fragments: vec![names::type_fragment(&crd.names.kind)],
-        };
+        self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
+        let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)] };
         let root = RootInfo {
             group: crd.group.clone(),
             version: self.version.clone(),
@@ -322,13 +314,7 @@ impl<'a> ModuleBuilder<'a> {
         for &r in &self.roots {
             visit(&self.types, r, &mut seen, &mut order);
         }
-        Module {
-            group: self.group,
-            version: self.version,
-            types: self.types,
-            order,
-            sources: self.sources,
-        }
+        Module { group: self.group, version: self.version, types: self.types, order, sources: self.sources }
     }
 
     /// The doc comment of a node: its title, description, example and external docs (the
@@ -338,22 +324,11 @@ impl<'a> ModuleBuilder<'a> {
             return None;
         }
         let mut parts: Vec<String> = Vec::new();
-        parts.extend(
-            s.title
-                .iter()
-                .chain(&s.description)
-                .filter(|t| !t.trim().is_empty())
-                .cloned(),
-        );
+        parts.extend(s.title.iter().chain(&s.description).filter(|t| !t.trim().is_empty()).cloned());
         if let Some(example) = &s.example {
             parts.push(format!("Example: `{example}`"));
         }
-        if let Some(url) = s
-            .external_docs
-            .as_ref()
-            .and_then(|d| d.get("url"))
-            .and_then(Value::as_str)
-        {
+        if let Some(url) = s.external_docs.as_ref().and_then(|d| d.get("url")).and_then(Value::as_str) {
             parts.push(format!("See <{url}>."));
         }
         (!parts.is_empty()).then(|| parts.join("\n\n"))
@@ -403,11 +378,7 @@ impl<'a> ModuleBuilder<'a> {
             }
             "integer" => {
                 self.value_attrs(node, &mut attrs, true);
-                if node.format.as_deref() == Some("int32") {
-                    Ty::I32
-                } else {
-                    Ty::I64
-                }
+                if node.format.as_deref() == Some("int32") { Ty::I32 } else { Ty::I64 }
             }
             "number" => {
                 self.value_attrs(node, &mut attrs, true);
@@ -581,11 +552,8 @@ impl<'a> ModuleBuilder<'a> {
     ) -> TypeId {
         let mut fields: Vec<FieldDef> = Vec::new();
         let is_root = root.is_some();
-        let meta_keys: &[&str] = if is_root || node.embedded_resource {
-            &["apiVersion", "kind", "metadata"]
-        } else {
-            &[]
-        };
+        let meta_keys: &[&str] =
+            if is_root || node.embedded_resource { &["apiVersion", "kind", "metadata"] } else { &[] };
         if is_root {
             fields.push(plain_field(
                 "apiVersion",
@@ -599,12 +567,8 @@ impl<'a> ModuleBuilder<'a> {
                 Shape::Required,
                 Some("Kind is a string value representing the REST resource this object represents."),
             ));
-            let mut meta = plain_field(
-                "metadata",
-                Ty::ObjectMeta,
-                Shape::Defaulted,
-                Some("Standard object's metadata."),
-            );
+            let mut meta =
+                plain_field("metadata", Ty::ObjectMeta, Shape::Defaulted, Some("Standard object's metadata."));
             meta.default = Some(Value::Object(Default::default()));
             if let Some(m) = node.properties.get("metadata").and_then(|m| self.raw(m)) {
                 let mut m = m.clone();
@@ -615,11 +579,7 @@ impl<'a> ModuleBuilder<'a> {
             }
             fields.push(meta);
         } else if node.embedded_resource {
-            for (key, ty) in [
-                ("apiVersion", Ty::String),
-                ("kind", Ty::String),
-                ("metadata", Ty::ObjectMeta),
-            ] {
+            for (key, ty) in [("apiVersion", Ty::String), ("kind", Ty::String), ("metadata", Ty::ObjectMeta)] {
                 let mut f = plain_field(key, ty, Shape::Optional, None);
                 if let Some(p) = node.properties.get(key) {
                     f.doc = self.doc(p);
@@ -687,35 +647,21 @@ impl<'a> ModuleBuilder<'a> {
         if inherited_preserve && !node.preserves_unknown_fields() {
             attrs.push(Attr::Flag("preserve_unknown_fields"));
         }
-        let unnamed: Vec<String> = node
-            .required
-            .iter()
-            .filter(|r| !node.properties.contains_key(*r))
-            .cloned()
-            .collect();
+        let unnamed: Vec<String> =
+            node.required.iter().filter(|r| !node.properties.contains_key(*r)).cloned().collect();
         if !unnamed.is_empty() {
             attrs.push(Attr::Strs("required_keys", unnamed));
         }
         let unions = unions_of(node);
         // A node's description documents the field that holds it; only roots document the type.
         let doc = root.as_ref().map(|r| {
-            let about = format!(
-                "The `{}` resource of `{}/{}` (plural `{}`).",
-                r.kind, r.group, r.version, r.plural
-            );
+            let about = format!("The `{}` resource of `{}/{}` (plural `{}`).", r.kind, r.group, r.version, r.plural);
             match self.doc(node) {
                 Some(d) => format!("{d}\n\n{about}"),
                 None => about,
             }
         });
-        let def = StructDef {
-            name: String::new(),
-            doc,
-            fields,
-            attrs,
-            root,
-            unions,
-        };
+        let def = StructDef { name: String::new(), doc, fields, attrs, root, unions };
         let key = struct_key(&def);
         let candidates = names.candidates();
         self.intern(key, TypeDef::Struct(def), candidates, is_root)
@@ -727,11 +673,7 @@ impl<'a> ModuleBuilder<'a> {
         let mut level = vec![0usize; n];
         let name_at = |p: &Pending, l: usize| -> String {
             let last = p.candidates.len() - 1;
-            if l <= last {
-                p.candidates[l].clone()
-            } else {
-                format!("{}{}", p.candidates[last], l - last + 1)
-            }
+            if l <= last { p.candidates[l].clone() } else { format!("{}{}", p.candidates[last], l - last + 1) }
         };
         loop {
             let mut claims: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -745,11 +687,8 @@ impl<'a> ModuleBuilder<'a> {
                     continue;
                 }
                 let has_root = ids.iter().any(|&i| self.pending[i].is_root);
-                let exhausted: Vec<usize> = ids
-                    .iter()
-                    .copied()
-                    .filter(|&i| level[i] + 1 >= self.pending[i].candidates.len())
-                    .collect();
+                let exhausted: Vec<usize> =
+                    ids.iter().copied().filter(|&i| level[i] + 1 >= self.pending[i].candidates.len()).collect();
                 for &i in ids {
                     if self.pending[i].is_root {
                         continue;
@@ -820,13 +759,7 @@ fn allocate_idents(fields: &mut [FieldDef]) {
     let mut taken: Vec<String> = Vec::new();
     let wanted: Vec<String> = fields
         .iter()
-        .map(|f| {
-            if f.shape == Shape::UnknownFields {
-                f.ident.clone()
-            } else {
-                names::field_ident(&f.json_name)
-            }
-        })
+        .map(|f| if f.shape == Shape::UnknownFields { f.ident.clone() } else { names::field_ident(&f.json_name) })
         .collect();
     let exact: Vec<bool> = fields.iter().zip(&wanted).map(|(f, w)| f.json_name == *w).collect();
     let mut order: Vec<usize> = (0..fields.len()).filter(|&i| exact[i]).collect();
@@ -870,11 +803,8 @@ fn enum_of(node: &Schema, ty: &str) -> Option<Vec<Value>> {
 
 /// A struct's identity for sharing: everything but names and docs.
 fn struct_key(def: &StructDef) -> String {
-    let fields: Vec<_> = def
-        .fields
-        .iter()
-        .map(|f| (&f.json_name, &f.ident, &f.ty, f.shape, &f.default, &f.attrs))
-        .collect();
+    let fields: Vec<_> =
+        def.fields.iter().map(|f| (&f.json_name, &f.ident, &f.ty, f.shape, &f.default, &f.attrs)).collect();
     format!("struct {fields:?} {:?} {:?}", def.attrs, def.unions)
 }
 

@@ -40,9 +40,7 @@ pub const RESERVED_TYPE_NAMES: &[&str] = &[
 
 /// Keeps `[A-Za-z0-9_]`, turning every other character into a word break.
 fn words(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' })
-        .collect()
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' }).collect()
 }
 
 /// A field identifier for a JSON property name (`jwksUri` → `jwks_uri`, `type` → `r#type`,
@@ -111,11 +109,7 @@ pub fn variant_names(values: &[String]) -> Vec<String> {
         .map(|(i, c)| {
             let collides = camel.iter().enumerate().any(|(j, d)| j != i && d == c);
             let own = &values[i];
-            if collides && is_plain_ident(own) && !KEYWORDS.contains(&own.as_str()) {
-                own.clone()
-            } else {
-                c.clone()
-            }
+            if collides && is_plain_ident(own) && !KEYWORDS.contains(&own.as_str()) { own.clone() } else { c.clone() }
         })
         .collect();
     // Anything still colliding: number the later ones.
@@ -175,11 +169,7 @@ fn variant_base(value: &str) -> String {
 
 /// Names for integer enum values (`1` → `V1`, `-1` → `Minus1`).
 pub fn int_variant_name(v: i64) -> String {
-    if v < 0 {
-        format!("Minus{}", v.unsigned_abs())
-    } else {
-        format!("V{v}")
-    }
+    if v < 0 { format!("Minus{}", v.unsigned_abs()) } else { format!("V{v}") }
 }
 
 #[cfg(test)]
@@ -223,10 +213,7 @@ mod tests {
     #[test]
     fn enum_variants_stay_apart() {
         let values = |v: &[&str]| variant_names(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert_eq!(
-            values(&["replace", "Replace", "keep"]),
-            vec!["replace", "Replace", "Keep"]
-        );
+        assert_eq!(values(&["replace", "Replace", "keep"]), vec!["replace", "Replace", "Keep"]);
         assert_eq!(values(&["head", "HEAD"]), vec!["head", "HEAD"]);
         assert_eq!(
             values(&["", "*", "4Ki", "read, write", "Self"]),

@@ -41,11 +41,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            docs: true,
-            keep_going: false,
-            skip_non_crds: false,
-        }
+        Options { docs: true, keep_going: false, skip_non_crds: false }
     }
 }
 
@@ -67,16 +63,8 @@ pub struct Generation {
 /// A Rust module name for an API group or version (`monitoring.coreos.com` →
 /// `monitoring_coreos_com`).
 pub fn module_name(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
@@ -101,9 +89,7 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
             if !ok[vi] || version.schema.is_none() {
                 continue;
             }
-            let kinds = modules
-                .entry((loaded.crd.group.clone(), version.name.clone()))
-                .or_default();
+            let kinds = modules.entry((loaded.crd.group.clone(), version.name.clone())).or_default();
             if let Some(&(other, _)) = kinds.get(&loaded.crd.names.kind) {
                 diags.push(Diagnostic {
                     version: Some(version.name.clone()),
@@ -143,10 +129,7 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
         let mut builder = ModuleBuilder::new(group, version, options.docs);
         for &(ci, vi) in kinds.values() {
             let loaded = &crds[ci];
-            let schema = loaded.crd.versions[vi]
-                .schema
-                .as_ref()
-                .expect("invariant: checked above");
+            let schema = loaded.crd.versions[vi].schema.as_ref().expect("invariant: checked above");
             builder.add_root(
                 &loaded.file.display().to_string(),
                 &loaded.crd,
@@ -160,10 +143,9 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
             .types
             .iter()
             .filter_map(|t| match t {
-                crate::model::TypeDef::Struct(s) => s
-                    .root
-                    .as_ref()
-                    .map(|r| (format!("{}/{}", r.group, r.version), r.kind.clone(), s.name.clone())),
+                crate::model::TypeDef::Struct(s) => {
+                    s.root.as_ref().map(|r| (format!("{}/{}", r.group, r.version), r.kind.clone(), s.name.clone()))
+                }
                 crate::model::TypeDef::Enum(_) => None,
             })
             .collect();
@@ -186,13 +168,7 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
             roots,
         });
     }
-    Ok(Generation {
-        modules: out,
-        warnings: diags,
-        inputs,
-        refused,
-        crd_count: crds.len(),
-    })
+    Ok(Generation { modules: out, warnings: diags, inputs, refused, crd_count: crds.len() })
 }
 
 /// The same CRD given twice (two folders holding one file) is read once; two different CRDs
@@ -203,20 +179,10 @@ fn dedupe(crds: Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
         match out.iter().find(|o| o.crd.name == c.crd.name) {
             Some(o) if o.crd.raw == c.crd.raw => {}
             Some(o) => {
-                let msg = format!(
-                    "CRD {} is also defined, differently, in {}",
-                    c.crd.name,
-                    o.file.display()
-                );
+                let msg = format!("CRD {} is also defined, differently, in {}", c.crd.name, o.file.display());
                 diags.push(
-                    c.diagnostic(
-                        Severity::Error,
-                        "/metadata/name",
-                        "Conflict",
-                        "metadata.name".into(),
-                        msg,
-                    )
-                    .with_help("give only one definition of each CRD"),
+                    c.diagnostic(Severity::Error, "/metadata/name", "Conflict", "metadata.name".into(), msg)
+                        .with_help("give only one definition of each CRD"),
                 );
             }
             None => out.push(c),

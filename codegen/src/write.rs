@@ -97,11 +97,7 @@ impl Config {
     pub fn run(&self) -> Result<Generation, Diagnostics> {
         pipeline::run(
             &self.inputs,
-            pipeline::Options {
-                docs: self.docs,
-                keep_going: false,
-                skip_non_crds: self.skip_non_crds,
-            },
+            pipeline::Options { docs: self.docs, keep_going: false, skip_non_crds: self.skip_non_crds },
         )
     }
 
@@ -135,12 +131,7 @@ impl Config {
             }
         }
         let io_error = |path: &Path, e: io::Error| {
-            Diagnostics(vec![Diagnostic::file_error(
-                path,
-                None,
-                "Io",
-                format!("cannot write: {e}"),
-            )])
+            Diagnostics(vec![Diagnostic::file_error(path, None, "Io", format!("cannot write: {e}"))])
         };
         let dir = out_dir.join("kubeskema");
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
@@ -274,11 +265,8 @@ pub fn write_crate(
         lib.push_str(&format!("pub mod {name};\n"));
     }
     file("src/lib.rs".into(), &lib)?;
-    let mut stack: Vec<(PathBuf, &ModTree)> = tree
-        .children
-        .iter()
-        .map(|(n, t)| (PathBuf::from("src").join(n), t))
-        .collect();
+    let mut stack: Vec<(PathBuf, &ModTree)> =
+        tree.children.iter().map(|(n, t)| (PathBuf::from("src").join(n), t)).collect();
     while let Some((rel, node)) = stack.pop() {
         if node.children.is_empty() {
             continue;

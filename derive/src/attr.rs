@@ -22,9 +22,7 @@ pub struct Ctxt {
 
 impl Ctxt {
     pub fn new() -> Self {
-        Ctxt {
-            errors: RefCell::new(Some(Vec::new())),
-        }
+        Ctxt { errors: RefCell::new(Some(Vec::new())) }
     }
 
     pub fn error(&self, span: Span, msg: impl Display) {
@@ -36,20 +34,11 @@ impl Ctxt {
     }
 
     pub fn push(&self, e: syn::Error) {
-        self.errors
-            .borrow_mut()
-            .as_mut()
-            .expect("invariant: Ctxt used after check")
-            .push(e);
+        self.errors.borrow_mut().as_mut().expect("invariant: Ctxt used after check").push(e);
     }
 
     pub fn check(self) -> syn::Result<()> {
-        let mut errors = self
-            .errors
-            .borrow_mut()
-            .take()
-            .expect("invariant: Ctxt checked twice")
-            .into_iter();
+        let mut errors = self.errors.borrow_mut().take().expect("invariant: Ctxt checked twice").into_iter();
         let Some(mut first) = errors.next() else {
             return Ok(());
         };
@@ -289,26 +278,18 @@ fn describe(place: Place) -> &'static str {
 }
 
 fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attrs) -> syn::Result<()> {
-    let ident = meta
-        .path
-        .get_ident()
-        .cloned()
-        .ok_or_else(|| meta.error("expected a kubeskema keyword"))?;
+    let ident = meta.path.get_ident().cloned().ok_or_else(|| meta.error("expected a kubeskema keyword"))?;
     let name = ident.to_string();
     let Some(&(_, arg, places)) = KEYWORDS.iter().find(|(k, _, _)| *k == name) else {
-        let known: Vec<_> = KEYWORDS
-            .iter()
-            .filter(|(_, _, p)| p & place_mask(place) != 0)
-            .map(|(k, _, _)| *k)
-            .collect();
+        let known: Vec<_> =
+            KEYWORDS.iter().filter(|(_, _, p)| p & place_mask(place) != 0).map(|(k, _, _)| *k).collect();
         let hint = match known.iter().min_by_key(|k| edit_distance(k, &name)) {
             Some(k) if edit_distance(k, &name) <= 2 => format!("did you mean `{k}`? "),
             _ => String::new(),
         };
-        return Err(meta.error(format!(
-            "unknown kubeskema keyword `{name}`; {hint}expected one of: {}",
-            known.join(", ")
-        )));
+        return Err(
+            meta.error(format!("unknown kubeskema keyword `{name}`; {hint}expected one of: {}", known.join(", ")))
+        );
     };
     if places & place_mask(place) == 0 {
         // Consume the value so parsing can go on to report further errors.
@@ -410,10 +391,7 @@ fn parse_number(meta: &ParseNestedMeta) -> syn::Result<f64> {
     }
     let lit: Lit = input.parse()?;
     let v = match &lit {
-        Lit::Int(i) => i
-            .base10_digits()
-            .parse::<f64>()
-            .map_err(|e| syn::Error::new(i.span(), e))?,
+        Lit::Int(i) => i.base10_digits().parse::<f64>().map_err(|e| syn::Error::new(i.span(), e))?,
         Lit::Float(f) => f.base10_parse::<f64>()?,
         other => return Err(syn::Error::new(other.span(), "expected a number")),
     };
@@ -425,14 +403,8 @@ fn parse_literal(meta: &ParseNestedMeta) -> syn::Result<Literal> {
     if input.peek(syn::Token![-]) {
         input.parse::<syn::Token![-]>()?;
         return match input.parse::<Lit>()? {
-            Lit::Int(i) => Ok(Literal::Int(syn::LitInt::new(
-                &format!("-{}", i.base10_digits()),
-                i.span(),
-            ))),
-            Lit::Float(f) => Ok(Literal::Float(syn::LitFloat::new(
-                &format!("-{}", f.base10_digits()),
-                f.span(),
-            ))),
+            Lit::Int(i) => Ok(Literal::Int(syn::LitInt::new(&format!("-{}", i.base10_digits()), i.span()))),
+            Lit::Float(f) => Ok(Literal::Float(syn::LitFloat::new(&format!("-{}", f.base10_digits()), f.span()))),
             other => Err(syn::Error::new(other.span(), "expected a number after `-`")),
         };
     }
@@ -441,10 +413,7 @@ fn parse_literal(meta: &ParseNestedMeta) -> syn::Result<Literal> {
         Lit::Int(i) => Ok(Literal::Int(i)),
         Lit::Float(f) => Ok(Literal::Float(f)),
         Lit::Bool(b) => Ok(Literal::Bool(b)),
-        other => Err(syn::Error::new(
-            other.span(),
-            "expected a string, integer, float or bool literal",
-        )),
+        other => Err(syn::Error::new(other.span(), "expected a string, integer, float or bool literal")),
     }
 }
 
@@ -458,12 +427,8 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
             "message_expression" => rule.message_expression = Some(m.value()?.parse()?),
             "reason" => {
                 let reason: LitStr = m.value()?.parse()?;
-                const REASONS: [&str; 4] = [
-                    "FieldValueInvalid",
-                    "FieldValueForbidden",
-                    "FieldValueRequired",
-                    "FieldValueDuplicate",
-                ];
+                const REASONS: [&str; 4] =
+                    ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
                 if !REASONS.contains(&reason.value().as_str()) {
                     return Err(syn::Error::new(
                         reason.span(),

@@ -75,10 +75,7 @@ fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
         if f.shape == Shape::UnknownFields {
             quote! { #member: __extra }
         } else {
-            let tag = &tags[named
-                .iter()
-                .position(|g| std::ptr::eq(*g, f))
-                .expect("invariant: named field")];
+            let tag = &tags[named.iter().position(|g| std::ptr::eq(*g, f)).expect("invariant: named field")];
             quote! { #member: #tag }
         }
     });

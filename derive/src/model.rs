@@ -125,11 +125,7 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
-        let container = Container {
-            ident: &input.ident,
-            attrs,
-            data,
-        };
+        let container = Container { ident: &input.ident, attrs, data };
         check(cx, &container);
         Some(container)
     }
@@ -138,10 +134,7 @@ impl<'a> Container<'a> {
 fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     let ident = f.ident.as_ref()?;
     let attrs = attr::parse(cx, &f.attrs, Place::Field);
-    let json_name = attrs
-        .str("rename")
-        .map(syn::LitStr::value)
-        .unwrap_or_else(|| default_json_name(ident));
+    let json_name = attrs.str("rename").map(syn::LitStr::value).unwrap_or_else(|| default_json_name(ident));
     let default = match (attrs.literal("default"), attrs.str("default_json")) {
         (Some(_), Some(s)) => {
             cx.error(s.span(), "give either `default` or `default_json`, not both");
@@ -161,10 +154,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     }
     let (shape, value_ty) = if attrs.flag("unknown_fields") {
         if attrs.items.len() > 1 {
-            cx.error(
-                span,
-                "`unknown_fields` stands alone: it collects the keys no other field names",
-            );
+            cx.error(span, "`unknown_fields` stands alone: it collects the keys no other field names");
         }
         (Shape::UnknownFields, &f.ty)
     } else if nullable {
@@ -180,10 +170,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
                 return None;
             }
             (None, _) => {
-                cx.error(
-                    span,
-                    "a nullable field needs an `Option<T>` type: `None` stands for `null`",
-                );
+                cx.error(span, "a nullable field needs an `Option<T>` type: `None` stands for `null`");
                 return None;
             }
         }
@@ -201,24 +188,13 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
             None => (Shape::Required, &f.ty),
         }
     };
-    Some(Field {
-        ident,
-        json_name,
-        shape,
-        value_ty,
-        ty: &f.ty,
-        default,
-        attrs,
-    })
+    Some(Field { ident, json_name, shape, value_ty, ty: &f.ty, default, attrs })
 }
 
 fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
     let attrs = attr::parse(cx, &v.attrs, Place::Variant);
     if !matches!(v.fields, Fields::Unit) {
-        cx.error_spanned(
-            &v.fields,
-            "kubeskema enums stand for `enum` values: variants carry no data",
-        );
+        cx.error_spanned(&v.fields, "kubeskema enums stand for `enum` values: variants carry no data");
         return None;
     }
     let value = match attrs.literal("value") {
@@ -247,16 +223,12 @@ fn check(cx: &Ctxt, c: &Container) {
             // Two fields with one JSON name would make the second unreachable on input and
             // write the key twice on output.
             for (i, f) in fields.iter().enumerate() {
-                if let Some(first) = fields[..i]
-                    .iter()
-                    .find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields)
+                if let Some(first) =
+                    fields[..i].iter().find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields)
                 {
                     cx.error(
                         f.ident.span(),
-                        format!(
-                            "JSON name \"{}\" is already used by field `{}`",
-                            f.json_name, first.ident
-                        ),
+                        format!("JSON name \"{}\" is already used by field `{}`", f.json_name, first.ident),
                     );
                 }
             }
@@ -278,11 +250,7 @@ fn check(cx: &Ctxt, c: &Container) {
                 if let Some(first) = variants[..i].iter().find(|w| w.value == v.value) {
                     cx.error(
                         v.ident.span(),
-                        format!(
-                            "value {} is already the value of variant `{}`",
-                            v.value.describe(),
-                            first.ident
-                        ),
+                        format!("value {} is already the value of variant `{}`", v.value.describe(), first.ident),
                     );
                 }
             }

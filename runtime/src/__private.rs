@@ -22,9 +22,6 @@ where
     T: serde::de::DeserializeOwned,
     E: serde::de::Error,
 {
-    serde_json::from_str(json).map_err(|e| {
-        E::custom(format_args!(
-            "the default of field `{field}` ({json}) does not fit its type: {e}"
-        ))
-    })
+    serde_json::from_str(json)
+        .map_err(|e| E::custom(format_args!("the default of field `{field}` ({json}) does not fit its type: {e}")))
 }

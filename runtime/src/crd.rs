@@ -70,10 +70,7 @@ pub struct CrdVersion {
 /// Whether a JSON document is a CustomResourceDefinition.
 pub fn is_crd(doc: &Value) -> bool {
     doc.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
-        && doc
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
+        && doc.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
 }
 
 fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
@@ -95,10 +92,7 @@ impl Crd {
             match str_at(doc, pointer) {
                 Some(s) if !s.is_empty() => s.to_owned(),
                 _ => {
-                    errors.push(ParseError {
-                        pointer: pointer.to_owned(),
-                        message: format!("{what} is required"),
-                    });
+                    errors.push(ParseError { pointer: pointer.to_owned(), message: format!("{what} is required") });
                     String::new()
                 }
             }
@@ -117,10 +111,8 @@ impl Crd {
             categories: strings_at(doc, "/spec/names/categories"),
         };
         let scope = str_at(doc, "/spec/scope").unwrap_or("Namespaced").to_owned();
-        let preserve_unknown_fields = doc
-            .pointer("/spec/preserveUnknownFields")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let preserve_unknown_fields =
+            doc.pointer("/spec/preserveUnknownFields").and_then(Value::as_bool).unwrap_or(false);
 
         // v1beta1 allowed one schema (and subresources, columns) for all versions at the top.
         let top_schema = doc.pointer("/spec/validation/openAPIV3Schema");
@@ -131,16 +123,11 @@ impl Crd {
         let mut versions = Vec::new();
         let listed = doc.pointer("/spec/versions").and_then(Value::as_array);
         let entries: Vec<(String, Value)> = match listed {
-            Some(list) if !list.is_empty() => list
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (format!("/spec/versions/{i}"), v.clone()))
-                .collect(),
+            Some(list) if !list.is_empty() => {
+                list.iter().enumerate().map(|(i, v)| (format!("/spec/versions/{i}"), v.clone())).collect()
+            }
             _ => match str_at(doc, "/spec/version") {
-                Some(v) => vec![(
-                    String::new(),
-                    serde_json::json!({"name": v, "served": true, "storage": true}),
-                )],
+                Some(v) => vec![(String::new(), serde_json::json!({"name": v, "served": true, "storage": true}))],
                 None => {
                     errors.push(ParseError {
                         pointer: "/spec/versions".into(),
@@ -153,10 +140,7 @@ impl Crd {
         for (base, v) in entries {
             let name = str_at(&v, "/name").unwrap_or_default().to_owned();
             if name.is_empty() {
-                errors.push(ParseError {
-                    pointer: format!("{base}/name"),
-                    message: "version name is required".into(),
-                });
+                errors.push(ParseError { pointer: format!("{base}/name"), message: "version name is required".into() });
             }
             let (schema, schema_pointer) = match v.pointer("/schema/openAPIV3Schema") {
                 Some(s) => (Some(s), format!("{base}/schema/openAPIV3Schema")),
@@ -184,25 +168,11 @@ impl Crd {
                 selectable_fields: v
                     .pointer("/selectableFields")
                     .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|f| str_at(f, "/jsonPath"))
-                            .map(str::to_owned)
-                            .collect()
-                    })
+                    .map(|a| a.iter().filter_map(|f| str_at(f, "/jsonPath")).map(str::to_owned).collect())
                     .unwrap_or_default(),
             });
         }
-        let crd = Crd {
-            api_version,
-            name,
-            group,
-            names,
-            scope,
-            preserve_unknown_fields,
-            versions,
-            raw: doc.clone(),
-        };
+        let crd = Crd { api_version, name, group, names, scope, preserve_unknown_fields, versions, raw: doc.clone() };
         (crd, errors)
     }
 
@@ -240,10 +210,7 @@ mod tests {
         assert_eq!(crd.names.short_names, vec!["wd"]);
         let v = &crd.versions[0];
         assert!(v.status_subresource);
-        assert_eq!(
-            v.schema.as_ref().unwrap().pointer,
-            "/spec/versions/0/schema/openAPIV3Schema"
-        );
+        assert_eq!(v.schema.as_ref().unwrap().pointer, "/spec/versions/0/schema/openAPIV3Schema");
 
         let v1beta1 = json!({
             "apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "CustomResourceDefinition",
@@ -255,10 +222,7 @@ mod tests {
         let (crd, errors) = Crd::parse(&v1beta1);
         assert_eq!(errors, vec![]);
         assert_eq!(crd.versions[0].name, "v1alpha1");
-        assert_eq!(
-            crd.versions[0].schema.as_ref().unwrap().pointer,
-            "/spec/validation/openAPIV3Schema"
-        );
+        assert_eq!(crd.versions[0].schema.as_ref().unwrap().pointer, "/spec/validation/openAPIV3Schema");
     }
 
     #[test]
@@ -269,13 +233,7 @@ mod tests {
         let pointers: Vec<_> = errors.iter().map(|e| e.pointer.as_str()).collect();
         assert_eq!(
             pointers,
-            vec![
-                "/metadata/name",
-                "/spec/group",
-                "/spec/names/kind",
-                "/spec/names/plural",
-                "/spec/versions"
-            ]
+            vec!["/metadata/name", "/spec/group", "/spec/names/kind", "/spec/names/plural", "/spec/versions"]
         );
     }
 }

@@ -18,10 +18,7 @@ pub fn prune_nulls(value: &mut Value, schema: &Schema) {
     match value {
         Value::Object(map) => {
             map.retain(|k, v| {
-                let child = schema
-                    .properties
-                    .get(k)
-                    .or_else(|| schema.additional_properties_schema());
+                let child = schema.properties.get(k).or_else(|| schema.additional_properties_schema());
                 match child {
                     Some(c) if v.is_null() && !c.nullable && c.default.is_none() => false,
                     Some(c) => {

@@ -98,11 +98,7 @@ pub fn check(path: &Path, value: &str, format: Format, written: &str) -> Option<
             path,
             "format",
             BadValue::Str(value.to_owned()),
-            format!(
-                "{} in body must be of type {written}: {}",
-                path.openapi(),
-                go_quote(value)
-            ),
+            format!("{} in body must be of type {written}: {}", path.openapi(), go_quote(value)),
         )
     })
 }
@@ -113,22 +109,10 @@ macro_rules! rx {
     };
 }
 
-rx!(
-    UUID,
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"
-);
-rx!(
-    UUID3,
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$"
-);
-rx!(
-    UUID4,
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"
-);
-rx!(
-    UUID5,
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"
-);
+rx!(UUID, r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$");
+rx!(UUID3, r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$");
+rx!(UUID4, r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$");
+rx!(UUID5, r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$");
 rx!(HEXCOLOR, r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$");
 rx!(
     RGBCOLOR,
@@ -136,10 +120,7 @@ rx!(
 );
 rx!(SSN, r"^[0-9]{3}[- ]?[0-9]{2}[- ]?[0-9]{4}$");
 rx!(BSON, r"^[0-9a-fA-F]{24}$");
-rx!(
-    BASE64,
-    r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$"
-);
+rx!(BASE64, r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$");
 rx!(
     CREDITCARD,
     r"^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|(?:222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)[0-9]{12}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35[0-9]{3})[0-9]{11}|6[27][0-9]{14})$"
@@ -148,10 +129,7 @@ rx!(
     HOSTNAME,
     r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9\-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$"
 );
-rx!(
-    DATETIME_TIME,
-    r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"
-);
+rx!(DATETIME_TIME, r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$");
 rx!(K8S_SHORT, r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
 rx!(DURATION_PART, r"([0-9]+)\s*([A-Za-zµ]+)");
 rx!(EMAIL_ADDR, r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9.-]+$");
@@ -198,9 +176,7 @@ fn is_date(s: &str) -> bool {
         return false;
     }
     let num = |r: std::ops::Range<usize>| -> Option<u32> {
-        s.get(r)
-            .filter(|t| t.bytes().all(|c| c.is_ascii_digit()))
-            .and_then(|t| t.parse().ok())
+        s.get(r).filter(|t| t.bytes().all(|c| c.is_ascii_digit())).and_then(|t| t.parse().ok())
     };
     let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
         return false;
@@ -289,9 +265,7 @@ fn is_duration(s: &str) -> bool {
         "week",
         "weeks",
     ];
-    DURATION_PART
-        .captures_iter(s)
-        .any(|c| c[1].parse::<i64>().is_ok() && UNITS.contains(&c[2].to_lowercase().as_str()))
+    DURATION_PART.captures_iter(s).any(|c| c[1].parse::<i64>().is_ok() && UNITS.contains(&c[2].to_lowercase().as_str()))
 }
 
 /// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units ns us µs μs ms s m h,
@@ -381,14 +355,8 @@ fn is_email(s: &str) -> bool {
         _ => s.trim(),
     };
     EMAIL_ADDR.is_match(addr)
-        && addr
-            .split('@')
-            .nth(1)
-            .is_some_and(|d| !d.starts_with('.') && !d.ends_with('.') && !d.contains(".."))
-        && addr
-            .split('@')
-            .next()
-            .is_some_and(|l| !l.starts_with('.') && !l.ends_with('.') && !l.contains(".."))
+        && addr.split('@').nth(1).is_some_and(|d| !d.starts_with('.') && !d.ends_with('.') && !d.contains(".."))
+        && addr.split('@').next().is_some_and(|l| !l.starts_with('.') && !l.ends_with('.') && !l.contains(".."))
 }
 
 /// strfmt's `IsHostname`: its regex (unicode letters and symbols allowed), every label at most
@@ -427,11 +395,7 @@ fn parse_ipv4_sloppy(s: &str) -> Option<[u8; 4]> {
         }
         // Leading zeros are fine (sloppy), the value is not: at most 255.
         let significant = p.trim_start_matches('0');
-        let v: u32 = if significant.is_empty() {
-            0
-        } else {
-            significant.parse().ok()?
-        };
+        let v: u32 = if significant.is_empty() { 0 } else { significant.parse().ok()? };
         if v > 255 {
             return None;
         }
@@ -481,11 +445,8 @@ fn is_isbn10(s: &str) -> bool {
     if b.len() != 10 || !b[..9].iter().all(u8::is_ascii_digit) || !(b[9].is_ascii_digit() || b[9] == b'X') {
         return false;
     }
-    let sum: u32 = b
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| (i as u32 + 1) * if c == b'X' { 10 } else { u32::from(c - b'0') })
-        .sum();
+    let sum: u32 =
+        b.iter().enumerate().map(|(i, &c)| (i as u32 + 1) * if c == b'X' { 10 } else { u32::from(c - b'0') }).sum();
     sum.is_multiple_of(11)
 }
 
@@ -495,11 +456,7 @@ fn is_isbn13(s: &str) -> bool {
     if b.len() != 13 || !b.iter().all(u8::is_ascii_digit) {
         return false;
     }
-    let sum: u32 = b
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| u32::from(c - b'0') * if i % 2 == 0 { 1 } else { 3 })
-        .sum();
+    let sum: u32 = b.iter().enumerate().map(|(i, &c)| u32::from(c - b'0') * if i % 2 == 0 { 1 } else { 3 }).sum();
     sum.is_multiple_of(10)
 }
 
@@ -552,108 +509,44 @@ mod tests {
 
     #[test]
     fn dates_and_times() {
-        table(
-            Format::Date,
-            &["2024-02-29", "2000-12-31"],
-            &["2023-02-29", "2006-1-2", "", "2024-13-01", "24-01-01"],
-        );
+        table(Format::Date, &["2024-02-29", "2000-12-31"], &["2023-02-29", "2006-1-2", "", "2024-13-01", "24-01-01"]);
         table(
             Format::DateTime,
-            &[
-                "2024-01-01T10:00:00Z",
-                "2024-01-01t10:00:00.123+02:00",
-                "2024-01-01T23:59:59x5Z",
-            ],
-            &[
-                "2024-01-01T10:00:00",
-                "2024-01-01 10:00:00Z",
-                "2024-01-01T24:00:00Z",
-                "",
-            ],
+            &["2024-01-01T10:00:00Z", "2024-01-01t10:00:00.123+02:00", "2024-01-01T23:59:59x5Z"],
+            &["2024-01-01T10:00:00", "2024-01-01 10:00:00Z", "2024-01-01T24:00:00Z", ""],
         );
-        table(
-            Format::Duration,
-            &["1h30m", "-1.5s", "0", "300ms", "3 days", "1d", "2wk"],
-            &["", "h", "1x", "abc"],
-        );
+        table(Format::Duration, &["1h30m", "-1.5s", "0", "300ms", "3 days", "1d", "2wk"], &["", "h", "1x", "abc"]);
     }
 
     #[test]
     fn network_formats() {
-        table(
-            Format::Ipv4,
-            &["10.0.0.1", "010.000.000.001", "::ffff:1.2.3.4"],
-            &["10.0.0", "256.0.0.1", "::1", ""],
-        );
-        table(
-            Format::Ipv6,
-            &["::1", "fe80::1", "::ffff:1.2.3.4"],
-            &["10.0.0.1", "::g", ""],
-        );
-        table(
-            Format::Cidr,
-            &["10.0.0.0/8", "192.168.0.1/24", "fd00::/64"],
-            &["10.0.0.0/33", "10.0.0.0", "x/8"],
-        );
+        table(Format::Ipv4, &["10.0.0.1", "010.000.000.001", "::ffff:1.2.3.4"], &["10.0.0", "256.0.0.1", "::1", ""]);
+        table(Format::Ipv6, &["::1", "fe80::1", "::ffff:1.2.3.4"], &["10.0.0.1", "::g", ""]);
+        table(Format::Cidr, &["10.0.0.0/8", "192.168.0.1/24", "fd00::/64"], &["10.0.0.0/33", "10.0.0.0", "x/8"]);
         table(
             Format::Mac,
             &["00:1a:2b:3c:4d:5e", "00-1A-2B-3C-4D-5E", "001a.2b3c.4d5e"],
             &["00:1a:2b:3c:4d", "zz:1a:2b:3c:4d:5e"],
         );
-        table(
-            Format::Hostname,
-            &["example.com", "a", "bücher.de"],
-            &["-x.com", "a..b", ""],
-        );
-        table(
-            Format::Uri,
-            &["https://example.com/x?y=1", "/abs/path", "mailto:a@b.c"],
-            &["foo", "", "http://a%zz"],
-        );
-        table(
-            Format::Email,
-            &["a@b.c", "Bob <bob@example.com>"],
-            &["a@", "@b.c", "a@b..c", "plain"],
-        );
+        table(Format::Hostname, &["example.com", "a", "bücher.de"], &["-x.com", "a..b", ""]);
+        table(Format::Uri, &["https://example.com/x?y=1", "/abs/path", "mailto:a@b.c"], &["foo", "", "http://a%zz"]);
+        table(Format::Email, &["a@b.c", "Bob <bob@example.com>"], &["a@", "@b.c", "a@b..c", "plain"]);
     }
 
     #[test]
     fn identifiers_and_codes() {
         table(
             Format::Uuid,
-            &[
-                "123e4567-e89b-12d3-a456-426614174000",
-                "123E4567E89B12D3A456426614174000",
-            ],
+            &["123e4567-e89b-12d3-a456-426614174000", "123E4567E89B12D3A456426614174000"],
             &["123e4567", ""],
         );
-        table(
-            Format::Uuid4,
-            &["123e4567-e89b-42d3-a456-426614174000"],
-            &["123e4567-e89b-12d3-a456-426614174000"],
-        );
-        table(
-            Format::Byte,
-            &["aGVsbG8=", "YWJj", "YQ=="],
-            &["", "a", "aGVsbG8", "!!!!"],
-        );
-        table(
-            Format::BsonObjectId,
-            &["507f1f77bcf86cd799439011"],
-            &["507f1f77bcf86cd79943901"],
-        );
+        table(Format::Uuid4, &["123e4567-e89b-42d3-a456-426614174000"], &["123e4567-e89b-12d3-a456-426614174000"]);
+        table(Format::Byte, &["aGVsbG8=", "YWJj", "YQ=="], &["", "a", "aGVsbG8", "!!!!"]);
+        table(Format::BsonObjectId, &["507f1f77bcf86cd799439011"], &["507f1f77bcf86cd79943901"]);
         table(Format::Isbn10, &["0-306-40615-2", "080442957X"], &["0-306-40615-3"]);
         table(Format::Isbn13, &["978-0-306-40615-7"], &["978-0-306-40615-8"]);
-        table(
-            Format::CreditCard,
-            &["4111 1111 1111 1111"],
-            &["4111 1111 1111 1112", "1234"],
-        );
-        table(
-            Format::Ssn,
-            &["123-45-6789", "123 45 6789"],
-            &["123456789", "123-45-678"],
-        );
+        table(Format::CreditCard, &["4111 1111 1111 1111"], &["4111 1111 1111 1112", "1234"]);
+        table(Format::Ssn, &["123-45-6789", "123 45 6789"], &["123456789", "123-45-678"]);
         table(Format::HexColor, &["#fff", "A0B1C2"], &["#ffff", "ggg"]);
         table(Format::RgbColor, &["rgb(0, 128, 255)"], &["rgb(256,0,0)", "rgb(1,2)"]);
         table(Format::K8sShortName, &["my-app", "a1"], &["My-App", "-a", "a-", ""]);

@@ -82,9 +82,7 @@ impl<'de> serde::Deserialize<'de> for IntOrString {
             }
 
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                i64::try_from(v)
-                    .map(IntOrString::Int)
-                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+                i64::try_from(v).map(IntOrString::Int).map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
             }
 
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {

@@ -192,6 +192,17 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
+/// How an issue's path prints, by the apiserver subsystem that reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathForm {
+    /// OpenAPI value errors: kube-openapi's dotted path (`spec.m.key`).
+    OpenApi,
+    /// List-type, CEL and metadata errors: the field path (`spec.m[key]`).
+    Field,
+    /// [quirk] Combinator and range errors print the validator's base path: `<nil>`.
+    Base,
+}
+
 /// One problem, as the apiserver would report it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Issue {
@@ -199,9 +210,8 @@ pub struct Issue {
     pub error_type: ErrorType,
     /// Where: the field path as the reporting subsystem prints it, the JSON pointer.
     pub path: Path,
-    /// Whether the path prints as `<nil>` (the apiserver's base path for combinator and
-    /// range errors, [quirk]) instead of the field path.
-    pub at_base: bool,
+    /// How the path prints: each apiserver subsystem has its own form.
+    pub form: PathForm,
     /// The schema keyword (or pipeline step) that found it: `maximum`, `required`, `list-type`.
     pub keyword: &'static str,
     /// The bad value.
@@ -219,22 +229,21 @@ impl Issue {
         value: BadValue,
         detail: impl Into<String>,
     ) -> Self {
-        Issue {
-            error_type,
-            path: path.clone(),
-            at_base: false,
-            keyword,
-            value,
-            detail: detail.into(),
-        }
+        Issue { error_type, path: path.clone(), form: PathForm::OpenApi, keyword, value, detail: detail.into() }
     }
 
-    /// The field path as printed: the OpenAPI-validator style (`spec.m.key`), or `<nil>`.
+    /// The same issue printed in another path form.
+    pub fn in_form(mut self, form: PathForm) -> Issue {
+        self.form = form;
+        self
+    }
+
+    /// The field path as printed.
     pub fn field(&self) -> String {
-        if self.at_base {
-            "<nil>".into()
-        } else {
-            self.path.openapi()
+        match self.form {
+            PathForm::OpenApi => self.path.openapi(),
+            PathForm::Field => self.path.field(),
+            PathForm::Base => "<nil>".into(),
         }
     }
 
@@ -304,18 +313,15 @@ mod tests {
             BadValue::Str("abc".into()),
             "may not be more than 2 bytes",
         );
-        assert_eq!(
-            too_long.to_string(),
-            "spec.replicas: Too long: may not be more than 2 bytes"
-        );
-        let mut combinator = Issue::new(
+        assert_eq!(too_long.to_string(), "spec.replicas: Too long: may not be more than 2 bytes");
+        let combinator = Issue::new(
             ErrorType::Invalid,
             &path,
             "anyOf",
             BadValue::Str(String::new()),
             "\"spec.replicas\" must validate at least one schema (anyOf)",
-        );
-        combinator.at_base = true;
+        )
+        .in_form(PathForm::Base);
         assert_eq!(
             combinator.to_string(),
             "<nil>: Invalid value: \"\": \"spec.replicas\" must validate at least one schema (anyOf)"

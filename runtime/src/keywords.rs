@@ -8,7 +8,7 @@
 
 use serde_json::{Number, Value};
 
-use crate::issue::{BadValue, ErrorType, Issue, go_float, go_quote};
+use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_float, go_quote};
 use crate::path::Path;
 
 /// A numeric bound from the schema (`maximum: 10`, `minimum: 0.5`).
@@ -21,9 +21,7 @@ pub struct Bound {
 impl Bound {
     /// A bound from the schema's JSON number.
     pub fn of(n: &Number) -> Bound {
-        Bound {
-            value: n.as_f64().unwrap_or_default(),
-        }
+        Bound { value: n.as_f64().unwrap_or_default() }
     }
 
     /// [quirk] For an int64 value, kube-openapi truncates the bound to int64 before comparing
@@ -169,16 +167,9 @@ pub fn maximum(path: &Path, value: Num, max: Bound, exclusive: bool) -> Option<I
             let m = max.truncated();
             (if exclusive { v >= m } else { v > m }, m.to_string())
         }
-        Num::Float(v) => (
-            if exclusive { v >= max.value } else { v > max.value },
-            go_float(max.value),
-        ),
+        Num::Float(v) => (if exclusive { v >= max.value } else { v > max.value }, go_float(max.value)),
     };
-    let phrase = if exclusive {
-        "less than"
-    } else {
-        "less than or equal to"
-    };
+    let phrase = if exclusive { "less than" } else { "less than or equal to" };
     fails.then(|| {
         Issue::new(
             ErrorType::Invalid,
@@ -197,16 +188,9 @@ pub fn minimum(path: &Path, value: Num, min: Bound, exclusive: bool) -> Option<I
             let m = min.truncated();
             (if exclusive { v <= m } else { v < m }, m.to_string())
         }
-        Num::Float(v) => (
-            if exclusive { v <= min.value } else { v < min.value },
-            go_float(min.value),
-        ),
+        Num::Float(v) => (if exclusive { v <= min.value } else { v < min.value }, go_float(min.value)),
     };
-    let phrase = if exclusive {
-        "greater than"
-    } else {
-        "greater than or equal to"
-    };
+    let phrase = if exclusive { "greater than" } else { "greater than or equal to" };
     fails.then(|| {
         Issue::new(
             ErrorType::Invalid,
@@ -236,16 +220,13 @@ pub fn multiple_of(path: &Path, value: Num, factor: Bound) -> Option<Issue> {
             let f = factor.truncated();
             if f <= 0 {
                 return Some(Issue {
-                    at_base: true,
+                    form: PathForm::Base,
                     ..Issue::new(
                         ErrorType::Invalid,
                         path,
                         "multipleOf",
                         BadValue::Str(String::new()),
-                        format!(
-                            "factor MultipleOf declared for {} must be positive: {f}",
-                            path.openapi()
-                        ),
+                        format!("factor MultipleOf declared for {} must be positive: {f}", path.openapi()),
                     )
                 });
             }
@@ -260,11 +241,7 @@ pub fn multiple_of(path: &Path, value: Num, factor: Bound) -> Option<Issue> {
             })
         }
         Num::Float(v) => {
-            let q = if factor.value < 1.0 {
-                v * (1.0 / factor.value)
-            } else {
-                v / factor.value
-            };
+            let q = if factor.value < 1.0 { v * (1.0 / factor.value) } else { v / factor.value };
             (!is_json_integer(q)).then(|| {
                 Issue::new(
                     ErrorType::Invalid,
@@ -319,13 +296,10 @@ pub fn enum_matches(value: &Value, allowed: &Value) -> bool {
         },
         (Value::Number(v), Value::String(s)) => {
             // Go's string(rune(i)) conversion.
-            v.as_i64()
-                .and_then(|i| u32::try_from(i).ok())
-                .and_then(char::from_u32)
-                .is_some_and(|c| {
-                    let mut buf = [0u8; 4];
-                    c.encode_utf8(&mut buf) == s
-                })
+            v.as_i64().and_then(|i| u32::try_from(i).ok()).and_then(char::from_u32).is_some_and(|c| {
+                let mut buf = [0u8; 4];
+                c.encode_utf8(&mut buf) == s
+            })
         }
         _ => false,
     }
@@ -369,14 +343,8 @@ mod tests {
     #[test]
     fn strings_pass_and_fail_with_apiserver_messages() {
         let p = at("spec.name");
-        assert_eq!(
-            text(max_length(&p, "abcd", 3)),
-            "spec.name: Too long: may not be more than 3 bytes"
-        );
-        assert_eq!(
-            text(max_length(&p, "ab", 1)),
-            "spec.name: Too long: may not be more than 1 byte"
-        );
+        assert_eq!(text(max_length(&p, "abcd", 3)), "spec.name: Too long: may not be more than 3 bytes");
+        assert_eq!(text(max_length(&p, "ab", 1)), "spec.name: Too long: may not be more than 1 byte");
         assert!(max_length(&p, "héé", 3).is_none(), "runes, not bytes");
         assert_eq!(
             text(min_length(&p, "ab", 3)),
@@ -394,18 +362,9 @@ mod tests {
     #[test]
     fn counts_pass_and_fail_with_apiserver_messages() {
         let p = at("spec.l");
-        assert_eq!(
-            text(max_items(&p, 3, 2)),
-            "spec.l: Too many: 3: must have at most 2 items"
-        );
-        assert_eq!(
-            text(max_properties(&p, 2, 1)),
-            "spec.l: Too many: 2: must have at most 1 item"
-        );
-        assert_eq!(
-            text(min_items(&p, 1, 2)),
-            "spec.l: Invalid value: 1: spec.l in body should have at least 2 items"
-        );
+        assert_eq!(text(max_items(&p, 3, 2)), "spec.l: Too many: 3: must have at most 2 items");
+        assert_eq!(text(max_properties(&p, 2, 1)), "spec.l: Too many: 2: must have at most 1 item");
+        assert_eq!(text(min_items(&p, 1, 2)), "spec.l: Invalid value: 1: spec.l in body should have at least 2 items");
         assert_eq!(
             text(min_properties(&p, 1, 2)),
             "spec.l: Invalid value: 1: spec.l in body should have at least 2 properties"
@@ -432,14 +391,8 @@ mod tests {
             text(maximum(&p, Num::Int(2), b(1.5), false)),
             "spec.x: Invalid value: 2: spec.x in body should be less than or equal to 1"
         );
-        assert!(
-            maximum(&p, Num::Int(1), b(1.5), true).is_some(),
-            "exclusiveMaximum 1.5 rejects 1"
-        );
-        assert!(
-            minimum(&p, Num::Int(0), b(0.5), false).is_none(),
-            "minimum 0.5 accepts 0"
-        );
+        assert!(maximum(&p, Num::Int(1), b(1.5), true).is_some(), "exclusiveMaximum 1.5 rejects 1");
+        assert!(minimum(&p, Num::Int(0), b(0.5), false).is_none(), "minimum 0.5 accepts 0");
         assert_eq!(
             text(minimum(&p, Num::Float(0.25), b(0.5), false)),
             "spec.x: Invalid value: 0.25: spec.x in body should be greater than or equal to 0.5"
@@ -463,10 +416,7 @@ mod tests {
             "spec.x: Invalid value: 7: spec.x in body should be a multiple of 5"
         );
         assert!(multiple_of(&p, Num::Int(10), b(5.0)).is_none());
-        assert!(
-            multiple_of(&p, Num::Float(0.3), b(0.1)).is_none(),
-            "0.3 is a multiple of 0.1"
-        );
+        assert!(multiple_of(&p, Num::Float(0.3), b(0.1)).is_none(), "0.3 is a multiple of 0.1");
         assert_eq!(
             text(multiple_of(&p, Num::Float(0.35), b(0.1))),
             "spec.x: Invalid value: 0.35: spec.x in body should be a multiple of 0.1"
@@ -494,22 +444,10 @@ mod tests {
             text(enumeration(&p, &json!(3), &[json!(1), json!(2)])),
             "spec.replicas: Unsupported value: 3: supported values: \"1\", \"2\""
         );
-        assert!(
-            enumeration(&p, &json!(1.7), &[json!(1)]).is_none(),
-            "[quirk] 1.7 matches 1"
-        );
-        assert!(
-            enumeration(&p, &json!(97), &[json!("a")]).is_none(),
-            "[quirk] 97 matches \"a\""
-        );
-        assert!(
-            enumeration(&p, &json!(null), &[json!(null)]).is_some(),
-            "null never matches"
-        );
-        assert_eq!(
-            text(max_length(&Path::root(), "ab", 1)),
-            ": Too long: may not be more than 1 byte"
-        );
+        assert!(enumeration(&p, &json!(1.7), &[json!(1)]).is_none(), "[quirk] 1.7 matches 1");
+        assert!(enumeration(&p, &json!(97), &[json!("a")]).is_none(), "[quirk] 97 matches \"a\"");
+        assert!(enumeration(&p, &json!(null), &[json!(null)]).is_some(), "null never matches");
+        assert_eq!(text(max_length(&Path::root(), "ab", 1)), ": Too long: may not be more than 1 byte");
         assert_eq!(
             text(min_length(&Path::root(), "", 1)),
             ": Invalid value: \"\":  in body should be at least 1 chars long"

@@ -42,20 +42,14 @@ fn coerce_metadata(meta: &mut Value, path: &str) -> Result<(), MetadataError> {
     if meta.is_null() {
         return Ok(());
     }
-    let typed: ObjectMeta = serde_json::from_value(meta.clone()).map_err(|e| MetadataError {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })?;
+    let typed: ObjectMeta = serde_json::from_value(meta.clone())
+        .map_err(|e| MetadataError { path: path.to_owned(), message: e.to_string() })?;
     *meta = serde_json::to_value(typed).expect("invariant: ObjectMeta serializes");
     Ok(())
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
+    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
 }
 
 fn coerce_embedded(value: &mut Value, schema: &Schema, path: &str, is_root: bool) -> Result<(), MetadataError> {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::format::{self, Format};
-use crate::issue::{BadValue, ErrorType, Issue};
+use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::keywords::{self, Bound, Num};
 use crate::path::Path;
 use crate::pattern::{self, PatternError};
@@ -91,14 +91,8 @@ impl<'s> OpenApiValidator<'s> {
             out.extend(keywords::enumeration(path, v, allowed));
         }
         if let Value::Object(map) = v {
-            out.extend(
-                s.min_properties
-                    .and_then(|m| keywords::min_properties(path, map.len(), m)),
-            );
-            out.extend(
-                s.max_properties
-                    .and_then(|m| keywords::max_properties(path, map.len(), m)),
-            );
+            out.extend(s.min_properties.and_then(|m| keywords::min_properties(path, map.len(), m)));
+            out.extend(s.max_properties.and_then(|m| keywords::max_properties(path, map.len(), m)));
             if matches!(s.additional_properties, Some(AdditionalProperties::Bool(false))) {
                 for k in map.keys().filter(|k| !s.properties.contains_key(*k)) {
                     out.push(Issue::new(
@@ -135,10 +129,7 @@ impl<'s> OpenApiValidator<'s> {
                 path,
                 "pattern",
                 BadValue::Str(text.to_owned()),
-                format!(
-                    "{} in body should match '{source}, but pattern is invalid: {e}'",
-                    path.openapi()
-                ),
+                format!("{} in body should match '{source}, but pattern is invalid: {e}'", path.openapi()),
             )),
         }
     }
@@ -193,7 +184,7 @@ impl<'s> OpenApiValidator<'s> {
 
     fn junctors(&self, v: &Value, s: &'s Schema, path: &Path, out: &mut Vec<Issue>) {
         let summary = |what: &str| Issue {
-            at_base: true,
+            form: PathForm::Base,
             ..Issue::new(
                 ErrorType::Invalid,
                 path,
@@ -212,11 +203,7 @@ impl<'s> OpenApiValidator<'s> {
             let failed = results.iter().filter(|r| !r.is_empty()).count();
             if failed > 0 {
                 out.extend(results.into_iter().flatten());
-                let none = if failed == s.all_of.len() {
-                    ". None validated"
-                } else {
-                    ""
-                };
+                let none = if failed == s.all_of.len() { ". None validated" } else { "" };
                 out.push(summary(&format!("must validate all the schemas (allOf){none}")));
             }
         }
@@ -231,9 +218,7 @@ impl<'s> OpenApiValidator<'s> {
             let results: Vec<Vec<Issue>> = s.one_of.iter().map(run).collect();
             let valid = results.iter().filter(|r| r.is_empty()).count();
             if valid == 0 {
-                out.push(summary(
-                    "must validate one and only one schema (oneOf). Found none valid",
-                ));
+                out.push(summary("must validate one and only one schema (oneOf). Found none valid"));
                 out.extend(results.into_iter().min_by_key(Vec::len).unwrap_or_default());
             } else if valid > 1 {
                 out.push(summary(&format!(
@@ -267,11 +252,7 @@ fn kept_format<'a>(s: &'a Schema, types: &[&str]) -> Option<&'a str> {
 /// The string format to check, with its name as written.
 fn string_format(s: &Schema) -> Option<(Format, &str)> {
     let f = s.format.as_deref()?;
-    let t = if s.int_or_string {
-        ""
-    } else {
-        s.type_str().unwrap_or("")
-    };
+    let t = if s.int_or_string { "" } else { s.type_str().unwrap_or("") };
     format::supported(t, f).map(|fmt| (fmt, f))
 }
 
@@ -300,11 +281,7 @@ mod tests {
     fn issues(schema: Value, value: Value) -> Vec<String> {
         let (s, errors) = Schema::parse(&schema, "");
         assert!(errors.is_empty(), "{errors:?}");
-        OpenApiValidator::new(&s)
-            .validate(&value)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        OpenApiValidator::new(&s).validate(&value).iter().map(ToString::to_string).collect()
     }
 
     #[test]
@@ -355,15 +332,9 @@ mod tests {
                 ": Too long: may not be more than 1 byte"
             ]
         );
-        assert!(
-            issues(json!({"type": "integer"}), json!(1.0)).is_empty(),
-            "1.0 is an integer"
-        );
+        assert!(issues(json!({"type": "integer"}), json!(1.0)).is_empty(), "1.0 is an integer");
         assert_eq!(issues(json!({"type": "integer"}), json!(1.5)).len(), 1);
-        assert_eq!(
-            issues(json!({"type": "object", "required": ["a"]}), json!({})),
-            vec!["a: Required value"]
-        );
+        assert_eq!(issues(json!({"type": "object", "required": ["a"]}), json!({})), vec!["a: Required value"]);
     }
 
     #[test]
@@ -374,20 +345,14 @@ mod tests {
         );
         assert!(issues(json!({"type": "string", "nullable": true, "minLength": 3}), json!(null)).is_empty());
         assert_eq!(
-            issues(
-                json!({"type": "string", "nullable": true, "enum": ["a", null]}),
-                json!(null)
-            ),
+            issues(json!({"type": "string", "nullable": true, "enum": ["a", null]}), json!(null)),
             vec![": Unsupported value: null: supported values: \"a\", \"null\""]
         );
     }
 
     #[test]
     fn formats_short_cut_and_name_themselves() {
-        assert!(
-            issues(json!({"type": "string", "format": "date"}), json!(["x"])).is_empty(),
-            "[quirk] arrays pass"
-        );
+        assert!(issues(json!({"type": "string", "format": "date"}), json!(["x"])).is_empty(), "[quirk] arrays pass");
         assert_eq!(
             issues(json!({"type": "string", "format": "date"}), json!(5)),
             vec![": Invalid value: \"int64\":  in body must be of type date: \"int64\""]

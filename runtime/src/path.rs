@@ -124,11 +124,7 @@ mod tests {
         let q = Path::root().key("spec").key("ports").index(0).key("name");
         assert_eq!(
             (q.openapi(), q.field(), q.pointer()),
-            (
-                "spec.ports[0].name".into(),
-                "spec.ports[0].name".into(),
-                "/spec/ports/0/name".into()
-            )
+            ("spec.ports[0].name".into(), "spec.ports[0].name".into(), "/spec/ports/0/name".into())
         );
         assert_eq!(Path::root().openapi(), "");
     }

@@ -89,9 +89,7 @@ pub fn translate(go: &str) -> Result<String, PatternError> {
                     }
                     '<' | '>' => out.push(next),
                     '8' | '9' => {
-                        return Err(PatternError(format!(
-                            "error parsing regexp: invalid escape sequence: `\\{next}`"
-                        )));
+                        return Err(PatternError(format!("error parsing regexp: invalid escape sequence: `\\{next}`")));
                     }
                     other => {
                         out.push('\\');
@@ -142,10 +140,8 @@ pub fn translate(go: &str) -> Result<String, PatternError> {
             }
             '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
                 // Flag groups: Go knows `i m s U` only.
-                let flags: String = chars[i + 2..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_alphabetic() || **c == '-')
-                    .collect();
+                let flags: String =
+                    chars[i + 2..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == '-').collect();
                 if flags.contains('x') {
                     return Err(PatternError(format!(
                         "error parsing regexp: invalid or unsupported Perl syntax: `(?{}`",
@@ -161,9 +157,7 @@ pub fn translate(go: &str) -> Result<String, PatternError> {
                     && rest.split(',').all(|p| p.chars().all(|c| c.is_ascii_digit()))
                     && rest.split(',').any(|p| p.parse::<u32>().is_ok_and(|n| n > 1000))
                 {
-                    return Err(PatternError(format!(
-                        "error parsing regexp: invalid repeat count: `{{{rest}}}`"
-                    )));
+                    return Err(PatternError(format!("error parsing regexp: invalid repeat count: `{{{rest}}}`")));
                 }
                 out.push(c);
             }
@@ -194,13 +188,10 @@ pub fn compile(go: &str) -> Result<regex::Regex, PatternError> {
 
 fn first_line(s: &str) -> String {
     // The regex crate renders a multi-line report; its last line says what is wrong.
-    s.lines()
-        .rev()
-        .find(|l| l.trim_start().starts_with("error:"))
-        .map_or_else(
-            || s.lines().next().unwrap_or_default().to_owned(),
-            |l| l.trim_start().trim_start_matches("error:").trim().to_owned(),
-        )
+    s.lines().rev().find(|l| l.trim_start().starts_with("error:")).map_or_else(
+        || s.lines().next().unwrap_or_default().to_owned(),
+        |l| l.trim_start().trim_start_matches("error:").trim().to_owned(),
+    )
 }
 
 #[cfg(test)]
@@ -239,16 +230,8 @@ mod tests {
 
     #[test]
     fn what_go_refuses_is_refused() {
-        assert_eq!(
-            translate("a{1001}").unwrap_err().0,
-            "error parsing regexp: invalid repeat count: `{1001}`"
-        );
-        assert!(
-            translate("(?x) a")
-                .unwrap_err()
-                .0
-                .contains("invalid or unsupported Perl syntax")
-        );
+        assert_eq!(translate("a{1001}").unwrap_err().0, "error parsing regexp: invalid repeat count: `{1001}`");
+        assert!(translate("(?x) a").unwrap_err().0.contains("invalid or unsupported Perl syntax"));
         assert!(compile("(").unwrap_err().0.starts_with("error parsing regexp: "));
         assert!(compile(r"a\").is_err());
     }
@@ -259,9 +242,6 @@ mod tests {
         assert!(matches(dns, "my-app.example.com"));
         assert!(!matches(dns, "My_App"));
         assert!(matches(r"^(\d+(\.\d+)?(ms|s|m|h))+$", "1h30m"));
-        assert!(
-            matches("ami-[0-9a-z]+", "id: ami-0abc"),
-            "unanchored, as Go's MatchString"
-        );
+        assert!(matches("ami-[0-9a-z]+", "id: ami-0abc"), "unanchored, as Go's MatchString");
     }
 }

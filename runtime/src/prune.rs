@@ -99,13 +99,7 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &m
             let item_schema = schema.and_then(|s| s.items.as_deref());
             for (i, item) in items.iter_mut().enumerate() {
                 let len = push_index(path, i);
-                prune(
-                    item,
-                    item_schema,
-                    item_schema.is_some_and(|s| s.embedded_resource),
-                    path,
-                    pruned,
-                );
+                prune(item, item_schema, item_schema.is_some_and(|s| s.embedded_resource), path, pruned);
                 path.truncate(len);
             }
         }
@@ -210,9 +204,6 @@ mod tests {
             "properties": {"spec": {"type": "object"}}}}}));
         let mut obj = json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {"a": 1}, "z": 1}});
         assert_eq!(prune_resource(&mut obj, &root), vec!["t.spec.a", "t.z"]);
-        assert_eq!(
-            obj,
-            json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {}}})
-        );
+        assert_eq!(obj, json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {}}}));
     }
 }

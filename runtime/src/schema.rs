@@ -282,10 +282,7 @@ impl Reader<'_> {
 }
 
 fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Schema {
-    let mut s = Schema {
-        pointer: pointer.to_owned(),
-        ..Schema::default()
-    };
+    let mut s = Schema { pointer: pointer.to_owned(), ..Schema::default() };
     let Value::Object(map) = value else {
         errors.push(ParseError {
             pointer: pointer.to_owned(),
@@ -417,10 +414,7 @@ fn parse_rules(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Ve
                 &empty
             }
         };
-        let mut r = Reader {
-            pointer: &item_pointer,
-            errors,
-        };
+        let mut r = Reader { pointer: &item_pointer, errors };
         let mut rule = ValidationRule::default();
         for (k, v) in map {
             match k.as_str() {
@@ -466,14 +460,8 @@ mod tests {
         assert_eq!(a.pointer, "/spec/properties/a");
         assert_eq!(a.minimum, Some(0.into()));
         assert_eq!(a.maximum.as_ref().and_then(Number::as_f64), Some(1.5));
-        assert_eq!(
-            s.properties["l"].items.as_ref().unwrap().pointer,
-            "/spec/properties/l/items"
-        );
-        assert_eq!(
-            s.properties["m"].additional_properties_schema().unwrap().type_str(),
-            Some("string")
-        );
+        assert_eq!(s.properties["l"].items.as_ref().unwrap().pointer, "/spec/properties/l/items");
+        assert_eq!(s.properties["m"].additional_properties_schema().unwrap().type_str(), Some("string"));
         assert_eq!(s.properties["x/y"].any_of[1].pointer, "/spec/properties/x~1y/anyOf/1");
         assert_eq!(s.validations[0].message.as_deref(), Some("positive"));
         assert_eq!(s.extensions["x-kubernetes-patch-merge-key"], json!("name"));

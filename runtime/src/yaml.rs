@@ -134,17 +134,11 @@ pub fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
 }
 
 fn scan_error(e: ScanError) -> YamlError {
-    YamlError {
-        pos: pos_of(e.marker()),
-        message: e.info().to_owned(),
-    }
+    YamlError { pos: pos_of(e.marker()), message: e.info().to_owned() }
 }
 
 fn pos_of(m: &granit_parser::Marker) -> Pos {
-    Pos {
-        line: m.line(),
-        column: m.col() + 1,
-    }
+    Pos { line: m.line(), column: m.col() + 1 }
 }
 
 /// A node under construction; kept with positions so anchors can be replayed.
@@ -162,17 +156,8 @@ enum NodeKind {
 }
 
 enum Frame {
-    Seq {
-        pos: Pos,
-        anchor: usize,
-        items: Vec<Node>,
-    },
-    Map {
-        pos: Pos,
-        anchor: usize,
-        entries: Vec<(String, Pos, Node)>,
-        key: Option<(String, Pos)>,
-    },
+    Seq { pos: Pos, anchor: usize, items: Vec<Node> },
+    Map { pos: Pos, anchor: usize, entries: Vec<(String, Pos, Node)>, key: Option<(String, Pos)> },
 }
 
 #[derive(Default)]
@@ -196,65 +181,44 @@ impl Builder {
             }
             Event::DocumentEnd => self.finish_document(),
             Event::Scalar(text, style, anchor, tag) => {
-                let forced_string = tag
-                    .as_ref()
-                    .is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
+                let forced_string =
+                    tag.as_ref().is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
                 let value = if style == ScalarStyle::Plain && !forced_string {
                     resolve_plain(&text)
                 } else {
                     Value::String(text.into_owned())
                 };
-                let node = Node {
-                    pos,
-                    kind: NodeKind::Scalar(value),
-                };
+                let node = Node { pos, kind: NodeKind::Scalar(value) };
                 self.remember(anchor, &node);
                 self.push_node(node, pos)?;
             }
             Event::Alias(id) => {
-                let node = self.anchors.get(&id).cloned().ok_or_else(|| YamlError {
-                    pos,
-                    message: "alias to an unknown anchor".into(),
-                })?;
+                let node = self
+                    .anchors
+                    .get(&id)
+                    .cloned()
+                    .ok_or_else(|| YamlError { pos, message: "alias to an unknown anchor".into() })?;
                 self.nodes += count_nodes(&node);
                 self.push_node(node, pos)?;
             }
             Event::SequenceStart(_, anchor, _) => {
                 self.enter(pos)?;
-                self.stack.push(Frame::Seq {
-                    pos,
-                    anchor,
-                    items: Vec::new(),
-                });
+                self.stack.push(Frame::Seq { pos, anchor, items: Vec::new() });
             }
             Event::MappingStart(_, anchor, _) => {
                 self.enter(pos)?;
-                self.stack.push(Frame::Map {
-                    pos,
-                    anchor,
-                    entries: Vec::new(),
-                    key: None,
-                });
+                self.stack.push(Frame::Map { pos, anchor, entries: Vec::new(), key: None });
             }
             Event::SequenceEnd => {
                 if let Some(Frame::Seq { pos, anchor, items }) = self.stack.pop() {
-                    let node = Node {
-                        pos,
-                        kind: NodeKind::Seq(items),
-                    };
+                    let node = Node { pos, kind: NodeKind::Seq(items) };
                     self.remember(anchor, &node);
                     self.push_node(node, pos)?;
                 }
             }
             Event::MappingEnd => {
-                if let Some(Frame::Map {
-                    pos, anchor, entries, ..
-                }) = self.stack.pop()
-                {
-                    let node = Node {
-                        pos,
-                        kind: NodeKind::Map(entries),
-                    };
+                if let Some(Frame::Map { pos, anchor, entries, .. }) = self.stack.pop() {
+                    let node = Node { pos, kind: NodeKind::Map(entries) };
                     self.remember(anchor, &node);
                     self.push_node(node, pos)?;
                 }
@@ -267,10 +231,7 @@ impl Builder {
 
     fn enter(&mut self, pos: Pos) -> Result<(), YamlError> {
         if self.stack.len() >= MAX_DEPTH {
-            return Err(YamlError {
-                pos,
-                message: format!("nesting deeper than {MAX_DEPTH} levels"),
-            });
+            return Err(YamlError { pos, message: format!("nesting deeper than {MAX_DEPTH} levels") });
         }
         Ok(())
     }
@@ -284,20 +245,15 @@ impl Builder {
     fn push_node(&mut self, node: Node, pos: Pos) -> Result<(), YamlError> {
         self.nodes += 1;
         if self.nodes > MAX_NODES {
-            return Err(YamlError {
-                pos,
-                message: format!("more than {MAX_NODES} nodes (alias expansion?)"),
-            });
+            return Err(YamlError { pos, message: format!("more than {MAX_NODES} nodes (alias expansion?)") });
         }
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
             Some(Frame::Map { entries, key, .. }) => match key.take() {
                 None => {
-                    let text = key_text(&node).ok_or_else(|| YamlError {
-                        pos,
-                        message: "a mapping key must be a scalar".into(),
-                    })?;
+                    let text = key_text(&node)
+                        .ok_or_else(|| YamlError { pos, message: "a mapping key must be a scalar".into() })?;
                     *key = Some((text, node.pos));
                 }
                 Some((k, kpos)) => entries.push((k, kpos, node)),
@@ -343,11 +299,7 @@ fn key_text(node: &Node) -> Option<String> {
 
 /// Escapes one JSON-pointer token (RFC 6901).
 pub fn escape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
-    if token.contains(['~', '/']) {
-        token.replace('~', "~0").replace('/', "~1").into()
-    } else {
-        token.into()
-    }
+    if token.contains(['~', '/']) { token.replace('~', "~0").replace('/', "~1").into() } else { token.into() }
 }
 
 fn convert(
@@ -384,11 +336,7 @@ fn convert(
                 pointer.push('/');
                 pointer.push_str(&escape_pointer_token(&k));
                 if let Some(first) = first_seen.get(&k) {
-                    duplicates.push(DuplicateKey {
-                        pointer: pointer.clone(),
-                        pos: kpos,
-                        first: *first,
-                    });
+                    duplicates.push(DuplicateKey { pointer: pointer.clone(), pos: kpos, first: *first });
                 } else {
                     first_seen.insert(k.clone(), kpos);
                 }
@@ -467,11 +415,7 @@ fn resolve_int(text: &str) -> Option<Value> {
         return None;
     }
     let magnitude = u128::from_str_radix(&digits, radix).ok()?;
-    let value = if negative {
-        -(magnitude as i128)
-    } else {
-        magnitude as i128
-    };
+    let value = if negative { -(magnitude as i128) } else { magnitude as i128 };
     if let Ok(i) = i64::try_from(value) {
         Some(Value::Number(i.into()))
     } else if let Ok(u) = u64::try_from(value) {
@@ -554,10 +498,7 @@ mod tests {
 
     #[test]
     fn quoted_and_tagged_scalars_stay_strings() {
-        assert_eq!(
-            one("a: \"yes\"\nb: !!str 12\nc: |\n  7\n"),
-            json!({"a": "yes", "b": "12", "c": "7\n"})
-        );
+        assert_eq!(one("a: \"yes\"\nb: !!str 12\nc: |\n  7\n"), json!({"a": "yes", "b": "12", "c": "7\n"}));
     }
 
     #[test]
@@ -610,17 +551,11 @@ mod tests {
         assert!(err.pos.line >= 1, "{err}");
         let deep = "[".repeat(MAX_DEPTH + 1);
         let err = parse_documents(&deep).unwrap_err();
-        assert!(
-            err.message.contains("nesting") || err.message.contains("recursion"),
-            "{err}"
-        );
+        assert!(err.message.contains("nesting") || err.message.contains("recursion"), "{err}");
     }
 
     #[test]
     fn json_reads_as_yaml() {
-        assert_eq!(
-            one("{\"a\": [1, 2.5, \"x\", null, true]}"),
-            json!({"a": [1, 2.5, "x", null, true]})
-        );
+        assert_eq!(one("{\"a\": [1, 2.5, \"x\", null, true]}"), json!({"a": [1, 2.5, "x", null, true]}));
     }
 }

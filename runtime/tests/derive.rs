@@ -62,13 +62,7 @@ fn defaults_fill_absent_fields_and_nest() {
     let spec = read(json!({"name": "a", "owner": null})).unwrap();
     assert_eq!(spec.replicas, 1);
     assert_eq!(spec.speed.as_deref(), Some("fast"));
-    assert_eq!(
-        spec.nested,
-        Nested {
-            known: "x".into(),
-            rest: Default::default()
-        }
-    );
+    assert_eq!(spec.nested, Nested { known: "x".into(), rest: Default::default() });
     assert_eq!(
         serde_json::to_value(&spec).unwrap(),
         json!({"name": "a", "replicas": 1, "speed": "fast", "owner": null, "nested": {"known": "x"}})
@@ -98,20 +92,9 @@ fn nullable_fields_keep_null_apart_from_absent() {
 
     let absent = read(json!({"name": "a", "owner": null})).unwrap();
     assert_eq!(absent.note, None);
-    assert!(
-        !serde_json::to_value(&absent)
-            .unwrap()
-            .as_object()
-            .unwrap()
-            .contains_key("note")
-    );
+    assert!(!serde_json::to_value(&absent).unwrap().as_object().unwrap().contains_key("note"));
     // A nullable required field must be present, null or not.
-    assert!(
-        read(json!({"name": "a"}))
-            .unwrap_err()
-            .to_string()
-            .contains("missing field `owner`")
-    );
+    assert!(read(json!({"name": "a"})).unwrap_err().to_string().contains("missing field `owner`"));
 }
 
 #[test]
@@ -121,11 +104,7 @@ fn unknown_fields_are_pruned_or_preserved_by_the_schema() {
     .unwrap();
     let out = serde_json::to_value(&spec).unwrap();
     assert!(out.get("typo").is_none(), "pruned");
-    assert_eq!(
-        out["nested"],
-        json!({"known": "k", "extra": {"deep": [1]}}),
-        "preserved"
-    );
+    assert_eq!(out["nested"], json!({"known": "k", "extra": {"deep": [1]}}), "preserved");
 }
 
 #[test]
@@ -143,10 +122,7 @@ fn enums_read_strings_integers_booleans_and_name_the_supported_values() {
         }
     }
     let err = serde_json::from_value::<Mode>(json!("slow")).unwrap_err().to_string();
-    assert_eq!(
-        err,
-        r#"Unsupported value: "slow": supported values: "Fast", "", "3", "true""#
-    );
+    assert_eq!(err, r#"Unsupported value: "slow": supported values: "Fast", "", "3", "true""#);
 }
 
 #[test]

@@ -49,11 +49,7 @@ fn generate_writes_a_crate_with_one_module_per_group_and_version() {
         v1.contains("pub struct Gadget") && v1.contains("pub struct Widget"),
         "both kinds of example.com/v1 in one module"
     );
-    assert!(
-        std::fs::read_to_string(out.join("Cargo.toml"))
-            .unwrap()
-            .contains("name = \"demo-crds\"")
-    );
+    assert!(std::fs::read_to_string(out.join("Cargo.toml")).unwrap().contains("name = \"demo-crds\""));
     std::fs::remove_dir_all(out).ok();
 }
 
@@ -67,10 +63,7 @@ fn malformed_yaml_names_the_file_line_and_column() {
 #[test]
 fn duplicate_keys_are_refused_at_the_second_key() {
     let text = errors_of("invalid/duplicate_key.yaml");
-    assert!(
-        text.contains("duplicate_key.yaml:19:15: error: duplicate key \"type\" (first at 18:15)"),
-        "{text}"
-    );
+    assert!(text.contains("duplicate_key.yaml:19:15: error: duplicate key \"type\" (first at 18:15)"), "{text}");
     assert!(text.contains("help: remove one of the two keys"), "{text}");
 }
 
@@ -94,26 +87,12 @@ fn documents_that_are_not_crds_are_refused_unless_skipped() {
         "{text}"
     );
     assert!(text.contains("no CustomResourceDefinition in this file"), "{text}");
-    assert!(
-        text.contains("help: CRDs have `apiVersion: apiextensions.k8s.io/v1`"),
-        "{text}"
-    );
+    assert!(text.contains("help: CRDs have `apiVersion: apiextensions.k8s.io/v1`"), "{text}");
 
-    let options = Options {
-        skip_non_crds: true,
-        ..Options::default()
-    };
-    let bundle = pipeline::run(
-        &[fixture("invalid/not_a_crd.yaml"), fixture("crds/widgets.yaml")],
-        options,
-    )
-    .unwrap();
+    let options = Options { skip_non_crds: true, ..Options::default() };
+    let bundle = pipeline::run(&[fixture("invalid/not_a_crd.yaml"), fixture("crds/widgets.yaml")], options).unwrap();
     assert_eq!(bundle.modules.len(), 1);
-    assert!(
-        bundle.warnings[0]
-            .to_string()
-            .contains("is a ConfigMap, not a CustomResourceDefinition; skipped")
-    );
+    assert!(bundle.warnings[0].to_string().contains("is a ConfigMap, not a CustomResourceDefinition; skipped"));
 }
 
 #[test]
@@ -128,13 +107,7 @@ fn crds_inside_a_list_are_read_and_placed_in_the_file() {
 #[test]
 fn check_exits_1_on_refused_crds_and_0_on_good_ones() {
     let check = |p: &str| {
-        run(Args {
-            command: Command::Check {
-                paths: vec![fixture(p)],
-                output: "json".into(),
-                skip_non_crds: false,
-            },
-        })
+        run(Args { command: Command::Check { paths: vec![fixture(p)], output: "json".into(), skip_non_crds: false } })
     };
     assert_eq!(check("invalid/not_structural.yaml"), 1);
     assert_eq!(check("crds/widgets.yaml"), 0);
@@ -149,13 +122,9 @@ fn the_checked_in_generated_crate_is_up_to_date() {
         pipeline::run(&[PathBuf::from("fixtures/crds/widgets.yaml")], Options::default())
     });
     let out = scratch("fresh");
-    let files = write_crate(
-        &out,
-        "generated-widgets",
-        &Dependency::Path("../../runtime".into()),
-        &generation.unwrap().modules,
-    )
-    .unwrap();
+    let files =
+        write_crate(&out, "generated-widgets", &Dependency::Path("../../runtime".into()), &generation.unwrap().modules)
+            .unwrap();
     for file in files {
         let rel = file.strip_prefix(&out).unwrap();
         let fresh = std::fs::read_to_string(&file).unwrap();

@@ -53,9 +53,7 @@ fn refusals(value: &Value, schema: &kubeskema::schema::Schema, path: &str, out: 
     };
     if !fits {
         let t = schema.type_str().unwrap_or_default();
-        out.push(format!(
-            "{path}: Invalid value: \"{kind}\": {path} in body must be of type {t}: \"{kind}\""
-        ));
+        out.push(format!("{path}: Invalid value: \"{kind}\": {path} in body must be of type {t}: \"{kind}\""));
         return;
     }
     if let Some(values) = &schema.enum_ {
@@ -69,20 +67,12 @@ fn refusals(value: &Value, schema: &kubeskema::schema::Schema, path: &str, out: 
                 if !map.contains_key(r) {
                     out.push(format!(
                         "{}: Required value",
-                        if path.is_empty() {
-                            r.clone()
-                        } else {
-                            format!("{path}.{r}")
-                        }
+                        if path.is_empty() { r.clone() } else { format!("{path}.{r}") }
                     ));
                 }
             }
             for (k, v) in map {
-                let child = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
+                let child = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
                 if let Some(p) = schema.properties.get(k) {
                     refusals(v, p, &child, out);
                 } else if let Some(a) = schema.additional_properties_schema() {
@@ -156,10 +146,7 @@ fn valid_instances_round_trip_through_their_generated_types() {
             .and_then(|c| c.version(version))
             .and_then(|v| v.schema.as_ref())
         else {
-            no_type.push(format!(
-                "{}#{}: no schema for {} {}",
-                inst.file, inst.doc_index, inst.api_version, inst.kind
-            ));
+            no_type.push(format!("{}#{}: no schema for {} {}", inst.file, inst.doc_index, inst.api_version, inst.kind));
             continue;
         };
         let file_docs = docs.entry(inst.file.clone()).or_insert_with(|| {
@@ -168,10 +155,7 @@ fn valid_instances_round_trip_through_their_generated_types() {
         let input = file_docs[inst.doc_index].value.clone();
         let mut expected = input.clone();
         if let Err(e) = normalize_resource(&mut expected, schema) {
-            failed.push(format!(
-                "{}#{}: metadata does not decode: {e:?}",
-                inst.file, inst.doc_index
-            ));
+            failed.push(format!("{}#{}: metadata does not decode: {e:?}", inst.file, inst.doc_index));
             continue;
         }
         let mut why = Vec::new();
@@ -191,12 +175,9 @@ fn valid_instances_round_trip_through_their_generated_types() {
             )),
             Some(Err(e)) => failed.push(format!("{}#{}: does not deserialize: {e}", inst.file, inst.doc_index)),
             Some(Ok(actual)) if same(&expected, &actual) => passed += 1,
-            Some(Ok(actual)) => failed.push(format!(
-                "{}#{}: {}",
-                inst.file,
-                inst.doc_index,
-                first_difference(&expected, &actual, "")
-            )),
+            Some(Ok(actual)) => {
+                failed.push(format!("{}#{}: {}", inst.file, inst.doc_index, first_difference(&expected, &actual, "")))
+            }
         }
     }
     println!(
@@ -205,11 +186,8 @@ fn valid_instances_round_trip_through_their_generated_types() {
         no_type.len(),
         refused.len()
     );
-    for f in refused
-        .iter()
-        .map(|r| format!("refused by the apiserver: {r}"))
-        .chain(no_type)
-        .chain(failed.iter().cloned())
+    for f in
+        refused.iter().map(|r| format!("refused by the apiserver: {r}")).chain(no_type).chain(failed.iter().cloned())
     {
         println!("  {f}");
     }

@@ -24,11 +24,8 @@ fn generated_code_matches_the_golden_files() {
     for fixture in fixtures() {
         let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
         // Relative paths keep the @generated header independent of the checkout's location.
-        let relative = PathBuf::from("fixtures").join(
-            fixture
-                .strip_prefix(kubeskema_tests::repo_dir().join("fixtures"))
-                .unwrap(),
-        );
+        let relative =
+            PathBuf::from("fixtures").join(fixture.strip_prefix(kubeskema_tests::repo_dir().join("fixtures")).unwrap());
         let generation =
             kubeskema_tests::in_repo_root(|| pipeline::run(std::slice::from_ref(&relative), Options::default()))
                 .unwrap_or_else(|d| panic!("{} does not generate:\n{d}", fixture.display()));
@@ -65,21 +62,13 @@ mod golden_files_compile {
         .unwrap();
         let spec = w.spec.as_ref().unwrap();
         assert_eq!(spec.replicas, 1, "default applied");
-        assert_eq!(
-            spec.ports.as_ref().unwrap()[0].protocol,
-            Protocol::Tcp,
-            "nested default applied"
-        );
+        assert_eq!(spec.ports.as_ref().unwrap()[0].protocol, Protocol::Tcp, "nested default applied");
         assert_eq!(
             spec.source.as_ref().unwrap().one_of(),
             Some(SourceOneOf::Git(&"https://example.com/r.git".to_owned()))
         );
         let back = serde_json::to_value(&w).unwrap();
-        assert_eq!(
-            back["spec"]["config"],
-            serde_json::json!({"mode": "x", "extra": 1}),
-            "unknown fields preserved"
-        );
+        assert_eq!(back["spec"]["config"], serde_json::json!({"mode": "x", "extra": 1}), "unknown fields preserved");
         assert_eq!(Widget::API_VERSION, "example.com/v1");
     }
 }

@@ -21,12 +21,7 @@ const MANIFEST: &str = r#"{
 fn main() {
     let widget: Widget = serde_json::from_str(MANIFEST).expect("the manifest fits the schema");
     let spec = widget.spec.as_ref().expect("spec is set");
-    println!(
-        "{} {:?} with {} replicas (schema default)",
-        Widget::KIND,
-        spec.r#type,
-        spec.replicas
-    );
+    println!("{} {:?} with {} replicas (schema default)", Widget::KIND, spec.r#type, spec.replicas);
     if let Some(SourceOneOf::Oci(image)) = spec.source.as_ref().and_then(|s| s.one_of()) {
         println!("from image {image}");
     }

@@ -12,14 +12,8 @@ use kubeskema_codegen::write::{Dependency, write_crate};
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let crds = args
-        .next()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| kubeskema_tests::corpus_dir().join("crds"));
-    let out = args
-        .next()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| kubeskema_tests::repo_dir().join("target/corpus-crate"));
+    let crds = args.next().map(PathBuf::from).unwrap_or_else(|| kubeskema_tests::corpus_dir().join("crds"));
+    let out = args.next().map(PathBuf::from).unwrap_or_else(|| kubeskema_tests::repo_dir().join("target/corpus-crate"));
     let docs = std::env::var_os("KUBESKEMA_NO_DOCS").is_none();
     let started = Instant::now();
     let mut folders: Vec<PathBuf> = std::fs::read_dir(&crds)
@@ -31,14 +25,7 @@ fn main() {
     let (mut modules, mut crd_count, mut versions, mut refused) = (Vec::new(), 0, 0, 0);
     for folder in &folders {
         let prefix = module_name(&folder.file_name().unwrap_or_default().to_string_lossy());
-        match pipeline::run(
-            std::slice::from_ref(folder),
-            Options {
-                docs,
-                keep_going: true,
-                skip_non_crds: false,
-            },
-        ) {
+        match pipeline::run(std::slice::from_ref(folder), Options { docs, keep_going: true, skip_non_crds: false }) {
             Ok(generation) => {
                 crd_count += generation.crd_count;
                 for d in &generation.refused {
@@ -63,13 +50,8 @@ fn main() {
         }
     }
     let elapsed = started.elapsed();
-    write_crate(
-        &out,
-        "kubeskema-corpus",
-        &Dependency::default_for_this_build(),
-        &modules,
-    )
-    .expect("the crate is written");
+    write_crate(&out, "kubeskema-corpus", &Dependency::default_for_this_build(), &modules)
+        .expect("the crate is written");
     let types: usize = modules.iter().map(|m| m.types).sum();
     let lines: usize = modules.iter().map(|m| m.code.lines().count()).sum();
     let bytes: usize = modules.iter().map(|m| m.code.len()).sum();
