@@ -123,8 +123,37 @@ impl BadValue {
                 _ => BadValue::Float(n.as_f64().unwrap_or_default()),
             },
             Value::String(s) => BadValue::Str(s.clone()),
-            other => BadValue::Json(other.to_string()),
+            other => BadValue::Json(go_json(other)),
         }
+    }
+}
+
+/// JSON as Go's `encoding/json` writes it: keys sorted, whole floats without a fraction
+/// (`1.0` → `1`), exponents for very large or small magnitudes.
+pub fn go_json(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or_default();
+            let abs = f.abs();
+            if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+                let s = format!("{f:e}");
+                let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+                let e: i32 = e.parse().unwrap_or(0);
+                format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+            } else {
+                let s = format!("{f}");
+                s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
+            }
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(go_json).collect::<Vec<_>>().join(",")),
+        Value::Object(map) => {
+            // serde_json's map is sorted by key already.
+            let fields: Vec<String> =
+                map.iter().map(|(k, v)| format!("{}:{}", Value::String(k.clone()), go_json(v))).collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        other => other.to_string(),
     }
 }
 
@@ -271,6 +300,14 @@ impl fmt::Display for Issue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_json_writes_floats_as_go_does() {
+        assert_eq!(
+            go_json(&serde_json::json!({"b": 1.0, "a": [2.5, 1e21, 0.0000001]})),
+            r#"{"a":[2.5,1e+21,1e-07],"b":1}"#
+        );
+    }
 
     #[test]
     fn floats_print_as_go_prints_them() {

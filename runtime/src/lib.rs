@@ -25,6 +25,8 @@ pub mod crd;
 #[cfg(feature = "dynamic")]
 pub mod default;
 #[cfg(feature = "dynamic")]
+pub mod listtype;
+#[cfg(feature = "dynamic")]
 pub mod normalize;
 #[cfg(feature = "dynamic")]
 pub mod openapi;

@@ -1,0 +1,189 @@
+//! `x-kubernetes-list-type` uniqueness (`apiextensions-apiserver/pkg/apiserver/schema/listtype`,
+//! semantics §8), over a JSON value and its schema, with field paths (`spec.m[key].l[2]`).
+//!
+//! - `set`: scalars are compared as Go compares decoded values, so the int `1` and the float
+//!   `1.0` differ [quirk]; objects and arrays by their canonical JSON, where `1.0` is written
+//!   `1`. Only the second occurrence of a value is reported; later ones are silent.
+//! - `map`: every element must be an object (or null): the first one that is not is reported
+//!   and the list is not checked further. Elements are identified by their key fields, a
+//!   missing key being different from a `null` one; again only the second occurrence.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
+use crate::path::Path;
+use crate::schema::Schema;
+
+/// Every list-type problem of `value` against `schema`, walking properties, map values and
+/// list items (lists of lists are checked at every level).
+pub fn validate(value: &Value, schema: &Schema) -> Vec<Issue> {
+    let mut out = Vec::new();
+    walk(value, schema, &Path::root(), &mut out);
+    out
+}
+
+fn walk(value: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if let Some(p) = s.properties.get(k) {
+                    walk(v, p, &path.key(k), out);
+                } else if let Some(a) = s.additional_properties_schema() {
+                    walk(v, a, &path.map_key(k), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            match s.list_type.as_deref() {
+                Some("set") => check_set(items, path, out),
+                Some("map") => check_map(items, &s.list_map_keys, path, out),
+                _ => {}
+            }
+            if let Some(item_schema) = s.items.as_deref() {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, item_schema, &path.index(i), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn duplicate(path: &Path, value: BadValue) -> Issue {
+    Issue::new(ErrorType::Duplicate, path, "x-kubernetes-list-type", value, "").in_form(PathForm::Field)
+}
+
+/// The identity of a set element: scalars keep their decoded Go type, composites their
+/// canonical JSON.
+fn set_identity(v: &Value) -> String {
+    match v {
+        Value::Null => "n".into(),
+        Value::Bool(b) => format!("b{b}"),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => format!("i{i}"),
+            None => format!("f{}", n.as_f64().unwrap_or_default().to_bits()),
+        },
+        Value::String(s) => format!("s{s}"),
+        composite => format!("j{}", go_json(composite)),
+    }
+}
+
+fn check_set(items: &[Value], path: &Path, out: &mut Vec<Issue>) {
+    let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = set_identity(item);
+        if !seen.insert(id.clone()) && reported.insert(id) {
+            out.push(duplicate(&path.index(i), BadValue::of(item)));
+        }
+    }
+}
+
+fn check_map(items: &[Value], keys: &[String], path: &Path, out: &mut Vec<Issue>) {
+    if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !(v.is_object() || v.is_null())) {
+        out.push(
+            Issue::new(
+                ErrorType::Invalid,
+                &path.index(i),
+                "x-kubernetes-list-type",
+                BadValue::of(bad),
+                "must be an object for an array of list-type map",
+            )
+            .in_form(PathForm::Field),
+        );
+        return;
+    }
+    let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let empty = Map::new();
+        let obj = item.as_object().unwrap_or(&empty);
+        // The key tuple: each key's value, or "unspecified" (not the same as null).
+        let id: Vec<String> = keys.iter().map(|k| obj.get(k).map_or_else(|| "u".to_owned(), set_identity)).collect();
+        if !seen.insert(id.clone()) && reported.insert(id) {
+            let shown: Map<String, Value> =
+                keys.iter().filter_map(|k| obj.get(k).map(|v| (k.clone(), v.clone()))).collect();
+            out.push(duplicate(&path.index(i), BadValue::Json(go_json(&Value::Object(shown)))));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn issues(schema: Value, value: Value) -> Vec<String> {
+        let (s, errors) = Schema::parse(&schema, "");
+        assert!(errors.is_empty(), "{errors:?}");
+        validate(&value, &s).iter().map(ToString::to_string).collect()
+    }
+
+    fn set_of(items: Value) -> Value {
+        json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "s": {"type": "array", "x-kubernetes-list-type": "set", "items": items}}}}})
+    }
+
+    #[test]
+    fn sets_report_the_second_occurrence_only() {
+        let schema = set_of(json!({"type": "string"}));
+        assert!(issues(schema.clone(), json!({"spec": {"s": ["a", "b"]}})).is_empty());
+        assert_eq!(
+            issues(schema, json!({"spec": {"s": ["a", "b", "a", "a"]}})),
+            vec!["spec.s[2]: Duplicate value: \"a\""]
+        );
+    }
+
+    #[test]
+    fn set_identity_follows_go_types() {
+        let schema = set_of(json!({"type": "number"}));
+        assert!(
+            issues(schema.clone(), json!({"spec": {"s": [1, 1.0]}})).is_empty(),
+            "[quirk] int 1 and float 1.0 differ"
+        );
+        let objects = set_of(
+            json!({"type": "object", "x-kubernetes-map-type": "atomic", "x-kubernetes-preserve-unknown-fields": true}),
+        );
+        assert_eq!(
+            issues(objects, json!({"spec": {"s": [{"a": 1}, {"a": 1.0}]}})),
+            vec!["spec.s[1]: Duplicate value: {\"a\":1}"],
+            "objects compare by canonical JSON, where 1.0 is 1"
+        );
+    }
+
+    #[test]
+    fn maps_identify_elements_by_their_keys() {
+        let schema = json!({"type": "object", "properties": {"l": {"type": "array",
+            "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "port"],
+            "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}}}}});
+        assert_eq!(
+            issues(
+                schema.clone(),
+                json!({"l": [{"name": "a", "port": 1}, {"name": "a", "port": 2}, {"name": "a", "port": 1, "x": 0}]})
+            ),
+            vec!["l[2]: Duplicate value: {\"name\":\"a\",\"port\":1}"]
+        );
+        assert!(
+            issues(schema.clone(), json!({"l": [{"name": "a"}, {"name": "a", "port": null}]})).is_empty(),
+            "missing differs from null"
+        );
+        assert_eq!(
+            issues(schema.clone(), json!({"l": [{"name": "a"}, {"name": "a"}]})),
+            vec!["l[1]: Duplicate value: {\"name\":\"a\"}"]
+        );
+        assert_eq!(
+            issues(schema, json!({"l": ["a", {"name": "a"}, 3, {"name": "a"}]})),
+            vec!["l[0]: Invalid value: \"a\": must be an object for an array of list-type map"],
+            "the first non-object stops the check"
+        );
+    }
+
+    #[test]
+    fn lists_under_map_values_print_field_paths() {
+        let schema = json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties":
+            {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}});
+        assert_eq!(issues(schema, json!({"m": {"a.b": ["x", "x"]}})), vec!["m[a.b][1]: Duplicate value: \"x\""]);
+    }
+}
