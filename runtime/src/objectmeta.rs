@@ -1,0 +1,291 @@
+//! TypeMeta and root ObjectMeta validation of a custom resource on create (semantics §6.1,
+//! `apimachinery/pkg/api/validation/objectmeta.go`, `pkg/util/validation/validation.go`),
+//! with the apiserver's messages.
+//!
+//! Offline, a namespaced object without `metadata.namespace` is not an error: the apiserver
+//! takes the namespace from the request (kubectl's context), before validating.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::path::Path;
+
+static DNS1123_SUBDOMAIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$").expect("valid"));
+static DNS1123_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").expect("valid"));
+static QUALIFIED_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$").expect("valid"));
+static LABEL_VALUE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$").expect("valid"));
+
+const SUBDOMAIN_FORMAT: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_FORMAT: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const QUALIFIED_NAME_FORMAT: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_FORMAT: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+/// The most bytes of annotation keys and values together.
+pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// `IsDNS1123Subdomain`.
+pub fn dns1123_subdomain(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.len() > 253 {
+        out.push("must be no more than 253 characters".into());
+    }
+    if !DNS1123_SUBDOMAIN.is_match(s) {
+        out.push(SUBDOMAIN_FORMAT.into());
+    }
+    out
+}
+
+/// `IsDNS1123Label`.
+pub fn dns1123_label(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.len() > 63 {
+        out.push("must be no more than 63 characters".into());
+    }
+    if !DNS1123_LABEL.is_match(s) {
+        out.push(LABEL_FORMAT.into());
+    }
+    out
+}
+
+/// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
+pub fn qualified_name(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let parts: Vec<&str> = s.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                out.push("prefix part must be non-empty".into());
+            } else {
+                out.extend(dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
+            }
+            *name
+        }
+        _ => {
+            return vec![format!(
+                "a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            )];
+        }
+    };
+    if name.is_empty() {
+        out.push("name part must be non-empty".into());
+    } else if name.len() > 63 {
+        out.push("name part must be no more than 63 characters".into());
+    }
+    if !QUALIFIED_NAME.is_match(name) {
+        out.push(format!("name part {QUALIFIED_NAME_FORMAT}"));
+    }
+    out
+}
+
+/// `IsValidLabelValue`.
+pub fn label_value(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.len() > 63 {
+        out.push("must be no more than 63 characters".into());
+    }
+    if !LABEL_VALUE.is_match(s) {
+        out.push(LABEL_VALUE_FORMAT.into());
+    }
+    out
+}
+
+fn invalid(path: &Path, keyword: &'static str, value: &str, msg: String) -> Issue {
+    Issue::new(ErrorType::Invalid, path, keyword, BadValue::Str(value.to_owned()), msg).in_form(PathForm::Field)
+}
+
+/// TypeMeta: `kind` and `apiVersion` must be the CRD's.
+pub fn validate_type_meta(object: &Value, kind: &str, api_version: &str) -> Vec<Issue> {
+    let mut out = Vec::new();
+    for (key, want) in [("kind", kind), ("apiVersion", api_version)] {
+        let got = object.get(key).and_then(Value::as_str).unwrap_or_default();
+        if got != want {
+            out.push(invalid(&Path::root().key(key), "typemeta", got, format!("must be {want}")));
+        }
+    }
+    out
+}
+
+/// Root ObjectMeta on create: name or generateName, namespace by scope, labels, annotations,
+/// finalizers, generation.
+pub fn validate_object_meta(object: &Value, namespaced: bool) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let meta_path = Path::root().key("metadata");
+    let meta = object.get("metadata").cloned().unwrap_or(Value::Null);
+    let text = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let (name, generate_name) = (text("name"), text("generateName"));
+    if !generate_name.is_empty() {
+        // A prefix may end in '-' (the apiserver masks a trailing dash before checking).
+        let masked = match generate_name.strip_suffix('-') {
+            Some(rest) if !rest.is_empty() => format!("{rest}a"),
+            _ => generate_name.clone(),
+        };
+        for msg in dns1123_subdomain(&masked) {
+            out.push(invalid(&meta_path.key("generateName"), "metadata", &generate_name, msg));
+        }
+    }
+    if name.is_empty() {
+        if generate_name.is_empty() {
+            out.push(
+                Issue::new(
+                    ErrorType::Required,
+                    &meta_path.key("name"),
+                    "metadata",
+                    BadValue::Omit,
+                    "name or generateName is required",
+                )
+                .in_form(PathForm::Field),
+            );
+        }
+    } else {
+        for msg in dns1123_subdomain(&name) {
+            out.push(invalid(&meta_path.key("name"), "metadata", &name, msg));
+        }
+    }
+    let namespace = text("namespace");
+    if !namespace.is_empty() {
+        if namespaced {
+            for msg in dns1123_label(&namespace) {
+                out.push(invalid(&meta_path.key("namespace"), "metadata", &namespace, msg));
+            }
+        } else {
+            out.push(
+                Issue::new(
+                    ErrorType::Forbidden,
+                    &meta_path.key("namespace"),
+                    "metadata",
+                    BadValue::Omit,
+                    "not allowed on this type",
+                )
+                .in_form(PathForm::Field),
+            );
+        }
+    }
+    if let Some(labels) = meta.get("labels").and_then(Value::as_object) {
+        let path = meta_path.key("labels");
+        for (k, v) in labels {
+            out.extend(qualified_name(k).into_iter().map(|m| invalid(&path, "metadata", k, m)));
+            let v = v.as_str().unwrap_or_default();
+            out.extend(label_value(v).into_iter().map(|m| invalid(&path, "metadata", v, m)));
+        }
+    }
+    if let Some(annotations) = meta.get("annotations").and_then(Value::as_object) {
+        let path = meta_path.key("annotations");
+        let mut total = 0;
+        for (k, v) in annotations {
+            out.extend(qualified_name(&k.to_lowercase()).into_iter().map(|m| invalid(&path, "metadata", k, m)));
+            total += k.len() + v.as_str().map_or(0, str::len);
+        }
+        if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+            out.push(
+                Issue::new(
+                    ErrorType::TooLong,
+                    &path,
+                    "metadata",
+                    BadValue::Omit,
+                    format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+                )
+                .in_form(PathForm::Field),
+            );
+        }
+    }
+    if let Some(finalizers) = meta.get("finalizers").and_then(Value::as_array) {
+        for (i, f) in finalizers.iter().enumerate() {
+            let f = f.as_str().unwrap_or_default();
+            out.extend(
+                qualified_name(f).into_iter().map(|m| invalid(&meta_path.key("finalizers").index(i), "metadata", f, m)),
+            );
+        }
+    }
+    if let Some(generation) = meta.get("generation").and_then(Value::as_i64).filter(|g| *g < 0) {
+        out.push(
+            Issue::new(
+                ErrorType::Invalid,
+                &meta_path.key("generation"),
+                "metadata",
+                BadValue::Int(generation),
+                "must be greater than or equal to 0",
+            )
+            .in_form(PathForm::Field),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta(m: Value, namespaced: bool) -> Vec<String> {
+        validate_object_meta(&json!({"metadata": m}), namespaced).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn names_follow_dns_subdomain_rules() {
+        assert!(meta(json!({"name": "my-app.v1"}), true).is_empty());
+        assert_eq!(meta(json!({}), true), vec!["metadata.name: Required value: name or generateName is required"]);
+        assert!(meta(json!({"generateName": "job-"}), true).is_empty(), "a prefix may end in a dash");
+        assert_eq!(
+            meta(json!({"name": "My_App"}), true),
+            vec![format!("metadata.name: Invalid value: \"My_App\": {SUBDOMAIN_FORMAT}")]
+        );
+        assert_eq!(
+            meta(json!({"name": "a".repeat(254)}), true)[0],
+            format!("metadata.name: Invalid value: \"{}\": must be no more than 253 characters", "a".repeat(254))
+        );
+    }
+
+    #[test]
+    fn namespaces_follow_the_scope() {
+        assert!(meta(json!({"name": "a", "namespace": "default"}), true).is_empty());
+        assert_eq!(
+            meta(json!({"name": "a", "namespace": "default"}), false),
+            vec!["metadata.namespace: Forbidden: not allowed on this type"]
+        );
+        assert_eq!(
+            meta(json!({"name": "a", "namespace": "Bad"}), true),
+            vec![format!("metadata.namespace: Invalid value: \"Bad\": {LABEL_FORMAT}")]
+        );
+    }
+
+    #[test]
+    fn labels_and_annotations_are_qualified_names() {
+        assert!(meta(json!({"name": "a", "labels": {"app.kubernetes.io/name": "web", "tier": ""}}), true).is_empty());
+        assert_eq!(
+            meta(json!({"name": "a", "labels": {"a/b/c": "ok", "k": "has space"}}), true),
+            vec![
+                format!(
+                    "metadata.labels: Invalid value: \"a/b/c\": a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+                ),
+                format!("metadata.labels: Invalid value: \"has space\": {LABEL_VALUE_FORMAT}"),
+            ]
+        );
+        assert!(
+            meta(json!({"name": "a", "annotations": {"Example.COM/Key": "any value at all"}}), true).is_empty(),
+            "checked lowercased"
+        );
+        let big = "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT);
+        assert_eq!(
+            meta(json!({"name": "a", "annotations": {"k": big}}), true),
+            vec!["metadata.annotations: Too long: may not be more than 262144 bytes"]
+        );
+    }
+
+    #[test]
+    fn type_meta_must_match_the_crd() {
+        let issues: Vec<String> =
+            validate_type_meta(&json!({"apiVersion": "example.com/v2", "kind": "Widget"}), "Widget", "example.com/v1")
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+        assert_eq!(issues, vec!["apiVersion: Invalid value: \"example.com/v2\": must be example.com/v1"]);
+    }
+}

@@ -1,0 +1,197 @@
+//! The apiserver's handling of a custom resource on create, in its order (semantics §0):
+//! decode normalization (metadata, pruning, nulls, defaults), then validation: TypeMeta (which
+//! stops the rest when wrong), root ObjectMeta, OpenAPI values, list types, and the CEL gate.
+//!
+//! ```
+//! # use serde_json::json;
+//! let (crd, _) = kubeskema::crd::Crd::parse(&json!({
+//!     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+//!     "metadata": {"name": "widgets.example.com"},
+//!     "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "scope": "Namespaced",
+//!              "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+//!                  "type": "object", "properties": {"spec": {"type": "object", "properties": {
+//!                      "replicas": {"type": "integer", "maximum": 10}}}}}}}]}
+//! }));
+//! let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);
+//! let outcome = validator.validate_create(&json!({
+//!     "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"replicas": 11}}));
+//! assert_eq!(outcome.issues[0].to_string(),
+//!     "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10");
+//! ```
+
+use serde_json::Value;
+
+use crate::crd::{Crd, CrdVersion};
+use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::normalize::normalize_resource;
+use crate::objectmeta::{validate_object_meta, validate_type_meta};
+use crate::openapi::OpenApiValidator;
+use crate::path::Path;
+use crate::schema::Schema;
+
+/// What validating one object found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The object as the apiserver would go on with it (normalized).
+    pub object: Value,
+    /// Unknown fields pruned (`spec.foo`), sorted: what strict field validation reports.
+    pub pruned: Vec<String>,
+    /// Every issue, in the apiserver's order.
+    pub issues: Vec<Issue>,
+}
+
+/// Validates objects of one CRD version; build once, use for many objects.
+pub struct ResourceValidator<'a> {
+    crd: &'a Crd,
+    version: &'a CrdVersion,
+    openapi: Option<OpenApiValidator<'a>>,
+    has_rules: bool,
+}
+
+fn has_rules(s: &Schema) -> bool {
+    !s.validations.is_empty() || s.children().any(has_rules)
+}
+
+impl<'a> ResourceValidator<'a> {
+    /// A validator for `version` of `crd`.
+    pub fn new(crd: &'a Crd, version: &'a CrdVersion) -> Self {
+        let schema = version.schema.as_ref();
+        ResourceValidator {
+            crd,
+            version,
+            openapi: schema.map(OpenApiValidator::new),
+            has_rules: schema.is_some_and(has_rules),
+        }
+    }
+
+    /// The `apiVersion` objects of this version carry.
+    pub fn api_version(&self) -> String {
+        format!("{}/{}", self.crd.group, self.version.name)
+    }
+
+    /// Validates an object as the apiserver does on create.
+    pub fn validate_create(&self, object: &Value) -> Outcome {
+        let mut obj = object.clone();
+        let mut issues = Vec::new();
+        let mut pruned = Vec::new();
+        if let Some(schema) = self.version.schema.as_ref() {
+            match normalize_resource(&mut obj, schema) {
+                Ok(n) => pruned = n.pruned,
+                Err(e) => {
+                    // The apiserver cannot decode the object at all (400).
+                    let path = e.path.split('.').fold(Path::root(), |p, k| p.key(k));
+                    issues.push(
+                        Issue::new(ErrorType::Invalid, &path, "metadata", BadValue::Omit, e.message)
+                            .in_form(PathForm::Field),
+                    );
+                    return Outcome { object: obj, pruned, issues };
+                }
+            }
+        }
+        let type_meta = validate_type_meta(&obj, &self.crd.names.kind, &self.api_version());
+        if !type_meta.is_empty() {
+            return Outcome { object: obj, pruned, issues: type_meta };
+        }
+        issues.extend(validate_object_meta(&obj, self.crd.is_namespaced()));
+        if let (Some(openapi), Some(schema)) = (&self.openapi, &self.version.schema) {
+            issues.extend(openapi.validate(&obj));
+            issues.extend(crate::listtype::validate(&obj, schema));
+        }
+        // CEL rules do not run while a blocking error stands; the apiserver says so once.
+        if self.has_rules && issues.iter().any(|i| i.error_type.blocks_cel()) {
+            issues.push(
+                Issue::new(
+                    ErrorType::Invalid,
+                    &Path::root(),
+                    "x-kubernetes-validations",
+                    BadValue::Null,
+                    "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+                )
+                .in_form(PathForm::Base),
+            );
+        }
+        Outcome { object: obj, pruned, issues }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crd(schema: Value) -> Crd {
+        Crd::parse(&json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "scope": "Namespaced",
+                     "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": schema}}]}
+        }))
+        .0
+    }
+
+    fn issues(crd: &Crd, object: Value) -> Vec<String> {
+        ResourceValidator::new(crd, &crd.versions[0])
+            .validate_create(&object)
+            .issues
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn validation_sees_the_normalized_object() {
+        let c = crd(json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["replicas"],
+            "properties": {"replicas": {"type": "integer", "default": 1}, "mode": {"type": "string"}}}}}));
+        let v = ResourceValidator::new(&c, &c.versions[0]);
+        let out = v
+            .validate_create(&json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"mode": null, "extra": 1}}));
+        assert!(out.issues.is_empty(), "{:?}", out.issues);
+        assert_eq!(out.pruned, vec!["spec.extra"]);
+        assert_eq!(out.object["spec"], json!({"replicas": 1}), "null pruned, default applied");
+    }
+
+    #[test]
+    fn wrong_type_meta_stops_the_rest() {
+        let c = crd(json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["x"]}}}));
+        assert_eq!(
+            issues(&c, json!({"apiVersion": "example.com/v1", "kind": "Gadget", "spec": {}})),
+            vec!["kind: Invalid value: \"Gadget\": must be Widget"]
+        );
+    }
+
+    #[test]
+    fn metadata_values_and_list_types_in_the_apiservers_order() {
+        let c = crd(json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "n": {"type": "integer", "minimum": 1},
+            "l": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}}}));
+        assert_eq!(
+            issues(&c, json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"n": 0, "l": ["a", "a"]}})),
+            vec![
+                "metadata.name: Required value: name or generateName is required",
+                "spec.n: Invalid value: 0: spec.n in body should be greater than or equal to 1",
+                "spec.l[1]: Duplicate value: \"a\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn blocking_errors_gate_cel_with_one_extra_error() {
+        let c = crd(json!({"type": "object", "properties": {"spec": {"type": "object",
+            "x-kubernetes-validations": [{"rule": "self.n > 0"}],
+            "properties": {"n": {"type": "integer", "minimum": 5}, "m": {"type": "string", "enum": ["a"]}}}}}));
+        let base = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+        let mut minimum_only = base.clone();
+        minimum_only["spec"] = json!({"n": 1});
+        assert_eq!(issues(&c, minimum_only).len(), 1, "minimum does not block CEL");
+        let mut with_enum = base;
+        with_enum["spec"] = json!({"m": "b"});
+        assert_eq!(
+            issues(&c, with_enum),
+            vec![
+                "spec.m: Unsupported value: \"b\": supported values: \"a\"",
+                "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ]
+        );
+    }
+}
