@@ -51,6 +51,18 @@ pub enum Command {
         #[arg(long)]
         skip_non_crds: bool,
     },
+    /// Validate manifests against CRDs as the apiserver would, without a cluster.
+    Validate {
+        /// CRD files or folders (repeatable; documents that are not CRDs are skipped).
+        #[arg(long = "crd", required = true)]
+        crds: Vec<PathBuf>,
+        /// `human` (default) or `json` (one object per line per issue).
+        #[arg(long, default_value = "human")]
+        output: String,
+        /// Manifest files or folders (`-` reads standard input).
+        #[arg(required = true)]
+        manifests: Vec<PathBuf>,
+    },
     /// Check CRDs as the apiserver does (structural schema rules) without generating.
     Check {
         /// CRD files or folders.
@@ -81,6 +93,26 @@ fn relative_to(target: &std::path::Path, base: &std::path::Path) -> PathBuf {
         out.push(c);
     }
     out
+}
+
+/// Prints one line to standard output; a closed pipe (`| head`) ends the program quietly
+/// instead of panicking.
+fn say(line: impl std::fmt::Display) {
+    use std::io::Write;
+    if writeln!(std::io::stdout().lock(), "{line}").is_err() {
+        std::process::exit(0);
+    }
+}
+
+fn output_is_json(output: &str) -> Option<bool> {
+    match output {
+        "json" => Some(true),
+        "human" => Some(false),
+        other => {
+            eprintln!("error: --output must be `human` or `json`, not `{other}`");
+            None
+        }
+    }
 }
 
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
@@ -124,15 +156,30 @@ pub fn run(args: Args) -> i32 {
             );
             0
         }
-        Command::Check { paths, output, skip_non_crds } => {
-            let json = match output.as_str() {
-                "json" => true,
-                "human" => false,
-                other => {
-                    eprintln!("error: --output must be `human` or `json`, not `{other}`");
+        Command::Validate { crds, output, manifests } => {
+            let Some(json) = output_is_json(&output) else { return 2 };
+            let findings = match crate::manifests::validate(&crds, &manifests) {
+                Ok(f) => f,
+                Err(diags) => {
+                    eprintln!("{diags}");
                     return 2;
                 }
             };
+            for f in &findings {
+                if json {
+                    say(f.to_json());
+                } else {
+                    say(f.human());
+                }
+            }
+            let errors = findings.iter().filter(|f| f.level == crate::manifests::Level::Error).count();
+            if !json {
+                eprintln!("{errors} errors, {} warnings", findings.len() - errors);
+            }
+            i32::from(errors > 0)
+        }
+        Command::Check { paths, output, skip_non_crds } => {
+            let Some(json) = output_is_json(&output) else { return 2 };
             let diags = match pipeline::run(&paths, pipeline::Options { docs: false, keep_going: false, skip_non_crds })
             {
                 Ok(g) => g.warnings,
@@ -147,9 +194,9 @@ pub fn run(args: Args) -> i32 {
                         "crd": d.crd, "version": d.version, "field": d.field,
                         "type": d.kind, "message": d.message,
                     });
-                    println!("{line}");
+                    say(line);
                 } else {
-                    println!("{d}");
+                    say(d);
                 }
             }
             if diags.iter().any(|d| d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax")) {

@@ -22,6 +22,7 @@ pub mod cli;
 pub mod diagnostic;
 pub mod emit;
 pub mod load;
+pub mod manifests;
 pub mod model;
 mod names;
 pub mod pipeline;

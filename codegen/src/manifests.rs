@@ -1,0 +1,179 @@
+//! Validating manifests against CRDs without a cluster: what `cargo kubeskema validate` does.
+//! Every document of every manifest file is matched to a CRD version by `apiVersion` and
+//! `kind` and validated as the apiserver validates it on create; each issue is placed at the
+//! line and column it came from.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use kubeskema::validate::ResourceValidator;
+use kubeskema::yaml::Pos;
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::load::{LoadedCrd, expand_paths, load_crds, parse_text, read_text};
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The apiserver would refuse the object.
+    Error,
+    /// The apiserver would accept the object and warn (unknown or duplicate fields, with its
+    /// default `fieldValidation=Warn`).
+    Warning,
+}
+
+/// One finding about one document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// Error or warning.
+    pub level: Level,
+    /// The manifest file.
+    pub file: PathBuf,
+    /// 0-based document index in the file.
+    pub document: usize,
+    /// Where, when known.
+    pub pos: Option<Pos>,
+    /// The object's `apiVersion`.
+    pub api_version: String,
+    /// The object's `kind`.
+    pub kind: String,
+    /// The object's `metadata.name`.
+    pub name: String,
+    /// The field path as the apiserver prints it.
+    pub field: String,
+    /// The JSON pointer.
+    pub pointer: String,
+    /// The apiserver's error type (`FieldValueInvalid`), or `NoSchema`, `UnknownField`,
+    /// `DuplicateField`.
+    pub kind_of_issue: String,
+    /// The text after the path.
+    pub detail: String,
+    /// The whole message as the apiserver prints it.
+    pub message: String,
+}
+
+impl Finding {
+    /// The finding as one JSON object (the `--output json` contract).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "file": self.file.display().to_string(),
+            "document": self.document,
+            "line": self.pos.map(|p| p.line),
+            "column": self.pos.map(|p| p.column),
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "name": self.name,
+            "field": self.field,
+            "pointer": self.pointer,
+            "type": self.kind_of_issue,
+            "detail": self.detail,
+            "message": self.message,
+            "level": match self.level { Level::Error => "error", Level::Warning => "warning" },
+        })
+    }
+
+    /// The finding as a compiler-style line: `file:line:col: error: Kind/name: message`.
+    pub fn human(&self) -> String {
+        let at = match self.pos {
+            Some(p) => format!("{}:{p}", self.file.display()),
+            None => self.file.display().to_string(),
+        };
+        let level = match self.level {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        };
+        format!("{at}: {level}: {}/{}: {}", self.kind, self.name, self.message)
+    }
+}
+
+/// Validates every manifest against the CRDs. `Err` when the CRDs cannot be used (unreadable,
+/// or refused by the apiserver's checks); per-document problems are findings.
+pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Vec<Finding>, Diagnostics> {
+    let mut diags = Vec::new();
+    let (crds, _) = load_crds(crd_paths, true, &mut diags);
+    let mut usable: HashMap<(String, String), (usize, usize)> = HashMap::new();
+    for (ci, loaded) in crds.iter().enumerate() {
+        let ok = crate::check::check_crd(loaded, &mut diags);
+        for (vi, v) in loaded.crd.versions.iter().enumerate() {
+            if ok[vi] {
+                usable.insert((format!("{}/{}", loaded.crd.group, v.name), loaded.crd.names.kind.clone()), (ci, vi));
+            }
+        }
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(Diagnostics(diags.into_iter().filter(Diagnostic::is_error).collect()));
+    }
+    let mut validators: HashMap<(usize, usize), ResourceValidator> = HashMap::new();
+    let mut findings = Vec::new();
+    let mut io = Vec::new();
+    for file in expand_paths(manifests, &mut io) {
+        let Some(text) = read_text(&file, &mut io) else { continue };
+        let Some(docs) = parse_text(&file, &text, &mut io) else { continue };
+        for doc in docs.iter().filter(|d| !d.value.is_null()) {
+            validate_document(&file, doc, &crds, &usable, &mut validators, &mut findings);
+        }
+    }
+    if !io.is_empty() {
+        return Err(Diagnostics(io));
+    }
+    Ok(findings)
+}
+
+fn validate_document<'c>(
+    file: &Path,
+    doc: &kubeskema::yaml::Document,
+    crds: &'c [LoadedCrd],
+    usable: &HashMap<(String, String), (usize, usize)>,
+    validators: &mut HashMap<(usize, usize), ResourceValidator<'c>>,
+    findings: &mut Vec<Finding>,
+) {
+    let text = |p: &str| doc.value.pointer(p).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let (api_version, kind, name) = (text("/apiVersion"), text("/kind"), text("/metadata/name"));
+    let finding = |level, pointer: &str, field: String, kind_of_issue: &str, detail: String, message: String| Finding {
+        level,
+        file: file.to_owned(),
+        document: doc.index,
+        pos: Some(doc.nearest_position(pointer)),
+        api_version: api_version.clone(),
+        kind: kind.clone(),
+        name: name.clone(),
+        field,
+        pointer: pointer.to_owned(),
+        kind_of_issue: kind_of_issue.to_owned(),
+        detail,
+        message,
+    };
+    let Some(&(ci, vi)) = usable.get(&(api_version.clone(), kind.clone())) else {
+        let message = format!("no CRD given for {api_version} {kind}");
+        findings.push(finding(Level::Error, "", String::new(), "NoSchema", message.clone(), message));
+        return;
+    };
+    for dup in &doc.duplicates {
+        let dotted = dup.pointer.trim_start_matches('/').replace('/', ".");
+        let message = format!("duplicate field {dotted:?}");
+        findings.push(Finding {
+            pos: Some(dup.pos),
+            ..finding(Level::Warning, &dup.pointer, dotted, "DuplicateField", message.clone(), message)
+        });
+    }
+    let validator =
+        validators.entry((ci, vi)).or_insert_with(|| ResourceValidator::new(&crds[ci].crd, &crds[ci].crd.versions[vi]));
+    let outcome = validator.validate_create(&doc.value);
+    for unknown in &outcome.pruned {
+        let pointer = format!("/{}", unknown.replace(['.', '['], "/").replace(']', ""));
+        let message = format!("unknown field {unknown:?}");
+        findings.push(finding(Level::Warning, &pointer, unknown.clone(), "UnknownField", message.clone(), message));
+    }
+    for issue in &outcome.issues {
+        let pointer = issue.path.pointer();
+        findings.push(finding(
+            Level::Error,
+            &pointer,
+            issue.field(),
+            issue.error_type.reason(),
+            issue.body(),
+            issue.to_string(),
+        ));
+    }
+}

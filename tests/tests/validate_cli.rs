@@ -1,0 +1,84 @@
+//! `cargo kubeskema validate`: manifests checked against CRDs with no cluster, each finding
+//! at its line and column with the apiserver's message, in the DESIGN.md output contract.
+
+use std::path::PathBuf;
+
+use kubeskema_codegen::cli::{Args, Command, run};
+use kubeskema_codegen::manifests::{Level, validate};
+
+fn fixture(rel: &str) -> PathBuf {
+    kubeskema_tests::repo_dir().join("fixtures").join(rel)
+}
+
+#[test]
+fn every_problem_of_every_document_is_found_at_its_place() {
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
+    let lines: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}:{} {} {}",
+                f.document,
+                f.pos.unwrap().line,
+                f.pos.unwrap().column,
+                f.kind_of_issue,
+                f.message
+            )
+        })
+        .collect();
+    let expected = [
+        "1:20:3 UnknownField unknown field \"spec.typo\"",
+        "1:19:3 FieldValueInvalid spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+        "1:18:3 FieldValueNotSupported spec.type: Unsupported value: \"Medium\": supported values: \"Small\", \"Large\", \"\"",
+        "1:24:7 FieldValueDuplicate spec.ports[1]: Duplicate value: {\"name\":\"http\"}",
+        "2:28:1 NoSchema no CRD given for example.com/v1 Gizmo",
+    ];
+    for e in expected {
+        assert!(lines.iter().any(|l| l == e), "missing {e:?} in {lines:#?}");
+    }
+    assert!(lines.iter().any(|l| l.starts_with("1:16:3 FieldValueInvalid metadata.name: Invalid value: \"Bad_Name\"")));
+    assert!(findings.iter().all(|f| f.document != 0), "the first widget is valid");
+    assert_eq!(findings.iter().filter(|f| f.level == Level::Warning).count(), 1);
+}
+
+#[test]
+fn json_lines_carry_the_contracts_fields() {
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
+    let json = findings[1].to_json();
+    for key in [
+        "file",
+        "document",
+        "line",
+        "column",
+        "apiVersion",
+        "kind",
+        "name",
+        "field",
+        "pointer",
+        "type",
+        "detail",
+        "message",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key} in {json}");
+    }
+    assert_eq!(json["kind"], "Widget");
+    assert_eq!(json["name"], "Bad_Name");
+}
+
+#[test]
+fn exit_status_says_what_happened() {
+    let validate = |crd: &str, manifest: &str| {
+        run(Args {
+            command: Command::Validate {
+                crds: vec![fixture(crd)],
+                output: "json".into(),
+                manifests: vec![fixture(manifest)],
+            },
+        })
+    };
+    assert_eq!(validate("crds", "manifests/good-widget.json"), 0, "no issues");
+    assert_eq!(validate("crds", "manifests/widgets.yaml"), 1, "issues found");
+    assert_eq!(validate("crds", "crds/widgets.yaml"), 1, "a CRD is not a Widget: NoSchema");
+    assert_eq!(validate("invalid/not_structural.yaml", "manifests/widgets.yaml"), 2, "CRDs the apiserver refuses");
+    assert_eq!(validate("crds", "manifests/missing.yaml"), 2, "unreadable input");
+}
