@@ -1,0 +1,224 @@
+//! The create pipeline (`ResourceValidator`) over the corpus: `valid` instances pass, except
+//! those listed below, each an upstream example the apiserver refuses as well; `invalid`
+//! instances are counted by whether the checks implemented so far catch them.
+//! `cargo test -p kubeskema-tests --release --features corpus --test corpus_validate -- --nocapture`.
+#![cfg(feature = "corpus")]
+
+use std::collections::HashMap;
+
+use kubeskema::crd::Crd;
+use kubeskema::validate::ResourceValidator;
+
+/// Upstream examples labelled `valid` that the apiserver refuses: placeholders left in docs
+/// snippets, partial snippets without required fields, names that break the schema's own
+/// patterns. `(file#document, why)`.
+const UPSTREAM_MISTAKES: &[(&str, &str)] = &[
+    (
+        "prometheus-operator__prometheus-operator/example/user-guides/scrapeclass/scrapeclass-example-definition.yaml#0",
+        "no metadata.name",
+    ),
+    (
+        "prometheus-operator__prometheus-operator/example/user-guides/scrapeclass/scrapeclass-example-podmonitor.yaml#0",
+        "no metadata.name",
+    ),
+    (
+        "prometheus-operator__prometheus-operator/example/user-guides/scrapeclass/scrapeclass-example-servicemonitor.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "argoproj__argo-cd/applicationset/examples/design-doc/applicationset-fasttemplate.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "argoproj__argo-cd/applicationset/examples/design-doc/applicationset.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "crossplane__crossplane/test/e2e/manifests/pkg/dependency-upgrade/no-valid/configuration-nop-revision.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "crossplane__crossplane/test/e2e/manifests/pkg/dependency-upgrade/no-valid/provider-revision.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "crossplane__crossplane/test/e2e/manifests/pkg/dependency-upgrade/no-valid/provider-revision.yaml#1",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/full-cluster-secret-store.yaml#0",
+        "every provider at once, against maxProperties: 1",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/gcpsm-sa-secret-store.yaml#0",
+        "a placeholder written as a YAML list ([PROJECT_ID])",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/gcpsm-wif-core-controller-secret-store.yaml#0",
+        "a placeholder written as a YAML list ([PROJECT_ID])",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/gcpsm-wif-iam-secret-store.yaml#0",
+        "a placeholder written as a YAML list ([PROJECT_ID])",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/gcpsm-wif-non-native-iam-secret-store.yaml#0",
+        "a placeholder written as a YAML list ([PROJECT_ID])",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/gcpsm-wif-sa-secret-store-with-explicit-name-and-location.yaml#0",
+        "a placeholder written as a YAML list ([PROJECT_ID])",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/generator-gcr.yaml#0",
+        "empty key and name, against minLength: 1",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/github-push-secret.yaml#0",
+        "an upper-case Secret name, against the schema pattern",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/ngrok-push-secret-with-metadata.yaml#0",
+        "an upper-case Secret name, against the schema pattern",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/ngrok-push-secret.yaml#0",
+        "an upper-case Secret name, against the schema pattern",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/onboardbase-generic-secret-store.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/oracle-instance-principal.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/oracle-principal-type.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/oracle-secret-store-pushsecret.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "external-secrets__external-secrets/docs/snippets/oracle-secret-store.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    ("kedacore__keda/config/samples/keda_v1alpha1_scaledjob.yaml#0", "a partial snippet: required fields left out"),
+    (
+        "tektoncd__pipeline/examples/v1/pipelineruns/optional-workspaces.yaml#1",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "tektoncd__pipeline/examples/v1/pipelineruns/optional-workspaces.yaml#2",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "strimzi__strimzi-kafka-operator/packaging/examples/metrics/kafka-connect-metrics.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "strimzi__strimzi-kafka-operator/packaging/examples/metrics/strimzi-metrics-reporter/kafka-connect-metrics.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    ("rook__rook/deploy/examples/object-multisite-pull-realm-test.yaml#1", "a <placeholder> left in"),
+    ("rook__rook/deploy/examples/object-multisite-pull-realm.yaml#1", "a <placeholder> left in"),
+    (
+        "aws__karpenter-provider-aws/examples/v1/windows-custom-userdata.yaml#0",
+        "group given as group/version, against the pattern ^[^/]*$",
+    ),
+    (
+        "kubernetes-sigs__jobset/site/static/examples/failure-policy/failjobset-action.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "kubernetes-sigs__jobset/site/static/examples/failure-policy/host-maintenance-event-model.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "kubernetes-sigs__jobset/site/static/examples/failure-policy/onjobfailurereasons-present-podfailurepolicy.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "kubernetes-sigs__jobset/site/static/examples/failure-policy/onjobfailurereasons-present.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "kubernetes-sigs__jobset/site/static/examples/failure-policy/restartjobset-action.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "kubernetes-sigs__jobset/site/static/examples/failure-policy/restartjobsetandignoremaxrestarts-action.yaml#0",
+        "a partial snippet: required fields left out",
+    ),
+    (
+        "grafana__grafana-operator/examples/dashboard/public-url/resources.yaml#0",
+        "an empty accessToken, against minLength: 36",
+    ),
+    (
+        "grafana__grafana-operator/tests/e2e/examples/crossnamespace/resources.yaml#2",
+        "a chainsaw template expression as namespace",
+    ),
+    (
+        "grafana__grafana-operator/tests/e2e/examples/crossnamespace/resources.yaml#3",
+        "a chainsaw template expression as namespace",
+    ),
+];
+
+#[test]
+fn the_pipeline_over_the_corpus() {
+    let corpus = kubeskema_tests::corpus_dir();
+    let mut crds: HashMap<String, Vec<Crd>> = HashMap::new();
+    let mut docs: HashMap<String, Vec<kubeskema::yaml::Document>> = HashMap::new();
+    let (mut clean, mut refused, mut caught, mut missed) = (0, Vec::new(), 0, Vec::new());
+    for inst in kubeskema_tests::instances() {
+        if inst.expect != "valid" && inst.expect != "invalid" {
+            continue;
+        }
+        let list = crds.entry(inst.crd_file.clone()).or_insert_with(|| {
+            let text = std::fs::read_to_string(corpus.join(&inst.crd_file)).unwrap();
+            kubeskema::yaml::parse_documents(&text)
+                .unwrap()
+                .iter()
+                .filter(|d| kubeskema::crd::is_crd(&d.value))
+                .map(|d| Crd::parse(&d.value).0)
+                .collect()
+        });
+        let (group, version) = inst.api_version.rsplit_once('/').unwrap_or(("", &inst.api_version));
+        let Some(crd) = list.iter().find(|c| c.group == group && c.names.kind == inst.kind) else { continue };
+        let Some(v) = crd.version(version) else { continue };
+        let file_docs = docs.entry(inst.file.clone()).or_insert_with(|| {
+            kubeskema::yaml::parse_documents(&std::fs::read_to_string(corpus.join(&inst.file)).unwrap()).unwrap()
+        });
+        let mut object = file_docs[inst.doc_index].value.clone();
+        // Istio's negative fixtures carry the expected error in `_err`.
+        if let Some(m) = object.as_object_mut() {
+            m.remove("_err");
+        }
+        let outcome = ResourceValidator::new(crd, v).validate_create(&object);
+        let id = format!("{}#{}", inst.file.trim_start_matches("instances/"), inst.doc_index);
+        match (inst.expect.as_str(), outcome.issues.is_empty()) {
+            ("valid", true) => clean += 1,
+            ("valid", false) => {
+                refused.push((id, outcome.issues.iter().map(ToString::to_string).collect::<Vec<_>>().join(" | ")))
+            }
+            (_, false) => caught += 1,
+            (_, true) => missed.push(id),
+        }
+    }
+    println!(
+        "valid: {clean} pass, {} refused; invalid: {caught} caught, {} not (CEL, webhooks, ...)",
+        refused.len(),
+        missed.len()
+    );
+    for (id, why) in &refused {
+        println!("  refused: {id}: {why}");
+    }
+    let unexplained: Vec<_> =
+        refused.iter().filter(|(id, _)| !UPSTREAM_MISTAKES.iter().any(|(m, _)| m == id)).collect();
+    assert!(unexplained.is_empty(), "valid instances refused without an explanation: {unexplained:#?}");
+    let stale: Vec<_> = UPSTREAM_MISTAKES.iter().filter(|(m, _)| !refused.iter().any(|(id, _)| id == m)).collect();
+    assert!(stale.is_empty(), "listed as refused but now accepted: {stale:#?}");
+    assert!(clean >= 1300, "only {clean} valid instances pass");
+}
