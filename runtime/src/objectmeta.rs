@@ -15,6 +15,7 @@ use crate::path::Path;
 
 static DNS1123_SUBDOMAIN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$").expect("valid"));
+static DNS1035_LABEL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[a-z]([-a-z0-9]*[a-z0-9])?$").expect("valid"));
 static DNS1123_LABEL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").expect("valid"));
 static QUALIFIED_NAME: LazyLock<Regex> =
@@ -24,6 +25,7 @@ static LABEL_VALUE: LazyLock<Regex> =
 
 const SUBDOMAIN_FORMAT: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_FORMAT: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS1035_FORMAT: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const QUALIFIED_NAME_FORMAT: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const LABEL_VALUE_FORMAT: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
@@ -52,6 +54,38 @@ pub fn dns1123_label(s: &str) -> Vec<String> {
         out.push(LABEL_FORMAT.into());
     }
     out
+}
+
+/// `IsDNS1035Label`.
+pub fn dns1035_label(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.len() > 63 {
+        out.push("must be no more than 63 characters".into());
+    }
+    if !DNS1035_LABEL.is_match(s) {
+        out.push(DNS1035_FORMAT.into());
+    }
+    out
+}
+
+/// `ValidatePathSegmentName`: names of embedded objects may be anything a URL path segment
+/// holds.
+pub fn path_segment_name(s: &str, prefix: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if !prefix && (s == "." || s == "..") {
+        out.push(format!("may not be '{s}'"));
+    }
+    for c in ["/", "%"] {
+        if s.contains(c) {
+            out.push(format!("may not contain '{c}'"));
+        }
+    }
+    out
+}
+
+/// `schema.ParseGroupVersion`'s verdict on an `apiVersion`.
+fn group_version_error(s: &str) -> Option<String> {
+    (s.matches('/').count() > 1).then(|| format!("unexpected GroupVersion string: {s}"))
 }
 
 /// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
@@ -116,9 +150,86 @@ pub fn validate_type_meta(object: &Value, kind: &str, api_version: &str) -> Vec<
 /// Root ObjectMeta on create: name or generateName, namespace by scope, labels, annotations,
 /// finalizers, generation.
 pub fn validate_object_meta(object: &Value, namespaced: bool) -> Vec<Issue> {
-    let mut out = Vec::new();
-    let meta_path = Path::root().key("metadata");
     let meta = object.get("metadata").cloned().unwrap_or(Value::Null);
+    object_meta(&meta, &Path::root().key("metadata"), Rules::Root { namespaced })
+}
+
+/// The metadata of an `x-kubernetes-embedded-resource` value (§6.2): `apiVersion` and `kind`
+/// required and well-formed, metadata with path-segment names (which may be absent) and a
+/// namespace checked only when set. `path` is where the embedded object sits.
+pub fn validate_embedded(object: &Value, path: &Path) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let text = |k: &str| object.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let (kind, api_version) = (text("kind"), text("apiVersion"));
+    let required = |key: &str| {
+        Issue::new(ErrorType::Required, &path.key(key), "x-kubernetes-embedded-resource", BadValue::Omit, "")
+            .in_form(PathForm::Field)
+    };
+    if kind.is_empty() {
+        out.push(required("kind"));
+    } else {
+        let errs = dns1035_label(&kind.to_lowercase());
+        if !errs.is_empty() {
+            let msg = format!("may have mixed case, but should otherwise match: {}", errs.join(","));
+            out.push(invalid(&path.key("kind"), "x-kubernetes-embedded-resource", &kind, msg));
+        }
+    }
+    if api_version.is_empty() {
+        out.push(required("apiVersion"));
+    } else if let Some(e) = group_version_error(&api_version) {
+        out.push(invalid(&path.key("apiVersion"), "x-kubernetes-embedded-resource", &api_version, e));
+    }
+    if let Some(meta) = object.get("metadata").filter(|m| m.is_object()) {
+        out.extend(object_meta(meta, &path.key("metadata"), Rules::Embedded));
+    }
+    out
+}
+
+/// [`validate_embedded`] for every embedded resource under `root` (the root itself excluded),
+/// following properties, map values and list items.
+pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema) -> Vec<Issue> {
+    fn walk(v: &Value, s: &crate::schema::Schema, path: &Path, is_root: bool, out: &mut Vec<Issue>) {
+        match v {
+            Value::Object(map) => {
+                if s.embedded_resource && !is_root {
+                    out.extend(validate_embedded(v, path));
+                }
+                for (k, child) in map {
+                    if let Some(p) = s.properties.get(k) {
+                        walk(child, p, &path.key(k), false, out);
+                    } else if let Some(a) = s.additional_properties_schema() {
+                        walk(child, a, &path.map_key(k), false, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(i) = s.items.as_deref() {
+                    for (n, item) in items.iter().enumerate() {
+                        walk(item, i, &path.index(n), false, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(object, root, &Path::root(), true, &mut out);
+    out
+}
+
+/// What differs between root and embedded metadata.
+#[derive(Clone, Copy)]
+enum Rules {
+    Root { namespaced: bool },
+    Embedded,
+}
+
+fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let name_rule = |s: &str, prefix: bool| match rules {
+        Rules::Root { .. } => dns1123_subdomain(s),
+        Rules::Embedded => path_segment_name(s, prefix),
+    };
     let text = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let (name, generate_name) = (text("name"), text("generateName"));
     if !generate_name.is_empty() {
@@ -127,12 +238,13 @@ pub fn validate_object_meta(object: &Value, namespaced: bool) -> Vec<Issue> {
             Some(rest) if !rest.is_empty() => format!("{rest}a"),
             _ => generate_name.clone(),
         };
-        for msg in dns1123_subdomain(&masked) {
+        let checked = if matches!(rules, Rules::Root { .. }) { masked } else { generate_name.clone() };
+        for msg in name_rule(&checked, true) {
             out.push(invalid(&meta_path.key("generateName"), "metadata", &generate_name, msg));
         }
     }
     if name.is_empty() {
-        if generate_name.is_empty() {
+        if generate_name.is_empty() && matches!(rules, Rules::Root { .. }) {
             out.push(
                 Issue::new(
                     ErrorType::Required,
@@ -145,13 +257,13 @@ pub fn validate_object_meta(object: &Value, namespaced: bool) -> Vec<Issue> {
             );
         }
     } else {
-        for msg in dns1123_subdomain(&name) {
+        for msg in name_rule(&name, false) {
             out.push(invalid(&meta_path.key("name"), "metadata", &name, msg));
         }
     }
     let namespace = text("namespace");
     if !namespace.is_empty() {
-        if namespaced {
+        if !matches!(rules, Rules::Root { namespaced: false }) {
             for msg in dns1123_label(&namespace) {
                 out.push(invalid(&meta_path.key("namespace"), "metadata", &namespace, msg));
             }
@@ -276,6 +388,36 @@ mod tests {
         assert_eq!(
             meta(json!({"name": "a", "annotations": {"k": big}}), true),
             vec!["metadata.annotations: Too long: may not be more than 262144 bytes"]
+        );
+    }
+
+    #[test]
+    fn embedded_resources_need_kind_and_api_version() {
+        let at = Path::root().key("spec").key("template");
+        let issues = |v: Value| validate_embedded(&v, &at).iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert!(
+            issues(
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x%y".replace('%', "")}})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            issues(json!({})),
+            vec!["spec.template.kind: Required value", "spec.template.apiVersion: Required value"]
+        );
+        assert_eq!(
+            issues(json!({"apiVersion": "a/b/c", "kind": "9Pod", "metadata": {"name": "a/b"}})),
+            vec![
+                format!(
+                    "spec.template.kind: Invalid value: \"9Pod\": may have mixed case, but should otherwise match: {DNS1035_FORMAT}"
+                ),
+                "spec.template.apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c".to_owned(),
+                "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'".to_owned(),
+            ]
+        );
+        assert!(
+            issues(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "x"}})).is_empty(),
+            "no name needed"
         );
     }
 

@@ -1,6 +1,7 @@
 //! The apiserver's handling of a custom resource on create, in its order (semantics §0):
 //! decode normalization (metadata, pruning, nulls, defaults), then validation: TypeMeta (which
-//! stops the rest when wrong), root ObjectMeta, OpenAPI values, list types, and the CEL gate.
+//! stops the rest when wrong), root ObjectMeta, OpenAPI values, embedded resources' metadata,
+//! list types, and the CEL gate.
 //!
 //! ```
 //! # use serde_json::json;
@@ -95,6 +96,7 @@ impl<'a> ResourceValidator<'a> {
         issues.extend(validate_object_meta(&obj, self.crd.is_namespaced()));
         if let (Some(openapi), Some(schema)) = (&self.openapi, &self.version.schema) {
             issues.extend(openapi.validate(&obj));
+            issues.extend(crate::objectmeta::validate_embedded_resources(&obj, schema));
             issues.extend(crate::listtype::validate(&obj, schema));
         }
         // CEL rules do not run while a blocking error stands; the apiserver says so once.
@@ -171,6 +173,24 @@ mod tests {
                 "metadata.name: Required value: name or generateName is required",
                 "spec.n: Invalid value: 0: spec.n in body should be greater than or equal to 1",
                 "spec.l[1]: Duplicate value: \"a\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn embedded_resources_are_checked_after_the_values() {
+        let c = crd(json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "templates": {"type": "array", "items": {"type": "object",
+                "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}}}}}}));
+        assert_eq!(
+            issues(
+                &c,
+                json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                "spec": {"templates": [{"apiVersion": "v1", "kind": "Pod"}, {"kind": "Pod", "metadata": {"name": ".."}}]}})
+            ),
+            vec![
+                "spec.templates[1].apiVersion: Required value",
+                "spec.templates[1].metadata.name: Invalid value: \"..\": may not be '..'"
             ]
         );
     }
