@@ -279,7 +279,7 @@ fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
     let unions = s.unions.iter().map(|u| emit_union(m, s, u));
     quote! {
         #doc
-        #[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+        #[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate)]
         #container
         pub struct #name {
             #(#fields)*
@@ -384,7 +384,7 @@ fn emit_enum(e: &EnumDef) -> TokenStream {
     quote! {
         #doc
         #allow
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate)]
         pub enum #name { #(#variants)* }
     }
 }

@@ -9,6 +9,7 @@ mod attr;
 mod de;
 mod model;
 mod ser;
+mod validate;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -28,6 +29,14 @@ pub fn derive_serialize(input: TokenStream) -> TokenStream {
 pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(&input, de::expand).into()
+}
+
+/// Checks every `#[kubeskema(...)]` constraint with straight-line calls into
+/// `kubeskema::keywords`, with the apiserver's messages and paths: `value.validate()`.
+#[proc_macro_derive(Validate, attributes(kubeskema))]
+pub fn derive_validate(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(&input, validate::expand).into()
 }
 
 fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::TokenStream) -> proc_macro2::TokenStream {

@@ -25,3 +25,163 @@ where
     serde_json::from_str(json)
         .map_err(|e| E::custom(format_args!("the default of field `{field}` ({json}) does not fit its type: {e}")))
 }
+
+use crate::keywords::Num;
+
+/// What kind of JSON value a typed value is, so derived checks are chosen by the value's
+/// kind as kube-openapi chooses them (a string check never runs on a number).
+pub trait Kind {
+    /// The string, when the value is one.
+    fn as_str(&self) -> Option<&str> {
+        None
+    }
+    /// The number, when the value is one.
+    fn as_num(&self) -> Option<Num> {
+        None
+    }
+    /// The element count, when the value is a list.
+    fn items_len(&self) -> Option<usize> {
+        None
+    }
+    /// The key count, when the value is an object.
+    fn props_len(&self) -> Option<usize> {
+        None
+    }
+}
+
+impl Kind for String {
+    fn as_str(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+impl Kind for i32 {
+    fn as_num(&self) -> Option<Num> {
+        Some(Num::Int((*self).into()))
+    }
+}
+impl Kind for i64 {
+    fn as_num(&self) -> Option<Num> {
+        Some(Num::Int(*self))
+    }
+}
+impl Kind for f64 {
+    fn as_num(&self) -> Option<Num> {
+        Some(Num::Float(*self))
+    }
+}
+impl Kind for bool {}
+impl Kind for crate::IntOrString {
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            crate::IntOrString::String(s) => Some(s),
+            crate::IntOrString::Int(_) => None,
+        }
+    }
+    fn as_num(&self) -> Option<Num> {
+        match self {
+            crate::IntOrString::Int(i) => Some(Num::Int(*i)),
+            crate::IntOrString::String(_) => None,
+        }
+    }
+}
+impl<T> Kind for Vec<T> {
+    fn items_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+impl<T> Kind for std::collections::BTreeMap<String, T> {
+    fn props_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+impl Kind for serde_json::Map<String, serde_json::Value> {
+    fn props_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+impl Kind for serde_json::Value {
+    fn as_str(&self) -> Option<&str> {
+        self.as_str()
+    }
+    fn as_num(&self) -> Option<Num> {
+        match self {
+            serde_json::Value::Number(n) => Some(Num::of(n)),
+            _ => None,
+        }
+    }
+    fn items_len(&self) -> Option<usize> {
+        self.as_array().map(Vec::len)
+    }
+    fn props_len(&self) -> Option<usize> {
+        self.as_object().map(serde_json::Map::len)
+    }
+}
+
+/// A compiled `pattern` for derived code: translated once, kept for the process.
+pub struct Pattern {
+    source: &'static str,
+    compiled: std::sync::OnceLock<Result<regex::Regex, crate::pattern::PatternError>>,
+}
+
+impl Pattern {
+    /// A pattern compiled on first use.
+    pub const fn new(source: &'static str) -> Pattern {
+        Pattern { source, compiled: std::sync::OnceLock::new() }
+    }
+
+    /// The `pattern` check of a string.
+    pub fn check(&self, path: &crate::path::Path, value: &str) -> Option<crate::issue::Issue> {
+        match self.compiled.get_or_init(|| crate::pattern::compile(self.source)) {
+            Ok(re) => crate::keywords::pattern(path, value, re, self.source),
+            Err(e) => Some(crate::issue::Issue::new(
+                crate::issue::ErrorType::Invalid,
+                path,
+                "pattern",
+                crate::issue::BadValue::Str(value.to_owned()),
+                format!("{} in body should match '{}, but pattern is invalid: {e}'", path.openapi(), self.source),
+            )),
+        }
+    }
+}
+
+/// An `enum` kept as JSON (values of several types): parsed once.
+pub struct Allowed {
+    json: &'static str,
+    parsed: std::sync::OnceLock<Vec<serde_json::Value>>,
+}
+
+impl Allowed {
+    /// Allowed values from their JSON text.
+    pub const fn new(json: &'static str) -> Allowed {
+        Allowed { json, parsed: std::sync::OnceLock::new() }
+    }
+
+    /// The `enum` check of any serializable value.
+    pub fn check<T: serde::Serialize>(&self, path: &crate::path::Path, value: &T) -> Option<crate::issue::Issue> {
+        let allowed = self.parsed.get_or_init(|| serde_json::from_str(self.json).unwrap_or_default());
+        let v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+        crate::keywords::enumeration(path, &v, allowed)
+    }
+}
+
+/// The `format` check of a string, for a format name as the schema wrote it.
+pub fn check_format(path: &crate::path::Path, value: &str, written: &str) -> Option<crate::issue::Issue> {
+    crate::format::supported("string", written).and_then(|f| crate::format::check(path, value, f, written))
+}
+
+/// `x-kubernetes-list-type: set` over typed items (compared as the JSON they serialize to).
+pub fn list_set<T: serde::Serialize>(path: &crate::path::Path, items: &[T], issues: &mut Vec<crate::issue::Issue>) {
+    let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
+    crate::listtype::check_set(&values, path, issues);
+}
+
+/// `x-kubernetes-list-type: map` with these keys over typed items.
+pub fn list_map<T: serde::Serialize>(
+    path: &crate::path::Path,
+    items: &[T],
+    keys: &[&str],
+    issues: &mut Vec<crate::issue::Issue>,
+) {
+    let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
+    crate::listtype::check_map(&values, keys, path, issues);
+}

@@ -19,12 +19,12 @@
 mod empty_object;
 mod int_or_string;
 mod meta;
+mod validate_trait;
 
 #[cfg(feature = "dynamic")]
 pub mod crd;
 #[cfg(feature = "dynamic")]
 pub mod default;
-#[cfg(feature = "dynamic")]
 pub mod listtype;
 #[cfg(feature = "dynamic")]
 pub mod normalize;
@@ -51,7 +51,8 @@ pub mod path;
 
 pub use empty_object::EmptyObject;
 pub use int_or_string::IntOrString;
-pub use kubeskema_derive::{Deserialize, Serialize};
+pub use kubeskema_derive::{Deserialize, Serialize, Validate};
 pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
+pub use validate_trait::Validate;

@@ -14,16 +14,19 @@ use serde_json::{Map, Value};
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
 use crate::path::Path;
+#[cfg(feature = "dynamic")]
 use crate::schema::Schema;
 
 /// Every list-type problem of `value` against `schema`, walking properties, map values and
 /// list items (lists of lists are checked at every level).
+#[cfg(feature = "dynamic")]
 pub fn validate(value: &Value, schema: &Schema) -> Vec<Issue> {
     let mut out = Vec::new();
     walk(value, schema, &Path::root(), &mut out);
     out
 }
 
+#[cfg(feature = "dynamic")]
 fn walk(value: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
     match value {
         Value::Object(map) => {
@@ -70,7 +73,8 @@ fn set_identity(v: &Value) -> String {
     }
 }
 
-fn check_set(items: &[Value], path: &Path, out: &mut Vec<Issue>) {
+/// `x-kubernetes-list-type: set` over the items of one list at `path`.
+pub fn check_set(items: &[Value], path: &Path, out: &mut Vec<Issue>) {
     let mut seen = HashSet::new();
     let mut reported = HashSet::new();
     for (i, item) in items.iter().enumerate() {
@@ -81,7 +85,8 @@ fn check_set(items: &[Value], path: &Path, out: &mut Vec<Issue>) {
     }
 }
 
-fn check_map(items: &[Value], keys: &[String], path: &Path, out: &mut Vec<Issue>) {
+/// `x-kubernetes-list-type: map` with these keys over the items of one list at `path`.
+pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &Path, out: &mut Vec<Issue>) {
     if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !(v.is_object() || v.is_null())) {
         out.push(
             Issue::new(
@@ -101,10 +106,11 @@ fn check_map(items: &[Value], keys: &[String], path: &Path, out: &mut Vec<Issue>
         let empty = Map::new();
         let obj = item.as_object().unwrap_or(&empty);
         // The key tuple: each key's value, or "unspecified" (not the same as null).
-        let id: Vec<String> = keys.iter().map(|k| obj.get(k).map_or_else(|| "u".to_owned(), set_identity)).collect();
+        let id: Vec<String> =
+            keys.iter().map(|k| obj.get(k.as_ref()).map_or_else(|| "u".to_owned(), set_identity)).collect();
         if !seen.insert(id.clone()) && reported.insert(id) {
             let shown: Map<String, Value> =
-                keys.iter().filter_map(|k| obj.get(k).map(|v| (k.clone(), v.clone()))).collect();
+                keys.iter().filter_map(|k| obj.get(k.as_ref()).map(|v| (k.as_ref().to_owned(), v.clone()))).collect();
             out.push(duplicate(&path.index(i), BadValue::Json(go_json(&Value::Object(shown)))));
         }
     }

@@ -70,5 +70,27 @@ mod golden_files_compile {
         let back = serde_json::to_value(&w).unwrap();
         assert_eq!(back["spec"]["config"], serde_json::json!({"mode": "x", "extra": 1}), "unknown fields preserved");
         assert_eq!(Widget::API_VERSION, "example.com/v1");
+        assert!(kubeskema::Validate::validate(&w).is_empty());
+    }
+
+    #[test]
+    fn the_demo_widget_validates_with_the_apiservers_messages() {
+        use widgets__example_com_v1::*;
+        let w: Widget = serde_json::from_value(serde_json::json!({
+            "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"type": "", "replicas": 11, "maxSurge": "lots", "labels": {"k": "x".repeat(64)},
+                     "ports": [{"name": "a", "port": 1}, {"name": "a", "port": 2}]}
+        }))
+        .unwrap();
+        let issues: Vec<String> = kubeskema::Validate::validate(&w).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            issues,
+            vec![
+                "spec.labels.k: Too long: may not be more than 63 bytes",
+                "spec.maxSurge: Invalid value: \"lots\": spec.maxSurge in body should match '^[0-9]+%?$'",
+                "spec.ports[1]: Duplicate value: {\"name\":\"a\"}",
+                "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+            ]
+        );
     }
 }

@@ -13,7 +13,14 @@ use ::std::collections::BTreeMap;
 /// A Widget is a thing with replicas and ports.
 ///
 /// The `Widget` resource of `example.com/v1` (plural `widgets`).
-#[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
 #[kubeskema(
     resource(
         group = "example.com",
@@ -54,7 +61,14 @@ impl Widget {
     pub const NAMESPACED: bool = true;
 }
 
-#[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
 #[kubeskema(
     rule(
         rule = "!has(self.minReplicas) || self.minReplicas <= self.replicas",
@@ -87,7 +101,14 @@ pub struct WidgetSpec {
     pub r#type: Type,
 }
 
-#[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
 #[kubeskema(preserve_unknown_fields)]
 pub struct Config {
     pub mode: Option<String>,
@@ -96,7 +117,14 @@ pub struct Config {
     pub unknown_fields: Map<String, Value>,
 }
 
-#[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
 pub struct Port {
     pub name: String,
     #[kubeskema(format = "int32")]
@@ -115,7 +143,8 @@ pub struct Port {
     PartialOrd,
     Ord,
     ::kubeskema::Serialize,
-    ::kubeskema::Deserialize
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
 )]
 pub enum Protocol {
     /// `"TCP"`
@@ -126,7 +155,14 @@ pub enum Protocol {
     Udp,
 }
 
-#[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
 #[kubeskema(one_of = "[{\"required\":[\"git\"]},{\"required\":[\"oci\"]}]")]
 pub struct Source {
     #[kubeskema(format = "uri")]
@@ -157,7 +193,14 @@ impl Source {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
 #[kubeskema(preserve_unknown_fields, embedded_resource)]
 pub struct Template {
     #[kubeskema(rename = "apiVersion")]
@@ -179,7 +222,8 @@ pub struct Template {
     PartialOrd,
     Ord,
     ::kubeskema::Serialize,
-    ::kubeskema::Deserialize
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
 )]
 pub enum Type {
     /// `"Small"`
@@ -191,7 +235,14 @@ pub enum Type {
     Empty,
 }
 
-#[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
 pub struct WidgetStatus {
     #[kubeskema(rename = "observedGeneration", format = "int64")]
     pub observed_generation: Option<i64>,
