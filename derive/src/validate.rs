@@ -145,6 +145,18 @@ fn generic_arg<'a>(ty: &'a Type, container: &str) -> Option<&'a Type> {
     })
 }
 
+/// The checks of every element of a list or map: `header` is the loop that binds `__e`,
+/// `path` the element's path (evaluated before `__pe` is bound, so nesting shadows safely).
+fn each_element(nested: &Attrs, elem: &Type, header: TokenStream, path: TokenStream) -> TokenStream {
+    let (elem, nullable) = match option_inner(elem) {
+        Some(inner) => (inner, true),
+        None => (elem, false),
+    };
+    let inner = value_checks(nested, elem, &quote!(__e), &quote!(__pe));
+    let bind = if nullable { quote!(if let ::core::option::Option::Some(__e) = __e { #inner }) } else { inner };
+    quote! { #header { let __pe = #path; #bind } }
+}
+
 /// The checks of one value `v` (an expression of type `&ty`) at path `p`.
 fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> TokenStream {
     let kind = quote!(::kubeskema::__private::Kind);
@@ -199,18 +211,12 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
 
     // Lists: the items' own constraints, then minItems, maxItems, then list-type uniqueness.
     if let (Some(Item::Nested(nested)), Some(elem)) = (attrs.get("items"), generic_arg(ty, "Vec")) {
-        let (elem, nullable) = match option_inner(elem) {
-            Some(inner) => (inner, true),
-            None => (elem, false),
-        };
-        let inner = value_checks(nested, elem, &quote!(__e), &quote!(__pi));
-        let bind = if nullable { quote!(if let ::core::option::Option::Some(__e) = __e { #inner }) } else { inner };
-        out.extend(quote! {
-            for (__i, __e) in (#v).iter().enumerate() {
-                let __pi = #p.index(__i);
-                #bind
-            }
-        });
+        out.extend(each_element(
+            nested,
+            elem,
+            quote!(for (__i, __e) in (#v).iter().enumerate()),
+            quote!(#p.index(__i)),
+        ));
     }
     let (min_items, max_items) = (count(attrs, "min_items"), count(attrs, "max_items"));
     if min_items.is_some() || max_items.is_some() {
@@ -242,18 +248,7 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
         out.extend(quote! { if let ::core::option::Option::Some(__len) = #kind::props_len(#v) { #min #max } });
     }
     if let (Some(Item::Nested(nested)), Some(value)) = (attrs.get("values"), generic_arg(ty, "BTreeMap")) {
-        let (value, nullable) = match option_inner(value) {
-            Some(inner) => (inner, true),
-            None => (value, false),
-        };
-        let inner = value_checks(nested, value, &quote!(__e), &quote!(__pk));
-        let bind = if nullable { quote!(if let ::core::option::Option::Some(__e) = __e { #inner }) } else { inner };
-        out.extend(quote! {
-            for (__k, __e) in (#v).iter() {
-                let __pk = #p.map_key(__k);
-                #bind
-            }
-        });
+        out.extend(each_element(nested, value, quote!(for (__k, __e) in (#v).iter()), quote!(#p.map_key(__k))));
     }
     out
 }

@@ -76,3 +76,41 @@ pub fn in_repo_root<T>(f: impl FnOnce() -> T) -> T {
     std::env::set_current_dir(old).expect("the old working directory still exists");
     out
 }
+
+/// The corpus's CRD files, each read once: the CRD version an instance belongs to.
+#[derive(Default)]
+pub struct CorpusCrds(std::collections::HashMap<String, Vec<kubeskema::crd::Crd>>);
+
+impl CorpusCrds {
+    /// The CRD and version of the instance's `apiVersion` and `kind` in its `crd_file`.
+    pub fn version_of(&mut self, inst: &Instance) -> Option<(&kubeskema::crd::Crd, &kubeskema::crd::CrdVersion)> {
+        let list = self.0.entry(inst.crd_file.clone()).or_insert_with(|| {
+            let text = std::fs::read_to_string(corpus_dir().join(&inst.crd_file)).expect("corpus CRD is readable");
+            kubeskema::yaml::parse_documents(&text)
+                .expect("corpus CRD is YAML")
+                .iter()
+                .filter(|d| kubeskema::crd::is_crd(&d.value))
+                .map(|d| kubeskema::crd::Crd::parse(&d.value).0)
+                .collect()
+        });
+        let (group, version) = inst.api_version.rsplit_once('/').unwrap_or(("", &inst.api_version));
+        list.iter()
+            .find(|c| c.group == group && c.names.kind == inst.kind)
+            .and_then(|c| c.version(version).map(|v| (c, v)))
+    }
+}
+
+/// The corpus's manifest files, each read once.
+#[derive(Default)]
+pub struct CorpusDocuments(std::collections::HashMap<String, Vec<kubeskema::yaml::Document>>);
+
+impl CorpusDocuments {
+    /// The instance's document as JSON.
+    pub fn value_of(&mut self, inst: &Instance) -> serde_json::Value {
+        let docs = self.0.entry(inst.file.clone()).or_insert_with(|| {
+            let text = std::fs::read_to_string(corpus_dir().join(&inst.file)).expect("corpus file is readable");
+            kubeskema::yaml::parse_documents(&text).expect("corpus file is YAML")
+        });
+        docs[inst.doc_index].value.clone()
+    }
+}

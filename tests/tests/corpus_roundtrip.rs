@@ -8,9 +8,6 @@
 //! --test corpus_roundtrip -- --nocapture`.
 #![cfg(feature = "corpus")]
 
-use std::collections::HashMap;
-
-use kubeskema::crd::Crd;
 use kubeskema::validate::ResourceValidator;
 use serde_json::Value;
 
@@ -63,33 +60,14 @@ fn first_difference(a: &Value, b: &Value, path: &str) -> String {
 
 #[test]
 fn valid_instances_round_trip_through_their_generated_types() {
-    let corpus = kubeskema_tests::corpus_dir();
-    let mut crds: HashMap<String, Vec<Crd>> = HashMap::new();
-    let mut docs: HashMap<String, Vec<kubeskema::yaml::Document>> = HashMap::new();
+    let (mut crds, mut docs) = (kubeskema_tests::CorpusCrds::default(), kubeskema_tests::CorpusDocuments::default());
     let (mut passed, mut failed, mut no_type, mut refused) = (0, Vec::new(), Vec::new(), Vec::new());
     for inst in kubeskema_tests::instances().into_iter().filter(|i| i.expect == "valid") {
-        let crd_list = crds.entry(inst.crd_file.clone()).or_insert_with(|| {
-            let text = std::fs::read_to_string(corpus.join(&inst.crd_file)).unwrap();
-            kubeskema::yaml::parse_documents(&text)
-                .unwrap()
-                .iter()
-                .filter(|d| kubeskema::crd::is_crd(&d.value))
-                .map(|d| Crd::parse(&d.value).0)
-                .collect()
-        });
-        let (group, version) = inst.api_version.rsplit_once('/').unwrap_or(("", &inst.api_version));
-        let Some((crd, crd_version)) = crd_list
-            .iter()
-            .find(|c| c.group == group && c.names.kind == inst.kind)
-            .and_then(|c| c.version(version).map(|v| (c, v)))
-        else {
+        let Some((crd, crd_version)) = crds.version_of(&inst) else {
             no_type.push(format!("{}#{}: no schema for {} {}", inst.file, inst.doc_index, inst.api_version, inst.kind));
             continue;
         };
-        let file_docs = docs.entry(inst.file.clone()).or_insert_with(|| {
-            kubeskema::yaml::parse_documents(&std::fs::read_to_string(corpus.join(&inst.file)).unwrap()).unwrap()
-        });
-        let input = file_docs[inst.doc_index].value.clone();
+        let input = docs.value_of(&inst);
         // The apiserver's own verdict and the object it would store, from the runtime's
         // create pipeline: an instance it refuses is an upstream mistake, not a type's fault.
         let verdict = ResourceValidator::new(crd, crd_version).validate_create(&input);

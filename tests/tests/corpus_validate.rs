@@ -4,9 +4,6 @@
 //! `cargo test -p kubeskema-tests --release --features corpus --test corpus_validate -- --nocapture`.
 #![cfg(feature = "corpus")]
 
-use std::collections::HashMap;
-
-use kubeskema::crd::Crd;
 use kubeskema::validate::ResourceValidator;
 
 /// Upstream examples labelled `valid` that the apiserver refuses: placeholders left in docs
@@ -168,30 +165,14 @@ const UPSTREAM_MISTAKES: &[(&str, &str)] = &[
 
 #[test]
 fn the_pipeline_over_the_corpus() {
-    let corpus = kubeskema_tests::corpus_dir();
-    let mut crds: HashMap<String, Vec<Crd>> = HashMap::new();
-    let mut docs: HashMap<String, Vec<kubeskema::yaml::Document>> = HashMap::new();
+    let (mut crds, mut docs) = (kubeskema_tests::CorpusCrds::default(), kubeskema_tests::CorpusDocuments::default());
     let (mut clean, mut refused, mut caught, mut missed) = (0, Vec::new(), 0, Vec::new());
     for inst in kubeskema_tests::instances() {
         if inst.expect != "valid" && inst.expect != "invalid" {
             continue;
         }
-        let list = crds.entry(inst.crd_file.clone()).or_insert_with(|| {
-            let text = std::fs::read_to_string(corpus.join(&inst.crd_file)).unwrap();
-            kubeskema::yaml::parse_documents(&text)
-                .unwrap()
-                .iter()
-                .filter(|d| kubeskema::crd::is_crd(&d.value))
-                .map(|d| Crd::parse(&d.value).0)
-                .collect()
-        });
-        let (group, version) = inst.api_version.rsplit_once('/').unwrap_or(("", &inst.api_version));
-        let Some(crd) = list.iter().find(|c| c.group == group && c.names.kind == inst.kind) else { continue };
-        let Some(v) = crd.version(version) else { continue };
-        let file_docs = docs.entry(inst.file.clone()).or_insert_with(|| {
-            kubeskema::yaml::parse_documents(&std::fs::read_to_string(corpus.join(&inst.file)).unwrap()).unwrap()
-        });
-        let mut object = file_docs[inst.doc_index].value.clone();
+        let Some((crd, v)) = crds.version_of(&inst) else { continue };
+        let mut object = docs.value_of(&inst);
         // Istio's negative fixtures carry the expected error in `_err`.
         if let Some(m) = object.as_object_mut() {
             m.remove("_err");
