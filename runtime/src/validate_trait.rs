@@ -11,11 +11,14 @@ pub trait Validate {
     /// Appends the issues of this value, which sits at `path`.
     fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>);
 
-    /// Every issue of this value, as the root of an object.
+    /// Every issue of this value, as the root of an object, in the apiserver's order: value
+    /// errors first, list-type uniqueness after them (the apiserver runs that check later).
     fn validate(&self) -> Vec<Issue> {
         let mut issues = Vec::new();
         self.validate_at(&Path::root(), &mut issues);
-        issues
+        let (values, list_types): (Vec<Issue>, Vec<Issue>) =
+            issues.into_iter().partition(|i| i.keyword != "x-kubernetes-list-type");
+        values.into_iter().chain(list_types).collect()
     }
 }
 

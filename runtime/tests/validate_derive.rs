@@ -61,13 +61,14 @@ fn every_constraint_reports_with_the_apiservers_words() {
             "tags[0]: Too long: may not be more than 3 bytes",
             "tags[1]: Too long: may not be more than 3 bytes",
             "tags: Too many: 3: must have at most 2 items",
-            "tags[1]: Duplicate value: \"abcd\"",
-            "ports[1]: Duplicate value: {\"name\":\"h\"}",
             "ports[0]: Too many: 3: must have at most 2 items",
             "ports[0].port: Invalid value: 3: ports[0].port in body should be a multiple of 2",
             "stamps: Too many: 2: must have at most 1 item",
             "stamps.a: Invalid value: \"yesterday\": stamps.a in body must be of type date-time: \"yesterday\"",
             "mixed: Unsupported value: \"b\": supported values: \"a\", \"1\"",
+            // List-type uniqueness comes after every value error, as in the apiserver.
+            "tags[1]: Duplicate value: \"abcd\"",
+            "ports[1]: Duplicate value: {\"name\":\"h\"}",
         ]
     );
 }

@@ -88,8 +88,8 @@ mod golden_files_compile {
             vec![
                 "spec.labels.k: Too long: may not be more than 63 bytes",
                 "spec.maxSurge: Invalid value: \"lots\": spec.maxSurge in body should match '^[0-9]+%?$'",
-                "spec.ports[1]: Duplicate value: {\"name\":\"a\"}",
                 "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+                "spec.ports[1]: Duplicate value: {\"name\":\"a\"}",
             ]
         );
     }
