@@ -136,26 +136,22 @@ fn too_many(path: &Path, keyword: &'static str, len: usize, max: u64) -> Option<
 
 /// `minItems`.
 pub fn min_items(path: &Path, len: usize, min: u64) -> Option<Issue> {
-    ((len as u64) < min).then(|| {
-        Issue::new(
-            ErrorType::Invalid,
-            path,
-            "minItems",
-            BadValue::Int(len as i64),
-            format!("{} should have at least {min} items", in_body(path)),
-        )
-    })
+    too_few(path, "minItems", len, min, "items")
 }
 
 /// `minProperties`.
 pub fn min_properties(path: &Path, len: usize, min: u64) -> Option<Issue> {
+    too_few(path, "minProperties", len, min, "properties")
+}
+
+fn too_few(path: &Path, keyword: &'static str, len: usize, min: u64, what: &str) -> Option<Issue> {
     ((len as u64) < min).then(|| {
         Issue::new(
             ErrorType::Invalid,
             path,
-            "minProperties",
+            keyword,
             BadValue::Int(len as i64),
-            format!("{} should have at least {min} properties", in_body(path)),
+            format!("{} should have at least {min} {what}", in_body(path)),
         )
     })
 }

@@ -34,38 +34,17 @@ pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// `IsDNS1123Subdomain`.
 pub fn dns1123_subdomain(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if s.len() > 253 {
-        out.push("must be no more than 253 characters".into());
-    }
-    if !DNS1123_SUBDOMAIN.is_match(s) {
-        out.push(SUBDOMAIN_FORMAT.into());
-    }
-    out
+    bounded_format(s, 253, &DNS1123_SUBDOMAIN, SUBDOMAIN_FORMAT)
 }
 
 /// `IsDNS1123Label`.
 pub fn dns1123_label(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if s.len() > 63 {
-        out.push("must be no more than 63 characters".into());
-    }
-    if !DNS1123_LABEL.is_match(s) {
-        out.push(LABEL_FORMAT.into());
-    }
-    out
+    bounded_format(s, 63, &DNS1123_LABEL, LABEL_FORMAT)
 }
 
 /// `IsDNS1035Label`.
 pub fn dns1035_label(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if s.len() > 63 {
-        out.push("must be no more than 63 characters".into());
-    }
-    if !DNS1035_LABEL.is_match(s) {
-        out.push(DNS1035_FORMAT.into());
-    }
-    out
+    bounded_format(s, 63, &DNS1035_LABEL, DNS1035_FORMAT)
 }
 
 /// `ValidatePathSegmentName`: names of embedded objects may be anything a URL path segment
@@ -121,12 +100,17 @@ pub fn qualified_name(s: &str) -> Vec<String> {
 
 /// `IsValidLabelValue`.
 pub fn label_value(s: &str) -> Vec<String> {
+    bounded_format(s, 63, &LABEL_VALUE, LABEL_VALUE_FORMAT)
+}
+
+/// apimachinery's usual pair of messages: too long, and not of the format.
+fn bounded_format(s: &str, max: usize, re: &Regex, format: &str) -> Vec<String> {
     let mut out = Vec::new();
-    if s.len() > 63 {
-        out.push("must be no more than 63 characters".into());
+    if s.len() > max {
+        out.push(format!("must be no more than {max} characters"));
     }
-    if !LABEL_VALUE.is_match(s) {
-        out.push(LABEL_VALUE_FORMAT.into());
+    if !re.is_match(s) {
+        out.push(format.to_owned());
     }
     out
 }

@@ -78,10 +78,7 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &m
                     prune(v, Some(p), p.embedded_resource, path, pruned);
                     true
                 } else if let Some(ap) = &s.additional_properties {
-                    let child = match ap {
-                        crate::schema::AdditionalProperties::Schema(c) => Some(c.as_ref()),
-                        crate::schema::AdditionalProperties::Bool(_) => None,
-                    };
+                    let child = ap.schema();
                     prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
                     true
                 } else {
@@ -119,10 +116,7 @@ fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut Strin
                 if let Some(p) = s.properties.get(k) {
                     prune(v, Some(p), p.embedded_resource, path, pruned);
                 } else if let Some(ap) = &s.additional_properties {
-                    let child = match ap {
-                        crate::schema::AdditionalProperties::Schema(c) => Some(c.as_ref()),
-                        crate::schema::AdditionalProperties::Bool(_) => None,
-                    };
+                    let child = ap.schema();
                     prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
                 }
                 path.truncate(len);

@@ -106,6 +106,16 @@ pub enum AdditionalProperties {
     Schema(Box<Schema>),
 }
 
+impl AdditionalProperties {
+    /// The schema of every other key, when given as a schema (`true`/`false` have none).
+    pub fn schema(&self) -> Option<&Schema> {
+        match self {
+            AdditionalProperties::Schema(s) => Some(s),
+            AdditionalProperties::Bool(_) => None,
+        }
+    }
+}
+
 /// One `x-kubernetes-validations` entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ValidationRule {
@@ -152,10 +162,7 @@ impl Schema {
 
     /// The schema of `additionalProperties`, when it is a schema.
     pub fn additional_properties_schema(&self) -> Option<&Schema> {
-        match &self.additional_properties {
-            Some(AdditionalProperties::Schema(s)) => Some(s),
-            _ => None,
-        }
+        self.additional_properties.as_ref().and_then(AdditionalProperties::schema)
     }
 
     /// Every direct child node with the token that leads to it: `properties`, `items`,
