@@ -244,21 +244,7 @@ impl Checker {
             );
         }
         if s.embedded_resource {
-            match s.type_str() {
-                None | Some("") => self.push(
-                    s,
-                    format!("{p}.type"),
-                    "FieldValueRequired",
-                    "Required value: must be object if x-kubernetes-embedded-resource is true",
-                ),
-                Some("object") => {}
-                Some(t) => self.push(
-                    s,
-                    format!("{p}.type"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {t:?}: must be object if x-kubernetes-embedded-resource is true"),
-                ),
-            }
+            self.type_must_be(s, p, "object", "x-kubernetes-embedded-resource is true");
             if s.additional_properties.is_some() {
                 self.push(
                     s,
@@ -557,23 +543,29 @@ impl Checker {
         }
     }
 
+    /// `<p>.type` must be `want` because of an extension: `Required value` when missing,
+    /// `Invalid value` when another type.
+    fn type_must_be(&mut self, s: &Schema, p: &str, want: &str, because: &str) {
+        match s.type_str() {
+            Some(t) if t == want => {}
+            None | Some("") => self.push(
+                s,
+                format!("{p}.type"),
+                "FieldValueRequired",
+                format!("Required value: must be {want} if {because}"),
+            ),
+            Some(t) => self.push(
+                s,
+                format!("{p}.type"),
+                "FieldValueInvalid",
+                format!("Invalid value: {t:?}: must be {want} if {because}"),
+            ),
+        }
+    }
+
     fn list_and_map_types(&mut self, s: &Schema, p: &str) {
         if let Some(mt) = &s.map_type {
-            match s.type_str() {
-                Some("object") => {}
-                None | Some("") => self.push(
-                    s,
-                    format!("{p}.type"),
-                    "FieldValueRequired",
-                    "Required value: must be object if x-kubernetes-map-type is specified",
-                ),
-                Some(t) => self.push(
-                    s,
-                    format!("{p}.type"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {t:?}: must be object if x-kubernetes-map-type is specified"),
-                ),
-            }
+            self.type_must_be(s, p, "object", "x-kubernetes-map-type is specified");
             if mt != "atomic" && mt != "granular" {
                 self.push(
                     s,
@@ -584,21 +576,7 @@ impl Checker {
             }
         }
         if let Some(lt) = &s.list_type {
-            match s.type_str() {
-                Some("array") => {}
-                None | Some("") => self.push(
-                    s,
-                    format!("{p}.type"),
-                    "FieldValueRequired",
-                    "Required value: must be array if x-kubernetes-list-type is specified",
-                ),
-                Some(t) => self.push(
-                    s,
-                    format!("{p}.type"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {t:?}: must be array if x-kubernetes-list-type is specified"),
-                ),
-            }
+            self.type_must_be(s, p, "array", "x-kubernetes-list-type is specified");
             if !["atomic", "set", "map"].contains(&lt.as_str()) {
                 self.push(
                     s,

@@ -189,27 +189,15 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
         .collect::<Vec<_>>()
         .join(", ");
     let expecting = format!("one of the values of {ident}: {supported}");
-    let strs: Vec<_> = variants
-        .iter()
-        .filter_map(|v| match &v.value {
-            VariantValue::Str(s) => Some((s.clone(), v.ident)),
-            _ => None,
-        })
-        .collect();
-    let ints: Vec<_> = variants
-        .iter()
-        .filter_map(|v| match &v.value {
-            VariantValue::Int(i) => Some((*i, v.ident)),
-            _ => None,
-        })
-        .collect();
-    let bools: Vec<_> = variants
-        .iter()
-        .filter_map(|v| match &v.value {
-            VariantValue::Bool(b) => Some((*b, v.ident)),
-            _ => None,
-        })
-        .collect();
+    // The variants by the JSON type of their value, one visitor method each.
+    let (mut strs, mut ints, mut bools) = (Vec::new(), Vec::new(), Vec::new());
+    for v in variants {
+        match &v.value {
+            VariantValue::Str(s) => strs.push((s.clone(), v.ident)),
+            VariantValue::Int(i) => ints.push((*i, v.ident)),
+            VariantValue::Bool(b) => bools.push((*b, v.ident)),
+        }
+    }
     // The apiserver's words: `Unsupported value: "x": supported values: "a", "b"`.
     let unsupported = |shown: TokenStream| {
         quote! {
