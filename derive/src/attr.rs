@@ -313,8 +313,14 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
         Arg::Str => Item::Str(meta.value()?.parse()?),
         Arg::Json => {
             let s: LitStr = meta.value()?.parse()?;
-            if let Err(e) = serde_json::from_str::<serde_json::Value>(&s.value()) {
-                cx.error(s.span(), format!("`{name}` must be JSON text: {e}"));
+            match serde_json::from_str::<serde_json::Value>(&s.value()) {
+                Err(e) => cx.error(s.span(), format!("`{name}` must be JSON text: {e}")),
+                Ok(json) if ["all_of", "any_of", "one_of", "not"].contains(&name.as_str()) => {
+                    if let Err(e) = crate::junctor::check(&name, &json) {
+                        cx.error(s.span(), e);
+                    }
+                }
+                Ok(_) => {}
             }
             Item::Str(s)
         }

@@ -7,6 +7,7 @@
 
 mod attr;
 mod de;
+mod junctor;
 mod model;
 mod ser;
 mod validate;

@@ -72,6 +72,57 @@ impl VariantValue {
 }
 
 /// `Some(T)` when `ty` is `Option<T>` (by its last path segment, as serde_derive decides).
+/// `Some(T)` for `Vec<T>` / `BTreeMap<String, T>` (by the last path segment).
+pub fn generic_arg<'a>(ty: &'a Type, container: &str) -> Option<&'a Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != container {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    args.args.iter().rev().find_map(|a| match a {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// The list and map keywords of one node against its Rust type: each must have the
+/// collection it describes, or the check it asks for could not run.
+fn check_node(cx: &Ctxt, attrs: &attr::Attrs, ty: &Type, span: proc_macro2::Span) {
+    let elem = generic_arg(ty, "Vec");
+    let list_type = attrs.str("list_type");
+    match list_type.map(syn::LitStr::value).as_deref() {
+        None | Some("atomic") => {}
+        Some("set" | "map") if elem.is_none() => {
+            cx.error(span, "`list_type = \"set\"` and `\"map\"` describe a list: the field needs a `Vec<T>`");
+        }
+        Some("set") => {}
+        Some("map") if attrs.get("list_map_keys").is_none() => {
+            cx.error(span, "`list_type = \"map\"` needs `list_map_keys(...)`: the keys that identify an item");
+        }
+        Some("map") => {}
+        Some(other) => cx.error(
+            list_type.map_or(span, syn::LitStr::span),
+            format!("unknown list type `{other}`: expected \"atomic\", \"set\" or \"map\""),
+        ),
+    }
+    if attrs.get("list_map_keys").is_some() && list_type.map(syn::LitStr::value).as_deref() != Some("map") {
+        cx.error(span, "`list_map_keys(...)` belongs to `list_type = \"map\"`");
+    }
+    if let Some(attr::Item::Nested(nested)) = attrs.get("items") {
+        match elem {
+            Some(elem) => check_node(cx, nested, option_inner(elem).unwrap_or(elem), span),
+            None => cx.error(span, "`items(...)` constrains list items: the field needs a `Vec<T>`"),
+        }
+    }
+    if let Some(attr::Item::Nested(nested)) = attrs.get("values") {
+        match generic_arg(ty, "BTreeMap") {
+            Some(value) => check_node(cx, nested, option_inner(value).unwrap_or(value), span),
+            None => cx.error(span, "`values(...)` constrains map values: the field needs a `BTreeMap<String, T>`"),
+        }
+    }
+}
+
 pub fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(p) = ty else { return None };
     if p.qself.is_some() {
@@ -188,6 +239,9 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
             None => (Shape::Required, &f.ty),
         }
     };
+    if shape != Shape::UnknownFields {
+        check_node(cx, &attrs, value_ty, span);
+    }
     Some(Field { ident, json_name, shape, value_ty, ty: &f.ty, default, attrs })
 }
 

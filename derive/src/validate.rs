@@ -3,23 +3,26 @@
 //! strings (first failure only), format, numbers, lists, enum, objects; then the value's own
 //! `Validate` (nested structs, list items, map values).
 //!
-//! Not yet emitted (parsed and kept): junctors (`all_of`, `any_of`, `one_of`, `not`), CEL
-//! `rule`s, `schema_json`, `embedded_resource`.
+//! Junctors (`all_of`, `any_of`, `one_of`, `not`) come from [`crate::junctor`], right after
+//! the (typed, so implicit) type check, as kube-openapi orders them.
+//!
+//! Not yet emitted (parsed and kept): CEL `rule`s, `schema_json`, `embedded_resource`.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use syn::Type;
 
 use crate::attr::{Attrs, Item};
-use crate::model::{Body, Container, Field, Shape, option_inner};
+use crate::model::{Body, Container, Field, Shape, generic_arg, option_inner};
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
     let body = match &c.data {
         Body::Struct(fields) => {
+            let junctors = crate::junctor::checks(&c.attrs, &quote!(self), &quote!(*__path));
             let props = object_checks(&c.attrs, fields);
             let fields = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(field_checks);
-            quote! { #props #(#fields)* }
+            quote! { #junctors #props #(#fields)* }
         }
         // A Rust enum holds only its `enum` values: nothing left to check here; the field that
         // holds it checks its other constraints through `Kind`.
@@ -131,20 +134,6 @@ fn number(attrs: &Attrs, kw: &str) -> Option<Literal> {
     }
 }
 
-/// `Some(T)` for `Vec<T>` / `BTreeMap<String, T>` (by the last path segment).
-fn generic_arg<'a>(ty: &'a Type, container: &str) -> Option<&'a Type> {
-    let Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    if last.ident != container {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
-    args.args.iter().rev().find_map(|a| match a {
-        syn::GenericArgument::Type(t) => Some(t),
-        _ => None,
-    })
-}
-
 /// The checks of every element of a list or map: `header` is the loop that binds `__e`,
 /// `path` the element's path (evaluated before `__pe` is bound, so nesting shadows safely).
 fn each_element(nested: &Attrs, elem: &Type, header: TokenStream, path: TokenStream) -> TokenStream {
@@ -161,7 +150,7 @@ fn each_element(nested: &Attrs, elem: &Type, header: TokenStream, path: TokenStr
 fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> TokenStream {
     let kind = quote!(::kubeskema::__private::Kind);
     let kw = quote!(::kubeskema::keywords);
-    let mut out = TokenStream::new();
+    let mut out = crate::junctor::checks(attrs, v, p);
 
     // Strings: maxLength → minLength → pattern, the first failure only; then format.
     let mut string_checks = Vec::new();

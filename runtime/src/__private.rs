@@ -185,3 +185,8 @@ pub fn list_map<T: serde::Serialize>(
     let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
     crate::listtype::check_map(&values, keys, path, issues);
 }
+
+/// A value as the JSON it serializes to (what junctor branches of derived code read).
+pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}

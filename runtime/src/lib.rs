@@ -46,6 +46,7 @@ pub mod yaml;
 pub mod __private;
 pub mod format;
 pub mod issue;
+pub mod junctor;
 pub mod keywords;
 pub mod path;
 

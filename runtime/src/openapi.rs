@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::format::{self, Format};
-use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::issue::{BadValue, ErrorType, Issue};
+use crate::junctor;
 use crate::keywords::{self, Bound, Num};
 use crate::path::Path;
 use crate::pattern::{self, PatternError};
@@ -134,119 +135,35 @@ impl<'s> OpenApiValidator<'s> {
         }
     }
 
-    /// The type check (§7.3), with its format-named pre-check and the format short-cut for
-    /// strings and arrays.
+    /// The type check (§7.3) of the schema's types and format.
     fn type_check(&self, v: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
         let types: Vec<&str> = if s.int_or_string {
             vec!["integer", "string"]
         } else {
             s.type_str().filter(|t| !t.is_empty()).into_iter().collect()
         };
-        let kept_format = kept_format(s, &types);
-        if types.is_empty() && kept_format.is_none() {
-            return;
-        }
-        let kind = keywords::json_type(v);
-        if v.is_null() {
-            if !types.is_empty() && !s.nullable {
-                out.push(keywords::type_mismatch(path, "null", &types.join(",")));
-            }
-            return;
-        }
-        let whole_float =
-            matches!(v, Value::Number(n) if n.is_f64() && n.as_f64().is_some_and(keywords::is_json_integer));
-        let fits = |t: &str| match t {
-            "integer" => kind == "integer" || whole_float,
-            "number" => kind == "integer" || kind == "number",
-            other => other == kind,
-        };
-        if let Some(f) = kept_format {
-            let string_or_array = matches!(v, Value::String(_) | Value::Array(_));
-            if !string_or_array && !types.iter().any(|t| fits(t)) {
-                // [quirk] the error names the format and a Go kind.
-                let go_kind = match v {
-                    Value::Number(_) if kind == "integer" => "int64",
-                    Value::Number(_) => "float64",
-                    _ => "",
-                };
-                out.push(keywords::type_mismatch(path, go_kind, f).with_keyword("format"));
-                return;
-            }
-            if string_or_array && !types.iter().any(|t| *t == "integer" || *t == "number") {
-                // [quirk] a string format accepts arrays without a type error.
-                return;
-            }
-        }
-        if !types.iter().any(|t| fits(t)) {
-            out.push(keywords::type_mismatch(path, kind, &types.join(",")));
-        }
+        out.extend(keywords::type_check(path, v, &types, s.format.as_deref(), s.nullable));
     }
 
     fn junctors(&self, v: &Value, s: &'s Schema, path: &Path, out: &mut Vec<Issue>) {
-        let summary = |what: &str| Issue {
-            form: PathForm::Base,
-            ..Issue::new(
-                ErrorType::Invalid,
-                path,
-                "junctor",
-                BadValue::Str(String::new()),
-                format!("{:?} {what}", path.openapi()),
-            )
-        };
         let run = |branch: &'s Schema| {
             let mut issues = Vec::new();
             self.node(v, branch, path, &mut issues);
             issues
         };
         if !s.all_of.is_empty() {
-            let results: Vec<Vec<Issue>> = s.all_of.iter().map(run).collect();
-            let failed = results.iter().filter(|r| !r.is_empty()).count();
-            if failed > 0 {
-                out.extend(results.into_iter().flatten());
-                let none = if failed == s.all_of.len() { ". None validated" } else { "" };
-                out.push(summary(&format!("must validate all the schemas (allOf){none}")));
-            }
+            junctor::all_of(path, s.all_of.iter().map(run).collect(), out);
         }
         if !s.any_of.is_empty() {
-            let results: Vec<Vec<Issue>> = s.any_of.iter().map(run).collect();
-            if results.iter().all(|r| !r.is_empty()) {
-                out.push(summary("must validate at least one schema (anyOf)"));
-                out.extend(results.into_iter().min_by_key(Vec::len).unwrap_or_default());
-            }
+            junctor::any_of(path, s.any_of.iter().map(run).collect(), out);
         }
         if !s.one_of.is_empty() {
-            let results: Vec<Vec<Issue>> = s.one_of.iter().map(run).collect();
-            let valid = results.iter().filter(|r| r.is_empty()).count();
-            if valid == 0 {
-                out.push(summary("must validate one and only one schema (oneOf). Found none valid"));
-                out.extend(results.into_iter().min_by_key(Vec::len).unwrap_or_default());
-            } else if valid > 1 {
-                out.push(summary(&format!(
-                    "must validate one and only one schema (oneOf). Found {valid} valid alternatives"
-                )));
-            }
+            junctor::one_of(path, s.one_of.iter().map(run).collect(), out);
         }
-        if let Some(n) = s.not.as_deref()
-            && run(n).is_empty()
-        {
-            out.push(summary("must not validate the schema (not)"));
+        if let Some(n) = s.not.as_deref() {
+            junctor::not(path, run(n), out);
         }
     }
-}
-
-/// The format that survives the apiserver's post-processing for these types, as written.
-fn kept_format<'a>(s: &'a Schema, types: &[&str]) -> Option<&'a str> {
-    let f = s.format.as_deref()?;
-    let single = if types.len() == 1 { types[0] } else { "" };
-    let numeric = match single {
-        "integer" => ["int32", "int64"].contains(&f),
-        "number" => ["float", "double"].contains(&f),
-        _ => false,
-    };
-    (numeric
-        || (types.len() <= 1 && format::supported(single, f).is_some())
-        || (types.len() > 1 && format::supported("", f).is_some()))
-    .then_some(f)
 }
 
 /// The string format to check, with its name as written.
@@ -262,14 +179,6 @@ fn collect_patterns<'s>(s: &'s Schema, out: &mut HashMap<&'s str, Result<regex::
     }
     for child in s.children() {
         collect_patterns(child, out);
-    }
-}
-
-impl Issue {
-    /// The same issue credited to another keyword.
-    fn with_keyword(mut self, keyword: &'static str) -> Issue {
-        self.keyword = keyword;
-        self
     }
 }
 

@@ -111,3 +111,83 @@ fn derived_and_dynamic_validation_agree() {
         assert_eq!(derived, dynamic, "for {normalized}");
     }
 }
+
+/// A union of sources: exactly one of `git`/`oci`, never `legacy`, `depth` bounded only
+/// when `git` is set (a junctor branch naming a nested property).
+#[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(
+    one_of = r#"[{"required": ["git"]}, {"required": ["oci"]}]"#,
+    not = r#"{"required": ["legacy"]}"#,
+    all_of = r#"[{"properties": {"git": {"properties": {"depth": {"maximum": 10}}}}}]"#
+)]
+struct Source {
+    git: Option<Git>,
+    oci: Option<String>,
+    legacy: Option<bool>,
+    #[kubeskema(any_of = r#"[{"pattern": "^v"}, {"maxLength": 2}]"#)]
+    tag: Option<String>,
+}
+
+#[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Git {
+    url: String,
+    depth: Option<i64>,
+}
+
+fn source_issues(v: &serde_json::Value) -> Vec<String> {
+    let typed: Source = serde_json::from_value(v.clone()).unwrap();
+    typed.validate().iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn junctors_report_the_apiservers_summaries() {
+    assert!(source_issues(&json!({"git": {"url": "u"}, "tag": "v1.2.3"})).is_empty());
+    assert_eq!(
+        source_issues(&json!({"legacy": true, "tag": "1.2.3"})),
+        vec![
+            "<nil>: Invalid value: \"\": \"\" must validate one and only one schema (oneOf). Found none valid",
+            "git: Required value",
+            "<nil>: Invalid value: \"\": \"\" must not validate the schema (not)",
+            "<nil>: Invalid value: \"\": \"tag\" must validate at least one schema (anyOf)",
+            "tag: Invalid value: \"1.2.3\": tag in body should match '^v'",
+        ]
+    );
+    assert_eq!(
+        source_issues(&json!({"git": {"url": "u", "depth": 11}, "oci": "o"})),
+        vec![
+            "git.depth: Invalid value: 11: git.depth in body should be less than or equal to 10",
+            "<nil>: Invalid value: \"\": \"\" must validate all the schemas (allOf). None validated",
+            "<nil>: Invalid value: \"\": \"\" must validate one and only one schema (oneOf). Found 2 valid alternatives",
+        ]
+    );
+}
+
+#[test]
+fn derived_and_dynamic_junctors_agree() {
+    let schema = json!({"type": "object",
+        "oneOf": [{"required": ["git"]}, {"required": ["oci"]}],
+        "not": {"required": ["legacy"]},
+        "allOf": [{"properties": {"git": {"properties": {"depth": {"maximum": 10}}}}}],
+        "properties": {
+            "git": {"type": "object", "required": ["url"], "properties": {"url": {"type": "string"}, "depth": {"type": "integer"}}},
+            "oci": {"type": "string"}, "legacy": {"type": "boolean"},
+            "tag": {"type": "string", "anyOf": [{"pattern": "^v"}, {"maxLength": 2}]}}});
+    let (schema, errors) = kubeskema::schema::Schema::parse(&schema, "");
+    assert!(errors.is_empty(), "{errors:?}");
+    for value in [
+        json!({"git": {"url": "u"}}),
+        json!({"legacy": true, "tag": "1.2.3"}),
+        json!({"git": {"url": "u", "depth": 11}, "oci": "o", "tag": "v"}),
+        json!({"oci": "o", "tag": "12"}),
+    ] {
+        let mut derived = source_issues(&value);
+        let mut dynamic: Vec<String> = kubeskema::openapi::OpenApiValidator::new(&schema)
+            .validate(&value)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        derived.sort();
+        dynamic.sort();
+        assert_eq!(derived, dynamic, "for {value}");
+    }
+}
