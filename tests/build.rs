@@ -2,7 +2,7 @@
 //! - turns the golden snapshots (`tests/snapshots/golden__*.snap`, written by insta) into
 //!   Rust modules, so the golden test also proves that every golden file compiles;
 //! - with the `corpus` feature, generates types for every CRD of the shared corpus (one
-//!   module per corpus folder) and a `roundtrip` dispatcher over their root types.
+//!   module per corpus folder) and a `typed` dispatcher over their root types (deserialize, validate, serialize).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -84,7 +84,7 @@ fn corpus(out: &Path) {
                 for (api_version, kind, ty) in &m.roots {
                     writeln!(
                         arms,
-                        "({repo:?}, {api_version:?}, {kind:?}) => Some(roundtrip_as::<corpus::{prefix}::{}::{}::{ty}>(value)),",
+                        "({repo:?}, {api_version:?}, {kind:?}) => Some(through::<corpus::{prefix}::{}::{}::{ty}>(value, old)),",
                         m.path[0], m.path[1]
                     )
                     .unwrap();
@@ -97,13 +97,28 @@ fn corpus(out: &Path) {
     include.push_str("}\n\n");
     writeln!(
         include,
-        "/// Deserializes `value` into the generated root type of (corpus folder, apiVersion, kind) and\n\
-         /// serializes it back; `None` when no type was generated for it.\n\
-         pub fn roundtrip(repo: &str, api_version: &str, kind: &str, value: serde_json::Value) -> Option<Result<serde_json::Value, String>> {{\n\
+        "/// What the generated root type of a corpus object makes of it.\n\
+         pub struct Typed {{\n\
+         /// The object serialized back (what the apiserver would store).\n\
+         pub stored: serde_json::Value,\n\
+         /// The issues of the derived `Validate`, as the apiserver prints them.\n\
+         pub issues: Vec<String>,\n\
+         /// With an old object: the issues of the derived `validate_update` from it.\n\
+         pub update_issues: Option<Result<Vec<String>, String>>,\n\
+         }}\n\n\
+         /// Deserializes `value` into the generated root type of (corpus folder, apiVersion, kind),\n\
+         /// validates it (and its update from `old`) and serializes it back; `None` when no type was\n\
+         /// generated for it.\n\
+         pub fn typed(repo: &str, api_version: &str, kind: &str, value: serde_json::Value, old: Option<serde_json::Value>) -> Option<Result<Typed, String>> {{\n\
          match (repo, api_version, kind) {{\n{arms}_ => None,\n}}\n}}\n\n\
-         fn roundtrip_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: serde_json::Value) -> Result<serde_json::Value, String> {{\n\
+         fn through<T: serde::de::DeserializeOwned + serde::Serialize + kubeskema::Validate>(value: serde_json::Value, old: Option<serde_json::Value>) -> Result<Typed, String> {{\n\
          let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;\n\
-         serde_json::to_value(&typed).map_err(|e| e.to_string())\n}}"
+         let issues = kubeskema::Validate::validate(&typed).iter().map(ToString::to_string).collect();\n\
+         let update_issues = old.map(|old| {{\n\
+         let old: T = serde_json::from_value(old).map_err(|e| e.to_string())?;\n\
+         Ok(kubeskema::Validate::validate_update(&typed, &old).iter().map(ToString::to_string).collect())\n\
+         }});\n\
+         Ok(Typed {{ stored: serde_json::to_value(&typed).map_err(|e| e.to_string())?, issues, update_issues }})\n}}"
     )
     .unwrap();
     std::fs::write(out.join("corpus.rs"), include).expect("OUT_DIR is writable");

@@ -107,6 +107,21 @@ pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
     }}
 }
 
+/// `schema_json`: a further schema over the value's JSON (root `metadata` restrictions on
+/// `name`/`generateName`), checked in the same node order as junctor branches.
+pub fn schema(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
+    let Some(Value::Object(schema)) = attrs.str("schema_json").and_then(|lit| serde_json::from_str(&lit.value()).ok())
+    else {
+        return TokenStream::new();
+    };
+    let body = node(schema);
+    quote! {{
+        let __jv = &::kubeskema::__private::to_json(#v);
+        let __jp: &::kubeskema::path::Path = &#p;
+        #body
+    }}
+}
+
 fn is_int_or_string_idiom(json: &Value) -> bool {
     *json == serde_json::json!([{"type": "integer"}, {"type": "string"}])
 }

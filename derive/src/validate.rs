@@ -6,7 +6,13 @@
 //! Junctors (`all_of`, `any_of`, `one_of`, `not`) come from [`crate::junctor`], right after
 //! the (typed, so implicit) type check, as kube-openapi orders them.
 //!
-//! Not yet emitted (parsed and kept): CEL `rule`s, `schema_json`, `embedded_resource`.
+//! Resources (`resource(...)`) check TypeMeta and root ObjectMeta in `validate_meta`;
+//! `embedded_resource` structs check their own kind, apiVersion and metadata. A type with CEL
+//! `rule`s anywhere inside says so in `HAS_RULES`, for the apiserver's CEL-skipped note.
+//!
+//! `schema_json` (root metadata restrictions) is checked like a junctor branch.
+//!
+//! Not yet emitted (parsed and kept): evaluating CEL `rule`s.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -21,8 +27,12 @@ pub fn expand(c: &Container) -> TokenStream {
         Body::Struct(fields) => {
             let junctors = crate::junctor::checks(&c.attrs, &quote!(self), &quote!(*__path));
             let props = object_checks(&c.attrs, fields);
+            let embedded = c.attrs.flag("embedded_resource").then(|| {
+                let head = resource_head(fields, &quote!(self));
+                quote!(::kubeskema::__private::embedded(#head, __path, __issues);)
+            });
             let fields = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(field_checks);
-            quote! { #junctors #props #(#fields)* }
+            quote! { #junctors #props #(#fields)* #embedded }
         }
         // A Rust enum holds only its `enum` values: nothing left to check here; the field that
         // holds it checks its other constraints through `Kind`.
@@ -32,14 +42,131 @@ pub fn expand(c: &Container) -> TokenStream {
         Body::Enum(variants) => enum_kind(ident, variants),
         Body::Struct(_) => TokenStream::new(),
     };
+    let unchanged = unchanged(c);
+    let has_rules = has_rules(c);
+    let meta = match (&c.data, c.attrs.get("resource")) {
+        (Body::Struct(fields), Some(Item::Resource(resource))) => resource_meta(fields, resource),
+        _ => TokenStream::new(),
+    };
     quote! {
         #[automatically_derived]
         impl ::kubeskema::Validate for #ident {
+            const HAS_RULES: bool = #has_rules;
+            #meta
+            #unchanged
             fn validate_at(&self, __path: &::kubeskema::path::Path, __issues: &mut ::std::vec::Vec<::kubeskema::issue::Issue>) {
                 #body
             }
         }
         #kind
+    }
+}
+
+/// `unchanged_at` (ratcheting): a struct correlates its fields by name (list-map fields their
+/// items by key); an enum is unchanged when it is the same variant.
+fn unchanged(c: &Container) -> TokenStream {
+    let body = match &c.data {
+        Body::Enum(_) => quote!(::core::mem::discriminant(self) == ::core::mem::discriminant(__old)),
+        Body::Struct(fields) => {
+            let resource = c.attrs.get("resource").is_some();
+            let each = fields.iter().map(|f| {
+                let m = f.ident;
+                let name = &f.json_name;
+                if f.shape == Shape::UnknownFields {
+                    return quote!(__same &= self.#m == __old.#m;);
+                }
+                // The root's apiVersion and kind are never correlated.
+                let out = if resource && (name == "apiVersion" || name == "kind") {
+                    quote!(&mut ::kubeskema::ratchet::Unchanged::default())
+                } else {
+                    quote!(__out)
+                };
+                let keys = match (f.attrs.str("list_type").map(syn::LitStr::value).as_deref(), f.attrs.get("list_map_keys")) {
+                    (Some("map"), Some(Item::Strs(keys))) => Some(keys),
+                    _ => None,
+                };
+                match keys {
+                    Some(keys) => {
+                        let (new, old) = (access(f, &quote!(self)), access(f, &quote!(__old)));
+                        quote!(__same &= ::kubeskema::__private::unchanged_map_list(#new, #old, &[#(#keys),*], &__path.key(#name), #out);)
+                    }
+                    None => quote!(__same &= ::kubeskema::Validate::unchanged_at(&self.#m, &__old.#m, &__path.key(#name), #out);),
+                }
+            });
+            quote! {
+                let mut __same = true;
+                #(#each)*
+                if __same {
+                    __out.insert(__path);
+                }
+                __same
+            }
+        }
+    };
+    quote! {
+        fn unchanged_at(&self, __old: &Self, __path: &::kubeskema::path::Path, __out: &mut ::kubeskema::ratchet::Unchanged) -> bool {
+            #body
+        }
+    }
+}
+
+/// Whether the type's schema holds CEL rules: its own (at any depth of its attributes) or
+/// those of the types its fields hold.
+fn has_rules(c: &Container) -> TokenStream {
+    fn own(attrs: &Attrs) -> bool {
+        attrs.items.iter().any(|(_, item)| match item {
+            Item::Rule(_) => true,
+            Item::Nested(nested) => own(nested),
+            _ => false,
+        })
+    }
+    let mut local = own(&c.attrs);
+    let mut inner = Vec::new();
+    if let Body::Struct(fields) = &c.data {
+        for f in fields.iter().filter(|f| f.shape != Shape::UnknownFields) {
+            local |= own(&f.attrs);
+            let ty = f.value_ty;
+            inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
+        }
+    }
+    quote!(#local #(|| #inner)*)
+}
+
+/// `kind`, `apiVersion` and `metadata` of a resource as a small JSON object, read from the
+/// fields that hold them (or the unknown-fields map): what TypeMeta and ObjectMeta checks see.
+fn resource_head(fields: &[Field], receiver: &TokenStream) -> TokenStream {
+    let unknown = fields.iter().find(|f| f.shape == Shape::UnknownFields).map(|f| f.ident);
+    let entries = ["kind", "apiVersion", "metadata"].map(|key| {
+        let value = match (fields.iter().find(|f| f.json_name == key && f.shape != Shape::UnknownFields), unknown) {
+            (Some(f), _) => {
+                let m = f.ident;
+                quote!(::kubeskema::__private::to_json(&#receiver.#m))
+            }
+            (None, Some(u)) => quote!(#receiver.#u.get(#key).cloned().unwrap_or_default()),
+            (None, None) => quote!(::kubeskema::serde_json::Value::Null),
+        };
+        quote!((#key, #value))
+    });
+    quote!(::kubeskema::__private::head([#(#entries),*]))
+}
+
+/// `validate_meta` of a `resource(...)` root: TypeMeta against its group, version and kind,
+/// then root ObjectMeta by its scope.
+fn resource_meta(fields: &[Field], resource: &[(String, syn::LitStr)]) -> TokenStream {
+    let get = |k: &str| resource.iter().find(|(key, _)| key == k).map(|(_, v)| v.value());
+    let (group, version, kind) = (get("group").unwrap_or_default(), get("version"), get("kind"));
+    let (Some(version), Some(kind)) = (version, kind) else { return TokenStream::new() };
+    let api_version = if group.is_empty() { version } else { format!("{group}/{version}") };
+    let namespaced = get("scope").is_none_or(|s| s != "Cluster");
+    let head = resource_head(fields, &quote!(self));
+    let old_head = resource_head(fields, &quote!(__old));
+    quote! {
+        fn validate_meta(&self, __issues: &mut ::std::vec::Vec<::kubeskema::issue::Issue>) -> ::core::ops::ControlFlow<()> {
+            ::kubeskema::__private::resource_meta(#head, ::core::option::Option::None, #kind, #api_version, #namespaced, __issues)
+        }
+        fn validate_meta_update(&self, __old: &Self, __issues: &mut ::std::vec::Vec<::kubeskema::issue::Issue>) -> ::core::ops::ControlFlow<()> {
+            ::kubeskema::__private::resource_meta(#head, ::core::option::Option::Some(#old_head), #kind, #api_version, #namespaced, __issues)
+        }
     }
 }
 
@@ -101,15 +228,20 @@ fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
     }
 }
 
-fn field_checks(f: &Field) -> TokenStream {
+/// The field's value as an `Option<&T>` of `receiver` (`None` when absent or null).
+fn access(f: &Field, receiver: &TokenStream) -> Option<TokenStream> {
     let m = f.ident;
+    Some(match f.shape {
+        Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#receiver.#m)),
+        Shape::Optional | Shape::Nullable => quote!(#receiver.#m.as_ref()),
+        Shape::MaybeNull => quote!(#receiver.#m.as_ref().and_then(|__v| __v.as_ref())),
+        Shape::UnknownFields => return None,
+    })
+}
+
+fn field_checks(f: &Field) -> TokenStream {
     let name = &f.json_name;
-    let access = match f.shape {
-        Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&self.#m)),
-        Shape::Optional | Shape::Nullable => quote!(self.#m.as_ref()),
-        Shape::MaybeNull => quote!(self.#m.as_ref().and_then(|__v| __v.as_ref())),
-        Shape::UnknownFields => return TokenStream::new(),
-    };
+    let Some(access) = access(f, &quote!(self)) else { return TokenStream::new() };
     let checks = value_checks(&f.attrs, f.value_ty, &quote!(__v), &quote!(__p));
     quote! {
         if let ::core::option::Option::Some(__v) = #access {
@@ -150,7 +282,8 @@ fn each_element(nested: &Attrs, elem: &Type, header: TokenStream, path: TokenStr
 fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> TokenStream {
     let kind = quote!(::kubeskema::__private::Kind);
     let kw = quote!(::kubeskema::keywords);
-    let mut out = crate::junctor::checks(attrs, v, p);
+    let mut out = crate::junctor::schema(attrs, v, p);
+    out.extend(crate::junctor::checks(attrs, v, p));
 
     // Strings: maxLength → minLength → pattern, the first failure only; then format.
     let mut string_checks = Vec::new();

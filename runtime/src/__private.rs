@@ -190,3 +190,62 @@ pub fn list_map<T: serde::Serialize>(
 pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
 }
+
+/// A resource's `kind`, `apiVersion` and `metadata` as one JSON object.
+pub fn head(entries: [(&str, serde_json::Value); 3]) -> serde_json::Value {
+    serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+/// TypeMeta, then (when it is right) root ObjectMeta of a resource: on create, or on update
+/// from the `old` head.
+pub fn resource_meta(
+    head: serde_json::Value,
+    old: Option<serde_json::Value>,
+    kind: &str,
+    api_version: &str,
+    namespaced: bool,
+    issues: &mut Vec<crate::issue::Issue>,
+) -> std::ops::ControlFlow<()> {
+    let type_meta = crate::objectmeta::validate_type_meta(&head, kind, api_version);
+    if !type_meta.is_empty() {
+        issues.extend(type_meta);
+        return std::ops::ControlFlow::Break(());
+    }
+    issues.extend(match old {
+        None => crate::objectmeta::validate_object_meta(&head, namespaced),
+        Some(old) => crate::objectmeta::validate_object_meta_update(&head, &old, namespaced),
+    });
+    std::ops::ControlFlow::Continue(())
+}
+
+/// The checks of an `x-kubernetes-embedded-resource` object at `path`.
+pub fn embedded(head: serde_json::Value, path: &crate::path::Path, issues: &mut Vec<crate::issue::Issue>) {
+    issues.extend(crate::objectmeta::validate_embedded(&head, path));
+}
+
+/// `unchanged_at` of a list-map field: items correlate by their key values.
+pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
+    new: Option<&Vec<T>>,
+    old: Option<&Vec<T>>,
+    keys: &[&str],
+    path: &crate::path::Path,
+    out: &mut crate::ratchet::Unchanged,
+) -> bool {
+    let (new, old) = match (new, old) {
+        (Some(n), Some(o)) => (n, o),
+        (None, None) => return true,
+        _ => return false,
+    };
+    let json = |items: &[T]| items.iter().map(to_json).collect::<Vec<_>>();
+    let mut same = new.len() == old.len();
+    for (i, j) in crate::ratchet::correlate_map_items(&json(new), &json(old), keys).into_iter().enumerate() {
+        match j {
+            Some(j) => same &= new[i].unchanged_at(&old[j], &path.index(i), out) && i == j,
+            None => same = false,
+        }
+    }
+    if same {
+        out.insert(path);
+    }
+    same
+}

@@ -28,7 +28,6 @@ pub mod default;
 pub mod listtype;
 #[cfg(feature = "dynamic")]
 pub mod normalize;
-#[cfg(feature = "dynamic")]
 pub mod objectmeta;
 #[cfg(feature = "dynamic")]
 pub mod openapi;
@@ -49,6 +48,7 @@ pub mod issue;
 pub mod junctor;
 pub mod keywords;
 pub mod path;
+pub mod ratchet;
 
 pub use empty_object::EmptyObject;
 pub use int_or_string::IntOrString;

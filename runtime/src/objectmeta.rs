@@ -138,6 +138,25 @@ pub fn validate_object_meta(object: &Value, namespaced: bool) -> Vec<Issue> {
     object_meta(&meta, &Path::root().key("metadata"), Rules::Root { namespaced })
 }
 
+/// Root ObjectMeta on update: the fields that may never change, then the create rules on the
+/// new metadata (labels, annotations, finalizers re-validated). Offline there is no
+/// `resourceVersion` to require: the apiserver takes it from the stored object on a patch.
+pub fn validate_object_meta_update(new: &Value, old: &Value, namespaced: bool) -> Vec<Issue> {
+    let meta = |o: &Value| o.get("metadata").cloned().unwrap_or(Value::Null);
+    let (new_meta, old_meta) = (meta(new), meta(old));
+    let path = Path::root().key("metadata");
+    let mut out = Vec::new();
+    for key in ["name", "namespace", "uid", "creationTimestamp"] {
+        let now = new_meta.get(key);
+        if now != old_meta.get(key) {
+            let shown = now.and_then(Value::as_str).unwrap_or_default();
+            out.push(invalid(&path.key(key), "metadata", shown, "field is immutable".into()));
+        }
+    }
+    out.extend(object_meta(&new_meta, &path, Rules::Root { namespaced }));
+    out
+}
+
 /// The metadata of an `x-kubernetes-embedded-resource` value (§6.2): `apiVersion` and `kind`
 /// required and well-formed, metadata with path-segment names (which may be absent) and a
 /// namespace checked only when set. `path` is where the embedded object sits.
@@ -146,8 +165,7 @@ pub fn validate_embedded(object: &Value, path: &Path) -> Vec<Issue> {
     let text = |k: &str| object.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let (kind, api_version) = (text("kind"), text("apiVersion"));
     let required = |key: &str| {
-        Issue::new(ErrorType::Required, &path.key(key), "x-kubernetes-embedded-resource", BadValue::Omit, "")
-            .in_form(PathForm::Field)
+        Issue::new(ErrorType::Required, &path.key(key), EMBEDDED, BadValue::Omit, "").in_form(PathForm::Field)
     };
     if kind.is_empty() {
         out.push(required("kind"));
@@ -155,13 +173,13 @@ pub fn validate_embedded(object: &Value, path: &Path) -> Vec<Issue> {
         let errs = dns1035_label(&kind.to_lowercase());
         if !errs.is_empty() {
             let msg = format!("may have mixed case, but should otherwise match: {}", errs.join(","));
-            out.push(invalid(&path.key("kind"), "x-kubernetes-embedded-resource", &kind, msg));
+            out.push(invalid(&path.key("kind"), EMBEDDED, &kind, msg));
         }
     }
     if api_version.is_empty() {
         out.push(required("apiVersion"));
     } else if let Some(e) = group_version_error(&api_version) {
-        out.push(invalid(&path.key("apiVersion"), "x-kubernetes-embedded-resource", &api_version, e));
+        out.push(invalid(&path.key("apiVersion"), EMBEDDED, &api_version, e));
     }
     if let Some(meta) = object.get("metadata").filter(|m| m.is_object()) {
         out.extend(object_meta(meta, &path.key("metadata"), Rules::Embedded));
@@ -169,6 +187,7 @@ pub fn validate_embedded(object: &Value, path: &Path) -> Vec<Issue> {
     out
 }
 
+#[cfg(feature = "dynamic")]
 /// [`validate_embedded`] for every embedded resource under `root` (the root itself excluded),
 /// following properties, map values and list items.
 pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema) -> Vec<Issue> {
@@ -208,8 +227,23 @@ enum Rules {
     Embedded,
 }
 
+impl Rules {
+    /// The keyword issues carry: root metadata and embedded resources are separate steps of
+    /// the apiserver's pipeline, reported in different places of its order.
+    fn keyword(self) -> &'static str {
+        match self {
+            Rules::Root { .. } => "metadata",
+            Rules::Embedded => EMBEDDED,
+        }
+    }
+}
+
+/// The keyword of every issue about an embedded resource.
+pub const EMBEDDED: &str = "x-kubernetes-embedded-resource";
+
 fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
     let mut out = Vec::new();
+    let keyword = rules.keyword();
     let name_rule = |s: &str, prefix: bool| match rules {
         Rules::Root { .. } => dns1123_subdomain(s),
         Rules::Embedded => path_segment_name(s, prefix),
@@ -224,7 +258,7 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
         };
         let checked = if matches!(rules, Rules::Root { .. }) { masked } else { generate_name.clone() };
         for msg in name_rule(&checked, true) {
-            out.push(invalid(&meta_path.key("generateName"), "metadata", &generate_name, msg));
+            out.push(invalid(&meta_path.key("generateName"), keyword, &generate_name, msg));
         }
     }
     if name.is_empty() {
@@ -233,7 +267,7 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
                 Issue::new(
                     ErrorType::Required,
                     &meta_path.key("name"),
-                    "metadata",
+                    keyword,
                     BadValue::Omit,
                     "name or generateName is required",
                 )
@@ -242,21 +276,21 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
         }
     } else {
         for msg in name_rule(&name, false) {
-            out.push(invalid(&meta_path.key("name"), "metadata", &name, msg));
+            out.push(invalid(&meta_path.key("name"), keyword, &name, msg));
         }
     }
     let namespace = text("namespace");
     if !namespace.is_empty() {
         if !matches!(rules, Rules::Root { namespaced: false }) {
             for msg in dns1123_label(&namespace) {
-                out.push(invalid(&meta_path.key("namespace"), "metadata", &namespace, msg));
+                out.push(invalid(&meta_path.key("namespace"), keyword, &namespace, msg));
             }
         } else {
             out.push(
                 Issue::new(
                     ErrorType::Forbidden,
                     &meta_path.key("namespace"),
-                    "metadata",
+                    keyword,
                     BadValue::Omit,
                     "not allowed on this type",
                 )
@@ -267,16 +301,16 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
     if let Some(labels) = meta.get("labels").and_then(Value::as_object) {
         let path = meta_path.key("labels");
         for (k, v) in labels {
-            out.extend(qualified_name(k).into_iter().map(|m| invalid(&path, "metadata", k, m)));
+            out.extend(qualified_name(k).into_iter().map(|m| invalid(&path, keyword, k, m)));
             let v = v.as_str().unwrap_or_default();
-            out.extend(label_value(v).into_iter().map(|m| invalid(&path, "metadata", v, m)));
+            out.extend(label_value(v).into_iter().map(|m| invalid(&path, keyword, v, m)));
         }
     }
     if let Some(annotations) = meta.get("annotations").and_then(Value::as_object) {
         let path = meta_path.key("annotations");
         let mut total = 0;
         for (k, v) in annotations {
-            out.extend(qualified_name(&k.to_lowercase()).into_iter().map(|m| invalid(&path, "metadata", k, m)));
+            out.extend(qualified_name(&k.to_lowercase()).into_iter().map(|m| invalid(&path, keyword, k, m)));
             total += k.len() + v.as_str().map_or(0, str::len);
         }
         if total > TOTAL_ANNOTATION_SIZE_LIMIT {
@@ -284,7 +318,7 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
                 Issue::new(
                     ErrorType::TooLong,
                     &path,
-                    "metadata",
+                    keyword,
                     BadValue::Omit,
                     format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
                 )
@@ -296,7 +330,7 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
         for (i, f) in finalizers.iter().enumerate() {
             let f = f.as_str().unwrap_or_default();
             out.extend(
-                qualified_name(f).into_iter().map(|m| invalid(&meta_path.key("finalizers").index(i), "metadata", f, m)),
+                qualified_name(f).into_iter().map(|m| invalid(&meta_path.key("finalizers").index(i), keyword, f, m)),
             );
         }
     }
@@ -305,7 +339,7 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
             Issue::new(
                 ErrorType::Invalid,
                 &meta_path.key("generation"),
-                "metadata",
+                keyword,
                 BadValue::Int(generation),
                 "must be greater than or equal to 0",
             )

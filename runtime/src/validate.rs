@@ -1,7 +1,7 @@
-//! The apiserver's handling of a custom resource on create, in its order (semantics §0):
+//! The apiserver's handling of a custom resource on create and update, in its order (semantics §0):
 //! decode normalization (metadata, pruning, nulls, defaults), then validation: TypeMeta (which
 //! stops the rest when wrong), root ObjectMeta, OpenAPI values, embedded resources' metadata,
-//! list types, and the CEL gate.
+//! list types, and the CEL gate. Updates ratchet (§10, [`crate::ratchet`]).
 //!
 //! ```
 //! # use serde_json::json;
@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::crd::{Crd, CrdVersion};
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::normalize::normalize_resource;
-use crate::objectmeta::{validate_object_meta, validate_type_meta};
+use crate::objectmeta::{validate_object_meta, validate_object_meta_update, validate_type_meta};
 use crate::openapi::OpenApiValidator;
 use crate::path::Path;
 use crate::schema::Schema;
@@ -72,6 +72,23 @@ impl<'a> ResourceValidator<'a> {
 
     /// Validates an object as the apiserver does on create.
     pub fn validate_create(&self, object: &Value) -> Outcome {
+        self.run(object, None)
+    }
+
+    /// Validates an update from `old` (the stored object) to `object`, as the apiserver does:
+    /// root metadata's update rules, and ratcheting (semantics §10): value errors about places
+    /// that did not change are dropped; list-type errors are skipped when `old` had any.
+    pub fn validate_update(&self, object: &Value, old: &Value) -> Outcome {
+        // The stored object is read back through the same decoding (defaults included).
+        let mut old = old.clone();
+        if let Some(schema) = self.version.schema.as_ref() {
+            // Undecodable metadata cannot be stored: nothing of it to compare with then.
+            let _ = normalize_resource(&mut old, schema);
+        }
+        self.run(object, Some(&old))
+    }
+
+    fn run(&self, object: &Value, old: Option<&Value>) -> Outcome {
         let mut obj = object.clone();
         let mut issues = Vec::new();
         let mut pruned = Vec::new();
@@ -89,29 +106,33 @@ impl<'a> ResourceValidator<'a> {
                 }
             }
         }
+        // The apiserver fills system fields (uid, creationTimestamp) into `metadata` before it
+        // validates, creating the map: a `required: [metadata]` in the schema never fires.
+        if let Some(map) = obj.as_object_mut() {
+            map.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
+        }
         let type_meta = validate_type_meta(&obj, &self.crd.names.kind, &self.api_version());
         if !type_meta.is_empty() {
             return Outcome { object: obj, pruned, issues: type_meta };
         }
-        issues.extend(validate_object_meta(&obj, self.crd.is_namespaced()));
+        let namespaced = self.crd.is_namespaced();
+        issues.extend(match old {
+            None => validate_object_meta(&obj, namespaced),
+            Some(old) => validate_object_meta_update(&obj, old, namespaced),
+        });
         if let (Some(openapi), Some(schema)) = (&self.openapi, &self.version.schema) {
-            issues.extend(openapi.validate(&obj));
+            let mut values = openapi.validate(&obj);
+            if let Some(old) = old {
+                let unchanged = crate::ratchet::unchanged(&obj, old, schema);
+                values.retain(|i| !unchanged.covers(i));
+            }
+            issues.extend(values);
             issues.extend(crate::objectmeta::validate_embedded_resources(&obj, schema));
-            issues.extend(crate::listtype::validate(&obj, schema));
+            if old.is_none_or(|old| crate::listtype::validate(old, schema).is_empty()) {
+                issues.extend(crate::listtype::validate(&obj, schema));
+            }
         }
-        // CEL rules do not run while a blocking error stands; the apiserver says so once.
-        if self.has_rules && issues.iter().any(|i| i.error_type.blocks_cel()) {
-            issues.push(
-                Issue::new(
-                    ErrorType::Invalid,
-                    &Path::root(),
-                    "x-kubernetes-validations",
-                    BadValue::Null,
-                    "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
-                )
-                .in_form(PathForm::Base),
-            );
-        }
+        crate::validate_trait::gate_cel(self.has_rules, &mut issues);
         Outcome { object: obj, pruned, issues }
     }
 }
@@ -193,6 +214,45 @@ mod tests {
                 "spec.templates[1].metadata.name: Invalid value: \"..\": may not be '..'"
             ]
         );
+    }
+
+    #[test]
+    fn updates_ratchet_errors_about_unchanged_places() {
+        let c =
+            crd(json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["r"], "properties": {
+            "a": {"type": "integer", "minimum": 50}, "b": {"type": "integer", "minimum": 50},
+            "r": {"type": "string"},
+            "l": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}}}));
+        let v = ResourceValidator::new(&c, &c.versions[0]);
+        let object = |spec: Value| json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec});
+        let update = |new: Value, old: Value| -> Vec<String> {
+            v.validate_update(&object(new), &object(old)).issues.iter().map(ToString::to_string).collect()
+        };
+        assert!(update(json!({"a": 1, "r": ""}), json!({"a": 1, "r": ""})).is_empty(), "old 1 -> new 1 passes");
+        assert_eq!(
+            update(json!({"a": 2, "r": ""}), json!({"a": 1, "r": ""})),
+            vec!["spec.a: Invalid value: 2: spec.a in body should be greater than or equal to 50"],
+            "old 1 -> new 2 fails"
+        );
+        assert_eq!(
+            update(json!({"a": 1, "b": 60}), json!({"a": 1})),
+            vec!["spec.r: Required value"],
+            "a required error on a changed parent is kept; the unchanged a is ratcheted"
+        );
+        assert!(
+            update(json!({"l": ["x", "x"], "r": ""}), json!({"l": ["y", "y"], "r": ""})).is_empty(),
+            "old list-type errors skip the check"
+        );
+        assert_eq!(
+            update(json!({"l": ["x", "x"], "r": ""}), json!({"r": ""})),
+            vec!["spec.l[1]: Duplicate value: \"x\""]
+        );
+        let renamed = v.validate_update(
+            &object(json!({"r": ""})),
+            &json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "old"}, "spec": {"r": ""}}),
+        );
+        assert_eq!(renamed.issues[0].to_string(), "metadata.name: Invalid value: \"w\": field is immutable");
     }
 
     #[test]

@@ -3,22 +3,104 @@
 
 use std::collections::BTreeMap;
 
-use crate::issue::Issue;
+use std::ops::ControlFlow;
+
+use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::path::Path;
+use crate::ratchet::Unchanged;
 
 /// A value that can report the issues the apiserver would find in it.
 pub trait Validate {
+    /// Whether this type or any type inside it carries CEL rules (`x-kubernetes-validations`):
+    /// the apiserver then says once that blocking errors kept the rules from running.
+    const HAS_RULES: bool = false;
+
     /// Appends the issues of this value, which sits at `path`.
     fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>);
 
-    /// Every issue of this value, as the root of an object, in the apiserver's order: value
-    /// errors first, list-type uniqueness after them (the apiserver runs that check later).
+    /// The TypeMeta and root ObjectMeta checks of a resource (types with
+    /// `#[kubeskema(resource(...))]`; nothing for others). `Break` when `kind` or `apiVersion`
+    /// is wrong: the apiserver then checks nothing else.
+    fn validate_meta(&self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
+        let _ = issues;
+        ControlFlow::Continue(())
+    }
+
+    /// [`Validate::validate_meta`] on update: TypeMeta, then the root metadata's update rules
+    /// (name, namespace, uid and creationTimestamp may not change).
+    fn validate_meta_update(&self, old: &Self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
+        let _ = old;
+        self.validate_meta(issues)
+    }
+
+    /// Records the places under this value (at `path`) that equal `old`'s correlated places, and
+    /// says whether the whole value is unchanged (semantics §10). The default knows nothing and
+    /// ratchets nothing.
+    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+        let _ = (old, path, out);
+        false
+    }
+
+    /// Every issue of this value on update from `old`, in the apiserver's order, with
+    /// ratcheting: value errors about places that did not change are dropped; list-type errors
+    /// are skipped entirely when `old` had any itself.
+    fn validate_update(&self, old: &Self) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        if self.validate_meta_update(old, &mut issues).is_break() {
+            return issues;
+        }
+        let mut unchanged = Unchanged::default();
+        self.unchanged_at(old, &Path::root(), &mut unchanged);
+        let (mut values, embedded, list_types) = phases(self);
+        values.retain(|i| !unchanged.covers(i));
+        issues.extend(values.into_iter().chain(embedded));
+        if phases(old).2.is_empty() {
+            issues.extend(list_types);
+        }
+        gate_cel(Self::HAS_RULES, &mut issues);
+        issues
+    }
+
+    /// Every issue of this value, as the root of an object, in the apiserver's order: TypeMeta
+    /// and root metadata, values, embedded resources, list-type uniqueness, and the note that
+    /// CEL rules were skipped when a blocking error stands.
     fn validate(&self) -> Vec<Issue> {
         let mut issues = Vec::new();
-        self.validate_at(&Path::root(), &mut issues);
-        let (values, list_types): (Vec<Issue>, Vec<Issue>) =
-            issues.into_iter().partition(|i| i.keyword != "x-kubernetes-list-type");
-        values.into_iter().chain(list_types).collect()
+        if self.validate_meta(&mut issues).is_break() {
+            return issues;
+        }
+        let (values, embedded, list_types) = phases(self);
+        issues.extend(values.into_iter().chain(embedded).chain(list_types));
+        gate_cel(Self::HAS_RULES, &mut issues);
+        issues
+    }
+}
+
+/// The issues of `value` as the root, split by the pipeline step that reports them: values,
+/// embedded resources, list types.
+fn phases<T: Validate + ?Sized>(value: &T) -> (Vec<Issue>, Vec<Issue>, Vec<Issue>) {
+    let mut all = Vec::new();
+    value.validate_at(&Path::root(), &mut all);
+    let (rest, list_types): (Vec<Issue>, Vec<Issue>) =
+        all.into_iter().partition(|i| i.keyword != "x-kubernetes-list-type");
+    let (embedded, values): (Vec<Issue>, Vec<Issue>) =
+        rest.into_iter().partition(|i| i.keyword == crate::objectmeta::EMBEDDED);
+    (values, embedded, list_types)
+}
+
+/// CEL rules do not run while a blocking error stands; the apiserver says so once (§0 5.7).
+pub(crate) fn gate_cel(has_rules: bool, issues: &mut Vec<Issue>) {
+    if has_rules && issues.iter().any(|i| i.error_type.blocks_cel()) {
+        issues.push(
+            Issue::new(
+                ErrorType::Invalid,
+                &Path::root(),
+                "x-kubernetes-validations",
+                BadValue::Null,
+                "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            )
+            .in_form(PathForm::Base),
+        );
     }
 }
 
@@ -27,6 +109,13 @@ macro_rules! leaf {
     ($($t:ty),*) => {
         $(impl Validate for $t {
             fn validate_at(&self, _: &Path, _: &mut Vec<Issue>) {}
+            fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+                let same = self == old;
+                if same {
+                    out.insert(path);
+                }
+                same
+            }
         })*
     };
 }
@@ -45,6 +134,14 @@ leaf!(
 );
 
 impl<T: Validate> Validate for Option<T> {
+    const HAS_RULES: bool = T::HAS_RULES;
+    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+        match (self, old) {
+            (Some(new), Some(old)) => new.unchanged_at(old, path, out),
+            (None, None) => true,
+            _ => false,
+        }
+    }
     fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
         if let Some(v) = self {
             v.validate_at(path, issues);
@@ -53,6 +150,18 @@ impl<T: Validate> Validate for Option<T> {
 }
 
 impl<T: Validate> Validate for Vec<T> {
+    const HAS_RULES: bool = T::HAS_RULES;
+    /// Items of atomic lists and sets do not correlate: the list is unchanged as a whole or
+    /// not at all. (List-map fields correlate their items in derived code, by key.)
+    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+        let mut items = Unchanged::default();
+        let same = self.len() == old.len()
+            && self.iter().zip(old).enumerate().all(|(i, (n, o))| n.unchanged_at(o, &path.index(i), &mut items));
+        if same {
+            out.insert(path);
+        }
+        same
+    }
     fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
         for (i, v) in self.iter().enumerate() {
             v.validate_at(&path.index(i), issues);
@@ -61,6 +170,20 @@ impl<T: Validate> Validate for Vec<T> {
 }
 
 impl<T: Validate> Validate for BTreeMap<String, T> {
+    const HAS_RULES: bool = T::HAS_RULES;
+    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+        let mut same = self.len() == old.len();
+        for (k, v) in self {
+            match old.get(k) {
+                Some(o) => same &= v.unchanged_at(o, &path.map_key(k), out),
+                None => same = false,
+            }
+        }
+        if same {
+            out.insert(path);
+        }
+        same
+    }
     fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
         for (k, v) in self {
             v.validate_at(&path.map_key(k), issues);

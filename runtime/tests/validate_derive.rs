@@ -191,3 +191,75 @@ fn derived_and_dynamic_junctors_agree() {
         assert_eq!(derived, dynamic, "for {value}");
     }
 }
+
+#[test]
+fn updates_ratchet_errors_about_unchanged_places() {
+    let spec = |v: serde_json::Value| -> Spec { serde_json::from_value(v).unwrap() };
+    let update = |new: serde_json::Value, old: serde_json::Value| -> Vec<String> {
+        spec(new).validate_update(&spec(old)).iter().map(ToString::to_string).collect()
+    };
+    // An object stored before the schema tightened can still change elsewhere.
+    assert!(update(json!({"name": "ok", "replicas": 11}), json!({"name": "was", "replicas": 11})).is_empty());
+    assert_eq!(
+        update(json!({"name": "ok", "replicas": 12}), json!({"name": "ok", "replicas": 11})),
+        vec!["replicas: Invalid value: 12: replicas in body should be less than or equal to 10"]
+    );
+    // List-map items correlate by key, wherever they moved; other lists only as a whole.
+    let old = json!({"name": "ok", "ports": [{"name": "a", "port": 0}, {"name": "b", "port": 1}], "tags": ["long"]});
+    assert!(update(old.clone(), old.clone()).is_empty());
+    assert_eq!(
+        update(
+            json!({"name": "ok", "ports": [{"name": "b", "port": 1}, {"name": "a", "port": 0}], "tags": ["long", "x"]}),
+            old
+        ),
+        vec!["tags[0]: Too long: may not be more than 3 bytes"],
+        "ports a and b are unchanged though they swapped places; tags changed as a whole"
+    );
+}
+
+#[test]
+fn derived_and_dynamic_updates_agree() {
+    let schema = json!({"type": "object", "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 8, "pattern": "^[a-z]+$"},
+        "replicas": {"type": "integer", "default": 1, "minimum": 0, "maximum": 10},
+        "tags": {"type": "array", "maxItems": 2, "x-kubernetes-list-type": "set", "items": {"type": "string", "maxLength": 3}},
+        "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"], "items": {
+            "type": "object", "maxProperties": 2, "required": ["name"], "properties": {
+                "name": {"type": "string"}, "port": {"type": "integer", "minimum": 1, "exclusiveMinimum": true, "multipleOf": 2},
+                "protocol": {"type": "string"}}}}}});
+    let (schema, errors) = kubeskema::schema::Schema::parse(&schema, "");
+    assert!(errors.is_empty(), "{errors:?}");
+    let cases = [
+        (json!({"name": "NOPE", "replicas": 11}), json!({"name": "NOPE", "replicas": 12})),
+        (json!({"name": "NOPE", "tags": ["abcd", "x", "x"]}), json!({"name": "NOPE", "tags": ["abcd", "x", "x"]})),
+        (json!({"name": "a", "tags": ["x", "x"]}), json!({"name": "a", "tags": ["y", "y"]})),
+        (json!({"name": "a", "tags": ["x", "x"]}), json!({"name": "a"})),
+        (
+            json!({"name": "a", "ports": [{"name": "p", "port": 1}, {"name": "q", "port": 3, "protocol": "x"}]}),
+            json!({"name": "a", "ports": [{"name": "q", "port": 3, "protocol": "x"}]}),
+        ),
+    ];
+    for (new, old) in cases {
+        let typed = |v: &serde_json::Value| -> Spec { serde_json::from_value(v.clone()).unwrap() };
+        let mut derived: Vec<String> =
+            typed(&new).validate_update(&typed(&old)).iter().map(ToString::to_string).collect();
+        let (mut new_v, mut old_v) = (new.clone(), old.clone());
+        kubeskema::default::apply_defaults(&mut new_v, &schema);
+        kubeskema::default::apply_defaults(&mut old_v, &schema);
+        let unchanged = kubeskema::ratchet::unchanged(&new_v, &old_v, &schema);
+        let mut dynamic: Vec<String> = kubeskema::openapi::OpenApiValidator::new(&schema)
+            .validate(&new_v)
+            .into_iter()
+            .filter(|i| !unchanged.covers(i))
+            .chain(if kubeskema::listtype::validate(&old_v, &schema).is_empty() {
+                kubeskema::listtype::validate(&new_v, &schema)
+            } else {
+                Vec::new()
+            })
+            .map(|i| i.to_string())
+            .collect();
+        derived.sort();
+        dynamic.sort();
+        assert_eq!(derived, dynamic, "for {new} from {old}");
+    }
+}

@@ -114,3 +114,11 @@ impl CorpusDocuments {
         docs[inst.doc_index].value.clone()
     }
 }
+
+/// Every corpus CRD compiled into types (feature `corpus`, written by the build script), and
+/// `typed`: deserialize a corpus object into its root type, validate it, serialize it back.
+/// Here in the library so the corpus is compiled once for all the tests that use it.
+#[cfg(feature = "corpus")]
+pub mod generated {
+    include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
+}

@@ -90,7 +90,49 @@ mod golden_files_compile {
                 "spec.maxSurge: Invalid value: \"lots\": spec.maxSurge in body should match '^[0-9]+%?$'",
                 "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
                 "spec.ports[1]: Duplicate value: {\"name\":\"a\"}",
-            ]
+                "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ],
+            "the label's Too long keeps spec's CEL rule from running"
+        );
+    }
+
+    #[test]
+    fn the_demo_widget_checks_its_type_meta_and_metadata_as_the_apiserver_does() {
+        use widgets__example_com_v1::*;
+        let widget = |v: serde_json::Value| -> Vec<String> {
+            let w: Widget = serde_json::from_value(v).unwrap();
+            kubeskema::Validate::validate(&w).iter().map(ToString::to_string).collect()
+        };
+        assert_eq!(
+            widget(
+                serde_json::json!({"apiVersion": "example.com/v2", "kind": "Gadget", "spec": {"type": "Small", "replicas": 11}})
+            ),
+            vec![
+                "kind: Invalid value: \"Gadget\": must be Widget",
+                "apiVersion: Invalid value: \"example.com/v2\": must be example.com/v1"
+            ],
+            "a wrong kind or apiVersion stops everything else"
+        );
+        let issues = widget(serde_json::json!({
+            "apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "Bad_Name", "labels": {"a": "-"}}, "spec": {"type": "Small", "replicas": 11}
+        }));
+        assert_eq!(issues.len(), 3, "{issues:#?}");
+        assert!(issues[0].starts_with("metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"));
+        assert!(issues[1].starts_with("metadata.labels: Invalid value: \"-\": a valid label must be"));
+        assert_eq!(
+            issues[2], "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+            "metadata first, then values; a maximum does not keep CEL rules from running"
+        );
+        let long_name = widget(serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "a".repeat(64)}, "spec": {"type": "Small"}}));
+        assert_eq!(
+            long_name,
+            vec![
+                "metadata.name: Too long: may not be more than 63 bytes",
+                "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ],
+            "the schema's own limit on metadata.name, which blocks CEL"
         );
     }
 }
