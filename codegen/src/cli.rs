@@ -180,11 +180,7 @@ pub fn run(args: Args) -> i32 {
         }
         Command::Check { paths, output, skip_non_crds } => {
             let Some(json) = output_is_json(&output) else { return 2 };
-            let diags = match pipeline::run(&paths, pipeline::Options { docs: false, keep_going: false, skip_non_crds })
-            {
-                Ok(g) => g.warnings,
-                Err(d) => d.0,
-            };
+            let diags = pipeline::check(&paths, skip_non_crds);
             for d in &diags {
                 if json {
                     let line = serde_json::json!({

@@ -171,6 +171,19 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
     Ok(Generation { modules: out, warnings: diags, inputs, refused, crd_count: crds.len() })
 }
 
+/// What the apiserver would say of each CRD on its own (`cargo kubeskema check`): read errors,
+/// then every CRD checked as if created alone. Unlike [`run`], two CRDs with one name are not a
+/// conflict here: applied one after the other, the second replaces the first.
+pub fn check(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let (crds, _) = load_crds(paths, skip_non_crds, &mut diags);
+    for loaded in &crds {
+        check_crd(loaded, &mut diags);
+    }
+    diags.sort_by_key(|d| d.severity);
+    diags
+}
+
 /// The same CRD given twice (two folders holding one file) is read once; two different CRDs
 /// with one name are an error.
 fn dedupe(crds: Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
