@@ -188,19 +188,6 @@ fn node(s: Map<String, Value>) -> TokenStream {
     });
     let string_format = format.map(|f| quote!(__issues.extend(::kubeskema::__private::check_format(__jp, __s, #f));));
 
-    let mut numbers = Vec::new();
-    if let Some(f) = number("multipleOf") {
-        numbers.push(quote!(__issues.extend(#kw::multiple_of(__jp, __n, #kw::Bound { value: #f }));));
-    }
-    if let Some(m) = number("maximum") {
-        let ex = flag("exclusiveMaximum");
-        numbers.push(quote!(__issues.extend(#kw::maximum(__jp, __n, #kw::Bound { value: #m }, #ex));));
-    }
-    if let Some(m) = number("minimum") {
-        let ex = flag("exclusiveMinimum");
-        numbers.push(quote!(__issues.extend(#kw::minimum(__jp, __n, #kw::Bound { value: #m }, #ex));));
-    }
-
     let items = s.get("items").and_then(Value::as_object).map(|i| {
         let inner = node(i.clone());
         quote!(for (__i, __jv) in __a.iter().enumerate() { let __jp = &__jp.index(__i); #inner })
@@ -232,8 +219,21 @@ fn node(s: Map<String, Value>) -> TokenStream {
 
     let string = (first_string.is_some() || string_format.is_some())
         .then(|| quote!(if let ::core::option::Option::Some(__s) = __jv.as_str() { #first_string #string_format }));
-    let numeric = (!numbers.is_empty()).then(|| {
-        quote!(if let ::kubeskema::serde_json::Value::Number(__n) = __jv { let __n = #kw::Num::of(__n); #(#numbers)* })
+    // Branches have no type: bounds compare as kube-openapi compares them for untyped nodes.
+    // Branches have no type: bounds compare as kube-openapi compares them for untyped nodes.
+    let numbers = crate::validate::Numbers {
+        multiple_of: number("multipleOf"),
+        maximum: number("maximum"),
+        exclusive_maximum: flag("exclusiveMaximum"),
+        minimum: number("minimum"),
+        exclusive_minimum: flag("exclusiveMinimum"),
+        format: String::new(),
+    };
+    let numeric = numbers.rules(quote!(::core::option::Option::None)).map(|rules| {
+        quote!(if let ::kubeskema::serde_json::Value::Number(__n) = __jv {
+            static __RULES: #kw::NumberRules = #rules;
+            #kw::number_checks(__jp, #kw::Num::of(__n), &__RULES, __issues);
+        })
     });
     let array = (items.is_some() || min_items.is_some() || max_items.is_some())
         .then(|| quote!(if let ::core::option::Option::Some(__a) = __jv.as_array() { #items #min_items #max_items }));

@@ -252,16 +252,60 @@ fn field_checks(f: &Field) -> TokenStream {
     }
 }
 
-fn count(attrs: &Attrs, kw: &str) -> Option<Literal> {
-    match attrs.get(kw) {
-        Some(Item::Count(n)) => Some(Literal::u64_unsuffixed(*n)),
-        _ => None,
+/// A node's numeric keywords, from attributes or from a junctor branch's JSON.
+pub struct Numbers {
+    pub multiple_of: Option<f64>,
+    pub maximum: Option<f64>,
+    pub exclusive_maximum: bool,
+    pub minimum: Option<f64>,
+    pub exclusive_minimum: bool,
+    pub format: String,
+}
+
+impl Numbers {
+    fn of(attrs: &Attrs) -> Numbers {
+        let get = |k: &str| match attrs.get(k) {
+            Some(Item::Number(n)) => Some(*n),
+            _ => None,
+        };
+        Numbers {
+            multiple_of: get("multiple_of"),
+            maximum: get("maximum"),
+            exclusive_maximum: attrs.flag("exclusive_maximum"),
+            minimum: get("minimum"),
+            exclusive_minimum: attrs.flag("exclusive_minimum"),
+            format: attrs.str("format").map(syn::LitStr::value).unwrap_or_default(),
+        }
+    }
+
+    /// A `NumberRules` expression when there is a bound, or a format whose range a value of
+    /// its type may leave (`int32`, `float`); `number_type` is the node's numeric type.
+    pub fn rules(&self, number_type: TokenStream) -> Option<TokenStream> {
+        let kw = quote!(::kubeskema::keywords);
+        let some = |n: Option<f64>| match n.map(Literal::f64_unsuffixed) {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        let bounded = self.multiple_of.is_some() || self.maximum.is_some() || self.minimum.is_some();
+        if !bounded && self.format != "int32" && self.format != "float" {
+            return None;
+        }
+        let (multiple_of, maximum, minimum) = (some(self.multiple_of), some(self.maximum), some(self.minimum));
+        let (ex_max, ex_min, format) = (self.exclusive_maximum, self.exclusive_minimum, &self.format);
+        Some(quote!(#kw::NumberRules {
+            number_type: #kw::NumberType::of(#number_type, #format),
+            multiple_of: #multiple_of,
+            maximum: #maximum,
+            exclusive_maximum: #ex_max,
+            minimum: #minimum,
+            exclusive_minimum: #ex_min,
+        }))
     }
 }
 
-fn number(attrs: &Attrs, kw: &str) -> Option<Literal> {
+fn count(attrs: &Attrs, kw: &str) -> Option<Literal> {
     match attrs.get(kw) {
-        Some(Item::Number(n)) => Some(Literal::f64_unsuffixed(*n)),
+        Some(Item::Count(n)) => Some(Literal::u64_unsuffixed(*n)),
         _ => None,
     }
 }
@@ -314,21 +358,14 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
         });
     }
 
-    // Numbers: multipleOf, maximum, minimum.
-    let mut number_checks = Vec::new();
-    if let Some(f) = number(attrs, "multiple_of") {
-        number_checks.push(quote!(__issues.extend(#kw::multiple_of(&#p, __n, #kw::Bound { value: #f }));));
-    }
-    if let Some(m) = number(attrs, "maximum") {
-        let ex = attrs.flag("exclusive_maximum");
-        number_checks.push(quote!(__issues.extend(#kw::maximum(&#p, __n, #kw::Bound { value: #m }, #ex));));
-    }
-    if let Some(m) = number(attrs, "minimum") {
-        let ex = attrs.flag("exclusive_minimum");
-        number_checks.push(quote!(__issues.extend(#kw::minimum(&#p, __n, #kw::Bound { value: #m }, #ex));));
-    }
-    if !number_checks.is_empty() {
-        out.extend(quote! { if let ::core::option::Option::Some(__n) = #kind::as_num(#v) { #(#number_checks)* } });
+    // Numbers: the range of the type's format, multipleOf, maximum, minimum.
+    if let Some(rules) = Numbers::of(attrs).rules(quote!(<#ty as #kind>::NUMBER_TYPE)) {
+        out.extend(quote! {
+            if let ::core::option::Option::Some(__n) = #kind::as_num(#v) {
+                static __RULES: #kw::NumberRules = #rules;
+                #kw::number_checks(&#p, __n, &__RULES, __issues);
+            }
+        });
     }
 
     // Lists: the items' own constraints, then minItems, maxItems, then list-type uniqueness.

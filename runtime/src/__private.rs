@@ -31,6 +31,9 @@ use crate::keywords::Num;
 /// What kind of JSON value a typed value is, so derived checks are chosen by the value's
 /// kind as kube-openapi chooses them (a string check never runs on a number).
 pub trait Kind {
+    /// The schema type a number of this Rust type stands for (`integer`, `number`), for the
+    /// range-of-format checks; `None` for types that are not only numbers.
+    const NUMBER_TYPE: Option<&'static str> = None;
     /// The string, when the value is one.
     fn as_str(&self) -> Option<&str> {
         None
@@ -55,16 +58,19 @@ impl Kind for String {
     }
 }
 impl Kind for i32 {
+    const NUMBER_TYPE: Option<&'static str> = Some("integer");
     fn as_num(&self) -> Option<Num> {
         Some(Num::Int((*self).into()))
     }
 }
 impl Kind for i64 {
+    const NUMBER_TYPE: Option<&'static str> = Some("integer");
     fn as_num(&self) -> Option<Num> {
         Some(Num::Int(*self))
     }
 }
 impl Kind for f64 {
+    const NUMBER_TYPE: Option<&'static str> = Some("number");
     fn as_num(&self) -> Option<Num> {
         Some(Num::Float(*self))
     }

@@ -261,6 +261,13 @@ impl Issue {
         Issue { error_type, path: path.clone(), form: PathForm::OpenApi, keyword, value, detail: detail.into() }
     }
 
+    /// [quirk] A plain (non-field) error of kube-openapi: junctor summaries, range-of-format
+    /// errors. The apiserver renders them at its base path (`<nil>`) with the value `""`; the
+    /// node's path appears only inside `detail`.
+    pub fn plain(path: &Path, keyword: &'static str, detail: impl Into<String>) -> Issue {
+        Issue::new(ErrorType::Invalid, path, keyword, BadValue::Str(String::new()), detail).in_form(PathForm::Base)
+    }
+
     /// The same issue printed in another path form.
     pub fn in_form(mut self, form: PathForm) -> Issue {
         self.form = form;

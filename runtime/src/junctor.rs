@@ -10,20 +10,11 @@
 //! branch (the one that passed most checks); the branch with the fewest issues stands in
 //! for that count here.
 
-use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::issue::Issue;
 use crate::path::Path;
 
 fn summary(path: &Path, what: &str) -> Issue {
-    Issue {
-        form: PathForm::Base,
-        ..Issue::new(
-            ErrorType::Invalid,
-            path,
-            "junctor",
-            BadValue::Str(String::new()),
-            format!("{:?} {what}", path.openapi()),
-        )
-    }
+    Issue::plain(path, "junctor", format!("{:?} {what}", path.openapi()))
 }
 
 /// `allOf`: every failing branch's issues, then the summary.

@@ -4,11 +4,11 @@
 //!
 //! Messages follow kube-openapi's templates, `<path> in body <phrase>`, where `<path>` is the
 //! dotted OpenAPI path (empty at the root, leaving a leading space: a quirk kept).
-//! Target: Kubernetes 1.36 without the 1.36 range-of-format checks (next step).
+//! Target: Kubernetes 1.36, range-of-format checks included ([`number_checks`]).
 
 use serde_json::{Number, Value};
 
-use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_float, go_quote};
+use crate::issue::{BadValue, ErrorType, Issue, go_float, go_quote};
 use crate::path::Path;
 
 /// A numeric bound from the schema (`maximum: 10`, `minimum: 0.5`).
@@ -198,6 +198,107 @@ pub fn minimum(path: &Path, value: Num, min: Bound, exclusive: bool) -> Option<I
     })
 }
 
+/// 2^63: the first float beyond int64 (the range of int64 in floats is `-2^63..2^63`).
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// A schema node's single numeric type and its format as written (`""` when none): what the
+/// range-of-format checks hold values and bounds to. Nodes with no single numeric type
+/// (untyped, int-or-string) have none.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NumberType<'a> {
+    /// `integer` or `number`.
+    pub type_: &'a str,
+    /// The format as the schema wrote it.
+    pub format: &'a str,
+}
+
+impl<'a> NumberType<'a> {
+    /// The number type of a node typed `type_` (when that is `integer` or `number`).
+    pub const fn of(type_: Option<&'a str>, format: &'a str) -> Option<NumberType<'a>> {
+        match type_ {
+            Some(t) => Some(NumberType { type_: t, format }),
+            None => None,
+        }
+    }
+
+    /// [ver 1.36+] go-openapi's `IsValueValidAgainstRange`: whether the number, written out
+    /// in decimal, parses as the type and (surviving) format: an int64 by default, an int32,
+    /// or a float32 for `number` + `float`.
+    fn holds(self, n: Num) -> bool {
+        let format = if kept_format(self.format, &[self.type_]) { self.format } else { "" };
+        let whole_in = |range: std::ops::Range<f64>, f: f64| f.fract() == 0.0 && range.contains(&f);
+        match (self.type_, format, n) {
+            ("integer", "int32", Num::Int(i)) => i32::try_from(i).is_ok(),
+            ("integer", "int32", Num::Float(f)) => whole_in(f64::from(i32::MIN)..f64::from(i32::MAX) + 1.0, f),
+            ("integer", _, Num::Int(_)) => true,
+            ("integer", _, Num::Float(f)) => whole_in(-TWO_POW_63..TWO_POW_63, f),
+            ("number", "float", Num::Float(f)) => f.abs() <= f64::from(f32::MAX),
+            _ => true,
+        }
+    }
+
+    /// The plain error when `n` is out of range; `what` names the checked number.
+    fn range_issue(self, path: &Path, what: &str, n: Num) -> Option<Issue> {
+        if self.holds(n) {
+            return None;
+        }
+        let format = if kept_format(self.format, &[self.type_]) { self.format } else { "" };
+        let of_type = match format {
+            "" => format!("{} (default format)", self.type_),
+            f => format!("{} with format {f}", self.type_),
+        };
+        Some(Issue::plain(path, "format", format!("{what} value must be of type {of_type} in {}", path.openapi())))
+    }
+}
+
+/// The numeric keywords of one schema node.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NumberRules<'a> {
+    /// The node's single numeric type, if it has one.
+    pub number_type: Option<NumberType<'a>>,
+    /// `multipleOf`.
+    pub multiple_of: Option<f64>,
+    /// `maximum`.
+    pub maximum: Option<f64>,
+    /// `exclusiveMaximum`.
+    pub exclusive_maximum: bool,
+    /// `minimum`.
+    pub minimum: Option<f64>,
+    /// `exclusiveMinimum`.
+    pub exclusive_minimum: bool,
+}
+
+/// The number checks of one node, in kube-openapi's order: [ver 1.36+] the value's range for
+/// its type and format, then multipleOf, maximum, minimum. A bound the type cannot hold (a
+/// fractional `maximum` of an integer) is reported itself, on every value **[quirk]**, and
+/// compared in float math instead of the int64 truncation.
+pub fn number_checks(path: &Path, value: Num, rules: &NumberRules, out: &mut Vec<Issue>) {
+    let range = |what: &str, n: Num| rules.number_type.and_then(|t| t.range_issue(path, what, n));
+    out.extend(range("Checked", value));
+    let compared = |what: &str, bound: f64, out: &mut Vec<Issue>| match range(what, Num::Float(bound)) {
+        Some(issue) => {
+            out.push(issue);
+            match value {
+                Num::Int(i) => Num::Float(i as f64),
+                float => float,
+            }
+        }
+        None => value,
+    };
+    if let Some(f) = rules.multiple_of {
+        let v = compared("MultipleOf", f, out);
+        out.extend(multiple_of(path, v, Bound { value: f }));
+    }
+    if let Some(m) = rules.maximum {
+        let v = compared("Maximum boundary", m, out);
+        out.extend(maximum(path, v, Bound { value: m }, rules.exclusive_maximum));
+    }
+    if let Some(m) = rules.minimum {
+        let v = compared("Minimum boundary", m, out);
+        out.extend(minimum(path, v, Bound { value: m }, rules.exclusive_minimum));
+    }
+}
+
 /// go-openapi's `IsFloat64AJSONInteger`: a float that is an integer within float precision.
 pub fn is_json_integer(f: f64) -> bool {
     if f.is_nan() || f.is_infinite() || f.abs() > 9_007_199_254_740_991.0 {
@@ -212,19 +313,15 @@ pub fn multiple_of(path: &Path, value: Num, factor: Bound) -> Option<Issue> {
     match value {
         Num::Int(v) => {
             // [quirk] the factor is truncated to int64 for an int64 value; a fractional factor
-            // becomes 0, which kube-openapi reports as not positive (before 1.36).
+            // becomes 0, which kube-openapi reports as not positive (untyped nodes; a typed node
+            // reports the factor's range instead, see `number_checks`).
             let f = factor.truncated();
             if f <= 0 {
-                return Some(Issue {
-                    form: PathForm::Base,
-                    ..Issue::new(
-                        ErrorType::Invalid,
-                        path,
-                        "multipleOf",
-                        BadValue::Str(String::new()),
-                        format!("factor MultipleOf declared for {} must be positive: {f}", path.openapi()),
-                    )
-                });
+                return Some(Issue::plain(
+                    path,
+                    "multipleOf",
+                    format!("factor MultipleOf declared for {} must be positive: {f}", path.openapi()),
+                ));
             }
             (v % f != 0).then(|| {
                 Issue::new(
@@ -304,7 +401,7 @@ pub fn type_check(path: &Path, value: &Value, types: &[&str], format: Option<&st
 }
 
 /// Whether a format survives the apiserver's post-processing for these types.
-fn kept_format(f: &str, types: &[&str]) -> bool {
+pub(crate) fn kept_format(f: &str, types: &[&str]) -> bool {
     let single = if types.len() == 1 { types[0] } else { "" };
     let numeric = match single {
         "integer" => ["int32", "int64"].contains(&f),
@@ -452,6 +549,56 @@ mod tests {
         assert_eq!(
             text(maximum(&p, Num::Float(2e6), b(1e6), false)),
             "spec.x: Invalid value: 2e+06: spec.x in body should be less than or equal to 1e+06"
+        );
+    }
+
+    #[test]
+    fn range_of_format_checks_values_and_bounds() {
+        let p = at("spec.x");
+        let run = |rules: NumberRules, v: Num| -> Vec<String> {
+            let mut out = Vec::new();
+            number_checks(&p, v, &rules, &mut out);
+            out.iter().map(ToString::to_string).collect()
+        };
+        let integer = Some(NumberType { type_: "integer", format: "" });
+        let int32 = Some(NumberType { type_: "integer", format: "int32" });
+        let float = Some(NumberType { type_: "number", format: "float" });
+        assert!(run(NumberRules { number_type: integer, ..Default::default() }, Num::Float(3.0)).is_empty());
+        assert_eq!(
+            run(NumberRules { number_type: integer, ..Default::default() }, Num::Float(1.0000000001)),
+            vec!["<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in spec.x"]
+        );
+        assert_eq!(
+            run(NumberRules { number_type: int32, ..Default::default() }, Num::Int(1 << 31)),
+            vec!["<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in spec.x"]
+        );
+        assert_eq!(
+            run(NumberRules { number_type: float, ..Default::default() }, Num::Float(1e39)),
+            vec!["<nil>: Invalid value: \"\": Checked value must be of type number with format float in spec.x"]
+        );
+        // [quirk] a fractional bound of an integer is an error on every value, compared as floats.
+        let fractional = NumberRules { number_type: integer, maximum: Some(1.5), ..Default::default() };
+        assert_eq!(
+            run(fractional, Num::Int(1)),
+            vec![
+                "<nil>: Invalid value: \"\": Maximum boundary value must be of type integer (default format) in spec.x"
+            ]
+        );
+        assert_eq!(
+            run(fractional, Num::Int(2))[1],
+            "spec.x: Invalid value: 2: spec.x in body should be less than or equal to 1.5"
+        );
+        let factor = NumberRules { number_type: integer, multiple_of: Some(0.5), ..Default::default() };
+        assert_eq!(
+            run(factor, Num::Int(3)),
+            vec!["<nil>: Invalid value: \"\": MultipleOf value must be of type integer (default format) in spec.x"],
+            "3 is a multiple of 0.5 in float math"
+        );
+        // Untyped nodes keep the int64 truncation.
+        let untyped = NumberRules { maximum: Some(1.5), ..Default::default() };
+        assert_eq!(
+            run(untyped, Num::Int(2)),
+            vec!["spec.x: Invalid value: 2: spec.x in body should be less than or equal to 1"]
         );
     }
 

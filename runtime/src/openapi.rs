@@ -6,9 +6,8 @@
 //! Each keyword's check and message live in [`crate::keywords`] and [`crate::format`]; this
 //! module only walks.
 //!
-//! Not yet here: the 1.36 range-of-format checks, and the anyOf/oneOf choice of the "best"
-//! branch (the branch with the fewest issues stands in for kube-openapi's count of passed
-//! checks).
+//! Not yet here: the anyOf/oneOf choice of the "best" branch as kube-openapi counts it (see
+//! [`crate::junctor`]).
 
 use std::collections::HashMap;
 
@@ -17,7 +16,7 @@ use serde_json::Value;
 use crate::format::{self, Format};
 use crate::issue::{BadValue, ErrorType, Issue};
 use crate::junctor;
-use crate::keywords::{self, Bound, Num};
+use crate::keywords::{self, Num, NumberRules, NumberType};
 use crate::path::Path;
 use crate::pattern::{self, PatternError};
 use crate::schema::{AdditionalProperties, Schema};
@@ -68,16 +67,16 @@ impl<'s> OpenApiValidator<'s> {
             }
         }
         if let Value::Number(n) = v {
-            let num = Num::of(n);
-            if let Some(f) = &s.multiple_of {
-                out.extend(keywords::multiple_of(path, num, Bound::of(f)));
-            }
-            if let Some(m) = &s.maximum {
-                out.extend(keywords::maximum(path, num, Bound::of(m), s.exclusive_maximum));
-            }
-            if let Some(m) = &s.minimum {
-                out.extend(keywords::minimum(path, num, Bound::of(m), s.exclusive_minimum));
-            }
+            let single_numeric = s.type_str().filter(|t| !s.int_or_string && (*t == "integer" || *t == "number"));
+            let rules = NumberRules {
+                number_type: NumberType::of(single_numeric, s.format.as_deref().unwrap_or_default()),
+                multiple_of: s.multiple_of.as_ref().and_then(serde_json::Number::as_f64),
+                maximum: s.maximum.as_ref().and_then(serde_json::Number::as_f64),
+                exclusive_maximum: s.exclusive_maximum,
+                minimum: s.minimum.as_ref().and_then(serde_json::Number::as_f64),
+                exclusive_minimum: s.exclusive_minimum,
+            };
+            keywords::number_checks(path, Num::of(n), &rules, out);
         }
         if let Value::Array(items) = v {
             if let Some(item_schema) = s.items.as_deref() {
@@ -242,7 +241,14 @@ mod tests {
             ]
         );
         assert!(issues(json!({"type": "integer"}), json!(1.0)).is_empty(), "1.0 is an integer");
-        assert_eq!(issues(json!({"type": "integer"}), json!(1.5)).len(), 1);
+        assert_eq!(
+            issues(json!({"type": "integer"}), json!(1.5)),
+            vec![
+                ": Invalid value: \"number\":  in body must be of type integer: \"number\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in ",
+            ],
+            "the type error, and (1.36) the range of the format"
+        );
         assert_eq!(issues(json!({"type": "object", "required": ["a"]}), json!({})), vec!["a: Required value"]);
     }
 
@@ -268,7 +274,10 @@ mod tests {
         );
         assert_eq!(
             issues(json!({"type": "integer", "format": "int64"}), json!(1.5)),
-            vec![": Invalid value: \"float64\":  in body must be of type int64: \"float64\""]
+            vec![
+                ": Invalid value: \"float64\":  in body must be of type int64: \"float64\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer with format int64 in ",
+            ]
         );
         assert!(issues(json!({"type": "string", "format": "unknown-format"}), json!("anything")).is_empty());
     }

@@ -263,3 +263,32 @@ fn derived_and_dynamic_updates_agree() {
         assert_eq!(derived, dynamic, "for {new} from {old}");
     }
 }
+
+#[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Ranges {
+    #[kubeskema(format = "float")]
+    ratio: Option<f64>,
+    #[kubeskema(maximum = 1.5)]
+    count: Option<i64>,
+}
+
+#[test]
+fn numbers_keep_the_range_of_their_type_and_format() {
+    let issues = |v: serde_json::Value| -> Vec<String> {
+        let r: Ranges = serde_json::from_value(v).unwrap();
+        r.validate().iter().map(ToString::to_string).collect()
+    };
+    assert!(issues(json!({"ratio": 0.5})).is_empty());
+    assert_eq!(
+        issues(json!({"ratio": 1e39})),
+        vec!["<nil>: Invalid value: \"\": Checked value must be of type number with format float in ratio"]
+    );
+    assert_eq!(
+        issues(json!({"count": 2})),
+        vec![
+            "<nil>: Invalid value: \"\": Maximum boundary value must be of type integer (default format) in count",
+            "count: Invalid value: 2: count in body should be less than or equal to 1.5",
+        ],
+        "an integer's fractional bound is reported on every value and compared as a float"
+    );
+}
