@@ -169,12 +169,13 @@ pub fn run(args: Args) -> i32 {
                 if json {
                     say(f.to_json());
                 } else {
-                    say(f.human());
+                    say(format!("{}\n", f.human()));
                 }
             }
             let errors = findings.iter().filter(|f| f.level == crate::manifests::Level::Error).count();
             if !json {
-                eprintln!("{errors} errors, {} warnings", findings.len() - errors);
+                let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+                eprintln!("{}, {}", count(errors, "error"), count(findings.len() - errors, "warning"));
             }
             i32::from(errors > 0)
         }

@@ -51,6 +51,8 @@ pub struct Finding {
     pub detail: String,
     /// The whole message as the apiserver prints it.
     pub message: String,
+    /// The text of the line the finding points at, for the human rendering.
+    pub source_line: Option<String>,
 }
 
 impl Finding {
@@ -73,18 +75,40 @@ impl Finding {
         })
     }
 
-    /// The finding as a compiler-style line: `file:line:col: error: Kind/name: message`.
+    /// The finding as a compiler diagnostic: the apiserver's message, `--> file:line:column`,
+    /// and the source line with the place marked.
     pub fn human(&self) -> String {
-        let at = match self.pos {
-            Some(p) => format!("{}:{p}", self.file.display()),
-            None => self.file.display().to_string(),
-        };
+        use annotate_snippets::{AnnotationKind, Level as Severity, Renderer, Snippet};
         let level = match self.level {
-            Level::Error => "error",
-            Level::Warning => "warning",
+            Level::Error => Severity::ERROR,
+            Level::Warning => Severity::WARNING,
         };
-        format!("{at}: {level}: {}/{}: {}", self.kind, self.name, self.message)
+        let path = self.file.display().to_string();
+        let label = format!("{}/{}", self.kind, self.name);
+        let title = level.primary_title(&self.message);
+        let report = match (self.pos, &self.source_line) {
+            (Some(pos), Some(line)) => {
+                let span = token_span(line, pos.column);
+                title.element(
+                    Snippet::source(line.as_str())
+                        .line_start(pos.line)
+                        .path(path.as_str())
+                        .annotation(AnnotationKind::Primary.span(span).label(label.as_str())),
+                )
+            }
+            _ => title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(path.as_str())),
+        };
+        Renderer::plain().render(&[report]).to_string()
     }
+}
+
+/// The bytes of the key or value that starts at 1-based character `column` of `line`: up to a
+/// `:` followed by a space (a key) or the end of the line.
+fn token_span(line: &str, column: usize) -> std::ops::Range<usize> {
+    let start = line.char_indices().nth(column.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
+    let rest = &line[start..];
+    let end = rest.find(": ").or_else(|| rest.strip_suffix(':').map(str::len)).unwrap_or(rest.trim_end().len());
+    start..start + end.max(1).min(rest.len())
 }
 
 /// Validates every manifest against the CRDs. `Err` when the CRDs cannot be used (unreadable,
@@ -111,7 +135,11 @@ pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Vec<Find
         let Some(text) = read_text(&file, &mut io) else { continue };
         let Some(docs) = parse_text(&file, &text, &mut io) else { continue };
         for doc in docs.iter().filter(|d| !d.value.is_null()) {
+            let before = findings.len();
             validate_document(&file, doc, &crds, &usable, &mut validators, &mut findings);
+            for f in &mut findings[before..] {
+                f.source_line = f.pos.and_then(|p| text.lines().nth(p.line.checked_sub(1)?)).map(str::to_owned);
+            }
         }
     }
     if !io.is_empty() {
@@ -143,6 +171,7 @@ fn validate_document<'c>(
         kind_of_issue: kind_of_issue.to_owned(),
         detail,
         message,
+        source_line: None,
     };
     let Some(&(ci, vi)) = usable.get(&(api_version.clone(), kind.clone())) else {
         let message = format!("no CRD given for {api_version} {kind}");

@@ -42,6 +42,21 @@ fn every_problem_of_every_document_is_found_at_its_place() {
 }
 
 #[test]
+fn human_output_reads_like_a_compiler_diagnostic() {
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
+    let replicas = findings.iter().find(|f| f.field == "spec.replicas").unwrap();
+    let shown = replicas.human().replace('\\', "/");
+    let expected = "\
+error: spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10
+  --> FILE:19:3
+   |
+19 |   replicas: 11
+   |   ^^^^^^^^ Widget/Bad_Name";
+    let file = fixture("manifests/widgets.yaml").display().to_string().replace('\\', "/");
+    assert_eq!(shown.trim_end(), expected.replace("FILE", &file));
+}
+
+#[test]
 fn json_lines_carry_the_contracts_fields() {
     let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
     let json = findings[1].to_json();
