@@ -253,6 +253,17 @@ mod tests {
     }
 
     #[test]
+    fn additional_properties_false_forbids_each_extra_key() {
+        let schema =
+            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "additionalProperties": false});
+        assert!(issues(schema.clone(), json!({})).is_empty());
+        assert_eq!(
+            issues(json!({"type": "object", "properties": {"m": schema}}), json!({"m": {"k": 1}})),
+            vec!["m: Invalid value: \"k\": m.k in body is a forbidden property"]
+        );
+    }
+
+    #[test]
     fn nulls_get_only_type_and_enum_checks() {
         assert_eq!(
             issues(json!({"type": "array", "items": {"type": "string"}}), json!([null])),

@@ -1,7 +1,7 @@
 //! The create pipeline (`ResourceValidator`) over the corpus: `valid` instances pass, except
 //! those listed below, each an upstream example the apiserver refuses as well; `invalid`
 //! instances are caught unless their CRD has CEL rules that may be what rejects them.
-//! `cargo test -p kubeskema-tests --release --features corpus --test corpus_validate -- --nocapture`.
+//! `cargo test -p kubeskema-tests --features corpus --test corpus_validate -- --nocapture`.
 #![cfg(feature = "corpus")]
 
 use kubeskema::validate::ResourceValidator;
