@@ -106,6 +106,12 @@ fn check_node(cx: &Ctxt, attrs: &attr::Attrs, ty: &Type, span: proc_macro2::Span
             format!("unknown list type `{other}`: expected \"atomic\", \"set\" or \"map\""),
         ),
     }
+    if attrs.flag("unique_items") {
+        cx.error(
+            span,
+            "`unique_items` is refused by the apiserver (its cost is quadratic): use `list_type = \"set\"` for unique items",
+        );
+    }
     if attrs.get("list_map_keys").is_some() && list_type.map(syn::LitStr::value).as_deref() != Some("map") {
         cx.error(span, "`list_map_keys(...)` belongs to `list_type = \"map\"`");
     }

@@ -12,6 +12,8 @@ struct Spec {
     d: Option<Vec<String>>,
     #[kubeskema(not = r#"[{"required": ["a"]}]"#)]
     e: Option<String>,
+    #[kubeskema(unique_items)]
+    f: Option<Vec<String>>,
 }
 
 fn main() {}
