@@ -5,6 +5,7 @@
 //! - [`Path::pointer`]: the RFC 6901 JSON pointer (`/spec/m/key`).
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -17,10 +18,15 @@ pub enum Segment {
     Index(usize),
 }
 
-/// A path from the root of an object.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Path {
-    segments: Vec<Segment>,
+/// A path from the root of an object: a shared chain of segments, so that extending a path
+/// (done for every field a validator visits) costs one small allocation, not a copy of the
+/// whole path.
+#[derive(Clone, Default)]
+pub struct Path(Option<Arc<Node>>);
+
+struct Node {
+    parent: Path,
+    segment: Segment,
 }
 
 impl Path {
@@ -44,27 +50,43 @@ impl Path {
         self.with(Segment::Index(i))
     }
 
-    fn with(&self, s: Segment) -> Path {
-        let mut segments = Vec::with_capacity(self.segments.len() + 1);
-        segments.extend(self.segments.iter().cloned());
-        segments.push(s);
-        Path { segments }
+    fn with(&self, segment: Segment) -> Path {
+        Path(Some(Arc::new(Node { parent: self.clone(), segment })))
     }
 
     /// The segments, root first.
-    pub fn segments(&self) -> &[Segment] {
-        &self.segments
+    pub fn segments(&self) -> Vec<Segment> {
+        let mut out = Vec::new();
+        let mut at = &self.0;
+        while let Some(node) = at {
+            out.push(node.segment.clone());
+            at = &node.parent.0;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The segments, root first, borrowed.
+    fn each(&self) -> Vec<&Segment> {
+        let mut out = Vec::new();
+        let mut at = &self.0;
+        while let Some(node) = at {
+            out.push(&node.segment);
+            at = &node.parent.0;
+        }
+        out.reverse();
+        out
     }
 
     /// Whether this is the root.
     pub fn is_root(&self) -> bool {
-        self.segments.is_empty()
+        self.0.is_none()
     }
 
     /// kube-openapi's form: `spec.ports[0].name`, map keys after a dot.
     pub fn openapi(&self) -> String {
         let mut out = String::new();
-        for s in &self.segments {
+        for s in self.each() {
             match s {
                 Segment::Property(n) | Segment::Key(n) => {
                     if !out.is_empty() {
@@ -82,7 +104,7 @@ impl Path {
     /// unquoted as the apiserver prints them.
     pub fn field(&self) -> String {
         let mut out = String::new();
-        for s in &self.segments {
+        for s in self.each() {
             match s {
                 Segment::Property(n) => {
                     if !out.is_empty() {
@@ -100,7 +122,7 @@ impl Path {
     /// The JSON pointer: `/spec/ports/0/name`.
     pub fn pointer(&self) -> String {
         let mut out = String::new();
-        for s in &self.segments {
+        for s in self.each() {
             out.push('/');
             match s {
                 Segment::Property(n) | Segment::Key(n) => out.push_str(&n.replace('~', "~0").replace('/', "~1")),
@@ -108,6 +130,38 @@ impl Path {
             }
         }
         out
+    }
+}
+
+impl PartialEq for Path {
+    fn eq(&self, other: &Path) -> bool {
+        self.each() == other.each()
+    }
+}
+
+impl Eq for Path {}
+
+impl std::hash::Hash for Path {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.each().hash(state);
+    }
+}
+
+impl PartialOrd for Path {
+    fn partial_cmp(&self, other: &Path) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Path {
+    fn cmp(&self, other: &Path) -> std::cmp::Ordering {
+        self.each().cmp(&other.each())
+    }
+}
+
+impl std::fmt::Debug for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Path").field(&self.each()).finish()
     }
 }
 

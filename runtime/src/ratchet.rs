@@ -25,7 +25,7 @@ pub struct Unchanged(HashSet<Vec<Segment>>);
 impl Unchanged {
     /// Records an unchanged place.
     pub fn insert(&mut self, path: &Path) {
-        self.0.insert(path.segments().to_vec());
+        self.0.insert(path.segments());
     }
 
     /// Whether nothing was recorded.
@@ -39,7 +39,7 @@ impl Unchanged {
         let segments = issue.path.segments();
         let node = match issue.keyword {
             "required" => &segments[..segments.len().saturating_sub(1)],
-            _ => segments,
+            _ => &segments[..],
         };
         (0..=node.len()).any(|n| self.0.contains(&node[..n]))
     }
