@@ -207,7 +207,7 @@ fn node(s: Map<String, Value>) -> TokenStream {
     let max_props = count("maxProperties").map(|n| quote!(__issues.extend(#kw::max_properties(__jp, __o.len(), #n));));
     let properties = s.get("properties").and_then(Value::as_object).into_iter().flatten().map(|(k, child)| {
         let inner = node(child.as_object().cloned().unwrap_or_default());
-        quote!(if let ::core::option::Option::Some(__jv) = __o.get(#k) { let __jp = &__jp.key(#k); #inner })
+        quote!(if let ::core::option::Option::Some(__jv) = __o.get(#k) { let __jp = &__jp.property(#k); #inner })
     });
     let required = s
         .get("required")

@@ -88,9 +88,9 @@ fn unchanged(c: &Container) -> TokenStream {
                 match keys {
                     Some(keys) => {
                         let (new, old) = (access(f, &quote!(self)), access(f, &quote!(__old)));
-                        quote!(__same &= ::kubeskema::__private::unchanged_map_list(#new, #old, &[#(#keys),*], &__path.key(#name), #out);)
+                        quote!(__same &= ::kubeskema::__private::unchanged_map_list(#new, #old, &[#(#keys),*], &__path.property(#name), #out);)
                     }
-                    None => quote!(__same &= ::kubeskema::Validate::unchanged_at(&self.#m, &__old.#m, &__path.key(#name), #out);),
+                    None => quote!(__same &= ::kubeskema::Validate::unchanged_at(&self.#m, &__old.#m, &__path.property(#name), #out);),
                 }
             });
             quote! {
@@ -245,7 +245,7 @@ fn field_checks(f: &Field) -> TokenStream {
     let checks = value_checks(&f.attrs, f.value_ty, &quote!(__v), &quote!(__p));
     quote! {
         if let ::core::option::Option::Some(__v) = #access {
-            let __p = __path.key(#name);
+            let __p = __path.property(#name);
             #checks
             ::kubeskema::Validate::validate_at(__v, &__p, __issues);
         }

@@ -4,18 +4,30 @@
 //! - [`Path::field`]: the field path of list-type, CEL and metadata errors (`spec.m[key]`);
 //! - [`Path::pointer`]: the RFC 6901 JSON pointer (`/spec/m/key`).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Segment {
-    /// A property named by the schema.
-    Property(String),
+    /// A property named by the schema (borrowed when the name is a literal of derived code).
+    Property(Cow<'static, str>),
     /// A key of a map (`additionalProperties`).
     Key(String),
     /// An index into a list.
     Index(usize),
+}
+
+impl Segment {
+    /// The property name or map key; `None` for a list index.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Segment::Property(n) => Some(n),
+            Segment::Key(k) => Some(k),
+            Segment::Index(_) => None,
+        }
+    }
 }
 
 /// A path from the root of an object: a shared chain of segments, so that extending a path
@@ -37,7 +49,12 @@ impl Path {
 
     /// This path and a property.
     pub fn key(&self, name: &str) -> Path {
-        self.with(Segment::Property(name.to_owned()))
+        self.with(Segment::Property(Cow::Owned(name.to_owned())))
+    }
+
+    /// This path and a property whose name lives for the program (no copy of the name).
+    pub fn property(&self, name: &'static str) -> Path {
+        self.with(Segment::Property(Cow::Borrowed(name)))
     }
 
     /// This path and a map key.
@@ -87,14 +104,15 @@ impl Path {
     pub fn openapi(&self) -> String {
         let mut out = String::new();
         for s in self.each() {
-            match s {
-                Segment::Property(n) | Segment::Key(n) => {
+            match (s, s.name()) {
+                (_, Some(n)) => {
                     if !out.is_empty() {
                         out.push('.');
                     }
                     out.push_str(n);
                 }
-                Segment::Index(i) => write!(out, "[{i}]").expect("writing to a String"),
+                (Segment::Index(i), None) => write!(out, "[{i}]").expect("writing to a String"),
+                (_, None) => {}
             }
         }
         out
@@ -124,9 +142,10 @@ impl Path {
         let mut out = String::new();
         for s in self.each() {
             out.push('/');
-            match s {
-                Segment::Property(n) | Segment::Key(n) => out.push_str(&n.replace('~', "~0").replace('/', "~1")),
-                Segment::Index(i) => write!(out, "{i}").expect("writing to a String"),
+            match (s, s.name()) {
+                (_, Some(n)) => out.push_str(&n.replace('~', "~0").replace('/', "~1")),
+                (Segment::Index(i), None) => write!(out, "{i}").expect("writing to a String"),
+                (_, None) => {}
             }
         }
         out
