@@ -137,16 +137,8 @@ impl Pattern {
 
     /// The `pattern` check of a string.
     pub fn check(&self, path: &crate::path::Path, value: &str) -> Option<crate::issue::Issue> {
-        match self.compiled.get_or_init(|| crate::pattern::compile(self.source)) {
-            Ok(re) => crate::keywords::pattern(path, value, re, self.source),
-            Err(e) => Some(crate::issue::Issue::new(
-                crate::issue::ErrorType::Invalid,
-                path,
-                "pattern",
-                crate::issue::BadValue::Str(value.to_owned()),
-                format!("{} in body should match '{}, but pattern is invalid: {e}'", path.openapi(), self.source),
-            )),
-        }
+        let compiled = self.compiled.get_or_init(|| crate::pattern::compile(self.source));
+        crate::keywords::compiled_pattern(path, value, compiled, self.source)
     }
 }
 

@@ -17,16 +17,13 @@ use crate::schema::Schema;
 pub fn prune_nulls(value: &mut Value, schema: &Schema) {
     match value {
         Value::Object(map) => {
-            map.retain(|k, v| {
-                let child = schema.properties.get(k).or_else(|| schema.additional_properties_schema());
-                match child {
-                    Some(c) if v.is_null() && !c.nullable && c.default.is_none() => false,
-                    Some(c) => {
-                        prune_nulls(v, c);
-                        true
-                    }
-                    None => true,
+            map.retain(|k, v| match schema.schema_of_key(k) {
+                Some(c) if v.is_null() && !c.nullable && c.default.is_none() => false,
+                Some(c) => {
+                    prune_nulls(v, c);
+                    true
                 }
+                None => true,
             });
         }
         Value::Array(items) => {

@@ -112,6 +112,27 @@ pub fn pattern(path: &Path, value: &str, re: &regex::Regex, source: &str) -> Opt
     })
 }
 
+/// `pattern` with the schema's pattern as compiled: a pattern that does not compile (only
+/// reachable for schemas that skipped the structural check) fails every string, in
+/// kube-openapi's words.
+pub fn compiled_pattern(
+    path: &Path,
+    value: &str,
+    compiled: &Result<regex::Regex, crate::pattern::PatternError>,
+    source: &str,
+) -> Option<Issue> {
+    match compiled {
+        Ok(re) => pattern(path, value, re, source),
+        Err(e) => Some(Issue::new(
+            ErrorType::Invalid,
+            path,
+            "pattern",
+            BadValue::Str(value.to_owned()),
+            format!("{} should match '{source}, but pattern is invalid: {e}'", in_body(path)),
+        )),
+    }
+}
+
 /// `maxItems`.
 pub fn max_items(path: &Path, len: usize, max: u64) -> Option<Issue> {
     too_many(path, "maxItems", len, max)

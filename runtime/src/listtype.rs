@@ -17,6 +17,9 @@ use crate::path::Path;
 #[cfg(feature = "dynamic")]
 use crate::schema::Schema;
 
+/// The keyword of every list-type issue (the pipeline reports them after the values).
+pub const KEYWORD: &str = "x-kubernetes-list-type";
+
 /// Every list-type problem of `value` against `schema`, walking properties, map values and
 /// list items (lists of lists are checked at every level).
 #[cfg(feature = "dynamic")]
@@ -31,10 +34,8 @@ fn walk(value: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
     match value {
         Value::Object(map) => {
             for (k, v) in map {
-                if let Some(p) = s.properties.get(k) {
-                    walk(v, p, &path.key(k), out);
-                } else if let Some(a) = s.additional_properties_schema() {
-                    walk(v, a, &path.map_key(k), out);
+                if let Some((child_schema, child_path)) = s.key_child(k, path) {
+                    walk(v, child_schema, &child_path, out);
                 }
             }
         }
@@ -55,7 +56,7 @@ fn walk(value: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
 }
 
 fn duplicate(path: &Path, value: BadValue) -> Issue {
-    Issue::new(ErrorType::Duplicate, path, "x-kubernetes-list-type", value, "").in_form(PathForm::Field)
+    Issue::new(ErrorType::Duplicate, path, KEYWORD, value, "").in_form(PathForm::Field)
 }
 
 /// The identity of a set element: scalars keep their decoded Go type, composites their
@@ -92,7 +93,7 @@ pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &Path, out: &
             Issue::new(
                 ErrorType::Invalid,
                 &path.index(i),
-                "x-kubernetes-list-type",
+                KEYWORD,
                 BadValue::of(bad),
                 "must be an object for an array of list-type map",
             )

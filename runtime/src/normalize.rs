@@ -62,10 +62,8 @@ fn coerce_embedded(value: &mut Value, schema: &Schema, path: &str, is_root: bool
                 coerce_metadata(meta, &join(path, "metadata"))?;
             }
             for (k, v) in map.iter_mut() {
-                if let Some(p) = schema.properties.get(k) {
-                    coerce_embedded(v, p, &join(path, k), false)?;
-                } else if let Some(a) = schema.additional_properties_schema() {
-                    coerce_embedded(v, a, &join(path, k), false)?;
+                if let Some(child) = schema.schema_of_key(k) {
+                    coerce_embedded(v, child, &join(path, k), false)?;
                 }
             }
         }

@@ -198,10 +198,8 @@ pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema)
                     out.extend(validate_embedded(v, path));
                 }
                 for (k, child) in map {
-                    if let Some(p) = s.properties.get(k) {
-                        walk(child, p, &path.key(k), false, out);
-                    } else if let Some(a) = s.additional_properties_schema() {
-                        walk(child, a, &path.map_key(k), false, out);
+                    if let Some((child_schema, child_path)) = s.key_child(k, path) {
+                        walk(child, child_schema, &child_path, false, out);
                     }
                 }
             }

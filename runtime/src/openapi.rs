@@ -105,10 +105,8 @@ impl<'s> OpenApiValidator<'s> {
                 }
             }
             for (k, child) in map {
-                if let Some(p) = s.properties.get(k) {
-                    self.node(child, p, &path.key(k), out);
-                } else if let Some(a) = s.additional_properties_schema() {
-                    self.node(child, a, &path.map_key(k), out);
+                if let Some((child_schema, child_path)) = s.key_child(k, path) {
+                    self.node(child, child_schema, &child_path, out);
                 }
             }
             for r in &s.required {
@@ -121,17 +119,7 @@ impl<'s> OpenApiValidator<'s> {
 
     fn pattern(&self, path: &Path, text: &str, s: &Schema) -> Option<Issue> {
         let source = s.pattern.as_deref()?;
-        match self.patterns.get(source)? {
-            Ok(re) => keywords::pattern(path, text, re, source),
-            // Only reachable for schemas that skipped the structural check.
-            Err(e) => Some(Issue::new(
-                ErrorType::Invalid,
-                path,
-                "pattern",
-                BadValue::Str(text.to_owned()),
-                format!("{} in body should match '{source}, but pattern is invalid: {e}'", path.openapi()),
-            )),
-        }
+        keywords::compiled_pattern(path, text, self.patterns.get(source)?, source)
     }
 
     /// The type check (§7.3) of the schema's types and format.

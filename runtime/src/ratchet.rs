@@ -72,11 +72,8 @@ fn walk(new: &Value, old: &Value, s: &crate::schema::Schema, path: &Path, out: &
                 if path.is_root() && (k == "apiVersion" || k == "kind") {
                     continue;
                 }
-                let Some(old_child) = o.get(k) else { continue };
-                if let Some(p) = s.properties.get(k) {
-                    walk(child, old_child, p, &path.key(k), out);
-                } else if let Some(a) = s.additional_properties_schema() {
-                    walk(child, old_child, a, &path.map_key(k), out);
+                if let (Some(old_child), Some((child_schema, child_path))) = (o.get(k), s.key_child(k, path)) {
+                    walk(child, old_child, child_schema, &child_path, out);
                 }
             }
         }

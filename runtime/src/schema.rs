@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
+use crate::path::Path;
+
 /// One node of a CRD schema.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Schema {
@@ -163,6 +165,25 @@ impl Schema {
     /// The schema of `additionalProperties`, when it is a schema.
     pub fn additional_properties_schema(&self) -> Option<&Schema> {
         self.additional_properties.as_ref().and_then(AdditionalProperties::schema)
+    }
+
+    /// The schema of an object's `key`: its property, else the `additionalProperties` schema.
+    pub fn schema_of_key(&self, key: &str) -> Option<&Schema> {
+        self.properties.get(key).or_else(|| self.additional_properties_schema())
+    }
+
+    /// [`Schema::schema_of_key`] with the key's place under `path`: a property, or a map key
+    /// (the two print differently in the apiserver's paths).
+    pub fn key_child(&self, key: &str, path: &Path) -> Option<(&Schema, Path)> {
+        match self.properties.get(key) {
+            Some(p) => Some((p, path.key(key))),
+            None => self.additional_properties_schema().map(|a| (a, path.map_key(key))),
+        }
+    }
+
+    /// Whether this node or any node under it carries `x-kubernetes-validations` rules.
+    pub fn has_rules(&self) -> bool {
+        !self.validations.is_empty() || self.children().any(Schema::has_rules)
     }
 
     /// Every direct child node with the token that leads to it: `properties`, `items`,

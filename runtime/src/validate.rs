@@ -49,10 +49,6 @@ pub struct ResourceValidator<'a> {
     has_rules: bool,
 }
 
-fn has_rules(s: &Schema) -> bool {
-    !s.validations.is_empty() || s.children().any(has_rules)
-}
-
 impl<'a> ResourceValidator<'a> {
     /// A validator for `version` of `crd`.
     pub fn new(crd: &'a Crd, version: &'a CrdVersion) -> Self {
@@ -61,7 +57,7 @@ impl<'a> ResourceValidator<'a> {
             crd,
             version,
             openapi: schema.map(OpenApiValidator::new),
-            has_rules: schema.is_some_and(has_rules),
+            has_rules: schema.is_some_and(Schema::has_rules),
         }
     }
 

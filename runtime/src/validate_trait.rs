@@ -82,7 +82,7 @@ fn phases<T: Validate + ?Sized>(value: &T) -> (Vec<Issue>, Vec<Issue>, Vec<Issue
     let mut all = Vec::new();
     value.validate_at(&Path::root(), &mut all);
     let (rest, list_types): (Vec<Issue>, Vec<Issue>) =
-        all.into_iter().partition(|i| i.keyword != "x-kubernetes-list-type");
+        all.into_iter().partition(|i| i.keyword != crate::listtype::KEYWORD);
     let (embedded, values): (Vec<Issue>, Vec<Issue>) =
         rest.into_iter().partition(|i| i.keyword == crate::objectmeta::EMBEDDED);
     (values, embedded, list_types)

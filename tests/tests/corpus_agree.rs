@@ -144,11 +144,8 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
                 out.push(here("too many properties", Change::Replace(Value::Object(more))));
             }
             for (k, child) in map {
-                let child_pointer = format!("{pointer}/{}", escape(k));
-                if let Some(p) = s.properties.get(k) {
-                    walk(child, p, child_pointer, out);
-                } else if let Some(a) = s.additional_properties_schema() {
-                    walk(child, a, child_pointer, out);
+                if let Some(child_schema) = s.schema_of_key(k) {
+                    walk(child, child_schema, format!("{pointer}/{}", escape(k)), out);
                 }
             }
         }
