@@ -84,9 +84,15 @@ fn check_branch(branch: &Map<String, Value>, at: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The junctor checks of a node whose value is `v` (an expression of a serializable type)
-/// at path `p` (a `Path` expression); empty when the node has none.
+/// The checks of a node that read its value as JSON: `schema_json` (root `metadata`
+/// restrictions on `name`/`generateName`, in the node order of junctor branches), then the
+/// junctors. `v` is an expression of a serializable type, `p` a `Path` expression; the value
+/// is serialized once, and not at all when the node has neither.
 pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
+    let schema = match attrs.str("schema_json").and_then(|lit| serde_json::from_str(&lit.value()).ok()) {
+        Some(Value::Object(schema)) => node(schema),
+        _ => TokenStream::new(),
+    };
     let mut junctors = Vec::new();
     for (name, _) in JUNCTORS {
         let Some(lit) = attrs.str(name) else { continue };
@@ -97,28 +103,14 @@ pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
         }
         junctors.push(junctor(name, &json));
     }
-    if junctors.is_empty() {
+    if schema.is_empty() && junctors.is_empty() {
         return TokenStream::new();
     }
     quote! {{
         let __jv = &::kubeskema::__private::to_json(#v);
         let __jp: &::kubeskema::path::Path = &#p;
+        #schema
         #(#junctors)*
-    }}
-}
-
-/// `schema_json`: a further schema over the value's JSON (root `metadata` restrictions on
-/// `name`/`generateName`), checked in the same node order as junctor branches.
-pub fn schema(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
-    let Some(Value::Object(schema)) = attrs.str("schema_json").and_then(|lit| serde_json::from_str(&lit.value()).ok())
-    else {
-        return TokenStream::new();
-    };
-    let body = node(schema);
-    quote! {{
-        let __jv = &::kubeskema::__private::to_json(#v);
-        let __jp: &::kubeskema::path::Path = &#p;
-        #body
     }}
 }
 
@@ -169,23 +161,10 @@ fn node(s: Map<String, Value>) -> TokenStream {
 
     let nested_junctors = JUNCTORS.iter().filter_map(|(name, json_name)| Some(junctor(name, s.get(*json_name)?)));
 
-    let mut strings = Vec::new();
-    if let Some(n) = count("maxLength") {
-        strings.push(quote!(#kw::max_length(__jp, __s, #n)));
-    }
-    if let Some(n) = count("minLength") {
-        strings.push(quote!(#kw::min_length(__jp, __s, #n)));
-    }
-    if let Some(pat) = s.get("pattern").and_then(Value::as_str) {
-        strings.push(quote!({
-            static __PATTERN: ::kubeskema::__private::Pattern = ::kubeskema::__private::Pattern::new(#pat);
-            __PATTERN.check(__jp, __s)
-        }));
-    }
-    let first_string = strings.split_first().map(|(first, rest)| {
-        let rest = rest.iter().map(|r| quote!(.or_else(|| #r)));
-        quote!(__issues.extend(#first #(#rest)*);)
-    });
+    let pattern = s.get("pattern").and_then(Value::as_str);
+    let first_string =
+        crate::validate::first_string_failure(count("maxLength"), count("minLength"), pattern, &quote!(__jp))
+            .map(|first| quote!(__issues.extend(#first);));
     let string_format = format.map(|f| quote!(__issues.extend(::kubeskema::__private::check_format(__jp, __s, #f));));
 
     let items = s.get("items").and_then(Value::as_object).map(|i| {
@@ -195,13 +174,8 @@ fn node(s: Map<String, Value>) -> TokenStream {
     let min_items = count("minItems").map(|n| quote!(__issues.extend(#kw::min_items(__jp, __a.len(), #n));));
     let max_items = count("maxItems").map(|n| quote!(__issues.extend(#kw::max_items(__jp, __a.len(), #n));));
 
-    let enumeration = s.get("enum").map(|allowed| {
-        let json = allowed.to_string();
-        quote!({
-            static __ALLOWED: ::kubeskema::__private::Allowed = ::kubeskema::__private::Allowed::new(#json);
-            __issues.extend(__ALLOWED.check(__jp, __jv));
-        })
-    });
+    let enumeration =
+        s.get("enum").map(|allowed| crate::validate::enum_check(&allowed.to_string(), &quote!(__jp), &quote!(__jv)));
 
     let min_props = count("minProperties").map(|n| quote!(__issues.extend(#kw::min_properties(__jp, __o.len(), #n));));
     let max_props = count("maxProperties").map(|n| quote!(__issues.extend(#kw::max_properties(__jp, __o.len(), #n));));
@@ -219,7 +193,6 @@ fn node(s: Map<String, Value>) -> TokenStream {
 
     let string = (first_string.is_some() || string_format.is_some())
         .then(|| quote!(if let ::core::option::Option::Some(__s) = __jv.as_str() { #first_string #string_format }));
-    // Branches have no type: bounds compare as kube-openapi compares them for untyped nodes.
     // Branches have no type: bounds compare as kube-openapi compares them for untyped nodes.
     let numbers = crate::validate::Numbers {
         multiple_of: number("multipleOf"),

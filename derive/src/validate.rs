@@ -10,7 +10,8 @@
 //! `embedded_resource` structs check their own kind, apiVersion and metadata. A type with CEL
 //! `rule`s anywhere inside says so in `HAS_RULES`, for the apiserver's CEL-skipped note.
 //!
-//! `schema_json` (root metadata restrictions) is checked like a junctor branch.
+//! `schema_json` (root metadata restrictions) is checked like a junctor branch, from the same
+//! serialized value.
 //!
 //! Not yet emitted (parsed and kept): evaluating CEL `rule`s.
 
@@ -81,11 +82,7 @@ fn unchanged(c: &Container) -> TokenStream {
                 } else {
                     quote!(__out)
                 };
-                let keys = match (f.attrs.str("list_type").map(syn::LitStr::value).as_deref(), f.attrs.get("list_map_keys")) {
-                    (Some("map"), Some(Item::Strs(keys))) => Some(keys),
-                    _ => None,
-                };
-                match keys {
+                match list_map_keys(&f.attrs) {
                     Some(keys) => {
                         let (new, old) = (access(f, &quote!(self)), access(f, &quote!(__old)));
                         quote!(__same &= ::kubeskema::__private::unchanged_map_list(#new, #old, &[#(#keys),*], &__path.property(#name), #out);)
@@ -205,7 +202,7 @@ fn enum_kind(ident: &syn::Ident, variants: &[crate::model::Variant]) -> TokenStr
 
 /// `min_properties`/`max_properties` of the struct itself: its present fields and unknown keys.
 fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
-    let (min, max) = (count(attrs, "min_properties"), count(attrs, "max_properties"));
+    let (min, max) = (count_literal(attrs, "min_properties"), count_literal(attrs, "max_properties"));
     if min.is_none() && max.is_none() {
         return TokenStream::new();
     }
@@ -303,11 +300,60 @@ impl Numbers {
     }
 }
 
-fn count(attrs: &Attrs, kw: &str) -> Option<Literal> {
+fn count(attrs: &Attrs, kw: &str) -> Option<u64> {
     match attrs.get(kw) {
-        Some(Item::Count(n)) => Some(Literal::u64_unsuffixed(*n)),
+        Some(Item::Count(n)) => Some(*n),
         _ => None,
     }
+}
+
+fn count_literal(attrs: &Attrs, kw: &str) -> Option<Literal> {
+    count(attrs, kw).map(Literal::u64_unsuffixed)
+}
+
+/// The keys of a `list_type = "map"` node.
+fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
+    match (attrs.str("list_type").map(syn::LitStr::value).as_deref(), attrs.get("list_map_keys")) {
+        (Some("map"), Some(Item::Strs(keys))) => Some(keys),
+        _ => None,
+    }
+}
+
+/// maxLength → minLength → pattern over `__s: &str` at `path` (a `&Path` expression): an
+/// `Option<Issue>` expression with the first failure only, as kube-openapi reports strings.
+/// Shared by typed fields and junctor branches.
+pub fn first_string_failure(
+    max: Option<u64>,
+    min: Option<u64>,
+    pattern: Option<&str>,
+    path: &TokenStream,
+) -> Option<TokenStream> {
+    let kw = quote!(::kubeskema::keywords);
+    let mut checks = Vec::new();
+    if let Some(n) = max.map(Literal::u64_unsuffixed) {
+        checks.push(quote!(#kw::max_length(#path, __s, #n)));
+    }
+    if let Some(n) = min.map(Literal::u64_unsuffixed) {
+        checks.push(quote!(#kw::min_length(#path, __s, #n)));
+    }
+    if let Some(pat) = pattern {
+        checks.push(quote!({
+            static __PATTERN: ::kubeskema::__private::Pattern = ::kubeskema::__private::Pattern::new(#pat);
+            __PATTERN.check(#path, __s)
+        }));
+    }
+    let (first, rest) = checks.split_first()?;
+    let rest = rest.iter().map(|r| quote!(.or_else(|| #r)));
+    Some(quote!(#first #(#rest)*))
+}
+
+/// The `enum` check of `value` at `path` (a `&Path` expression) against allowed values
+/// given as JSON, parsed once.
+pub fn enum_check(json: &str, path: &TokenStream, value: &TokenStream) -> TokenStream {
+    quote! {{
+        static __ALLOWED: ::kubeskema::__private::Allowed = ::kubeskema::__private::Allowed::new(#json);
+        __issues.extend(__ALLOWED.check(#path, #value));
+    }}
 }
 
 /// The checks of every element of a list or map: `header` is the loop that binds `__e`,
@@ -326,33 +372,19 @@ fn each_element(nested: &Attrs, elem: &Type, header: TokenStream, path: TokenStr
 fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> TokenStream {
     let kind = quote!(::kubeskema::__private::Kind);
     let kw = quote!(::kubeskema::keywords);
-    let mut out = crate::junctor::schema(attrs, v, p);
-    out.extend(crate::junctor::checks(attrs, v, p));
+    let mut out = crate::junctor::checks(attrs, v, p);
 
     // Strings: maxLength → minLength → pattern, the first failure only; then format.
-    let mut string_checks = Vec::new();
-    if let Some(n) = count(attrs, "max_length") {
-        string_checks.push(quote!(#kw::max_length(&#p, __s, #n)));
-    }
-    if let Some(n) = count(attrs, "min_length") {
-        string_checks.push(quote!(#kw::min_length(&#p, __s, #n)));
-    }
-    if let Some(pat) = attrs.str("pattern") {
-        string_checks.push(quote!({
-            static __PATTERN: ::kubeskema::__private::Pattern = ::kubeskema::__private::Pattern::new(#pat);
-            __PATTERN.check(&#p, __s)
-        }));
-    }
+    let pattern = attrs.str("pattern").map(syn::LitStr::value);
+    let first =
+        first_string_failure(count(attrs, "max_length"), count(attrs, "min_length"), pattern.as_deref(), &quote!(&#p))
+            .map(|first| quote!(__issues.extend(#first);));
     let format =
         attrs.str("format").map(|f| quote!(__issues.extend(::kubeskema::__private::check_format(&#p, __s, #f));));
-    if !string_checks.is_empty() || format.is_some() {
-        let first = string_checks.iter().skip(1).fold(
-            string_checks.first().cloned().unwrap_or_else(|| quote!(::core::option::Option::None)),
-            |acc, next| quote!(#acc.or_else(|| #next)),
-        );
+    if first.is_some() || format.is_some() {
         out.extend(quote! {
             if let ::core::option::Option::Some(__s) = #kind::as_str(#v) {
-                __issues.extend(#first);
+                #first
                 #format
             }
         });
@@ -377,30 +409,25 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
             quote!(#p.index(__i)),
         ));
     }
-    let (min_items, max_items) = (count(attrs, "min_items"), count(attrs, "max_items"));
+    let (min_items, max_items) = (count_literal(attrs, "min_items"), count_literal(attrs, "max_items"));
     if min_items.is_some() || max_items.is_some() {
         let min = min_items.map(|n| quote!(__issues.extend(#kw::min_items(&#p, __len, #n));));
         let max = max_items.map(|n| quote!(__issues.extend(#kw::max_items(&#p, __len, #n));));
         out.extend(quote! { if let ::core::option::Option::Some(__len) = #kind::items_len(#v) { #min #max } });
     }
-    match (attrs.str("list_type").map(syn::LitStr::value).as_deref(), attrs.get("list_map_keys")) {
-        (Some("set"), _) => out.extend(quote!(::kubeskema::__private::list_set(&#p, #v, __issues);)),
-        (Some("map"), Some(Item::Strs(keys))) => {
-            out.extend(quote!(::kubeskema::__private::list_map(&#p, #v, &[#(#keys),*], __issues);));
-        }
-        _ => {}
+    if let Some(keys) = list_map_keys(attrs) {
+        out.extend(quote!(::kubeskema::__private::list_map(&#p, #v, &[#(#keys),*], __issues);));
+    } else if attrs.str("list_type").is_some_and(|t| t.value() == "set") {
+        out.extend(quote!(::kubeskema::__private::list_set(&#p, #v, __issues);));
     }
 
     // enum kept as JSON (a Rust enum needs no check).
     if let Some(json) = attrs.str("enum_json") {
-        out.extend(quote! {{
-            static __ALLOWED: ::kubeskema::__private::Allowed = ::kubeskema::__private::Allowed::new(#json);
-            __issues.extend(__ALLOWED.check(&#p, #v));
-        }});
+        out.extend(enum_check(&json.value(), &quote!(&#p), v));
     }
 
     // Objects: minProperties, maxProperties; the map values' own constraints.
-    let (min_props, max_props) = (count(attrs, "min_properties"), count(attrs, "max_properties"));
+    let (min_props, max_props) = (count_literal(attrs, "min_properties"), count_literal(attrs, "max_properties"));
     if min_props.is_some() || max_props.is_some() {
         let min = min_props.map(|n| quote!(__issues.extend(#kw::min_properties(&#p, __len, #n));));
         let max = max_props.map(|n| quote!(__issues.extend(#kw::max_properties(&#p, __len, #n));));
