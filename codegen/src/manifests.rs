@@ -134,11 +134,12 @@ pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Vec<Find
     for file in expand_paths(manifests, &mut io) {
         let Some(text) = read_text(&file, &mut io) else { continue };
         let Some(docs) = parse_text(&file, &text, &mut io) else { continue };
+        let lines: Vec<&str> = text.lines().collect();
         for doc in docs.iter().filter(|d| !d.value.is_null()) {
             let before = findings.len();
             validate_document(&file, doc, &crds, &usable, &mut validators, &mut findings);
             for f in &mut findings[before..] {
-                f.source_line = f.pos.and_then(|p| text.lines().nth(p.line.checked_sub(1)?)).map(str::to_owned);
+                f.source_line = f.pos.and_then(|p| lines.get(p.line.checked_sub(1)?)).map(|l| (*l).to_owned());
             }
         }
     }

@@ -242,11 +242,16 @@ impl<'a> NumberType<'a> {
         }
     }
 
+    /// The format the apiserver keeps for this type (`""` when it erases it).
+    fn surviving_format(self) -> &'a str {
+        if kept_format(self.format, &[self.type_]) { self.format } else { "" }
+    }
+
     /// [ver 1.36+] go-openapi's `IsValueValidAgainstRange`: whether the number, written out
     /// in decimal, parses as the type and (surviving) format: an int64 by default, an int32,
     /// or a float32 for `number` + `float`.
     fn holds(self, n: Num) -> bool {
-        let format = if kept_format(self.format, &[self.type_]) { self.format } else { "" };
+        let format = self.surviving_format();
         let whole_in = |range: std::ops::Range<f64>, f: f64| f.fract() == 0.0 && range.contains(&f);
         match (self.type_, format, n) {
             ("integer", "int32", Num::Int(i)) => i32::try_from(i).is_ok(),
@@ -263,8 +268,7 @@ impl<'a> NumberType<'a> {
         if self.holds(n) {
             return None;
         }
-        let format = if kept_format(self.format, &[self.type_]) { self.format } else { "" };
-        let of_type = match format {
+        let of_type = match self.surviving_format() {
             "" => format!("{} (default format)", self.type_),
             f => format!("{} with format {f}", self.type_),
         };

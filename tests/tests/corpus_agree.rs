@@ -196,7 +196,7 @@ fn derived_and_dynamic_validation_agree_over_the_corpus_and_its_mutations() {
             continue;
         }
         let Some((crd, version)) = crds.version_of(&inst) else { continue };
-        let Some(schema) = version.schema.clone() else { continue };
+        let Some(schema) = version.schema.as_ref() else { continue };
         let validator = ResourceValidator::new(crd, version);
         let object = docs.value_of(&inst);
         let at = format!("{}#{}", inst.file, inst.doc_index);
@@ -208,7 +208,7 @@ fn derived_and_dynamic_validation_agree_over_the_corpus_and_its_mutations() {
         if inst.expect != "valid" || !validator.validate_create(&object).issues.is_empty() {
             continue;
         }
-        let all = mutations(&object, &schema);
+        let all = mutations(&object, schema);
         let step = all.len().div_ceil(MUTATIONS_PER_INSTANCE).max(1);
         for m in all.into_iter().step_by(step) {
             match compare(inst.repo(), &validator, &m.object, Some(&object)) {
