@@ -105,20 +105,35 @@ fn corpus(out: &Path) {
          pub issues: Vec<String>,\n\
          /// With an old object: the issues of the derived `validate_update` from it.\n\
          pub update_issues: Option<Result<Vec<String>, String>>,\n\
+         /// The issues of the validating read (`kubeskema::decode::from_value`).\n\
+         pub decoded: Vec<String>,\n\
+         }}\n\n\
+         /// A value the generated type does not deserialize: serde's error, and what the validating read found.\n\
+         #[derive(Debug)]\n\
+         pub struct Refused {{\n\
+         /// serde's error.\n\
+         pub error: String,\n\
+         /// The issues of the validating read, and whether it gave a value.\n\
+         pub decoded: Vec<String>,\n\
+         }}\n\n\
+         impl std::fmt::Display for Refused {{\n\
+         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{ f.write_str(&self.error) }}\n\
          }}\n\n\
          /// Deserializes `value` into the generated root type of (corpus folder, apiVersion, kind),\n\
          /// validates it (and its update from `old`) and serializes it back; `None` when no type was\n\
          /// generated for it.\n\
-         pub fn typed(repo: &str, api_version: &str, kind: &str, value: serde_json::Value, old: Option<serde_json::Value>) -> Option<Result<Typed, String>> {{\n\
+         pub fn typed(repo: &str, api_version: &str, kind: &str, value: serde_json::Value, old: Option<serde_json::Value>) -> Option<Result<Typed, Refused>> {{\n\
          match (repo, api_version, kind) {{\n{arms}_ => None,\n}}\n}}\n\n\
-         fn through<T: serde::de::DeserializeOwned + serde::Serialize + kubeskema::Validate>(value: serde_json::Value, old: Option<serde_json::Value>) -> Result<Typed, String> {{\n\
-         let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;\n\
+         fn through<T: serde::de::DeserializeOwned + serde::Serialize + kubeskema::Validate + kubeskema::decode::Decode>(value: serde_json::Value, old: Option<serde_json::Value>) -> Result<Typed, Refused> {{\n\
+         let decoded: Vec<String> = kubeskema::decode::from_value::<T>(&value, &Default::default()).issues.iter().map(ToString::to_string).collect();\n\
+         let typed: T = match serde_json::from_value(value) {{ Ok(t) => t, Err(e) => return Err(Refused {{ error: e.to_string(), decoded }}) }};\n\
          let issues = kubeskema::Validate::validate(&typed).iter().map(ToString::to_string).collect();\n\
          let update_issues = old.map(|old| {{\n\
          let old: T = serde_json::from_value(old).map_err(|e| e.to_string())?;\n\
          Ok(kubeskema::Validate::validate_update(&typed, &old).iter().map(ToString::to_string).collect())\n\
          }});\n\
-         Ok(Typed {{ stored: serde_json::to_value(&typed).map_err(|e| e.to_string())?, issues, update_issues }})\n}}"
+         let stored = serde_json::to_value(&typed).map_err(|e| Refused {{ error: e.to_string(), decoded: decoded.clone() }})?;\n\
+         Ok(Typed {{ stored, issues, update_issues, decoded }})\n}}"
     )
     .unwrap();
     std::fs::write(out.join("corpus.rs"), include).expect("OUT_DIR is writable");

@@ -7,6 +7,7 @@
 
 mod attr;
 mod de;
+mod decode;
 mod junctor;
 mod model;
 mod ser;
@@ -25,11 +26,17 @@ pub fn derive_serialize(input: TokenStream) -> TokenStream {
 
 /// Deserializes a struct from a JSON object (or an enum from its `enum` value) as the
 /// apiserver decodes it: `null` of a non-nullable field reads as absent, defaults fill absent
-/// fields, unknown keys are dropped or kept in the `unknown_fields` map.
+/// fields, unknown keys are dropped or kept in the `unknown_fields` map. Also implements
+/// `kubeskema::decode::Decode`, the validating read that records issues instead of stopping.
 #[proc_macro_derive(Deserialize, attributes(kubeskema))]
 pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand(&input, de::expand).into()
+    expand(&input, |c| {
+        let mut tokens = de::expand(c);
+        tokens.extend(decode::expand(c));
+        tokens
+    })
+    .into()
 }
 
 /// Checks every `#[kubeskema(...)]` constraint with straight-line calls into

@@ -32,6 +32,12 @@ pub enum ErrorType {
     TypeInvalid,
     /// `FieldValueTooShort`.
     TooShort,
+    /// A strict decoding error (`unknown field "spec.x"`, `duplicate field "spec.a"`): the
+    /// apiserver refuses the request (400) under `fieldValidation=Strict`, warns under `Warn`.
+    Strict,
+    /// The body cannot be decoded at all (not JSON, or metadata Go's `ObjectMeta` cannot hold):
+    /// the apiserver refuses the request (400) before validating.
+    Malformed,
 }
 
 impl ErrorType {
@@ -49,6 +55,8 @@ impl ErrorType {
             ErrorType::Internal => "InternalError",
             ErrorType::TypeInvalid => "FieldValueTypeInvalid",
             ErrorType::TooShort => "FieldValueTooShort",
+            ErrorType::Strict => "StrictDecodingError",
+            ErrorType::Malformed => "BadRequest",
         }
     }
 
@@ -65,6 +73,8 @@ impl ErrorType {
             ErrorType::TooMany => "Too many",
             ErrorType::Internal => "Internal error",
             ErrorType::TooShort => "Too short",
+            ErrorType::Strict => "strict decoding error",
+            ErrorType::Malformed => "cannot be decoded",
         }
     }
 
@@ -84,7 +94,13 @@ impl ErrorType {
     fn prints_value(self) -> bool {
         !matches!(
             self,
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::TooShort | ErrorType::Internal
+            ErrorType::Required
+                | ErrorType::Forbidden
+                | ErrorType::TooLong
+                | ErrorType::TooShort
+                | ErrorType::Internal
+                | ErrorType::Strict
+                | ErrorType::Malformed
         )
     }
 }
@@ -230,6 +246,9 @@ pub enum PathForm {
     Field,
     /// [quirk] Combinator and range errors print the validator's base path: `<nil>`.
     Base,
+    /// Decoding errors stand alone, their path inside the text (`strict decoding error:
+    /// unknown field "spec.x"`); `field()` is the dotted path.
+    Detached,
 }
 
 /// One problem, as the apiserver would report it.
@@ -277,7 +296,7 @@ impl Issue {
     /// The field path as printed.
     pub fn field(&self) -> String {
         match self.form {
-            PathForm::OpenApi => self.path.openapi(),
+            PathForm::OpenApi | PathForm::Detached => self.path.openapi(),
             PathForm::Field => self.path.field(),
             PathForm::Base => "<nil>".into(),
         }
@@ -300,7 +319,10 @@ impl Issue {
 
 impl fmt::Display for Issue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field(), self.body())
+        match self.form {
+            PathForm::Detached => f.write_str(&self.body()),
+            _ => write!(f, "{}: {}", self.field(), self.body()),
+        }
     }
 }
 

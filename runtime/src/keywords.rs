@@ -264,7 +264,7 @@ impl<'a> NumberType<'a> {
     }
 
     /// The plain error when `n` is out of range; `what` names the checked number.
-    fn range_issue(self, path: &Path, what: &str, n: Num) -> Option<Issue> {
+    pub(crate) fn range_issue(self, path: &Path, what: &str, n: Num) -> Option<Issue> {
         if self.holds(n) {
             return None;
         }

@@ -43,6 +43,7 @@ pub mod yaml;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod decode;
 pub mod format;
 pub mod issue;
 pub mod junctor;

@@ -474,6 +474,31 @@ fn resolve_float(text: &str) -> Option<Value> {
     Number::from_f64(f).map(Value::Number)
 }
 
+/// Reads every document of a YAML (or JSON) stream into `T` with the validating read of
+/// [`crate::decode`]: each document with its issues, which [`Document::nearest_position`]
+/// places at line:column. Duplicate keys found by the loader are reported under
+/// [`DuplicateKeys::Error`](crate::decode::DuplicateKeys::Error); the loader keeps the last
+/// value, as the apiserver's YAML-to-JSON conversion does, whatever the option.
+pub fn decode_documents<T>(
+    text: &str,
+    options: &crate::decode::Options,
+) -> Result<Vec<(Document, crate::decode::Decoded<T>)>, YamlError>
+where
+    T: crate::decode::Decode + crate::Validate,
+{
+    Ok(parse_documents(text)?
+        .into_iter()
+        .map(|doc| {
+            let mut decoded = crate::decode::from_value::<T>(&doc.value, options);
+            if options.duplicate_keys == crate::decode::DuplicateKeys::Error {
+                let duplicates = doc.duplicates.iter().map(|d| crate::decode::duplicate_issue(&d.pointer));
+                decoded.issues.splice(0..0, duplicates);
+            }
+            (doc, decoded)
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

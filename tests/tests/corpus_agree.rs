@@ -172,6 +172,10 @@ fn compare(repo: &str, validator: &ResourceValidator, object: &Value, old: Optio
             if derived != dynamic {
                 return Err(format!("on create: derived {derived:?}\n      dynamic {dynamic:?}"));
             }
+            let decoded = sorted(t.decoded);
+            if decoded != dynamic {
+                return Err(format!("the validating read: {decoded:?}\n      dynamic {dynamic:?}"));
+            }
             if let (Some(old), Some(update)) = (old, t.update_issues) {
                 let update = sorted(update.map_err(|e| format!("the old object does not deserialize: {e}"))?);
                 let dynamic =
@@ -183,8 +187,30 @@ fn compare(repo: &str, validator: &ResourceValidator, object: &Value, old: Optio
             Ok(true)
         }
         Some(Err(e)) if dynamic.is_empty() => Err(format!("does not deserialize ({e}) but the apiserver accepts it")),
-        Some(Err(_)) => Ok(true),
+        // The validating read reports what it can: each of its issues is one the apiserver
+        // reports too (it cannot validate what sits beside an unusable required field).
+        Some(Err(e)) => match missing_from(&e.decoded, &dynamic) {
+            _ if e.decoded.is_empty() => {
+                Err(format!("does not deserialize ({e}) and the validating read says nothing"))
+            }
+            Some(extra) => Err(format!("the validating read reports {extra:?}\n      dynamic {dynamic:?}")),
+            None => Ok(true),
+        },
     }
+}
+
+/// The first of `issues` that `all` does not hold (as multisets).
+fn missing_from(issues: &[String], all: &[String]) -> Option<String> {
+    let mut left = all.to_vec();
+    for i in issues {
+        match left.iter().position(|a| a == i) {
+            Some(at) => {
+                left.swap_remove(at);
+            }
+            None => return Some(i.clone()),
+        }
+    }
+    None
 }
 
 #[test]

@@ -1,0 +1,151 @@
+//! `kubeskema::decode::Decode`: the validating read, emitted beside `Deserialize` so every type
+//! that deserializes also reads with issues recorded (`kubeskema::decode::from_slice`). The
+//! emitted code is a field-name `match` and one runtime call per field; absence, `null`,
+//! duplicates, unknown keys and defaults are decided in `kubeskema::decode`, once.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::model::{Body, Container, Field, Shape, Variant, VariantValue};
+
+pub fn expand(c: &Container) -> TokenStream {
+    let ident = c.ident;
+    let (decode, fields_impl) = match &c.data {
+        Body::Struct(fields) => {
+            (quote! { ::kubeskema::decode::decode_struct(__d, __cx, __at) }, expand_fields(c, fields))
+        }
+        Body::Enum(variants) => (expand_enum(c, variants), quote! {}),
+    };
+    quote! {
+        #fields_impl
+        #[automatically_derived]
+        impl ::kubeskema::decode::Decode for #ident {
+            fn decode<'de, __D: _serde::Deserializer<'de>>(
+                __d: __D,
+                __cx: &mut ::kubeskema::decode::Cx<'_>,
+                __at: &::kubeskema::decode::At<'_>,
+            ) -> ::core::result::Result<::core::option::Option<Self>, __D::Error> {
+                #decode
+            }
+        }
+    }
+}
+
+fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
+    let ident = c.ident;
+    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
+    let kept = fields.iter().find(|f| f.shape == Shape::UnknownFields);
+    let tags: Vec<_> = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
+    let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
+    let indexes = 0..named.len();
+    let slots = named.iter().zip(&tags).map(|(f, tag)| {
+        let ty = f.value_ty;
+        quote! { let mut #tag: ::kubeskema::decode::Slot<#ty> = ::kubeskema::decode::Slot::Absent; }
+    });
+    let reads = names.iter().zip(&tags).enumerate().map(|(i, (name, tag))| {
+        quote! { ::kubeskema::decode::FieldKey::Known(#i) => ::kubeskema::decode::field(&mut __map, __cx, __at, #name, &mut #tag)?, }
+    });
+    let (kept_slot, other) = match kept {
+        Some(_) => (
+            quote! { let mut __kept = ::kubeskema::__private::serde_json::Map::new(); },
+            quote! { ::kubeskema::decode::kept_field(&mut __map, __cx, __at, __k, &mut __kept)? },
+        ),
+        None => (quote! {}, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k)? }),
+    };
+    let finishes = named.iter().zip(&tags).map(|(f, tag)| {
+        let name = &f.json_name;
+        let default = match &f.default {
+            Some(json) => quote! { ::core::option::Option::Some(#json) },
+            None => quote! { ::core::option::Option::None },
+        };
+        let call = match f.shape {
+            Shape::Required => quote! { ::kubeskema::decode::required(#tag, __cx, __at, #name) },
+            Shape::Defaulted => {
+                let json = f.default.as_deref().unwrap_or("null");
+                quote! { ::kubeskema::decode::defaulted(#tag, __cx, __at, #name, #json) }
+            }
+            Shape::Optional => quote! { ::kubeskema::decode::optional(#tag, __cx, __at, #name, #default) },
+            Shape::Nullable => quote! { ::kubeskema::decode::nullable(#tag, __cx, __at, #name, #default) },
+            Shape::MaybeNull => quote! { ::kubeskema::decode::maybe_null(#tag, __cx, __at, #name, #default) },
+            Shape::UnknownFields => unreachable!("invariant: the unknown-fields map has no slot"),
+        };
+        quote! { let #tag = #call; }
+    });
+    let usable = (!named.is_empty()).then(|| {
+        let somes = tags.iter().map(|t| quote! { ::core::option::Option::Some(#t) });
+        quote! { let (#(#somes,)*) = (#(#tags,)*) else { return ::core::result::Result::Ok(::core::option::Option::None) }; }
+    });
+    let inits = fields.iter().map(|f| {
+        let member = f.ident;
+        match named.iter().position(|g| std::ptr::eq(*g, f)) {
+            Some(i) => {
+                let tag = &tags[i];
+                quote! { #member: #tag }
+            }
+            None => quote! { #member: __kept },
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl ::kubeskema::decode::DecodeFields for #ident {
+            fn decode_fields<'de, __A: _serde::de::MapAccess<'de>>(
+                mut __map: __A,
+                __cx: &mut ::kubeskema::decode::Cx<'_>,
+                __at: &::kubeskema::decode::At<'_>,
+            ) -> ::core::result::Result<::core::option::Option<Self>, __A::Error> {
+                fn __index(__name: &str) -> ::core::option::Option<usize> {
+                    match __name {
+                        #(#names => ::core::option::Option::Some(#indexes),)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+                #(#slots)*
+                #kept_slot
+                while let ::core::option::Option::Some(__key) =
+                    _serde::de::MapAccess::next_key_seed(&mut __map, ::kubeskema::decode::FieldKeySeed(__index))?
+                {
+                    match __key {
+                        #(#reads)*
+                        ::kubeskema::decode::FieldKey::Known(_) => {
+                            _serde::de::MapAccess::next_value::<_serde::de::IgnoredAny>(&mut __map)?;
+                        }
+                        ::kubeskema::decode::FieldKey::Unknown(__k) => #other,
+                    }
+                }
+                #(#finishes)*
+                #usable
+                ::core::result::Result::Ok(::core::option::Option::Some(#ident { #(#inits,)* }))
+            }
+        }
+    }
+}
+
+fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
+    let ident = c.ident;
+    let allowed = serde_json::Value::Array(
+        variants
+            .iter()
+            .map(|v| match &v.value {
+                VariantValue::Str(s) => s.clone().into(),
+                VariantValue::Int(i) => (*i).into(),
+                VariantValue::Bool(b) => (*b).into(),
+            })
+            .collect(),
+    )
+    .to_string();
+    let arms = variants.iter().map(|v| {
+        let variant = v.ident;
+        let pattern = match &v.value {
+            VariantValue::Str(s) => quote! { ::kubeskema::decode::Scalar::Str(#s) },
+            VariantValue::Int(i) => quote! { ::kubeskema::decode::Scalar::Int(#i) },
+            VariantValue::Bool(b) => quote! { ::kubeskema::decode::Scalar::Bool(#b) },
+        };
+        quote! { #pattern => ::core::option::Option::Some(#ident::#variant), }
+    });
+    quote! {
+        ::kubeskema::decode::decode_enum(__d, __cx, __at, #allowed, |__v| match __v.whole_as_int() {
+            #(#arms)*
+            _ => ::core::option::Option::None,
+        })
+    }
+}

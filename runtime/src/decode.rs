@@ -1,0 +1,1065 @@
+//! The validating deserializer: JSON read once into a typed value, with every problem recorded
+//! as an [`Issue`] instead of ending the read. A wrongly typed field is an issue and the rest
+//! of the document is still read and checked; duplicate keys, unknown fields, nulls and
+//! defaults are handled as [`Options`] say (the apiserver's decoding step, semantics §0.1,
+//! §2, §5 and §11); then the typed value validates itself ([`Validate`]).
+//!
+//! ```
+//! use kubeskema::decode::{from_slice, Options};
+//!
+//! #[derive(kubeskema::Deserialize, kubeskema::Validate, Debug)]
+//! struct Spec {
+//!     #[kubeskema(maximum = 10)]
+//!     replicas: Option<i64>,
+//!     image: String,
+//! }
+//!
+//! let read = from_slice::<Spec>(br#"{"replicas": "three", "extra": 1}"#, &Options::strict());
+//! let messages: Vec<String> = read.issues.iter().map(|i| i.to_string()).collect();
+//! assert_eq!(messages, [
+//!     r#"replicas: Invalid value: "string": replicas in body must be of type integer: "string""#,
+//!     r#"strict decoding error: unknown field "extra""#,
+//!     "image: Required value",
+//! ]);
+//! assert!(read.value.is_none()); // `image` is required: no usable value
+//! ```
+//!
+//! Derived code implements [`Decode`] (through `#[derive(kubeskema::Deserialize)]`); the
+//! runtime implements it for the leaf and container types generated code uses. A field whose
+//! value is unusable (wrong type) reads as absent when the field is an `Option`, so its parent
+//! still validates; otherwise the parent is unusable too, up to the nearest `Option`.
+//!
+//! Places are tracked as a borrowed chain on the stack ([`At`]) and turned into a [`Path`]
+//! only when an issue is made: reading a valid document allocates nothing for paths.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::keywords::{self, Num, NumberType};
+use crate::path::Path;
+use crate::{EmptyObject, IntOrString, ObjectMeta, Validate};
+
+/// What to do with a key that appears twice in one JSON object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DuplicateKeys {
+    /// Report `duplicate field "spec.a"` and keep the last value (the apiserver's strict and
+    /// warn modes).
+    #[default]
+    Error,
+    /// Keep the first value silently.
+    FirstWins,
+    /// Keep the last value silently (the apiserver's `fieldValidation=Ignore`).
+    LastWins,
+}
+
+/// What to do with a key the schema does not name (where no
+/// `x-kubernetes-preserve-unknown-fields` keeps it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnknownFields {
+    /// Drop it silently, as the apiserver's pruning does.
+    #[default]
+    Prune,
+    /// Report `unknown field "spec.x"` (the apiserver's `fieldValidation=Strict`) and drop it.
+    Strict,
+    /// Keep it beside the typed value, in [`Decoded::unknown`], so no data is lost.
+    Preserve,
+}
+
+/// What to do with schema defaults of absent (or non-nullable `null`) fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Defaults {
+    /// Write them into the value, as the apiserver does.
+    #[default]
+    Apply,
+    /// Write them, and record each in [`Decoded::presence`] as [`Presence::Defaulted`].
+    Annotate,
+    /// Leave optional fields empty. A field whose Rust type needs a value (a defaulted
+    /// non-`Option` field) still gets its default, recorded as [`Presence::Defaulted`].
+    Ignore,
+}
+
+/// How [`from_slice`] and [`from_value`] read a document.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Keys that appear twice in one object.
+    pub duplicate_keys: DuplicateKeys,
+    /// Keys the schema does not name.
+    pub unknown_fields: UnknownFields,
+    /// Schema defaults.
+    pub defaults: Defaults,
+    /// Record every declared field that was absent or `null` in [`Decoded::presence`]
+    /// (defaults applied are recorded whenever this is on or defaults are annotated).
+    pub presence: bool,
+}
+
+impl Options {
+    /// The apiserver's `fieldValidation=Strict`: duplicate keys and unknown fields reported.
+    pub fn strict() -> Options {
+        Options { unknown_fields: UnknownFields::Strict, ..Options::default() }
+    }
+}
+
+/// How a declared field appeared in the document, when it was not simply given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// Given with a value.
+    Given,
+    /// Not in the document.
+    Missing,
+    /// Given as `null`.
+    Null,
+    /// Absent or `null`, and filled with the schema default (its JSON text).
+    Defaulted(String),
+}
+
+/// The result of a validating read.
+#[derive(Debug)]
+pub struct Decoded<T> {
+    /// The typed value, when the document had one: `None` when the document is not JSON or a
+    /// value that the type needs was missing or of the wrong type (each is in `issues`).
+    pub value: Option<T>,
+    /// Every problem: decoding issues (types, duplicates, unknown fields, required fields)
+    /// first, then the value's validation issues in the apiserver's order.
+    pub issues: Vec<Issue>,
+    /// Under [`UnknownFields::Preserve`], the keys no field of the type holds, with their values.
+    pub unknown: Vec<(Path, Value)>,
+    /// Declared fields that were absent, `null` or defaulted, by JSON pointer (see [`Options::presence`]).
+    pub presence: BTreeMap<String, Presence>,
+}
+
+impl<T> Decoded<T> {
+    /// How the field at `pointer` appeared: recorded absence, `null` or default, absence of
+    /// a parent, or else [`Presence::Given`].
+    pub fn presence_of(&self, pointer: &str) -> Presence {
+        if let Some(p) = self.presence.get(pointer) {
+            return p.clone();
+        }
+        let mut prefix = pointer;
+        while let Some(cut) = prefix.rfind('/') {
+            prefix = &prefix[..cut];
+            match self.presence.get(prefix) {
+                Some(Presence::Missing | Presence::Null) => return Presence::Missing,
+                Some(_) => break,
+                None => {}
+            }
+        }
+        Presence::Given
+    }
+}
+
+/// Reads JSON text into `T`, recording every problem, then validates the value (on create).
+pub fn from_slice<T: Decode + Validate>(bytes: &[u8], options: &Options) -> Decoded<T> {
+    let mut cx = Cx::new(options);
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let read = T::decode(&mut de, &mut cx, &At::ROOT).and_then(|v| de.end().map(|()| v));
+    finish(read, cx)
+}
+
+/// Reads a parsed document (for example one from [`crate::yaml`]) into `T`, as [`from_slice`].
+pub fn from_value<T: Decode + Validate>(value: &Value, options: &Options) -> Decoded<T> {
+    let mut cx = Cx::new(options);
+    let read = T::decode(value, &mut cx, &At::ROOT);
+    finish(read, cx)
+}
+
+fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_>) -> Decoded<T> {
+    let value = read.unwrap_or_else(|e| {
+        cx.issues.push(Issue::new(ErrorType::Malformed, &Path::root(), "json", BadValue::Omit, e.to_string()));
+        None
+    });
+    if let Some(v) = &value {
+        cx.issues.extend(v.validate());
+    }
+    Decoded { value, issues: cx.issues, unknown: cx.unknown, presence: cx.presence }
+}
+
+/// The state of one read: the options and what has been found.
+pub struct Cx<'o> {
+    options: &'o Options,
+    issues: Vec<Issue>,
+    unknown: Vec<(Path, Value)>,
+    presence: BTreeMap<String, Presence>,
+}
+
+impl<'o> Cx<'o> {
+    fn new(options: &'o Options) -> Self {
+        Cx { options, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() }
+    }
+
+    fn strict(&mut self, at: &At<'_>, what: &str) {
+        self.issues.push(strict_issue(at.to_path(), what));
+    }
+
+    fn type_mismatch(&mut self, at: &At<'_>, actual: &str, expected: &str) {
+        self.issues.push(keywords::type_mismatch(&at.to_path(), actual, expected));
+    }
+
+    fn record(&mut self, at: &At<'_>, presence: Presence) {
+        self.presence.insert(at.to_path().pointer(), presence);
+    }
+}
+
+/// `unknown field "spec.x"` / `duplicate field "spec.a"`: the path dotted, `[i]` for indexes.
+fn strict_issue(path: Path, what: &str) -> Issue {
+    let detail = format!("{what} field {}", crate::issue::go_quote(&path.openapi()));
+    Issue::new(ErrorType::Strict, &path, "decode", BadValue::Omit, detail).in_form(PathForm::Detached)
+}
+
+/// The strict error of a mapping key repeated at a JSON pointer (from a loader that found it).
+/// Numeric tokens before the last are taken as list indexes.
+pub fn duplicate_issue(pointer: &str) -> Issue {
+    let mut path = Path::root();
+    let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+    for (n, token) in tokens.iter().enumerate() {
+        path = match token.parse::<usize>() {
+            Ok(i) if n + 1 < tokens.len() => path.index(i),
+            _ => path.key(token),
+        };
+    }
+    strict_issue(path, "duplicate")
+}
+
+/// Where a value sits while it is read: a chain borrowed from the callers' stack frames.
+#[derive(Clone, Copy)]
+pub struct At<'a> {
+    parent: Option<&'a At<'a>>,
+    step: Step<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Root,
+    Property(&'static str),
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> At<'a> {
+    /// The document's root.
+    pub const ROOT: At<'static> = At { parent: None, step: Step::Root };
+
+    /// A property named by the type.
+    pub fn property(&'a self, name: &'static str) -> At<'a> {
+        At { parent: Some(self), step: Step::Property(name) }
+    }
+
+    /// A map key.
+    pub fn key(&'a self, key: &'a str) -> At<'a> {
+        At { parent: Some(self), step: Step::Key(key) }
+    }
+
+    /// A list index.
+    pub fn index(&'a self, i: usize) -> At<'a> {
+        At { parent: Some(self), step: Step::Index(i) }
+    }
+
+    /// The place as a [`Path`] (allocates; done only when an issue is made).
+    pub fn to_path(&self) -> Path {
+        let base = self.parent.map(At::to_path).unwrap_or_default();
+        match self.step {
+            Step::Root => base,
+            Step::Property(n) => base.property(n),
+            Step::Key(k) => base.map_key(k),
+            Step::Index(i) => base.index(i),
+        }
+    }
+}
+
+/// A type that reads itself from any serde [`Deserializer`], recording problems in `cx`.
+/// `Ok(None)`: the value is unusable and an issue says why. `Err`: the input itself is broken
+/// (not JSON), and reading stops.
+pub trait Decode: Sized {
+    /// Reads one value sitting at `at`.
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error>;
+}
+
+/// A [`DeserializeSeed`] carrying the read's state to a [`Decode`] type.
+pub struct Seed<'c, 'o, 'a, 'b, T> {
+    cx: &'c mut Cx<'o>,
+    at: &'b At<'a>,
+    ty: PhantomData<T>,
+}
+
+impl<'c, 'o, 'a, 'b, T> Seed<'c, 'o, 'a, 'b, T> {
+    fn new(cx: &'c mut Cx<'o>, at: &'b At<'a>) -> Self {
+        Seed { cx, at, ty: PhantomData }
+    }
+}
+
+impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, '_, '_, T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        T::decode(d, self.cx, self.at)
+    }
+}
+
+/// Visitor methods that take what a visitor does not want: a type error naming the JSON kind
+/// given (as the apiserver's type errors name it) and the expected type; maps and lists are
+/// drained so that reading goes on after them. Every visitor using it has `cx` and `at`.
+macro_rules! refuse {
+    ($expected:literal; $($kind:ident)*) => { $(refuse!(@$kind $expected);)* };
+    (@bool $e:literal) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            self.cx.type_mismatch(self.at, "boolean", $e);
+            Ok(None)
+        }
+    };
+    (@int $e:literal) => {
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            self.cx.type_mismatch(self.at, "integer", $e);
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            self.cx.type_mismatch(self.at, "integer", $e);
+            Ok(None)
+        }
+    };
+    (@float $e:literal) => {
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            self.cx.type_mismatch(self.at, Scalar::Float(v).kind(), $e);
+            Ok(None)
+        }
+    };
+    (@str $e:literal) => {
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            self.cx.type_mismatch(self.at, "string", $e);
+            Ok(None)
+        }
+    };
+    (@null $e:literal) => {
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            self.cx.type_mismatch(self.at, "null", $e);
+            Ok(None)
+        }
+    };
+    (@seq $e:literal) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            self.cx.type_mismatch(self.at, "array", $e);
+            Ok(None)
+        }
+    };
+    (@map $e:literal) => {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            self.cx.type_mismatch(self.at, "object", $e);
+            Ok(None)
+        }
+    };
+}
+
+/// A scalar the visitor was given.
+#[derive(Clone, Copy, Debug)]
+pub enum Scalar<'s> {
+    /// A boolean.
+    Bool(bool),
+    /// An integer within int64.
+    Int(i64),
+    /// An unsigned integer beyond int64.
+    Uint(u64),
+    /// A number with a fraction or exponent.
+    Float(f64),
+    /// A string.
+    Str(&'s str),
+}
+
+impl<'s> Scalar<'s> {
+    /// A whole float as the integer it is (`3.0` → `3`), as enum values compare.
+    pub fn whole_as_int(self) -> Scalar<'s> {
+        match self {
+            Scalar::Float(f) => crate::__private::whole_f64_to_i64(f).map_or(self, Scalar::Int),
+            other => other,
+        }
+    }
+
+    fn kind(self) -> &'static str {
+        match self {
+            Scalar::Bool(_) => "boolean",
+            Scalar::Int(_) | Scalar::Uint(_) => "integer",
+            // A whole float passes the apiserver's integer type check.
+            Scalar::Float(f) if keywords::is_json_integer(f) => "integer",
+            Scalar::Float(_) => "number",
+            Scalar::Str(_) => "string",
+        }
+    }
+
+    fn to_value(self) -> Value {
+        match self {
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Int(i) => i.into(),
+            Scalar::Uint(u) => u.into(),
+            Scalar::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+            Scalar::Str(s) => Value::String(s.to_owned()),
+        }
+    }
+}
+
+/// Reads a scalar and turns it into `T` with `convert`; what it cannot convert gets the
+/// issue `refuse` makes, anything not scalar a type error naming `expected`.
+struct ScalarVisitor<'c, 'o, 'a, 'b, F, R> {
+    cx: &'c mut Cx<'o>,
+    at: &'b At<'a>,
+    expected: &'static str,
+    convert: F,
+    refuse: R,
+}
+
+impl<'de, T, F, R> Visitor<'de> for ScalarVisitor<'_, '_, '_, '_, F, R>
+where
+    F: FnOnce(Scalar<'_>) -> Option<T>,
+    R: FnOnce(&Path, Scalar<'_>) -> Issue,
+{
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a value of type {}", self.expected)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(self.scalar(Scalar::Bool(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.scalar(Scalar::Int(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.scalar(i64::try_from(v).map_or(Scalar::Uint(v), Scalar::Int)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(self.scalar(Scalar::Float(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.scalar(Scalar::Str(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.other("null"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(self.other("array"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(self.other("object"))
+    }
+}
+
+impl<T, F, R> ScalarVisitor<'_, '_, '_, '_, F, R>
+where
+    F: FnOnce(Scalar<'_>) -> Option<T>,
+    R: FnOnce(&Path, Scalar<'_>) -> Issue,
+{
+    fn scalar(self, v: Scalar<'_>) -> Option<T> {
+        let converted = (self.convert)(v);
+        if converted.is_none() {
+            let issue = (self.refuse)(&self.at.to_path(), v);
+            self.cx.issues.push(issue);
+        }
+        converted
+    }
+
+    fn other(self, kind: &str) -> Option<T> {
+        self.cx.type_mismatch(self.at, kind, self.expected);
+        None
+    }
+}
+
+/// Reads a scalar leaf: `convert` takes the scalars the type holds; anything else is the
+/// apiserver's type error for `expected`.
+fn decode_scalar<'de, D, T>(
+    d: D,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    expected: &'static str,
+    convert: impl FnOnce(Scalar<'_>) -> Option<T>,
+) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let refuse = move |path: &Path, v: Scalar<'_>| keywords::type_mismatch(path, v.kind(), expected);
+    d.deserialize_any(ScalarVisitor { cx, at, expected, convert, refuse })
+}
+
+/// Reads the value of a generated enum: `convert` picks the variant, anything else is the
+/// apiserver's `Unsupported value` error listing `allowed` (the variants' values as JSON).
+#[doc(hidden)]
+pub fn decode_enum<'de, D, T>(
+    d: D,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    allowed: &'static str,
+    convert: impl FnOnce(Scalar<'_>) -> Option<T>,
+) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let refuse = move |path: &Path, v: Scalar<'_>| {
+        let allowed: Vec<Value> = serde_json::from_str(allowed).unwrap_or_default();
+        keywords::enumeration(path, &v.to_value(), &allowed)
+            .unwrap_or_else(|| keywords::type_mismatch(path, v.kind(), "enum value"))
+    };
+    d.deserialize_any(ScalarVisitor { cx, at, expected: "an enum value", convert, refuse })
+}
+
+impl Decode for String {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        decode_scalar(d, cx, at, "string", |v| match v {
+            Scalar::Str(s) => Some(s.to_owned()),
+            _ => None,
+        })
+    }
+}
+
+impl Decode for bool {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        decode_scalar(d, cx, at, "boolean", |v| match v {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        })
+    }
+}
+
+fn whole(v: Scalar<'_>) -> Option<i64> {
+    match v {
+        Scalar::Int(i) => Some(i),
+        Scalar::Float(f) => crate::__private::whole_f64_to_i64(f),
+        _ => None,
+    }
+}
+
+impl Decode for i64 {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        // An integer beyond int64 passes the type check but not the range check of its format.
+        let refuse = |path: &Path, v: Scalar<'_>| match v {
+            Scalar::Uint(u) => out_of_range(path, "", Num::Float(u as f64)),
+            Scalar::Float(f) if keywords::is_json_integer(f) => out_of_range(path, "", Num::Float(f)),
+            other => keywords::type_mismatch(path, other.kind(), "integer"),
+        };
+        d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", convert: whole, refuse })
+    }
+}
+
+impl Decode for i32 {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        let refuse = |path: &Path, v: Scalar<'_>| match v {
+            Scalar::Int(i) => out_of_range(path, "int32", Num::Int(i)),
+            Scalar::Uint(u) => out_of_range(path, "int32", Num::Float(u as f64)),
+            Scalar::Float(f) if keywords::is_json_integer(f) => out_of_range(path, "int32", Num::Float(f)),
+            other => keywords::type_mismatch(path, other.kind(), "integer"),
+        };
+        let convert = |v: Scalar<'_>| whole(v).and_then(|i| i32::try_from(i).ok());
+        d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", convert, refuse })
+    }
+}
+
+/// [ver 1.36+] an integer that its Rust type (the schema's format) cannot hold: the range
+/// check's error, which the dynamic validator reports for the same value.
+fn out_of_range(path: &Path, format: &str, n: Num) -> Issue {
+    NumberType { type_: "integer", format }
+        .range_issue(path, "Checked", n)
+        .unwrap_or_else(|| keywords::type_mismatch(path, "number", "integer"))
+}
+
+impl Decode for f64 {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        decode_scalar(d, cx, at, "number", |v| match v {
+            Scalar::Int(i) => Some(i as f64),
+            Scalar::Uint(u) => Some(u as f64),
+            Scalar::Float(f) => Some(f),
+            _ => None,
+        })
+    }
+}
+
+impl Decode for IntOrString {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        decode_scalar(d, cx, at, "integer,string", |v| match v {
+            Scalar::Str(s) => Some(IntOrString::String(s.to_owned())),
+            other => whole(other).map(IntOrString::Int),
+        })
+    }
+}
+
+impl Decode for Value {
+    fn decode<'de, D: Deserializer<'de>>(d: D, _: &mut Cx<'_>, _: &At<'_>) -> Result<Option<Self>, D::Error> {
+        serde::Deserialize::deserialize(d).map(Some)
+    }
+}
+
+impl Decode for Map<String, Value> {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        Ok(BTreeMap::<String, Value>::decode(d, cx, at)?.map(|m| m.into_iter().collect()))
+    }
+}
+
+impl Decode for EmptyObject {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        // Every key is pruned; in strict mode each is an unknown field.
+        let keys = BTreeMap::<String, IgnoredAnyDecode>::decode(d, cx, at)?;
+        if let Some(keys) = &keys {
+            for k in keys.keys() {
+                unknown_key(cx, at, k, Value::Null);
+            }
+        }
+        Ok(keys.map(|_| EmptyObject {}))
+    }
+}
+
+/// A value read and thrown away.
+struct IgnoredAnyDecode;
+
+impl Decode for IgnoredAnyDecode {
+    fn decode<'de, D: Deserializer<'de>>(d: D, _: &mut Cx<'_>, _: &At<'_>) -> Result<Option<Self>, D::Error> {
+        IgnoredAny::deserialize(d).map(|_| Some(IgnoredAnyDecode))
+    }
+}
+
+use serde::Deserialize as _;
+
+/// The keys of `metadata` that Go's `ObjectMeta` knows; others are dropped by its round trip.
+const OBJECT_META_KEYS: &[&str] = &[
+    "annotations",
+    "creationTimestamp",
+    "deletionGracePeriodSeconds",
+    "deletionTimestamp",
+    "finalizers",
+    "generateName",
+    "generation",
+    "labels",
+    "managedFields",
+    "name",
+    "namespace",
+    "ownerReferences",
+    "resourceVersion",
+    "selfLink",
+    "uid",
+];
+
+impl Decode for ObjectMeta {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        // The apiserver round-trips metadata through Go's ObjectMeta: unknown keys are dropped
+        // (unknown fields in strict mode); a wrongly typed known key fails the request.
+        let value = Value::deserialize(d)?;
+        if let Value::Object(m) = &value {
+            for (k, v) in m {
+                if !OBJECT_META_KEYS.contains(&k.as_str()) {
+                    unknown_key(cx, at, k, v.clone());
+                }
+            }
+        }
+        match serde_json::from_value::<ObjectMeta>(value) {
+            Ok(meta) => Ok(Some(meta)),
+            Err(e) => {
+                let detail = format!("cannot be read as ObjectMeta: {e}");
+                cx.issues.push(Issue::new(ErrorType::Malformed, &at.to_path(), "decode", BadValue::Omit, detail));
+                Ok(None)
+            }
+        }
+    }
+}
+
+impl<T: Decode> Decode for Box<T> {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        Ok(T::decode(d, cx, at)?.map(Box::new))
+    }
+}
+
+/// `null` is `Some(None)`; anything else is read as `T`.
+impl<T: Decode> Decode for Option<T> {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        struct OptionVisitor<'c, 'o, 'a, 'b, T> {
+            cx: &'c mut Cx<'o>,
+            at: &'b At<'a>,
+            ty: PhantomData<T>,
+        }
+        impl<'de, T: Decode> Visitor<'de> for OptionVisitor<'_, '_, '_, '_, T> {
+            type Value = Option<Option<T>>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a value or null")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Some(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Some(None))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                Ok(T::decode(d, self.cx, self.at)?.map(Some))
+            }
+        }
+        d.deserialize_option(OptionVisitor { cx, at, ty: PhantomData })
+    }
+}
+
+impl<T: Decode> Decode for Vec<T> {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        struct ListVisitor<'c, 'o, 'a, 'b, T> {
+            cx: &'c mut Cx<'o>,
+            at: &'b At<'a>,
+            ty: PhantomData<T>,
+        }
+        impl<'de, T: Decode> Visitor<'de> for ListVisitor<'_, '_, '_, '_, T> {
+            type Value = Option<Vec<T>>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                let mut usable = true;
+                for i in 0.. {
+                    let here = self.at.index(i);
+                    match seq.next_element_seed(Seed::<T>::new(self.cx, &here))? {
+                        None => break,
+                        Some(Some(item)) => items.push(item),
+                        // One unusable item makes the list unusable; the rest is still read
+                        // and checked.
+                        Some(None) => usable = false,
+                    }
+                }
+                Ok(usable.then_some(items))
+            }
+            refuse!("array"; bool int float str null map);
+        }
+        d.deserialize_seq(ListVisitor { cx, at, ty: PhantomData })
+    }
+}
+
+impl<T: Decode> Decode for BTreeMap<String, T> {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        struct MapVisitor<'c, 'o, 'a, 'b, T> {
+            cx: &'c mut Cx<'o>,
+            at: &'b At<'a>,
+            ty: PhantomData<T>,
+        }
+        impl<'de, T: Decode> Visitor<'de> for MapVisitor<'_, '_, '_, '_, T> {
+            type Value = Option<BTreeMap<String, T>>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = BTreeMap::new();
+                let mut usable = true;
+                while let Some(key) = map.next_key::<String>()? {
+                    let here = self.at.key(&key);
+                    if out.contains_key(&key) && !self.cx.take_duplicate(&here) {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    match map.next_value_seed(Seed::<T>::new(self.cx, &here))? {
+                        Some(v) => {
+                            out.insert(key, v);
+                        }
+                        None => usable = false,
+                    }
+                }
+                Ok(usable.then_some(out))
+            }
+            refuse!("object"; bool int float str null seq);
+        }
+        d.deserialize_map(MapVisitor { cx, at, ty: PhantomData })
+    }
+}
+
+impl Cx<'_> {
+    /// A key seen again at `at`: reports it when duplicates are errors; whether the new value
+    /// replaces the first.
+    fn take_duplicate(&mut self, at: &At<'_>) -> bool {
+        match self.options.duplicate_keys {
+            DuplicateKeys::Error => {
+                self.strict(at, "duplicate");
+                true
+            }
+            DuplicateKeys::LastWins => true,
+            DuplicateKeys::FirstWins => false,
+        }
+    }
+}
+
+/// A key no field names, under the unknown-fields option.
+fn unknown_key(cx: &mut Cx<'_>, at: &At<'_>, key: &str, value: Value) {
+    let here = at.key(key);
+    match cx.options.unknown_fields {
+        UnknownFields::Prune => {}
+        UnknownFields::Strict => cx.strict(&here, "unknown"),
+        UnknownFields::Preserve => cx.unknown.push((here.to_path(), value)),
+    }
+}
+
+// ---- What derived code calls for structs. ----
+
+/// A struct's side of decoding: its fields read from a JSON object.
+#[doc(hidden)]
+pub trait DecodeFields: Sized {
+    /// The name the type has in type errors: `object`.
+    fn decode_fields<'de, A: MapAccess<'de>>(map: A, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, A::Error>;
+}
+
+/// Reads a struct: an object goes to its fields, anything else is a type error.
+#[doc(hidden)]
+pub fn decode_struct<'de, D: Deserializer<'de>, T: DecodeFields>(
+    d: D,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+) -> Result<Option<T>, D::Error> {
+    struct StructVisitor<'c, 'o, 'a, 'b, T> {
+        cx: &'c mut Cx<'o>,
+        at: &'b At<'a>,
+        ty: PhantomData<T>,
+    }
+    impl<'de, T: DecodeFields> Visitor<'de> for StructVisitor<'_, '_, '_, '_, T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            T::decode_fields(map, self.cx, self.at)
+        }
+        refuse!("object"; bool int float str null seq);
+    }
+    d.deserialize_map(StructVisitor { cx, at, ty: PhantomData })
+}
+
+/// One key of a struct's object: a field's index, or a name no field has.
+#[doc(hidden)]
+pub enum FieldKey {
+    /// The index of the field in the struct's name table.
+    Known(usize),
+    /// Any other key.
+    Unknown(String),
+}
+
+/// Reads a key and looks it up with the struct's compiled `match`.
+#[doc(hidden)]
+pub struct FieldKeySeed(pub fn(&str) -> Option<usize>);
+
+impl<'de> DeserializeSeed<'de> for FieldKeySeed {
+    type Value = FieldKey;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<FieldKey, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldKeySeed {
+    type Value = FieldKey;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<FieldKey, E> {
+        Ok((self.0)(v).map_or_else(|| FieldKey::Unknown(v.to_owned()), FieldKey::Known))
+    }
+}
+
+/// What one field of a struct holds while its object is read.
+#[doc(hidden)]
+pub enum Slot<T> {
+    /// Not seen.
+    Absent,
+    /// Seen as `null`.
+    Null,
+    /// Seen with a usable value.
+    Value(T),
+    /// Seen with an unusable value (an issue says why).
+    Bad,
+}
+
+/// Reads the value of field `name` into its slot, minding duplicate keys.
+#[doc(hidden)]
+pub fn field<'de, A: MapAccess<'de>, T: Decode>(
+    map: &mut A,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    slot: &mut Slot<T>,
+) -> Result<(), A::Error> {
+    let here = at.property(name);
+    if !matches!(slot, Slot::Absent) && !cx.take_duplicate(&here) {
+        map.next_value::<IgnoredAny>()?;
+        return Ok(());
+    }
+    *slot = match map.next_value_seed(Seed::<Option<T>>::new(cx, &here))? {
+        Some(Some(v)) => Slot::Value(v),
+        Some(None) => Slot::Null,
+        None => Slot::Bad,
+    };
+    Ok(())
+}
+
+/// A key the struct has no field for: pruned, reported or preserved, as the options say.
+#[doc(hidden)]
+pub fn unknown_field<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    key: &str,
+) -> Result<(), A::Error> {
+    if cx.options.unknown_fields == UnknownFields::Preserve {
+        let value: Value = map.next_value()?;
+        unknown_key(cx, at, key, value);
+    } else {
+        map.next_value::<IgnoredAny>()?;
+        unknown_key(cx, at, key, Value::Null);
+    }
+    Ok(())
+}
+
+/// A key kept by `x-kubernetes-preserve-unknown-fields` in the struct's own map.
+#[doc(hidden)]
+pub fn kept_field<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    key: String,
+    kept: &mut Map<String, Value>,
+) -> Result<(), A::Error> {
+    if kept.contains_key(&key) && !cx.take_duplicate(&at.key(&key)) {
+        map.next_value::<IgnoredAny>()?;
+        return Ok(());
+    }
+    let value: Value = map.next_value()?;
+    kept.insert(key, value);
+    Ok(())
+}
+
+/// A field that must be given (`null` reads as absent, as after null pruning).
+/// `None`: the struct is unusable.
+#[doc(hidden)]
+pub fn required<T>(slot: Slot<T>, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) -> Option<T> {
+    match slot {
+        Slot::Value(v) => Some(v),
+        Slot::Bad => None,
+        absent => {
+            if cx.options.presence {
+                cx.record(
+                    &at.property(name),
+                    if matches!(absent, Slot::Null) { Presence::Null } else { Presence::Missing },
+                );
+            }
+            cx.issues.push(keywords::required(&at.to_path(), name));
+            None
+        }
+    }
+}
+
+/// The default of field `name` for a place where it applies.
+fn default_of<T: serde::de::DeserializeOwned>(
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    json: &str,
+) -> Option<T> {
+    let here = at.property(name);
+    if cx.options.presence || cx.options.defaults != Defaults::Apply {
+        cx.record(&here, Presence::Defaulted(json.to_owned()));
+    }
+    match serde_json::from_str(json) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let detail = format!("the default {json} does not fit the field's type: {e}");
+            cx.issues.push(Issue::new(ErrorType::Internal, &here.to_path(), "default", BadValue::Omit, detail));
+            None
+        }
+    }
+}
+
+fn record_absence<T>(cx: &mut Cx<'_>, at: &At<'_>, name: &'static str, slot: &Slot<T>) {
+    if cx.options.presence {
+        let p = if matches!(slot, Slot::Null) { Presence::Null } else { Presence::Missing };
+        cx.record(&at.property(name), p);
+    }
+}
+
+/// A non-`Option` field with a default: absent and `null` take it (whatever the defaults
+/// option: the type needs a value).
+#[doc(hidden)]
+pub fn defaulted<T: serde::de::DeserializeOwned>(
+    slot: Slot<T>,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    default: &str,
+) -> Option<T> {
+    match slot {
+        Slot::Value(v) => Some(v),
+        Slot::Bad => None,
+        Slot::Absent | Slot::Null => default_of(cx, at, name, default),
+    }
+}
+
+/// An `Option` field: absent, `null` and unusable read as `None`, or as the default when it
+/// has one and defaults apply.
+#[doc(hidden)]
+pub fn optional<T: serde::de::DeserializeOwned>(
+    slot: Slot<T>,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    default: Option<&str>,
+) -> Option<Option<T>> {
+    match slot {
+        Slot::Value(v) => Some(Some(v)),
+        Slot::Bad => Some(None),
+        absent => match default {
+            Some(json) if cx.options.defaults != Defaults::Ignore => Some(Some(default_of(cx, at, name, json)?)),
+            _ => {
+                record_absence(cx, at, name, &absent);
+                Some(None)
+            }
+        },
+    }
+}
+
+/// A nullable field that is required or defaulted (`Option<T>`, never absent): `null` is `None`.
+#[doc(hidden)]
+pub fn nullable<T: serde::de::DeserializeOwned>(
+    slot: Slot<T>,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    default: Option<&str>,
+) -> Option<Option<T>> {
+    match slot {
+        Slot::Value(v) => Some(Some(v)),
+        Slot::Null => {
+            record_absence(cx, at, name, &Slot::<T>::Null);
+            Some(None)
+        }
+        Slot::Bad => None,
+        Slot::Absent => match default {
+            Some(json) => default_of::<Option<T>>(cx, at, name, json),
+            None => required(Slot::<T>::Absent, cx, at, name).map(Some),
+        },
+    }
+}
+
+/// A nullable optional field (`Option<Option<T>>`): `None` absent, `Some(None)` null.
+#[doc(hidden)]
+pub fn maybe_null<T: serde::de::DeserializeOwned>(
+    slot: Slot<T>,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    default: Option<&str>,
+) -> Option<Option<Option<T>>> {
+    match slot {
+        Slot::Value(v) => Some(Some(Some(v))),
+        Slot::Null => {
+            record_absence(cx, at, name, &Slot::<T>::Null);
+            Some(Some(None))
+        }
+        Slot::Bad => Some(None),
+        Slot::Absent => match default {
+            Some(json) if cx.options.defaults != Defaults::Ignore => {
+                Some(Some(default_of::<Option<T>>(cx, at, name, json)?))
+            }
+            _ => {
+                record_absence(cx, at, name, &Slot::<T>::Absent);
+                Some(None)
+            }
+        },
+    }
+}

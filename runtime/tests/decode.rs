@@ -1,0 +1,280 @@
+//! The validating read (`kubeskema::decode`): one pass reports every problem (types,
+//! duplicate keys, unknown fields, nulls, defaults) in each option's mode, and YAML issues
+//! land on the right line:column.
+
+use std::collections::BTreeMap;
+
+use kubeskema::decode::{Decoded, Defaults, DuplicateKeys, Options, Presence, UnknownFields, from_slice};
+use kubeskema::issue::ErrorType;
+use kubeskema::serde_json::{self, Map, Value, json};
+
+#[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Spec {
+    #[kubeskema(min_length = 1)]
+    name: String,
+    #[kubeskema(default = 1, maximum = 10)]
+    replicas: i64,
+    #[kubeskema(maximum = 100)]
+    port: Option<i32>,
+    enabled: Option<bool>,
+    #[kubeskema(default = "fast")]
+    mode: Option<Mode>,
+    tags: Option<Vec<String>>,
+    labels: Option<BTreeMap<String, String>>,
+    ports: Option<Vec<Port>>,
+    #[kubeskema(nullable)]
+    note: Option<Option<String>>,
+    #[kubeskema(rename = "maxSurge", int_or_string)]
+    max_surge: Option<kubeskema::IntOrString>,
+    config: Option<Value>,
+}
+
+#[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+enum Mode {
+    #[kubeskema(value = "fast")]
+    Fast,
+    #[kubeskema(value = "safe")]
+    Safe,
+}
+
+#[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Port {
+    name: String,
+    #[kubeskema(minimum = 1)]
+    number: Option<i64>,
+}
+
+#[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Open {
+    name: Option<String>,
+    #[kubeskema(unknown_fields)]
+    rest: Map<String, Value>,
+}
+
+fn messages<T>(read: &Decoded<T>) -> Vec<String> {
+    read.issues.iter().map(ToString::to_string).collect()
+}
+
+fn read(json: &str, options: Options) -> Decoded<Spec> {
+    from_slice::<Spec>(json.as_bytes(), &options)
+}
+
+#[test]
+fn every_wrongly_typed_field_is_an_issue_and_the_rest_is_still_read_and_validated() {
+    let r = read(
+        r#"{"name": "a", "replicas": 11, "port": "80", "enabled": "yes", "tags": ["a", 2, {"x": 1}],
+            "labels": {"a": "b", "c": false}, "mode": "slow", "ports": [{"name": "p", "number": 0}, {"number": 1.5}],
+            "maxSurge": true, "config": {"anything": [1, "two"]}}"#,
+        Options::default(),
+    );
+    assert_eq!(
+        messages(&r),
+        [
+            r#"port: Invalid value: "string": port in body must be of type integer: "string""#,
+            r#"enabled: Invalid value: "string": enabled in body must be of type boolean: "string""#,
+            r#"tags[1]: Invalid value: "integer": tags[1] in body must be of type string: "integer""#,
+            r#"tags[2]: Invalid value: "object": tags[2] in body must be of type string: "object""#,
+            r#"labels.c: Invalid value: "boolean": labels.c in body must be of type string: "boolean""#,
+            r#"mode: Unsupported value: "slow": supported values: "fast", "safe""#,
+            r#"ports[1].number: Invalid value: "number": ports[1].number in body must be of type integer: "number""#,
+            "ports[1].name: Required value",
+            r#"maxSurge: Invalid value: "boolean": maxSurge in body must be of type integer,string: "boolean""#,
+            // Validation of what was usable: the wrongly typed optional fields read as absent.
+            "replicas: Invalid value: 11: replicas in body should be less than or equal to 10",
+        ]
+    );
+    let spec = r.value.expect("the required fields are usable");
+    assert_eq!((spec.port, spec.enabled, spec.tags, spec.mode), (None, None, None, None));
+    assert_eq!(spec.config, Some(json!({"anything": [1, "two"]})));
+}
+
+#[test]
+fn a_missing_or_unusable_required_field_leaves_no_value_but_every_issue() {
+    let r = read(r#"{"name": 5, "port": 99999999999, "ports": [{"name": "x", "number": 0}]}"#, Options::default());
+    assert!(r.value.is_none());
+    assert_eq!(
+        messages(&r),
+        [
+            r#"name: Invalid value: "integer": name in body must be of type string: "integer""#,
+            "<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in port",
+        ]
+    );
+    // Nothing usable to validate further: `ports[0].number` is below its minimum but only the
+    // value's own validation says so, and there is no value.
+    let r = read(r#"{"ports": [{"number": 3}]}"#, Options::default());
+    assert_eq!(messages(&r), ["ports[0].name: Required value", "name: Required value"]);
+}
+
+#[test]
+fn duplicate_keys_in_each_mode() {
+    let doc =
+        r#"{"name": "first", "name": "second", "labels": {"a": "1", "a": "2"}, "ports": [{"name": "p", "name": "q"}]}"#;
+    let r = read(doc, Options::default());
+    assert_eq!(
+        messages(&r),
+        [
+            r#"strict decoding error: duplicate field "name""#,
+            r#"strict decoding error: duplicate field "labels.a""#,
+            r#"strict decoding error: duplicate field "ports[0].name""#,
+        ]
+    );
+    assert!(r.issues.iter().all(|i| i.error_type == ErrorType::Strict));
+    let spec = r.value.unwrap();
+    assert_eq!((spec.name.as_str(), spec.labels.unwrap()["a"].as_str()), ("second", "2"), "the last wins");
+
+    let r = read(doc, Options { duplicate_keys: DuplicateKeys::FirstWins, ..Options::default() });
+    assert!(r.issues.is_empty());
+    let spec = r.value.unwrap();
+    assert_eq!((spec.name.as_str(), spec.ports.unwrap()[0].name.as_str()), ("first", "p"));
+
+    let r = read(doc, Options { duplicate_keys: DuplicateKeys::LastWins, ..Options::default() });
+    assert!(r.issues.is_empty());
+    assert_eq!(r.value.unwrap().name, "second");
+}
+
+#[test]
+fn unknown_fields_in_each_mode() {
+    let doc = r#"{"name": "a", "extra": {"deep": 1}, "ports": [{"name": "p", "proto": "TCP"}], "replicas": 2}"#;
+    let r = read(doc, Options::default());
+    assert!(r.issues.is_empty() && r.unknown.is_empty());
+    assert_eq!(r.value.unwrap().replicas, 2);
+
+    let r = read(doc, Options::strict());
+    assert_eq!(
+        messages(&r),
+        [r#"strict decoding error: unknown field "extra""#, r#"strict decoding error: unknown field "ports[0].proto""#]
+    );
+    assert_eq!(r.issues[1].path.pointer(), "/ports/0/proto");
+    assert!(r.value.is_some());
+
+    let r = read(doc, Options { unknown_fields: UnknownFields::Preserve, ..Options::default() });
+    assert!(r.issues.is_empty());
+    let kept: Vec<(String, Value)> = r.unknown.iter().map(|(p, v)| (p.pointer(), v.clone())).collect();
+    assert_eq!(kept, [("/extra".to_owned(), json!({"deep": 1})), ("/ports/0/proto".to_owned(), json!("TCP"))]);
+
+    // Where the type keeps unknown fields itself, they are neither unknown nor lost; a key
+    // repeated there is still a duplicate.
+    let r = from_slice::<Open>(br#"{"name": "n", "x": 1, "y": [true], "x": 2}"#, &Options::strict());
+    assert_eq!(messages(&r), [r#"strict decoding error: duplicate field "x""#]);
+    assert_eq!(Value::Object(r.value.unwrap().rest), json!({"x": 2, "y": [true]}));
+}
+
+#[test]
+fn nulls_read_as_the_apiserver_prunes_them() {
+    let options = Options { presence: true, ..Options::default() };
+    let r = read(r#"{"name": "a", "port": null, "note": null, "replicas": null, "mode": null}"#, options);
+    assert_eq!(messages(&r), Vec::<String>::new());
+    let spec = r.value.as_ref().unwrap();
+    // `port` is not nullable: its null is dropped. `note` is nullable: null is kept.
+    // `replicas` and `mode` have defaults: a dropped null takes them.
+    assert_eq!((spec.port, &spec.note, spec.replicas, &spec.mode), (None, &Some(None), 1, &Some(Mode::Fast)));
+    assert_eq!(r.presence_of("/port"), Presence::Null);
+    assert_eq!(r.presence_of("/note"), Presence::Null);
+    assert_eq!(r.presence_of("/replicas"), Presence::Defaulted("1".into()));
+    assert_eq!(r.presence_of("/enabled"), Presence::Missing);
+    assert_eq!(r.presence_of("/ports/0/name"), Presence::Missing, "under a missing parent");
+    assert_eq!(r.presence_of("/name"), Presence::Given);
+
+    // A required field given as null is missing (after null pruning).
+    let r = read(r#"{"name": null}"#, Options::default());
+    assert_eq!(messages(&r), ["name: Required value"]);
+}
+
+#[test]
+fn defaults_in_each_mode() {
+    let doc = r#"{"name": "a"}"#;
+    let r = read(doc, Options::default());
+    let spec = r.value.unwrap();
+    assert_eq!((spec.replicas, spec.mode), (1, Some(Mode::Fast)));
+    assert!(r.presence.is_empty(), "presence is not recorded unless asked");
+
+    let r = read(doc, Options { defaults: Defaults::Annotate, ..Options::default() });
+    let spec = r.value.as_ref().unwrap();
+    assert_eq!((spec.replicas, &spec.mode), (1, &Some(Mode::Fast)));
+    assert_eq!(r.presence_of("/mode"), Presence::Defaulted("\"fast\"".into()));
+    assert_eq!(r.presence_of("/replicas"), Presence::Defaulted("1".into()));
+
+    let r = read(doc, Options { defaults: Defaults::Ignore, ..Options::default() });
+    let spec = r.value.as_ref().unwrap();
+    // An `Option` field stays empty; `replicas: i64` needs a value and still gets its default.
+    assert_eq!((spec.replicas, &spec.mode), (1, &None));
+    assert_eq!(r.presence_of("/replicas"), Presence::Defaulted("1".into()));
+}
+
+#[test]
+fn broken_json_is_one_issue_with_its_place_and_no_value() {
+    let r = read("{\"name\": \"a\",\n \"port\": }", Options::default());
+    assert!(r.value.is_none());
+    assert_eq!(r.issues.len(), 1);
+    assert_eq!(r.issues[0].error_type, ErrorType::Malformed);
+    assert!(r.issues[0].detail.contains("line 2 column 10"), "{}", r.issues[0].detail);
+
+    let r = read(r#"{"name": "a"} trailing"#, Options::default());
+    assert_eq!(r.issues.len(), 1);
+    assert!(r.value.is_none());
+}
+
+#[test]
+fn deep_nesting_is_refused_without_overflowing_the_stack() {
+    let depth = 100_000;
+    let doc = format!(r#"{{"name": "a", "config": {}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+    let r = read(&doc, Options::default());
+    assert_eq!(r.issues.len(), 1);
+    assert!(r.issues[0].detail.contains("recursion limit"), "{}", r.issues[0].detail);
+}
+
+#[test]
+fn the_same_value_as_plain_deserialization_when_the_document_is_valid() {
+    let doc = json!({"name": "a", "replicas": 3, "port": 8, "enabled": true, "mode": "safe", "tags": ["x"],
+        "labels": {"k": "v"}, "ports": [{"name": "p", "number": 2}], "note": "n", "maxSurge": "25%", "config": {"a": 1}});
+    let text = doc.to_string();
+    let r = read(&text, Options::strict());
+    assert_eq!(messages(&r), Vec::<String>::new());
+    assert_eq!(r.value.unwrap(), serde_json::from_str::<Spec>(&text).unwrap());
+}
+
+#[cfg(feature = "yaml")]
+#[test]
+fn yaml_issues_land_on_their_line_and_column_in_every_document() {
+    let text = "\
+name: a
+port: eighty
+---
+name: b
+ports:
+  - name: p
+    proto: TCP
+  - number: 2
+---
+name: c
+name: d
+replicas: 12
+";
+    let docs = kubeskema::yaml::decode_documents::<Spec>(text, &Options::strict()).unwrap();
+    let placed: Vec<Vec<String>> = docs
+        .iter()
+        .map(|(doc, read)| {
+            read.issues
+                .iter()
+                .map(|i| {
+                    let pos = doc.nearest_position(&i.path.pointer());
+                    format!("{}:{} {i}", pos.line, pos.column)
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            vec![r#"2:1 port: Invalid value: "string": port in body must be of type integer: "string""#.to_owned()],
+            vec![
+                r#"7:5 strict decoding error: unknown field "ports[0].proto""#.to_owned(),
+                "8:5 ports[1].name: Required value".to_owned(),
+            ],
+            vec![
+                r#"11:1 strict decoding error: duplicate field "name""#.to_owned(),
+                "12:1 replicas: Invalid value: 12: replicas in body should be less than or equal to 10".to_owned(),
+            ],
+        ]
+    );
+}
