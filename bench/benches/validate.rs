@@ -3,11 +3,14 @@
 //! generated types (validation off):
 //!
 //! - (a) `serde_json::from_slice::<T>`: the baseline;
-//! - (b) kubeskema: `from_slice::<T>` then the derived `validate()` (straight-line checks);
+//! - (b) kubeskema's validating read: `kubeskema::decode::from_slice::<T>` (one pass that
+//!   records every decoding problem, then the derived `validate()`);
 //! - (c) `Value` parse + `jsonschema` validation (compiled once) + `from_value::<T>`: today's
 //!   way to get a validated typed object;
 //! - (d) `Value` parse + `jsonschema` validation alone;
-//! - (e) kubeskema's dynamic `ResourceValidator` (prune, default, validate a `Value`).
+//! - (e) kubeskema's dynamic `ResourceValidator` (prune, default, validate a `Value`);
+//! - (f) plain `serde_json::from_slice::<T>` then the derived `validate()` (what (b) costs
+//!   without recording decoding problems).
 //!
 //! `cargo bench -p kubeskema-bench` (`ROUNDS=n` for more rounds). Targets (issue 4): (b)/(a)
 //! at most 1.10 geometric mean and 1.25 on every object; (b) 1.6x faster than (c).
@@ -15,11 +18,12 @@
 use std::time::Duration;
 
 use kubeskema::Validate;
+use kubeskema::decode::{Decode, Options};
 use kubeskema_bench::types::{argoproj_io, cert_manager_io, gateway_networking_k8s_io, monitoring_coreos_com};
 use kubeskema_bench::{Method, Object, crd, json_schema, objects, paired};
 use serde::de::DeserializeOwned;
 
-fn methods<'a, T: DeserializeOwned + Validate>(
+fn methods<'a, T: DeserializeOwned + Validate + Decode>(
     schema: &'a jsonschema::Validator,
     dynamic: &'a kubeskema::validate::ResourceValidator<'a>,
 ) -> Vec<Method<'a>> {
@@ -29,8 +33,8 @@ fn methods<'a, T: DeserializeOwned + Validate>(
             run: Box::new(|b| serde_json::from_slice::<T>(b).map(|_| 1).unwrap_or(0)),
         },
         Method {
-            name: "(b) kubeskema: from_slice::<T> + validate()",
-            run: Box::new(|b| serde_json::from_slice::<T>(b).map(|t| t.validate().len()).unwrap_or(0)),
+            name: "(b) kubeskema::decode::from_slice::<T>",
+            run: Box::new(|b| kubeskema::decode::from_slice::<T>(b, &Options::default()).issues.len()),
         },
         Method {
             name: "(c) Value + jsonschema + from_value::<T>",
@@ -54,10 +58,17 @@ fn methods<'a, T: DeserializeOwned + Validate>(
                 dynamic.validate_create(&v).issues.len()
             }),
         },
+        Method {
+            name: "(f) serde_json::from_slice::<T> + validate()",
+            run: Box::new(|b| serde_json::from_slice::<T>(b).map(|t| t.validate().len()).unwrap_or(0)),
+        },
     ]
 }
 
-fn bench<T: DeserializeOwned + Validate>(object: &Object, rounds: usize) -> Vec<(&'static str, f64, f64)> {
+fn bench<T: DeserializeOwned + Validate + Decode>(
+    object: &Object,
+    rounds: usize,
+) -> Vec<(&'static str, f64, f64, f64)> {
     let crd = crd(object.crd_file);
     let schema = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft4)
@@ -69,6 +80,8 @@ fn bench<T: DeserializeOwned + Validate>(object: &Object, rounds: usize) -> Vec<
     let value: serde_json::Value = serde_json::from_slice(&object.json).expect("JSON");
     let typed: T = serde_json::from_slice(&object.json).expect("the object deserializes");
     assert!(typed.validate().is_empty(), "{}: {:?}", object.name, typed.validate());
+    let read = kubeskema::decode::from_slice::<T>(&object.json, &Options::default());
+    assert!(read.value.is_some() && read.issues.is_empty(), "{}: {:?}", object.name, read.issues);
     let jsonschema_errors: Vec<String> = schema.iter_errors(&value).map(|e| e.to_string()).collect();
     assert!(jsonschema_errors.is_empty(), "{}: {jsonschema_errors:?}", object.name);
 
@@ -86,7 +99,7 @@ fn bench<T: DeserializeOwned + Validate>(object: &Object, rounds: usize) -> Vec<
             m.ratio.2
         );
     }
-    measured.iter().map(|m| (m.name, m.ratio.0, m.median_ns)).collect()
+    measured.iter().map(|m| (m.name, m.ratio.0, m.median_ns, object.json.len() as f64 / m.median_ns * 1e3)).collect()
 }
 
 fn main() {
@@ -121,4 +134,15 @@ fn main() {
     println!("  (c)/(b): geometric mean {:.2} (target: ≥ 1.6)", geomean(&c_over_b));
     println!("  (b)/(d): worst {:.2} (target: ≤ 1.0)", b_over_d.iter().copied().fold(0.0, f64::max));
     println!("  (e)/(c): geometric mean {:.2} (the dynamic validator against today's way)", geomean(&ratio_of(4, 2)));
+    println!(
+        "  (b)/(f): geometric mean {:.2} (recording decoding problems against a plain read)",
+        geomean(&ratio_of(1, 5))
+    );
+    let large: Vec<f64> = all.iter().filter(|(name, _)| name.ends_with("-large")).map(|(_, r)| r[1].3).collect();
+    if !large.is_empty() {
+        println!(
+            "  (b) on large objects: slowest {:.0} MB/s (target: ≥ 150)",
+            large.iter().copied().fold(f64::MAX, f64::min)
+        );
+    }
 }

@@ -106,6 +106,13 @@ pub fn objects() -> Vec<Object> {
     ]
 }
 
+/// The cert-manager Certificate of [`objects`] with `n` DNS names: a very large array.
+pub fn certificate_with_dns_names(n: usize) -> Vec<u8> {
+    let mut cert = document("cert-manager__cert-manager/test/fixtures/cert-manager-resources.yaml", 1);
+    grow(&mut cert["spec"]["dnsNames"], n, Some(""));
+    serde_json::to_vec(&cert).expect("JSON")
+}
+
 /// The CRD of a file, parsed.
 pub fn crd(file: &str) -> kubeskema::crd::Crd {
     let path = corpus_dir().join("crds").join(file);

@@ -123,10 +123,23 @@ fn has_rules(c: &Container) -> TokenStream {
         for f in fields.iter().filter(|f| f.shape != Shape::UnknownFields) {
             local |= own(&f.attrs);
             let ty = f.value_ty;
-            inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
+            // A field holding the type itself (`Option<Box<Self>>`) adds no rules, and asking
+            // its constant would be a cycle the compiler refuses.
+            if !mentions(quote!(#ty), c.ident) {
+                inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
+            }
         }
     }
     quote!(#local #(|| #inner)*)
+}
+
+/// Whether `tokens` name `ident` anywhere.
+fn mentions(tokens: TokenStream, ident: &syn::Ident) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == *ident,
+        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
+        _ => false,
+    })
 }
 
 /// `kind`, `apiVersion` and `metadata` of a resource as a small JSON object, read from the

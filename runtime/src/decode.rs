@@ -643,7 +643,11 @@ const OBJECT_META_KEYS: &[&str] = &[
 impl Decode for ObjectMeta {
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
         // The apiserver round-trips metadata through Go's ObjectMeta: unknown keys are dropped
-        // (unknown fields in strict mode); a wrongly typed known key fails the request.
+        // (unknown fields in strict mode); a wrongly typed known key fails the whole request
+        // (400), as it ends this read.
+        if cx.options.unknown_fields == UnknownFields::Prune {
+            return ObjectMeta::deserialize(d).map(Some);
+        }
         let value = Value::deserialize(d)?;
         if let Value::Object(m) = &value {
             for (k, v) in m {
@@ -652,14 +656,7 @@ impl Decode for ObjectMeta {
                 }
             }
         }
-        match serde_json::from_value::<ObjectMeta>(value) {
-            Ok(meta) => Ok(Some(meta)),
-            Err(e) => {
-                let detail = format!("cannot be read as ObjectMeta: {e}");
-                cx.issues.push(Issue::new(ErrorType::Malformed, &at.to_path(), "decode", BadValue::Omit, detail));
-                Ok(None)
-            }
-        }
+        ObjectMeta::deserialize(value).map(Some).map_err(|e| de::Error::custom(format_args!("metadata: {e}")))
     }
 }
 

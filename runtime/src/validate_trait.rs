@@ -149,6 +149,17 @@ impl<T: Validate> Validate for Option<T> {
     }
 }
 
+/// Recursive types hold themselves in a `Box`.
+impl<T: Validate> Validate for Box<T> {
+    const HAS_RULES: bool = T::HAS_RULES;
+    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+        (**self).unchanged_at(old, path, out)
+    }
+    fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
+        (**self).validate_at(path, issues);
+    }
+}
+
 impl<T: Validate> Validate for Vec<T> {
     const HAS_RULES: bool = T::HAS_RULES;
     /// Items of atomic lists and sets do not correlate: the list is unchanged as a whole or

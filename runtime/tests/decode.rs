@@ -278,3 +278,48 @@ replicas: 12
         ]
     );
 }
+
+#[derive(Debug, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(resource(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    plural = "widgets",
+    scope = "Namespaced"
+))]
+struct Widget {
+    #[kubeskema(rename = "apiVersion")]
+    api_version: String,
+    kind: String,
+    #[kubeskema(default_json = "{}")]
+    metadata: kubeskema::ObjectMeta,
+    spec: Option<Spec>,
+}
+
+#[test]
+fn metadata_reads_as_the_apiserver_round_trips_it() {
+    let doc = r#"{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "colour": "red"},
+        "spec": {"name": "a", "extra": 1}}"#;
+    let r = from_slice::<Widget>(doc.as_bytes(), &Options::strict());
+    assert_eq!(
+        messages(&r),
+        [
+            r#"strict decoding error: unknown field "metadata.colour""#,
+            r#"strict decoding error: unknown field "spec.extra""#
+        ]
+    );
+    assert_eq!(r.value.unwrap().metadata.name.as_deref(), Some("w"));
+
+    // A wrongly typed known metadata field fails the whole request (400), in every mode.
+    let doc = r#"{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"labels": {"a": 1}}}"#;
+    for options in [Options::default(), Options::strict()] {
+        let r = from_slice::<Widget>(doc.as_bytes(), &options);
+        assert!(r.value.is_none());
+        assert_eq!(r.issues.len(), 1, "{:?}", r.issues);
+        assert_eq!(r.issues[0].error_type, ErrorType::Malformed);
+    }
+
+    // The resource's own checks run on what was read.
+    let r = from_slice::<Widget>(br#"{"apiVersion": "example.com/v2", "kind": "Widget"}"#, &Options::default());
+    assert_eq!(messages(&r), [r#"apiVersion: Invalid value: "example.com/v2": must be example.com/v1"#]);
+}
