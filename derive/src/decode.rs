@@ -42,8 +42,17 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         let ty = f.value_ty;
         quote! { let mut #tag: ::kubeskema::decode::Slot<#ty> = ::kubeskema::decode::Slot::Absent; }
     });
-    let reads = names.iter().zip(&tags).enumerate().map(|(i, (name, tag))| {
-        quote! { ::kubeskema::decode::FieldKey::Known(#i) => ::kubeskema::decode::field(&mut __map, __cx, __at, #name, &mut #tag)?, }
+    let reads = named.iter().zip(&tags).enumerate().map(|(i, (f, tag))| {
+        let name = &f.json_name;
+        match f.attrs.str("format") {
+            Some(format) => quote! {
+                ::kubeskema::decode::FieldKey::Known(#i) =>
+                    ::kubeskema::decode::field_with_format(&mut __map, __cx, __at, #name, &mut #tag, #format)?,
+            },
+            None => quote! {
+                ::kubeskema::decode::FieldKey::Known(#i) => ::kubeskema::decode::field(&mut __map, __cx, __at, #name, &mut #tag)?,
+            },
+        }
     });
     let (kept_slot, other) = match kept {
         Some(_) => (

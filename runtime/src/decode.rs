@@ -169,11 +169,26 @@ pub fn from_value<T: Decode + Validate>(value: &Value, options: &Options) -> Dec
 
 fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_>) -> Decoded<T> {
     let value = read.unwrap_or_else(|e| {
-        cx.issues.push(Issue::new(ErrorType::Malformed, &Path::root(), "json", BadValue::Omit, e.to_string()));
+        let issue = Issue::new(ErrorType::Malformed, &Path::root(), "json", BadValue::Omit, e.to_string());
+        cx.issues.push(issue.in_form(PathForm::Detached));
         None
     });
     if let Some(v) = &value {
-        cx.issues.extend(v.validate());
+        // A place that could not be read reads as absent; what its ancestors' checks say
+        // about their contents (property counts, junctors over their JSON) is then not about
+        // the document, so those issues are dropped.
+        let unread: Vec<String> =
+            cx.issues.iter().filter(|i| i.error_type != ErrorType::Strict).map(|i| i.path.pointer()).collect();
+        let about_unread = |i: &Issue| {
+            let at = i.path.pointer();
+            unread.iter().any(|u| u.len() > at.len() && u.starts_with(&at) && u.as_bytes()[at.len()] == b'/')
+        };
+        let validated = v.validate();
+        let decoding_blocks_cel = cx.issues.iter().any(|i| i.error_type.blocks_cel());
+        cx.issues.extend(validated.into_iter().filter(|i| !about_unread(i)));
+        if decoding_blocks_cel {
+            crate::validate_trait::gate_cel_once(T::HAS_RULES, &mut cx.issues);
+        }
     }
     Decoded { value, issues: cx.issues, unknown: cx.unknown, presence: cx.presence }
 }
@@ -181,6 +196,8 @@ fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_
 /// The state of one read: the options and what has been found.
 pub struct Cx<'o> {
     options: &'o Options,
+    /// The `format` of the field being read, for the apiserver's format-named type errors.
+    format: Option<&'static str>,
     issues: Vec<Issue>,
     unknown: Vec<(Path, Value)>,
     presence: BTreeMap<String, Presence>,
@@ -188,7 +205,7 @@ pub struct Cx<'o> {
 
 impl<'o> Cx<'o> {
     fn new(options: &'o Options) -> Self {
-        Cx { options, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() }
+        Cx { options, format: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() }
     }
 
     fn strict(&mut self, at: &At<'_>, what: &str) {
@@ -196,11 +213,38 @@ impl<'o> Cx<'o> {
     }
 
     fn type_mismatch(&mut self, at: &At<'_>, actual: &str, expected: &str) {
-        self.issues.push(keywords::type_mismatch(&at.to_path(), actual, expected));
+        let issue = if at.parent.is_none() {
+            // The apiserver cannot even find the kind of a body that is not an object (400).
+            let detail = format!("the document is of type {actual}, not {expected}");
+            Issue::new(ErrorType::Malformed, &Path::root(), "decode", BadValue::Omit, detail)
+                .in_form(PathForm::Detached)
+        } else {
+            let path = at.to_path();
+            // [quirk] with a format, the type check names the format (and a Go kind).
+            let formatted = self.format.and_then(|f| {
+                let types: Vec<&str> = expected.split(',').collect();
+                keywords::type_check(&path, &representative(actual), &types, Some(f), false)
+            });
+            formatted.unwrap_or_else(|| keywords::type_mismatch(&path, actual, expected))
+        };
+        self.issues.push(issue);
     }
 
     fn record(&mut self, at: &At<'_>, presence: Presence) {
         self.presence.insert(at.to_path().pointer(), presence);
+    }
+}
+
+/// A value of a JSON kind, standing in for the value the type check saw.
+fn representative(kind: &str) -> Value {
+    match kind {
+        "boolean" => Value::Bool(false),
+        "integer" => 0.into(),
+        "number" => 0.5.into(),
+        "string" => Value::String(String::new()),
+        "array" => Value::Array(Vec::new()),
+        "object" => Value::Object(Map::new()),
+        _ => Value::Null,
     }
 }
 
@@ -457,7 +501,13 @@ where
     fn scalar(self, v: Scalar<'_>) -> Option<T> {
         let converted = (self.convert)(v);
         if converted.is_none() {
-            let issue = (self.refuse)(&self.at.to_path(), v);
+            let path = self.at.to_path();
+            // [quirk] with a format, the type check names the format (and a Go kind).
+            let formatted = self.cx.format.filter(|_| !self.expected.contains(' ')).and_then(|f| {
+                let types: Vec<&str> = self.expected.split(',').collect();
+                keywords::type_check(&path, &v.to_value(), &types, Some(f), false)
+            });
+            let issue = formatted.unwrap_or_else(|| (self.refuse)(&path, v));
             self.cx.issues.push(issue);
         }
         converted
@@ -722,7 +772,7 @@ impl<T: Decode> Decode for Vec<T> {
             }
             refuse!("array"; bool int float str null map);
         }
-        d.deserialize_seq(ListVisitor { cx, at, ty: PhantomData })
+        d.deserialize_any(ListVisitor { cx, at, ty: PhantomData })
     }
 }
 
@@ -758,7 +808,7 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
             }
             refuse!("object"; bool int float str null seq);
         }
-        d.deserialize_map(MapVisitor { cx, at, ty: PhantomData })
+        d.deserialize_any(MapVisitor { cx, at, ty: PhantomData })
     }
 }
 
@@ -818,7 +868,7 @@ pub fn decode_struct<'de, D: Deserializer<'de>, T: DecodeFields>(
         }
         refuse!("object"; bool int float str null seq);
     }
-    d.deserialize_map(StructVisitor { cx, at, ty: PhantomData })
+    d.deserialize_any(StructVisitor { cx, at, ty: PhantomData })
 }
 
 /// One key of a struct's object: a field's index, or a name no field has.
@@ -830,18 +880,19 @@ pub enum FieldKey {
     Unknown(String),
 }
 
-/// Reads a key and looks it up with the struct's compiled `match`.
+/// Reads a key and looks it up with the struct's compiled `match` (a function item, so the
+/// lookup is inlined as serde_derive's field visitor is).
 #[doc(hidden)]
-pub struct FieldKeySeed(pub fn(&str) -> Option<usize>);
+pub struct FieldKeySeed<F>(pub F);
 
-impl<'de> DeserializeSeed<'de> for FieldKeySeed {
+impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for FieldKeySeed<F> {
     type Value = FieldKey;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<FieldKey, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for FieldKeySeed {
+impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for FieldKeySeed<F> {
     type Value = FieldKey;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a field name")
@@ -884,6 +935,22 @@ pub fn field<'de, A: MapAccess<'de>, T: Decode>(
         None => Slot::Bad,
     };
     Ok(())
+}
+
+/// [`field`] for a field with a `format`: its type errors name the format, as the apiserver's do.
+#[doc(hidden)]
+pub fn field_with_format<'de, A: MapAccess<'de>, T: Decode>(
+    map: &mut A,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    slot: &mut Slot<T>,
+    format: &'static str,
+) -> Result<(), A::Error> {
+    cx.format = Some(format);
+    let read = field(map, cx, at, name, slot);
+    cx.format = None;
+    read
 }
 
 /// A key the struct has no field for: pruned, reported or preserved, as the options say.

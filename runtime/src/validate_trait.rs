@@ -89,6 +89,13 @@ fn phases<T: Validate + ?Sized>(value: &T) -> (Vec<Issue>, Vec<Issue>, Vec<Issue
 }
 
 /// CEL rules do not run while a blocking error stands; the apiserver says so once (§0 5.7).
+/// [`gate_cel`] for issues that may already carry the note.
+pub(crate) fn gate_cel_once(has_rules: bool, issues: &mut Vec<Issue>) {
+    if !issues.iter().any(|i| i.keyword == "x-kubernetes-validations" && i.form == PathForm::Base) {
+        gate_cel(has_rules, issues);
+    }
+}
+
 pub(crate) fn gate_cel(has_rules: bool, issues: &mut Vec<Issue>) {
     if has_rules && issues.iter().any(|i| i.error_type.blocks_cel()) {
         issues.push(
