@@ -176,12 +176,21 @@ fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_
     if let Some(v) = &value {
         // A place that could not be read reads as absent; what its ancestors' checks say
         // about their contents (property counts, junctors over their JSON) is then not about
-        // the document, so those issues are dropped.
-        let unread: Vec<String> =
+        // the document, so those issues are dropped: issues at an ancestor, and `required`
+        // issues beside it (derived validation reports `required` only from junctor branches,
+        // which the object holding the unread place evaluates).
+        let mut unread: Vec<String> =
             cx.issues.iter().filter(|i| i.error_type != ErrorType::Strict).map(|i| i.path.pointer()).collect();
+        unread.append(&mut cx.unread);
+        let under = |p: &str, prefix: &str| {
+            p.len() > prefix.len() && p.starts_with(prefix) && p.as_bytes()[prefix.len()] == b'/'
+        };
         let about_unread = |i: &Issue| {
             let at = i.path.pointer();
-            unread.iter().any(|u| u.len() > at.len() && u.starts_with(&at) && u.as_bytes()[at.len()] == b'/')
+            unread.iter().any(|u| {
+                let holder = &u[..u.rfind('/').unwrap_or(0)];
+                under(u, &at) || (i.keyword == "required" && under(&at, holder))
+            })
         };
         let validated = v.validate();
         let decoding_blocks_cel = cx.issues.iter().any(|i| i.error_type.blocks_cel());
@@ -198,6 +207,8 @@ pub struct Cx<'o> {
     options: &'o Options,
     /// The `format` of the field being read, for the apiserver's format-named type errors.
     format: Option<&'static str>,
+    /// Pointers of `Option` fields left empty because their value could not be read.
+    unread: Vec<String>,
     issues: Vec<Issue>,
     unknown: Vec<(Path, Value)>,
     presence: BTreeMap<String, Presence>,
@@ -205,7 +216,14 @@ pub struct Cx<'o> {
 
 impl<'o> Cx<'o> {
     fn new(options: &'o Options) -> Self {
-        Cx { options, format: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() }
+        Cx {
+            options,
+            format: None,
+            unread: Vec::new(),
+            issues: Vec::new(),
+            unknown: Vec::new(),
+            presence: BTreeMap::new(),
+        }
     }
 
     fn strict(&mut self, at: &At<'_>, what: &str) {
@@ -1066,7 +1084,10 @@ pub fn optional<T: serde::de::DeserializeOwned>(
 ) -> Option<Option<T>> {
     match slot {
         Slot::Value(v) => Some(Some(v)),
-        Slot::Bad => Some(None),
+        Slot::Bad => {
+            cx.unread.push(at.property(name).to_path().pointer());
+            Some(None)
+        }
         absent => match default {
             Some(json) if cx.options.defaults != Defaults::Ignore => Some(Some(default_of(cx, at, name, json)?)),
             _ => {
@@ -1115,7 +1136,10 @@ pub fn maybe_null<T: serde::de::DeserializeOwned>(
             record_absence(cx, at, name, &Slot::<T>::Null);
             Some(Some(None))
         }
-        Slot::Bad => Some(None),
+        Slot::Bad => {
+            cx.unread.push(at.property(name).to_path().pointer());
+            Some(None)
+        }
         Slot::Absent => match default {
             Some(json) if cx.options.defaults != Defaults::Ignore => {
                 Some(Some(default_of::<Option<T>>(cx, at, name, json)?))
