@@ -25,9 +25,8 @@ pub fn expand(c: &Container) -> TokenStream {
 fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
     let ident = c.ident;
     let expecting = format!("an object ({ident})");
-    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
+    let (named, tags) = slots(fields);
     let bag = fields.iter().find(|f| f.shape == Shape::UnknownFields);
-    let tags: Vec<_> = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
     let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
 
     let (other_variant, other_arm, other_handling) = if bag.is_some() {
@@ -70,15 +69,7 @@ fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
         }
     });
     let finishes = named.iter().zip(&tags).map(|(f, tag)| finish(f, tag));
-    let inits = fields.iter().map(|f| {
-        let member = f.ident;
-        if f.shape == Shape::UnknownFields {
-            quote! { #member: __extra }
-        } else {
-            let tag = &tags[named.iter().position(|g| std::ptr::eq(*g, f)).expect("invariant: named field")];
-            quote! { #member: #tag }
-        }
-    });
+    let inits = inits(fields, &tags, &format_ident!("__extra"));
 
     quote! {
         #[allow(non_camel_case_types)]
@@ -119,6 +110,32 @@ fn expand_struct(c: &Container, fields: &[Field]) -> TokenStream {
         }
         _serde::Deserializer::deserialize_map(__deserializer, __Visitor)
     }
+}
+
+/// The fields a struct's object names (all but the unknown-fields map), each with the
+/// identifier of the local slot it is read into (`__f0`, `__f1`, ...).
+pub(crate) fn slots<'f, 'a>(fields: &'f [Field<'a>]) -> (Vec<&'f Field<'a>>, Vec<syn::Ident>) {
+    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
+    let tags = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
+    (named, tags)
+}
+
+/// The struct literal's initializers: each named field from its slot (in [`slots`] order),
+/// the unknown-fields map from `rest`.
+pub(crate) fn inits(fields: &[Field], tags: &[syn::Ident], rest: &syn::Ident) -> Vec<TokenStream> {
+    let mut tags = tags.iter();
+    fields
+        .iter()
+        .map(|f| {
+            let member = f.ident;
+            if f.shape == Shape::UnknownFields {
+                quote! { #member: #rest }
+            } else {
+                let tag = tags.next().expect("invariant: one slot per named field");
+                quote! { #member: #tag }
+            }
+        })
+        .collect()
 }
 
 /// Turns a field's slot (`None` absent, `Some(None)` null, `Some(Some(v))` a value) into the

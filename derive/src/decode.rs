@@ -33,9 +33,8 @@ pub fn expand(c: &Container) -> TokenStream {
 
 fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     let ident = c.ident;
-    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
+    let (named, tags) = crate::de::slots(fields);
     let kept = fields.iter().find(|f| f.shape == Shape::UnknownFields);
-    let tags: Vec<_> = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
     let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
     let indexes = 0..named.len();
     let slots = named.iter().zip(&tags).map(|(f, tag)| {
@@ -84,16 +83,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         let somes = tags.iter().map(|t| quote! { ::core::option::Option::Some(#t) });
         quote! { let (#(#somes,)*) = (#(#tags,)*) else { return ::core::result::Result::Ok(::core::option::Option::None) }; }
     });
-    let inits = fields.iter().map(|f| {
-        let member = f.ident;
-        match named.iter().position(|g| std::ptr::eq(*g, f)) {
-            Some(i) => {
-                let tag = &tags[i];
-                quote! { #member: #tag }
-            }
-            None => quote! { #member: __kept },
-        }
-    });
+    let inits = crate::de::inits(fields, &tags, &format_ident!("__kept"));
     quote! {
         #[automatically_derived]
         impl ::kubeskema::decode::DecodeFields for #ident {

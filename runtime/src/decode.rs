@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
+use serde::Deserialize as _;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -186,6 +187,9 @@ fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_
             p.len() > prefix.len() && p.starts_with(prefix) && p.as_bytes()[prefix.len()] == b'/'
         };
         let about_unread = |i: &Issue| {
+            if unread.is_empty() {
+                return false;
+            }
             let at = i.path.pointer();
             unread.iter().any(|u| {
                 let holder = &u[..u.rfind('/').unwrap_or(0)];
@@ -196,7 +200,7 @@ fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_
         let decoding_blocks_cel = cx.issues.iter().any(|i| i.error_type.blocks_cel());
         cx.issues.extend(validated.into_iter().filter(|i| !about_unread(i)));
         if decoding_blocks_cel {
-            crate::validate_trait::gate_cel_once(T::HAS_RULES, &mut cx.issues);
+            crate::validate_trait::gate_cel(T::HAS_RULES, &mut cx.issues);
         }
     }
     Decoded { value, issues: cx.issues, unknown: cx.unknown, presence: cx.presence }
@@ -238,14 +242,32 @@ impl<'o> Cx<'o> {
                 .in_form(PathForm::Detached)
         } else {
             let path = at.to_path();
-            // [quirk] with a format, the type check names the format (and a Go kind).
-            let formatted = self.format.and_then(|f| {
-                let types: Vec<&str> = expected.split(',').collect();
-                keywords::type_check(&path, &representative(actual), &types, Some(f), false)
-            });
-            formatted.unwrap_or_else(|| keywords::type_mismatch(&path, actual, expected))
+            self.format_named(&path, &representative(actual), expected)
+                .unwrap_or_else(|| keywords::type_mismatch(&path, actual, expected))
         };
         self.issues.push(issue);
+    }
+
+    /// [quirk] The type error of a field with a format names the format (and a Go kind), as
+    /// the apiserver's type check does; `None` without a format or where it has no say.
+    fn format_named(&self, path: &Path, value: &Value, expected: &str) -> Option<Issue> {
+        // Enum values have no schema type to name.
+        let format = self.format.filter(|_| !expected.contains(' '))?;
+        let types: Vec<&str> = expected.split(',').collect();
+        keywords::type_check(path, value, &types, Some(format), false)
+    }
+
+    /// A key seen again at `at`: reports it when duplicates are errors; whether the new value
+    /// replaces the first.
+    fn take_duplicate(&mut self, at: &At<'_>) -> bool {
+        match self.options.duplicate_keys {
+            DuplicateKeys::Error => {
+                self.strict(at, "duplicate");
+                true
+            }
+            DuplicateKeys::LastWins => true,
+            DuplicateKeys::FirstWins => false,
+        }
     }
 
     fn record(&mut self, at: &At<'_>, presence: Presence) {
@@ -520,12 +542,8 @@ where
         let converted = (self.convert)(v);
         if converted.is_none() {
             let path = self.at.to_path();
-            // [quirk] with a format, the type check names the format (and a Go kind).
-            let formatted = self.cx.format.filter(|_| !self.expected.contains(' ')).and_then(|f| {
-                let types: Vec<&str> = self.expected.split(',').collect();
-                keywords::type_check(&path, &v.to_value(), &types, Some(f), false)
-            });
-            let issue = formatted.unwrap_or_else(|| (self.refuse)(&path, v));
+            let issue =
+                self.cx.format_named(&path, &v.to_value(), self.expected).unwrap_or_else(|| (self.refuse)(&path, v));
             self.cx.issues.push(issue);
         }
         converted
@@ -687,8 +705,6 @@ impl Decode for IgnoredAnyDecode {
     }
 }
 
-use serde::Deserialize as _;
-
 /// The keys of `metadata` that Go's `ObjectMeta` knows; others are dropped by its round trip.
 const OBJECT_META_KEYS: &[&str] = &[
     "annotations",
@@ -830,21 +846,6 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
     }
 }
 
-impl Cx<'_> {
-    /// A key seen again at `at`: reports it when duplicates are errors; whether the new value
-    /// replaces the first.
-    fn take_duplicate(&mut self, at: &At<'_>) -> bool {
-        match self.options.duplicate_keys {
-            DuplicateKeys::Error => {
-                self.strict(at, "duplicate");
-                true
-            }
-            DuplicateKeys::LastWins => true,
-            DuplicateKeys::FirstWins => false,
-        }
-    }
-}
-
 /// A key no field names, under the unknown-fields option.
 fn unknown_key(cx: &mut Cx<'_>, at: &At<'_>, key: &str, value: Value) {
     let here = at.key(key);
@@ -933,6 +934,17 @@ pub enum Slot<T> {
     Bad,
 }
 
+impl<T> Slot<T> {
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Slot<U> {
+        match self {
+            Slot::Absent => Slot::Absent,
+            Slot::Null => Slot::Null,
+            Slot::Value(v) => Slot::Value(f(v)),
+            Slot::Bad => Slot::Bad,
+        }
+    }
+}
+
 /// Reads the value of field `name` into its slot, minding duplicate keys.
 #[doc(hidden)]
 pub fn field<'de, A: MapAccess<'de>, T: Decode>(
@@ -1015,12 +1027,7 @@ pub fn required<T>(slot: Slot<T>, cx: &mut Cx<'_>, at: &At<'_>, name: &'static s
         Slot::Value(v) => Some(v),
         Slot::Bad => None,
         absent => {
-            if cx.options.presence {
-                cx.record(
-                    &at.property(name),
-                    if matches!(absent, Slot::Null) { Presence::Null } else { Presence::Missing },
-                );
-            }
+            record_absence(cx, at, name, &absent);
             cx.issues.push(keywords::required(&at.to_path(), name));
             None
         }
@@ -1098,7 +1105,8 @@ pub fn optional<T: serde::de::DeserializeOwned>(
     }
 }
 
-/// A nullable field that is required or defaulted (`Option<T>`, never absent): `null` is `None`.
+/// A nullable field that is required or defaulted (`Option<T>`, never absent): `null` is
+/// `None`; otherwise it reads as a required or defaulted field of type `Option<T>`.
 #[doc(hidden)]
 pub fn nullable<T: serde::de::DeserializeOwned>(
     slot: Slot<T>,
@@ -1107,21 +1115,18 @@ pub fn nullable<T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: Option<&str>,
 ) -> Option<Option<T>> {
-    match slot {
-        Slot::Value(v) => Some(Some(v)),
-        Slot::Null => {
-            record_absence(cx, at, name, &Slot::<T>::Null);
-            Some(None)
-        }
-        Slot::Bad => None,
-        Slot::Absent => match default {
-            Some(json) => default_of::<Option<T>>(cx, at, name, json),
-            None => required(Slot::<T>::Absent, cx, at, name).map(Some),
-        },
+    if let Slot::Null = slot {
+        record_absence(cx, at, name, &slot);
+        return Some(None);
+    }
+    match default {
+        Some(json) => defaulted(slot.map(Some), cx, at, name, json),
+        None => required(slot.map(Some), cx, at, name),
     }
 }
 
-/// A nullable optional field (`Option<Option<T>>`): `None` absent, `Some(None)` null.
+/// A nullable optional field (`Option<Option<T>>`): `None` absent, `Some(None)` null;
+/// otherwise it reads as an optional field of type `Option<T>`.
 #[doc(hidden)]
 pub fn maybe_null<T: serde::de::DeserializeOwned>(
     slot: Slot<T>,
@@ -1130,24 +1135,9 @@ pub fn maybe_null<T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: Option<&str>,
 ) -> Option<Option<Option<T>>> {
-    match slot {
-        Slot::Value(v) => Some(Some(Some(v))),
-        Slot::Null => {
-            record_absence(cx, at, name, &Slot::<T>::Null);
-            Some(Some(None))
-        }
-        Slot::Bad => {
-            cx.unread.push(at.property(name).to_path().pointer());
-            Some(None)
-        }
-        Slot::Absent => match default {
-            Some(json) if cx.options.defaults != Defaults::Ignore => {
-                Some(Some(default_of::<Option<T>>(cx, at, name, json)?))
-            }
-            _ => {
-                record_absence(cx, at, name, &Slot::<T>::Absent);
-                Some(None)
-            }
-        },
+    if let Slot::Null = slot {
+        record_absence(cx, at, name, &slot);
+        return Some(Some(None));
     }
+    optional(slot.map(Some), cx, at, name, default)
 }

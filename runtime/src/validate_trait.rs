@@ -88,21 +88,19 @@ fn phases<T: Validate + ?Sized>(value: &T) -> (Vec<Issue>, Vec<Issue>, Vec<Issue
     (values, embedded, list_types)
 }
 
-/// CEL rules do not run while a blocking error stands; the apiserver says so once (§0 5.7).
-/// [`gate_cel`] for issues that may already carry the note.
-pub(crate) fn gate_cel_once(has_rules: bool, issues: &mut Vec<Issue>) {
-    if !issues.iter().any(|i| i.keyword == "x-kubernetes-validations" && i.form == PathForm::Base) {
-        gate_cel(has_rules, issues);
-    }
-}
+/// The keyword of the note that CEL rules were skipped.
+const CEL_SKIPPED: &str = "x-kubernetes-validations";
 
+/// CEL rules do not run while a blocking error stands; the apiserver says so once (§0 5.7),
+/// so issues that already carry the note get no second one.
 pub(crate) fn gate_cel(has_rules: bool, issues: &mut Vec<Issue>) {
-    if has_rules && issues.iter().any(|i| i.error_type.blocks_cel()) {
+    let noted = issues.iter().any(|i| i.keyword == CEL_SKIPPED && i.form == PathForm::Base);
+    if has_rules && !noted && issues.iter().any(|i| i.error_type.blocks_cel()) {
         issues.push(
             Issue::new(
                 ErrorType::Invalid,
                 &Path::root(),
-                "x-kubernetes-validations",
+                CEL_SKIPPED,
                 BadValue::Null,
                 "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
             )
