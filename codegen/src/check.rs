@@ -19,11 +19,11 @@ use crate::load::LoadedCrd;
 
 /// One finding, before it is placed in a file.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Finding {
-    field: String,
-    kind: &'static str,
-    body: String,
-    pointer: String,
+pub(crate) struct Finding {
+    pub(crate) field: String,
+    pub(crate) kind: &'static str,
+    pub(crate) body: String,
+    pub(crate) pointer: String,
 }
 
 impl Finding {
@@ -110,6 +110,10 @@ fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Find
     c.structural(root, base, Level::Root);
     c.root_metadata(root, base);
     c.crd_rules(root, base, true);
+    // CEL rules compile only in a structural schema (the apiserver stops before them).
+    if c.findings.is_empty() {
+        crate::check_rules::check(root, base, &mut c.findings);
+    }
     if root.nullable {
         c.push(
             root,

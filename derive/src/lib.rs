@@ -6,6 +6,7 @@
 //! code calls only `::kubeskema::__private` and `::core`.
 
 mod attr;
+mod cel;
 mod de;
 mod decode;
 mod junctor;

@@ -13,7 +13,8 @@
 //! `schema_json` (root metadata restrictions) is checked like a junctor branch, from the same
 //! serialized value.
 //!
-//! Not yet emitted (parsed and kept): evaluating CEL `rule`s.
+//! CEL `rule`s are evaluated by `validate_cel_at` and read values through `ToCel`, both from
+//! [`crate::cel`].
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -45,6 +46,8 @@ pub fn expand(c: &Container) -> TokenStream {
     };
     let unchanged = unchanged(c);
     let has_rules = has_rules(c);
+    let cel_walk = crate::cel::validate_cel_at(c);
+    let to_cel = crate::cel::to_cel_impl(c);
     let meta = match (&c.data, c.attrs.get("resource")) {
         (Body::Struct(fields), Some(Item::Resource(resource))) => resource_meta(fields, resource),
         _ => TokenStream::new(),
@@ -55,11 +58,13 @@ pub fn expand(c: &Container) -> TokenStream {
             const HAS_RULES: bool = #has_rules;
             #meta
             #unchanged
+            #cel_walk
             fn validate_at(&self, __path: &::kubeskema::path::Path, __issues: &mut ::std::vec::Vec<::kubeskema::issue::Issue>) {
                 #body
             }
         }
         #kind
+        #to_cel
     }
 }
 

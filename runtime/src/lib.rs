@@ -43,6 +43,8 @@ pub mod yaml;
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(feature = "cel")]
+pub mod cel;
 pub mod decode;
 pub mod format;
 pub mod issue;
@@ -58,3 +60,20 @@ pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
 pub use validate_trait::Validate;
+
+/// Derived code's CEL items: kept when the `cel` feature is on, dropped otherwise (derived
+/// code cannot see this crate's features).
+#[cfg(feature = "cel")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cel {
+    ($($t:tt)*) => { $($t)* };
+}
+
+/// Derived code's CEL items: kept when the `cel` feature is on, dropped otherwise.
+#[cfg(not(feature = "cel"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cel {
+    ($($t:tt)*) => {};
+}

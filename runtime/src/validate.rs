@@ -39,6 +39,9 @@ pub struct Outcome {
     pub pruned: Vec<String>,
     /// Every issue, in the apiserver's order.
     pub issues: Vec<Issue>,
+    /// On update, failures of CEL rules about unchanged places: the apiserver returns them as
+    /// warnings and stores the object (ratcheting, §10).
+    pub warnings: Vec<Issue>,
 }
 
 /// Validates objects of one CRD version; build once, use for many objects.
@@ -47,6 +50,8 @@ pub struct ResourceValidator<'a> {
     version: &'a CrdVersion,
     openapi: Option<OpenApiValidator<'a>>,
     has_rules: bool,
+    #[cfg(feature = "cel")]
+    rules: Option<crate::cel::SchemaRules>,
 }
 
 impl<'a> ResourceValidator<'a> {
@@ -58,6 +63,8 @@ impl<'a> ResourceValidator<'a> {
             version,
             openapi: schema.map(OpenApiValidator::new),
             has_rules: schema.is_some_and(Schema::has_rules),
+            #[cfg(feature = "cel")]
+            rules: schema.map(crate::cel::SchemaRules::new),
         }
     }
 
@@ -98,7 +105,7 @@ impl<'a> ResourceValidator<'a> {
                         Issue::new(ErrorType::Invalid, &path, "metadata", BadValue::Omit, e.message)
                             .in_form(PathForm::Field),
                     );
-                    return Outcome { object: obj, pruned, issues };
+                    return Outcome { object: obj, pruned, issues, warnings: Vec::new() };
                 }
             }
         }
@@ -109,7 +116,7 @@ impl<'a> ResourceValidator<'a> {
         }
         let type_meta = validate_type_meta(&obj, &self.crd.names.kind, &self.api_version());
         if !type_meta.is_empty() {
-            return Outcome { object: obj, pruned, issues: type_meta };
+            return Outcome { object: obj, pruned, issues: type_meta, warnings: Vec::new() };
         }
         let namespaced = self.crd.is_namespaced();
         issues.extend(match old {
@@ -128,8 +135,19 @@ impl<'a> ResourceValidator<'a> {
                 issues.extend(crate::listtype::validate(&obj, schema));
             }
         }
-        crate::validate_trait::gate_cel(self.has_rules, &mut issues);
-        Outcome { object: obj, pruned, issues }
+        let mut warnings = Vec::new();
+        let blocked = issues.iter().any(|i| i.error_type.blocks_cel());
+        #[cfg(feature = "cel")]
+        if let (Some(rules), Some(schema), false) = (&self.rules, &self.version.schema, blocked) {
+            let mut cx = crate::cel::Cx::default();
+            rules.validate(&obj, old, schema, &mut cx);
+            issues.extend(cx.issues);
+            warnings = cx.warnings;
+        }
+        if blocked {
+            crate::validate_trait::gate_cel(self.has_rules, &mut issues);
+        }
+        Outcome { object: obj, pruned, issues, warnings }
     }
 }
 

@@ -41,6 +41,14 @@ pub trait Validate {
         false
     }
 
+    /// Evaluates the CEL rules of this value (at `path`) and of everything inside it, in the
+    /// apiserver's order (a node's own rules, then its children's); `old` is the correlated
+    /// old value on update. Derived for types with `rule(...)` attributes; nothing otherwise.
+    #[cfg(feature = "cel")]
+    fn validate_cel_at(&self, old: Option<&Self>, path: &Path, cx: &mut crate::cel::Cx) {
+        let _ = (old, path, cx);
+    }
+
     /// Every issue of this value on update from `old`, in the apiserver's order, with
     /// ratcheting: value errors about places that did not change are dropped; list-type errors
     /// are skipped entirely when `old` had any itself.
@@ -57,7 +65,7 @@ pub trait Validate {
         if phases(old).2.is_empty() {
             issues.extend(list_types);
         }
-        gate_cel(Self::HAS_RULES, &mut issues);
+        cel_phase(self, Some(old), &mut issues);
         issues
     }
 
@@ -71,7 +79,7 @@ pub trait Validate {
         }
         let (values, embedded, list_types) = phases(self);
         issues.extend(values.into_iter().chain(embedded).chain(list_types));
-        gate_cel(Self::HAS_RULES, &mut issues);
+        cel_phase(self, None, &mut issues);
         issues
     }
 }
@@ -86,6 +94,24 @@ fn phases<T: Validate + ?Sized>(value: &T) -> (Vec<Issue>, Vec<Issue>, Vec<Issue
     let (embedded, values): (Vec<Issue>, Vec<Issue>) =
         rest.into_iter().partition(|i| i.keyword == crate::objectmeta::EMBEDDED);
     (values, embedded, list_types)
+}
+
+/// The last step: CEL rules run unless a blocking error stands, which the apiserver then
+/// notes once. Failures that ratcheting turns into warnings (unchanged places on update) are
+/// not issues.
+fn cel_phase<T: Validate + ?Sized>(value: &T, old: Option<&T>, issues: &mut Vec<Issue>) {
+    let blocked = issues.iter().any(|i| i.error_type.blocks_cel());
+    #[cfg(feature = "cel")]
+    if T::HAS_RULES && !blocked {
+        let mut cx = crate::cel::Cx::default();
+        value.validate_cel_at(old, &Path::root(), &mut cx);
+        issues.extend(cx.issues);
+    }
+    #[cfg(not(feature = "cel"))]
+    let _ = (value, old);
+    if blocked {
+        gate_cel(T::HAS_RULES, issues);
+    }
 }
 
 /// The keyword of the note that CEL rules were skipped.
@@ -162,6 +188,10 @@ impl<T: Validate> Validate for Box<T> {
     }
     fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
         (**self).validate_at(path, issues);
+    }
+    #[cfg(feature = "cel")]
+    fn validate_cel_at(&self, old: Option<&Self>, path: &Path, cx: &mut crate::cel::Cx) {
+        (**self).validate_cel_at(old.map(|o| &**o), path, cx);
     }
 }
 

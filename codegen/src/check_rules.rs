@@ -1,0 +1,198 @@
+//! Phase 2, check (CEL): every `x-kubernetes-validations` rule as the apiserver checks it at
+//! CRD time (`cel_validation.go`, semantics §3.3, §9.8), before anything is generated:
+//! the rule, its `messageExpression` and `fieldPath` compile; `message` has no line break;
+//! `oldSelf` is used only where an old value can be correlated; each rule's estimated cost
+//! times its node's cardinality stays under the per-rule limit, and all of them together under
+//! the schema-wide limit.
+
+use kubeskema::cel::cost::{self, Shape};
+use kubeskema::schema::{Schema, ValidationRule};
+
+use crate::check::Finding;
+
+/// The findings of every rule under `root`, whose field path is `base`.
+pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
+    let mut walk = Walk { out, costs: Vec::new() };
+    walk.node(root, base, true, Some(1), true);
+    let total = walk.costs.iter().fold(0u64, |sum, (c, _, _)| sum.saturating_add(*c));
+    if total > cost::STATIC_CRD_LIMIT {
+        let mut costs = walk.costs.clone();
+        costs.sort_by_key(|(c, _, _)| std::cmp::Reverse(*c));
+        for (c, field, pointer) in costs.into_iter().take(4).filter(|(c, _, _)| *c >= 1_000_000) {
+            walk.out.push(Finding {
+                field,
+                kind: "FieldValueForbidden",
+                body: "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema".into(),
+                pointer,
+            });
+            let _ = c;
+        }
+        walk.out.push(Finding {
+            field: base.to_owned(),
+            kind: "FieldValueForbidden",
+            body: format!(
+                "Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+                factor(total, cost::STATIC_CRD_LIMIT)
+            ),
+            pointer: root.pointer.clone(),
+        });
+    }
+}
+
+struct Walk<'a> {
+    out: &'a mut Vec<Finding>,
+    /// Each rule's estimated cost with its field and pointer.
+    costs: Vec<(u64, String, String)>,
+}
+
+impl Walk<'_> {
+    /// `correlatable`: whether old values can be found for this node (not inside an atomic
+    /// list or set); `cardinality`: how many values this node can have in one object, the
+    /// product of the enclosing lists' and maps' bounds (`None` when one is unbounded).
+    fn node(&mut self, s: &Schema, p: &str, correlatable: bool, cardinality: Option<u64>, root: bool) {
+        // Under an unbounded list or map, as many values as a request can hold (§9.8).
+        let times = cardinality.unwrap_or(cost::MAX_REQUEST_BYTES / (cost::min_serialized(Some(s)) + 1));
+        for (i, rule) in s.validations.iter().enumerate() {
+            self.rule(
+                s,
+                rule,
+                &format!("{p}.x-kubernetes-validations[{i}]"),
+                &format!("{}/x-kubernetes-validations/{i}", s.pointer),
+                correlatable,
+                times,
+                root,
+            );
+        }
+        for (name, child) in &s.properties {
+            self.node(child, &format!("{p}.properties[{name}]"), correlatable, cardinality, false);
+        }
+        if let Some(items) = &s.items {
+            let keyed = s.list_type.as_deref() == Some("map");
+            let n = cardinality.zip(s.max_items).map(|(c, n)| c.saturating_mul(n));
+            self.node(items, &format!("{p}.items"), correlatable && keyed, n, false);
+        }
+        if let Some(values) = s.additional_properties_schema() {
+            let n = cardinality.zip(s.max_properties).map(|(c, n)| c.saturating_mul(n));
+            self.node(values, &format!("{p}.additionalProperties"), correlatable, n, false);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rule(
+        &mut self,
+        s: &Schema,
+        rule: &ValidationRule,
+        p: &str,
+        pointer: &str,
+        correlatable: bool,
+        cardinality: u64,
+        root: bool,
+    ) {
+        let mut push = |field: String, kind: &'static str, body: String, at: String| {
+            self.out.push(Finding { field, kind, body, pointer: at });
+        };
+        let shown = go_rule(rule);
+        if rule.rule.trim().is_empty() {
+            push(
+                format!("{p}.rule"),
+                "FieldValueRequired",
+                "Required value: rule is not specified".into(),
+                pointer.into(),
+            );
+            return;
+        }
+        if rule.message.as_deref().is_some_and(|m| m.contains('\n')) {
+            push(
+                format!("{p}.message"),
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {}: message must not contain line breaks",
+                    go_quote(rule.message.as_deref().unwrap_or_default())
+                ),
+                format!("{pointer}/message"),
+            );
+        }
+        let compiled = match kubeskema::cel::check_rule(
+            &rule.rule,
+            rule.message_expression.as_deref(),
+            rule.field_path.as_deref(),
+        ) {
+            Ok(c) => c,
+            Err(errors) => {
+                for e in errors {
+                    let (field, at) = if e.starts_with("messageExpression") {
+                        (format!("{p}.messageExpression"), format!("{pointer}/messageExpression"))
+                    } else if e.starts_with("fieldPath") {
+                        (format!("{p}.fieldPath"), format!("{pointer}/fieldPath"))
+                    } else {
+                        (format!("{p}.rule"), format!("{pointer}/rule"))
+                    };
+                    let e = e.strip_prefix("fieldPath: ").unwrap_or(&e);
+                    push(field, "FieldValueInvalid", format!("Invalid value: {shown}: {e}"), at);
+                }
+                return;
+            }
+        };
+        if compiled.transition && !correlatable {
+            push(
+                format!("{p}.rule"),
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {shown}: oldSelf cannot be used on the uncorrelatable portion of the schema within {}",
+                    p.trim_end_matches(|c| c != '.').trim_end_matches('.')
+                ),
+                format!("{pointer}/rule"),
+            );
+        }
+        let mut shape = Shape::of_schema(s);
+        if root && let Shape::Object(fields) = &mut shape {
+            // The root's apiVersion, kind and metadata.name/generateName are always there.
+            for k in ["apiVersion", "kind"] {
+                fields.entry(k.to_owned()).or_insert(Shape::Str(cost::MAX_REQUEST_BYTES));
+            }
+        }
+        let estimate = cost::estimate(compiled.expression(), &shape).saturating_mul(cardinality);
+        if estimate > cost::STATIC_RULE_LIMIT {
+            push(
+                format!("{p}.rule"),
+                "FieldValueForbidden",
+                format!(
+                    "Forbidden: estimated rule cost exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+                    factor(estimate, cost::STATIC_RULE_LIMIT)
+                ),
+                format!("{pointer}/rule"),
+            );
+        }
+        self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
+    }
+}
+
+/// `more than 100x`, six decimals below 1.5, one decimal otherwise.
+fn factor(cost: u64, limit: u64) -> String {
+    let f = cost as f64 / limit as f64;
+    if f > 100.0 {
+        "more than 100x".into()
+    } else if f < 1.5 {
+        format!("{f:.6}x")
+    } else {
+        format!("{f:.1}x")
+    }
+}
+
+fn go_quote(s: &str) -> String {
+    kubeskema::issue::go_quote(s)
+}
+
+/// The rule as Go's `%#v` prints the apiserver's `ValidationRule`.
+fn go_rule(r: &ValidationRule) -> String {
+    let opt = |s: &Option<String>| go_quote(s.as_deref().unwrap_or_default());
+    format!(
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{}, FieldPath:{}, OptionalOldSelf:{}}}",
+        go_quote(&r.rule),
+        opt(&r.message),
+        opt(&r.message_expression),
+        r.reason.as_deref().map_or("(*apiextensions.FieldValueErrorReason)(nil)".to_owned(), |x| format!("\"{x}\"")),
+        opt(&r.field_path),
+        r.optional_old_self.map_or("(*bool)(nil)".to_owned(), |b| b.to_string()),
+    )
+}

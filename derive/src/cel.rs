@@ -1,0 +1,280 @@
+//! CEL for `Validate`: the `kubeskema::cel::ToCel` impl (a value as rules see it: fields
+//! under their escaped JSON names, absent fields left out, formats read) and
+//! `validate_cel_at`, which evaluates the container's `rule`s, then each field's: its own
+//! rules, its items' and map values' (correlated with the old value by key where the
+//! apiserver correlates), then the rules of the types inside. Both are wrapped in
+//! `kubeskema::__cel!`, so they vanish when the runtime's `cel` feature is off.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::Type;
+
+use crate::attr::{Attrs, Item, Rule};
+use crate::model::{Body, Container, Field, Shape, VariantValue, generic_arg, option_inner};
+
+/// The `ToCel` impl of the container (outside the `Validate` impl).
+pub fn to_cel_impl(c: &Container) -> TokenStream {
+    let ident = c.ident;
+    let cel = quote!(::kubeskema::cel);
+    let (schema_type, body) = match &c.data {
+        Body::Struct(fields) => {
+            let entries = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| {
+                let name = &f.json_name;
+                let access = access(f, &quote!(self));
+                let value = cel_value(&f.attrs, f.value_ty, &quote!(__v));
+                quote!((#name, #access.map(|__v| #value)))
+            });
+            let unknown = match fields.iter().find(|f| f.shape == Shape::UnknownFields) {
+                Some(f) => {
+                    let m = f.ident;
+                    quote!(::core::option::Option::Some(#cel::ToCel::to_cel(&self.#m)))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            ("object", quote!(#cel::struct_value([#(#entries),*], #unknown)))
+        }
+        Body::Enum(variants) => {
+            let arms = variants.iter().map(|v| {
+                let var = v.ident;
+                match &v.value {
+                    VariantValue::Str(s) => quote!(#ident::#var => #cel::Value::from(#s),),
+                    VariantValue::Int(i) => quote!(#ident::#var => #cel::Value::Int(#i),),
+                    VariantValue::Bool(b) => quote!(#ident::#var => #cel::Value::Bool(#b),),
+                }
+            });
+            let schema_type = match variants.first().map(|v| &v.value) {
+                Some(VariantValue::Int(_)) => "integer",
+                Some(VariantValue::Bool(_)) => "boolean",
+                _ => "string",
+            };
+            (schema_type, quote!(match self { #(#arms)* }))
+        }
+    };
+    quote! {
+        ::kubeskema::__cel! {
+            #[automatically_derived]
+            impl #cel::ToCel for #ident {
+                const SCHEMA_TYPE: &'static str = #schema_type;
+                fn to_cel(&self) -> #cel::Value {
+                    #body
+                }
+            }
+        }
+    }
+}
+
+/// `validate_cel_at` (inside the `Validate` impl).
+pub fn validate_cel_at(c: &Container) -> TokenStream {
+    let Body::Struct(fields) = &c.data else { return TokenStream::new() };
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), Some("object"), None);
+    let fields = fields.iter().filter(|f| f.shape != Shape::UnknownFields).filter_map(|f| {
+        let name = &f.json_name;
+        let new = access(f, &quote!(self));
+        let old = access(f, &quote!(__o));
+        let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident)?;
+        Some(quote! {
+            if let ::core::option::Option::Some(__v) = #new {
+                let __p = __path.property(#name);
+                let __ov = __old.and_then(|__o| #old);
+                #walk
+            }
+        })
+    });
+    quote! {
+        ::kubeskema::__cel! {
+            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
+                #own
+                #(#fields)*
+            }
+        }
+    }
+}
+
+/// Whether `attrs` (or the attributes nested in them) hold rules.
+pub fn has_own_rules(attrs: &Attrs) -> bool {
+    attrs.items.iter().any(|(_, item)| match item {
+        Item::Rule(_) => true,
+        Item::Nested(nested) => has_own_rules(nested),
+        _ => false,
+    })
+}
+
+/// The CEL evaluation at one value `v: &ty` (old value `o: Option<&ty>`) at path `p`;
+/// `None` when nothing there can have rules.
+fn walk(
+    attrs: &Attrs,
+    ty: &Type,
+    v: &TokenStream,
+    o: &TokenStream,
+    p: &TokenStream,
+    me: &syn::Ident,
+) -> Option<TokenStream> {
+    let own = rules_check(attrs, v, o, p, None, Some(ty));
+    let cel = quote!(::kubeskema::cel);
+    let nested = |key: &str| match attrs.get(key) {
+        Some(Item::Nested(n)) => Some(n),
+        _ => None,
+    };
+    let empty = Attrs::default();
+    let inner = if let Some(elem) = generic_arg(ty, "Vec") {
+        let item_attrs = nested("items").unwrap_or(&empty);
+        let elem_full = elem;
+        let (elem, nullable) = option_inner(elem).map_or((elem, false), |i| (i, true));
+        let body = nullable_element(walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me)?, nullable);
+        match list_map_keys(attrs) {
+            Some(keys) => quote! {
+                for (__i, __e) in #v.iter().enumerate() {
+                    let __pe = #p.index(__i);
+                    let __oe = #o.and_then(|__ol| #cel::correlate(__e, __ol, &[#(#keys),*]));
+                    #body
+                }
+            },
+            None => quote! {
+                let __prev = __cx.enter_uncorrelated(#o.is_some_and(|__ol| #cel::same(#v, __ol)));
+                for (__i, __e) in #v.iter().enumerate() {
+                    let __pe = #p.index(__i);
+                    let __oe: ::core::option::Option<&#elem_full> = ::core::option::Option::None;
+                    #body
+                }
+                __cx.restore_unchanged_above(__prev);
+            },
+        }
+    } else if let Some(value) = generic_arg(ty, "BTreeMap") {
+        let value_attrs = nested("values").unwrap_or(&empty);
+        let (value, nullable) = option_inner(value).map_or((value, false), |i| (i, true));
+        let body =
+            nullable_element(walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me)?, nullable);
+        quote! {
+            for (__k, __e) in #v.iter() {
+                let __pe = #p.map_key(__k);
+                let __oe = #o.and_then(|__om| __om.get(__k));
+                #body
+            }
+        }
+    } else if has_own_rules(attrs) || mentions(quote!(#ty), me) {
+        quote!(::kubeskema::Validate::validate_cel_at(#v, #o, &#p, __cx);)
+    } else {
+        quote! {
+            if <#ty as ::kubeskema::Validate>::HAS_RULES {
+                ::kubeskema::Validate::validate_cel_at(#v, #o, &#p, __cx);
+            }
+        }
+    };
+    if own.is_empty()
+        && !has_own_rules(attrs)
+        && generic_arg(ty, "Vec").is_none()
+        && generic_arg(ty, "BTreeMap").is_none()
+    {
+        // A plain field: its type's own rules only.
+        return Some(inner);
+    }
+    Some(quote! { #own #inner })
+}
+
+/// An element's walk `body`; a nullable element (`Option<E>`) is walked when not null.
+fn nullable_element(body: TokenStream, nullable: bool) -> TokenStream {
+    if !nullable {
+        return body;
+    }
+    quote!(if let ::core::option::Option::Some(__e) = __e { let __oe = __oe.and_then(|__x| __x.as_ref()); #body })
+}
+
+/// The `kubeskema::cel::Cx::evaluate` call for the rules directly in `attrs`, at value `v`.
+fn rules_check(
+    attrs: &Attrs,
+    v: &TokenStream,
+    o: &TokenStream,
+    p: &TokenStream,
+    schema_type: Option<&str>,
+    ty: Option<&Type>,
+) -> TokenStream {
+    let rules: Vec<&Rule> = attrs
+        .items
+        .iter()
+        .filter_map(|(_, item)| match item {
+            Item::Rule(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    if rules.is_empty() {
+        return TokenStream::new();
+    }
+    let cel = quote!(::kubeskema::cel);
+    let opt = |s: &Option<syn::LitStr>| match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    };
+    let each = rules.iter().map(|r| {
+        let rule = r.rule.as_ref().expect("invariant: attr parsing requires rule");
+        let (message, expr, reason, field_path) =
+            (opt(&r.message), opt(&r.message_expression), opt(&r.reason), opt(&r.field_path));
+        let optional = r.optional_old_self.unwrap_or(false);
+        quote!(#cel::Rule::declared(#rule, #message, #expr, #reason, #field_path, #optional))
+    });
+    let n = rules.len();
+    let format = match attrs.str("format") {
+        Some(f) => quote!(::core::option::Option::Some(#f)),
+        None => quote!(::core::option::Option::None),
+    };
+    let schema_type = match (schema_type, ty) {
+        (Some(t), _) => quote!(#t),
+        (None, Some(ty)) => quote!(<#ty as #cel::ToCel>::SCHEMA_TYPE),
+        (None, None) => quote!(""),
+    };
+    let value = items_formatted(attrs, v);
+    let old = items_formatted(attrs, &quote!(__x));
+    quote! {{
+        static __RULES: [#cel::Rule; #n] = [#(#each),*];
+        __cx.evaluate(&__RULES, &#p, #value, #o.map(|__x| #old), #format, #schema_type);
+    }}
+}
+
+/// The CEL value of `v` at a node with `attrs`: its own format is applied by `evaluate`;
+/// a list's or map's element format here.
+fn items_formatted(attrs: &Attrs, v: &TokenStream) -> TokenStream {
+    let cel = quote!(::kubeskema::cel);
+    for key in ["items", "values"] {
+        if let Some(Item::Nested(n)) = attrs.get(key)
+            && let Some(f) = n.str("format")
+        {
+            return quote!(#cel::with_format_each(#cel::ToCel::to_cel(#v), #f));
+        }
+    }
+    quote!(#cel::ToCel::to_cel(#v))
+}
+
+/// A field's CEL value inside its struct: with its format (and its elements').
+fn cel_value(attrs: &Attrs, _ty: &Type, v: &TokenStream) -> TokenStream {
+    let base = items_formatted(attrs, v);
+    match attrs.str("format") {
+        Some(f) => quote!(::kubeskema::cel::with_format(#base, #f)),
+        None => base,
+    }
+}
+
+/// The field's value as an `Option<&T>` of `receiver`.
+fn access(f: &Field, receiver: &TokenStream) -> TokenStream {
+    let m = f.ident;
+    match f.shape {
+        Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#receiver.#m)),
+        Shape::Optional | Shape::Nullable => quote!(#receiver.#m.as_ref()),
+        Shape::MaybeNull => quote!(#receiver.#m.as_ref().and_then(|__v| __v.as_ref())),
+        Shape::UnknownFields => quote!(::core::option::Option::Some(&#receiver.#m)),
+    }
+}
+
+fn list_map_keys(attrs: &Attrs) -> Option<&Vec<syn::LitStr>> {
+    match (attrs.str("list_type").map(syn::LitStr::value).as_deref(), attrs.get("list_map_keys")) {
+        (Some("map"), Some(Item::Strs(keys))) => Some(keys),
+        _ => None,
+    }
+}
+
+/// Whether `tokens` name `ident` anywhere.
+fn mentions(tokens: TokenStream, ident: &syn::Ident) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == *ident,
+        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
+        _ => false,
+    })
+}

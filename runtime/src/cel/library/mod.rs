@@ -1,0 +1,166 @@
+//! The Kubernetes CEL libraries (semantics §9.2) as overloads on a `cel::Env`: lists, regex,
+//! URLs, quantities, IPs and CIDRs, named formats, semantic versions and sets. cel 0.15
+//! brings the standard library, the strings extension (v2) and cel-go's lists extension (v3);
+//! what Kubernetes adds is here, one file per library, written against `cel::Value` and
+//! adapted to the overload signature by [`value_fn!`].
+
+use std::sync::Arc;
+
+use cel::common::types::Type;
+use cel::objects::{Opaque, OptionalValue};
+use cel::{DeclarationError, Env, ExecutionError, Value};
+
+mod formats;
+mod lists;
+mod net;
+mod quantity;
+mod regex;
+mod semver;
+mod sets;
+mod url;
+
+/// What a library function returns.
+type Outcome = Result<Value, ExecutionError>;
+
+/// Turns `fn(&[Value]) -> Outcome` into a `cel` overload (a plain `fn` over `CowVal`s).
+macro_rules! value_fn {
+    ($f:path) => {{
+        fn wrapper<'b, 'v>(
+            args: Vec<cel::common::value::CowVal<'b, 'v>>,
+        ) -> Result<cel::common::value::CowVal<'b, 'v>, cel::ExecutionError> {
+            let values =
+                args.iter().map(|a| cel::Value::try_from(a.as_ref())).collect::<Result<Vec<cel::Value>, _>>()?;
+            let out: Box<dyn cel::common::value::Val> = $f(&values)?.try_into()?;
+            Ok(cel::common::value::CowVal::Owned(out))
+        }
+        wrapper as cel::common::functions::Function
+    }};
+}
+pub(crate) use value_fn;
+
+/// Registers every Kubernetes library on `env`.
+pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    lists::register(env)?;
+    regex::register(env)?;
+    url::register(env)?;
+    quantity::register(env)?;
+    net::register(env)?;
+    formats::register(env)?;
+    semver::register(env)?;
+    sets::register(env)?;
+    Ok(())
+}
+
+/// A function's own error, as cel-go words them (`<function>: <message>` is cel's form).
+fn error(function: &str, message: impl Into<String>) -> ExecutionError {
+    ExecutionError::function_error(function, message.into())
+}
+
+/// The argument `i` as a string.
+fn string_arg<'a>(function: &str, args: &'a [Value], i: usize) -> Result<&'a str, ExecutionError> {
+    match args.get(i) {
+        Some(Value::String(s)) => Ok(s.as_str()),
+        Some(other) => Err(error(function, format!("expected a string, got {}", other.type_of()))),
+        None => Err(ExecutionError::invalid_argument_count(i + 1, args.len())),
+    }
+}
+
+/// The argument `i` as an opaque value of type `T`.
+fn opaque_arg<'a, T: Opaque>(function: &str, args: &'a [Value], i: usize) -> Result<&'a T, ExecutionError> {
+    match args.get(i) {
+        Some(Value::Opaque(o)) => o
+            .downcast_ref::<T>()
+            .ok_or_else(|| error(function, format!("no such overload for argument of type {}", o.runtime_type_name()))),
+        Some(other) => Err(ExecutionError::no_such_overload(function, vec![other.type_of().to_string()])),
+        None => Err(ExecutionError::invalid_argument_count(i + 1, args.len())),
+    }
+}
+
+/// An opaque value.
+fn opaque(v: impl Opaque) -> Value {
+    Value::Opaque(Arc::new(v))
+}
+
+/// `optional.of(v)`.
+fn some(v: Value) -> Value {
+    Value::Opaque(Arc::new(OptionalValue::of(v)))
+}
+
+/// `optional.none()`.
+fn none() -> Value {
+    Value::Opaque(Arc::new(OptionalValue::none()))
+}
+
+/// The type of an opaque library value, for overload signatures.
+fn opaque_type(name: &'static str) -> Type {
+    Type::new_opaque_type(name)
+}
+
+/// Every function name the Kubernetes libraries declare.
+pub const NAMES: &[&str] = &[
+    "isSorted",
+    "sum",
+    "min",
+    "max",
+    "indexOf",
+    "lastIndexOf",
+    "find",
+    "findAll",
+    "url",
+    "isURL",
+    "getScheme",
+    "getHost",
+    "getHostname",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    "quantity",
+    "isQuantity",
+    "sign",
+    "isInteger",
+    "asInteger",
+    "asApproximateFloat",
+    "add",
+    "sub",
+    "isLessThan",
+    "isGreaterThan",
+    "compareTo",
+    "ip",
+    "isIP",
+    "ip.isCanonical",
+    "family",
+    "isUnspecified",
+    "isLoopback",
+    "isLinkLocalMulticast",
+    "isLinkLocalUnicast",
+    "isGlobalUnicast",
+    "cidr",
+    "isCIDR",
+    "containsIP",
+    "containsCIDR",
+    "masked",
+    "prefixLength",
+    "format.dns1123Label",
+    "format.dns1123Subdomain",
+    "format.dns1035Label",
+    "format.qualifiedName",
+    "format.dns1123LabelPrefix",
+    "format.dns1123SubdomainPrefix",
+    "format.dns1035LabelPrefix",
+    "format.labelValue",
+    "format.uri",
+    "format.uuid",
+    "format.byte",
+    "format.date",
+    "format.datetime",
+    "format.named",
+    "validate",
+    "semver",
+    "isSemver",
+    "major",
+    "minor",
+    "patch",
+    "sets.contains",
+    "sets.equivalent",
+    "sets.intersects",
+];

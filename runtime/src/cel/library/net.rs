@@ -1,0 +1,271 @@
+//! The Kubernetes IP and CIDR libraries (`AS pkg/cel/library/ip.go`, `cidr.go`) over Go's
+//! `netip`: `ip`, `isIP`, `ip.isCanonical`, `family`, the `is*` address classes, `cidr`,
+//! `isCIDR`, `containsIP`, `containsCIDR`, `masked`, `prefixLength`, `string`.
+//! IPv4-mapped IPv6 addresses and zones are refused; a CIDR may have host bits set.
+
+use std::net::IpAddr;
+
+use cel::common::types::STRING_TYPE;
+use cel::{DeclarationError, Env, ExecutionError, Value};
+
+use super::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+
+const IP_TYPE: &str = "net.IP";
+const CIDR_TYPE: &str = "net.CIDR";
+
+/// An IP address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ip(IpAddr);
+
+/// A prefix: an address and a length (host bits kept, as `netip.ParsePrefix` keeps them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cidr {
+    addr: IpAddr,
+    len: u8,
+}
+
+impl cel::objects::Opaque for Ip {
+    fn runtime_type_name(&self) -> &str {
+        IP_TYPE
+    }
+}
+
+impl cel::objects::Opaque for Cidr {
+    fn runtime_type_name(&self) -> &str {
+        CIDR_TYPE
+    }
+}
+
+/// `netip.ParseAddr` with the library's refusals.
+pub fn parse_ip(s: &str) -> Result<IpAddr, String> {
+    if s.contains('%') {
+        return Err(format!("IP address with zone value is not allowed: {s}"));
+    }
+    let addr: IpAddr = s.parse().map_err(|_| format!("IP Address {s:?} parse error during conversion from string"))?;
+    if let IpAddr::V6(v6) = addr
+        && v6.to_ipv4_mapped().is_some()
+    {
+        return Err(format!("IPv4-mapped IPv6 address {s:?} is not allowed"));
+    }
+    Ok(addr)
+}
+
+/// `netip.ParsePrefix` with the library's refusals.
+pub fn parse_cidr(s: &str) -> Result<Cidr, String> {
+    let bad = || format!("network address parse error during conversion from string: netip.ParsePrefix({s:?})");
+    let (addr, len) = s.split_once('/').ok_or_else(bad)?;
+    let addr = parse_ip(addr).map_err(|_| bad())?;
+    if len.is_empty()
+        || len.len() > 3
+        || !len.bytes().all(|b| b.is_ascii_digit())
+        || (len.len() > 1 && len.starts_with('0'))
+    {
+        return Err(bad());
+    }
+    let len: u8 = len.parse().map_err(|_| bad())?;
+    if len > bits(addr) {
+        return Err(bad());
+    }
+    Ok(Cidr { addr, len })
+}
+
+fn bits(addr: IpAddr) -> u8 {
+    if addr.is_ipv4() { 32 } else { 128 }
+}
+
+fn as_u128(addr: IpAddr) -> u128 {
+    match addr {
+        IpAddr::V4(v4) => u128::from(u32::from(v4)),
+        IpAddr::V6(v6) => u128::from(v6),
+    }
+}
+
+fn masked(c: &Cidr) -> IpAddr {
+    let width = bits(c.addr);
+    let host_bits = u32::from(width - c.len);
+    let mask = if host_bits >= 128 { 0 } else { !0u128 << host_bits };
+    let n = as_u128(c.addr) & mask;
+    match c.addr {
+        IpAddr::V4(_) => IpAddr::V4((n as u32).into()),
+        IpAddr::V6(_) => IpAddr::V6(n.into()),
+    }
+}
+
+fn contains(c: &Cidr, addr: IpAddr) -> bool {
+    if c.addr.is_ipv4() != addr.is_ipv4() {
+        return false;
+    }
+    masked(&Cidr { addr, len: c.len }) == masked(c)
+}
+
+pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    env.add_overload("ip", "string_to_ip", vec![STRING_TYPE], value_fn!(ip))?;
+    env.add_overload("isIP", "is_ip", vec![STRING_TYPE], value_fn!(is_ip))?;
+    env.add_overload("ip.isCanonical", "ip_is_canonical", vec![STRING_TYPE], value_fn!(is_canonical))?;
+    env.add_overload("string", "ip_to_string", vec![opaque_type(IP_TYPE)], value_fn!(ip_string))?;
+    env.add_member_overload("family", "ip_family", opaque_type(IP_TYPE), vec![], value_fn!(family))?;
+    for (name, f) in [
+        ("isUnspecified", value_fn!(is_unspecified)),
+        ("isLoopback", value_fn!(is_loopback)),
+        ("isLinkLocalMulticast", value_fn!(is_link_local_multicast)),
+        ("isLinkLocalUnicast", value_fn!(is_link_local_unicast)),
+        ("isGlobalUnicast", value_fn!(is_global_unicast)),
+    ] {
+        env.add_member_overload(name, &format!("ip_{name}"), opaque_type(IP_TYPE), vec![], f)?;
+    }
+    env.add_overload("cidr", "string_to_cidr", vec![STRING_TYPE], value_fn!(cidr))?;
+    env.add_overload("isCIDR", "is_cidr", vec![STRING_TYPE], value_fn!(is_cidr))?;
+    env.add_overload("string", "cidr_to_string", vec![opaque_type(CIDR_TYPE)], value_fn!(cidr_string))?;
+    env.add_member_overload(
+        "containsIP",
+        "cidr_contains_ip_ip",
+        opaque_type(CIDR_TYPE),
+        vec![opaque_type(IP_TYPE)],
+        value_fn!(contains_ip),
+    )?;
+    env.add_member_overload(
+        "containsIP",
+        "cidr_contains_ip_string",
+        opaque_type(CIDR_TYPE),
+        vec![STRING_TYPE],
+        value_fn!(contains_ip),
+    )?;
+    env.add_member_overload(
+        "containsCIDR",
+        "cidr_contains_cidr",
+        opaque_type(CIDR_TYPE),
+        vec![opaque_type(CIDR_TYPE)],
+        value_fn!(contains_cidr),
+    )?;
+    env.add_member_overload(
+        "containsCIDR",
+        "cidr_contains_cidr_string",
+        opaque_type(CIDR_TYPE),
+        vec![STRING_TYPE],
+        value_fn!(contains_cidr),
+    )?;
+    env.add_member_overload("ip", "cidr_ip", opaque_type(CIDR_TYPE), vec![], value_fn!(cidr_ip))?;
+    env.add_member_overload("masked", "cidr_masked", opaque_type(CIDR_TYPE), vec![], value_fn!(cidr_masked))?;
+    env.add_member_overload(
+        "prefixLength",
+        "cidr_prefix_length",
+        opaque_type(CIDR_TYPE),
+        vec![],
+        value_fn!(prefix_length),
+    )?;
+    Ok(())
+}
+
+fn ip(args: &[Value]) -> Outcome {
+    parse_ip(string_arg("ip", args, 0)?).map(|a| opaque(Ip(a))).map_err(|e| error("ip", e))
+}
+
+fn is_ip(args: &[Value]) -> Outcome {
+    Ok(Value::Bool(parse_ip(string_arg("isIP", args, 0)?).is_ok()))
+}
+
+fn is_canonical(args: &[Value]) -> Outcome {
+    let s = string_arg("ip.isCanonical", args, 0)?;
+    let addr = parse_ip(s).map_err(|e| error("ip.isCanonical", e))?;
+    Ok(Value::Bool(addr.to_string() == s))
+}
+
+fn this_ip(args: &[Value]) -> Result<IpAddr, ExecutionError> {
+    Ok(opaque_arg::<Ip>("ip", args, 0)?.0)
+}
+
+fn ip_string(args: &[Value]) -> Outcome {
+    Ok(Value::from(this_ip(args)?.to_string()))
+}
+
+fn family(args: &[Value]) -> Outcome {
+    Ok(Value::Int(if this_ip(args)?.is_ipv4() { 4 } else { 6 }))
+}
+
+fn is_unspecified(args: &[Value]) -> Outcome {
+    Ok(Value::Bool(this_ip(args)?.is_unspecified()))
+}
+
+fn is_loopback(args: &[Value]) -> Outcome {
+    Ok(Value::Bool(this_ip(args)?.is_loopback()))
+}
+
+fn link_local_multicast(addr: IpAddr) -> bool {
+    match addr {
+        IpAddr::V4(v4) => v4.octets()[..3] == [224, 0, 0],
+        IpAddr::V6(v6) => v6.segments()[0] & 0xff0f == 0xff02,
+    }
+}
+
+fn link_local_unicast(addr: IpAddr) -> bool {
+    match addr {
+        IpAddr::V4(v4) => v4.is_link_local(),
+        IpAddr::V6(v6) => v6.segments()[0] & 0xffc0 == 0xfe80,
+    }
+}
+
+fn is_link_local_multicast(args: &[Value]) -> Outcome {
+    Ok(Value::Bool(link_local_multicast(this_ip(args)?)))
+}
+
+fn is_link_local_unicast(args: &[Value]) -> Outcome {
+    Ok(Value::Bool(link_local_unicast(this_ip(args)?)))
+}
+
+/// Go's `IsGlobalUnicast`: not unspecified, loopback, multicast, link-local or the IPv4
+/// broadcast address (private addresses count).
+fn is_global_unicast(args: &[Value]) -> Outcome {
+    let addr = this_ip(args)?;
+    let broadcast = matches!(addr, IpAddr::V4(v4) if v4.is_broadcast());
+    Ok(Value::Bool(
+        !(addr.is_unspecified() || addr.is_loopback() || addr.is_multicast() || link_local_unicast(addr) || broadcast),
+    ))
+}
+
+fn cidr(args: &[Value]) -> Outcome {
+    parse_cidr(string_arg("cidr", args, 0)?).map(opaque).map_err(|e| error("cidr", e))
+}
+
+fn is_cidr(args: &[Value]) -> Outcome {
+    Ok(Value::Bool(parse_cidr(string_arg("isCIDR", args, 0)?).is_ok()))
+}
+
+fn this_cidr(args: &[Value]) -> Result<&Cidr, ExecutionError> {
+    opaque_arg::<Cidr>("cidr", args, 0)
+}
+
+fn cidr_string(args: &[Value]) -> Outcome {
+    let c = this_cidr(args)?;
+    Ok(Value::from(format!("{}/{}", c.addr, c.len)))
+}
+
+fn contains_ip(args: &[Value]) -> Outcome {
+    let c = this_cidr(args)?;
+    let addr = match args.get(1) {
+        Some(Value::String(s)) => parse_ip(s).map_err(|e| error("containsIP", e))?,
+        _ => opaque_arg::<Ip>("containsIP", args, 1)?.0,
+    };
+    Ok(Value::Bool(contains(c, addr)))
+}
+
+fn contains_cidr(args: &[Value]) -> Outcome {
+    let c = this_cidr(args)?;
+    let other = match args.get(1) {
+        Some(Value::String(s)) => parse_cidr(s).map_err(|e| error("containsCIDR", e))?,
+        _ => opaque_arg::<Cidr>("containsCIDR", args, 1)?.clone(),
+    };
+    Ok(Value::Bool(other.len >= c.len && contains(c, other.addr)))
+}
+
+fn cidr_ip(args: &[Value]) -> Outcome {
+    Ok(opaque(Ip(this_cidr(args)?.addr)))
+}
+
+fn cidr_masked(args: &[Value]) -> Outcome {
+    let c = this_cidr(args)?;
+    Ok(opaque(Cidr { addr: masked(c), len: c.len }))
+}
+
+fn prefix_length(args: &[Value]) -> Outcome {
+    Ok(Value::Int(i64::from(this_cidr(args)?.len)))
+}

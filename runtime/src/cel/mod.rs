@@ -1,0 +1,698 @@
+//! CEL rules (`x-kubernetes-validations`) evaluated as the apiserver evaluates them
+//! (semantics §9), on the `cel` crate (feature `cel`, on by default) with the Kubernetes
+//! libraries of [`library`](self) added.
+//!
+//! - [`Rule`]: one rule with its message, reason, fieldPath and optionalOldSelf; compiled once
+//!   per process, on first use ([`Rule::compiled`]).
+//! - [`ToCel`]: a typed value as CEL sees it (`self`): integers as `int`, formats as
+//!   timestamps, durations and bytes, property names escaped ([`escape`]); implemented by
+//!   `#[derive(kubeskema::Validate)]` and here for the runtime's types.
+//! - [`Cx`]: the evaluation of one object: the per-object cost budget, ratcheting of
+//!   unchanged places on update, and the issues in the apiserver's words.
+//! - [`check_rule`]: what code generation asks of a rule before writing it (it parses, it uses
+//!   only `self` and, for transition rules, `oldSelf`, its functions exist).
+//!
+//! ```
+//! use kubeskema::cel::{Cx, Rule};
+//! use kubeskema::path::Path;
+//! static RULES: [Rule; 1] = [Rule::declared("self.min <= self.max", Some("min above max"), None, None, None, false)];
+//! let spec = kubeskema::serde_json::json!({"min": 3, "max": 1});
+//! let mut cx = Cx::default();
+//! cx.evaluate(&RULES, &Path::root().key("spec"), kubeskema::cel::from_json(&spec), None, None, "object");
+//! assert_eq!(cx.issues[0].to_string(), "spec: Invalid value: min above max");
+//! ```
+
+use std::borrow::Cow;
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use cel::{Context, Env, ExecutionError, Program};
+
+pub use cel::Value;
+
+use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::path::Path;
+
+pub mod cost;
+mod library;
+mod value;
+#[cfg(feature = "dynamic")]
+mod walk;
+
+#[cfg(feature = "dynamic")]
+pub use value::from_json_with;
+pub use value::{
+    ToCel, correlate, deep_equal, escape, from_json, object, same, struct_value, with_format, with_format_each,
+};
+#[cfg(feature = "dynamic")]
+pub use walk::SchemaRules;
+
+/// The environment every rule compiles and runs in: the standard library, the strings
+/// (v2) and lists (v3) extensions, and the Kubernetes libraries.
+pub fn env() -> &'static Arc<Env> {
+    static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
+        let mut env = Env::stdlib();
+        // cel-go keeps the last entry of a map literal with a repeated key.
+        env.set_error_on_duplicate_map_keys(false);
+        env.add_extension(cel::extensions::strings).expect("invariant: the strings extension declares once");
+        env.add_extension(cel::extensions::lists).expect("invariant: the lists extension declares once");
+        library::register(&mut env).expect("invariant: the Kubernetes libraries declare each overload once");
+        Arc::new(env)
+    });
+    &ENV
+}
+
+/// Compiles and runs one expression with `self` bound (and nothing else), in [`env`]: for
+/// trying a rule out, and for tests.
+///
+/// ```
+/// use kubeskema::cel::{Value, eval, from_json};
+/// let v = eval("self.ports.all(p, p < 1024)", from_json(&serde_json::json!({"ports": [80, 443]})));
+/// assert_eq!(v, Ok(Value::Bool(true)));
+/// ```
+pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
+    let compiled = check_rule(source, None, None).map_err(|e| e.join("; "))?;
+    let mut cx = Context::with_env(env().clone());
+    cx.add_variable_from_value("self", self_value);
+    compiled.program.execute(&cx).map_err(|e| go_error(&e))
+}
+
+/// One `x-kubernetes-validations` entry.
+#[derive(Debug)]
+pub struct Rule {
+    /// `rule`: a CEL expression that must be `true`.
+    pub rule: Cow<'static, str>,
+    /// `message`.
+    pub message: Option<Cow<'static, str>>,
+    /// `messageExpression`: a CEL expression giving the message.
+    pub message_expression: Option<Cow<'static, str>>,
+    /// `reason`: `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired`
+    /// or `FieldValueDuplicate`.
+    pub reason: Option<Cow<'static, str>>,
+    /// `fieldPath`, relative to the rule's node.
+    pub field_path: Option<Cow<'static, str>>,
+    /// `optionalOldSelf`.
+    pub optional_old_self: bool,
+    compiled: OnceLock<Result<Compiled, String>>,
+}
+
+/// A rule's programs.
+#[derive(Debug)]
+pub struct Compiled {
+    program: Program,
+    message_expression: Option<Program>,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub transition: bool,
+    /// The `fieldPath` as path steps.
+    field_path: Vec<String>,
+}
+
+impl Compiled {
+    /// The rule's expression tree (for cost estimates).
+    pub fn expression(&self) -> &cel::parser::Expression {
+        self.program.expression()
+    }
+}
+
+impl Rule {
+    /// A rule with nothing but its expression (usable in a `static`).
+    pub const fn new(rule: &'static str) -> Rule {
+        Rule {
+            rule: Cow::Borrowed(rule),
+            message: None,
+            message_expression: None,
+            reason: None,
+            field_path: None,
+            optional_old_self: false,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// A rule read at run time (the dynamic validator).
+    pub fn owned(rule: String) -> Rule {
+        Rule { rule: Cow::Owned(rule), ..Rule::new("") }
+    }
+
+    /// A rule with every field (usable in a `static`; what derived code writes).
+    pub const fn declared(
+        rule: &'static str,
+        message: Option<&'static str>,
+        message_expression: Option<&'static str>,
+        reason: Option<&'static str>,
+        field_path: Option<&'static str>,
+        optional_old_self: bool,
+    ) -> Rule {
+        Rule {
+            rule: Cow::Borrowed(rule),
+            message: borrowed(message),
+            message_expression: borrowed(message_expression),
+            reason: borrowed(reason),
+            field_path: borrowed(field_path),
+            optional_old_self,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The compiled rule, compiled on first use and kept for the process.
+    pub fn compiled(&self) -> Result<&Compiled, &str> {
+        self.compiled
+            .get_or_init(|| {
+                check_rule(&self.rule, self.message_expression.as_deref(), self.field_path.as_deref())
+                    .map_err(|errors| errors.join("; "))
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// `message` trimmed, else the rule trimmed (`ruleErrorString`).
+    fn error_string(&self) -> &str {
+        match self.message.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => m,
+            _ => self.rule.trim(),
+        }
+    }
+
+    /// The failure's detail without a message expression (`ruleMessageOrDefault`).
+    fn message_or_default(&self) -> String {
+        match self.message.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => m.to_owned(),
+            _ => format!("failed rule: {}", self.rule.trim()),
+        }
+    }
+}
+
+const fn borrowed(s: Option<&'static str>) -> Option<Cow<'static, str>> {
+    match s {
+        Some(s) => Some(Cow::Borrowed(s)),
+        None => None,
+    }
+}
+
+/// The variables a rule may name.
+const VARIABLES: &[&str] = &["self", "oldSelf"];
+
+/// Compiles a rule (and its message expression and field path) as the apiserver does at CRD
+/// time, as far as a parser can: the syntax, the variables (only `self` and `oldSelf`), the
+/// functions (each must exist in [`env`]), constant regular expressions, and the `fieldPath`
+/// syntax. Every problem is returned, in the apiserver's words where it has them.
+pub fn check_rule(
+    rule: &str,
+    message_expression: Option<&str>,
+    field_path: Option<&str>,
+) -> Result<Compiled, Vec<String>> {
+    let mut errors = Vec::new();
+    let program = compile_one(rule, &mut errors, "compilation failed");
+    let message_expression =
+        message_expression.and_then(|m| compile_one(m, &mut errors, "messageExpression compilation failed"));
+    let field_path = match field_path.map(parse_field_path).transpose() {
+        Ok(p) => p.unwrap_or_default(),
+        Err(e) => {
+            errors.push(e);
+            Vec::new()
+        }
+    };
+    match program {
+        Some(program) if errors.is_empty() => {
+            let transition = reads_old_self(program.expression());
+            Ok(Compiled { program, message_expression, transition, field_path })
+        }
+        _ => Err(errors),
+    }
+}
+
+fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<Program> {
+    let program = match env().compile(source) {
+        Ok(p) => p,
+        Err(e) => {
+            errors.push(format!("{what}: {e}"));
+            return None;
+        }
+    };
+    let mut free = Vec::new();
+    names(program.expression(), &mut Vec::new(), &mut free);
+    for name in free {
+        errors.push(format!("{what}: ERROR: <input>: undeclared reference to '{name}' (in container '')"));
+    }
+    // Constant patterns must compile (`invalid matches argument`).
+    check_constant_patterns(source, errors);
+    Some(program)
+}
+
+/// Whether `expr` reads `oldSelf` (a transition rule).
+fn reads_old_self(expr: &cel::parser::Expression) -> bool {
+    let mut free = Vec::new();
+    idents(expr, &mut Vec::new(), &mut free);
+    free.iter().any(|n| n == "oldSelf")
+}
+
+/// The unknown names of `expr`: free identifiers other than the rule variables, and
+/// functions [`env`] does not have.
+fn names(expr: &cel::parser::Expression, bound: &mut Vec<String>, out: &mut Vec<String>) {
+    let mut free = Vec::new();
+    walk_names(expr, bound, &mut free, out);
+    out.extend(free.into_iter().filter(|n| !VARIABLES.contains(&n.as_str())));
+}
+
+fn idents(expr: &cel::parser::Expression, bound: &mut Vec<String>, free: &mut Vec<String>) {
+    walk_names(expr, bound, free, &mut Vec::new());
+}
+
+/// Collects free identifiers into `free` and unknown functions into `unknown`.
+fn walk_names(
+    expr: &cel::parser::Expression,
+    bound: &mut Vec<String>,
+    free: &mut Vec<String>,
+    unknown: &mut Vec<String>,
+) {
+    use cel::common::ast::{EntryExpr, Expr};
+    match &expr.expr {
+        Expr::Ident(name) => {
+            if !bound.contains(name) && !name.starts_with('@') && !name.starts_with('#') {
+                free.push(name.clone());
+            }
+        }
+        Expr::Select(s) => walk_names(&s.operand, bound, free, unknown),
+        Expr::Call(call) => {
+            // `format.dns1123Label()`, `optional.none()`: a namespace, not a value.
+            if let Some(Expr::Ident(ns)) = call.target.as_deref().map(|t| &t.expr)
+                && !bound.contains(ns)
+                && !VARIABLES.contains(&ns.as_str())
+                && known_function(&format!("{ns}.{}", call.func_name))
+            {
+                for a in &call.args {
+                    walk_names(a, bound, free, unknown);
+                }
+                return;
+            }
+            if !known_function(&call.func_name) {
+                unknown.push(call.func_name.clone());
+            }
+            if let Some(t) = &call.target {
+                walk_names(t, bound, free, unknown);
+            }
+            for a in &call.args {
+                walk_names(a, bound, free, unknown);
+            }
+        }
+        Expr::List(l) => l.elements.iter().for_each(|e| walk_names(e, bound, free, unknown)),
+        Expr::Map(m) => {
+            for e in &m.entries {
+                if let EntryExpr::MapEntry(entry) = &e.expr {
+                    walk_names(&entry.key, bound, free, unknown);
+                    walk_names(&entry.value, bound, free, unknown);
+                }
+            }
+        }
+        Expr::Struct(st) => {
+            for e in &st.entries {
+                if let EntryExpr::StructField(f) = &e.expr {
+                    walk_names(&f.value, bound, free, unknown);
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            walk_names(&c.iter_range, bound, free, unknown);
+            walk_names(&c.accu_init, bound, free, unknown);
+            let before = bound.len();
+            bound.push(c.iter_var.clone());
+            bound.extend(c.iter_var2.clone());
+            bound.push(c.accu_var.clone());
+            walk_names(&c.loop_cond, bound, free, unknown);
+            walk_names(&c.loop_step, bound, free, unknown);
+            walk_names(&c.result, bound, free, unknown);
+            bound.truncate(before);
+        }
+        Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+/// Whether a function or operator name resolves in [`env`] (or is built into the
+/// interpreter: operators, macros, type conversions).
+fn known_function(name: &str) -> bool {
+    if name.starts_with('_') || name.starts_with('@') || name.starts_with('!') {
+        return true;
+    }
+    const BUILT_IN: &[&str] = &[
+        "has",
+        "all",
+        "exists",
+        "exists_one",
+        "existsOne",
+        "map",
+        "filter",
+        "size",
+        "int",
+        "uint",
+        "double",
+        "string",
+        "bytes",
+        "bool",
+        "type",
+        "dyn",
+        "duration",
+        "timestamp",
+        "matches",
+        "contains",
+        "startsWith",
+        "endsWith",
+        "in",
+        "optional.of",
+        "optional.none",
+        "optional.ofNonZeroValue",
+        "hasValue",
+        "value",
+        "orValue",
+        "or",
+        "optMap",
+        "optFlatMap",
+        "getFullYear",
+        "getMonth",
+        "getDate",
+        "getDayOfMonth",
+        "getDayOfWeek",
+        "getDayOfYear",
+        "getHours",
+        "getMinutes",
+        "getSeconds",
+        "getMilliseconds",
+        "base64.encode",
+        "base64.decode",
+        "max",
+        "min",
+        "sortBy",
+    ];
+    // The strings (v2) and lists (v3) extensions.
+    const EXTENSIONS: &[&str] = &[
+        "charAt",
+        "indexOf",
+        "lastIndexOf",
+        "lowerAscii",
+        "upperAscii",
+        "replace",
+        "split",
+        "substring",
+        "trim",
+        "join",
+        "format",
+        "strings.quote",
+        "reverse",
+        "slice",
+        "flatten",
+        "distinct",
+        "sort",
+        "lists.range",
+    ];
+    BUILT_IN.contains(&name) || EXTENSIONS.contains(&name) || library::NAMES.contains(&name)
+}
+
+/// Patterns given as string literals to `matches`, `find` or `findAll` must be valid RE2.
+fn check_constant_patterns(source: &str, errors: &mut Vec<String>) {
+    static CALL: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r#"\b(matches|find|findAll)\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*[,)]"#)
+            .expect("invariant: the pattern is valid")
+    });
+    for c in CALL.captures_iter(source) {
+        let raw = c.get(2).or_else(|| c.get(3)).map_or("", |m| m.as_str());
+        let unescaped = raw.replace("\\\\", "\\");
+        if let Err(e) = crate::pattern::compile(&unescaped) {
+            let what = if &c[1] == "matches" { "invalid matches argument" } else { "invalid regex" };
+            errors.push(format!("compilation failed: {what}: {}", e.0));
+        }
+    }
+}
+
+/// `fieldPath` (§9.6): `.name` and `['quoted']` steps from the rule's node.
+pub fn parse_field_path(path: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    if rest.is_empty() {
+        return Ok(out);
+    }
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return Err(format!("fieldPath: Invalid value: {path:?}: expected name at position"));
+            }
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix("['") {
+            let mut name = String::new();
+            let mut chars = after.char_indices();
+            let mut end = None;
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => match chars.next() {
+                        Some((_, 'n')) => name.push('\n'),
+                        Some((_, 't')) => name.push('\t'),
+                        Some((_, e)) => name.push(e),
+                        None => break,
+                    },
+                    '\'' => {
+                        end = Some(i);
+                        break;
+                    }
+                    c => name.push(c),
+                }
+            }
+            let Some(end) = end.filter(|e| after[e + 1..].starts_with(']')) else {
+                return Err(format!("fieldPath: Invalid value: {path:?}: unterminated string"));
+            };
+            out.push(name);
+            rest = &after[end + 2..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let found: String = after.chars().take_while(|c| *c != ']').collect();
+            return Err(format!("fieldPath: Invalid value: {path:?}: expected single quoted string but got {found}"));
+        } else {
+            return Err(format!("fieldPath: Invalid value: {path:?}: expected [ or . at the beginning"));
+        }
+    }
+    Ok(out)
+}
+
+/// The evaluation of the rules of one object: issues, the cost budget, ratcheting.
+#[derive(Debug)]
+pub struct Cx {
+    /// What the rules reported, in evaluation order.
+    pub issues: Vec<Issue>,
+    /// Failures of rules about unchanged places on update: the apiserver returns them as
+    /// warnings, not errors (§10).
+    pub warnings: Vec<Issue>,
+    /// The cost left of the per-object budget.
+    budget: u64,
+    /// Set when the budget ran out or a call cost too much: no rule runs after that.
+    stopped: bool,
+    /// Whether the nearest correlatable place above the values now walked is unchanged
+    /// (values under atomic lists and sets have no old value of their own).
+    unchanged_above: bool,
+}
+
+impl Default for Cx {
+    fn default() -> Self {
+        Cx {
+            issues: Vec::new(),
+            warnings: Vec::new(),
+            budget: cost::RUNTIME_BUDGET,
+            stopped: false,
+            unchanged_above: false,
+        }
+    }
+}
+
+impl Cx {
+    /// Whether evaluation has stopped (budget or per-call limit).
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Marks the values about to be walked as uncorrelated, under an unchanged (or changed)
+    /// place; returns the previous mark for [`Cx::restore_unchanged_above`].
+    pub fn enter_uncorrelated(&mut self, unchanged: bool) -> bool {
+        let previous = self.unchanged_above;
+        self.unchanged_above = previous || unchanged;
+        previous
+    }
+
+    /// Undoes [`Cx::enter_uncorrelated`].
+    pub fn restore_unchanged_above(&mut self, previous: bool) {
+        self.unchanged_above = previous;
+    }
+
+    /// Evaluates `rules` for the value at `path`: `value` is `self` (CEL), `old` the
+    /// correlated old value (update), `format` the node's string format, `schema_type` its
+    /// `type` for the messages.
+    pub fn evaluate(
+        &mut self,
+        rules: &[Rule],
+        path: &Path,
+        value: Value,
+        old: Option<Value>,
+        format: Option<&str>,
+        schema_type: &str,
+    ) {
+        if self.stopped || rules.is_empty() {
+            return;
+        }
+        let bad = match schema_type {
+            "object" | "array" => BadValue::Omit,
+            _ => bad_value(&value),
+        };
+        let (value, old) = match format {
+            Some(f) => (with_format(value, f), old.map(|o| with_format(o, f))),
+            None => (value, old),
+        };
+        let unchanged = match &old {
+            Some(o) => deep_equal(o, &value),
+            None => self.unchanged_above,
+        };
+        let sizes = cost::Sizes::of(&value);
+        let mut cx = Context::with_env(env().clone());
+        cx.add_variable_from_value("self", value.clone());
+        for rule in rules {
+            if self.stopped {
+                return;
+            }
+            let compiled = match rule.compiled() {
+                Ok(c) => c,
+                Err(e) => {
+                    let detail = format!("rule compile error: {e}");
+                    self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
+                    continue;
+                }
+            };
+            // Transition rules need an old value, unless it is optional.
+            if compiled.transition && old.is_none() && !rule.optional_old_self {
+                continue;
+            }
+            let mut scope = cx.new_inner_scope();
+            if compiled.transition {
+                let old_self = match (&old, rule.optional_old_self) {
+                    (Some(o), false) => o.clone(),
+                    (o, true) => optional(o.clone()),
+                    (None, false) => unreachable!("skipped above"),
+                };
+                scope.add_variable_from_value("oldSelf", old_self);
+            }
+            let cost = cost::runtime(&compiled.program, &sizes);
+            if cost > cost::PER_CALL_LIMIT {
+                self.issues.push(invalid(
+                    path,
+                    BadValue::Str(schema_type.to_owned()),
+                    format!("'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}", rule.error_string()),
+                ));
+                self.stopped = true;
+                return;
+            }
+            if cost > self.budget {
+                self.issues.push(invalid(
+                    path,
+                    BadValue::Str(schema_type.to_owned()),
+                    "validation failed due to running out of cost budget, no further validation rules will be run"
+                        .to_owned(),
+                ));
+                self.stopped = true;
+                return;
+            }
+            self.budget -= cost;
+            let result = compiled.program.execute(&scope);
+            let passed = match result {
+                Ok(Value::Bool(true)) => true,
+                Ok(_) => false,
+                Err(e) => {
+                    let message = go_error(&e);
+                    let detail = if matches!(e, ExecutionError::NoSuchOverload(_))
+                        || message.starts_with("no such overload")
+                    {
+                        format!(
+                            "'{message}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            rule.error_string()
+                        )
+                    } else {
+                        format!("{message} evaluating rule: {}", rule.error_string())
+                    };
+                    self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
+                    continue;
+                }
+            };
+            if passed {
+                continue;
+            }
+            let detail = compiled
+                .message_expression
+                .as_ref()
+                .and_then(|m| match m.execute(&scope) {
+                    Ok(Value::String(s)) => {
+                        let s = s.trim();
+                        (!s.is_empty() && s.len() <= cost::MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n'))
+                            .then(|| s.to_owned())
+                    }
+                    _ => None,
+                })
+                .unwrap_or_else(|| rule.message_or_default());
+            let at = compiled.field_path.iter().fold(path.clone(), |p, step| p.key(step));
+            let issue = match rule.reason.as_deref() {
+                Some("FieldValueForbidden") => Issue::new(ErrorType::Forbidden, &at, KEYWORD, BadValue::Omit, detail),
+                Some("FieldValueRequired") => Issue::new(ErrorType::Required, &at, KEYWORD, BadValue::Omit, detail),
+                // [quirk] The message is dropped for Duplicate.
+                Some("FieldValueDuplicate") => Issue::new(ErrorType::Duplicate, &at, KEYWORD, bad.clone(), ""),
+                _ => Issue::new(ErrorType::Invalid, &at, KEYWORD, bad.clone(), detail),
+            }
+            .in_form(PathForm::Field);
+            // Ratcheting: a non-transition rule failing on an unchanged place is a warning.
+            if unchanged && !compiled.transition {
+                self.warnings.push(issue);
+            } else {
+                self.issues.push(issue);
+            }
+        }
+    }
+}
+
+/// The keyword of CEL issues.
+pub const KEYWORD: &str = "x-kubernetes-validations";
+
+fn invalid(path: &Path, value: BadValue, detail: String) -> Issue {
+    Issue::new(ErrorType::Invalid, path, KEYWORD, value, detail).in_form(PathForm::Field)
+}
+
+fn optional(v: Option<Value>) -> Value {
+    let o = match v {
+        Some(v) => cel::objects::OptionalValue::of(v),
+        None => cel::objects::OptionalValue::none(),
+    };
+    Value::Opaque(Arc::new(o))
+}
+
+/// A scalar CEL value as the bad value of an issue.
+fn bad_value(v: &Value) -> BadValue {
+    match v {
+        Value::Int(i) => BadValue::Int(*i),
+        Value::UInt(u) => BadValue::Uint(*u),
+        Value::Float(f) => BadValue::Float(*f),
+        Value::String(s) => BadValue::Str(s.to_string()),
+        Value::Bool(b) => BadValue::Bool(*b),
+        Value::Null => BadValue::Null,
+        _ => BadValue::Omit,
+    }
+}
+
+/// An evaluation error in cel-go's words (`no such key: x`, `index out of bounds: 3`, ...).
+fn go_error(e: &ExecutionError) -> String {
+    match e {
+        ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
+        ExecutionError::NoSuchOverload(_) | ExecutionError::UnsupportedBinaryOperator(..) => "no such overload".into(),
+        ExecutionError::IndexOutOfBounds(i) => format!("index out of bounds: {}", plain(i)),
+        ExecutionError::DivisionByZero(_) => "division by zero".into(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
+        ExecutionError::Overflow(..) => "integer overflow".into(),
+        ExecutionError::FunctionError { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        other => format!("{other:?}"),
+    }
+}

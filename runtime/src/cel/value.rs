@@ -1,0 +1,458 @@
+//! Values as CEL rules see them (semantics §9.4): [`ToCel`] for typed values, [`from_json`]
+//! for JSON (with its schema, for the dynamic validator), [`with_format`] for the string
+//! formats CEL reads as timestamps, durations and bytes, and [`escape`] for property names.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use cel::Value;
+use cel::objects::{Key, Map};
+
+use crate::{EmptyObject, IntOrString, ObjectMeta};
+
+/// A value as CEL sees it when it is `self` of a rule (or inside one).
+pub trait ToCel {
+    /// The schema `type` of the value's node, printed in evaluation errors
+    /// (`Invalid value: "object": ...`); empty for int-or-string and untyped nodes.
+    const SCHEMA_TYPE: &'static str;
+
+    /// The CEL value.
+    fn to_cel(&self) -> Value;
+}
+
+macro_rules! scalar {
+    ($($t:ty => $schema:literal, |$v:ident| $e:expr;)*) => {$(
+        impl ToCel for $t {
+            const SCHEMA_TYPE: &'static str = $schema;
+            fn to_cel(&self) -> Value {
+                let $v = self;
+                $e
+            }
+        }
+    )*};
+}
+
+scalar! {
+    String => "string", |s| Value::String(Arc::new(s.clone()));
+    bool => "boolean", |b| Value::Bool(*b);
+    i64 => "integer", |i| Value::Int(*i);
+    i32 => "integer", |i| Value::Int(i64::from(*i));
+    f64 => "number", |f| Value::Float(*f);
+    IntOrString => "", |v| match v {
+        IntOrString::Int(i) => Value::Int(*i),
+        IntOrString::String(s) => Value::String(Arc::new(s.clone())),
+    };
+    serde_json::Value => "", |v| from_json(v);
+    EmptyObject => "object", |_e| object(Vec::new());
+}
+
+impl ToCel for serde_json::Map<String, serde_json::Value> {
+    const SCHEMA_TYPE: &'static str = "object";
+    fn to_cel(&self) -> Value {
+        object(self.iter().map(|(k, v)| (k.clone(), from_json(v))).collect())
+    }
+}
+
+/// Only `name` and `generateName` of the root metadata are visible to rules (§9.4).
+impl ToCel for ObjectMeta {
+    const SCHEMA_TYPE: &'static str = "object";
+    fn to_cel(&self) -> Value {
+        let mut fields = Vec::new();
+        if let Some(n) = &self.name {
+            fields.push(("name".to_owned(), Value::from(n.clone())));
+        }
+        if let Some(g) = &self.generate_name {
+            fields.push(("generateName".to_owned(), Value::from(g.clone())));
+        }
+        object(fields)
+    }
+}
+
+impl<T: ToCel> ToCel for Option<T> {
+    const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
+    fn to_cel(&self) -> Value {
+        self.as_ref().map_or(Value::Null, ToCel::to_cel)
+    }
+}
+
+impl<T: ToCel> ToCel for Box<T> {
+    const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
+    fn to_cel(&self) -> Value {
+        (**self).to_cel()
+    }
+}
+
+impl<T: ToCel> ToCel for Vec<T> {
+    const SCHEMA_TYPE: &'static str = "array";
+    fn to_cel(&self) -> Value {
+        Value::List(Arc::new(self.iter().map(ToCel::to_cel).collect()))
+    }
+}
+
+/// Map keys are never escaped.
+impl<T: ToCel> ToCel for BTreeMap<String, T> {
+    const SCHEMA_TYPE: &'static str = "object";
+    fn to_cel(&self) -> Value {
+        let map: HashMap<Key, Value> =
+            self.iter().map(|(k, v)| (Key::String(Arc::new(k.clone())), v.to_cel())).collect();
+        Value::Map(Map { map: Arc::new(map) })
+    }
+}
+
+/// An object with its properties, each under its escaped name (and, for the reserved words
+/// the 1.31 environment also accepts unescaped, under the plain name too). Names that
+/// cannot be escaped are left out: rules cannot reach them.
+pub fn object(fields: Vec<(String, Value)>) -> Value {
+    let mut map = HashMap::with_capacity(fields.len());
+    for (name, v) in fields {
+        let Some(escaped) = escape(&name) else { continue };
+        if escaped != name
+            && RESERVED.contains(&name.as_str())
+            && !["true", "false", "null", "in"].contains(&name.as_str())
+        {
+            map.insert(Key::String(Arc::new(name)), v.clone());
+        }
+        map.insert(Key::String(Arc::new(escaped)), v);
+    }
+    Value::Map(Map { map: Arc::new(map) })
+}
+
+/// An object from its fields, for derived code: `(json name, value)`, absent ones left out.
+pub fn struct_value<const N: usize>(fields: [(&str, Option<Value>); N], unknown: Option<Value>) -> Value {
+    let mut all: Vec<(String, Value)> =
+        fields.into_iter().filter_map(|(name, v)| Some((name.to_owned(), v?))).collect();
+    if let Some(Value::Map(m)) = unknown {
+        for (k, v) in m.map.iter() {
+            if let Key::String(k) = k {
+                all.push((k.to_string(), v.clone()));
+            }
+        }
+    }
+    object(all)
+}
+
+/// CEL's reserved words: a property named so is written `__<word>__` (§9.3).
+const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// A property name as a CEL field name (`AS pkg/cel/escaping.go`): `None` when it cannot be
+/// written (empty, a leading digit, a character outside `[A-Za-z0-9_./-]`).
+///
+/// ```
+/// use kubeskema::cel::escape;
+/// assert_eq!(escape("foo-bar").as_deref(), Some("foo__dash__bar"));
+/// assert_eq!(escape("a.b/c").as_deref(), Some("a__dot__b__slash__c"));
+/// assert_eq!(escape("x__y").as_deref(), Some("x__underscores__y"));
+/// assert_eq!(escape("namespace").as_deref(), Some("__namespace__"));
+/// assert_eq!(escape("1st"), None);
+/// ```
+pub fn escape(name: &str) -> Option<String> {
+    let first = name.chars().next()?;
+    if first.is_ascii_digit() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c)) {
+        return None;
+    }
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("__") {
+            out.push_str("__underscores__");
+            rest = after;
+            continue;
+        }
+        match c {
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            c => out.push(c),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Some(out)
+}
+
+/// JSON as CEL sees untyped data: integers as `int` (unsigned beyond `int64` as `uint`),
+/// other numbers as `double`, objects as maps with their keys as written.
+pub fn from_json(v: &serde_json::Value) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Null => Value::Null,
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(u)) => Value::UInt(u),
+            _ => Value::Float(n.as_f64().unwrap_or_default()),
+        },
+        J::String(s) => Value::String(Arc::new(s.clone())),
+        J::Array(items) => Value::List(Arc::new(items.iter().map(from_json).collect())),
+        J::Object(map) => {
+            let map: HashMap<Key, Value> =
+                map.iter().map(|(k, v)| (Key::String(Arc::new(k.clone())), from_json(v))).collect();
+            Value::Map(Map { map: Arc::new(map) })
+        }
+    }
+}
+
+/// A string of a node with `format` as CEL reads it: `date-time` and `date` as timestamps,
+/// `duration` as a duration, `byte` as the decoded bytes. A string the format does not read
+/// stays a string (the format check has reported it).
+pub fn with_format(v: Value, format: &str) -> Value {
+    let Value::String(s) = &v else { return v };
+    let converted = match format {
+        "date-time" => parse_date_time(s).map(Value::Timestamp),
+        "date" => chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .ok()
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .map(|d| Value::Timestamp(d.and_utc().fixed_offset())),
+        "duration" => parse_duration(s).map(Value::Duration),
+        "byte" => {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD.decode(s.as_bytes()).ok().map(|b| Value::Bytes(Arc::new(b)))
+        }
+        _ => None,
+    };
+    converted.unwrap_or(v)
+}
+
+/// [`with_format`] for each element of a list (or each value of a map).
+pub fn with_format_each(v: Value, format: &str) -> Value {
+    match v {
+        Value::List(items) => Value::List(Arc::new(items.iter().map(|i| with_format(i.clone(), format)).collect())),
+        Value::Map(m) => Value::Map(Map {
+            map: Arc::new(m.map.iter().map(|(k, v)| (k.clone(), with_format(v.clone(), format))).collect()),
+        }),
+        other => other,
+    }
+}
+
+/// RFC 3339 with any fraction, or a local ISO 8601 time without a zone (read as UTC).
+fn parse_date_time(s: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+    chrono::DateTime::parse_from_rfc3339(s).ok().or_else(|| {
+        chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f").ok().map(|d| d.and_utc().fixed_offset())
+    })
+}
+
+/// CEL equality as the apiserver's ratcheting and `indexOf` use it: numbers by value across
+/// int, uint and double; lists in order; maps by key.
+pub fn deep_equal(a: &Value, b: &Value) -> bool {
+    let num = |v: &Value| match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::UInt(u) => Some(*u as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::List(x), Value::List(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| deep_equal(p, q)),
+        (Value::Map(x), Value::Map(y)) => {
+            x.map.len() == y.map.len() && x.map.iter().all(|(k, v)| y.map.get(k).is_some_and(|w| deep_equal(v, w)))
+        }
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => a == b,
+        },
+    }
+}
+
+/// The node of a schema, for [`from_json_with`]: the dynamic validator's typing of `self`.
+#[cfg(feature = "dynamic")]
+pub fn from_json_with(v: &serde_json::Value, schema: &crate::schema::Schema, root: bool) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Object(map) if !schema.properties.is_empty() || schema.additional_properties_schema().is_none() => {
+            let fields = map
+                .iter()
+                .filter_map(|(k, v)| {
+                    if v.is_null() {
+                        return None; // a null property is absent to rules
+                    }
+                    let value = match schema.properties.get(k) {
+                        Some(p) if root && k == "metadata" => metadata(v, p),
+                        Some(p) => from_json_with(v, p, false),
+                        None => from_json(v),
+                    };
+                    Some((k.clone(), value))
+                })
+                .collect();
+            object(fields)
+        }
+        J::Object(map) => {
+            let values = schema.additional_properties_schema();
+            let map: HashMap<Key, Value> = map
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        Key::String(Arc::new(k.clone())),
+                        values.map_or_else(|| from_json(v), |s| from_json_with(v, s, false)),
+                    )
+                })
+                .collect();
+            Value::Map(Map { map: Arc::new(map) })
+        }
+        J::Array(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|i| schema.items.as_deref().map_or_else(|| from_json(i), |s| from_json_with(i, s, false)))
+                .collect(),
+        )),
+        J::Number(n) => match schema.type_str() {
+            Some("number") => Value::Float(n.as_f64().unwrap_or_default()),
+            // Whole floats read as integers, as the typed value holds them.
+            Some("integer") => n.as_i64().map(Value::Int).unwrap_or_else(|| from_json(v)),
+            _ => from_json(v),
+        },
+        J::String(_) => match schema.format.as_deref() {
+            Some(f) if schema.type_str() == Some("string") => with_format(from_json(v), f),
+            _ => from_json(v),
+        },
+        _ => from_json(v),
+    }
+}
+
+/// The root's `metadata` as rules see it: `name` and `generateName` only.
+#[cfg(feature = "dynamic")]
+fn metadata(v: &serde_json::Value, _schema: &crate::schema::Schema) -> Value {
+    let fields = ["name", "generateName"]
+        .into_iter()
+        .filter_map(|k| v.get(k).and_then(serde_json::Value::as_str).map(|s| (k.to_owned(), Value::from(s))))
+        .collect();
+    object(fields)
+}
+
+/// strfmt's `ParseDuration`: Go's `time.ParseDuration`, else `<n> <unit>` parts with the
+/// long unit names (`3 days`, `1 week`).
+fn parse_duration(s: &str) -> Option<chrono::Duration> {
+    go_duration(s).or_else(|| {
+        static PART: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new(r"([0-9]+)\s*([A-Za-zµ]+)").expect("invariant: valid"));
+        let mut total = chrono::Duration::zero();
+        let mut any = false;
+        for c in PART.captures_iter(s) {
+            let n: i64 = c[1].parse().ok()?;
+            let unit = match c[2].to_lowercase().as_str() {
+                "ns" | "nano" | "nanos" | "nanosec" | "nanosecs" | "nanosecond" | "nanoseconds" => {
+                    chrono::Duration::nanoseconds(1)
+                }
+                "us" | "µs" | "micro" | "micros" | "microsec" | "microsecs" | "microsecond" | "microseconds" => {
+                    chrono::Duration::microseconds(1)
+                }
+                "ms" | "milli" | "millis" | "millisec" | "millisecs" | "millisecond" | "milliseconds" => {
+                    chrono::Duration::milliseconds(1)
+                }
+                "s" | "sec" | "secs" | "second" | "seconds" => chrono::Duration::seconds(1),
+                "m" | "min" | "mins" | "minute" | "minutes" => chrono::Duration::minutes(1),
+                "h" | "hr" | "hrs" | "hour" | "hours" => chrono::Duration::hours(1),
+                "d" | "day" | "days" => chrono::Duration::days(1),
+                "w" | "wk" | "wks" | "week" | "weeks" => chrono::Duration::weeks(1),
+                _ => continue,
+            };
+            total = total.checked_add(&unit.checked_mul(i32::try_from(n).ok()?)?)?;
+            any = true;
+        }
+        any.then_some(total)
+    })
+}
+
+/// Go's `time.ParseDuration`.
+fn go_duration(s: &str) -> Option<chrono::Duration> {
+    let (negative, mut rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if rest == "0" {
+        return Some(chrono::Duration::zero());
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut nanos: i128 = 0;
+    while !rest.is_empty() {
+        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let whole: i128 = if int_len == 0 { 0 } else { rest[..int_len].parse().ok()? };
+        let mut i = int_len;
+        let mut frac = "";
+        if rest[i..].starts_with('.') {
+            let len = rest[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
+            frac = &rest[i + 1..i + 1 + len];
+            i += 1 + len;
+        }
+        if int_len == 0 && frac.is_empty() {
+            return None;
+        }
+        rest = &rest[i..];
+        let (unit, len): (i128, usize) = [
+            ("ns", 1),
+            ("us", 1_000),
+            ("µs", 1_000),
+            ("μs", 1_000),
+            ("ms", 1_000_000),
+            ("s", 1_000_000_000),
+            ("m", 60_000_000_000),
+            ("h", 3_600_000_000_000),
+        ]
+        .iter()
+        .filter(|(u, _)| rest.starts_with(*u))
+        .max_by_key(|(u, _)| u.len())
+        .map(|(u, n)| (*n, u.len()))?;
+        rest = &rest[len..];
+        let mut part = whole.checked_mul(unit)?;
+        if !frac.is_empty() {
+            let digits: i128 = frac.parse().ok()?;
+            part += digits * unit / 10i128.checked_pow(u32::try_from(frac.len()).ok()?)?;
+        }
+        nanos = nanos.checked_add(part)?;
+    }
+    let nanos = i64::try_from(if negative { -nanos } else { nanos }).ok()?;
+    Some(chrono::Duration::nanoseconds(nanos))
+}
+
+/// Whether two typed values are equal as CEL sees them (ratcheting of uncorrelated items).
+pub fn same<T: ToCel + ?Sized>(a: &T, b: &T) -> bool {
+    deep_equal(&a.to_cel(), &b.to_cel())
+}
+
+/// The item of `old` with the same list-map key values as `item` (correlation by key).
+pub fn correlate<'a, T: ToCel>(item: &T, old: &'a [T], keys: &[&str]) -> Option<&'a T> {
+    let key_of = |v: &Value| -> Vec<Option<Value>> {
+        keys.iter()
+            .map(|k| match v {
+                Value::Map(m) => escape(k).and_then(|e| m.map.get(&Key::String(Arc::new(e))).cloned()),
+                _ => None,
+            })
+            .collect()
+    };
+    let wanted = key_of(&item.to_cel());
+    old.iter().find(|o| {
+        let theirs = key_of(&o.to_cel());
+        theirs.len() == wanted.len()
+            && theirs.iter().zip(&wanted).all(|(a, b)| match (a, b) {
+                (Some(a), Some(b)) => deep_equal(a, b),
+                (None, None) => true,
+                _ => false,
+            })
+    })
+}

@@ -1,0 +1,117 @@
+//! The dynamic validator's CEL walk (semantics §9.5): the rules of every schema node run for
+//! every value at that node (each list item, map value, property), nulls skipped, rules of a
+//! node before those below it; old values correlated as ratcheting correlates them
+//! (properties and map values by key, list-map items by key values, nothing for the items
+//! of atomic lists and sets).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::{Cx, Rule, from_json, from_json_with};
+use crate::path::Path;
+use crate::schema::{Schema, ValidationRule};
+
+/// The rules of one schema, read once: each node's [`Rule`]s (compiled on first use) by the
+/// node's JSON pointer, and the nodes with rules at or below them.
+pub struct SchemaRules {
+    rules: HashMap<String, Vec<Rule>>,
+    with_rules: HashSet<String>,
+}
+
+impl SchemaRules {
+    /// The rules of `root`.
+    pub fn new(root: &Schema) -> SchemaRules {
+        let mut out = SchemaRules { rules: HashMap::new(), with_rules: HashSet::new() };
+        out.collect(root);
+        out
+    }
+
+    /// Whether the schema has any rule.
+    pub fn is_empty(&self) -> bool {
+        self.with_rules.is_empty()
+    }
+
+    fn collect(&mut self, s: &Schema) -> bool {
+        let mut any = !s.validations.is_empty();
+        if any {
+            self.rules.insert(s.pointer.clone(), s.validations.iter().map(rule).collect());
+        }
+        let children: Vec<&Schema> =
+            s.properties.values().chain(s.items.as_deref()).chain(s.additional_properties_schema()).collect();
+        for child in children {
+            any |= self.collect(child);
+        }
+        if any {
+            self.with_rules.insert(s.pointer.clone());
+        }
+        any
+    }
+
+    /// Evaluates every rule over `object` (the pruned, defaulted object; `old` on update).
+    pub fn validate(&self, object: &Value, old: Option<&Value>, root: &Schema, cx: &mut Cx) {
+        self.walk(object, old, root, &Path::root(), true, cx);
+    }
+
+    fn walk(&self, v: &Value, old: Option<&Value>, s: &Schema, path: &Path, root: bool, cx: &mut Cx) {
+        if v.is_null() || cx.stopped() || !self.with_rules.contains(&s.pointer) {
+            return;
+        }
+        if let Some(rules) = self.rules.get(&s.pointer) {
+            let old = old.filter(|o| !o.is_null());
+            let (value, old_value, format) = match (v, s.format.as_deref()) {
+                (Value::String(_), Some(f)) if s.type_str() == Some("string") => {
+                    (from_json(v), old.map(from_json), Some(f))
+                }
+                _ => (from_json_with(v, s, root), old.map(|o| from_json_with(o, s, root)), None),
+            };
+            let schema_type = s.type_str().unwrap_or("");
+            cx.evaluate(rules, path, value, old_value, format, schema_type);
+        }
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map {
+                    let old_child = old.and_then(|o| o.get(k));
+                    if let Some(p) = s.properties.get(k) {
+                        self.walk(child, old_child, p, &path.key(k), false, cx);
+                    } else if let Some(a) = s.additional_properties_schema() {
+                        self.walk(child, old_child, a, &path.map_key(k), false, cx);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let Some(item_schema) = s.items.as_deref() else { return };
+                let old_items = old.and_then(Value::as_array);
+                if s.list_type.as_deref() == Some("map") {
+                    let keys: Vec<&str> = s.list_map_keys.iter().map(String::as_str).collect();
+                    let matched = old_items.map(|o| crate::ratchet::correlate_map_items(items, o, &keys));
+                    for (i, item) in items.iter().enumerate() {
+                        let old_item = matched.as_ref().and_then(|m| m[i]).and_then(|j| old_items?.get(j));
+                        self.walk(item, old_item, item_schema, &path.index(i), false, cx);
+                    }
+                } else {
+                    // Items of atomic lists and sets have no old value of their own; they are
+                    // unchanged when the whole list is.
+                    let previous = cx.enter_uncorrelated(old.is_some_and(|o| o == v));
+                    for (i, item) in items.iter().enumerate() {
+                        self.walk(item, None, item_schema, &path.index(i), false, cx);
+                    }
+                    cx.restore_unchanged_above(previous);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A schema's rule as a [`Rule`].
+fn rule(r: &ValidationRule) -> Rule {
+    Rule {
+        message: r.message.clone().map(Into::into),
+        message_expression: r.message_expression.clone().map(Into::into),
+        reason: r.reason.clone().map(Into::into),
+        field_path: r.field_path.clone().map(Into::into),
+        optional_old_self: r.optional_old_self == Some(true),
+        ..Rule::owned(r.rule.clone())
+    }
+}

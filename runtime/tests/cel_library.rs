@@ -1,0 +1,240 @@
+//! Every function of the Kubernetes CEL libraries and the extensions the apiserver's
+//! environment has, with the results and errors cel-go gives (semantics §9.2).
+#![cfg(feature = "cel")]
+
+use kubeskema::cel::{Value, eval, from_json};
+use serde_json::json;
+
+/// Evaluates `expr` with `self` = `null`-free empty object.
+fn run(expr: &str) -> Result<Value, String> {
+    eval(expr, from_json(&json!({})))
+}
+
+fn yes(expr: &str) {
+    assert_eq!(run(expr), Ok(Value::Bool(true)), "{expr}");
+}
+
+fn fails(expr: &str, needle: &str) {
+    match run(expr) {
+        Err(e) => assert!(e.contains(needle), "{expr}: {e} does not contain {needle:?}"),
+        Ok(v) => panic!("{expr}: expected an error, got {v:?}"),
+    }
+}
+
+#[test]
+fn lists_library() {
+    yes("[1, 2, 2, 3].isSorted()");
+    yes("![2, 1].isSorted()");
+    yes("[].isSorted()");
+    yes("['a', 'b'].isSorted()");
+    yes("[1, 2, 3].sum() == 6");
+    yes("[1.5, 2.5].sum() == 4.0");
+    yes("[].sum() == 0");
+    yes("[duration('1s'), duration('2s')].sum() == duration('3s')");
+    yes("[3, 1, 2].min() == 1");
+    yes("[3, 1, 2].max() == 3");
+    fails("[].min()", "min called on empty list");
+    fails("[].max()", "max called on empty list");
+    yes("[1, 2, 1].indexOf(1) == 0");
+    yes("[1, 2, 1].lastIndexOf(1) == 2");
+    yes("[1, 2].indexOf(5) == -1");
+    yes("[[1], [2]].indexOf([2]) == 1");
+    yes("[{'a': 1}].indexOf({'a': 1}) == 0");
+}
+
+#[test]
+fn lists_extension() {
+    yes("[1, 2, 3, 4].slice(1, 3) == [2, 3]");
+    yes("[[1], [2, 3]].flatten() == [1, 2, 3]");
+    yes("[1, 1, 2].distinct() == [1, 2]");
+    yes("[1, 2].reverse() == [2, 1]");
+    yes("[3, 1, 2].sort() == [1, 2, 3]");
+    yes("[{'n': 2}, {'n': 1}].sortBy(e, e.n)[0].n == 1");
+    yes("lists.range(3) == [0, 1, 2]");
+}
+
+#[test]
+fn regex_library() {
+    yes("'abc 123'.find('[0-9]+') == '123'");
+    yes("'abc'.find('[0-9]+') == ''");
+    yes("'123 abc 456'.findAll('[0-9]+') == ['123', '456']");
+    yes("'123 abc 456'.findAll('[0-9]+', 1) == ['123']");
+    yes("'123 abc 456'.findAll('[0-9]+', 0) == []");
+    yes("'123 abc 456'.findAll('[0-9]+', -1) == ['123', '456']");
+    // Go's \\d is ASCII only.
+    yes("'٣'.find('\\\\d') == ''");
+    yes("'abc'.matches('^a')");
+}
+
+#[test]
+fn url_library() {
+    yes("isURL('https://example.com:80/path?query=val#fragment')");
+    yes("isURL('/absolute-path')");
+    yes("!isURL('example.com')");
+    yes("!isURL('')");
+    yes("!isURL('http://#%blah$#@')");
+    yes("url('https://example.com:80/path').getScheme() == 'https'");
+    yes("url('https://example.com:80/path').getHost() == 'example.com:80'");
+    yes("url('https://example.com:80/path').getHostname() == 'example.com'");
+    yes("url('https://[::1]:80/path').getHostname() == '::1'");
+    yes("url('https://example.com:80/path').getPort() == '80'");
+    yes("url('https://example.com/path').getPort() == ''");
+    yes("url('https://example.com/with%20space').getEscapedPath() == '/with%20space'");
+    yes("url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == {'k1': ['a'], 'k2': ['b', 'c']}");
+    fails("url('example.com')", "invalid URI for request");
+}
+
+#[test]
+fn quantity_library() {
+    yes("quantity('200M') == quantity('0.2G')");
+    yes("isQuantity('1.5Gi')");
+    yes("!isQuantity('200K')");
+    fails("quantity('200K')", "unable to parse quantity's suffix");
+    fails("quantity('abc')", "quantities must match the regular expression");
+    yes("quantity('50k').isLessThan(quantity('100k'))");
+    yes("quantity('1Mi').isGreaterThan(quantity('1M'))");
+    yes("quantity('1Ki').compareTo(quantity('1024')) == 0");
+    yes("quantity('2').add(quantity('3')) == quantity('5')");
+    yes("quantity('2').add(3) == quantity('5')");
+    yes("quantity('5').sub(quantity('3')) == quantity('2')");
+    yes("quantity('5').sub(3) == quantity('2')");
+    yes("quantity('-3').sign() == -1");
+    yes("quantity('0').sign() == 0");
+    yes("quantity('1.5').isInteger() == false");
+    yes("quantity('1k').isInteger()");
+    yes("quantity('1k').asInteger() == 1000");
+    fails("quantity('1.5').asInteger()", "cannot convert value to integer");
+    yes("quantity('500m').asApproximateFloat() == 0.5");
+    yes("quantity('1e3') == quantity('1k')");
+}
+
+#[test]
+fn ip_library() {
+    yes("isIP('192.168.0.1')");
+    yes("isIP('::1')");
+    yes("!isIP('192.168.0.01')");
+    yes("!isIP('::ffff:192.168.0.1')");
+    yes("!isIP('fe80::1%eth0')");
+    yes("ip('192.168.0.1').family() == 4");
+    yes("ip('::1').family() == 6");
+    yes("ip.isCanonical('2001:db8::1')");
+    yes("!ip.isCanonical('2001:DB8::1')");
+    yes("ip('0.0.0.0').isUnspecified()");
+    yes("ip('127.0.0.1').isLoopback()");
+    yes("ip('224.0.0.1').isLinkLocalMulticast()");
+    yes("ip('ff02::1').isLinkLocalMulticast()");
+    yes("ip('169.254.1.1').isLinkLocalUnicast()");
+    yes("ip('fe80::1').isLinkLocalUnicast()");
+    yes("ip('192.168.0.1').isGlobalUnicast()");
+    yes("!ip('255.255.255.255').isGlobalUnicast()");
+    yes("string(ip('192.168.0.1')) == '192.168.0.1'");
+    yes("ip('10.0.0.1') == ip('10.0.0.1')");
+    fails("ip('::ffff:1.2.3.4')", "IPv4-mapped IPv6 address");
+}
+
+#[test]
+fn cidr_library() {
+    yes("isCIDR('192.168.0.0/24')");
+    yes("!isCIDR('192.168.0.0')");
+    yes("!isCIDR('192.168.0.0/33')");
+    // Host bits are allowed (netip.ParsePrefix), and `masked()` clears them.
+    yes("isCIDR('192.168.0.1/24')");
+    yes("cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24')");
+    yes("cidr('192.168.0.0/24').containsIP(ip('192.168.0.5'))");
+    yes("cidr('192.168.0.0/24').containsIP('192.168.0.5')");
+    yes("!cidr('192.168.0.0/24').containsIP('192.168.1.5')");
+    yes("cidr('192.168.0.0/16').containsCIDR(cidr('192.168.1.0/24'))");
+    yes("cidr('192.168.0.0/16').containsCIDR('192.168.1.0/24')");
+    yes("!cidr('192.168.1.0/24').containsCIDR('192.168.0.0/16')");
+    yes("cidr('192.168.0.0/24').ip() == ip('192.168.0.0')");
+    yes("cidr('192.168.0.0/24').prefixLength() == 24");
+    yes("string(cidr('::1/128')) == '::1/128'");
+}
+
+#[test]
+fn format_library() {
+    yes("format.dns1123Label().validate('my-name') == optional.none()");
+    yes("format.dns1123Label().validate('My_Name').hasValue()");
+    yes("format.dns1123Label().validate('-a').value()[0].startsWith('a lowercase RFC 1123 label')");
+    yes("format.dns1123Subdomain().validate('example.com') == optional.none()");
+    yes("format.dns1035Label().validate('1abc').hasValue()");
+    yes("format.qualifiedName().validate('example.com/name') == optional.none()");
+    yes("format.dns1123LabelPrefix().validate('my-') == optional.none()");
+    yes("format.labelValue().validate('') == optional.none()");
+    yes("format.uri().validate('https://example.com') == optional.none()");
+    yes("format.uuid().validate('not-a-uuid').hasValue()");
+    yes("format.byte().validate('aGVsbG8=') == optional.none()");
+    yes("format.date().validate('2024-02-30').hasValue()");
+    yes("format.datetime().validate('2024-02-29T10:00:00Z') == optional.none()");
+    yes("format.named('dns1123Label').hasValue()");
+    yes("!format.named('nope').hasValue()");
+    yes("format.named('dns1123Label').value().validate('ok') == optional.none()");
+}
+
+#[test]
+fn semver_library() {
+    yes("isSemver('1.2.3')");
+    yes("isSemver('1.2.3-alpha.1+build.5')");
+    yes("!isSemver('v1.2.3')");
+    yes("isSemver('v1.2', true)");
+    yes("!isSemver('01.2.3')");
+    yes("semver('1.2.3').major() == 1");
+    yes("semver('1.2.3').minor() == 2");
+    yes("semver('1.2.3').patch() == 3");
+    yes("semver('1.2.3').isLessThan(semver('1.10.0'))");
+    yes("semver('1.0.0-alpha').isLessThan(semver('1.0.0'))");
+    yes("semver('2.0.0').isGreaterThan(semver('1.9.9'))");
+    yes("semver('1.2.3').compareTo(semver('1.2.3')) == 0");
+    yes("semver('1.2.3+a') == semver('1.2.3+b')");
+    yes("semver('v1', true) == semver('1.0.0')");
+    fails("semver('x')", "could not parse");
+}
+
+#[test]
+fn sets_library() {
+    yes("sets.contains([1, 2, 3], [1, 2])");
+    yes("!sets.contains([1, 2], [3])");
+    yes("sets.contains([], [])");
+    yes("sets.equivalent([1, 2], [2, 1, 1])");
+    yes("!sets.equivalent([1], [1, 2])");
+    yes("sets.intersects([1, 2], [2, 3])");
+    yes("!sets.intersects([1], [2])");
+}
+
+#[test]
+fn strings_extension_and_code_points() {
+    yes("size('héllo') == 5");
+    yes("'héllo'.charAt(1) == 'é'");
+    yes("'hello'.indexOf('l') == 2");
+    yes("'hello'.lastIndexOf('l') == 3");
+    yes("'TacoCat'.lowerAscii() == 'tacocat'");
+    yes("'TacoCat'.upperAscii() == 'TACOCAT'");
+    yes("'aaa'.replace('a', 'b', 2) == 'bba'");
+    yes("'a,b'.split(',') == ['a', 'b']");
+    yes("'hello'.substring(1, 3) == 'el'");
+    yes("'  x '.trim() == 'x'");
+    yes("['a', 'b'].join('-') == 'a-b'");
+    yes("'%s is %d'.format(['x', 3]) == 'x is 3'");
+    yes("strings.quote('a\"b') == '\"a\\\\\"b\"'");
+}
+
+#[test]
+fn standard_library_and_optionals() {
+    yes("duration('1h30m') == duration('90m')");
+    yes("timestamp('2024-01-01T00:00:00Z') < timestamp('2024-06-01T00:00:00Z')");
+    yes("1 < 1.5");
+    yes("{'a': 1}.?a.orValue(0) == 1");
+    yes("{'a': 1}.?b.orValue(0) == 0");
+    yes("[1, 2].exists_one(x, x == 2)");
+    yes("[1, 2].map(x, x * 2) == [2, 4]");
+    yes("[1, 2, 3].filter(x, x > 1) == [2, 3]");
+    fails("math.greatest(1, 5, 3) == 5", "undeclared reference to 'math'");
+}
+
+#[test]
+fn rules_that_do_not_compile_say_why() {
+    fails("self.a +", "compilation failed");
+    fails("other.a == 1", "undeclared reference to 'other'");
+    fails("self.noSuchFunction()", "undeclared reference to 'noSuchFunction'");
+    fails("self.matches('[')", "invalid matches argument");
+}

@@ -1,0 +1,128 @@
+//! CEL over the corpus: every rule of every corpus CRD compiles, and the upstream fixtures
+//! that record the error the apiserver gives (external-snapshotter's `.err` and `.tx_err`
+//! files, Istio's `_err` field, crossplane's immutability updates) get that error.
+//! `cargo test -p kubeskema-tests --features corpus --test corpus_cel -- --nocapture`.
+#![cfg(feature = "corpus")]
+
+use kubeskema::schema::Schema;
+use kubeskema::validate::ResourceValidator;
+use kubeskema_tests::{CorpusCrds, CorpusDocuments, Instance, corpus_dir, instances};
+
+fn rules_of(s: &Schema, out: &mut Vec<(String, Option<String>, Option<String>)>) {
+    for r in &s.validations {
+        out.push((r.rule.clone(), r.message_expression.clone(), r.field_path.clone()));
+    }
+    for c in s.children() {
+        rules_of(c, out);
+    }
+}
+
+#[test]
+fn every_corpus_rule_compiles() {
+    let mut files = Vec::new();
+    let mut stack = vec![corpus_dir().join("crds")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).expect("corpus folder").flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    let (mut total, mut failed) = (0, Vec::new());
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let Ok(docs) = kubeskema::yaml::parse_documents(&text) else { continue };
+        for d in docs.iter().filter(|d| kubeskema::crd::is_crd(&d.value)) {
+            let crd = kubeskema::crd::Crd::parse(&d.value).0;
+            for v in &crd.versions {
+                let mut rules = Vec::new();
+                if let Some(s) = &v.schema {
+                    rules_of(s, &mut rules);
+                }
+                for (rule, message_expression, field_path) in rules {
+                    total += 1;
+                    if let Err(e) =
+                        kubeskema::cel::check_rule(&rule, message_expression.as_deref(), field_path.as_deref())
+                    {
+                        failed.push(format!("{}: {}/{}: {rule}: {e:?}", file.display(), crd.name, v.name));
+                    }
+                }
+            }
+        }
+    }
+    println!("{total} rules (every version of every CRD), {} do not compile", failed.len());
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert!(total >= 2261, "only {total} rules found");
+}
+
+/// The issues of `object` (create) or of `object` over `old` (update), as text.
+fn issues(
+    crds: &mut CorpusCrds,
+    inst: &Instance,
+    object: &serde_json::Value,
+    old: Option<&serde_json::Value>,
+) -> Vec<String> {
+    let (crd, v) = crds.version_of(inst).expect("the instance's CRD version is in the corpus");
+    let validator = ResourceValidator::new(crd, v);
+    let out = match old {
+        Some(old) => validator.validate_update(object, old),
+        None => validator.validate_create(object),
+    };
+    out.issues.iter().map(ToString::to_string).collect()
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(corpus_dir().join(path)).unwrap_or_default().trim().to_owned()
+}
+
+#[test]
+fn upstream_fixtures_get_the_error_they_expect() {
+    let (mut crds, mut docs) = (CorpusCrds::default(), CorpusDocuments::default());
+    let (mut checked, mut wrong) = (0, Vec::new());
+    for inst in instances() {
+        let file = inst.file.as_str();
+        let mut object = docs.value_of(&inst);
+        // external-snapshotter: `X.yaml.err` for a create, `X.post.yaml.tx_err` for `X.post.yaml`
+        // over `X.pre.yaml`; a post without one is a valid update.
+        let (expected, old) = if file.contains("/cel-tests/") {
+            match inst.expect.as_str() {
+                "invalid" => (Some(read(&format!("{file}.err"))), None),
+                "invalid-update" | "valid-update" => {
+                    let pre = Instance { file: file.replace(".post.yaml", ".pre.yaml"), ..inst.clone() };
+                    let expected = (inst.expect == "invalid-update").then(|| read(&format!("{file}.tx_err")));
+                    (expected, Some(docs.value_of(&pre)))
+                }
+                "valid" => (None, None),
+                _ => continue,
+            }
+        } else if let Some(err) = object.as_object_mut().and_then(|m| m.remove("_err")) {
+            // Istio: the expected error in `_err`.
+            (err.as_str().map(str::to_owned), None)
+        } else if file.ends_with("-immutable-updated.yaml") {
+            // crossplane: an update of the `-valid.yaml` object that changes an immutable field.
+            let pre = Instance { file: file.replace("-immutable-updated.yaml", "-valid.yaml"), ..inst.clone() };
+            (Some(String::new()), Some(docs.value_of(&pre)))
+        } else {
+            continue;
+        };
+        let found = issues(&mut crds, &inst, &object, old.as_ref());
+        checked += 1;
+        let ok = match &expected {
+            None => found.is_empty(),
+            Some(text) if text.is_empty() => !found.is_empty(),
+            Some(text) => found.iter().any(|f| f.contains(text.as_str())),
+        };
+        if !ok {
+            wrong.push(format!("{file}#{}: expected {expected:?}, got {found:?}", inst.doc_index));
+        }
+    }
+    println!("{checked} fixtures with an expected outcome, {} differ", wrong.len());
+    for w in &wrong {
+        println!("  {w}");
+    }
+    assert!(checked >= 60, "only {checked} fixtures found");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
