@@ -18,8 +18,9 @@ fn ident(name: &str) -> Ident {
 
 /// Rust source of one module (without the header comment).
 pub fn emit_module(m: &Module) -> String {
+    let reach = CelReach::of(m);
     let items = m.order.iter().map(|&id| match &m.types[id] {
-        TypeDef::Struct(s) => emit_struct(m, s),
+        TypeDef::Struct(s) => emit_struct(m, s, &reach, id),
         TypeDef::Enum(e) => emit_enum(e),
     });
     let file = quote! {
@@ -222,10 +223,87 @@ fn default_attr(v: &Value) -> TokenStream {
     }
 }
 
-fn emit_struct(m: &Module, s: &StructDef) -> TokenStream {
+/// Which types CEL rules concern, so the derive emits CEL code only for them (the rest would
+/// be dead code that every whole-corpus build pays for): types with rules at or below them
+/// (`validate_cel_at`), and types a rule at or above them can read (`ToCel`).
+struct CelReach {
+    rules_inside: Vec<bool>,
+    seen_by_rules: Vec<bool>,
+}
+
+impl CelReach {
+    fn of(m: &Module) -> CelReach {
+        fn has_rules(attrs: &[Attr]) -> bool {
+            attrs.iter().any(|a| match a {
+                Attr::Rule(_) => true,
+                Attr::Nested(_, inner) => has_rules(inner),
+                _ => false,
+            })
+        }
+        fn named(t: &Ty, out: &mut Vec<usize>) {
+            match t {
+                Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => named(inner, out),
+                Ty::Named(id) => out.push(*id),
+                _ => {}
+            }
+        }
+        let n = m.types.len();
+        let own = |id: usize| matches!(&m.types[id], TypeDef::Struct(s) if has_rules(&s.attrs));
+        let fields = |id: usize| match &m.types[id] {
+            TypeDef::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| {
+                    let mut inner = Vec::new();
+                    named(&f.ty, &mut inner);
+                    (has_rules(&f.attrs), inner)
+                })
+                .collect(),
+            TypeDef::Enum(_) => Vec::new(),
+        };
+        let fields: Vec<Vec<(bool, Vec<usize>)>> = (0..n).map(fields).collect();
+        // Fixpoints: recursive types reach themselves.
+        let mut rules_inside: Vec<bool> = (0..n).map(own).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for id in 0..n {
+                let inside = fields[id].iter().any(|(rules, inner)| *rules || inner.iter().any(|&i| rules_inside[i]));
+                if inside && !rules_inside[id] {
+                    rules_inside[id] = true;
+                    changed = true;
+                }
+            }
+        }
+        let mut seen_by_rules: Vec<bool> = (0..n).map(own).collect();
+        changed = true;
+        while changed {
+            changed = false;
+            for id in 0..n {
+                for (rules, inner) in &fields[id] {
+                    for &i in inner {
+                        if !seen_by_rules[i] && (seen_by_rules[id] || *rules) {
+                            seen_by_rules[i] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        CelReach { rules_inside, seen_by_rules }
+    }
+}
+
+fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs(s.doc.as_deref());
-    let container_attrs: Vec<_> = s.attrs.iter().map(attr_tokens).collect();
+    let mut container_attrs: Vec<_> = s.attrs.iter().map(attr_tokens).collect();
+    if !reach.rules_inside[id] {
+        container_attrs.push(quote!(no_cel_rules));
+    }
+    if !reach.seen_by_rules[id] {
+        container_attrs.push(quote!(no_cel_value));
+    }
     let container = if container_attrs.is_empty() { quote!() } else { quote!(#[kubeskema(#(#container_attrs),*)]) };
     let fields = s.fields.iter().map(|f| {
         let fdoc = docs(f.doc.as_deref());

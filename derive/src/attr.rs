@@ -114,6 +114,10 @@ const KEYWORDS: &[(&str, Arg, u8)] = &[
     ("unknown_fields", Arg::Flag, F),
     ("value", Arg::Literal, V),
     ("resource", Arg::Resource, C),
+    // Written by code generation for types no CEL rule concerns: no rules at or below them
+    // (`validate_cel_at` stays the no-op default), none above them (no `ToCel`).
+    ("no_cel_rules", Arg::Flag, C),
+    ("no_cel_value", Arg::Flag, C),
     // Required keys that no field names (`required` listing a key `properties` does not).
     ("required_keys", Arg::Strs, C),
     // A further schema the field's value must satisfy (root `metadata` restrictions).

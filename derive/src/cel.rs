@@ -14,6 +14,9 @@ use crate::model::{Body, Container, Field, Shape, VariantValue, generic_arg, opt
 
 /// The `ToCel` impl of the container (outside the `Validate` impl).
 pub fn to_cel_impl(c: &Container) -> TokenStream {
+    if c.attrs.flag("no_cel_value") {
+        return TokenStream::new();
+    }
     let ident = c.ident;
     let cel = quote!(::kubeskema::cel);
     let (schema_type, body) = match &c.data {
@@ -66,6 +69,9 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
 /// `validate_cel_at` (inside the `Validate` impl).
 pub fn validate_cel_at(c: &Container) -> TokenStream {
     let Body::Struct(fields) = &c.data else { return TokenStream::new() };
+    if c.attrs.flag("no_cel_rules") {
+        return TokenStream::new();
+    }
     let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), Some("object"), None);
     let fields = fields.iter().filter(|f| f.shape != Shape::UnknownFields).filter_map(|f| {
         let name = &f.json_name;
@@ -130,7 +136,8 @@ fn walk(
                 }
             },
             None => quote! {
-                let __prev = __cx.enter_uncorrelated(#o.is_some_and(|__ol| #cel::same(#v, __ol)));
+                let __same = #o.is_some_and(|__ol| ::kubeskema::Validate::unchanged_at(#v, __ol, &#p, &mut ::core::default::Default::default()));
+                let __prev = __cx.enter_uncorrelated(__same);
                 for (__i, __e) in #v.iter().enumerate() {
                     let __pe = #p.index(__i);
                     let __oe: ::core::option::Option<&#elem_full> = ::core::option::Option::None;

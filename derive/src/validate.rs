@@ -115,6 +115,9 @@ fn unchanged(c: &Container) -> TokenStream {
 /// Whether the type's schema holds CEL rules: its own (at any depth of its attributes) or
 /// those of the types its fields hold.
 fn has_rules(c: &Container) -> TokenStream {
+    if c.attrs.flag("no_cel_rules") {
+        return quote!(false);
+    }
     fn own(attrs: &Attrs) -> bool {
         attrs.items.iter().any(|(_, item)| match item {
             Item::Rule(_) => true,

@@ -430,11 +430,6 @@ fn go_duration(s: &str) -> Option<chrono::Duration> {
     Some(chrono::Duration::nanoseconds(nanos))
 }
 
-/// Whether two typed values are equal as CEL sees them (ratcheting of uncorrelated items).
-pub fn same<T: ToCel + ?Sized>(a: &T, b: &T) -> bool {
-    deep_equal(&a.to_cel(), &b.to_cel())
-}
-
 /// The item of `old` with the same list-map key values as `item` (correlation by key).
 pub fn correlate<'a, T: ToCel>(item: &T, old: &'a [T], keys: &[&str]) -> Option<&'a T> {
     let key_of = |v: &Value| -> Vec<Option<Value>> {

@@ -28,7 +28,8 @@ use ::std::collections::BTreeMap;
         kind = "Widget",
         plural = "widgets",
         scope = "Namespaced"
-    )
+    ),
+    no_cel_value
 )]
 pub struct Widget {
     /// APIVersion defines the versioned schema of this representation of an object.
@@ -109,7 +110,7 @@ pub struct WidgetSpec {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(preserve_unknown_fields)]
+#[kubeskema(preserve_unknown_fields, no_cel_rules)]
 pub struct Config {
     pub mode: Option<String>,
     /// Fields the schema does not name, kept as the apiserver keeps them (x-kubernetes-preserve-unknown-fields).
@@ -125,6 +126,7 @@ pub struct Config {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
+#[kubeskema(no_cel_rules)]
 pub struct Port {
     pub name: String,
     #[kubeskema(format = "int32")]
@@ -163,7 +165,10 @@ pub enum Protocol {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(one_of = "[{\"required\":[\"git\"]},{\"required\":[\"oci\"]}]")]
+#[kubeskema(
+    one_of = "[{\"required\":[\"git\"]},{\"required\":[\"oci\"]}]",
+    no_cel_rules
+)]
 pub struct Source {
     #[kubeskema(format = "uri")]
     pub git: Option<String>,
@@ -201,7 +206,7 @@ impl Source {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(preserve_unknown_fields, embedded_resource)]
+#[kubeskema(preserve_unknown_fields, embedded_resource, no_cel_rules)]
 pub struct Template {
     #[kubeskema(rename = "apiVersion")]
     pub api_version: Option<String>,
@@ -243,6 +248,7 @@ pub enum Type {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
+#[kubeskema(no_cel_rules, no_cel_value)]
 pub struct WidgetStatus {
     #[kubeskema(rename = "observedGeneration", format = "int64")]
     pub observed_generation: Option<i64>,
