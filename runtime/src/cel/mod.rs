@@ -19,7 +19,7 @@
 //! let spec = kubeskema::serde_json::json!({"min": 3, "max": 1});
 //! let mut cx = Cx::default();
 //! cx.evaluate(&RULES, &Path::root().key("spec"), kubeskema::cel::from_json(&spec), None, None, "object");
-//! assert_eq!(cx.issues[0].to_string(), "spec: Invalid value: min above max");
+//! assert_eq!(cx.issues[0].to_string(), "spec: Invalid value: \"object\": min above max");
 //! ```
 
 use std::borrow::Cow;
@@ -530,10 +530,9 @@ impl Cx {
         if self.stopped || rules.is_empty() {
             return;
         }
-        let bad = match schema_type {
-            "object" | "array" => BadValue::Omit,
-            _ => bad_value(&value),
-        };
+        // A failing rule's "value" is the node's schema type, as the apiserver prints it
+        // (`spec.driver: Invalid value: "string": driver is immutable once set`).
+        let bad = BadValue::Str(schema_type.to_owned());
         let (value, old) = match format {
             Some(f) => (with_format(value, f), old.map(|o| with_format(o, f))),
             None => (value, old),
@@ -660,19 +659,6 @@ fn optional(v: Option<Value>) -> Value {
     Value::Opaque(Arc::new(o))
 }
 
-/// A scalar CEL value as the bad value of an issue.
-fn bad_value(v: &Value) -> BadValue {
-    match v {
-        Value::Int(i) => BadValue::Int(*i),
-        Value::UInt(u) => BadValue::Uint(*u),
-        Value::Float(f) => BadValue::Float(*f),
-        Value::String(s) => BadValue::Str(s.to_string()),
-        Value::Bool(b) => BadValue::Bool(*b),
-        Value::Null => BadValue::Null,
-        _ => BadValue::Omit,
-    }
-}
-
 /// An evaluation error in cel-go's words (`no such key: x`, `index out of bounds: 3`, ...).
 fn go_error(e: &ExecutionError) -> String {
     match e {
@@ -682,6 +668,10 @@ fn go_error(e: &ExecutionError) -> String {
         ExecutionError::DivisionByZero(_) => "division by zero".into(),
         ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
         ExecutionError::Overflow(..) => "integer overflow".into(),
+        // Conversions: cel-go's words for a string that is not a number.
+        ExecutionError::FunctionError { function, message } if message.starts_with("string parse error") => {
+            format!("type conversion error from 'string' to '{function}'")
+        }
         ExecutionError::FunctionError { message, .. } => message.clone(),
         other => other.to_string(),
     }
