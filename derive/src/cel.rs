@@ -129,9 +129,10 @@ fn walk(
         let body = nullable_element(walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me)?, nullable);
         match list_map_keys(attrs) {
             Some(keys) => quote! {
+                let __matched = #o.map(|__ol| #cel::correlate(#v, __ol, &[#(#keys),*]));
                 for (__i, __e) in #v.iter().enumerate() {
                     let __pe = #p.index(__i);
-                    let __oe = #o.and_then(|__ol| #cel::correlate(__e, __ol, &[#(#keys),*]));
+                    let __oe = __matched.as_ref().and_then(|__m| __m[__i]).and_then(|__j| #o.and_then(|__ol| __ol.get(__j)));
                     #body
                 }
             },

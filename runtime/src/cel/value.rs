@@ -430,24 +430,9 @@ fn go_duration(s: &str) -> Option<chrono::Duration> {
     Some(chrono::Duration::nanoseconds(nanos))
 }
 
-/// The item of `old` with the same list-map key values as `item` (correlation by key).
-pub fn correlate<'a, T: ToCel>(item: &T, old: &'a [T], keys: &[&str]) -> Option<&'a T> {
-    let key_of = |v: &Value| -> Vec<Option<Value>> {
-        keys.iter()
-            .map(|k| match v {
-                Value::Map(m) => escape(k).and_then(|e| m.map.get(&Key::String(Arc::new(e))).cloned()),
-                _ => None,
-            })
-            .collect()
-    };
-    let wanted = key_of(&item.to_cel());
-    old.iter().find(|o| {
-        let theirs = key_of(&o.to_cel());
-        theirs.len() == wanted.len()
-            && theirs.iter().zip(&wanted).all(|(a, b)| match (a, b) {
-                (Some(a), Some(b)) => deep_equal(a, b),
-                (None, None) => true,
-                _ => false,
-            })
-    })
+/// For each item of `new`, the index of the item of `old` with the same list-map key values
+/// (correlation by key, over the items' JSON as the dynamic validator and ratcheting do it).
+pub fn correlate<T: serde::Serialize>(new: &[T], old: &[T], keys: &[&str]) -> Vec<Option<usize>> {
+    let json = |items: &[T]| items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect::<Vec<_>>();
+    crate::ratchet::correlate_map_items(&json(new), &json(old), keys)
 }
