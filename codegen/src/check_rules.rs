@@ -6,6 +6,7 @@
 //! the schema-wide limit.
 
 use kubeskema::cel::cost::{self, Shape};
+use kubeskema::issue::go_quote;
 use kubeskema::schema::{Schema, ValidationRule};
 
 use crate::check::Finding;
@@ -16,16 +17,15 @@ pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
     walk.node(root, base, true, Some(1), true);
     let total = walk.costs.iter().fold(0u64, |sum, (c, _, _)| sum.saturating_add(*c));
     if total > cost::STATIC_CRD_LIMIT {
-        let mut costs = walk.costs.clone();
+        let mut costs = std::mem::take(&mut walk.costs);
         costs.sort_by_key(|(c, _, _)| std::cmp::Reverse(*c));
-        for (c, field, pointer) in costs.into_iter().take(4).filter(|(c, _, _)| *c >= 1_000_000) {
+        for (_, field, pointer) in costs.into_iter().take(4).filter(|(c, _, _)| *c >= 1_000_000) {
             walk.out.push(Finding {
                 field,
                 kind: "FieldValueForbidden",
                 body: "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema".into(),
                 pointer,
             });
-            let _ = c;
         }
         walk.out.push(Finding {
             field: base.to_owned(),
@@ -177,10 +177,6 @@ fn factor(cost: u64, limit: u64) -> String {
     } else {
         format!("{f:.1}x")
     }
-}
-
-fn go_quote(s: &str) -> String {
-    kubeskema::issue::go_quote(s)
 }
 
 /// The rule as Go's `%#v` prints the apiserver's `ValidationRule`.

@@ -10,7 +10,8 @@ use quote::quote;
 use syn::Type;
 
 use crate::attr::{Attrs, Item, Rule};
-use crate::model::{Body, Container, Field, Shape, VariantValue, generic_arg, option_inner};
+use crate::model::{Body, Container, Shape, VariantValue, generic_arg, option_inner};
+use crate::validate::{access, list_map_keys, mentions};
 
 /// The `ToCel` impl of the container (outside the `Validate` impl).
 pub fn to_cel_impl(c: &Container) -> TokenStream {
@@ -21,11 +22,11 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
     let cel = quote!(::kubeskema::cel);
     let (schema_type, body) = match &c.data {
         Body::Struct(fields) => {
-            let entries = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| {
+            let entries = fields.iter().filter_map(|f| {
                 let name = &f.json_name;
-                let access = access(f, &quote!(self));
-                let value = cel_value(&f.attrs, f.value_ty, &quote!(__v));
-                quote!((#name, #access.map(|__v| #value)))
+                let access = access(f, &quote!(self))?;
+                let value = cel_value(&f.attrs, &quote!(__v));
+                Some(quote!((#name, #access.map(|__v| #value))))
             });
             let unknown = match fields.iter().find(|f| f.shape == Shape::UnknownFields) {
                 Some(f) => {
@@ -73,10 +74,10 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
         return TokenStream::new();
     }
     let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), Some("object"), None);
-    let fields = fields.iter().filter(|f| f.shape != Shape::UnknownFields).filter_map(|f| {
+    let fields = fields.iter().filter_map(|f| {
         let name = &f.json_name;
-        let new = access(f, &quote!(self));
-        let old = access(f, &quote!(__o));
+        let new = access(f, &quote!(self))?;
+        let old = access(f, &quote!(__o))?;
         let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident)?;
         Some(quote! {
             if let ::core::option::Option::Some(__v) = #new {
@@ -252,37 +253,10 @@ fn items_formatted(attrs: &Attrs, v: &TokenStream) -> TokenStream {
 }
 
 /// A field's CEL value inside its struct: with its format (and its elements').
-fn cel_value(attrs: &Attrs, _ty: &Type, v: &TokenStream) -> TokenStream {
+fn cel_value(attrs: &Attrs, v: &TokenStream) -> TokenStream {
     let base = items_formatted(attrs, v);
     match attrs.str("format") {
         Some(f) => quote!(::kubeskema::cel::with_format(#base, #f)),
         None => base,
     }
-}
-
-/// The field's value as an `Option<&T>` of `receiver`.
-fn access(f: &Field, receiver: &TokenStream) -> TokenStream {
-    let m = f.ident;
-    match f.shape {
-        Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#receiver.#m)),
-        Shape::Optional | Shape::Nullable => quote!(#receiver.#m.as_ref()),
-        Shape::MaybeNull => quote!(#receiver.#m.as_ref().and_then(|__v| __v.as_ref())),
-        Shape::UnknownFields => quote!(::core::option::Option::Some(&#receiver.#m)),
-    }
-}
-
-fn list_map_keys(attrs: &Attrs) -> Option<&Vec<syn::LitStr>> {
-    match (attrs.str("list_type").map(syn::LitStr::value).as_deref(), attrs.get("list_map_keys")) {
-        (Some("map"), Some(Item::Strs(keys))) => Some(keys),
-        _ => None,
-    }
-}
-
-/// Whether `tokens` name `ident` anywhere.
-fn mentions(tokens: TokenStream, ident: &syn::Ident) -> bool {
-    tokens.into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == *ident,
-        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
-        _ => false,
-    })
 }

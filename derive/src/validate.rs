@@ -118,13 +118,7 @@ fn has_rules(c: &Container) -> TokenStream {
     if c.attrs.flag("no_cel_rules") {
         return quote!(false);
     }
-    fn own(attrs: &Attrs) -> bool {
-        attrs.items.iter().any(|(_, item)| match item {
-            Item::Rule(_) => true,
-            Item::Nested(nested) => own(nested),
-            _ => false,
-        })
-    }
+    let own = crate::cel::has_own_rules;
     let mut local = own(&c.attrs);
     let mut inner = Vec::new();
     if let Body::Struct(fields) = &c.data {
@@ -142,7 +136,7 @@ fn has_rules(c: &Container) -> TokenStream {
 }
 
 /// Whether `tokens` name `ident` anywhere.
-fn mentions(tokens: TokenStream, ident: &syn::Ident) -> bool {
+pub(crate) fn mentions(tokens: TokenStream, ident: &syn::Ident) -> bool {
     tokens.into_iter().any(|t| match t {
         proc_macro2::TokenTree::Ident(i) => i == *ident,
         proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
@@ -247,7 +241,7 @@ fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
 }
 
 /// The field's value as an `Option<&T>` of `receiver` (`None` when absent or null).
-fn access(f: &Field, receiver: &TokenStream) -> Option<TokenStream> {
+pub(crate) fn access(f: &Field, receiver: &TokenStream) -> Option<TokenStream> {
     let m = f.ident;
     Some(match f.shape {
         Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#receiver.#m)),
@@ -333,7 +327,7 @@ fn count_literal(attrs: &Attrs, kw: &str) -> Option<Literal> {
 }
 
 /// The keys of a `list_type = "map"` node.
-fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
+pub(crate) fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
     match (attrs.str("list_type").map(syn::LitStr::value).as_deref(), attrs.get("list_map_keys")) {
         (Some("map"), Some(Item::Strs(keys))) => Some(keys),
         _ => None,

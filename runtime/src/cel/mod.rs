@@ -199,8 +199,9 @@ pub fn check_rule(
 ) -> Result<Compiled, Vec<String>> {
     let mut errors = Vec::new();
     let program = compile_one(rule, &mut errors, "compilation failed");
-    let message_expression =
-        message_expression.and_then(|m| compile_one(m, &mut errors, "messageExpression compilation failed"));
+    let message_expression = message_expression
+        .and_then(|m| compile_one(m, &mut errors, "messageExpression compilation failed"))
+        .map(|(program, _)| program);
     let field_path = match field_path.map(parse_field_path).transpose() {
         Ok(p) => p.unwrap_or_default(),
         Err(e) => {
@@ -209,15 +210,16 @@ pub fn check_rule(
         }
     };
     match program {
-        Some(program) if errors.is_empty() => {
-            let transition = reads_old_self(program.expression());
+        Some((program, transition)) if errors.is_empty() => {
             Ok(Compiled { program, message_expression, transition, field_path })
         }
         _ => Err(errors),
     }
 }
 
-fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<Program> {
+/// Compiles one expression and reports, under `what`, what the apiserver would refuse in it;
+/// the program with whether it reads `oldSelf`.
+fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<(Program, bool)> {
     let program = match env().compile(source) {
         Ok(p) => p,
         Err(e) => {
@@ -225,101 +227,100 @@ fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<Pro
             return None;
         }
     };
-    let mut free = Vec::new();
-    names(program.expression(), &mut Vec::new(), &mut free);
-    for name in free {
+    let names = Names::of(program.expression());
+    let undeclared = names.unknown.iter().chain(names.free.iter().filter(|n| !VARIABLES.contains(&n.as_str())));
+    for name in undeclared {
         errors.push(format!("{what}: ERROR: <input>: undeclared reference to '{name}' (in container '')"));
     }
-    // Constant patterns must compile (`invalid matches argument`).
-    check_constant_patterns(source, errors);
-    Some(program)
+    errors.extend(names.bad_patterns.iter().map(|e| format!("{what}: {e}")));
+    let reads_old_self = names.free.iter().any(|n| n == "oldSelf");
+    Some((program, reads_old_self))
 }
 
-/// Whether `expr` reads `oldSelf` (a transition rule).
-fn reads_old_self(expr: &cel::parser::Expression) -> bool {
-    let mut free = Vec::new();
-    idents(expr, &mut Vec::new(), &mut free);
-    free.iter().any(|n| n == "oldSelf")
+/// What one walk over an expression finds.
+#[derive(Default)]
+struct Names {
+    /// Identifiers no comprehension binds (`self`, `oldSelf`, or undeclared ones).
+    free: Vec<String>,
+    /// Functions [`env`] does not have.
+    unknown: Vec<String>,
+    /// Constant patterns of `matches`, `find` and `findAll` that do not compile, in the
+    /// apiserver's words (`invalid matches argument: ...`).
+    bad_patterns: Vec<String>,
 }
 
-/// The unknown names of `expr`: free identifiers other than the rule variables, and
-/// functions [`env`] does not have.
-fn names(expr: &cel::parser::Expression, bound: &mut Vec<String>, out: &mut Vec<String>) {
-    let mut free = Vec::new();
-    walk_names(expr, bound, &mut free, out);
-    out.extend(free.into_iter().filter(|n| !VARIABLES.contains(&n.as_str())));
-}
+impl Names {
+    fn of(expr: &cel::parser::Expression) -> Names {
+        let mut names = Names::default();
+        names.walk(expr, &mut Vec::new());
+        names
+    }
 
-fn idents(expr: &cel::parser::Expression, bound: &mut Vec<String>, free: &mut Vec<String>) {
-    walk_names(expr, bound, free, &mut Vec::new());
-}
-
-/// Collects free identifiers into `free` and unknown functions into `unknown`.
-fn walk_names(
-    expr: &cel::parser::Expression,
-    bound: &mut Vec<String>,
-    free: &mut Vec<String>,
-    unknown: &mut Vec<String>,
-) {
-    use cel::common::ast::{EntryExpr, Expr};
-    match &expr.expr {
-        Expr::Ident(name) => {
-            if !bound.contains(name) && !name.starts_with('@') && !name.starts_with('#') {
-                free.push(name.clone());
-            }
-        }
-        Expr::Select(s) => walk_names(&s.operand, bound, free, unknown),
-        Expr::Call(call) => {
-            // `format.dns1123Label()`, `optional.none()`: a namespace, not a value.
-            if let Some(Expr::Ident(ns)) = call.target.as_deref().map(|t| &t.expr)
-                && !bound.contains(ns)
-                && !VARIABLES.contains(&ns.as_str())
-                && known_function(&format!("{ns}.{}", call.func_name))
-            {
-                for a in &call.args {
-                    walk_names(a, bound, free, unknown);
-                }
-                return;
-            }
-            if !known_function(&call.func_name) {
-                unknown.push(call.func_name.clone());
-            }
-            if let Some(t) = &call.target {
-                walk_names(t, bound, free, unknown);
-            }
-            for a in &call.args {
-                walk_names(a, bound, free, unknown);
-            }
-        }
-        Expr::List(l) => l.elements.iter().for_each(|e| walk_names(e, bound, free, unknown)),
-        Expr::Map(m) => {
-            for e in &m.entries {
-                if let EntryExpr::MapEntry(entry) = &e.expr {
-                    walk_names(&entry.key, bound, free, unknown);
-                    walk_names(&entry.value, bound, free, unknown);
+    fn walk(&mut self, expr: &cel::parser::Expression, bound: &mut Vec<String>) {
+        use cel::common::ast::{EntryExpr, Expr, LiteralValue};
+        match &expr.expr {
+            Expr::Ident(name) => {
+                if !bound.contains(name) && !name.starts_with('@') && !name.starts_with('#') {
+                    self.free.push(name.clone());
                 }
             }
-        }
-        Expr::Struct(st) => {
-            for e in &st.entries {
-                if let EntryExpr::StructField(f) = &e.expr {
-                    walk_names(&f.value, bound, free, unknown);
+            Expr::Select(s) => self.walk(&s.operand, bound),
+            Expr::Call(call) => {
+                // `format.dns1123Label()`, `optional.none()`: a namespace, not a value.
+                if let Some(Expr::Ident(ns)) = call.target.as_deref().map(|t| &t.expr)
+                    && !bound.contains(ns)
+                    && !VARIABLES.contains(&ns.as_str())
+                    && known_function(&format!("{ns}.{}", call.func_name))
+                {
+                    call.args.iter().for_each(|a| self.walk(a, bound));
+                    return;
+                }
+                if !known_function(&call.func_name) {
+                    self.unknown.push(call.func_name.clone());
+                }
+                // Constant patterns must compile, as the parser read them (escapes resolved).
+                if let ("matches" | "find" | "findAll", Some(Expr::Literal(LiteralValue::String(pattern)))) =
+                    (call.func_name.as_str(), call.args.first().map(|a| &a.expr))
+                    && let Err(e) = crate::pattern::compile(pattern.inner())
+                {
+                    let kind = if call.func_name == "matches" { "invalid matches argument" } else { "invalid regex" };
+                    self.bad_patterns.push(format!("{kind}: {}", e.0));
+                }
+                if let Some(t) = &call.target {
+                    self.walk(t, bound);
+                }
+                call.args.iter().for_each(|a| self.walk(a, bound));
+            }
+            Expr::List(l) => l.elements.iter().for_each(|e| self.walk(e, bound)),
+            Expr::Map(m) => {
+                for e in &m.entries {
+                    if let EntryExpr::MapEntry(entry) = &e.expr {
+                        self.walk(&entry.key, bound);
+                        self.walk(&entry.value, bound);
+                    }
                 }
             }
+            Expr::Struct(st) => {
+                for e in &st.entries {
+                    if let EntryExpr::StructField(f) = &e.expr {
+                        self.walk(&f.value, bound);
+                    }
+                }
+            }
+            Expr::Comprehension(c) => {
+                self.walk(&c.iter_range, bound);
+                self.walk(&c.accu_init, bound);
+                let before = bound.len();
+                bound.push(c.iter_var.clone());
+                bound.extend(c.iter_var2.clone());
+                bound.push(c.accu_var.clone());
+                self.walk(&c.loop_cond, bound);
+                self.walk(&c.loop_step, bound);
+                self.walk(&c.result, bound);
+                bound.truncate(before);
+            }
+            Expr::Literal(_) | Expr::Unspecified => {}
         }
-        Expr::Comprehension(c) => {
-            walk_names(&c.iter_range, bound, free, unknown);
-            walk_names(&c.accu_init, bound, free, unknown);
-            let before = bound.len();
-            bound.push(c.iter_var.clone());
-            bound.extend(c.iter_var2.clone());
-            bound.push(c.accu_var.clone());
-            walk_names(&c.loop_cond, bound, free, unknown);
-            walk_names(&c.loop_step, bound, free, unknown);
-            walk_names(&c.result, bound, free, unknown);
-            bound.truncate(before);
-        }
-        Expr::Literal(_) | Expr::Unspecified => {}
     }
 }
 
@@ -400,22 +401,6 @@ fn known_function(name: &str) -> bool {
         "lists.range",
     ];
     BUILT_IN.contains(&name) || EXTENSIONS.contains(&name) || library::NAMES.contains(&name)
-}
-
-/// Patterns given as string literals to `matches`, `find` or `findAll` must be valid RE2.
-fn check_constant_patterns(source: &str, errors: &mut Vec<String>) {
-    static CALL: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r#"\b(matches|find|findAll)\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*[,)]"#)
-            .expect("invariant: the pattern is valid")
-    });
-    for c in CALL.captures_iter(source) {
-        let raw = c.get(2).or_else(|| c.get(3)).map_or("", |m| m.as_str());
-        let unescaped = raw.replace("\\\\", "\\");
-        if let Err(e) = crate::pattern::compile(&unescaped) {
-            let what = if &c[1] == "matches" { "invalid matches argument" } else { "invalid regex" };
-            errors.push(format!("compilation failed: {what}: {}", e.0));
-        }
-    }
 }
 
 /// `fieldPath` (§9.6): `.name` and `['quoted']` steps from the rule's node.
@@ -537,9 +522,14 @@ impl Cx {
             Some(f) => (with_format(value, f), old.map(|o| with_format(o, f))),
             None => (value, old),
         };
-        let unchanged = match &old {
-            Some(o) => deep_equal(o, &value),
-            None => self.unchanged_above,
+        // Whether the place is unchanged (ratcheting), asked only when a rule fails.
+        let unchanged = std::cell::OnceCell::new();
+        let unchanged_above = self.unchanged_above;
+        let is_unchanged = || {
+            *unchanged.get_or_init(|| match &old {
+                Some(o) => deep_equal(o, &value),
+                None => unchanged_above,
+            })
         };
         let sizes = cost::Sizes::of(&value);
         let mut cx = Context::with_env(env().clone());
@@ -635,7 +625,7 @@ impl Cx {
             }
             .in_form(PathForm::Field);
             // Ratcheting: a non-transition rule failing on an unchanged place is a warning.
-            if unchanged && !compiled.transition {
+            if !compiled.transition && is_unchanged() {
                 self.warnings.push(issue);
             } else {
                 self.issues.push(issue);

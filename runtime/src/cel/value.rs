@@ -290,7 +290,7 @@ pub fn from_json_with(v: &serde_json::Value, schema: &crate::schema::Schema, roo
                         return None; // a null property is absent to rules
                     }
                     let value = match schema.properties.get(k) {
-                        Some(p) if root && k == "metadata" => metadata(v, p),
+                        Some(_) if root && k == "metadata" => metadata(v),
                         Some(p) => from_json_with(v, p, false),
                         None => from_json(v),
                     };
@@ -334,7 +334,7 @@ pub fn from_json_with(v: &serde_json::Value, schema: &crate::schema::Schema, roo
 
 /// The root's `metadata` as rules see it: `name` and `generateName` only.
 #[cfg(feature = "dynamic")]
-fn metadata(v: &serde_json::Value, _schema: &crate::schema::Schema) -> Value {
+fn metadata(v: &serde_json::Value) -> Value {
     let fields = ["name", "generateName"]
         .into_iter()
         .filter_map(|k| v.get(k).and_then(serde_json::Value::as_str).map(|s| (k.to_owned(), Value::from(s))))
