@@ -50,6 +50,10 @@ pub enum Command {
         /// Skip documents that are not CRDs (with a warning) instead of refusing them.
         #[arg(long)]
         skip_non_crds: bool,
+        /// kube-rs mode: `kube::Resource`, `CustomResourceExt` (`crd()`), k8s-openapi's
+        /// `ObjectMeta`, and its `Condition`/`ObjectReference` where the schema is theirs.
+        #[arg(long)]
+        kube: bool,
     },
     /// Validate manifests against CRDs as the apiserver would, without a cluster.
     Validate {
@@ -118,16 +122,18 @@ fn output_is_json(output: &str) -> Option<bool> {
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
-        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs, skip_non_crds } => {
+        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs, skip_non_crds, kube } => {
             let started = Instant::now();
-            let generation =
-                match pipeline::run(&paths, pipeline::Options { docs: !no_docs, keep_going: false, skip_non_crds }) {
-                    Ok(g) => g,
-                    Err(diags) => {
-                        eprintln!("{diags}");
-                        return 2;
-                    }
-                };
+            let generation = match pipeline::run(
+                &paths,
+                pipeline::Options { docs: !no_docs, keep_going: false, skip_non_crds, kube },
+            ) {
+                Ok(g) => g,
+                Err(diags) => {
+                    eprintln!("{diags}");
+                    return 2;
+                }
+            };
             for w in &generation.warnings {
                 eprintln!("{w}");
             }
@@ -141,7 +147,7 @@ pub fn run(args: Args) -> i32 {
                 Some(p) => Dependency::Path(p),
                 None => Dependency::default_for_this_build(),
             };
-            if let Err(e) = write_crate(&out, &name, &dependency, &generation.modules) {
+            if let Err(e) = write_crate(&out, &name, &dependency, kube, &generation.modules) {
                 eprintln!("{}: error: cannot write the crate: {e}", out.display());
                 return 2;
             }

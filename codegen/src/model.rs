@@ -43,8 +43,14 @@ pub enum Ty {
     JsonMap,
     /// `type: object` with nothing inside: always `{}`.
     EmptyObject,
-    /// `kubeskema::ObjectMeta`.
+    /// `kubeskema::ObjectMeta` (k8s-openapi's in kube-rs mode).
     ObjectMeta,
+    /// k8s-openapi's `Condition`: kube-rs mode, where the schema is exactly
+    /// [`kubeskema::resource::CONDITION_SCHEMA`].
+    Condition,
+    /// k8s-openapi's `ObjectReference`: kube-rs mode, where the schema is exactly
+    /// [`kubeskema::resource::OBJECT_REFERENCE_SCHEMA`].
+    ObjectReference,
     /// `Vec<T>`.
     Vec(Box<Ty>),
     /// `BTreeMap<String, T>` (`additionalProperties`).
@@ -139,6 +145,46 @@ pub struct RootInfo {
     pub plural: String,
     /// Namespaced (else cluster-scoped).
     pub namespaced: bool,
+    /// The CRD's name (`widgets.example.com`).
+    pub crd_name: String,
+    /// Short names (`kubectl get wd`).
+    pub short_names: Vec<String>,
+    /// Whether the status subresource is on for this version.
+    pub status_subresource: bool,
+    /// The scale subresource of this version.
+    pub scale: Option<ScaleInfo>,
+    /// `additionalPrinterColumns` of this version.
+    pub printer_columns: Vec<PrinterColumnInfo>,
+    /// The whole CRD as compact JSON (kube-rs mode: `crd()` gives it back).
+    pub crd_json: Option<String>,
+}
+
+/// The scale subresource's paths.
+#[derive(Clone, Debug)]
+pub struct ScaleInfo {
+    /// `specReplicasPath`.
+    pub spec_replicas_path: String,
+    /// `statusReplicasPath`.
+    pub status_replicas_path: String,
+    /// `labelSelectorPath`.
+    pub label_selector_path: Option<String>,
+}
+
+/// One printer column.
+#[derive(Clone, Debug)]
+pub struct PrinterColumnInfo {
+    /// Header.
+    pub name: String,
+    /// OpenAPI type.
+    pub type_: String,
+    /// `jsonPath`.
+    pub json_path: String,
+    /// Description.
+    pub description: Option<String>,
+    /// Format.
+    pub format: Option<String>,
+    /// Priority.
+    pub priority: i32,
 }
 
 /// A generated struct.
@@ -153,7 +199,7 @@ pub struct StructDef {
     /// Object-level constraints.
     pub attrs: Vec<Attr>,
     /// Set for the root type of a resource.
-    pub root: Option<RootInfo>,
+    pub root: Option<Box<RootInfo>>,
     /// Typed views of oneOf/anyOf unions.
     pub unions: Vec<Union>,
 }
@@ -212,6 +258,8 @@ pub struct Module {
     pub order: Vec<TypeId>,
     /// The CRD versions in this module.
     pub sources: Vec<Source>,
+    /// kube-rs mode (see [`ModuleBuilder::new`]).
+    pub kube: bool,
 }
 
 /// The path segments a type's name is made from, and whether it is a root.
@@ -271,13 +319,28 @@ pub struct ModuleBuilder<'a> {
     roots: Vec<TypeId>,
     sources: Vec<Source>,
     docs: bool,
+    /// kube-rs mode: k8s-openapi's types, and their schemas reused (descriptions stripped).
+    kube: bool,
+    known: Vec<(Value, Ty)>,
     raw: Option<&'a Value>,
 }
 
 impl<'a> ModuleBuilder<'a> {
-    /// An empty module; `docs` turns descriptions into doc comments.
-    pub fn new(group: &str, version: &str, docs: bool) -> Self {
+    /// An empty module; `docs` turns descriptions into doc comments; `kube` reuses k8s-openapi's
+    /// types where a schema is exactly theirs.
+    pub fn new(group: &str, version: &str, docs: bool, kube: bool) -> Self {
+        let known = if kube {
+            use kubeskema::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA};
+            [(CONDITION_SCHEMA, Ty::Condition), (OBJECT_REFERENCE_SCHEMA, Ty::ObjectReference)]
+                .into_iter()
+                .map(|(json, ty)| (serde_json::from_str(json).expect("invariant: the known schemas are JSON"), ty))
+                .collect()
+        } else {
+            Vec::new()
+        };
         ModuleBuilder {
+            kube,
+            known,
             group: group.to_owned(),
             version: version.to_owned(),
             types: Vec::new(),
@@ -295,12 +358,40 @@ impl<'a> ModuleBuilder<'a> {
         self.raw = Some(raw_doc);
         self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
         let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)] };
+        let version = crd.versions.iter().find(|v| v.name == self.version);
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
         let root = RootInfo {
             group: crd.group.clone(),
             version: self.version.clone(),
             kind: crd.names.kind.clone(),
             plural: crd.names.plural.clone(),
             namespaced: crd.is_namespaced(),
+            crd_name: crd.name.clone(),
+            short_names: crd.names.short_names.clone(),
+            status_subresource: version.is_some_and(|v| v.status_subresource),
+            scale: version.and_then(|v| v.scale.as_ref()).map(|s| ScaleInfo {
+                spec_replicas_path: text(s, "specReplicasPath").unwrap_or_default(),
+                status_replicas_path: text(s, "statusReplicasPath").unwrap_or_default(),
+                label_selector_path: text(s, "labelSelectorPath"),
+            }),
+            printer_columns: version
+                .map(|v| &v.printer_columns[..])
+                .unwrap_or_default()
+                .iter()
+                .map(|c| PrinterColumnInfo {
+                    name: text(c, "name").unwrap_or_default(),
+                    type_: text(c, "type").unwrap_or_default(),
+                    json_path: text(c, "jsonPath").unwrap_or_default(),
+                    description: text(c, "description"),
+                    format: text(c, "format"),
+                    priority: c
+                        .get("priority")
+                        .and_then(Value::as_i64)
+                        .and_then(|p| i32::try_from(p).ok())
+                        .unwrap_or(0),
+                })
+                .collect(),
+            crd_json: self.kube.then(|| crd.raw.to_string()),
         };
         let id = self.build_struct(schema, &names, false, Some(root));
         self.roots.push(id);
@@ -314,7 +405,14 @@ impl<'a> ModuleBuilder<'a> {
         for &r in &self.roots {
             visit(&self.types, r, &mut seen, &mut order);
         }
-        Module { group: self.group, version: self.version, types: self.types, order, sources: self.sources }
+        Module {
+            group: self.group,
+            version: self.version,
+            types: self.types,
+            order,
+            sources: self.sources,
+            kube: self.kube,
+        }
     }
 
     /// The doc comment of a node: its title, description, example and external docs (the
@@ -335,6 +433,16 @@ impl<'a> ModuleBuilder<'a> {
     }
 
     /// The schema node as written (for junctors, defaults and other keywords kept as JSON).
+    /// The k8s-openapi type (kube-rs mode) whose schema this node is, descriptions aside.
+    fn known_type(&self, node: &Schema) -> Option<Ty> {
+        if !self.kube {
+            return None;
+        }
+        let mut json = self.raw(node)?.clone();
+        strip_descriptions(&mut json);
+        self.known.iter().find(|(schema, _)| *schema == json).map(|(_, ty)| ty.clone())
+    }
+
     fn raw(&self, s: &Schema) -> Option<&'a Value> {
         self.raw.and_then(|r| r.pointer(&s.pointer))
     }
@@ -408,6 +516,9 @@ impl<'a> ModuleBuilder<'a> {
                 }
             }
             "object" => {
+                if let Some(ty) = self.known_type(node) {
+                    return (ty, attrs);
+                }
                 let preserving = preserve || node.preserves_unknown_fields();
                 if !node.properties.is_empty() || node.embedded_resource {
                     return (Ty::Named(self.build_struct(node, names, preserve, None)), attrs);
@@ -661,7 +772,7 @@ impl<'a> ModuleBuilder<'a> {
                 None => about,
             }
         });
-        let def = StructDef { name: String::new(), doc, fields, attrs, root, unions };
+        let def = StructDef { name: String::new(), doc, fields, attrs, root: root.map(Box::new), unions };
         let key = struct_key(&def);
         let candidates = names.candidates();
         self.intern(key, TypeDef::Struct(def), candidates, is_root)
@@ -836,13 +947,19 @@ fn unions_of(node: &Schema) -> Vec<Union> {
     out
 }
 
+/// Removes the `description`s of a schema node and the nodes under it (not properties named
+/// `description`, nor anything inside `default`, `enum` or `example` values).
 fn strip_descriptions(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            m.remove("description");
-            m.values_mut().for_each(strip_descriptions);
+    let Value::Object(m) = v else { return };
+    m.remove("description");
+    for (k, child) in m.iter_mut() {
+        match (k.as_str(), child) {
+            ("properties", Value::Object(props)) => props.values_mut().for_each(strip_descriptions),
+            ("items" | "additionalProperties" | "not", node @ Value::Object(_)) => strip_descriptions(node),
+            ("items" | "allOf" | "anyOf" | "oneOf", Value::Array(nodes)) => {
+                nodes.iter_mut().for_each(strip_descriptions)
+            }
+            _ => {}
         }
-        Value::Array(a) => a.iter_mut().for_each(strip_descriptions),
-        _ => {}
     }
 }

@@ -37,11 +37,15 @@ pub struct Options {
     pub keep_going: bool,
     /// Skip documents that are not CRDs with a warning, instead of refusing them.
     pub skip_non_crds: bool,
+    /// kube-rs mode: root types implement `kube::Resource` and `kube::CustomResourceExt`, use
+    /// k8s-openapi's `ObjectMeta`, and k8s-openapi's `Condition` and `ObjectReference` where
+    /// the schema is theirs. Needs the runtime's `kube` feature.
+    pub kube: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { docs: true, keep_going: false, skip_non_crds: false }
+        Options { docs: true, keep_going: false, skip_non_crds: false, kube: false }
     }
 }
 
@@ -126,7 +130,7 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
 
     let mut out = Vec::new();
     for ((group, version), kinds) in &modules {
-        let mut builder = ModuleBuilder::new(group, version, options.docs);
+        let mut builder = ModuleBuilder::new(group, version, options.docs, options.kube);
         for &(ci, vi) in kinds.values() {
             let loaded = &crds[ci];
             let schema = loaded.crd.versions[vi].schema.as_ref().expect("invariant: checked above");

@@ -230,6 +230,18 @@ impl<'o> Cx<'o> {
         }
     }
 
+    /// A key no field names, under the unknown-fields option.
+    #[cfg(feature = "kube")]
+    pub(crate) fn unknown_key(&mut self, at: &At<'_>, key: &str, value: Value) {
+        unknown_key(self, at, key, value);
+    }
+
+    /// Issues found by a reader of its own (a type standing for a known schema).
+    #[cfg(feature = "kube")]
+    pub(crate) fn extend_issues(&mut self, issues: impl IntoIterator<Item = Issue>) {
+        self.issues.extend(issues);
+    }
+
     fn strict(&mut self, at: &At<'_>, what: &str) {
         self.issues.push(strict_issue(at.to_path(), what));
     }

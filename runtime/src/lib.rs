@@ -50,8 +50,19 @@ pub mod format;
 pub mod issue;
 pub mod junctor;
 pub mod keywords;
+#[cfg(feature = "kube")]
+pub mod kube;
 pub mod path;
 pub mod ratchet;
+pub mod resource;
+
+/// k8s-openapi, re-exported for types generated in kube-rs mode (feature `kube`).
+#[cfg(feature = "kube")]
+pub use k8s_openapi;
+/// kube-core (what `kube::Resource` and `kube::CustomResourceExt` are), re-exported for types
+/// generated in kube-rs mode (feature `kube`).
+#[cfg(feature = "kube")]
+pub use kube_core;
 
 pub use empty_object::EmptyObject;
 pub use int_or_string::IntOrString;

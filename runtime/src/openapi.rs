@@ -38,8 +38,13 @@ impl<'s> OpenApiValidator<'s> {
     /// Every issue of `value` against the root schema, in the apiserver's order, identical
     /// texts once.
     pub fn validate(&self, value: &Value) -> Vec<Issue> {
+        self.validate_at(value, &Path::root())
+    }
+
+    /// [`OpenApiValidator::validate`] for a value that sits at `path` of a larger object.
+    pub fn validate_at(&self, value: &Value, path: &Path) -> Vec<Issue> {
         let mut out = Vec::new();
-        self.node(value, self.root, &Path::root(), &mut out);
+        self.node(value, self.root, path, &mut out);
         let mut seen = std::collections::HashSet::new();
         out.retain(|i| seen.insert(i.to_string()));
         out

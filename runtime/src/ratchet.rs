@@ -60,6 +60,12 @@ pub fn unchanged(new: &Value, old: &Value, schema: &crate::schema::Schema) -> Un
     out
 }
 
+/// [`unchanged`] for values that sit at `path` of larger objects, recorded into `out`.
+#[cfg(feature = "dynamic")]
+pub fn unchanged_at(new: &Value, old: &Value, schema: &crate::schema::Schema, path: &Path, out: &mut Unchanged) {
+    walk(new, old, schema, path, out);
+}
+
 #[cfg(feature = "dynamic")]
 fn walk(new: &Value, old: &Value, s: &crate::schema::Schema, path: &Path, out: &mut Unchanged) {
     if new == old {

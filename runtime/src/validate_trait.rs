@@ -164,6 +164,10 @@ leaf!(
     serde_json::Map<String, serde_json::Value>
 );
 
+// Root and embedded metadata are checked by the resource that holds them.
+#[cfg(feature = "kube")]
+leaf!(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
+
 impl<T: Validate> Validate for Option<T> {
     const HAS_RULES: bool = T::HAS_RULES;
     fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {

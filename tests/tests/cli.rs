@@ -24,6 +24,36 @@ fn errors_of(rel: &str) -> String {
 }
 
 #[test]
+fn generate_kube_writes_a_kube_rs_crate() {
+    let out = scratch("generate-kube");
+    let status = run(Args {
+        command: Command::Generate {
+            paths: vec![fixture("crds/widgets.yaml")],
+            out: out.clone(),
+            crate_name: None,
+            kubeskema_path: None,
+            no_docs: true,
+            skip_non_crds: false,
+            kube: true,
+        },
+    });
+    assert_eq!(status, 0);
+    let manifest = std::fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(r#"features = ["kube"]"#), "{manifest}");
+    assert!(manifest.contains("k8s-openapi = "), "{manifest}");
+    let code = std::fs::read_to_string(out.join("src/example_com/v1.rs")).unwrap();
+    for expected in [
+        "impl ::kubeskema::kube_core::Resource for Widget",
+        "impl ::kubeskema::kube_core::crd::v1::CustomResourceExt for Widget",
+        "type Scope = ::kubeskema::kube_core::NamespaceResourceScope;",
+        "use ::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;",
+        "Vec<::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>",
+    ] {
+        assert!(code.contains(expected), "missing {expected}");
+    }
+}
+
+#[test]
 fn generate_writes_a_crate_with_one_module_per_group_and_version() {
     let out = scratch("generate");
     let status = run(Args {
@@ -34,9 +64,12 @@ fn generate_writes_a_crate_with_one_module_per_group_and_version() {
             kubeskema_path: None,
             no_docs: false,
             skip_non_crds: false,
+            kube: false,
         },
     });
     assert_eq!(status, 0);
+    let manifest = std::fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("k8s-openapi"), "no kube dependency without --kube: {manifest}");
     let lib = std::fs::read_to_string(out.join("src/lib.rs")).unwrap();
     assert!(lib.contains("pub mod example_com;"), "{lib}");
     let group = std::fs::read_to_string(out.join("src/example_com/mod.rs")).unwrap();
@@ -122,9 +155,14 @@ fn the_checked_in_generated_crate_is_up_to_date() {
         pipeline::run(&[PathBuf::from("fixtures/crds/widgets.yaml")], Options::default())
     });
     let out = scratch("fresh");
-    let files =
-        write_crate(&out, "generated-widgets", &Dependency::Path("../../runtime".into()), &generation.unwrap().modules)
-            .unwrap();
+    let files = write_crate(
+        &out,
+        "generated-widgets",
+        &Dependency::Path("../../runtime".into()),
+        false,
+        &generation.unwrap().modules,
+    )
+    .unwrap();
     for file in files {
         let rel = file.strip_prefix(&out).unwrap();
         let fresh = std::fs::read_to_string(&file).unwrap();

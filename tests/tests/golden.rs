@@ -38,6 +38,17 @@ fn generated_code_matches_the_golden_files() {
 }
 
 #[test]
+fn kube_mode_matches_its_golden_file() {
+    let relative = PathBuf::from("fixtures/crds/widgets.yaml");
+    let options = Options { kube: true, ..Options::default() };
+    let generation = kubeskema_tests::in_repo_root(|| pipeline::run(std::slice::from_ref(&relative), options))
+        .unwrap_or_else(|d| panic!("widgets.yaml does not generate in kube-rs mode:\n{d}"));
+    for module in &generation.modules {
+        insta::assert_snapshot!(format!("kube_widgets__{}", module.path.join("_")), module.code);
+    }
+}
+
+#[test]
 fn generation_is_deterministic() {
     let all = fixtures();
     let first = pipeline::run(&all, Options::default()).unwrap();
@@ -134,5 +145,125 @@ mod golden_files_compile {
             ],
             "the schema's own limit on metadata.name, which blocks CEL"
         );
+    }
+
+    mod kube_mode {
+        //! The kube-rs mode's Widget: kube's traits, the CRD given back, and k8s-openapi's
+        //! `Condition`/`ObjectReference`/`ObjectMeta` validated exactly as the dynamic
+        //! validator validates the same JSON against the CRD.
+        use super::kube_widgets__example_com_v1::*;
+        use kubeskema::kube_core::crd::v1::CustomResourceExt;
+        use kubeskema::kube_core::object::HasStatus;
+        use kubeskema::kube_core::{Resource, ResourceExt};
+        use serde_json::json;
+
+        fn crd_json() -> serde_json::Value {
+            let text = std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/crds/widgets.yaml")).unwrap();
+            kubeskema::yaml::parse_documents(&text).unwrap().remove(0).value
+        }
+
+        /// The dynamic validator's issues for `object` (create), as strings.
+        fn dynamic(object: &serde_json::Value) -> Vec<String> {
+            let (crd, errors) = kubeskema::crd::Crd::parse(&crd_json());
+            assert!(errors.is_empty(), "{errors:?}");
+            let outcome = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]).validate_create(object);
+            outcome.issues.iter().map(ToString::to_string).collect()
+        }
+
+        fn typed(object: &serde_json::Value) -> Vec<String> {
+            let w: Widget = serde_json::from_value(object.clone()).unwrap();
+            kubeskema::Validate::validate(&w).iter().map(ToString::to_string).collect()
+        }
+
+        #[test]
+        fn implements_kubes_traits_and_gives_the_crd_back() {
+            assert_eq!(Widget::kind(&()), "Widget");
+            assert_eq!(Widget::api_version(&()), "example.com/v1");
+            assert_eq!(Widget::plural(&()), "widgets");
+            assert_eq!(Widget::url_path(&(), Some("ns")), "/apis/example.com/v1/namespaces/ns/widgets");
+            assert_eq!(Widget::crd_name(), "widgets.example.com");
+            assert_eq!(Widget::shortnames(), ["wd"]);
+            let exact: serde_json::Value = serde_json::from_str(Widget::CRD_JSON).unwrap();
+            assert_eq!(exact, crd_json(), "the CRD comes back exactly as it was written");
+            assert_eq!(Widget::crd(), serde_json::from_value(crd_json()).unwrap(), "and as k8s-openapi's type");
+
+            let mut w = Widget::new(
+                "w",
+                WidgetSpec { r#type: Type::Small, ..serde_json::from_value(json!({"type": "Small"})).unwrap() },
+            );
+            assert_eq!(w.name_any(), "w");
+            assert!(w.status().is_none());
+            w.status_mut().get_or_insert_with(|| serde_json::from_value(json!({})).unwrap()).ready = Some(true);
+            assert_eq!(Widget::SCALE.unwrap().spec_replicas_path, ".spec.replicas");
+            assert_eq!(
+                Widget::PRINTER_COLUMNS.iter().map(|c| c.name).collect::<Vec<_>>(),
+                ["Replicas", "Ready", "Age"]
+            );
+            const { assert!(Widget::STATUS_SUBRESOURCE) };
+            assert!(kubeskema::Validate::validate(&w).is_empty());
+        }
+
+        #[test]
+        fn known_types_validate_as_their_schema() {
+            let object = json!({
+                "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "ns"},
+                "spec": {"type": "Small", "owner": {"kind": "Pod", "name": "p"}},
+                "status": {"conditions": [
+                    {"type": "Ready", "status": "Maybe", "reason": "not ready", "message": "",
+                     "lastTransitionTime": "2026-11-22T10:00:00Z", "observedGeneration": -1},
+                    {"type": "Ready", "status": "True", "reason": "Done", "message": "",
+                     "lastTransitionTime": "2026-11-22T10:00:00Z"}
+                ]}
+            });
+            let issues = typed(&object);
+            assert_eq!(issues, dynamic(&object), "typed and dynamic agree");
+            assert_eq!(
+                issues,
+                [
+                    "status.conditions[0].observedGeneration: Invalid value: -1: status.conditions[0].observedGeneration in body should be greater than or equal to 0",
+                    "status.conditions[0].reason: Invalid value: \"not ready\": status.conditions[0].reason in body should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'",
+                    "status.conditions[0].status: Unsupported value: \"Maybe\": supported values: \"True\", \"False\", \"Unknown\"",
+                    "status.conditions[1]: Duplicate value: {\"type\":\"Ready\"}",
+                    "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+                ]
+            );
+        }
+
+        #[test]
+        fn the_validating_read_reports_what_a_condition_cannot_hold() {
+            let object = json!({
+                "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                "spec": {"type": "Small"},
+                "status": {"conditions": [
+                    {"type": "Ready", "status": "True", "reason": "Done", "message": "", "lastTransitionTime": "yesterday", "extra": 1}
+                ]}
+            });
+            let options = kubeskema::decode::Options {
+                unknown_fields: kubeskema::decode::UnknownFields::Strict,
+                ..Default::default()
+            };
+            let read = kubeskema::decode::from_value::<Widget>(&object, &options);
+            let issues: Vec<String> = read.issues.iter().map(ToString::to_string).collect();
+            assert!(issues.iter().any(|i| i.contains("status.conditions[0].extra")), "{issues:#?}");
+            assert!(
+                issues
+                    .iter()
+                    .any(|i| i.starts_with("status.conditions[0].lastTransitionTime: Invalid value: \"yesterday\"")),
+                "{issues:#?}"
+            );
+            let dynamic = dynamic(&object);
+            assert!(
+                dynamic.iter().any(|i| i.starts_with("status.conditions[0].lastTransitionTime: Invalid value")),
+                "{dynamic:#?}"
+            );
+        }
+
+        #[test]
+        fn int_or_string_converts_to_k8s_openapi() {
+            use kubeskema::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as K8s;
+            let ours = kubeskema::IntOrString::String("25%".into());
+            assert_eq!(K8s::try_from(ours.clone()).unwrap(), K8s::String("25%".into()));
+            assert_eq!(kubeskema::IntOrString::from(K8s::Int(3)), kubeskema::IntOrString::Int(3));
+        }
     }
 }

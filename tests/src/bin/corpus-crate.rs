@@ -1,8 +1,9 @@
 //! Generates one crate with every CRD of the corpus (one top-level module per corpus folder,
 //! since folders hold different copies of the same CRDs) and prints what it took.
 //!
-//! `cargo run --release -p kubeskema-tests --bin corpus-crate -- [CORPUS_CRDS] [OUT]`, then
-//! `cargo build --manifest-path OUT/Cargo.toml`.
+//! `cargo run --release -p kubeskema-tests --bin corpus-crate -- [--kube] [CORPUS_CRDS] [OUT]`,
+//! then `cargo build --manifest-path OUT/Cargo.toml` (in kube-rs mode, `--kube`, add
+//! `--features k8s-openapi/latest`: the crate leaves the Kubernetes version to its user).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,7 +12,8 @@ use kubeskema_codegen::pipeline::{self, Options, module_name};
 use kubeskema_codegen::write::{Dependency, write_crate};
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let kube = args.next_if_eq("--kube").is_some();
     let crds = args.next().map(PathBuf::from).unwrap_or_else(|| kubeskema_tests::corpus_dir().join("crds"));
     let out = args.next().map(PathBuf::from).unwrap_or_else(|| kubeskema_tests::repo_dir().join("target/corpus-crate"));
     let docs = std::env::var_os("KUBESKEMA_NO_DOCS").is_none();
@@ -25,7 +27,10 @@ fn main() {
     let (mut modules, mut crd_count, mut versions, mut refused) = (Vec::new(), 0, 0, 0);
     for folder in &folders {
         let prefix = module_name(&folder.file_name().unwrap_or_default().to_string_lossy());
-        match pipeline::run(std::slice::from_ref(folder), Options { docs, keep_going: true, skip_non_crds: false }) {
+        match pipeline::run(
+            std::slice::from_ref(folder),
+            Options { docs, keep_going: true, skip_non_crds: false, kube },
+        ) {
             Ok(generation) => {
                 crd_count += generation.crd_count;
                 for d in &generation.refused {
@@ -50,7 +55,7 @@ fn main() {
         }
     }
     let elapsed = started.elapsed();
-    write_crate(&out, "kubeskema-corpus", &Dependency::default_for_this_build(), &modules)
+    write_crate(&out, "kubeskema-corpus", &Dependency::default_for_this_build(), kube, &modules)
         .expect("the crate is written");
     let types: usize = modules.iter().map(|m| m.types).sum();
     let lines: usize = modules.iter().map(|m| m.code.lines().count()).sum();

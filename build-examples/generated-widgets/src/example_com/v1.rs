@@ -2,7 +2,10 @@
 //   fixtures/crds/widgets.yaml (widgets.example.com/v1)
 
 #[allow(unused_imports)]
-use ::kubeskema::{EmptyObject, IntOrString, ObjectMeta};
+use ::kubeskema::{EmptyObject, IntOrString};
+
+#[allow(unused_imports)]
+use ::kubeskema::ObjectMeta;
 
 #[allow(unused_imports)]
 use ::kubeskema::serde_json::{Map, Value};
@@ -60,6 +63,45 @@ impl Widget {
     pub const PLURAL: &'static str = "widgets";
     /// Whether objects live in a namespace.
     pub const NAMESPACED: bool = true;
+    /// The CRD's name.
+    pub const CRD_NAME: &'static str = "widgets.example.com";
+    /// Short names (`kubectl get <short name>`).
+    pub const SHORT_NAMES: &'static [&'static str] = &["wd"];
+    /// Whether the status subresource is on: `status` is written through `/status` only.
+    pub const STATUS_SUBRESOURCE: bool = true;
+    /// The scale subresource, when on.
+    pub const SCALE: ::core::option::Option<::kubeskema::resource::Scale> = ::core::option::Option::Some(::kubeskema::resource::Scale {
+        spec_replicas_path: ".spec.replicas",
+        status_replicas_path: ".status.replicas",
+        label_selector_path: ::core::option::Option::Some(".status.selector"),
+    });
+    /// What `kubectl get` shows (`additionalPrinterColumns`).
+    pub const PRINTER_COLUMNS: &'static [::kubeskema::resource::PrinterColumn] = &[
+        ::kubeskema::resource::PrinterColumn {
+            name: "Replicas",
+            type_: "integer",
+            json_path: ".spec.replicas",
+            description: ::core::option::Option::None,
+            format: ::core::option::Option::None,
+            priority: 0i32,
+        },
+        ::kubeskema::resource::PrinterColumn {
+            name: "Ready",
+            type_: "boolean",
+            json_path: ".status.ready",
+            description: ::core::option::Option::Some("Whether every replica is ready."),
+            format: ::core::option::Option::None,
+            priority: 0i32,
+        },
+        ::kubeskema::resource::PrinterColumn {
+            name: "Age",
+            type_: "date",
+            json_path: ".metadata.creationTimestamp",
+            description: ::core::option::Option::None,
+            format: ::core::option::Option::None,
+            priority: 0i32,
+        },
+    ];
 }
 
 #[derive(
@@ -91,6 +133,8 @@ pub struct WidgetSpec {
     pub min_replicas: Option<i32>,
     #[kubeskema(nullable)]
     pub note: Option<Option<String>>,
+    /// The object this widget serves (a corev1.ObjectReference).
+    pub owner: Option<Owner>,
     #[kubeskema(max_items = 16, list_type = "map", list_map_keys("name"))]
     pub ports: Option<Vec<Port>>,
     /// Number of replicas.
@@ -116,6 +160,28 @@ pub struct Config {
     /// Fields the schema does not name, kept as the apiserver keeps them (x-kubernetes-preserve-unknown-fields).
     #[kubeskema(unknown_fields)]
     pub unknown_fields: Map<String, Value>,
+}
+
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
+#[kubeskema(map_type = "atomic", no_cel_rules)]
+pub struct Owner {
+    #[kubeskema(rename = "apiVersion")]
+    pub api_version: Option<String>,
+    #[kubeskema(rename = "fieldPath")]
+    pub field_path: Option<String>,
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    #[kubeskema(rename = "resourceVersion")]
+    pub resource_version: Option<String>,
+    pub uid: Option<String>,
 }
 
 #[derive(
@@ -250,7 +316,66 @@ pub enum Type {
 )]
 #[kubeskema(no_cel_rules, no_cel_value)]
 pub struct WidgetStatus {
+    /// The latest observations (metav1.Condition, as controller-gen writes it).
+    #[kubeskema(list_type = "map", list_map_keys("type"))]
+    pub conditions: Option<Vec<Condition>>,
     #[kubeskema(rename = "observedGeneration", format = "int64")]
     pub observed_generation: Option<i64>,
     pub ready: Option<bool>,
+    #[kubeskema(format = "int32")]
+    pub replicas: Option<i32>,
+    pub selector: Option<String>,
+}
+
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
+#[kubeskema(no_cel_rules, no_cel_value)]
+pub struct Condition {
+    /// The last time the condition transitioned.
+    #[kubeskema(rename = "lastTransitionTime", format = "date-time")]
+    pub last_transition_time: String,
+    #[kubeskema(max_length = 32768)]
+    pub message: String,
+    #[kubeskema(rename = "observedGeneration", format = "int64", minimum = 0)]
+    pub observed_generation: Option<i64>,
+    #[kubeskema(
+        min_length = 1,
+        max_length = 1024,
+        pattern = "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+    )]
+    pub reason: String,
+    pub status: Status,
+    #[kubeskema(
+        max_length = 316,
+        pattern = "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+    )]
+    pub r#type: String,
+}
+
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::kubeskema::Serialize,
+    ::kubeskema::Deserialize,
+    ::kubeskema::Validate
+)]
+pub enum Status {
+    /// `"True"`
+    True,
+    /// `"False"`
+    False,
+    /// `"Unknown"`
+    Unknown,
 }

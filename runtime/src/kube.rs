@@ -1,0 +1,195 @@
+//! kube-rs and k8s-openapi (feature `kube`): what types generated in kube-rs mode need from
+//! them, and the conversions users expect.
+//!
+//! - [`k8s_openapi`] and [`kube_core`] are re-exported, so generated code names one version of
+//!   each (`kube::Resource` is `kube_core::Resource`).
+//! - [`IntOrString`](crate::IntOrString) converts to and from k8s-openapi's (`TryFrom`: theirs
+//!   holds an `i32`).
+//! - k8s-openapi's `ObjectMeta`, `Condition` and `ObjectReference` read, validate and show
+//!   themselves to CEL rules as the schema they stand for: `ObjectMeta` as root metadata (the
+//!   apiserver checks it with its own code, see [`crate::objectmeta`]), `Condition` and
+//!   `ObjectReference` against [`CONDITION_SCHEMA`] and [`OBJECT_REFERENCE_SCHEMA`] with the
+//!   dynamic validator's walk, so their issues are the apiserver's.
+//!
+//! k8s-openapi needs exactly one Kubernetes version feature (`v1_33` … `v1_37`, or `latest`),
+//! chosen by the final application, as with kube-rs itself.
+//!
+//! ```
+//! use kubeskema::IntOrString;
+//! use kubeskema::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as K8sIntOrString;
+//! let port = K8sIntOrString::try_from(IntOrString::String("http".into())).unwrap();
+//! assert_eq!(port, K8sIntOrString::String("http".into()));
+//! assert!(K8sIntOrString::try_from(IntOrString::Int(1 << 40)).is_err());
+//! assert_eq!(IntOrString::from(K8sIntOrString::Int(8080)), IntOrString::Int(8080));
+//! ```
+
+use std::sync::OnceLock;
+
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as K8sIntOrString;
+use serde::de::{self, Deserialize, Deserializer};
+use serde_json::Value;
+
+use crate::decode::{At, Cx, Decode};
+use crate::issue::{BadValue, ErrorType, Issue};
+use crate::openapi::OpenApiValidator;
+use crate::path::Path;
+use crate::ratchet::Unchanged;
+use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA};
+use crate::schema::Schema;
+use crate::{IntOrString, Validate};
+
+// k8s-openapi's `ObjectMeta` is a `Validate` leaf like ours (see `validate_trait`).
+
+/// k8s-openapi holds an `int32` (Go's `intstr`); the schema's int-or-string admits any integer,
+/// so a larger one does not convert.
+impl TryFrom<IntOrString> for K8sIntOrString {
+    type Error = std::num::TryFromIntError;
+    fn try_from(v: IntOrString) -> Result<Self, Self::Error> {
+        Ok(match v {
+            IntOrString::Int(i) => K8sIntOrString::Int(i32::try_from(i)?),
+            IntOrString::String(s) => K8sIntOrString::String(s),
+        })
+    }
+}
+
+impl From<K8sIntOrString> for IntOrString {
+    fn from(v: K8sIntOrString) -> Self {
+        match v {
+            K8sIntOrString::Int(i) => IntOrString::Int(i.into()),
+            K8sIntOrString::String(s) => IntOrString::String(s),
+        }
+    }
+}
+
+// ---- ObjectMeta: root and embedded metadata. ----
+
+/// Read as [`crate::ObjectMeta`] is (unknown keys dropped, or reported in strict mode), then
+/// converted; a value k8s-openapi cannot hold (a timestamp that is not RFC 3339) fails the read,
+/// as a wrongly typed metadata key fails the apiserver's request.
+impl Decode for ObjectMeta {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        let Some(ours) = crate::ObjectMeta::decode(d, cx, at)? else { return Ok(None) };
+        let json = serde_json::to_value(&ours).map_err(de::Error::custom)?;
+        ObjectMeta::deserialize(json).map(Some).map_err(|e| de::Error::custom(format_args!("metadata: {e}")))
+    }
+}
+
+/// Only `name` and `generateName` are visible to rules (semantics §9.4).
+#[cfg(feature = "cel")]
+impl crate::cel::ToCel for ObjectMeta {
+    const SCHEMA_TYPE: &'static str = "object";
+    fn to_cel(&self) -> cel::Value {
+        let ours = crate::ObjectMeta {
+            name: self.name.clone(),
+            generate_name: self.generate_name.clone(),
+            ..crate::ObjectMeta::default()
+        };
+        ours.to_cel()
+    }
+}
+
+// ---- Condition and ObjectReference: a k8s-openapi type standing for a known schema. ----
+
+/// A known schema, parsed and with its patterns compiled once per process.
+struct Known {
+    schema: &'static Schema,
+    validator: OpenApiValidator<'static>,
+}
+
+impl Known {
+    fn get(cell: &'static OnceLock<Known>, json: &str) -> &'static Known {
+        cell.get_or_init(|| {
+            let value: Value = serde_json::from_str(json).expect("invariant: the known schemas are valid JSON");
+            let (schema, errors) = Schema::parse(&value, "");
+            debug_assert!(errors.is_empty(), "{errors:?}");
+            let schema: &'static Schema = Box::leak(Box::new(schema));
+            Known { schema, validator: OpenApiValidator::new(schema) }
+        })
+    }
+
+    fn validate_at(&self, json: &Value, path: &Path, issues: &mut Vec<Issue>) {
+        issues.extend(self.validator.validate_at(json, path));
+    }
+
+    fn unchanged_at(&self, new: &Value, old: &Value, path: &Path, out: &mut Unchanged) -> bool {
+        crate::ratchet::unchanged_at(new, old, self.schema, path, out);
+        new == old
+    }
+
+    /// Reads the value as JSON, drops (or reports) keys the schema does not name, and converts.
+    /// A value the k8s-openapi type cannot hold is reported with the schema's issues (a wrong
+    /// type, a bad timestamp) and left unread.
+    fn decode<'de, T: serde::de::DeserializeOwned, D: Deserializer<'de>>(
+        &self,
+        d: D,
+        cx: &mut Cx<'_>,
+        at: &At<'_>,
+    ) -> Result<Option<T>, D::Error> {
+        let mut value = Value::deserialize(d)?;
+        if let Value::Object(map) = &mut value {
+            let unknown: Vec<String> =
+                map.keys().filter(|k| !self.schema.properties.contains_key(*k)).cloned().collect();
+            for k in unknown {
+                let v = map.remove(&k).unwrap_or_default();
+                cx.unknown_key(at, &k, v);
+            }
+        }
+        match serde_json::from_value::<T>(value.clone()) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) => {
+                let path = at.to_path();
+                let mut issues = self.validator.validate_at(&value, &path);
+                if issues.is_empty() {
+                    issues.push(Issue::new(
+                        ErrorType::Invalid,
+                        &path,
+                        "type",
+                        BadValue::of(&value),
+                        format!("cannot be read as {}: {e}", std::any::type_name::<T>()),
+                    ));
+                }
+                cx.extend_issues(issues);
+                Ok(None)
+            }
+        }
+    }
+}
+
+macro_rules! known_schema {
+    ($($t:ty => $json:expr, $cell:ident;)*) => {$(
+        static $cell: OnceLock<Known> = OnceLock::new();
+
+        /// Validated against its known schema, with the apiserver's messages.
+        impl Validate for $t {
+            fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
+                Known::get(&$cell, $json).validate_at(&crate::__private::to_json(self), path, issues);
+            }
+            fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+                let (new, old) = (crate::__private::to_json(self), crate::__private::to_json(old));
+                Known::get(&$cell, $json).unchanged_at(&new, &old, path, out)
+            }
+        }
+
+        impl Decode for $t {
+            fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+                Known::get(&$cell, $json).decode(d, cx, at)
+            }
+        }
+
+        /// Typed as its schema types it (`lastTransitionTime` a timestamp).
+        #[cfg(feature = "cel")]
+        impl crate::cel::ToCel for $t {
+            const SCHEMA_TYPE: &'static str = "object";
+            fn to_cel(&self) -> cel::Value {
+                crate::cel::from_json_with(&crate::__private::to_json(self), Known::get(&$cell, $json).schema, false)
+            }
+        }
+    )*};
+}
+
+known_schema! {
+    Condition => CONDITION_SCHEMA, CONDITION;
+    ObjectReference => OBJECT_REFERENCE_SCHEMA, OBJECT_REFERENCE;
+}
