@@ -326,6 +326,33 @@ impl fmt::Display for Issue {
     }
 }
 
+/// The message of the apiserver's 422 `Invalid` response (semantics §0.6):
+/// `<Kind>.<group> "<name>" is invalid: <issue>` for one issue, `... is invalid: [<i1>, <i2>]`
+/// for several (identical texts once). What an admission webhook answers when it denies.
+///
+/// ```
+/// use kubeskema::issue::{invalid_message, BadValue, ErrorType, Issue};
+/// use kubeskema::path::Path;
+/// let at = Path::root().property("spec").property("replicas");
+/// let issue = Issue::new(ErrorType::Invalid, &at, "maximum", BadValue::of(&11.into()), "too many");
+/// assert_eq!(
+///     invalid_message("Widget.example.com", "w", &[issue]),
+///     r#"Widget.example.com "w" is invalid: spec.replicas: Invalid value: 11: too many"#
+/// );
+/// ```
+pub fn invalid_message(kind_group: &str, name: &str, issues: &[Issue]) -> String {
+    let mut texts: Vec<String> = Vec::new();
+    for text in issues.iter().map(ToString::to_string) {
+        if !texts.contains(&text) {
+            texts.push(text);
+        }
+    }
+    match texts.as_slice() {
+        [one] => format!("{kind_group} \"{name}\" is invalid: {one}"),
+        _ => format!("{kind_group} \"{name}\" is invalid: [{}]", texts.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,3 +454,4 @@ mod tests {
         );
     }
 }
+

@@ -1,0 +1,102 @@
+//! Hand-written types for a resource of your own, with the constraints you would put in its
+//! CRD written as attributes: `#[derive(kubeskema::Validate)]` checks them with the
+//! apiserver's messages, CEL rules (`x-kubernetes-validations`) included, and
+//! `validate_update` runs transition rules (`oldSelf`) and ratchets unchanged places.
+
+use kubeskema::{ObjectMeta, Validate};
+
+/// A backup schedule, as `backups.example.com/v1` `BackupPolicy`.
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(resource(
+    group = "example.com",
+    version = "v1",
+    kind = "BackupPolicy",
+    plural = "backuppolicies",
+    scope = "Namespaced"
+))]
+pub struct BackupPolicy {
+    #[kubeskema(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    #[kubeskema(default_json = "{}")]
+    pub metadata: ObjectMeta,
+    pub spec: BackupPolicySpec,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(
+    rule(rule = "self.minKeep <= self.maxKeep", message = "minKeep must not exceed maxKeep", field_path = ".minKeep"),
+    rule(rule = "self.bucket == oldSelf.bucket", message = "bucket is immutable")
+)]
+pub struct BackupPolicySpec {
+    /// Where backups go: an S3 bucket name.
+    #[kubeskema(min_length = 3, max_length = 63, pattern = "^[a-z0-9][a-z0-9.-]*[a-z0-9]$")]
+    pub bucket: String,
+    /// A cron schedule, checked by a rule with the Kubernetes CEL libraries.
+    #[kubeskema(rule(
+        rule = "self.split(' ').size() == 5",
+        message_expression = "'schedule must have 5 fields, not ' + string(self.split(' ').size())"
+    ))]
+    pub schedule: String,
+    #[kubeskema(rename = "minKeep", default = 1, minimum = 1)]
+    pub min_keep: i64,
+    #[kubeskema(rename = "maxKeep", default = 7, maximum = 365)]
+    pub max_keep: i64,
+    /// Namespaces to back up; each once.
+    #[kubeskema(list_type = "set", max_items = 10)]
+    pub namespaces: Option<Vec<String>>,
+}
+
+fn policy(json: serde_json::Value) -> BackupPolicy {
+    serde_json::from_value(json).expect("fits the types")
+}
+
+fn main() {
+    let stored = policy(serde_json::json!({
+        "apiVersion": "example.com/v1", "kind": "BackupPolicy", "metadata": {"name": "nightly"},
+        "spec": {"bucket": "backups", "schedule": "0 2 * * *"}
+    }));
+    println!("stored: {:?}", stored.validate());
+    let update = policy(serde_json::json!({
+        "apiVersion": "example.com/v1", "kind": "BackupPolicy", "metadata": {"name": "nightly"},
+        "spec": {"bucket": "other", "schedule": "@daily", "minKeep": 9, "namespaces": ["a", "a"]}
+    }));
+    for issue in update.validate_update(&stored) {
+        println!("{issue}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_apply_and_a_good_policy_is_valid() {
+        let p = policy(serde_json::json!({"apiVersion": "example.com/v1", "kind": "BackupPolicy",
+            "metadata": {"name": "p"}, "spec": {"bucket": "backups", "schedule": "0 2 * * *"}}));
+        assert_eq!((p.spec.min_keep, p.spec.max_keep), (1, 7));
+        assert!(p.validate().is_empty());
+    }
+
+    #[test]
+    fn an_update_gets_every_message_the_apiserver_would_give() {
+        let old = policy(serde_json::json!({"apiVersion": "example.com/v1", "kind": "BackupPolicy",
+            "metadata": {"name": "p"}, "spec": {"bucket": "backups", "schedule": "0 2 * * *"}}));
+        let new = policy(serde_json::json!({"apiVersion": "example.com/v1", "kind": "BackupPolicy",
+            "metadata": {"name": "p"}, "spec": {"bucket": "other", "schedule": "@daily", "minKeep": 9, "namespaces": ["a", "a"]}}));
+        let issues: Vec<String> = new.validate_update(&old).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            issues,
+            [
+                "spec.namespaces[1]: Duplicate value: \"a\"",
+                "spec.minKeep: Invalid value: \"object\": minKeep must not exceed maxKeep",
+                "spec: Invalid value: \"object\": bucket is immutable",
+                "spec.schedule: Invalid value: \"string\": schedule must have 5 fields, not 1",
+            ]
+        );
+        assert!(
+            new.validate().iter().all(|i| !i.to_string().contains("immutable")),
+            "transition rules need an old object"
+        );
+    }
+}
