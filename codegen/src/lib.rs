@@ -3,7 +3,7 @@
 //!
 //! The phases, one module each: [`load`] (files → CRDs, the only file reading) → [`check`]
 //! (the apiserver's structural rules) → [`model`] (types, sharing, names) → [`emit`] (tokens
-//! → source) → [`write`] (`OUT_DIR` for build.rs, or a whole crate).
+//! → source) → [`write`](mod@write) (`OUT_DIR` for build.rs, or a whole crate).
 //!
 //! From build.rs, the one-line form:
 //!

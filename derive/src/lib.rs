@@ -1,8 +1,8 @@
 //! Derive macros of kubeskema, re-exported by the `kubeskema` crate: use them as
 //! `#[derive(kubeskema::Serialize, kubeskema::Deserialize)]`.
 //!
-//! Each entry point parses the input into the model of [`model`] (attributes parsed once by
-//! [`attr`], errors collected in a [`attr::Ctxt`]) and hands it to one emitter. The generated
+//! Each entry point parses the input into the model of `model` (attributes parsed once by
+//! `attr`, errors collected in a `attr::Ctxt`) and hands it to one emitter. The generated
 //! code calls only `::kubeskema::__private` and `::core`.
 
 mod attr;

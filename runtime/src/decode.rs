@@ -260,7 +260,7 @@ impl<'o> Cx<'o> {
         self.issues.push(issue);
     }
 
-    /// [quirk] The type error of a field with a format names the format (and a Go kind), as
+    /// \[quirk\] The type error of a field with a format names the format (and a Go kind), as
     /// the apiserver's type check does; `None` without a format or where it has no say.
     fn format_named(&self, path: &Path, value: &Value, expected: &str) -> Option<Issue> {
         // Enum values have no schema type to name.

@@ -193,7 +193,7 @@ fn is_date(s: &str) -> bool {
 }
 
 /// strfmt's `IsDateTime`: lowercase, split at `t`, a date, then `HH:MM:SS[.frac](z|±HH:MM)`
-/// with the fields compared as strings ([quirk]: the fraction's `.` is any character).
+/// with the fields compared as strings (\[quirk\]: the fraction's `.` is any character).
 fn is_date_time(s: &str) -> bool {
     if s.len() < 4 {
         return false;

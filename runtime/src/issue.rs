@@ -244,7 +244,7 @@ pub enum PathForm {
     OpenApi,
     /// List-type, CEL and metadata errors: the field path (`spec.m[key]`).
     Field,
-    /// [quirk] Combinator and range errors print the validator's base path: `<nil>`.
+    /// \[quirk\] Combinator and range errors print the validator's base path: `<nil>`.
     Base,
     /// Decoding errors stand alone, their path inside the text (`strict decoding error:
     /// unknown field "spec.x"`); `field()` is the dotted path.
@@ -280,7 +280,7 @@ impl Issue {
         Issue { error_type, path: path.clone(), form: PathForm::OpenApi, keyword, value, detail: detail.into() }
     }
 
-    /// [quirk] A plain (non-field) error of kube-openapi: junctor summaries, range-of-format
+    /// \[quirk\] A plain (non-field) error of kube-openapi: junctor summaries, range-of-format
     /// errors. The apiserver renders them at its base path (`<nil>`) with the value `""`; the
     /// node's path appears only inside `detail`.
     pub fn plain(path: &Path, keyword: &'static str, detail: impl Into<String>) -> Issue {

@@ -3,7 +3,7 @@
 //! `Validate` code evaluate the branches their own way and hand the results here, so the
 //! summary texts and which branch's issues are shown live in one place.
 //!
-//! [quirk] The summaries are reported at path `<nil>` with the value `""`; the path the
+//! \[quirk\] The summaries are reported at path `<nil>` with the value `""`; the path the
 //! junctor sits on appears quoted inside the message.
 //!
 //! Where no branch of `anyOf`/`oneOf` passes, kube-openapi shows the issues of its "best"

@@ -24,7 +24,7 @@ impl Bound {
         Bound { value: n.as_f64().unwrap_or_default() }
     }
 
-    /// [quirk] For an int64 value, kube-openapi truncates the bound to int64 before comparing
+    /// \[quirk\] For an int64 value, kube-openapi truncates the bound to int64 before comparing
     /// and printing (`maximum: 1.5` reads as `1` against `2`).
     fn truncated(self) -> i64 {
         self.value as i64
@@ -295,7 +295,7 @@ pub struct NumberRules<'a> {
 
 /// The number checks of one node, in kube-openapi's order: [ver 1.36+] the value's range for
 /// its type and format, then multipleOf, maximum, minimum. A bound the type cannot hold (a
-/// fractional `maximum` of an integer) is reported itself, on every value **[quirk]**, and
+/// fractional `maximum` of an integer) is reported itself, on every value **\[quirk\]**, and
 /// compared in float math instead of the int64 truncation.
 pub fn number_checks(path: &Path, value: Num, rules: &NumberRules, out: &mut Vec<Issue>) {
     let range = |what: &str, n: Num| rules.number_type.and_then(|t| t.range_issue(path, what, n));
@@ -453,7 +453,7 @@ pub fn type_mismatch(path: &Path, actual: &str, types: &str) -> Issue {
 
 /// Whether `value` equals an allowed `enum` value as kube-openapi compares them: deep
 /// equality, or equality after converting the value to the allowed value's Go type
-/// ([quirk]: `1.7` matches `1`; an integer `97` matches `"a"`). `null` never matches.
+/// (\[quirk\]: `1.7` matches `1`; an integer `97` matches `"a"`). `null` never matches.
 pub fn enum_matches(value: &Value, allowed: &Value) -> bool {
     match (value, allowed) {
         (Value::Null, _) => false,

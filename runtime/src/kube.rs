@@ -3,7 +3,7 @@
 //!
 //! - [`k8s_openapi`] and [`kube_core`] are re-exported, so generated code names one version of
 //!   each (`kube::Resource` is `kube_core::Resource`).
-//! - [`IntOrString`](crate::IntOrString) converts to and from k8s-openapi's (`TryFrom`: theirs
+//! - [`IntOrString`] converts to and from k8s-openapi's (`TryFrom`: theirs
 //!   holds an `i32`).
 //! - k8s-openapi's `ObjectMeta`, `Condition` and `ObjectReference` read, validate and show
 //!   themselves to CEL rules as the schema they stand for: `ObjectMeta` as root metadata (the

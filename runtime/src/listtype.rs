@@ -2,7 +2,7 @@
 //! semantics §8), over a JSON value and its schema, with field paths (`spec.m[key].l[2]`).
 //!
 //! - `set`: scalars are compared as Go compares decoded values, so the int `1` and the float
-//!   `1.0` differ [quirk]; objects and arrays by their canonical JSON, where `1.0` is written
+//!   `1.0` differ \[quirk\]; objects and arrays by their canonical JSON, where `1.0` is written
 //!   `1`. Only the second occurrence of a value is reported; later ones are silent.
 //! - `map`: every element must be an object (or null): the first one that is not is reported
 //!   and the list is not checked further. Elements are identified by their key fields, a

@@ -59,7 +59,7 @@ pub fn env() -> &'static Arc<Env> {
     &ENV
 }
 
-/// Compiles and runs one expression with `self` bound (and nothing else), in [`env`]: for
+/// Compiles and runs one expression with `self` bound (and nothing else), in [`env()`]: for
 /// trying a rule out, and for tests.
 ///
 /// ```
@@ -190,7 +190,7 @@ const VARIABLES: &[&str] = &["self", "oldSelf"];
 
 /// Compiles a rule (and its message expression and field path) as the apiserver does at CRD
 /// time, as far as a parser can: the syntax, the variables (only `self` and `oldSelf`), the
-/// functions (each must exist in [`env`]), constant regular expressions, and the `fieldPath`
+/// functions (each must exist in [`env()`]), constant regular expressions, and the `fieldPath`
 /// syntax. Every problem is returned, in the apiserver's words where it has them.
 pub fn check_rule(
     rule: &str,
