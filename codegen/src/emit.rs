@@ -446,10 +446,12 @@ fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream {
         }
     });
     // `new(name, spec)` where every other field can start empty, as kube-derive offers it.
-    let others_empty = s.fields.iter().all(|f| {
-        ["apiVersion", "kind", "metadata", "spec"].contains(&f.json_name.as_str())
-            || matches!(f.shape, Shape::Optional | Shape::UnknownFields)
-    });
+    let rest: Vec<&FieldDef> = s
+        .fields
+        .iter()
+        .filter(|f| !["apiVersion", "kind", "metadata", "spec"].contains(&f.json_name.as_str()))
+        .collect();
+    let others_empty = rest.iter().all(|f| matches!(f.shape, Shape::Optional | Shape::UnknownFields));
     let constructor = field("spec").filter(|_| others_empty).and_then(|f| {
         let fid = ident(&f.ident);
         let (ty, value) = match f.shape {
@@ -457,7 +459,7 @@ fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream {
             Shape::Optional => (ty_tokens(m, &f.ty), quote!(::core::option::Option::Some(#fid))),
             _ => return None,
         };
-        let rest = s.fields.iter().filter(|o| !["apiVersion", "kind", "metadata", "spec"].contains(&o.json_name.as_str())).map(|o| {
+        let rest = rest.iter().map(|o| {
             let oid = ident(&o.ident);
             quote!(#oid: ::core::default::Default::default(),)
         });

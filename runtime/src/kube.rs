@@ -136,7 +136,7 @@ impl Known {
                 cx.unknown_key(at, &k, v);
             }
         }
-        match serde_json::from_value::<T>(value.clone()) {
+        match T::deserialize(&value) {
             Ok(t) => Ok(Some(t)),
             Err(e) => {
                 let path = at.to_path();
