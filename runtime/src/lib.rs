@@ -47,6 +47,7 @@ pub mod __private;
 pub mod cel;
 pub mod decode;
 pub mod format;
+pub mod go;
 pub mod issue;
 pub mod junctor;
 pub mod keywords;

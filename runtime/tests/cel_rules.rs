@@ -285,6 +285,24 @@ fn blocking_errors_skip_every_rule_with_one_note() {
     );
 }
 
+/// A format error is kube-openapi's type error (`FieldValueTypeInvalid`): it blocks CEL too,
+/// so `min > max` goes unreported and the one note stands instead.
+#[test]
+fn format_errors_are_type_errors_and_block_rules() {
+    assert_eq!(
+        issues(json!({"min": 5, "max": 1, "timeout": "soon"}), None),
+        vec![
+            "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            "spec.timeout: Invalid value: \"soon\": spec.timeout in body must be of type duration: \"soon\"",
+        ]
+    );
+    let c = crd();
+    let out = kubeskema::validate::ResourceValidator::new(&c, &c.versions[0])
+        .validate_create(&object(json!({"min": 1, "max": 2, "timeout": "soon"})));
+    assert_eq!(out.issues[0].error_type, kubeskema::issue::ErrorType::TypeInvalid);
+    assert_eq!(out.issues[0].error_type.reason(), "FieldValueTypeInvalid");
+}
+
 #[test]
 fn the_per_call_cost_limit_stops_evaluation() {
     let mut cx = kubeskema::cel::Cx::default();

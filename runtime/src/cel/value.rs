@@ -227,7 +227,7 @@ pub fn with_format(v: Value, format: &str) -> Value {
             .ok()
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .map(|d| Value::Timestamp(d.and_utc().fixed_offset())),
-        "duration" => parse_duration(s).map(Value::Duration),
+        "duration" => crate::go::duration::parse_strfmt(s).map(|ns| Value::Duration(chrono::Duration::nanoseconds(ns))),
         "byte" => {
             use base64::Engine as _;
             base64::engine::general_purpose::STANDARD.decode(s.as_bytes()).ok().map(|b| Value::Bytes(Arc::new(b)))
@@ -340,94 +340,6 @@ fn metadata(v: &serde_json::Value) -> Value {
         .filter_map(|k| v.get(k).and_then(serde_json::Value::as_str).map(|s| (k.to_owned(), Value::from(s))))
         .collect();
     object(fields)
-}
-
-/// strfmt's `ParseDuration`: Go's `time.ParseDuration`, else `<n> <unit>` parts with the
-/// long unit names (`3 days`, `1 week`).
-fn parse_duration(s: &str) -> Option<chrono::Duration> {
-    go_duration(s).or_else(|| {
-        static PART: std::sync::LazyLock<regex::Regex> =
-            std::sync::LazyLock::new(|| regex::Regex::new(r"([0-9]+)\s*([A-Za-zµ]+)").expect("invariant: valid"));
-        let mut total = chrono::Duration::zero();
-        let mut any = false;
-        for c in PART.captures_iter(s) {
-            let n: i64 = c[1].parse().ok()?;
-            let unit = match c[2].to_lowercase().as_str() {
-                "ns" | "nano" | "nanos" | "nanosec" | "nanosecs" | "nanosecond" | "nanoseconds" => {
-                    chrono::Duration::nanoseconds(1)
-                }
-                "us" | "µs" | "micro" | "micros" | "microsec" | "microsecs" | "microsecond" | "microseconds" => {
-                    chrono::Duration::microseconds(1)
-                }
-                "ms" | "milli" | "millis" | "millisec" | "millisecs" | "millisecond" | "milliseconds" => {
-                    chrono::Duration::milliseconds(1)
-                }
-                "s" | "sec" | "secs" | "second" | "seconds" => chrono::Duration::seconds(1),
-                "m" | "min" | "mins" | "minute" | "minutes" => chrono::Duration::minutes(1),
-                "h" | "hr" | "hrs" | "hour" | "hours" => chrono::Duration::hours(1),
-                "d" | "day" | "days" => chrono::Duration::days(1),
-                "w" | "wk" | "wks" | "week" | "weeks" => chrono::Duration::weeks(1),
-                _ => continue,
-            };
-            total = total.checked_add(&unit.checked_mul(i32::try_from(n).ok()?)?)?;
-            any = true;
-        }
-        any.then_some(total)
-    })
-}
-
-/// Go's `time.ParseDuration`.
-fn go_duration(s: &str) -> Option<chrono::Duration> {
-    let (negative, mut rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if rest == "0" {
-        return Some(chrono::Duration::zero());
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut nanos: i128 = 0;
-    while !rest.is_empty() {
-        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let whole: i128 = if int_len == 0 { 0 } else { rest[..int_len].parse().ok()? };
-        let mut i = int_len;
-        let mut frac = "";
-        if rest[i..].starts_with('.') {
-            let len = rest[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
-            frac = &rest[i + 1..i + 1 + len];
-            i += 1 + len;
-        }
-        if int_len == 0 && frac.is_empty() {
-            return None;
-        }
-        rest = &rest[i..];
-        let (unit, len): (i128, usize) = [
-            ("ns", 1),
-            ("us", 1_000),
-            ("µs", 1_000),
-            ("μs", 1_000),
-            ("ms", 1_000_000),
-            ("s", 1_000_000_000),
-            ("m", 60_000_000_000),
-            ("h", 3_600_000_000_000),
-        ]
-        .iter()
-        .filter(|(u, _)| rest.starts_with(*u))
-        .max_by_key(|(u, _)| u.len())
-        .map(|(u, n)| (*n, u.len()))?;
-        rest = &rest[len..];
-        let mut part = whole.checked_mul(unit)?;
-        if !frac.is_empty() {
-            let digits: i128 = frac.parse().ok()?;
-            part += digits * unit / 10i128.checked_pow(u32::try_from(frac.len()).ok()?)?;
-        }
-        nanos = nanos.checked_add(part)?;
-    }
-    let nanos = i64::try_from(if negative { -nanos } else { nanos }).ok()?;
-    Some(chrono::Duration::nanoseconds(nanos))
 }
 
 /// For each item of `new`, the index of the item of `old` with the same list-map key values

@@ -75,7 +75,7 @@ pub fn check(name: &str, s: &str) -> Vec<String> {
         "dns1123SubdomainPrefix" => objectmeta::dns1123_subdomain(&prefixed(s)),
         "dns1035LabelPrefix" => objectmeta::dns1035_label(&prefixed(s)),
         "labelValue" => objectmeta::label_value(s),
-        "uri" => super::url::parse(s).err().map(|e| vec![e]).unwrap_or_default(),
+        "uri" => crate::go::url::parse_request_uri(s).err().map(|e| vec![e]).unwrap_or_default(),
         "uuid" => invalid(Format::Uuid.is_valid(s), "UUID"),
         "byte" => invalid(Format::Byte.is_valid(s), "base64"),
         "date" => invalid(Format::Date.is_valid(s), "date"),

@@ -12,16 +12,8 @@ use super::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_f
 
 const TYPE: &str = "kubernetes.URL";
 
-/// A parsed URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Url {
-    raw: String,
-    scheme: String,
-    /// `host[:port]`, brackets kept for IPv6.
-    host: String,
-    path: String,
-    query: String,
-}
+/// A parsed URL: Go's `url.ParseRequestURI` ([`crate::go::url`]).
+pub type Url = crate::go::url::Url;
 
 impl cel::objects::Opaque for Url {
     fn runtime_type_name(&self) -> &str {
@@ -46,56 +38,15 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     Ok(())
 }
 
-/// Go's `url.ParseRequestURI`, as far as the getters need it.
-pub fn parse(s: &str) -> Result<Url, String> {
-    let invalid = || format!("parse {}: invalid URI for request", crate::issue::go_quote(s));
-    if s.is_empty() || s.chars().any(|c| c.is_control() || c == ' ') {
-        return Err(invalid());
-    }
-    // Every `%` starts a two-digit hex escape (Go: `invalid URL escape`).
-    let b = s.as_bytes();
-    if let Some(i) = (0..b.len()).find(|&i| {
-        b[i] == b'%'
-            && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
-    }) {
-        let bad: String = s[i..].chars().take(3).collect();
-        return Err(format!(
-            "parse {}: invalid URL escape {}",
-            crate::issue::go_quote(s),
-            crate::issue::go_quote(&bad)
-        ));
-    }
-    let (scheme, rest) = match s.split_once(':') {
-        Some((scheme, rest))
-            if scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
-        {
-            (scheme.to_ascii_lowercase(), rest)
-        }
-        _ if s.starts_with('/') => (String::new(), s),
-        _ => return Err(invalid()),
-    };
-    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let (host, path) = match rest.strip_prefix("//") {
-        Some(authority) if !scheme.is_empty() || !s.starts_with("///") => {
-            let (authority, path) = authority.find('/').map_or((authority, ""), |i| authority.split_at(i));
-            // Credentials are not part of the host.
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            (host.to_owned(), path.to_owned())
-        }
-        _ if !scheme.is_empty() && !rest.starts_with('/') => (String::new(), String::new()), // opaque
-        _ => (String::new(), rest.to_owned()),
-    };
-    Ok(Url { raw: s.to_owned(), scheme, host, path, query: query.to_owned() })
-}
-
 fn url(args: &[Value]) -> Outcome {
     let s = string_arg("url", args, 0)?;
-    parse(s).map(opaque).map_err(|e| error("url", format!("URL parse error during conversion from string: {e}")))
+    crate::go::url::parse_request_uri(s)
+        .map(opaque)
+        .map_err(|e| error("url", format!("URL parse error during conversion from string: {e}")))
 }
 
 fn is_url(args: &[Value]) -> Outcome {
-    Ok(Value::Bool(parse(string_arg("isURL", args, 0)?).is_ok()))
+    Ok(Value::Bool(crate::go::url::parse_request_uri(string_arg("isURL", args, 0)?).is_ok()))
 }
 
 fn this(args: &[Value]) -> Result<&Url, cel::ExecutionError> {
