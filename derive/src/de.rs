@@ -196,16 +196,17 @@ fn finish(f: &Field, tag: &syn::Ident) -> TokenStream {
 
 fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
     let ident = c.ident;
-    let supported = variants
+    // The values as the apiserver lists them (Go-quoted, numbers too), in declaration order.
+    let labels: Vec<String> = variants
         .iter()
         .map(|v| match &v.value {
-            VariantValue::Str(s) => serde_json::Value::String(s.clone()).to_string(),
-            VariantValue::Int(i) => format!("\"{i}\""),
-            VariantValue::Bool(b) => format!("\"{b}\""),
+            VariantValue::Str(s) => s.clone(),
+            VariantValue::Int(i) => i.to_string(),
+            VariantValue::Bool(b) => b.to_string(),
         })
-        .collect::<Vec<_>>()
-        .join(", ");
-    let expecting = format!("one of the values of {ident}: {supported}");
+        .collect();
+    let supported = quote! { ::kubeskema::__private::supported_values(&[#(#labels),*]) };
+    let expecting = format!("one of the values of {ident}: {}", labels.join(", "));
     // The variants by the JSON type of their value, one visitor method each.
     let (mut strs, mut ints, mut bools) = (Vec::new(), Vec::new(), Vec::new());
     for v in variants {
@@ -223,9 +224,7 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
             )))
         }
     };
-    let str_fail = unsupported(
-        quote! { ::kubeskema::__private::serde_json::Value::String(::std::borrow::ToOwned::to_owned(__v)) },
-    );
+    let str_fail = unsupported(quote! { ::kubeskema::issue::go_quote(__v) });
     let int_fail = unsupported(quote! { __v });
     let bool_fail = unsupported(quote! { __v });
     let (str_vals, str_idents): (Vec<_>, Vec<_>) = strs.into_iter().unzip();

@@ -133,10 +133,10 @@ impl BadValue {
         match v {
             Value::Null => BadValue::Null,
             Value::Bool(b) => BadValue::Bool(*b),
-            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-                (Some(i), _) => BadValue::Int(i),
-                (None, Some(u)) => BadValue::Uint(u),
-                _ => BadValue::Float(n.as_f64().unwrap_or_default()),
+            // Beyond int64 the apiserver holds a float64 (`9.223372036854776e+18`).
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => BadValue::Int(i),
+                None => BadValue::Float(n.as_f64().unwrap_or_default()),
             },
             Value::String(s) => BadValue::Str(s.clone()),
             other => BadValue::Json(go_json(other)),
@@ -213,28 +213,64 @@ pub fn go_float(x: f64) -> String {
     s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
 }
 
-/// Go's `%q` of a string: double quotes, with `"` and `\` escaped and control characters in
-/// Go's escape forms.
+/// Go's `%q` of a string (`strconv.Quote`): double quotes, `"` and `\\` escaped, and every
+/// rune Go's `strconv.IsPrint` refuses escaped (`\n`, `\x00`, `"1m\u00a0"` for a no-break
+/// space, `\U000e0001`); printable non-ASCII stays as it is (`"é"`).
 pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+    go_quote_bytes(s.as_bytes())
+}
+
+/// [`go_quote`] of bytes that may not be UTF-8: each byte of an invalid sequence is `\xff`.
+pub fn go_quote_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            push_escaped(&mut out, c);
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
         }
     }
     out.push('"');
     out
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        c if go_is_print(c) => out.push(c),
+        '\u{7}' => out.push_str("\\a"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{b}' => out.push_str("\\v"),
+        c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+        c => out.push_str(&format!("\\U{:08x}", c as u32)),
+    }
+}
+
+/// Go's `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
+fn go_is_print(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    if c.is_ascii() {
+        return (' '..='~').contains(&c);
+    }
+    !matches!(
+        get_general_category(c),
+        G::Control
+            | G::Format
+            | G::LineSeparator
+            | G::ParagraphSeparator
+            | G::PrivateUse
+            | G::SpaceSeparator
+            | G::Surrogate
+            | G::Unassigned
+    )
 }
 
 /// How an issue's path prints, by the apiserver subsystem that reports it.
@@ -421,6 +457,30 @@ mod tests {
         );
         assert_eq!(BadValue::Str("a\"b\n".into()).to_string(), r#""a\"b\n""#);
         assert_eq!(BadValue::of(&serde_json::json!({"a": [1]})).to_string(), r#"{"a":[1]}"#);
+    }
+
+    /// Go's `strconv` `quotetests` and the apiserver's printing of non-printable values.
+    #[test]
+    fn strings_quote_as_go_quotes_them() {
+        for (s, go) in [
+            ("\u{7}\u{8}\u{c}\r\n\t\u{b}", r#""\a\b\f\r\n\t\v""#),
+            ("\\", r#""\\""#),
+            ("abc\u{ff}def", r#""abcÿdef""#),
+            ("\u{263a}", r#""☺""#),
+            ("\u{10ffff}", r#""\U0010ffff""#),
+            ("\u{4}", r#""\x04""#),
+            ("!\u{00a0}!\u{2000}!\u{3000}!", r#""!\u00a0!\u2000!\u3000!""#),
+            ("\u{7f}", r#""\x7f""#),
+            ("1m\u{a0}", r#""1m\u00a0""#),
+            ("\u{200b}", r#""\u200b""#),
+            ("\u{e0001}", r#""\U000e0001""#),
+            ("é\u{301}", "\"é\u{301}\""),
+            ("a\"b", r#""a\"b""#),
+        ] {
+            assert_eq!(go_quote(s), go, "{s:?}");
+        }
+        assert_eq!(go_quote_bytes(b"a\xffb\xc3"), r#""a\xffb\xc3""#);
+        assert_eq!(BadValue::Str("1m\u{a0}".into()).to_string(), r#""1m\u00a0""#);
     }
 
     #[test]

@@ -378,7 +378,9 @@ pub fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_f64() => "number",
+        // [quirk] the apiserver's decoder keeps int64 and reads any other number as float64,
+        // so a whole number beyond int64 (`9223372036854775808`) is a "number".
+        Value::Number(n) if n.as_i64().is_none() => "number",
         Value::Number(_) => "integer",
         Value::String(_) => "string",
         Value::Array(_) => "array",
@@ -485,7 +487,8 @@ pub fn enumeration(path: &Path, value: &Value, allowed: &[Value]) -> Option<Issu
         .iter()
         .map(|a| match a {
             Value::String(s) => go_quote(s),
-            other => go_quote(&other.to_string()),
+            // Go JSON-encodes the others first (`1.0` → `"1"`).
+            other => go_quote(&crate::issue::go_json(other)),
         })
         .collect();
     Some(Issue::new(

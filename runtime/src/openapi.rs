@@ -245,6 +245,44 @@ mod tests {
         assert_eq!(issues(json!({"type": "object", "required": ["a"]}), json!({})), vec!["a: Required value"]);
     }
 
+    /// Semantics §7.4 (1.36): a whole number beyond int64 decodes as float64, so it gets the
+    /// range error of the format *and* the type error; so does it in the integer branch of an
+    /// int-or-string's `anyOf`.
+    #[test]
+    fn numbers_beyond_int64_are_type_and_range_errors() {
+        for big in [json!(9223372036854775808u64), json!(1e20)] {
+            assert_eq!(
+                issues(json!({"type": "integer"}), big.clone()),
+                vec![
+                    ": Invalid value: \"number\":  in body must be of type integer: \"number\"",
+                    "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in ",
+                ],
+                "{big}"
+            );
+        }
+        assert_eq!(
+            issues(json!({"type": "integer", "maximum": 10}), json!(9223372036854775808u64)),
+            vec![
+                ": Invalid value: \"number\":  in body must be of type integer: \"number\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in ",
+                ": Invalid value: 9.223372036854776e+18:  in body should be less than or equal to 10",
+            ]
+        );
+        let int_or_string =
+            json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]});
+        let found = issues(int_or_string, json!(1e20));
+        assert!(
+            found.contains(&": Invalid value: \"number\":  in body must be of type integer: \"number\"".to_owned()),
+            "the integer branch's type error: {found:#?}"
+        );
+        assert!(
+            found.contains(
+                &"<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in ".to_owned()
+            ),
+            "the integer branch's range error: {found:#?}"
+        );
+    }
+
     #[test]
     fn additional_properties_false_forbids_each_extra_key() {
         let schema =
