@@ -12,6 +12,7 @@
 //! and `spec.versions[i].schema.openAPIV3Schema...` otherwise.
 
 use kubeskema::crd::CrdVersion;
+use kubeskema::issue::go_quote;
 use kubeskema::schema::{AdditionalProperties, Schema};
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -107,9 +108,13 @@ fn clear_pointers(s: &mut Schema) {
 fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Finding> {
     let mut c = Checker { findings: Vec::new(), patterns: Default::default() };
     c.conversion(root, base);
-    c.structural(root, base, Level::Root);
-    c.root_metadata(root, base);
-    c.crd_rules(root, base, true);
+    // A schema the structural model cannot hold (`$ref`, items as an array, ...) is never
+    // checked structurally: `NewStructural` fails first and only the generic walk reports.
+    if c.findings.is_empty() {
+        c.structural(root, base, Level::Root);
+        c.root_metadata(root, base);
+    }
+    c.crd_rules(root, base, true, true, &MetaContext::default());
     // CEL rules compile only in a structural schema (the apiserver stops before them).
     if c.findings.is_empty() {
         crate::check_rules::check(root, base, &mut c.findings);
@@ -127,13 +132,23 @@ fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Find
                 root,
                 format!("{base}.type"),
                 "FieldValueInvalid",
-                format!("Invalid value: {t:?}: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled"),
+                format!("Invalid value: {}: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled", go_quote(t)),
             );
     }
     let mut findings = c.findings;
     findings.sort_by_key(Finding::text);
     findings.dedup_by(|a, b| a.text() == b.text());
     findings
+}
+
+/// Where a node stands relative to resource meta (`metadata`, `kind`, `apiVersion` of the
+/// root or of an embedded resource), as the apiserver's `specStandardValidator` tracks it.
+#[derive(Clone, Default)]
+struct MetaContext {
+    /// Inside resource meta: no embedded resources there.
+    inside: bool,
+    /// Why a `default` here is forbidden (`in top-level metadata`), if it is.
+    defaults_forbidden: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -155,7 +170,12 @@ fn prop_path(p: &str, name: &str) -> String {
 
 impl Checker {
     fn push(&mut self, node: &Schema, field: String, kind: &'static str, body: impl Into<String>) {
-        self.findings.push(Finding { field, kind, body: body.into(), pointer: node.pointer.clone() });
+        self.push_at(node.pointer.clone(), field, kind, body);
+    }
+
+    /// A finding placed at a JSON pointer below a node (a rule's `message`).
+    fn push_at(&mut self, pointer: String, field: String, kind: &'static str, body: impl Into<String>) {
+        self.findings.push(Finding { field, kind, body: body.into(), pointer });
     }
 
     /// `convert.go`: what the structural model cannot represent at all.
@@ -219,7 +239,7 @@ impl Checker {
                     s,
                     format!("{p}.type"),
                     "FieldValueInvalid",
-                    format!("Invalid value: {t:?}: must be object at the root"),
+                    format!("Invalid value: {}: must be object at the root", go_quote(t)),
                 );
             }
             if s.additional_properties.is_some() {
@@ -274,7 +294,7 @@ impl Checker {
                         node,
                         format!("{}.type", prop_path(p, meta)),
                         "FieldValueInvalid",
-                        format!("Invalid value: {t:?}: must be string"),
+                        format!("Invalid value: {}: must be string", go_quote(t)),
                     );
                 }
             }
@@ -285,7 +305,7 @@ impl Checker {
                     m,
                     format!("{}.type", prop_path(p, "metadata")),
                     "FieldValueInvalid",
-                    format!("Invalid value: {t:?}: must be object"),
+                    format!("Invalid value: {}: must be object", go_quote(t)),
                 );
             }
         }
@@ -338,7 +358,7 @@ impl Checker {
                     s,
                     format!("{p}.pattern"),
                     "FieldValueInvalid",
-                    format!("Invalid value: {pattern:?}: must be a valid regular expression, but isn't: {e}"),
+                    format!("Invalid value: {}: must be a valid regular expression, but isn't: {e}", go_quote(pattern)),
                 );
             }
         }
@@ -486,23 +506,40 @@ impl Checker {
         }
     }
 
-    /// Per-node CRD rules of `ValidateCustomResourceDefinitionOpenAPISchema`.
-    fn crd_rules(&mut self, s: &Schema, p: &str, spine: bool) {
-        const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
-        match s.type_str() {
-            Some("null") => self.push(
+    /// Per-node CRD rules of `ValidateCustomResourceDefinitionOpenAPISchema` (and its
+    /// `specStandardValidatorV3`): `meta` says whether the node is inside resource meta and
+    /// why defaults are forbidden there.
+    fn crd_rules(&mut self, s: &Schema, p: &str, spine: bool, is_root: bool, meta: &MetaContext) {
+        const TYPES: &str = "\"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"";
+        if let Some(t) = s.type_str().filter(|t| !t.is_empty() && !TYPES.contains(&format!("\"{t}\""))) {
+            self.push(
+                s,
+                format!("{p}.type"),
+                "FieldValueNotSupported",
+                format!("Unsupported value: {}: supported values: {TYPES}", go_quote(t)),
+            );
+        }
+        if let Some(why) = &meta.defaults_forbidden
+            && s.default.is_some()
+        {
+            self.push(s, format!("{p}.default"), "FieldValueForbidden", format!("Forbidden: must not be set {why}"));
+        }
+        // [quirk] `null` is refused twice: not a supported type, and not a type at all.
+        if s.type_str() == Some("null") {
+            self.push(
                 s,
                 format!("{p}.type"),
                 "FieldValueForbidden",
                 "Forbidden: type cannot be set to null, use nullable as an alternative",
-            ),
-            Some(t) if !t.is_empty() && !TYPES.contains(&t) => self.push(
+            );
+        }
+        if meta.inside && s.embedded_resource {
+            self.push(
                 s,
-                format!("{p}.type"),
-                "FieldValueNotSupported",
-                format!("Unsupported value: {t:?}: supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\""),
-            ),
-            _ => {}
+                format!("{p}.x-kubernetes-embedded-resource"),
+                "FieldValueForbidden",
+                "Forbidden: must not be used inside of resource meta",
+            );
         }
         if s.unique_items {
             self.push(
@@ -528,22 +565,127 @@ impl Checker {
         if spine {
             self.list_and_map_types(s, p);
         }
+        self.validation_rules(s, p);
         for (name, child) in &s.properties {
-            self.crd_rules(child, &prop_path(p, name), spine);
+            let child_meta =
+                if (is_root || s.embedded_resource) && ["metadata", "kind", "apiVersion"].contains(&name.as_str()) {
+                    MetaContext {
+                        inside: true,
+                        defaults_forbidden: if is_root {
+                            Some(format!("in top-level {name}"))
+                        } else {
+                            meta.defaults_forbidden.clone()
+                        },
+                    }
+                } else {
+                    meta.clone()
+                };
+            self.crd_rules(child, &prop_path(p, name), spine, false, &child_meta);
         }
         if let Some(i) = &s.items {
-            self.crd_rules(i, &format!("{p}.items"), spine);
+            self.crd_rules(i, &format!("{p}.items"), spine, false, meta);
         }
         if let Some(a) = s.additional_properties_schema() {
-            self.crd_rules(a, &format!("{p}.additionalProperties"), spine);
+            // Pruning a default inside metadata's maps would be ambiguous.
+            let child_meta = if meta.inside {
+                MetaContext {
+                    inside: true,
+                    defaults_forbidden: Some("inside additionalProperties applying to object metadata".into()),
+                }
+            } else {
+                meta.clone()
+            };
+            self.crd_rules(a, &format!("{p}.additionalProperties"), spine, false, &child_meta);
         }
         for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
             for (i, j) in list.iter().enumerate() {
-                self.crd_rules(j, &format!("{p}.{kw}[{i}]"), false);
+                self.crd_rules(j, &format!("{p}.{kw}[{i}]"), false, false, meta);
             }
         }
         if let Some(n) = &s.not {
-            self.crd_rules(n, &format!("{p}.not"), false);
+            self.crd_rules(n, &format!("{p}.not"), false, false, meta);
+        }
+    }
+
+    /// The static checks of each `x-kubernetes-validations` entry (schema errors: they keep
+    /// the rules from being compiled).
+    fn validation_rules(&mut self, s: &Schema, p: &str) {
+        let has_newlines = |t: &str| t.contains(['\n', '\r']);
+        for (i, rule) in s.validations.iter().enumerate() {
+            let rp = format!("{p}.x-kubernetes-validations[{i}]");
+            let at = format!("{}/x-kubernetes-validations/{i}", s.pointer);
+            let message = rule.message.as_deref().unwrap_or_default();
+            let trimmed_rule = rule.rule.trim();
+            let trimmed_message = message.trim();
+            if trimmed_rule.is_empty() {
+                self.push_at(
+                    format!("{at}/rule"),
+                    format!("{rp}.rule"),
+                    "FieldValueRequired",
+                    "Required value: rule is not specified",
+                );
+            } else if !message.is_empty() && trimmed_message.is_empty() {
+                self.push_at(
+                    format!("{at}/message"),
+                    format!("{rp}.message"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {}: must be non-empty if specified", go_quote(message)),
+                );
+            } else if has_newlines(trimmed_message) {
+                self.push_at(
+                    format!("{at}/message"),
+                    format!("{rp}.message"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {}: must not contain line breaks", go_quote(message)),
+                );
+            } else if has_newlines(trimmed_rule) && trimmed_message.is_empty() {
+                self.push_at(
+                    format!("{at}/message"),
+                    format!("{rp}.message"),
+                    "FieldValueRequired",
+                    "Required value: message must be specified if rule contains line breaks",
+                );
+            }
+            if let Some(e) = &rule.message_expression
+                && !e.is_empty()
+                && e.trim().is_empty()
+            {
+                self.push_at(
+                    format!("{at}/messageExpression"),
+                    format!("{rp}.messageExpression"),
+                    "FieldValueRequired",
+                    "Required value: messageExpression must be non-empty if specified",
+                );
+            }
+            // The Go source's set, listed sorted.
+            const REASONS: [&str; 4] =
+                ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
+            if let Some(reason) = rule.reason.as_deref().filter(|r| !REASONS.contains(r)) {
+                let supported: Vec<String> = REASONS.iter().map(|r| go_quote(r)).collect();
+                self.push_at(
+                    format!("{at}/reason"),
+                    format!("{rp}.reason"),
+                    "FieldValueNotSupported",
+                    format!("Unsupported value: {}: supported values: {}", go_quote(reason), supported.join(", ")),
+                );
+            }
+            let field_path = rule.field_path.as_deref().unwrap_or_default();
+            if !field_path.is_empty() && field_path.trim().is_empty() {
+                self.push_at(
+                    format!("{at}/fieldPath"),
+                    format!("{rp}.fieldPath"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {}: must be non-empty if specified", go_quote(field_path)),
+                );
+            }
+            if has_newlines(field_path) {
+                self.push_at(
+                    format!("{at}/fieldPath"),
+                    format!("{rp}.fieldPath"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {}: must not contain line breaks", go_quote(field_path)),
+                );
+            }
         }
     }
 
@@ -562,7 +704,7 @@ impl Checker {
                 s,
                 format!("{p}.type"),
                 "FieldValueInvalid",
-                format!("Invalid value: {t:?}: must be {want} if {because}"),
+                format!("Invalid value: {}: must be {want} if {because}", go_quote(t)),
             ),
         }
     }
@@ -575,7 +717,7 @@ impl Checker {
                     s,
                     format!("{p}.x-kubernetes-map-type"),
                     "FieldValueNotSupported",
-                    format!("Unsupported value: {mt:?}: supported values: \"atomic\", \"granular\""),
+                    format!("Unsupported value: {}: supported values: \"atomic\", \"granular\"", go_quote(mt)),
                 );
             }
         }
@@ -586,8 +728,30 @@ impl Checker {
                     s,
                     format!("{p}.x-kubernetes-list-type"),
                     "FieldValueNotSupported",
-                    format!("Unsupported value: {lt:?}: supported values: \"atomic\", \"map\", \"set\""),
+                    format!("Unsupported value: {}: supported values: \"atomic\", \"set\", \"map\"", go_quote(lt)),
                 );
+            }
+        }
+        if s.list_type.as_deref() == Some("set")
+            && s.type_str() == Some("array")
+            && let Some(items) = &s.items
+        {
+            const WHY: &str = "must be atomic as item of a list with x-kubernetes-list-type=set";
+            match items.type_str() {
+                Some("array") if items.list_type.as_deref().is_some_and(|t| t != "atomic") => self.push(
+                    items,
+                    format!("{p}.items.x-kubernetes-list-type"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {}: {WHY}", go_quote(items.list_type.as_deref().unwrap_or_default())),
+                ),
+                // [quirk] the apiserver prints the items' list type here (normally unset: null).
+                Some("object") if items.map_type.as_deref() != Some("atomic") => self.push(
+                    items,
+                    format!("{p}.items.x-kubernetes-map-type"),
+                    "FieldValueInvalid",
+                    format!("Invalid value: {}: {WHY}", items.list_type.as_deref().map_or("null".to_owned(), go_quote)),
+                ),
+                _ => {}
             }
         }
         if !s.list_map_keys.is_empty() {
@@ -603,7 +767,7 @@ impl Checker {
                     s,
                     format!("{p}.x-kubernetes-list-type"),
                     "FieldValueInvalid",
-                    format!("Invalid value: {lt:?}: must be map if x-kubernetes-list-map-keys is non-empty"),
+                    format!("Invalid value: {}: must be map if x-kubernetes-list-map-keys is non-empty", go_quote(lt)),
                 ),
             }
         }
@@ -634,7 +798,10 @@ impl Checker {
                         items,
                         format!("{p}.items.type"),
                         "FieldValueInvalid",
-                        format!("Invalid value: {t:?}: must be object if parent array's x-kubernetes-list-type is map"),
+                        format!(
+                            "Invalid value: {}: must be object if parent array's x-kubernetes-list-type is map",
+                            go_quote(t)
+                        ),
                     );
                 } else {
                     let mut seen = Vec::new();
@@ -670,7 +837,7 @@ impl Checker {
                                 format!("{kp}.type"),
                                 "FieldValueInvalid",
                                 // [quirk] the apiserver prints the items' type, not the key's.
-                                format!("Invalid value: {:?}: must be a scalar type if parent array's x-kubernetes-list-type is map", items.type_str().unwrap_or("object")),
+                                format!("Invalid value: {}: must be a scalar type if parent array's x-kubernetes-list-type is map", go_quote(items.type_str().unwrap_or("object"))),
                             );
                         }
                         if !items.required.contains(key) && prop.default.is_none() {
@@ -818,6 +985,133 @@ mod tests {
             vec![
                 "spec.validation.openAPIV3Schema.$ref: Forbidden: $ref is not supported",
                 "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined",
+            ]
+        );
+    }
+
+    /// apiextensions `validation_test.go` `TestValidateCustomResourceDefinition`
+    /// ("null type", "items array"): `type: null` is refused as unsupported *and* forbidden;
+    /// at the root the structural rule adds the third error.
+    #[test]
+    fn null_types_are_refused_twice_and_thrice_at_the_root() {
+        assert_eq!(
+            findings(json!({"type": "null"})),
+            vec![
+                "spec.validation.openAPIV3Schema.type: Forbidden: type cannot be set to null, use nullable as an alternative",
+                "spec.validation.openAPIV3Schema.type: Invalid value: \"null\": must be object at the root",
+                "spec.validation.openAPIV3Schema.type: Unsupported value: \"null\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"",
+            ]
+        );
+        assert_eq!(
+            findings(
+                json!({"type": "object", "properties": {"a": {"type": "null"}, "b": {"type": "array", "items": [{"type": "string"}]}}})
+            ),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[a].type: Forbidden: type cannot be set to null, use nullable as an alternative",
+                "spec.validation.openAPIV3Schema.properties[a].type: Unsupported value: \"null\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"",
+                "spec.validation.openAPIV3Schema.properties[b].items: Forbidden: items must be a schema object and not an array",
+            ]
+        );
+    }
+
+    /// apiextensions `validation_test.go` ("defaults in top-level metadata", "embedded
+    /// resource metadata with additionalProperties defaults", "x-kubernetes-embedded-resource
+    /// inside resource meta").
+    #[test]
+    fn defaults_and_embedded_resources_inside_resource_meta() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {
+                "metadata": {"type": "object", "properties": {"name": {"type": "string", "default": "x"}}},
+                "kind": {"type": "string", "default": "K"},
+                "spec": {"type": "object", "properties": {
+                    "pod": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": {
+                        "metadata": {"type": "object", "properties": {
+                            "labels": {"type": "object", "additionalProperties": {"type": "string", "default": "v"}},
+                            "inner": {"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}}}}}}}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[kind].default: Forbidden: must not be set in top-level kind",
+                "spec.validation.openAPIV3Schema.properties[metadata].properties[name].default: Forbidden: must not be set in top-level metadata",
+                "spec.validation.openAPIV3Schema.properties[spec].properties[pod].properties[metadata].properties[inner].x-kubernetes-embedded-resource: Forbidden: must not be used inside of resource meta",
+                "spec.validation.openAPIV3Schema.properties[spec].properties[pod].properties[metadata].properties[labels].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata",
+            ]
+        );
+    }
+
+    /// apiextensions `validation_test.go` ("set list with non-atomic object items", "set list
+    /// with non-atomic list items"): set items must be atomic; the object case prints the
+    /// items' list type \[quirk\].
+    #[test]
+    fn set_items_must_be_atomic() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {
+                "objs": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object", "properties": {"a": {"type": "string"}}}},
+                "granular": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object", "x-kubernetes-map-type": "granular"}},
+                "atomic": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object", "x-kubernetes-map-type": "atomic"}},
+                "lists": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}},
+                "ok": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "array", "items": {"type": "string"}}}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[granular].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set",
+                "spec.validation.openAPIV3Schema.properties[lists].items.x-kubernetes-list-type: Invalid value: \"set\": must be atomic as item of a list with x-kubernetes-list-type=set",
+                "spec.validation.openAPIV3Schema.properties[objs].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set",
+            ]
+        );
+    }
+
+    /// apiextensions `validation_test.go` `TestValidateCustomResourceDefinitionValidation`
+    /// x-kubernetes-validations cases (empty rule, blank message, message with line breaks,
+    /// multi-line rule without message, blank messageExpression, unknown reason, blank or
+    /// multi-line fieldPath).
+    #[test]
+    fn validation_rule_fields() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {"a": {"type": "string", "x-kubernetes-validations": [
+                {"rule": "  "},
+                {"rule": "self == 'x'", "message": "   "},
+                {"rule": "self == 'x'", "message": "a\nb"},
+                {"rule": "self ==\n'x'"},
+                {"rule": "self == 'x'", "messageExpression": " "},
+                {"rule": "self == 'x'", "reason": "FieldValueBogus"},
+                {"rule": "self == 'x'", "fieldPath": " "},
+                {"rule": "self == 'x'", "fieldPath": ".a\n"}]}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[0].rule: Required value: rule is not specified",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[1].message: Invalid value: \"   \": must be non-empty if specified",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[2].message: Invalid value: \"a\\nb\": must not contain line breaks",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[3].message: Required value: message must be specified if rule contains line breaks",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[4].messageExpression: Required value: messageExpression must be non-empty if specified",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[5].reason: Unsupported value: \"FieldValueBogus\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[6].fieldPath: Invalid value: \" \": must be non-empty if specified",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[7].fieldPath: Invalid value: \".a\\n\": must not contain line breaks",
+            ]
+        );
+        // Compiled only when the schema is otherwise clean: optionalOldSelf needs oldSelf.
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {"a": {"type": "string", "x-kubernetes-validations": [
+                {"rule": "self == 'x'", "optionalOldSelf": true}]}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule",
+            ]
+        );
+    }
+
+    /// Values print as Go's `%q`; list types are listed in the Go source's order.
+    #[test]
+    fn values_are_go_quoted_and_lists_in_source_order() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "string"},
+                "x-kubernetes-list-type": "b\u{a0}ag"}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[l].x-kubernetes-list-type: Unsupported value: \"b\\u00a0ag\": supported values: \"atomic\", \"set\", \"map\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn preserve_unknown_fields_false_at_the_root() {
+        assert_eq!(
+            findings(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": false})),
+            vec![
+                "spec.validation.openAPIV3Schema.x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined",
             ]
         );
     }

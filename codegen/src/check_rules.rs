@@ -92,26 +92,8 @@ impl Walk<'_> {
             self.out.push(Finding { field, kind, body, pointer: at });
         };
         let shown = go_rule(rule);
-        if rule.rule.trim().is_empty() {
-            push(
-                format!("{p}.rule"),
-                "FieldValueRequired",
-                "Required value: rule is not specified".into(),
-                pointer.into(),
-            );
-            return;
-        }
-        if rule.message.as_deref().is_some_and(|m| m.contains('\n')) {
-            push(
-                format!("{p}.message"),
-                "FieldValueInvalid",
-                format!(
-                    "Invalid value: {}: message must not contain line breaks",
-                    go_quote(rule.message.as_deref().unwrap_or_default())
-                ),
-                format!("{pointer}/message"),
-            );
-        }
+        // Empty rules and bad messages are schema errors (`check::validation_rules`): this
+        // runs only where there are none.
         let compiled = match kubeskema::cel::check_rule(
             &rule.rule,
             rule.message_expression.as_deref(),
@@ -138,10 +120,21 @@ impl Walk<'_> {
                 format!("{p}.rule"),
                 "FieldValueInvalid",
                 format!(
-                    "Invalid value: {shown}: oldSelf cannot be used on the uncorrelatable portion of the schema within {}",
+                    "Invalid value: {}: oldSelf cannot be used on the uncorrelatable portion of the schema within {}",
+                    go_quote(&rule.rule),
                     p.trim_end_matches(|c| c != '.').trim_end_matches('.')
                 ),
                 format!("{pointer}/rule"),
+            );
+        }
+        if !compiled.transition
+            && let Some(optional) = rule.optional_old_self
+        {
+            push(
+                format!("{p}.optionalOldSelf"),
+                "FieldValueInvalid",
+                format!("Invalid value: {optional}: may not be set if oldSelf is not used in rule"),
+                format!("{pointer}/optionalOldSelf"),
             );
         }
         let mut shape = Shape::of_schema(s);
