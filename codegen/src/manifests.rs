@@ -180,8 +180,10 @@ fn validate_document<'c>(
         return;
     };
     for dup in &doc.duplicates {
-        let dotted = dup.pointer.trim_start_matches('/').replace('/', ".");
-        let message = format!("duplicate field {dotted:?}");
+        let issue = kubeskema::decode::duplicate_issue(&dup.pointer);
+        let dotted = issue.path.openapi();
+        // The apiserver's warning text (its Strict-mode error prefixes `strict decoding error: `).
+        let message = issue.detail;
         findings.push(Finding {
             pos: Some(dup.pos),
             ..finding(Level::Warning, &dup.pointer, dotted, "DuplicateField", message.clone(), message)
@@ -191,9 +193,15 @@ fn validate_document<'c>(
         validators.entry((ci, vi)).or_insert_with(|| ResourceValidator::new(&crds[ci].crd, &crds[ci].crd.versions[vi]));
     let outcome = validator.validate_create(&doc.value);
     for unknown in &outcome.pruned {
-        let pointer = format!("/{}", unknown.replace(['.', '['], "/").replace(']', ""));
-        let message = format!("unknown field {unknown:?}");
-        findings.push(finding(Level::Warning, &pointer, unknown.clone(), "UnknownField", message.clone(), message));
+        let message = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
+        findings.push(finding(
+            Level::Warning,
+            &unknown.pointer(),
+            unknown.openapi(),
+            "UnknownField",
+            message.clone(),
+            message,
+        ));
     }
     for issue in &outcome.issues {
         let pointer = issue.path.pointer();

@@ -300,8 +300,9 @@ fn representative(kind: &str) -> Value {
     }
 }
 
-/// `unknown field "spec.x"` / `duplicate field "spec.a"`: the path dotted, `[i]` for indexes.
-fn strict_issue(path: Path, what: &str) -> Issue {
+/// `unknown field "spec.x"` / `duplicate field "spec.a"` (`what`: `unknown` or `duplicate`):
+/// the path dotted, `[i]` for indexes. The one wording of strict decoding warnings.
+pub fn strict_issue(path: Path, what: &str) -> Issue {
     let detail = format!("{what} field {}", crate::issue::go_quote(&path.openapi()));
     Issue::new(ErrorType::Strict, &path, "decode", BadValue::Omit, detail).in_form(PathForm::Detached)
 }

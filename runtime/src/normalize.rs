@@ -12,8 +12,8 @@ use crate::schema::Schema;
 /// What normalization removed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Normalized {
-    /// Paths of pruned unknown fields (`spec.foo`), sorted.
-    pub pruned: Vec<String>,
+    /// Places of pruned unknown fields (`spec.foo`), sorted by their dotted form.
+    pub pruned: Vec<crate::path::Path>,
 }
 
 /// A `metadata` that does not decode as `ObjectMeta` (the apiserver answers 400).
@@ -98,7 +98,7 @@ mod tests {
             "spec": {"replicas": null, "name": null, "junk": 1,
                      "tpl": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "nope": 2}}}});
         let n = normalize_resource(&mut obj, &root).unwrap();
-        assert_eq!(n.pruned, vec!["spec.junk"]);
+        assert_eq!(n.pruned.iter().map(crate::path::Path::openapi).collect::<Vec<_>>(), vec!["spec.junk"]);
         assert_eq!(
             obj,
             json!({"apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n"},

@@ -11,46 +11,38 @@
 
 use serde_json::{Map, Value};
 
+use crate::path::Path;
 use crate::schema::Schema;
 
 const META: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
 /// Prunes a whole custom resource against its version's root schema. Returns the paths of
 /// the fields that were removed (`spec.foo`, `spec.list[1].b`), sorted.
-pub fn prune_resource(object: &mut Value, root: &Schema) -> Vec<String> {
+pub fn prune_resource(object: &mut Value, root: &Schema) -> Vec<Path> {
     let mut pruned = Vec::new();
-    let mut path = String::new();
-    prune(object, Some(root), true, &mut path, &mut pruned);
-    pruned.sort();
-    pruned
+    prune(object, Some(root), true, &Path::root(), &mut pruned);
+    // The apiserver's order: by the dotted path it prints.
+    let mut keyed: Vec<(String, Path)> = pruned.into_iter().map(|p| (p.openapi(), p)).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, p)| p).collect()
 }
 
 /// Prunes a value against the schema node it belongs to (used for defaults, which the
 /// apiserver prunes when it loads the CRD).
 pub fn prune_value(value: &mut Value, schema: &Schema) {
     let mut sink = Vec::new();
-    let mut path = "value".to_owned();
-    prune(value, Some(schema), schema.embedded_resource, &mut path, &mut sink);
+    prune(value, Some(schema), schema.embedded_resource, &Path::root().key("value"), &mut sink);
 }
 
-fn push_key(path: &mut String, key: &str) -> usize {
-    let len = path.len();
-    if !path.is_empty() {
-        path.push('.');
+/// A child's path: a property of the schema, or a key of its `additionalProperties` map.
+fn child(path: &Path, s: Option<&Schema>, k: &str) -> Path {
+    match s {
+        Some(s) if !s.properties.contains_key(k) && s.additional_properties.is_some() => path.map_key(k),
+        _ => path.key(k),
     }
-    path.push_str(key);
-    len
 }
 
-fn push_index(path: &mut String, i: usize) -> usize {
-    let len = path.len();
-    path.push('[');
-    path.push_str(&i.to_string());
-    path.push(']');
-    len
-}
-
-fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &mut String, pruned: &mut Vec<String>) {
+fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &Path, pruned: &mut Vec<Path>) {
     if let Some(s) = schema
         && s.preserves_unknown_fields()
     {
@@ -60,51 +52,41 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &m
     match value {
         Value::Object(map) => {
             let Some(s) = schema else {
-                for k in map.keys() {
-                    let len = push_key(path, k);
-                    pruned.push(path.clone());
-                    path.truncate(len);
-                }
+                pruned.extend(map.keys().map(|k| path.key(k)));
                 map.clear();
                 return;
             };
-            let top_level = path.is_empty();
+            let top_level = path.is_root();
             map.retain(|k, v| {
                 if is_resource && META.contains(&k.as_str()) {
                     return true;
                 }
-                let len = push_key(path, k);
-                let keep = if let Some(p) = s.properties.get(k) {
-                    prune(v, Some(p), p.embedded_resource, path, pruned);
+                if let Some(p) = s.properties.get(k) {
+                    prune(v, Some(p), p.embedded_resource, &path.key(k), pruned);
                     true
                 } else if let Some(ap) = &s.additional_properties {
                     let child = ap.schema();
-                    prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
+                    prune(v, child, child.is_some_and(|c| c.embedded_resource), &path.map_key(k), pruned);
                     true
                 } else {
-                    // apiVersion/kind/metadata at the very top are dropped silently.
                     if !(top_level && META.contains(&k.as_str())) {
-                        pruned.push(path.clone());
+                        pruned.push(path.key(k));
                     }
                     false
-                };
-                path.truncate(len);
-                keep
+                }
             });
         }
         Value::Array(items) => {
             let item_schema = schema.and_then(|s| s.items.as_deref());
             for (i, item) in items.iter_mut().enumerate() {
-                let len = push_index(path, i);
-                prune(item, item_schema, item_schema.is_some_and(|s| s.embedded_resource), path, pruned);
-                path.truncate(len);
+                prune(item, item_schema, item_schema.is_some_and(|s| s.embedded_resource), &path.index(i), pruned);
             }
         }
         _ => {}
     }
 }
 
-fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut String, pruned: &mut Vec<String>) {
+fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &Path, pruned: &mut Vec<Path>) {
     match value {
         Value::Object(map) => {
             let map: &mut Map<String, Value> = map;
@@ -112,22 +94,18 @@ fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut Strin
                 if is_resource && META.contains(&k.as_str()) {
                     continue;
                 }
-                let len = push_key(path, k);
                 if let Some(p) = s.properties.get(k) {
-                    prune(v, Some(p), p.embedded_resource, path, pruned);
+                    prune(v, Some(p), p.embedded_resource, &child(path, Some(s), k), pruned);
                 } else if let Some(ap) = &s.additional_properties {
-                    let child = ap.schema();
-                    prune(v, child, child.is_some_and(|c| c.embedded_resource), path, pruned);
+                    let c = ap.schema();
+                    prune(v, c, c.is_some_and(|c| c.embedded_resource), &child(path, Some(s), k), pruned);
                 }
-                path.truncate(len);
             }
         }
         Value::Array(items) => {
             if let Some(item_schema) = s.items.as_deref() {
                 for (i, item) in items.iter_mut().enumerate() {
-                    let len = push_index(path, i);
-                    skip_prune(item, item_schema, item_schema.embedded_resource, path, pruned);
-                    path.truncate(len);
+                    skip_prune(item, item_schema, item_schema.embedded_resource, &path.index(i), pruned);
                 }
             }
         }
@@ -139,6 +117,24 @@ fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &mut Strin
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn printed(paths: &[Path]) -> Vec<String> {
+        paths.iter().map(Path::openapi).collect()
+    }
+
+    /// A map key with dots stays one key: its pointer is `/spec/labels/example.com~1x/extra`.
+    #[test]
+    fn pruned_places_are_paths_not_dotted_strings() {
+        let root = schema(json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "labels": {"type": "object", "additionalProperties": {"type": "object", "properties": {"a": {"type": "string"}}}}}}}}));
+        let mut obj = json!({"spec": {"labels": {"example.com/x": {"a": "1", "extra": 2}}, "example.com/extra": 1}});
+        let pruned = prune_resource(&mut obj, &root);
+        assert_eq!(printed(&pruned), vec!["spec.example.com/extra", "spec.labels.example.com/x.extra"]);
+        assert_eq!(
+            pruned.iter().map(Path::pointer).collect::<Vec<_>>(),
+            vec!["/spec/example.com~1extra", "/spec/labels/example.com~1x/extra"]
+        );
+    }
 
     fn schema(v: Value) -> Schema {
         let (s, errors) = Schema::parse(&v, "");
@@ -154,7 +150,7 @@ mod tests {
         let mut obj = json!({"apiVersion": "v", "kind": "K", "metadata": {"name": "n"},
             "spec": {"a": "x", "b": 1, "list": [{"x": 1}, {"x": 2, "y": 3}]}, "unknown": true});
         let pruned = prune_resource(&mut obj, &root);
-        assert_eq!(pruned, vec!["spec.b", "spec.list[1].y", "unknown"]);
+        assert_eq!(printed(&pruned), vec!["spec.b", "spec.list[1].y", "unknown"]);
         assert_eq!(
             obj,
             json!({"apiVersion": "v", "kind": "K", "metadata": {"name": "n"},
@@ -168,7 +164,7 @@ mod tests {
             "type": "object", "x-kubernetes-preserve-unknown-fields": true,
             "properties": {"known": {"type": "object", "properties": {"a": {"type": "string"}}}}}}}));
         let mut obj = json!({"spec": {"free": {"deep": 1}, "known": {"a": "x", "b": 2}}});
-        assert_eq!(prune_resource(&mut obj, &root), vec!["spec.known.b"]);
+        assert_eq!(printed(&prune_resource(&mut obj, &root)), vec!["spec.known.b"]);
         assert_eq!(obj, json!({"spec": {"free": {"deep": 1}, "known": {"a": "x"}}}));
     }
 
@@ -197,7 +193,7 @@ mod tests {
             "type": "object", "x-kubernetes-embedded-resource": true,
             "properties": {"spec": {"type": "object"}}}}}));
         let mut obj = json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {"a": 1}, "z": 1}});
-        assert_eq!(prune_resource(&mut obj, &root), vec!["t.spec.a", "t.z"]);
+        assert_eq!(printed(&prune_resource(&mut obj, &root)), vec!["t.spec.a", "t.z"]);
         assert_eq!(obj, json!({"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {"x": 1}, "spec": {}}}));
     }
 }

@@ -35,8 +35,9 @@ use crate::schema::Schema;
 pub struct Outcome {
     /// The object as the apiserver would go on with it (normalized).
     pub object: Value,
-    /// Unknown fields pruned (`spec.foo`), sorted: what strict field validation reports.
-    pub pruned: Vec<String>,
+    /// Unknown fields pruned (`spec.foo`), sorted: what strict field validation reports
+    /// ([`crate::decode::strict_issue`] words it).
+    pub pruned: Vec<Path>,
     /// Every issue, in the apiserver's order.
     pub issues: Vec<Issue>,
     /// On update, failures of CEL rules about unchanged places: the apiserver returns them as
@@ -184,7 +185,7 @@ mod tests {
             .validate_create(&json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
             "spec": {"mode": null, "extra": 1}}));
         assert!(out.issues.is_empty(), "{:?}", out.issues);
-        assert_eq!(out.pruned, vec!["spec.extra"]);
+        assert_eq!(out.pruned.iter().map(Path::openapi).collect::<Vec<_>>(), vec!["spec.extra"]);
         assert_eq!(out.object["spec"], json!({"replicas": 1}), "null pruned, default applied");
     }
 

@@ -41,6 +41,24 @@ fn every_problem_of_every_document_is_found_at_its_place() {
     assert_eq!(findings.iter().filter(|f| f.level == Level::Warning).count(), 1);
 }
 
+/// An unknown key with dots is one key: its own line and pointer, its whole name in the
+/// apiserver's warning (not `/spec/example/com/extra` at the nearest known parent).
+#[test]
+fn unknown_keys_with_dots_are_placed_at_their_own_line() {
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/dotted-unknown.yaml")]).unwrap();
+    let found: Vec<(usize, usize, &str, &str, &str)> = findings
+        .iter()
+        .map(|f| {
+            let pos = f.pos.unwrap();
+            (pos.line, pos.column, f.pointer.as_str(), f.field.as_str(), f.message.as_str())
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![(8, 3, "/spec/example.com~1extra", "spec.example.com/extra", "unknown field \"spec.example.com/extra\"")]
+    );
+}
+
 #[test]
 fn human_output_reads_like_a_compiler_diagnostic() {
     let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
