@@ -443,6 +443,19 @@ impl<'a> ModuleBuilder<'a> {
         self.known.iter().find(|(schema, _)| *schema == json).map(|(_, ty)| ty.clone())
     }
 
+    /// The schema of a resource's `metadata` (root or embedded), kept as `schema_json` for the
+    /// JSON walk when it constrains more than `{type: object}`: the typed `ObjectMeta` cannot
+    /// carry its keywords, and dropping them would lose checks (`metadata.name` maxLength).
+    fn metadata_schema(&self, node: &Schema, attrs: &mut Vec<Attr>) {
+        if let Some(m) = node.properties.get("metadata").and_then(|m| self.raw(m)) {
+            let mut m = m.clone();
+            strip_descriptions(&mut m);
+            if m != serde_json::json!({"type": "object"}) {
+                attrs.push(Attr::Json("schema_json", m.to_string()));
+            }
+        }
+    }
+
     fn raw(&self, s: &Schema) -> Option<&'a Value> {
         self.raw.and_then(|r| r.pointer(&s.pointer))
     }
@@ -681,20 +694,16 @@ impl<'a> ModuleBuilder<'a> {
             let mut meta =
                 plain_field("metadata", Ty::ObjectMeta, Shape::Defaulted, Some("Standard object's metadata."));
             meta.default = Some(Value::Object(Default::default()));
-            if let Some(m) = node.properties.get("metadata").and_then(|m| self.raw(m)) {
-                let mut m = m.clone();
-                strip_descriptions(&mut m);
-                if m != serde_json::json!({"type": "object"}) {
-                    meta.attrs.push(Attr::Json("schema_json", m.to_string()));
-                }
-            }
+            self.metadata_schema(node, &mut meta.attrs);
             fields.push(meta);
         } else if node.embedded_resource {
             for (key, ty) in [("apiVersion", Ty::String), ("kind", Ty::String), ("metadata", Ty::ObjectMeta)] {
                 let mut f = plain_field(key, ty, Shape::Optional, None);
                 if let Some(p) = node.properties.get(key) {
                     f.doc = self.doc(p);
-                    if key != "metadata" {
+                    if key == "metadata" {
+                        self.metadata_schema(node, &mut f.attrs);
+                    } else {
                         self.value_attrs(p, &mut f.attrs, true);
                     }
                 }

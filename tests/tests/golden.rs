@@ -147,6 +147,27 @@ mod golden_files_compile {
         );
     }
 
+    /// An embedded resource's `metadata` schema is kept: derived code reports what the
+    /// dynamic validator reports (`spec.pod.metadata.name: Too long`).
+    #[test]
+    fn embedded_resource_metadata_keeps_its_constraints() {
+        use embedded__embed_example_com_v1::*;
+        let object = serde_json::json!({"apiVersion": "embed.example.com/v1", "kind": "Wrapper", "metadata": {"name": "w"},
+            "spec": {"pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "toolong"}}}});
+        let w: Wrapper = serde_json::from_value(object.clone()).unwrap();
+        let typed: Vec<String> = kubeskema::Validate::validate(&w).iter().map(ToString::to_string).collect();
+        let text = std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/golden/embedded.yaml")).unwrap();
+        let crd = kubeskema::crd::Crd::parse(&kubeskema::yaml::parse_documents(&text).unwrap().remove(0).value).0;
+        let dynamic: Vec<String> = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0])
+            .validate_create(&object)
+            .issues
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(typed, vec!["spec.pod.metadata.name: Too long: may not be more than 5 bytes"]);
+        assert_eq!(typed, dynamic);
+    }
+
     mod kube_mode {
         //! The kube-rs mode's Widget: kube's traits, the CRD given back, and k8s-openapi's
         //! `Condition`/`ObjectReference`/`ObjectMeta` validated exactly as the dynamic
