@@ -405,6 +405,14 @@ fn parse_number(meta: &ParseNestedMeta) -> syn::Result<f64> {
         Lit::Float(f) => f.base10_parse::<f64>()?,
         other => return Err(syn::Error::new(other.span(), "expected a number")),
     };
+    // The apiserver reads schema numbers as float64: a literal beyond it (`1e400`) is no
+    // bound it could hold, and an infinite one would have no Rust literal to emit.
+    if !v.is_finite() {
+        return Err(syn::Error::new(
+            lit.span(),
+            "number out of range: the apiserver reads schema numbers as 64-bit floats (at most about 1.8e308)",
+        ));
+    }
     Ok(if negative { -v } else { v })
 }
 

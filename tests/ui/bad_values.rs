@@ -4,6 +4,8 @@
 struct Spec {
     #[kubeskema(default_json = "{not json")]
     a: i64,
+    #[kubeskema(maximum = 1e400)]
+    b: f64,
 }
 
 #[derive(kubeskema::Deserialize)]
