@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod check;
+mod check_defaults;
 mod check_rules;
 pub mod cli;
 pub mod diagnostic;

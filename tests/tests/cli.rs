@@ -112,6 +112,19 @@ fn non_structural_schemas_are_refused_with_the_apiservers_messages() {
     }
 }
 
+/// Semantics §5.3: defaults are validated when the CRD is written, each at its own line.
+#[test]
+fn defaults_the_apiserver_refuses_are_reported_at_their_lines() {
+    let text = errors_of("invalid/bad_defaults.yaml");
+    for expected in [
+        "bad_defaults.yaml:24:19: error: tunings.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].properties[limits].default: Invalid value: {\"cpu\":1,\"junk\":\"dropped\"}: must not have unknown fields",
+        "bad_defaults.yaml:29:19: error: tunings.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].properties[mode].default: Invalid value: \"integer\":  in body must be of type string: \"integer\"",
+        "bad_defaults.yaml:32:19: error: tunings.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].properties[level].default: Invalid value: \"integer\": level starts at 1",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
 #[test]
 fn documents_that_are_not_crds_are_refused_unless_skipped() {
     let text = errors_of("invalid/not_a_crd.yaml");

@@ -50,7 +50,14 @@ impl SchemaRules {
 
     /// Evaluates every rule over `object` (the pruned, defaulted object; `old` on update).
     pub fn validate(&self, object: &Value, old: Option<&Value>, root: &Schema, cx: &mut Cx) {
-        self.walk(object, old, root, &Path::root(), true, cx);
+        self.validate_node(object, old, root, true, cx);
+    }
+
+    /// Evaluates the rules of `schema` and below over `value` standing alone, as the apiserver
+    /// checks a `default` when a CRD is written; `is_resource`: whether `schema` is a resource
+    /// root (its `metadata` then shows only `name` and `generateName`).
+    pub fn validate_node(&self, value: &Value, old: Option<&Value>, schema: &Schema, is_resource: bool, cx: &mut Cx) {
+        self.walk(value, old, schema, &Path::root(), is_resource, cx);
     }
 
     fn walk(&self, v: &Value, old: Option<&Value>, s: &Schema, path: &Path, root: bool, cx: &mut Cx) {
