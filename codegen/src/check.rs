@@ -12,7 +12,7 @@
 //! and `spec.versions[i].schema.openAPIV3Schema...` otherwise.
 
 use kubeskema::crd::CrdVersion;
-use kubeskema::issue::go_quote;
+use kubeskema::issue::{BadValue, ErrorType, field_error_body, supported_values};
 use kubeskema::schema::{AdditionalProperties, Schema};
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -28,6 +28,11 @@ pub(crate) struct Finding {
 }
 
 impl Finding {
+    /// A finding printed as the apiserver prints a field error (`issue::field_error_body`).
+    pub(crate) fn new(field: String, error_type: ErrorType, value: BadValue, detail: &str, pointer: String) -> Finding {
+        Finding { field, kind: error_type.reason(), body: field_error_body(error_type, &value, detail), pointer }
+    }
+
     fn text(&self) -> String {
         format!("{}: {}", self.field, self.body)
     }
@@ -54,9 +59,9 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
                 ..loaded.diagnostic(
                     Severity::Warning,
                     &format!("/spec/versions/{i}"),
-                    "FieldValueRequired",
+                    ErrorType::Required.reason(),
                     format!("spec.versions[{i}].schema.openAPIV3Schema"),
-                    "Required value: schemas are required".into(),
+                    field_error_body(ErrorType::Required, &BadValue::Omit, "schemas are required"),
                 )
             });
             continue;
@@ -113,9 +118,14 @@ fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Find
     if c.findings.is_empty() {
         c.structural(root, base, Level::Root);
         c.root_metadata(root, base);
+        // Defaults are validated only in a structural schema.
+        if c.findings.is_empty() {
+            crate::check_defaults::check(root, base, &mut c.findings);
+        }
     }
     c.crd_rules(root, base, true, true, &MetaContext::default());
-    // CEL rules compile only in a structural schema (the apiserver stops before them).
+    // CEL rules compile only in a structural schema with valid defaults (the apiserver stops
+    // before them).
     if c.findings.is_empty() {
         crate::check_rules::check(root, base, &mut c.findings);
     }
@@ -123,17 +133,19 @@ fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Find
         c.push(
             root,
             format!("{base}.nullable"),
-            "FieldValueForbidden",
-            "Forbidden: nullable cannot be true at the root",
+            ErrorType::Forbidden,
+            BadValue::Omit,
+            "nullable cannot be true at the root",
         );
     }
     if status_subresource && let Some(t) = root.type_str().filter(|t| *t != "object") {
         c.push(
-                root,
-                format!("{base}.type"),
-                "FieldValueInvalid",
-                format!("Invalid value: {}: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled", go_quote(t)),
-            );
+            root,
+            format!("{base}.type"),
+            ErrorType::Invalid,
+            BadValue::Str(t.to_owned()),
+            "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
+        );
     }
     let mut findings = c.findings;
     findings.sort_by_key(Finding::text);
@@ -169,13 +181,20 @@ fn prop_path(p: &str, name: &str) -> String {
 }
 
 impl Checker {
-    fn push(&mut self, node: &Schema, field: String, kind: &'static str, body: impl Into<String>) {
-        self.push_at(node.pointer.clone(), field, kind, body);
+    fn push(&mut self, node: &Schema, field: String, error_type: ErrorType, value: BadValue, detail: impl AsRef<str>) {
+        self.push_at(node.pointer.clone(), field, error_type, value, detail);
     }
 
     /// A finding placed at a JSON pointer below a node (a rule's `message`).
-    fn push_at(&mut self, pointer: String, field: String, kind: &'static str, body: impl Into<String>) {
-        self.findings.push(Finding { field, kind, body: body.into(), pointer });
+    fn push_at(
+        &mut self,
+        pointer: String,
+        field: String,
+        error_type: ErrorType,
+        value: BadValue,
+        detail: impl AsRef<str>,
+    ) {
+        self.findings.push(Finding::new(field, error_type, value, detail.as_ref(), pointer));
     }
 
     /// `convert.go`: what the structural model cannot represent at all.
@@ -185,19 +204,27 @@ impl Checker {
                 self.push(
                     s,
                     format!("{p}.items"),
-                    "FieldValueForbidden",
-                    "Forbidden: items must be a schema object and not an array",
+                    ErrorType::Forbidden,
+                    BadValue::Omit,
+                    "items must be a schema object and not an array",
                 );
             } else {
-                self.push(s, format!("{p}.{kw}"), "FieldValueForbidden", format!("Forbidden: {kw} is not supported"));
+                self.push(
+                    s,
+                    format!("{p}.{kw}"),
+                    ErrorType::Forbidden,
+                    BadValue::Omit,
+                    format!("{kw} is not supported"),
+                );
             }
         }
         if s.preserve_unknown_fields == Some(false) {
             self.push(
                 s,
                 format!("{p}.x-kubernetes-preserve-unknown-fields"),
-                "FieldValueInvalid",
-                "Invalid value: false: must be true or undefined",
+                ErrorType::Invalid,
+                BadValue::Bool(false),
+                "must be true or undefined",
             );
         }
         for (name, child) in &s.properties {
@@ -222,7 +249,7 @@ impl Checker {
     /// `ValidateStructural` over the spine (properties, items, additionalProperties).
     fn structural(&mut self, s: &Schema, p: &str, level: Level) {
         if s.type_str() == Some("array") && s.items.is_none() {
-            self.push(s, format!("{p}.items"), "FieldValueRequired", "Required value: must be specified");
+            self.push(s, format!("{p}.items"), ErrorType::Required, BadValue::Omit, "must be specified");
         }
         let typeless = s.type_.as_deref().is_none_or(str::is_empty);
         if typeless && !s.int_or_string && !s.preserves_unknown_fields() && !s.embedded_resource {
@@ -231,23 +258,25 @@ impl Checker {
                 Level::Item => "must not be empty for specified array items",
                 Level::Field => "must not be empty for specified object fields",
             };
-            self.push(s, format!("{p}.type"), "FieldValueRequired", format!("Required value: {why}"));
+            self.push(s, format!("{p}.type"), ErrorType::Required, BadValue::Omit, why);
         }
         if level == Level::Root {
             if let Some(t) = s.type_str().filter(|t| !t.is_empty() && *t != "object") {
                 self.push(
                     s,
                     format!("{p}.type"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must be object at the root", go_quote(t)),
+                    ErrorType::Invalid,
+                    BadValue::Str(t.to_owned()),
+                    "must be object at the root",
                 );
             }
             if s.additional_properties.is_some() {
                 self.push(
                     s,
                     format!("{p}.additionalProperties"),
-                    "FieldValueForbidden",
-                    "Forbidden: must not be used at the root",
+                    ErrorType::Forbidden,
+                    BadValue::Omit,
+                    "must not be used at the root",
                 );
             }
         }
@@ -255,16 +284,18 @@ impl Checker {
             self.push(
                 s,
                 format!("{p}.x-kubernetes-preserve-unknown-fields"),
-                "FieldValueInvalid",
-                "Invalid value: true: must be false if x-kubernetes-int-or-string is true",
+                ErrorType::Invalid,
+                BadValue::Bool(true),
+                "must be false if x-kubernetes-int-or-string is true",
             );
         }
         if s.int_or_string && s.embedded_resource {
             self.push(
                 s,
                 format!("{p}.x-kubernetes-embedded-resource"),
-                "FieldValueInvalid",
-                "Invalid value: true: must be false if x-kubernetes-int-or-string is true",
+                ErrorType::Invalid,
+                BadValue::Bool(true),
+                "must be false if x-kubernetes-int-or-string is true",
             );
         }
         if s.embedded_resource {
@@ -273,16 +304,17 @@ impl Checker {
                 self.push(
                     s,
                     format!("{p}.additionalProperties"),
-                    "FieldValueForbidden",
-                    "Forbidden: must not be used if x-kubernetes-embedded-resource is set",
+                    ErrorType::Forbidden,
+                    BadValue::Omit,
+                    "must not be used if x-kubernetes-embedded-resource is set",
                 );
             }
             if !s.preserves_unknown_fields() && s.properties.is_empty() {
                 self.push(
                     s,
                     format!("{p}.properties"),
-                    "FieldValueRequired",
-                    "Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
+                    ErrorType::Required, BadValue::Omit,
+                    "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
                 );
             }
         }
@@ -293,8 +325,9 @@ impl Checker {
                     self.push(
                         node,
                         format!("{}.type", prop_path(p, meta)),
-                        "FieldValueInvalid",
-                        format!("Invalid value: {}: must be string", go_quote(t)),
+                        ErrorType::Invalid,
+                        BadValue::Str(t.to_owned()),
+                        "must be string",
                     );
                 }
             }
@@ -304,8 +337,9 @@ impl Checker {
                 self.push(
                     m,
                     format!("{}.type", prop_path(p, "metadata")),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must be object", go_quote(t)),
+                    ErrorType::Invalid,
+                    BadValue::Str(t.to_owned()),
+                    "must be object",
                 );
             }
         }
@@ -339,8 +373,9 @@ impl Checker {
             self.push(
                 m,
                 prop_path(p, "metadata"),
-                "FieldValueForbidden",
-                "Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                "must not specify anything other than name and generateName, but metadata is implicitly specified",
             );
         }
     }
@@ -357,8 +392,9 @@ impl Checker {
                 self.push(
                     s,
                     format!("{p}.pattern"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must be a valid regular expression, but isn't: {e}", go_quote(pattern)),
+                    ErrorType::Invalid,
+                    BadValue::Str(pattern.to_owned()),
+                    format!("must be a valid regular expression, but isn't: {e}"),
                 );
             }
         }
@@ -394,8 +430,9 @@ impl Checker {
                     self.push(
                         child,
                         cp.clone(),
-                        "FieldValueForbidden",
-                        "Forbidden: must not be specified in a nested context",
+                        ErrorType::Forbidden,
+                        BadValue::Omit,
+                        "must not be specified in a nested context",
                     );
                 }
                 self.value_validation(child, &cp, true);
@@ -410,24 +447,24 @@ impl Checker {
     }
 
     fn junctor_forbidden(&mut self, s: &Schema, p: &str) {
-        let f = "FieldValueForbidden";
+        let f = ErrorType::Forbidden;
         if s.type_.is_some() {
-            self.push(s, format!("{p}.type"), f, "Forbidden: must be empty to be structural");
+            self.push(s, format!("{p}.type"), f, BadValue::Omit, "must be empty to be structural");
         }
         if s.additional_properties.is_some() {
-            self.push(s, format!("{p}.additionalProperties"), f, "Forbidden: must be undefined to be structural");
+            self.push(s, format!("{p}.additionalProperties"), f, BadValue::Omit, "must be undefined to be structural");
         }
         if s.default.is_some() {
-            self.push(s, format!("{p}.default"), f, "Forbidden: must be undefined to be structural");
+            self.push(s, format!("{p}.default"), f, BadValue::Omit, "must be undefined to be structural");
         }
         if s.title.is_some() {
-            self.push(s, format!("{p}.title"), f, "Forbidden: must be empty to be structural");
+            self.push(s, format!("{p}.title"), f, BadValue::Omit, "must be empty to be structural");
         }
         if s.description.is_some() {
-            self.push(s, format!("{p}.description"), f, "Forbidden: must be empty to be structural");
+            self.push(s, format!("{p}.description"), f, BadValue::Omit, "must be empty to be structural");
         }
         if s.nullable {
-            self.push(s, format!("{p}.nullable"), f, "Forbidden: must be false to be structural");
+            self.push(s, format!("{p}.nullable"), f, BadValue::Omit, "must be false to be structural");
         }
         for (set, kw) in [
             (s.preserve_unknown_fields.is_some(), "x-kubernetes-preserve-unknown-fields"),
@@ -435,20 +472,32 @@ impl Checker {
             (s.int_or_string, "x-kubernetes-int-or-string"),
         ] {
             if set {
-                self.push(s, format!("{p}.{kw}"), f, "Forbidden: must be false to be structural");
+                self.push(s, format!("{p}.{kw}"), f, BadValue::Omit, "must be false to be structural");
             }
         }
         if !s.list_map_keys.is_empty() {
-            self.push(s, format!("{p}.x-kubernetes-list-map-keys"), f, "Forbidden: must be empty to be structural");
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-list-map-keys"),
+                f,
+                BadValue::Omit,
+                "must be empty to be structural",
+            );
         }
         if s.list_type.is_some() {
-            self.push(s, format!("{p}.x-kubernetes-list-type"), f, "Forbidden: must be undefined to be structural");
+            self.push(
+                s,
+                format!("{p}.x-kubernetes-list-type"),
+                f,
+                BadValue::Omit,
+                "must be undefined to be structural",
+            );
         }
         if s.map_type.is_some() {
-            self.push(s, format!("{p}.x-kubernetes-map-type"), f, "Forbidden: must be undefined to be structural");
+            self.push(s, format!("{p}.x-kubernetes-map-type"), f, BadValue::Omit, "must be undefined to be structural");
         }
         if !s.validations.is_empty() {
-            self.push(s, format!("{p}.x-kubernetes-validations"), f, "Forbidden: must be empty to be structural");
+            self.push(s, format!("{p}.x-kubernetes-validations"), f, BadValue::Omit, "must be empty to be structural");
         }
     }
 
@@ -475,8 +524,9 @@ impl Checker {
                 None => self.push(
                     jchild,
                     prop_path(sp, name),
-                    "FieldValueRequired",
-                    format!("Required value: because it is defined in {}", prop_path(jp, name)),
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    format!("because it is defined in {}", prop_path(jp, name)),
                 ),
             }
         }
@@ -486,8 +536,9 @@ impl Checker {
                 None => self.push(
                     ji,
                     format!("{sp}.items"),
-                    "FieldValueRequired",
-                    format!("Required value: because it is defined in {jp}.items"),
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    format!("because it is defined in {jp}.items"),
                 ),
             }
         }
@@ -510,43 +561,54 @@ impl Checker {
     /// `specStandardValidatorV3`): `meta` says whether the node is inside resource meta and
     /// why defaults are forbidden there.
     fn crd_rules(&mut self, s: &Schema, p: &str, spine: bool, is_root: bool, meta: &MetaContext) {
-        const TYPES: &str = "\"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"";
-        if let Some(t) = s.type_str().filter(|t| !t.is_empty() && !TYPES.contains(&format!("\"{t}\""))) {
+        // `openapiV3Types.List()`: sorted.
+        const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
+        if let Some(t) = s.type_str().filter(|t| !t.is_empty() && !TYPES.contains(t)) {
             self.push(
                 s,
                 format!("{p}.type"),
-                "FieldValueNotSupported",
-                format!("Unsupported value: {}: supported values: {TYPES}", go_quote(t)),
+                ErrorType::NotSupported,
+                BadValue::Str(t.to_owned()),
+                supported_values(&TYPES),
             );
         }
         if let Some(why) = &meta.defaults_forbidden
             && s.default.is_some()
         {
-            self.push(s, format!("{p}.default"), "FieldValueForbidden", format!("Forbidden: must not be set {why}"));
+            self.push(
+                s,
+                format!("{p}.default"),
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                format!("must not be set {why}"),
+            );
         }
         // [quirk] `null` is refused twice: not a supported type, and not a type at all.
         if s.type_str() == Some("null") {
             self.push(
                 s,
                 format!("{p}.type"),
-                "FieldValueForbidden",
-                "Forbidden: type cannot be set to null, use nullable as an alternative",
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                "type cannot be set to null, use nullable as an alternative",
             );
         }
         if meta.inside && s.embedded_resource {
             self.push(
                 s,
                 format!("{p}.x-kubernetes-embedded-resource"),
-                "FieldValueForbidden",
-                "Forbidden: must not be used inside of resource meta",
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                "must not be used inside of resource meta",
             );
         }
         if s.unique_items {
             self.push(
                 s,
                 format!("{p}.uniqueItems"),
-                "FieldValueForbidden",
-                "Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
             );
         }
         if !s.properties.is_empty()
@@ -558,8 +620,9 @@ impl Checker {
             self.push(
                 s,
                 format!("{p}.additionalProperties"),
-                "FieldValueForbidden",
-                "Forbidden: additionalProperties and properties are mutual exclusive",
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                "additionalProperties and properties are mutual exclusive",
             );
         }
         if spine {
@@ -621,29 +684,33 @@ impl Checker {
                 self.push_at(
                     format!("{at}/rule"),
                     format!("{rp}.rule"),
-                    "FieldValueRequired",
-                    "Required value: rule is not specified",
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    "rule is not specified",
                 );
             } else if !message.is_empty() && trimmed_message.is_empty() {
                 self.push_at(
                     format!("{at}/message"),
                     format!("{rp}.message"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must be non-empty if specified", go_quote(message)),
+                    ErrorType::Invalid,
+                    BadValue::Str(message.to_owned()),
+                    "must be non-empty if specified",
                 );
             } else if has_newlines(trimmed_message) {
                 self.push_at(
                     format!("{at}/message"),
                     format!("{rp}.message"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must not contain line breaks", go_quote(message)),
+                    ErrorType::Invalid,
+                    BadValue::Str(message.to_owned()),
+                    "must not contain line breaks",
                 );
             } else if has_newlines(trimmed_rule) && trimmed_message.is_empty() {
                 self.push_at(
                     format!("{at}/message"),
                     format!("{rp}.message"),
-                    "FieldValueRequired",
-                    "Required value: message must be specified if rule contains line breaks",
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    "message must be specified if rule contains line breaks",
                 );
             }
             if let Some(e) = &rule.message_expression
@@ -653,20 +720,21 @@ impl Checker {
                 self.push_at(
                     format!("{at}/messageExpression"),
                     format!("{rp}.messageExpression"),
-                    "FieldValueRequired",
-                    "Required value: messageExpression must be non-empty if specified",
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    "messageExpression must be non-empty if specified",
                 );
             }
             // The Go source's set, listed sorted.
             const REASONS: [&str; 4] =
                 ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
             if let Some(reason) = rule.reason.as_deref().filter(|r| !REASONS.contains(r)) {
-                let supported: Vec<String> = REASONS.iter().map(|r| go_quote(r)).collect();
                 self.push_at(
                     format!("{at}/reason"),
                     format!("{rp}.reason"),
-                    "FieldValueNotSupported",
-                    format!("Unsupported value: {}: supported values: {}", go_quote(reason), supported.join(", ")),
+                    ErrorType::NotSupported,
+                    BadValue::Str(reason.to_owned()),
+                    supported_values(&REASONS),
                 );
             }
             let field_path = rule.field_path.as_deref().unwrap_or_default();
@@ -674,16 +742,18 @@ impl Checker {
                 self.push_at(
                     format!("{at}/fieldPath"),
                     format!("{rp}.fieldPath"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must be non-empty if specified", go_quote(field_path)),
+                    ErrorType::Invalid,
+                    BadValue::Str(field_path.to_owned()),
+                    "must be non-empty if specified",
                 );
             }
             if has_newlines(field_path) {
                 self.push_at(
                     format!("{at}/fieldPath"),
                     format!("{rp}.fieldPath"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must not contain line breaks", go_quote(field_path)),
+                    ErrorType::Invalid,
+                    BadValue::Str(field_path.to_owned()),
+                    "must not contain line breaks",
                 );
             }
         }
@@ -697,14 +767,16 @@ impl Checker {
             None | Some("") => self.push(
                 s,
                 format!("{p}.type"),
-                "FieldValueRequired",
-                format!("Required value: must be {want} if {because}"),
+                ErrorType::Required,
+                BadValue::Omit,
+                format!("must be {want} if {because}"),
             ),
             Some(t) => self.push(
                 s,
                 format!("{p}.type"),
-                "FieldValueInvalid",
-                format!("Invalid value: {}: must be {want} if {because}", go_quote(t)),
+                ErrorType::Invalid,
+                BadValue::Str(t.to_owned()),
+                format!("must be {want} if {because}"),
             ),
         }
     }
@@ -716,8 +788,9 @@ impl Checker {
                 self.push(
                     s,
                     format!("{p}.x-kubernetes-map-type"),
-                    "FieldValueNotSupported",
-                    format!("Unsupported value: {}: supported values: \"atomic\", \"granular\"", go_quote(mt)),
+                    ErrorType::NotSupported,
+                    BadValue::Str(mt.to_owned()),
+                    supported_values(&["atomic", "granular"]),
                 );
             }
         }
@@ -727,8 +800,9 @@ impl Checker {
                 self.push(
                     s,
                     format!("{p}.x-kubernetes-list-type"),
-                    "FieldValueNotSupported",
-                    format!("Unsupported value: {}: supported values: \"atomic\", \"set\", \"map\"", go_quote(lt)),
+                    ErrorType::NotSupported,
+                    BadValue::Str(lt.to_owned()),
+                    supported_values(&["atomic", "set", "map"]),
                 );
             }
         }
@@ -741,15 +815,17 @@ impl Checker {
                 Some("array") if items.list_type.as_deref().is_some_and(|t| t != "atomic") => self.push(
                     items,
                     format!("{p}.items.x-kubernetes-list-type"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: {WHY}", go_quote(items.list_type.as_deref().unwrap_or_default())),
+                    ErrorType::Invalid,
+                    BadValue::Str(items.list_type.as_deref().unwrap_or_default().to_owned()),
+                    WHY,
                 ),
                 // [quirk] the apiserver prints the items' list type here (normally unset: null).
                 Some("object") if items.map_type.as_deref() != Some("atomic") => self.push(
                     items,
                     format!("{p}.items.x-kubernetes-map-type"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: {WHY}", items.list_type.as_deref().map_or("null".to_owned(), go_quote)),
+                    ErrorType::Invalid,
+                    items.list_type.as_deref().map_or(BadValue::Null, |t| BadValue::Str(t.to_owned())),
+                    WHY,
                 ),
                 _ => {}
             }
@@ -760,14 +836,16 @@ impl Checker {
                 None => self.push(
                     s,
                     format!("{p}.x-kubernetes-list-type"),
-                    "FieldValueRequired",
-                    "Required value: must be map if x-kubernetes-list-map-keys is non-empty",
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    "must be map if x-kubernetes-list-map-keys is non-empty",
                 ),
                 Some(lt) => self.push(
                     s,
                     format!("{p}.x-kubernetes-list-type"),
-                    "FieldValueInvalid",
-                    format!("Invalid value: {}: must be map if x-kubernetes-list-map-keys is non-empty", go_quote(lt)),
+                    ErrorType::Invalid,
+                    BadValue::Str(lt.to_owned()),
+                    "must be map if x-kubernetes-list-map-keys is non-empty",
                 ),
             }
         }
@@ -779,8 +857,9 @@ impl Checker {
             self.push(
                 items,
                 format!("{p}.items.nullable"),
-                "FieldValueForbidden",
-                format!("Forbidden: cannot be nullable when x-kubernetes-list-type is {}", lt.unwrap_or_default()),
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                format!("cannot be nullable when x-kubernetes-list-type is {}", lt.unwrap_or_default()),
             );
         }
         if lt == Some("map") {
@@ -788,8 +867,9 @@ impl Checker {
                 self.push(
                     s,
                     format!("{p}.x-kubernetes-list-map-keys"),
-                    "FieldValueRequired",
-                    "Required value: must not be empty if x-kubernetes-list-type is map",
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    "must not be empty if x-kubernetes-list-type is map",
                 );
             }
             if let Some(items) = &s.items {
@@ -797,11 +877,9 @@ impl Checker {
                     self.push(
                         items,
                         format!("{p}.items.type"),
-                        "FieldValueInvalid",
-                        format!(
-                            "Invalid value: {}: must be object if parent array's x-kubernetes-list-type is map",
-                            go_quote(t)
-                        ),
+                        ErrorType::Invalid,
+                        BadValue::Str(t.to_owned()),
+                        "must be object if parent array's x-kubernetes-list-type is map",
                     );
                 } else {
                     let mut seen = Vec::new();
@@ -810,11 +888,9 @@ impl Checker {
                             self.push(
                                 s,
                                 format!("{p}.x-kubernetes-list-map-keys"),
-                                "FieldValueInvalid",
-                                format!(
-                                    "Invalid value: {}: must not contain duplicate entries",
-                                    json_list(&s.list_map_keys)
-                                ),
+                                ErrorType::Invalid,
+                                json_list(&s.list_map_keys),
+                                "must not contain duplicate entries",
                             );
                         }
                         seen.push(key);
@@ -822,11 +898,9 @@ impl Checker {
                             self.push(
                                 s,
                                 format!("{p}.x-kubernetes-list-map-keys"),
-                                "FieldValueInvalid",
-                                format!(
-                                    "Invalid value: {}: entries must all be names of item properties",
-                                    json_list(&s.list_map_keys)
-                                ),
+                                ErrorType::Invalid,
+                                json_list(&s.list_map_keys),
+                                "entries must all be names of item properties",
                             );
                             continue;
                         };
@@ -835,25 +909,27 @@ impl Checker {
                             self.push(
                                 prop,
                                 format!("{kp}.type"),
-                                "FieldValueInvalid",
+                                ErrorType::Invalid,
                                 // [quirk] the apiserver prints the items' type, not the key's.
-                                format!("Invalid value: {}: must be a scalar type if parent array's x-kubernetes-list-type is map", go_quote(items.type_str().unwrap_or("object"))),
+                                BadValue::Str(items.type_str().unwrap_or("object").to_owned()),
+                                "must be a scalar type if parent array's x-kubernetes-list-type is map",
                             );
                         }
                         if !items.required.contains(key) && prop.default.is_none() {
                             self.push(
                                 prop,
                                 format!("{kp}.default"),
-                                "FieldValueRequired",
-                                "Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                                ErrorType::Required, BadValue::Omit,
+                                "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                             );
                         }
                         if prop.nullable {
                             self.push(
                                 prop,
                                 format!("{kp}.nullable"),
-                                "FieldValueForbidden",
-                                "Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+                                ErrorType::Forbidden,
+                                BadValue::Omit,
+                                "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
                             );
                         }
                     }
@@ -864,8 +940,8 @@ impl Checker {
 }
 
 /// A list value as the apiserver prints it in a field error: JSON.
-fn json_list(list: &[String]) -> String {
-    serde_json::to_string(list).unwrap_or_default()
+fn json_list(list: &[String]) -> BadValue {
+    BadValue::Json(serde_json::to_string(list).unwrap_or_default())
 }
 
 /// `anyOf: [{type: integer}, {type: string}]`, exactly: the int-or-string idiom.
@@ -1112,6 +1188,86 @@ mod tests {
             findings(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": false})),
             vec![
                 "spec.validation.openAPIV3Schema.x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined",
+            ]
+        );
+    }
+
+    /// apiextensions `validation_test.go` "invalid defaults with enabled feature gate,
+    /// structural schema" (semantics §5.3): unpruned defaults (judged by the node's own schema,
+    /// a preserving parent does not count), value errors inside a default at
+    /// `default.<field>`, embedded resources whose metadata is left unpruned.
+    #[test]
+    fn defaults_must_be_pruned_and_valid_against_their_own_schema() {
+        let string_foo = json!({"foo": {"type": "string"}});
+        let embedded_default = json!({"foo": "abc", "apiVersion": "foo/v1", "kind": "v1", "metadata": {"name": "foo"}});
+        let mut unpruned_meta = embedded_default.clone();
+        unpruned_meta["metadata"]["unspecified"] = json!("bar");
+        unpruned_meta["bar"] = json!(42);
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {
+                "a": {"type": "object", "properties": string_foo, "default": {"foo": "abc", "bar": 42}},
+                "b": {"type": "object", "properties": string_foo, "default": {"foo": "abc"}},
+                "c": {"type": "object", "properties": string_foo, "default": {"foo": 42}},
+                "d": {"type": "object", "properties": {"good": {"type": "string", "pattern": "a"}, "bad": {"type": "string", "pattern": "b"}},
+                      "default": {"good": "a", "bad": "a"}},
+                "e": {"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {
+                    "preserveUnknownFields": {"type": "object", "default": {"foo": "abc", "bar": 42}},
+                    "nestedProperties": {"type": "object", "properties": string_foo, "default": {"foo": "abc", "bar": 42}}}},
+                "embedded-fine": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": string_foo,
+                                  "default": embedded_default},
+                "embedded-preserve-unpruned-objectmeta": {"type": "object", "x-kubernetes-embedded-resource": true,
+                    "x-kubernetes-preserve-unknown-fields": true, "properties": string_foo, "default": unpruned_meta}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[a].default: Invalid value: {\"bar\":42,\"foo\":\"abc\"}: must not have unknown fields",
+                "spec.validation.openAPIV3Schema.properties[c].default.foo: Invalid value: \"integer\": foo in body must be of type string: \"integer\"",
+                "spec.validation.openAPIV3Schema.properties[d].default.bad: Invalid value: \"a\": bad in body should match 'b'",
+                "spec.validation.openAPIV3Schema.properties[e].properties[nestedProperties].default: Invalid value: {\"bar\":42,\"foo\":\"abc\"}: must not have unknown fields",
+                "spec.validation.openAPIV3Schema.properties[e].properties[preserveUnknownFields].default: Invalid value: {\"bar\":42,\"foo\":\"abc\"}: must not have unknown fields",
+            ]
+        );
+    }
+
+    /// apiextensions `validation_test.go` "invalid default with x-kubernetes-validations" (and
+    /// its valid twin): a default must pass the rules of its node and below.
+    #[test]
+    fn defaults_must_pass_their_cel_rules() {
+        let schema = |name: &str, value: &str, object: serde_json::Value| {
+            json!({"type": "object", "properties": {
+                "embedded": {"type": "object", "properties": {"metadata": {"type": "object", "x-kubernetes-embedded-resource": true,
+                    "properties": {"name": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'singleton'"}], "default": name}}}}},
+                "value": {"type": "string", "x-kubernetes-validations": [{"rule": "self.startsWith('kube')"}], "default": value},
+                "object": {"type": "object", "properties": {"field1": {"type": "integer"}, "field2": {"type": "integer"}},
+                    "x-kubernetes-validations": [{"rule": "self.field1 < self.field2"}], "default": object}}})
+        };
+        assert_eq!(
+            findings(schema("singleton", "kube-everything", json!({"field1": 1, "field2": 2}))),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            findings(schema("nope", "nope", json!({"field1": 2, "field2": 1}))),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[embedded].properties[metadata].properties[name].default: Invalid value: \"string\": failed rule: self == 'singleton'",
+                "spec.validation.openAPIV3Schema.properties[object].default: Invalid value: \"object\": failed rule: self.field1 < self.field2",
+                "spec.validation.openAPIV3Schema.properties[value].default: Invalid value: \"string\": failed rule: self.startsWith('kube')",
+            ]
+        );
+    }
+
+    /// Semantics §5.3: a default inside an embedded resource's meta is placed in a synthetic
+    /// object whose metadata must be valid (embedded names are path segments, §6.2); defaults under `additionalProperties` are never
+    /// checked \[quirk\]; nested defaults are not applied before checking.
+    #[test]
+    fn defaults_inside_meta_and_the_quirks() {
+        assert_eq!(
+            findings(json!({"type": "object", "properties": {
+                "pod": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": {
+                    "metadata": {"type": "object", "properties": {"name": {"type": "string", "default": "a/b"}}},
+                    "spec": {"type": "object"}}},
+                "m": {"type": "object", "additionalProperties": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"zzz": 1}}},
+                "r": {"type": "object", "required": ["x"], "properties": {"x": {"type": "string", "default": "d"}}, "default": {}}}})),
+            vec![
+                "spec.validation.openAPIV3Schema.properties[pod].properties[metadata].properties[name].default: Invalid value: \"a/b\": must result in valid metadata: metadata.name: Invalid value: \"a/b\": may not contain '/'",
+                "spec.validation.openAPIV3Schema.properties[r].default.x: Required value",
             ]
         );
     }

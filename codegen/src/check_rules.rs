@@ -6,7 +6,7 @@
 //! the schema-wide limit.
 
 use kubeskema::cel::cost::{self, Shape};
-use kubeskema::issue::go_quote;
+use kubeskema::issue::{BadValue, ErrorType, go_quote};
 use kubeskema::schema::{Schema, ValidationRule};
 
 use crate::check::Finding;
@@ -20,22 +20,24 @@ pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
         let mut costs = std::mem::take(&mut walk.costs);
         costs.sort_by_key(|(c, _, _)| std::cmp::Reverse(*c));
         for (_, field, pointer) in costs.into_iter().take(4).filter(|(c, _, _)| *c >= 1_000_000) {
-            walk.out.push(Finding {
+            walk.out.push(Finding::new(
                 field,
-                kind: "FieldValueForbidden",
-                body: "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema".into(),
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
                 pointer,
-            });
+            ));
         }
-        walk.out.push(Finding {
-            field: base.to_owned(),
-            kind: "FieldValueForbidden",
-            body: format!(
-                "Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        walk.out.push(Finding::new(
+            base.to_owned(),
+            ErrorType::Forbidden,
+            BadValue::Omit,
+            &format!(
+                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
                 factor(total, cost::STATIC_CRD_LIMIT)
             ),
-            pointer: root.pointer.clone(),
-        });
+            root.pointer.clone(),
+        ));
     }
 }
 
@@ -88,10 +90,11 @@ impl Walk<'_> {
         cardinality: u64,
         root: bool,
     ) {
-        let mut push = |field: String, kind: &'static str, body: String, at: String| {
-            self.out.push(Finding { field, kind, body, pointer: at });
+        let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
+            self.out.push(Finding::new(field, error_type, value, detail, at));
         };
-        let shown = go_rule(rule);
+        // The rule object as Go's `%#v` prints the internal type (it has no JSON form).
+        let shown = BadValue::Json(go_rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
         let compiled = match kubeskema::cel::check_rule(
@@ -110,7 +113,7 @@ impl Walk<'_> {
                         (format!("{p}.rule"), format!("{pointer}/rule"))
                     };
                     let e = e.strip_prefix("fieldPath: ").unwrap_or(&e);
-                    push(field, "FieldValueInvalid", format!("Invalid value: {shown}: {e}"), at);
+                    push(field, ErrorType::Invalid, shown.clone(), e, at);
                 }
                 return;
             }
@@ -118,10 +121,10 @@ impl Walk<'_> {
         if compiled.transition && !correlatable {
             push(
                 format!("{p}.rule"),
-                "FieldValueInvalid",
-                format!(
-                    "Invalid value: {}: oldSelf cannot be used on the uncorrelatable portion of the schema within {}",
-                    go_quote(&rule.rule),
+                ErrorType::Invalid,
+                BadValue::Str(rule.rule.clone()),
+                &format!(
+                    "oldSelf cannot be used on the uncorrelatable portion of the schema within {}",
                     p.trim_end_matches(|c| c != '.').trim_end_matches('.')
                 ),
                 format!("{pointer}/rule"),
@@ -132,8 +135,9 @@ impl Walk<'_> {
         {
             push(
                 format!("{p}.optionalOldSelf"),
-                "FieldValueInvalid",
-                format!("Invalid value: {optional}: may not be set if oldSelf is not used in rule"),
+                ErrorType::Invalid,
+                BadValue::Bool(optional),
+                "may not be set if oldSelf is not used in rule",
                 format!("{pointer}/optionalOldSelf"),
             );
         }
@@ -148,9 +152,10 @@ impl Walk<'_> {
         if estimate > cost::STATIC_RULE_LIMIT {
             push(
                 format!("{p}.rule"),
-                "FieldValueForbidden",
-                format!(
-                    "Forbidden: estimated rule cost exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                &format!(
+                    "estimated rule cost exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
                     factor(estimate, cost::STATIC_RULE_LIMIT)
                 ),
                 format!("{pointer}/rule"),

@@ -211,7 +211,7 @@ fn crds_of_document(
 
 fn pointer_last(pointer: &str) -> String {
     let last = pointer.rsplit('/').next().unwrap_or_default();
-    format!("{:?}", last.replace("~1", "/").replace("~0", "~"))
+    kubeskema::issue::go_quote(&last.replace("~1", "/").replace("~0", "~"))
 }
 
 fn report_parse_errors(loaded: &LoadedCrd, errors: Vec<kubeskema::schema::ParseError>, diags: &mut Vec<Diagnostic>) {

@@ -205,7 +205,7 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
             VariantValue::Bool(b) => b.to_string(),
         })
         .collect();
-    let supported = quote! { ::kubeskema::__private::supported_values(&[#(#labels),*]) };
+    let supported = quote! { ::kubeskema::issue::supported_values(&[#(#labels),*]) };
     let expecting = format!("one of the values of {ident}: {}", labels.join(", "));
     // The variants by the JSON type of their value, one visitor method each.
     let (mut strs, mut ints, mut bools) = (Vec::new(), Vec::new(), Vec::new());
@@ -220,7 +220,7 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
     let unsupported = |shown: TokenStream| {
         quote! {
             ::core::result::Result::Err(__E::custom(::core::format_args!(
-                "Unsupported value: {}: supported values: {}", #shown, #supported
+                "Unsupported value: {}: {}", #shown, #supported
             )))
         }
     };

@@ -162,12 +162,6 @@ impl Allowed {
     }
 }
 
-/// The `supported values: "a", "b"` text of a generated enum's deserialize error: each value
-/// Go-quoted (numbers too), in the schema's order.
-pub fn supported_values(labels: &[&str]) -> String {
-    labels.iter().map(|l| crate::issue::go_quote(l)).collect::<Vec<_>>().join(", ")
-}
-
 /// The `format` check of a string, for a format name as the schema wrote it.
 pub fn check_format(path: &crate::path::Path, value: &str, written: &str) -> Option<crate::issue::Issue> {
     crate::format::supported("string", written).and_then(|f| crate::format::check(path, value, f, written))

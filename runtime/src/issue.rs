@@ -340,16 +340,7 @@ impl Issue {
 
     /// The message without the path: `Invalid value: 11: spec.x in body should be ...`.
     pub fn body(&self) -> String {
-        let mut s = self.error_type.type_string().to_owned();
-        if self.error_type.prints_value() && self.value != BadValue::Omit {
-            s.push_str(": ");
-            s.push_str(&self.value.to_string());
-        }
-        if !self.detail.is_empty() {
-            s.push_str(": ");
-            s.push_str(&self.detail);
-        }
-        s
+        field_error_body(self.error_type, &self.value, &self.detail)
     }
 }
 
@@ -360,6 +351,28 @@ impl fmt::Display for Issue {
             _ => write!(f, "{}: {}", self.field(), self.body()),
         }
     }
+}
+
+/// A field error's text after its path (Go's `field.Error.ErrorBody`):
+/// `<type string>[: <value>][: <detail>]`, the value only for the types that print one.
+pub fn field_error_body(error_type: ErrorType, value: &BadValue, detail: &str) -> String {
+    let mut s = error_type.type_string().to_owned();
+    if error_type.prints_value() && *value != BadValue::Omit {
+        s.push_str(": ");
+        s.push_str(&value.to_string());
+    }
+    if !detail.is_empty() {
+        s.push_str(": ");
+        s.push_str(detail);
+    }
+    s
+}
+
+/// The detail of a `NotSupported` error (`field.NotSupported`): `supported values: "a", "b"`,
+/// each Go-quoted, in the order given (the caller's: an `enum`'s, or the Go source's).
+pub fn supported_values<S: AsRef<str>>(values: &[S]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| go_quote(v.as_ref())).collect();
+    format!("supported values: {}", quoted.join(", "))
 }
 
 /// The message of the apiserver's 422 `Invalid` response (semantics §0.6):

@@ -486,9 +486,9 @@ pub fn enumeration(path: &Path, value: &Value, allowed: &[Value]) -> Option<Issu
     let supported: Vec<String> = allowed
         .iter()
         .map(|a| match a {
-            Value::String(s) => go_quote(s),
+            Value::String(s) => s.clone(),
             // Go JSON-encodes the others first (`1.0` → `"1"`).
-            other => go_quote(&crate::issue::go_json(other)),
+            other => crate::issue::go_json(other),
         })
         .collect();
     Some(Issue::new(
@@ -496,7 +496,7 @@ pub fn enumeration(path: &Path, value: &Value, allowed: &[Value]) -> Option<Issu
         path,
         "enum",
         BadValue::of(value),
-        format!("supported values: {}", supported.join(", ")),
+        crate::issue::supported_values(&supported),
     ))
 }
 
