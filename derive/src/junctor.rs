@@ -126,7 +126,13 @@ fn junctor(name: &str, json: &Value) -> TokenStream {
         other => vec![branch_issues(other)],
     };
     let collected = if name == "not" { quote!(#(#branches)*) } else { quote!(::std::vec![#(#branches),*]) };
-    quote!(::kubeskema::junctor::#summary(__jp, #collected, __issues);)
+    // anyOf/oneOf pick the branch to show by kube-openapi's MatchCount, counted over the
+    // branches' JSON only when none passes.
+    let counts = matches!(name, "any_of" | "one_of").then(|| {
+        let text = json.to_string();
+        quote!(|| ::kubeskema::junctor::match_counts_json(#text, __jv),)
+    });
+    quote!(::kubeskema::junctor::#summary(__jp, #collected, #counts __issues);)
 }
 
 /// A block evaluating to the issues of one branch.

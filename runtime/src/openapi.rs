@@ -6,8 +6,8 @@
 //! Each keyword's check and message live in [`crate::keywords`] and [`crate::format`]; this
 //! module only walks.
 //!
-//! Not yet here: the anyOf/oneOf choice of the "best" branch as kube-openapi counts it (see
-//! [`crate::junctor`]).
+//! Where no anyOf/oneOf branch passes, the branch shown is chosen by kube-openapi's
+//! `MatchCount` ([`crate::junctor::match_count`]).
 
 use std::collections::HashMap;
 
@@ -146,11 +146,12 @@ impl<'s> OpenApiValidator<'s> {
         if !s.all_of.is_empty() {
             junctor::all_of(path, s.all_of.iter().map(run).collect(), out);
         }
+        let counts = |branches: &'s [Schema]| move || branches.iter().map(|b| junctor::match_count(b, v)).collect();
         if !s.any_of.is_empty() {
-            junctor::any_of(path, s.any_of.iter().map(run).collect(), out);
+            junctor::any_of(path, s.any_of.iter().map(run).collect(), counts(&s.any_of), out);
         }
         if !s.one_of.is_empty() {
-            junctor::one_of(path, s.one_of.iter().map(run).collect(), out);
+            junctor::one_of(path, s.one_of.iter().map(run).collect(), counts(&s.one_of), out);
         }
         if let Some(n) = s.not.as_deref() {
             junctor::not(path, run(n), out);
@@ -246,7 +247,8 @@ mod tests {
     }
 
     /// Semantics §7.4 (1.36): a whole number beyond int64 decodes as float64, so it gets the
-    /// range error of the format *and* the type error.
+    /// range error of the format *and* the type error; so does it in the integer branch of an
+    /// int-or-string's `anyOf`.
     #[test]
     fn numbers_beyond_int64_are_type_and_range_errors() {
         for big in [json!(9223372036854775808u64), json!(1e20)] {
@@ -267,9 +269,19 @@ mod tests {
                 ": Invalid value: 9.223372036854776e+18:  in body should be less than or equal to 10",
             ]
         );
-        // Inside an int-or-string's anyOf the integer branch gets both as well, but which
-        // branch's issues are shown follows kube-openapi's MatchCount, not modelled yet (see
-        // the module docs): the string branch's single issue stands in today.
+        // An int-or-string's anyOf: both branches count the same, so kube-openapi shows the
+        // first, the integer branch, with its type error and range error.
+        let int_or_string =
+            json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]});
+        assert_eq!(
+            issues(int_or_string, json!(1e20)),
+            vec![
+                ": Invalid value: \"number\":  in body must be of type integer,string: \"number\"",
+                "<nil>: Invalid value: \"\": \"\" must validate at least one schema (anyOf)",
+                ": Invalid value: \"number\":  in body must be of type integer: \"number\"",
+                "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in ",
+            ]
+        );
     }
 
     #[test]
