@@ -610,10 +610,16 @@ fn emit_enum(e: &EnumDef) -> TokenStream {
         );
         quote! { #[doc = #vdoc] #attr #vid, }
     });
+    // The schema's whole list, for the apiserver's `supported values` (nulls, repeats).
+    let supported = e.supported.as_ref().map(|list| {
+        let text = list.to_string();
+        quote!(#[kubeskema(enum_json = #text)])
+    });
     quote! {
         #doc
         #allow
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate)]
+        #supported
         pub enum #name { #(#variants)* }
     }
 }

@@ -213,6 +213,9 @@ pub struct EnumDef {
     pub doc: Option<String>,
     /// Variant identifier and the JSON value it stands for.
     pub variants: Vec<(String, Value)>,
+    /// The schema's `enum` as written, when it lists more than the variants (`null`, a value
+    /// twice): what the apiserver's `supported values` list shows.
+    pub supported: Option<Value>,
 }
 
 /// A generated type.
@@ -491,7 +494,14 @@ impl<'a> ModuleBuilder<'a> {
             t @ ("string" | "integer" | "boolean") if enum_of(node, t).is_some() => {
                 let values = enum_of(node, t).unwrap_or_default();
                 self.value_attrs(node, &mut attrs, false);
-                Ty::Named(self.build_enum(names, values))
+                let written = Value::Array(node.enum_.clone().unwrap_or_default());
+                if node.nullable {
+                    // [quirk] `null` matches no enum, even a nullable field's: the field keeps
+                    // its enum so an explicit null is refused as the apiserver refuses it.
+                    attrs.push(Attr::Json("enum_json", written.to_string()));
+                }
+                let supported = (written != Value::Array(values.clone())).then_some(written);
+                Ty::Named(self.build_enum(names, values, supported))
             }
             "string" => {
                 self.value_attrs(node, &mut attrs, true);
@@ -641,7 +651,7 @@ impl<'a> ModuleBuilder<'a> {
         }
     }
 
-    fn build_enum(&mut self, names: &NamePath, values: Vec<Value>) -> TypeId {
+    fn build_enum(&mut self, names: &NamePath, values: Vec<Value>, supported: Option<Value>) -> TypeId {
         let labels: Vec<String> = values
             .iter()
             .map(|v| match v {
@@ -657,12 +667,13 @@ impl<'a> ModuleBuilder<'a> {
                 _ => {}
             }
         }
-        let key = format!("enum {}", Value::Array(values.clone()));
+        let key = format!("enum {} {}", Value::Array(values.clone()), supported.clone().unwrap_or_default());
         // The node's description documents the field that uses the enum, not the enum.
         let def = TypeDef::Enum(EnumDef {
             name: String::new(),
             doc: None,
             variants: idents.into_iter().zip(values).collect(),
+            supported,
         });
         self.intern(key, def, names.candidates(), false)
     }

@@ -255,7 +255,23 @@ fn field_checks(f: &Field) -> TokenStream {
     let name = &f.json_name;
     let Some(access) = access(f, &quote!(self)) else { return TokenStream::new() };
     let checks = value_checks(&f.attrs, f.value_ty, &quote!(__v), &quote!(__p));
+    // [quirk] An explicit null gets only the type and enum checks, and matches no enum (not
+    // even one listing null): a nullable field with an enum refuses it.
+    let m = f.ident;
+    let is_null = match f.shape {
+        Shape::Nullable => Some(quote!(self.#m.is_none())),
+        Shape::MaybeNull => {
+            Some(quote!(::core::matches!(self.#m, ::core::option::Option::Some(::core::option::Option::None))))
+        }
+        _ => None,
+    };
+    let null_enum = is_null.zip(f.attrs.str("enum_json")).map(|(is_null, json)| {
+        let check =
+            enum_check(&json.value(), &quote!(&__path.property(#name)), &quote!(&::kubeskema::serde_json::Value::Null));
+        quote!(if #is_null #check)
+    });
     quote! {
+        #null_enum
         if let ::core::option::Option::Some(__v) = #access {
             let __p = __path.property(#name);
             #checks

@@ -168,6 +168,34 @@ mod golden_files_compile {
         assert_eq!(typed, dynamic);
     }
 
+    /// `enum` lists print whole and in the schema's order (`null` included), and a `null`
+    /// never matches an enum even where the field is nullable (semantics §7.4): the derived
+    /// code and the validating read say what the dynamic validator says.
+    #[test]
+    fn enum_lists_and_null_as_the_apiserver_reports_them() {
+        use enums__enums_example_com_v1::*;
+        let text = std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/golden/enums.yaml")).unwrap();
+        let crd = kubeskema::crd::Crd::parse(&kubeskema::yaml::parse_documents(&text).unwrap().remove(0).value).0;
+        let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);
+        for color in [serde_json::json!("blue"), serde_json::Value::Null] {
+            let object = serde_json::json!({"apiVersion": "enums.example.com/v1", "kind": "Palette", "metadata": {"name": "p"},
+                "spec": {"nullableColor": color}});
+            let dynamic: Vec<String> =
+                validator.validate_create(&object).issues.iter().map(ToString::to_string).collect();
+            let read = kubeskema::decode::from_value::<Palette>(&object, &Default::default());
+            let read: Vec<String> = read.issues.iter().map(ToString::to_string).collect();
+            assert_eq!(read, dynamic, "{color}");
+            assert_eq!(
+                dynamic,
+                vec![format!(
+                    "spec.nullableColor: Unsupported value: {color}: supported values: \"red\", \"green\", \"null\""
+                )]
+            );
+        }
+        let plain = serde_json::from_value::<NullableColor>(serde_json::json!("blue")).unwrap_err().to_string();
+        assert_eq!(plain, "Unsupported value: \"blue\": supported values: \"red\", \"green\", \"null\"");
+    }
+
     mod kube_mode {
         //! The kube-rs mode's Widget: kube's traits, the CRD given back, and k8s-openapi's
         //! `Condition`/`ObjectReference`/`ObjectMeta` validated exactly as the dynamic
