@@ -872,6 +872,16 @@ impl Checker {
                     "must not be empty if x-kubernetes-list-type is map",
                 );
             }
+            // (Items given as an array are refused on their own: `items must be a schema object`.)
+            if s.items.is_none() && !s.unsupported.iter().any(|k| k == "items-array") {
+                self.push(
+                    s,
+                    format!("{p}.items"),
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    "must have a schema if x-kubernetes-list-type is map",
+                );
+            }
             if let Some(items) = &s.items {
                 if let Some(t) = items.type_str().filter(|t| *t != "object") {
                     self.push(
@@ -1270,5 +1280,218 @@ mod tests {
                 "spec.validation.openAPIV3Schema.properties[r].default.x: Required value",
             ]
         );
+    }
+
+    /// apiextensions `validation_test.go` `TestValidateCustomResourceDefinitionValidation`:
+    /// the list-type, map-type and list-map-key cases, as upstream checks them (error type and
+    /// field path, every error expected and none more) through the generic schema walk alone,
+    /// as those cases run it (without the structural rules).
+    #[test]
+    fn upstream_list_and_map_type_cases() {
+        let walk = |schema: serde_json::Value| -> Vec<(String, String)> {
+            let (s, errors) = Schema::parse(&schema, "");
+            assert!(errors.is_empty(), "{errors:?}");
+            let mut c = Checker { findings: Vec::new(), patterns: Default::default() };
+            c.crd_rules(&s, "spec.validation.openAPIV3Schema", true, true, &MetaContext::default());
+            let mut found: Vec<(String, String)> =
+                c.findings.into_iter().map(|f| (f.kind.to_owned(), f.field)).collect();
+            found.sort();
+            found
+        };
+        let cases: Vec<(&str, serde_json::Value, Vec<(&str, &str)>)> = vec![
+            (
+                "invalid type with list type extension set",
+                json!({"type": "object", "x-kubernetes-list-type": "set"}),
+                vec![("FieldValueInvalid", "type")],
+            ),
+            (
+                "unset type with list type extension set",
+                json!({"x-kubernetes-list-type": "set"}),
+                vec![("FieldValueRequired", "type")],
+            ),
+            (
+                "invalid list type extension",
+                json!({"type": "array", "x-kubernetes-list-type": "invalid"}),
+                vec![("FieldValueNotSupported", "x-kubernetes-list-type")],
+            ),
+            (
+                "invalid list type extension with list map keys extension non-empty",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "x-kubernetes-list-map-keys": ["key"]}),
+                vec![("FieldValueInvalid", "x-kubernetes-list-type")],
+            ),
+            (
+                "unset list type extension with list map keys extension non-empty",
+                json!({"x-kubernetes-list-map-keys": ["key"]}),
+                vec![("FieldValueRequired", "x-kubernetes-list-type")],
+            ),
+            (
+                "empty list map keys extension with list type extension map",
+                json!({"type": "array", "x-kubernetes-list-type": "map"}),
+                vec![("FieldValueRequired", "items"), ("FieldValueRequired", "x-kubernetes-list-map-keys")],
+            ),
+            (
+                "no items schema with list type extension map",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"]}),
+                vec![("FieldValueRequired", "items")],
+            ),
+            (
+                "non object item with list type extension map",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"], "items": {"type": "string"}}),
+                vec![("FieldValueInvalid", "items.type")],
+            ),
+            (
+                "items with key missing from properties with list type extension map",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"], "items": {"type": "object"}}),
+                vec![("FieldValueInvalid", "x-kubernetes-list-map-keys")],
+            ),
+            (
+                "items with non scalar key property type with list type extension map",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                    "items": {"type": "object", "required": ["key"], "properties": {"key": {"type": "object"}}}}),
+                vec![("FieldValueInvalid", "items.properties[key].type")],
+            ),
+            (
+                "duplicate map keys with list type extension map",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key", "key"],
+                    "items": {"type": "object", "required": ["key"], "properties": {"key": {"type": "string"}}}}),
+                vec![("FieldValueInvalid", "x-kubernetes-list-map-keys")],
+            ),
+            (
+                "allowed schema with list type extension map",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["keyA", "keyB"],
+                    "items": {"type": "object", "required": ["keyA", "keyB"], "properties": {"keyA": {"type": "string"}, "keyB": {"type": "integer"}}}}),
+                vec![],
+            ),
+            (
+                "allowed list-type atomic",
+                json!({"type": "array", "x-kubernetes-list-type": "atomic", "items": {"type": "string"}}),
+                vec![],
+            ),
+            (
+                "allowed list-type atomic with non-atomic items",
+                json!({"type": "array", "x-kubernetes-list-type": "atomic", "items": {"type": "object", "properties": {}}}),
+                vec![],
+            ),
+            (
+                "allowed list-type set with scalar items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}),
+                vec![],
+            ),
+            (
+                "allowed list-type set with atomic map items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object", "x-kubernetes-map-type": "atomic",
+                    "properties": {"foo": {"type": "string"}}}}),
+                vec![],
+            ),
+            (
+                "invalid list-type set with non-atomic map items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object", "x-kubernetes-map-type": "granular",
+                    "properties": {"foo": {"type": "string"}}}}),
+                vec![("FieldValueInvalid", "items.x-kubernetes-map-type")],
+            ),
+            (
+                "invalid list-type set with unspecified map-type for map items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object", "properties": {"foo": {"type": "string"}}}}),
+                vec![("FieldValueInvalid", "items.x-kubernetes-map-type")],
+            ),
+            (
+                "allowed list-type set with atomic list items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "array", "x-kubernetes-list-type": "atomic", "items": {"type": "string"}}}),
+                vec![],
+            ),
+            (
+                "allowed list-type set with unspecified list-type in list items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "array", "items": {"type": "string"}}}),
+                vec![],
+            ),
+            (
+                "invalid list-type set with with non-atomic list items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}),
+                vec![("FieldValueInvalid", "items.x-kubernetes-list-type")],
+            ),
+            (
+                "invalid type with map type extension (granular)",
+                json!({"type": "array", "x-kubernetes-map-type": "granular"}),
+                vec![("FieldValueInvalid", "type")],
+            ),
+            (
+                "unset type with map type extension (granular)",
+                json!({"x-kubernetes-map-type": "granular"}),
+                vec![("FieldValueRequired", "type")],
+            ),
+            (
+                "invalid type with map type extension (atomic)",
+                json!({"type": "array", "x-kubernetes-map-type": "atomic"}),
+                vec![("FieldValueInvalid", "type")],
+            ),
+            (
+                "unset type with map type extension (atomic)",
+                json!({"x-kubernetes-map-type": "atomic"}),
+                vec![("FieldValueRequired", "type")],
+            ),
+            (
+                "invalid map type",
+                json!({"type": "object", "x-kubernetes-map-type": "invalid"}),
+                vec![("FieldValueNotSupported", "x-kubernetes-map-type")],
+            ),
+            (
+                "allowed type with map type extension (granular)",
+                json!({"type": "object", "x-kubernetes-map-type": "granular"}),
+                vec![],
+            ),
+            (
+                "allowed type with map type extension (atomic)",
+                json!({"type": "object", "x-kubernetes-map-type": "atomic"}),
+                vec![],
+            ),
+            (
+                "invalid map with non-required key and no default",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                    "items": {"type": "object", "properties": {"key": {"type": "string"}}}}),
+                vec![("FieldValueRequired", "items.properties[key].default")],
+            ),
+            (
+                "allowed map with required key and no default",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                    "items": {"type": "object", "required": ["key"], "properties": {"key": {"type": "string"}}}}),
+                vec![],
+            ),
+            (
+                "allowed map with non-required key and default",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                    "items": {"type": "object", "properties": {"key": {"type": "string", "default": "stuff"}}}}),
+                vec![],
+            ),
+            (
+                "invalid map with nullable key",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                    "items": {"type": "object", "properties": {"key": {"type": "string", "nullable": true, "default": "stuff"}}}}),
+                vec![("FieldValueForbidden", "items.properties[key].nullable")],
+            ),
+            (
+                "invalid map with nullable items",
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                    "items": {"type": "object", "nullable": true, "required": ["key"], "properties": {"key": {"type": "string"}}}}),
+                vec![("FieldValueForbidden", "items.nullable")],
+            ),
+            (
+                "invalid set with nullable items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string", "nullable": true}}),
+                vec![("FieldValueForbidden", "items.nullable")],
+            ),
+            (
+                "allowed set with non-nullable items",
+                json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}),
+                vec![],
+            ),
+        ];
+        for (name, schema, expected) in cases {
+            let mut want: Vec<(String, String)> = expected
+                .iter()
+                .map(|(t, p)| ((*t).to_owned(), format!("spec.validation.openAPIV3Schema.{p}")))
+                .collect();
+            want.sort();
+            assert_eq!(walk(schema), want, "{name}");
+        }
     }
 }
