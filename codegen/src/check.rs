@@ -1298,7 +1298,9 @@ mod tests {
             found.sort();
             found
         };
-        let cases: Vec<(&str, serde_json::Value, Vec<(&str, &str)>)> = vec![
+        /// An upstream case: its name, the schema, the expected (error type, path) pairs.
+        type Case = (&'static str, serde_json::Value, Vec<(&'static str, &'static str)>);
+        let cases: Vec<Case> = vec![
             (
                 "invalid type with list type extension set",
                 json!({"type": "object", "x-kubernetes-list-type": "set"}),
