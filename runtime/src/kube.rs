@@ -31,6 +31,8 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as K8sIntOrString;
 use serde::de::{self, Deserialize, Deserializer};
 use serde_json::Value;
 
+use kube_core::response::{Status, StatusCause, StatusDetails, StatusSummary};
+
 use crate::decode::{At, Cx, Decode};
 use crate::issue::{BadValue, ErrorType, Issue};
 use crate::openapi::OpenApiValidator;
@@ -192,4 +194,44 @@ macro_rules! known_schema {
 known_schema! {
     Condition => CONDITION_SCHEMA, CONDITION;
     ObjectReference => OBJECT_REFERENCE_SCHEMA, OBJECT_REFERENCE;
+}
+
+/// The apiserver's answer to an invalid object (`errors.NewInvalid`): code 422, reason
+/// `Invalid`, the message of [`crate::issue::invalid_message`], and one cause per issue whose
+/// `reason` is the error type (`FieldValueTypeInvalid` for a bad format), `message` the text
+/// after the path and `field` the path. What an admission webhook puts in its denial so
+/// clients see the same details as from the apiserver.
+///
+/// ```
+/// use kubeskema::issue::{BadValue, ErrorType, Issue};
+/// use kubeskema::path::Path;
+/// let at = Path::root().property("spec").property("when");
+/// let issue = Issue::new(ErrorType::TypeInvalid, &at, "format", BadValue::Str("x".into()), "bad");
+/// let status = kubeskema::kube::invalid_status("example.com", "Widget", "w", &[issue]);
+/// assert_eq!(status.code, 422);
+/// let cause = &status.details.unwrap().causes[0];
+/// assert_eq!((cause.reason.as_str(), cause.field.as_str()), ("FieldValueTypeInvalid", "spec.when"));
+/// assert_eq!(cause.message, "Invalid value: \"x\": bad");
+/// ```
+pub fn invalid_status(group: &str, kind: &str, name: &str, issues: &[Issue]) -> Status {
+    let kind_group = if group.is_empty() { kind.to_owned() } else { format!("{kind}.{group}") };
+    let causes = issues
+        .iter()
+        .map(|i| StatusCause { reason: i.error_type.reason().to_owned(), message: i.body(), field: i.field() })
+        .collect();
+    Status {
+        status: Some(StatusSummary::Failure),
+        code: 422,
+        message: crate::issue::invalid_message(&kind_group, name, issues),
+        metadata: None,
+        reason: "Invalid".to_owned(),
+        details: Some(StatusDetails {
+            name: name.to_owned(),
+            group: group.to_owned(),
+            kind: kind.to_owned(),
+            uid: String::new(),
+            causes,
+            retry_after_seconds: 0,
+        }),
+    }
 }

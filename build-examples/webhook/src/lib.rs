@@ -1,7 +1,8 @@
 //! A validating admission webhook for Widgets: it decodes the `AdmissionReview` the apiserver
 //! posts, validates the object with the generated validators (on update against the old
 //! object, with ratcheting and transition rules) and answers allowed, or denied with the
-//! message the apiserver itself would give (`Widget.example.com "w" is invalid: [...]`).
+//! status the apiserver itself would give: the message (`Widget.example.com "w" is invalid:
+//! [...]`) and a cause per problem (its error type, text and field).
 //!
 //! Useful where the apiserver does not validate for you: objects on their way through other
 //! controllers, or a CRD served without its schema's newer rules.
@@ -15,7 +16,8 @@ use example_com::v1::Widget;
 use kube_core::DynamicObject;
 use kube_core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
 use kubeskema::Validate;
-use kubeskema::issue::{Issue, invalid_message};
+use kubeskema::issue::Issue;
+use kubeskema::kube::invalid_status;
 
 /// The routes: `POST /validate` takes an `AdmissionReview` and answers with one.
 pub fn app() -> Router {
@@ -43,7 +45,11 @@ pub fn decide(request: &AdmissionRequest<DynamicObject>) -> AdmissionResponse {
         return response;
     }
     let name = json.pointer("/metadata/name").and_then(|n| n.as_str()).unwrap_or(&request.name);
-    response.deny(invalid_message(&format!("{}.{}", Widget::KIND, Widget::GROUP), name, &issues))
+    // The apiserver's 422 Status: its message and one cause per issue.
+    let status = invalid_status(Widget::GROUP, Widget::KIND, name, &issues);
+    let mut response = response.deny(&status.message);
+    response.result = status;
+    response
 }
 
 /// On update: ratcheting and transition rules need both objects typed; an object the types

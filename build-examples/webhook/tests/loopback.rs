@@ -71,6 +71,26 @@ async fn an_invalid_widget_is_denied_with_the_apiservers_message() {
     );
 }
 
+/// The denial carries the apiserver's 422 details: a cause per issue with its error type, so a
+/// bad format reads `FieldValueTypeInvalid` (and, being a type error, keeps CEL from running).
+#[tokio::test]
+async fn a_denial_carries_a_cause_per_issue() {
+    let object = widget(json!({"type": "Small", "source": {"git": "not a uri"}}));
+    let answer = post(&review("CREATE", object, None)).await;
+    let status = &answer["response"]["status"];
+    assert_eq!((status["code"].clone(), status["reason"].clone()), (json!(422), json!("Invalid")), "{answer}");
+    assert_eq!(status["details"]["kind"], "Widget");
+    assert_eq!(
+        status["details"]["causes"],
+        json!([
+            {"reason": "FieldValueTypeInvalid", "field": "spec.source.git",
+             "message": "Invalid value: \"not a uri\": spec.source.git in body must be of type uri: \"not a uri\""},
+            {"reason": "FieldValueInvalid", "field": "<nil>",
+             "message": "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"}
+        ])
+    );
+}
+
 #[tokio::test]
 async fn an_update_ratchets_and_runs_transition_rules() {
     // Stored before the schema capped replicas: unchanged, the old error is not held against it.
