@@ -1496,4 +1496,23 @@ mod tests {
             assert_eq!(walk(schema), want, "{name}");
         }
     }
+
+    /// Bounds at the top of int64 (maxLength 2^62, maxItems 2^63-1) beside a rule saturate the
+    /// cost estimate, as cel-go's arithmetic does, instead of overflowing it (a panic in debug
+    /// builds, a wrapped and too small cost in release): the rules are refused as over budget.
+    #[test]
+    fn huge_bounds_saturate_the_cost_estimate() {
+        let found = findings(json!({"type": "object", "properties": {
+            "s": {"type": "string", "maxLength": 4_611_686_018_427_387_904u64,
+                  "x-kubernetes-validations": [{"rule": "self + self != ''"}]},
+            "l": {"type": "array", "maxItems": 9_223_372_036_854_775_807u64,
+                  "items": {"type": "string", "maxLength": 4_611_686_018_427_387_904u64,
+                            "x-kubernetes-validations": [{"rule": "self.size() > 0"}]}}}}));
+        for rule in ["properties[s]", "properties[l].items"] {
+            let expected = format!(
+                "spec.validation.openAPIV3Schema.{rule}.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
+            );
+            assert!(found.contains(&expected), "missing {expected:?} in {found:#?}");
+        }
+    }
 }

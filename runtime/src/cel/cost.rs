@@ -93,16 +93,18 @@ impl Shape {
                     .enum_
                     .as_ref()
                     .and_then(|e| e.iter().filter_map(|v| v.as_str()).map(|s| s.len() as u64).max());
-                Shape::Str(schema.max_length.map(|n| n * 4).or(longest_enum).unwrap_or(MAX_REQUEST_BYTES))
+                Shape::Str(schema.max_length.map(|n| n.saturating_mul(4)).or(longest_enum).unwrap_or(MAX_REQUEST_BYTES))
             }
             Some("array") => {
                 let item = schema.items.as_deref().map_or(Shape::Scalar, Shape::of_schema);
-                let n = schema.max_items.unwrap_or(MAX_REQUEST_BYTES / (min_serialized(schema.items.as_deref()) + 1));
+                let n = schema
+                    .max_items
+                    .unwrap_or(MAX_REQUEST_BYTES / min_serialized(schema.items.as_deref()).saturating_add(1));
                 Shape::List(n, Box::new(item))
             }
             Some("object") if schema.properties.is_empty() && schema.additional_properties_schema().is_some() => {
                 let values = schema.additional_properties_schema();
-                let n = schema.max_properties.unwrap_or(MAX_REQUEST_BYTES / (min_serialized(values) + 6));
+                let n = schema.max_properties.unwrap_or(MAX_REQUEST_BYTES / min_serialized(values).saturating_add(6));
                 Shape::Map(n, Box::new(values.map_or(Shape::Scalar, Shape::of_schema)))
             }
             Some("object") => Shape::Object(
@@ -119,12 +121,13 @@ impl Shape {
 pub fn min_serialized(schema: Option<&crate::schema::Schema>) -> u64 {
     let Some(s) = schema else { return 1 };
     match s.type_str() {
-        Some("string") => 2 + s.min_length.unwrap_or(0),
+        Some("string") => s.min_length.unwrap_or(0).saturating_add(2),
         Some("array") => 2,
         Some("object") => {
-            let required: u64 =
-                s.required.iter().map(|k| k.len() as u64 + 3 + min_serialized(s.properties.get(k))).sum();
-            2 + required + (s.required.len() as u64).saturating_sub(1)
+            let required = s.required.iter().fold(0u64, |sum, k| {
+                sum.saturating_add(k.len() as u64 + 3).saturating_add(min_serialized(s.properties.get(k)))
+            });
+            required.saturating_add(2).saturating_add((s.required.len() as u64).saturating_sub(1))
         }
         Some("boolean") => 4,
         _ => 1,
@@ -209,32 +212,32 @@ fn walk(expr: &Expression, vars: &mut HashMap<String, Shape>) -> (u64, Shape) {
                 Shape::Map(_, v) => (**v).clone(),
                 _ => Shape::Scalar,
             };
-            (c + 1, field)
+            (c.saturating_add(1), field)
         }
         Expr::List(l) => {
             let mut cost = 10;
             let mut item = Shape::Scalar;
             for e in &l.elements {
                 let (c, s) = walk(e, vars);
-                cost += c;
+                cost = c.saturating_add(cost);
                 item = item.join(s);
             }
             (cost, Shape::List(l.elements.len() as u64, Box::new(item)))
         }
         Expr::Map(m) => {
-            let mut cost = 30;
+            let mut cost: u64 = 30;
             for e in &m.entries {
                 if let EntryExpr::MapEntry(entry) = &e.expr {
-                    cost += walk(&entry.key, vars).0 + walk(&entry.value, vars).0;
+                    cost = cost.saturating_add(walk(&entry.key, vars).0).saturating_add(walk(&entry.value, vars).0);
                 }
             }
             (cost, Shape::Map(m.entries.len() as u64, Box::new(Shape::Scalar)))
         }
         Expr::Struct(s) => {
-            let mut cost = 40;
+            let mut cost: u64 = 40;
             for e in &s.entries {
                 if let EntryExpr::StructField(f) = &e.expr {
-                    cost += walk(&f.value, vars).0;
+                    cost = cost.saturating_add(walk(&f.value, vars).0);
                 }
             }
             (cost, Shape::Scalar)
@@ -280,13 +283,13 @@ fn walk(expr: &Expression, vars: &mut HashMap<String, Shape>) -> (u64, Shape) {
         // Logical operators and the conditional cost what their operands cost (the
         // conditional: its condition and the dearer branch).
         Expr::Call(call) if matches!(call.func_name.as_str(), "_&&_" | "_||_" | "@not_strictly_false") => {
-            call.args.iter().map(|a| walk(a, vars).0).fold((0, Shape::Scalar), |(sum, s), c| (sum + c, s))
+            call.args.iter().map(|a| walk(a, vars).0).fold((0, Shape::Scalar), |(sum, s), c| (sum.saturating_add(c), s))
         }
         Expr::Call(call) if call.func_name == "_?_:_" && call.args.len() == 3 => {
             let (cond, _) = walk(&call.args[0], vars);
             let (then, then_shape) = walk(&call.args[1], vars);
             let (otherwise, else_shape) = walk(&call.args[2], vars);
-            (cond + then.max(otherwise), then_shape.join(else_shape))
+            (cond.saturating_add(then.max(otherwise)), then_shape.join(else_shape))
         }
         Expr::Call(call) => {
             let mut cost: u64 = 1;
@@ -314,10 +317,13 @@ fn walk(expr: &Expression, vars: &mut HashMap<String, Shape>) -> (u64, Shape) {
                     (traversed, Shape::Scalar)
                 }
                 "_+_" => match (shapes.first(), shapes.get(1)) {
-                    (Some(Shape::Str(a)), Some(Shape::Str(b))) => (traversal(a + b), Shape::Str(a + b)),
-                    (Some(Shape::List(a, x)), Some(Shape::List(b, y))) => {
-                        (traversal(a + b), Shape::List(a + b, Box::new((**x).clone().join((**y).clone()))))
+                    (Some(Shape::Str(a)), Some(Shape::Str(b))) => {
+                        (traversal(a.saturating_add(*b)), Shape::Str(a.saturating_add(*b)))
                     }
+                    (Some(Shape::List(a, x)), Some(Shape::List(b, y))) => (
+                        traversal(a.saturating_add(*b)),
+                        Shape::List(a.saturating_add(*b), Box::new((**x).clone().join((**y).clone()))),
+                    ),
                     _ => (0, Shape::Scalar),
                 },
                 "@in" => (size(1), Shape::Scalar),
@@ -328,9 +334,10 @@ fn walk(expr: &Expression, vars: &mut HashMap<String, Shape>) -> (u64, Shape) {
                 }
                 "contains" | "indexOf" | "lastIndexOf" | "lowerAscii" | "upperAscii" | "trim" | "replace" | "split"
                 | "substring" | "charAt" | "join" | "reverse" | "isSorted" | "sum" | "min" | "max" | "distinct"
-                | "flatten" | "slice" | "string" | "base64.encode" | "base64.decode" => {
-                    (traversal(size(0)) + traversal(size(1)), shapes.first().cloned().unwrap_or(Shape::Scalar))
-                }
+                | "flatten" | "slice" | "string" | "base64.encode" | "base64.decode" => (
+                    traversal(size(0)).saturating_add(traversal(size(1))),
+                    shapes.first().cloned().unwrap_or(Shape::Scalar),
+                ),
                 // Regular expressions: the pattern's size times the subject's (cel-go's
                 // estimate for RE2).
                 "matches" | "find" | "findAll" => (
@@ -346,7 +353,9 @@ fn walk(expr: &Expression, vars: &mut HashMap<String, Shape>) -> (u64, Shape) {
                     shapes.first().cloned().unwrap_or(Shape::Scalar),
                 ),
                 "url" | "ip" | "cidr" | "quantity" | "semver" | "isURL" | "isIP" | "isCIDR" | "isQuantity"
-                | "isSemver" | "validate" | "format" => (traversal(size(0)) + traversal(size(1)), Shape::Scalar),
+                | "isSemver" | "validate" | "format" => {
+                    (traversal(size(0)).saturating_add(traversal(size(1))), Shape::Scalar)
+                }
                 "sets.contains" | "sets.equivalent" | "sets.intersects" => {
                     (size(0).saturating_mul(size(1)), Shape::Scalar)
                 }
