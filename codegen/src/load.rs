@@ -56,23 +56,39 @@ impl LoadedCrd {
 pub fn expand_paths(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
-        if p.as_os_str() == "-" || p.is_file() {
+        if p.as_os_str() == "-" {
             out.push(p.clone());
-        } else if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found, diags);
-            found.sort();
-            out.extend(found);
-        } else {
-            diags.push(
+            continue;
+        }
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => out.push(p.clone()),
+            Ok(m) if m.is_dir() => {
+                let mut found = Vec::new();
+                walk(p, &mut found, diags);
+                found.sort();
+                out.extend(found);
+            }
+            Ok(_) => diags.push(not_regular(p)),
+            Err(_) => diags.push(
                 Diagnostic::file_error(p, None, "NotFound", "no such file or folder")
                     .with_help("give a CRD file (.yaml, .yml, .json), a folder of them, or - for standard input"),
-            );
+            ),
         }
     }
     out
 }
 
+/// A FIFO, socket or device: reading it could block forever, so it is skipped with a warning.
+fn not_regular(p: &Path) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Warning,
+        ..Diagnostic::file_error(p, None, "NotAFile", "not a regular file (a FIFO, socket or device); skipped")
+    }
+}
+
+/// The CRD files of a folder and its subfolders: `.yaml`, `.yml` and `.json` in any case.
+/// Subfolders reached through a symbolic link are not entered (a link to an ancestor would
+/// never end); linked files are read.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
@@ -83,10 +99,22 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
             walk(&path, out, diags);
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
-            out.push(path);
+            continue;
+        }
+        let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !matches!(extension.as_deref(), Some("yaml" | "yml" | "json")) {
+            continue;
+        }
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => out.push(path),
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => diags.push(not_regular(&path)),
+            Err(e) => diags.push(Diagnostic {
+                severity: Severity::Warning,
+                ..Diagnostic::file_error(&path, None, "Io", format!("cannot be read ({e}); skipped"))
+            }),
         }
     }
 }
@@ -218,5 +246,37 @@ fn report_parse_errors(loaded: &LoadedCrd, errors: Vec<kubeskema::schema::ParseE
     for e in errors {
         let field = e.pointer.trim_start_matches('/').replace('/', ".");
         diags.push(loaded.diagnostic(Severity::Error, &e.pointer, "FieldValueInvalid", field, e.message));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder's CRD files are found whatever the case of their extension, and a FIFO among
+    /// them (which would block a read forever) is skipped with a warning.
+    #[cfg(unix)]
+    #[test]
+    fn folders_skip_what_is_not_a_regular_file_and_read_any_case() {
+        let dir = std::env::temp_dir().join(format!("kubeskema-load-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("upper.YAML"), "a: 1").unwrap();
+        std::fs::write(dir.join("sub/lower.Json"), "{}").unwrap();
+        std::fs::write(dir.join("notes.txt"), "").unwrap();
+        let fifo = dir.join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        std::os::unix::fs::symlink(&dir, dir.join("sub/loop")).unwrap();
+        let mut diags = Vec::new();
+        let found = expand_paths(std::slice::from_ref(&dir), &mut diags);
+        assert_eq!(found, vec![dir.join("sub/lower.Json"), dir.join("upper.YAML")], "the link back is not followed");
+        if made {
+            assert_eq!(diags.len(), 1, "{diags:?}");
+            assert_eq!(diags[0].severity, Severity::Warning);
+            assert!(diags[0].message.contains("not a regular file"), "{}", diags[0].message);
+            let mut direct = Vec::new();
+            assert!(expand_paths(std::slice::from_ref(&fifo), &mut direct).is_empty());
+            assert_eq!(direct[0].kind, "NotAFile");
+        }
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
