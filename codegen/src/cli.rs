@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
+use crate::diagnostic::Diagnostic;
 use crate::pipeline;
 use crate::write::{Dependency, write_crate};
 
@@ -164,13 +165,18 @@ pub fn run(args: Args) -> i32 {
         }
         Command::Validate { crds, output, manifests } => {
             let Some(json) = output_is_json(&output) else { return 2 };
-            let findings = match crate::manifests::validate(&crds, &manifests) {
-                Ok(f) => f,
+            let report = match crate::manifests::validate(&crds, &manifests) {
+                Ok(r) => r,
                 Err(diags) => {
                     eprintln!("{diags}");
                     return 2;
                 }
             };
+            // A manifest that could not be read is reported; the others are validated anyway.
+            for d in &report.files {
+                eprintln!("{d}");
+            }
+            let findings = report.findings;
             for f in &findings {
                 if json {
                     say(f.to_json());
@@ -182,6 +188,9 @@ pub fn run(args: Args) -> i32 {
             if !json {
                 let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
                 eprintln!("{}, {}", count(errors, "error"), count(findings.len() - errors, "warning"));
+            }
+            if report.files.iter().any(Diagnostic::is_error) {
+                return 2;
             }
             i32::from(errors > 0)
         }

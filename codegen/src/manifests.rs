@@ -111,9 +111,21 @@ fn token_span(line: &str, column: usize) -> std::ops::Range<usize> {
     start..start + end.max(1).min(rest.len())
 }
 
+/// What [`validate`] found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// The findings of every document of every manifest that could be read.
+    pub findings: Vec<Finding>,
+    /// The manifests that could not be read (missing, unreadable, not YAML: errors) or were
+    /// skipped (not a regular file: warnings), each with its place and reason. The others are
+    /// validated all the same.
+    pub files: Vec<Diagnostic>,
+}
+
 /// Validates every manifest against the CRDs. `Err` when the CRDs cannot be used (unreadable,
-/// or refused by the apiserver's checks); per-document problems are findings.
-pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Vec<Finding>, Diagnostics> {
+/// or refused by the apiserver's checks); per-document problems are findings, per-file ones
+/// are reported beside them.
+pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Report, Diagnostics> {
     let mut diags = Vec::new();
     let (crds, _) = load_crds(crd_paths, true, &mut diags);
     let mut usable: HashMap<(String, String), (usize, usize)> = HashMap::new();
@@ -143,10 +155,7 @@ pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Vec<Find
             }
         }
     }
-    if !io.is_empty() {
-        return Err(Diagnostics(io));
-    }
-    Ok(findings)
+    Ok(Report { findings, files: io })
 }
 
 fn validate_document<'c>(

@@ -12,7 +12,7 @@ fn fixture(rel: &str) -> PathBuf {
 
 #[test]
 fn every_problem_of_every_document_is_found_at_its_place() {
-    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap().findings;
     let lines: Vec<String> = findings
         .iter()
         .map(|f| {
@@ -45,7 +45,7 @@ fn every_problem_of_every_document_is_found_at_its_place() {
 /// apiserver's warning (not `/spec/example/com/extra` at the nearest known parent).
 #[test]
 fn unknown_keys_with_dots_are_placed_at_their_own_line() {
-    let findings = validate(&[fixture("crds")], &[fixture("manifests/dotted-unknown.yaml")]).unwrap();
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/dotted-unknown.yaml")]).unwrap().findings;
     let found: Vec<(usize, usize, &str, &str, &str)> = findings
         .iter()
         .map(|f| {
@@ -61,7 +61,7 @@ fn unknown_keys_with_dots_are_placed_at_their_own_line() {
 
 #[test]
 fn human_output_reads_like_a_compiler_diagnostic() {
-    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap().findings;
     let replicas = findings.iter().find(|f| f.field == "spec.replicas").unwrap();
     let shown = replicas.human().replace('\\', "/");
     let expected = "\
@@ -76,7 +76,7 @@ error: spec.replicas: Invalid value: 11: spec.replicas in body should be less th
 
 #[test]
 fn json_lines_carry_the_contracts_fields() {
-    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap();
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap().findings;
     let json = findings[1].to_json();
     for key in [
         "file",
@@ -114,4 +114,26 @@ fn exit_status_says_what_happened() {
     assert_eq!(validate("crds", "crds/widgets.yaml"), 1, "a CRD is not a Widget: NoSchema");
     assert_eq!(validate("invalid/not_structural.yaml", "manifests/widgets.yaml"), 2, "CRDs the apiserver refuses");
     assert_eq!(validate("crds", "manifests/missing.yaml"), 2, "unreadable input");
+}
+
+/// One manifest that is missing or not YAML does not hide the others' findings: each file's
+/// error is reported, the rest validated, and the exit status is 2.
+#[test]
+fn one_unreadable_manifest_does_not_hide_the_others() {
+    let manifests =
+        [fixture("manifests/missing.yaml"), fixture("invalid/malformed.yaml"), fixture("manifests/widgets.yaml")];
+    let report = validate(&[fixture("crds")], &manifests).unwrap();
+    assert!(report.findings.iter().any(|f| f.field == "spec.replicas"), "widgets.yaml is still validated");
+    let files: Vec<String> = report.files.iter().map(ToString::to_string).collect();
+    assert_eq!(files.len(), 2, "{files:#?}");
+    assert!(files[0].contains("missing.yaml") && files[0].contains("no such file or folder"), "{files:#?}");
+    assert!(files[1].contains("malformed.yaml:") && files[1].contains("not valid YAML"), "{files:#?}");
+    let status = run(Args {
+        command: Command::Validate {
+            crds: vec![fixture("crds")],
+            output: "json".into(),
+            manifests: manifests.to_vec(),
+        },
+    });
+    assert_eq!(status, 2);
 }
