@@ -165,6 +165,13 @@ pub fn run(args: Args) -> i32 {
         }
         Command::Validate { crds, output, manifests } => {
             let Some(json) = output_is_json(&output) else { return 2 };
+            let stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
+            if stdin(&crds) && stdin(&manifests) {
+                eprintln!(
+                    "error: standard input (-) can be read once: give either the CRDs or the manifests as -, not both"
+                );
+                return 2;
+            }
             let report = match crate::manifests::validate(&crds, &manifests) {
                 Ok(r) => r,
                 Err(diags) => {

@@ -174,6 +174,21 @@ pub fn load_crds(
             );
         }
     }
+    // An empty folder (or one of other files) gives nothing to check or generate: say so
+    // rather than succeed with nothing.
+    if out.is_empty() && !diags.iter().any(Diagnostic::is_error) {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let place = paths.first().cloned().unwrap_or_default();
+        diags.push(
+            Diagnostic::file_error(
+                place,
+                None,
+                "NoCrd",
+                format!("no CustomResourceDefinition found in {}", shown.join(", ")),
+            )
+            .with_help("give CRD files (.yaml, .yml, .json) or folders that hold them"),
+        );
+    }
     (out, files)
 }
 

@@ -183,6 +183,16 @@ fn validate_document<'c>(
         message,
         source_line: None,
     };
+    if api_version.is_empty() || kind.is_empty() {
+        let missing = match (api_version.is_empty(), kind.is_empty()) {
+            (true, true) => "apiVersion and kind",
+            (true, false) => "apiVersion",
+            _ => "kind",
+        };
+        let message = format!("not a Kubernetes object: no {missing}");
+        findings.push(finding(Level::Error, "", String::new(), "NotAnObject", message.clone(), message));
+        return;
+    }
     let Some(&(ci, vi)) = usable.get(&(api_version.clone(), kind.clone())) else {
         let message = format!("no CRD given for {api_version} {kind}");
         findings.push(finding(Level::Error, "", String::new(), "NoSchema", message.clone(), message));

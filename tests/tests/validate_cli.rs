@@ -137,3 +137,26 @@ fn one_unreadable_manifest_does_not_hide_the_others() {
     });
     assert_eq!(status, 2);
 }
+
+/// Input that cannot mean anything is said to be so: a document without apiVersion or kind,
+/// standard input named for both the CRDs and the manifests, a folder without CRDs.
+#[test]
+fn meaningless_input_gets_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("kubeskema-validate-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    let plain = dir.join("plain.yaml");
+    std::fs::write(&plain, "name: just-data\n---\napiVersion: v1\nname: no-kind\n").unwrap();
+    let findings = validate(&[fixture("crds")], std::slice::from_ref(&plain)).unwrap().findings;
+    let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(messages, ["not a Kubernetes object: no apiVersion and kind", "not a Kubernetes object: no kind"]);
+
+    let status = |crds: Vec<PathBuf>, manifests: Vec<PathBuf>| {
+        run(Args { command: Command::Validate { crds, output: "json".into(), manifests } })
+    };
+    assert_eq!(status(vec!["-".into()], vec!["-".into()]), 2, "standard input twice");
+    let err = validate(&[dir.join("empty")], std::slice::from_ref(&plain)).unwrap_err().to_string();
+    assert!(err.contains("no CustomResourceDefinition found in"), "{err}");
+    assert_eq!(status(vec![dir.join("empty")], vec![plain]), 2, "a folder without CRDs");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
