@@ -139,8 +139,12 @@ pub fn run(args: Args) -> i32 {
                 eprintln!("{w}");
             }
             let name = crate_name.unwrap_or_else(|| {
-                out.file_name().map(|n| n.to_string_lossy().replace(['.', ' '], "-")).unwrap_or_else(|| "crds".into())
+                out.file_name().map_or_else(|| "crds".into(), |n| crate::write::crate_name_from(&n.to_string_lossy()))
             });
+            if let Some(problem) = crate::write::crate_name_problem(&name) {
+                eprintln!("error: --crate-name {name:?} {problem} (Cargo's rule for package names)");
+                return 2;
+            }
             let dependency = match kubeskema_path {
                 // Relative to the current folder as given, written relative to the crate, so
                 // a crate checked in next to the runtime builds on any machine.

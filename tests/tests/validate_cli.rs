@@ -159,4 +159,3 @@ fn meaningless_input_gets_a_clear_error() {
     assert_eq!(status(vec![dir.join("empty")], vec![plain]), 2, "a folder without CRDs");
     std::fs::remove_dir_all(&dir).ok();
 }
-
