@@ -55,6 +55,9 @@ pub enum Command {
         /// `ObjectMeta`, and its `Condition`/`ObjectReference` where the schema is theirs.
         #[arg(long)]
         kube: bool,
+        /// Write into `--out` even when it holds files kubeskema did not write.
+        #[arg(long)]
+        force: bool,
     },
     /// Validate manifests against CRDs as the apiserver would, without a cluster.
     Validate {
@@ -123,8 +126,12 @@ fn output_is_json(output: &str) -> Option<bool> {
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
-        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs, skip_non_crds, kube } => {
+        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs, skip_non_crds, kube, force } => {
             let started = Instant::now();
+            if let Some(problem) = crate::write::out_dir_problem(&out).filter(|_| !force) {
+                eprintln!("error: {problem}\n  = help: give an empty or new folder, or --force to overwrite");
+                return 2;
+            }
             let generation = match pipeline::run(
                 &paths,
                 pipeline::Options { docs: !no_docs, keep_going: false, skip_non_crds, kube },

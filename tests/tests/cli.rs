@@ -35,6 +35,7 @@ fn generate_kube_writes_a_kube_rs_crate() {
             no_docs: true,
             skip_non_crds: false,
             kube: true,
+            force: false,
         },
     });
     assert_eq!(status, 0);
@@ -65,6 +66,7 @@ fn generate_writes_a_crate_with_one_module_per_group_and_version() {
             no_docs: false,
             skip_non_crds: false,
             kube: false,
+            force: false,
         },
     });
     assert_eq!(status, 0);
@@ -188,4 +190,57 @@ fn the_checked_in_generated_crate_is_up_to_date() {
         );
     }
     std::fs::remove_dir_all(out).ok();
+}
+
+/// `generate --out` refuses a folder holding files kubeskema did not write (someone's crate
+/// would be overwritten without a word), unless `--force`; a folder it wrote is written again.
+#[test]
+fn generate_refuses_to_overwrite_a_crate_it_did_not_write() {
+    let out = scratch("generate-foreign");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("Cargo.toml"), "[package]\nname = \"mine\"\n").unwrap();
+    let generate = |force: bool| {
+        run(Args {
+            command: Command::Generate {
+                paths: vec![fixture("crds/widgets.yaml")],
+                out: out.clone(),
+                crate_name: Some("widgets".into()),
+                kubeskema_path: None,
+                no_docs: true,
+                skip_non_crds: false,
+                kube: false,
+                force,
+            },
+        })
+    };
+    assert_eq!(generate(false), 2);
+    assert_eq!(std::fs::read_to_string(out.join("Cargo.toml")).unwrap(), "[package]\nname = \"mine\"\n", "untouched");
+    assert_eq!(generate(true), 0, "--force");
+    assert_eq!(generate(false), 0, "kubeskema's own crate is written again");
+    std::fs::remove_dir_all(out).ok();
+}
+
+/// Two groups whose module names collide (`foo-bar.example.com`, `foo.bar.example.com`) get
+/// modules of their own, the later one (in sorted order) suffixed: nothing is overwritten.
+#[test]
+fn colliding_group_modules_are_told_apart() {
+    let dir = scratch("colliding-groups");
+    std::fs::create_dir_all(&dir).unwrap();
+    for group in ["foo-bar.example.com", "foo.bar.example.com"] {
+        let crd = format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: things.{group}}}\nspec:\n  group: {group}\n  names: {{kind: Thing, plural: things}}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema: {{openAPIV3Schema: {{type: object}}}}\n"
+        );
+        std::fs::write(dir.join(format!("{group}.yaml")), crd).unwrap();
+    }
+    let generation = pipeline::run(std::slice::from_ref(&dir), Options::default()).unwrap();
+    let paths: Vec<(String, String)> =
+        generation.modules.iter().map(|m| (m.group.clone(), m.path.join("::"))).collect();
+    assert_eq!(
+        paths,
+        [
+            ("foo-bar.example.com".to_owned(), "foo_bar_example_com::v1".to_owned()),
+            ("foo.bar.example.com".to_owned(), "foo_bar_example_com_2::v1".to_owned()),
+        ]
+    );
+    std::fs::remove_dir_all(dir).ok();
 }
