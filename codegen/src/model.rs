@@ -822,6 +822,13 @@ impl<'a> ModuleBuilder<'a> {
                     ids.iter().copied().filter(|&i| level[i] + 1 >= self.pending[i].candidates.len()).collect();
                 for &i in ids {
                     if self.pending[i].is_root {
+                        // A root keeps its kind's name, unless that names a type the module
+                        // uses (`String`, `Self`) or an earlier root has it (`Foo`, `foo`).
+                        let earlier_root = ids.iter().any(|&j| j < i && self.pending[j].is_root);
+                        if reserved || earlier_root {
+                            level[i] += 1;
+                            changed = true;
+                        }
                         continue;
                     }
                     let last = self.pending[i].candidates.len() - 1;

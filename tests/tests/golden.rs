@@ -196,6 +196,14 @@ mod golden_files_compile {
         assert_eq!(plain, "Unsupported value: \"blue\": supported values: \"red\", \"green\", \"null\"");
     }
 
+    /// Kinds that are Rust type names the module uses, or that collide after case
+    /// conversion, are renamed deterministically; the kind itself stays as written.
+    #[test]
+    fn kinds_that_name_rust_types_are_renamed() {
+        use kinds__kinds_example_com_v1::*;
+        assert_eq!([Self2::KIND, String2::KIND, Foo::KIND, Foo2::KIND], ["Self", "String", "Foo", "foo"]);
+    }
+
     mod kube_mode {
         //! The kube-rs mode's Widget: kube's traits, the CRD given back, and k8s-openapi's
         //! `Condition`/`ObjectReference`/`ObjectMeta` validated exactly as the dynamic
