@@ -478,10 +478,7 @@ fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream {
             }
         })
     });
-    // A raw string keeps the embedded CRD readable (and greppable) in the generated file.
-    let hashes = "#".repeat((1..).find(|n| !crd_json.contains(&format!("\"{}", "#".repeat(*n)))).unwrap_or(1));
-    let crd_json: TokenStream =
-        format!("r{hashes}\"{crd_json}\"{hashes}").parse().expect("invariant: a raw string literal");
+    let crd_json = string_literal(crd_json);
     quote! {
         #consts
         impl #name {
@@ -624,6 +621,33 @@ fn emit_enum(e: &EnumDef) -> TokenStream {
     }
 }
 
+/// A string literal for `text`: raw (readable and greppable in the generated file) with one
+/// `#` more than the longest run after a `"` in it, found in one pass; escaped where no raw
+/// string can hold it (Rust allows at most 255 `#`).
+fn string_literal(text: &str) -> TokenStream {
+    let (mut longest, mut run, mut after_quote) = (0usize, 0usize, false);
+    for b in text.bytes() {
+        match b {
+            b'"' => {
+                after_quote = true;
+                run = 0;
+            }
+            b'#' if after_quote => {
+                run += 1;
+                longest = longest.max(run);
+            }
+            _ => after_quote = false,
+        }
+    }
+    if longest < 255 {
+        let hashes = "#".repeat(longest + 1);
+        format!("r{hashes}\"{text}\"{hashes}").parse().expect("invariant: a raw string literal")
+    } else {
+        let literal = Literal::string(text);
+        quote!(#literal)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,5 +658,17 @@ mod tests {
             sanitize_doc("Example:\n\n    kubectl apply -f x\n```\nfoo()\n```\n```yaml\na: 1\n"),
             vec![" Example:", " ", " kubectl apply -f x", " ```text", " foo()", " ```", " ```yaml", " a: 1", " ```"]
         );
+    }
+
+    /// A raw string needs one `#` more than any run after a `"`; beyond Rust's 255 the text is
+    /// escaped instead (it panicked).
+    #[test]
+    fn embedded_text_is_always_a_literal() {
+        let lit = |t: &str| string_literal(t).to_string();
+        assert_eq!(lit(r#"{"a":"b"}"#), r###"r#"{"a":"b"}"#"###);
+        assert_eq!(lit(r##"x"#y"##), r###"r##"x"#y"##"###);
+        let hostile = format!("\"{}", "#".repeat(255));
+        let parsed: syn::LitStr = syn::parse_str(&lit(&hostile)).unwrap();
+        assert_eq!(parsed.value(), hostile);
     }
 }
