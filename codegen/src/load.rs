@@ -9,6 +9,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use kubeskema::crd::{self, Crd};
 use kubeskema::yaml::{self, Document};
@@ -20,8 +21,9 @@ use crate::diagnostic::{Diagnostic, Severity};
 pub struct LoadedCrd {
     /// The file, as the user named it (relative paths stay relative).
     pub file: PathBuf,
-    /// The document, with positions.
-    pub doc: Document,
+    /// The document, with positions: shared by every CRD of a `List` (a copy each made a List
+    /// of n CRDs cost n times its size).
+    pub doc: Arc<Document>,
     /// The CRD read from it.
     pub crd: Crd,
     /// Where the CRD sits in the document: `""`, or `/items/3` inside a `List`.
@@ -204,12 +206,13 @@ fn crds_of_document(
     }
     // A `List` (kubectl get -o yaml) holds CRDs in `items`.
     if doc.value.get("kind").and_then(|k| k.as_str()) == Some("List") {
+        let doc = Arc::new(doc);
         if let Some(items) = doc.value.get("items").and_then(|i| i.as_array()) {
             for (i, item) in items.iter().enumerate() {
                 if crd::is_crd(item) {
                     let (crd, errors) = Crd::parse(item);
                     let loaded =
-                        LoadedCrd { file: file.to_owned(), doc: doc.clone(), crd, base: format!("/items/{i}") };
+                        LoadedCrd { file: file.to_owned(), doc: Arc::clone(&doc), crd, base: format!("/items/{i}") };
                     report_parse_errors(&loaded, errors, diags);
                     out.push(loaded);
                 }
@@ -247,7 +250,7 @@ fn crds_of_document(
         );
     }
     let (crd, errors) = Crd::parse(&doc.value);
-    let loaded = LoadedCrd { file: file.to_owned(), doc, crd, base: String::new() };
+    let loaded = LoadedCrd { file: file.to_owned(), doc: Arc::new(doc), crd, base: String::new() };
     report_parse_errors(&loaded, errors, diags);
     out.push(loaded);
 }
@@ -293,5 +296,25 @@ mod tests {
             assert_eq!(direct[0].kind, "NotAFile");
         }
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The CRDs of a `List` share its document instead of each holding a copy: loading stays
+    /// linear in the List's size.
+    #[test]
+    fn the_crds_of_a_list_share_its_document() {
+        let item = |i: usize| {
+            format!(
+                "- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata: {{name: t{i}s.example.com}}\n  spec:\n    group: example.com\n    names: {{kind: T{i}, plural: t{i}s}}\n    scope: Namespaced\n    versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object}}}}}}]\n"
+            )
+        };
+        let text = format!("apiVersion: v1\nkind: List\nitems:\n{}", (0..50).map(item).collect::<String>());
+        let file = std::env::temp_dir().join(format!("kubeskema-list-{}.yaml", std::process::id()));
+        std::fs::write(&file, text).unwrap();
+        let mut diags = Vec::new();
+        let (crds, _) = load_crds(std::slice::from_ref(&file), false, &mut diags);
+        std::fs::remove_file(&file).ok();
+        assert_eq!(crds.len(), 50, "{diags:?}");
+        assert!(crds.iter().all(|c| Arc::ptr_eq(&c.doc, &crds[0].doc)), "one document for all");
+        assert_eq!(Arc::strong_count(&crds[0].doc), 50);
     }
 }
