@@ -64,6 +64,14 @@ fn regex_library() {
     // Go's \\d is ASCII only.
     yes("'٣'.find('\\\\d') == ''");
     yes("'abc'.matches('^a')");
+    // `matches` has Go's syntax and semantics too (member and global forms), through the same
+    // compiled-once patterns: `\\d` ASCII only, `\\Q...\\E` literal, `\\z` end of text.
+    yes("!'٣'.matches('\\\\d') && matches('a1', '\\\\d')");
+    yes("'a.b'.matches('^\\\\Qa.b\\\\E$') && !'axb'.matches('^\\\\Qa.b\\\\E$')");
+    yes("'ab'.matches('b\\\\z')");
+    // A pattern that does not compile: Go's one-line message, not the regex crate's report.
+    let error = eval("'x'.matches(self.pattern)", from_json(&json!({"pattern": "a("}))).unwrap_err();
+    assert!(error.contains("error parsing regexp: ") && !error.contains('\n'), "{error}");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The Kubernetes regex library (`AS pkg/cel/library/regex.go`): `find` and `findAll` on
-//! strings, with Go RE2 semantics (patterns go through [`crate::pattern`]), compiled once per
-//! pattern.
+//! strings, and CEL's own `matches`, with Go RE2 semantics (patterns go through
+//! [`crate::pattern`]), compiled once per pattern.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -11,6 +11,8 @@ use cel::{DeclarationError, Env, ExecutionError, Value};
 use super::{Outcome, error, string_arg, value_fn};
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    env.add_overload("matches", "matches", vec![STRING_TYPE, STRING_TYPE], value_fn!(matches))?;
+    env.add_member_overload("matches", "matches_string", STRING_TYPE, vec![STRING_TYPE], value_fn!(matches))?;
     env.add_member_overload("find", "string_find_string", STRING_TYPE, vec![STRING_TYPE], value_fn!(find))?;
     env.add_member_overload("findAll", "string_find_all_string", STRING_TYPE, vec![STRING_TYPE], value_fn!(find_all))?;
     env.add_member_overload(
@@ -35,6 +37,12 @@ pub(crate) fn compiled(function: &str, pattern: &str) -> Result<Arc<regex::Regex
     let re = Arc::new(crate::pattern::compile(pattern).map_err(|e| error(function, e.0))?);
     cache.insert(pattern.to_owned(), re.clone());
     Ok(re)
+}
+
+/// `matches`: whether the pattern matches anywhere in the string (RE2's unanchored match).
+fn matches(args: &[Value]) -> Outcome {
+    let (s, pattern) = (string_arg("matches", args, 0)?, string_arg("matches", args, 1)?);
+    Ok(Value::Bool(compiled("matches", pattern)?.is_match(s)))
 }
 
 fn find(args: &[Value]) -> Outcome {
