@@ -630,19 +630,20 @@ impl Checker {
         }
         self.validation_rules(s, p);
         for (name, child) in &s.properties {
-            let child_meta =
-                if (is_root || s.embedded_resource) && ["metadata", "kind", "apiVersion"].contains(&name.as_str()) {
-                    MetaContext {
-                        inside: true,
-                        defaults_forbidden: if is_root {
-                            Some(format!("in top-level {name}"))
-                        } else {
-                            meta.defaults_forbidden.clone()
-                        },
-                    }
-                } else {
-                    meta.clone()
-                };
+            let child_meta = if (is_root || s.embedded_resource)
+                && kubeskema::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str())
+            {
+                MetaContext {
+                    inside: true,
+                    defaults_forbidden: if is_root {
+                        Some(format!("in top-level {name}"))
+                    } else {
+                        meta.defaults_forbidden.clone()
+                    },
+                }
+            } else {
+                meta.clone()
+            };
             self.crd_rules(child, &prop_path(p, name), spine, false, &child_meta);
         }
         if let Some(i) = &s.items {

@@ -76,7 +76,8 @@ impl Walk<'_> {
             self.node(items, &format!("{p}.items"), resource, &child, inside_meta, false);
         }
         for (name, prop) in &s.properties {
-            let meta = (s.embedded_resource || is_root) && ["metadata", "apiVersion", "kind"].contains(&name.as_str());
+            let meta = (s.embedded_resource || is_root)
+                && kubeskema::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str());
             let mut child = steps.clone();
             child.push(Step::Key(name));
             self.node(prop, &format!("{p}.properties[{name}]"), resource, &child, inside_meta || meta, false);

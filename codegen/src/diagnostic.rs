@@ -55,6 +55,12 @@ impl Diagnostic {
         }
     }
 
+    /// The same problem as a warning (reported; generation goes on).
+    pub fn as_warning(mut self) -> Self {
+        self.severity = Severity::Warning;
+        self
+    }
+
     /// Adds a suggested fix.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());

@@ -82,10 +82,7 @@ pub fn expand_paths(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> Vec<PathB
 
 /// A FIFO, socket or device: reading it could block forever, so it is skipped with a warning.
 fn not_regular(p: &Path) -> Diagnostic {
-    Diagnostic {
-        severity: Severity::Warning,
-        ..Diagnostic::file_error(p, None, "NotAFile", "not a regular file (a FIFO, socket or device); skipped")
-    }
+    Diagnostic::file_error(p, None, "NotAFile", "not a regular file (a FIFO, socket or device); skipped").as_warning()
 }
 
 /// The CRD files of a folder and its subfolders: `.yaml`, `.yml` and `.json` in any case.
@@ -113,10 +110,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
             Ok(m) if m.is_file() => out.push(path),
             Ok(m) if m.is_dir() => {}
             Ok(_) => diags.push(not_regular(&path)),
-            Err(e) => diags.push(Diagnostic {
-                severity: Severity::Warning,
-                ..Diagnostic::file_error(&path, None, "Io", format!("cannot be read ({e}); skipped"))
-            }),
+            Err(e) => diags
+                .push(Diagnostic::file_error(&path, None, "Io", format!("cannot be read ({e}); skipped")).as_warning()),
         }
     }
 }
@@ -229,7 +224,7 @@ fn crds_of_document(
             format!("document {} is a {kind}, not a CustomResourceDefinition", doc.index),
         );
         diags.push(match skip_non_crds {
-            true => Diagnostic { severity: Severity::Warning, message: format!("{}; skipped", d.message), ..d },
+            true => Diagnostic { message: format!("{}; skipped", d.message), ..d }.as_warning(),
             false => d.with_help("remove it, or pass --skip-non-crds (Config::skip_non_crds) to skip such documents"),
         });
         return;

@@ -688,7 +688,7 @@ impl<'a> ModuleBuilder<'a> {
         let mut fields: Vec<FieldDef> = Vec::new();
         let is_root = root.is_some();
         let meta_keys: &[&str] =
-            if is_root || node.embedded_resource { &["apiVersion", "kind", "metadata"] } else { &[] };
+            if is_root || node.embedded_resource { &kubeskema::objectmeta::RESOURCE_META_FIELDS } else { &[] };
         if is_root {
             fields.push(plain_field(
                 "apiVersion",

@@ -196,27 +196,14 @@ fn finish(f: &Field, tag: &syn::Ident) -> TokenStream {
 
 fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
     let ident = c.ident;
-    // The values as the apiserver lists them (Go-quoted, numbers too): the schema's list as
-    // written (`enum_json`: with its nulls and repeats), else the variants in order.
-    let written: Option<Vec<serde_json::Value>> =
-        c.attrs.str("enum_json").and_then(|l| serde_json::from_str(&l.value()).ok());
-    let labels: Vec<String> = match written {
-        Some(list) => list
-            .iter()
-            .map(|v| match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .collect(),
-        None => variants
-            .iter()
-            .map(|v| match &v.value {
-                VariantValue::Str(s) => s.clone(),
-                VariantValue::Int(i) => i.to_string(),
-                VariantValue::Bool(b) => b.to_string(),
-            })
-            .collect(),
-    };
+    // The values as the apiserver lists them (Go-quoted, numbers JSON-encoded first).
+    let labels: Vec<String> = crate::model::supported_values(c, variants)
+        .into_iter()
+        .map(|v| match v {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        })
+        .collect();
     let supported = quote! { ::kubeskema::issue::supported_values(&[#(#labels),*]) };
     let expecting = format!("one of the values of {ident}: {}", labels.join(", "));
     // The variants by the JSON type of their value, one visitor method each.

@@ -121,20 +121,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
 
 fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
     let ident = c.ident;
-    // The list the apiserver shows: the schema's as written (`enum_json`), else the variants'.
-    let allowed = c.attrs.str("enum_json").map(|l| l.value()).unwrap_or_else(|| {
-        serde_json::Value::Array(
-            variants
-                .iter()
-                .map(|v| match &v.value {
-                    VariantValue::Str(s) => s.clone().into(),
-                    VariantValue::Int(i) => (*i).into(),
-                    VariantValue::Bool(b) => (*b).into(),
-                })
-                .collect(),
-        )
-        .to_string()
-    });
+    let allowed = serde_json::Value::Array(crate::model::supported_values(c, variants)).to_string();
     let arms = variants.iter().map(|v| {
         let variant = v.ident;
         let pattern = match &v.value {

@@ -61,6 +61,23 @@ pub enum VariantValue {
     Bool(bool),
 }
 
+/// The values an enum's `Unsupported value` error lists, as the apiserver lists them: the
+/// schema's `enum` as written (`enum_json` on the enum: nulls and repeats kept), else the
+/// variants' values in declaration order.
+pub fn supported_values(c: &Container, variants: &[Variant]) -> Vec<serde_json::Value> {
+    let written = c.attrs.str("enum_json").and_then(|l| serde_json::from_str(&l.value()).ok());
+    written.unwrap_or_else(|| {
+        variants
+            .iter()
+            .map(|v| match &v.value {
+                VariantValue::Str(s) => s.clone().into(),
+                VariantValue::Int(i) => (*i).into(),
+                VariantValue::Bool(b) => (*b).into(),
+            })
+            .collect()
+    })
+}
+
 impl VariantValue {
     pub fn describe(&self) -> String {
         match self {

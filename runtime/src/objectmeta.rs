@@ -157,6 +157,11 @@ pub fn validate_object_meta_update(new: &Value, old: &Value, namespaced: bool) -
     out
 }
 
+/// The fields of a resource (the root, or an embedded resource) that are its type and object
+/// metadata rather than its content: pruning leaves them, CRD checks treat what is under them
+/// as resource meta.
+pub const RESOURCE_META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
 /// The metadata of an `x-kubernetes-embedded-resource` value (§6.2): `apiVersion` and `kind`
 /// required and well-formed, metadata with path-segment names (which may be absent) and a
 /// namespace checked only when set. `path` is where the embedded object sits.

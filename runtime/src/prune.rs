@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::path::Path;
 use crate::schema::Schema;
 
-const META: [&str; 3] = ["apiVersion", "kind", "metadata"];
+use crate::objectmeta::RESOURCE_META_FIELDS as META;
 
 /// Prunes a whole custom resource against its version's root schema. Returns the paths of
 /// the fields that were removed (`spec.foo`, `spec.list[1].b`), sorted.
