@@ -247,3 +247,21 @@ pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
     }
     same
 }
+
+/// How much longer `run(10 * n)` takes than `run(n)`: the tests of hostile-input classes
+/// assert linear growth with it (at most ~15x for 10x the input). Each size is timed as the
+/// best of seven trials, since other work on the machine only ever adds time; a ratio of two
+/// sizes in one run, never an absolute time.
+pub fn growth_ratio(n: usize, mut run: impl FnMut(usize)) -> f64 {
+    let mut best = |size: usize| {
+        (0..7)
+            .map(|_| {
+                let started = std::time::Instant::now();
+                run(size);
+                started.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let small = best(n).max(1e-4);
+    best(10 * n) / small
+}

@@ -253,21 +253,11 @@ mod tests {
     /// values). Timed as a ratio of two sizes in one run, generous against noise.
     #[test]
     fn translation_is_linear() {
-        // The best of several trials: other work on the machine only ever adds time.
-        let time = |pattern: &str| {
-            (0..7)
-                .map(|_| {
-                    let started = std::time::Instant::now();
-                    let _ = translate(pattern);
-                    started.elapsed().as_secs_f64()
-                })
-                .fold(f64::INFINITY, f64::min)
-        };
         for (name, unit) in [("posix", "[[:"), ("repeat", "{1"), ("mixed", "a{[[:b")] {
-            let small = unit.repeat(4_000);
-            let large = unit.repeat(40_000);
-            let (t_small, t_large) = (time(&small).max(1e-4), time(&large));
-            assert!(t_large / t_small < 15.0, "{name}: {t_small:.4}s for n, {t_large:.4}s for 10n");
+            let ratio = crate::__private::growth_ratio(4_000, |n| {
+                let _ = translate(&unit.repeat(n));
+            });
+            assert!(ratio < 15.0, "{name}: 10x the pattern took {ratio:.1}x the time");
         }
     }
 }

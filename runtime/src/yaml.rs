@@ -21,6 +21,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use granit_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use serde_json::{Map, Number, Value};
@@ -62,25 +63,21 @@ pub struct Document {
     pub start: Pos,
     /// Keys that appeared more than once in a mapping.
     pub duplicates: Vec<DuplicateKey>,
-    positions: HashMap<String, NodePos>,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct NodePos {
-    value: Pos,
-    key: Option<Pos>,
+    /// The nodes as read, for positions: an alias shares its anchor's nodes, so positions cost
+    /// the text's size, not the expanded value's.
+    tree: Option<Node>,
 }
 
 impl Document {
     /// Where the value at a JSON pointer starts (`""` is the whole document).
     pub fn position(&self, pointer: &str) -> Option<Pos> {
-        self.positions.get(pointer).map(|p| p.value)
+        self.find(pointer).map(|(node, _)| node.pos)
     }
 
     /// Where the mapping key of the value at `pointer` stands, or the value itself for array
     /// items and the root.
     pub fn key_position(&self, pointer: &str) -> Option<Pos> {
-        self.positions.get(pointer).map(|p| p.key.unwrap_or(p.value))
+        self.find(pointer).map(|(node, key)| key.unwrap_or(node.pos))
     }
 
     /// The position of `pointer`, or of its nearest ancestor that has one (a pointer into a
@@ -96,6 +93,31 @@ impl Document {
                 None => return self.start,
             }
         }
+    }
+
+    /// The node at a JSON pointer, with the position of its mapping key.
+    fn find(&self, pointer: &str) -> Option<(&Node, Option<Pos>)> {
+        let mut node = self.tree.as_ref()?;
+        let mut key = None;
+        if pointer.is_empty() {
+            return Some((node, None));
+        }
+        for token in pointer.strip_prefix('/')?.split('/') {
+            let token = unescape_pointer_token(token);
+            // An alias is found at its anchor's nodes, but the value itself is where the alias
+            // stands.
+            let (next, next_key) = match &node.target().kind {
+                NodeKind::Seq(items) => (token.parse::<usize>().ok().and_then(|i| items.get(i))?, None),
+                NodeKind::Map(map) => {
+                    let entry = map.get(&token)?;
+                    (&entry.value, Some(entry.key_pos))
+                }
+                _ => return None,
+            };
+            node = next;
+            key = next_key;
+        }
+        Some((node, key))
     }
 }
 
@@ -116,11 +138,11 @@ impl fmt::Display for YamlError {
 
 impl std::error::Error for YamlError {}
 
-/// The most nodes one stream may expand to (aliases included): a guard against alias bombs.
-const MAX_NODES: usize = 50_000_000;
-/// The deepest nesting accepted; deeper input is refused rather than risking the stack in
-/// code that later walks the value recursively.
-pub const MAX_DEPTH: usize = 512;
+/// The deepest nesting accepted, aliases expanded; deeper input is refused rather than risking
+/// the stack in code that later walks the value recursively. It is serde_json's recursion
+/// limit, so a value read from YAML is no deeper than one read from JSON (the webhook's read);
+/// the deepest corpus file nests 38 levels.
+pub const MAX_DEPTH: usize = 128;
 
 /// Reads every document of a YAML (or JSON) stream.
 pub fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
@@ -141,10 +163,13 @@ fn pos_of(m: &granit_parser::Marker) -> Pos {
     Pos { line: m.line(), column: m.col() + 1 }
 }
 
-/// A node under construction; kept with positions so anchors can be replayed.
+/// A node as read: anchored nodes are shared ([`NodeKind::Shared`]) by the document and every
+/// alias to them, so an alias costs one node here whatever it expands to.
 #[derive(Clone, Debug)]
 struct Node {
     pos: Pos,
+    /// Levels of sequences and mappings in the node's value, aliases expanded.
+    height: usize,
     kind: NodeKind,
 }
 
@@ -152,22 +177,98 @@ struct Node {
 enum NodeKind {
     Scalar(Value),
     Seq(Vec<Node>),
-    Map(Vec<(String, Pos, Node)>),
+    Map(MapNode),
+    /// An anchored node (`alias: false`) or an alias to one (`alias: true`).
+    Shared {
+        target: Arc<Node>,
+        alias: bool,
+    },
+}
+
+impl Node {
+    /// The node itself, or the anchored node it shares.
+    fn target(&self) -> &Node {
+        match &self.kind {
+            NodeKind::Shared { target, .. } => target,
+            _ => self,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    key: String,
+    key_pos: Pos,
+    value: Node,
+}
+
+/// A mapping's entries in their order, `<<` merge keys included.
+#[derive(Clone, Debug, Default)]
+struct MapNode {
+    entries: Vec<Entry>,
+    /// Key → index of its last entry, for mappings too long to search (findings at many keys
+    /// of a long mapping would otherwise be quadratic).
+    index: Option<HashMap<String, usize>>,
+}
+
+const MERGE_KEY: &str = "<<";
+/// Mappings with more entries than this get an index for [`MapNode::get`].
+const INDEXED_MAP: usize = 16;
+
+impl MapNode {
+    fn new(entries: Vec<Entry>) -> Self {
+        let index = (entries.len() > INDEXED_MAP)
+            .then(|| entries.iter().enumerate().map(|(i, e)| (e.key.clone(), i)).collect());
+        MapNode { entries, index }
+    }
+
+    /// The entry whose value the converted mapping holds at `key`: its own last one (the
+    /// apiserver keeps the last duplicate), else the first among the merged mappings.
+    fn get(&self, key: &str) -> Option<&Entry> {
+        if key != MERGE_KEY {
+            let own = match &self.index {
+                Some(index) => index.get(key).map(|&i| &self.entries[i]),
+                None => self.entries.iter().rev().find(|e| e.key == key),
+            };
+            if own.is_some() {
+                return own;
+            }
+        }
+        self.merged().into_iter().find(|e| e.key == key)
+    }
+
+    /// The entries that `<<` merges bring, in precedence order (earlier wins): each merged
+    /// mapping's own entries, then what it merges in turn.
+    fn merged(&self) -> Vec<&Entry> {
+        let mut out = Vec::new();
+        for merge in self.entries.iter().filter(|e| e.key == MERGE_KEY) {
+            let sources: Vec<&Node> = match &merge.value.target().kind {
+                NodeKind::Seq(items) => items.iter().map(Node::target).collect(),
+                _ => vec![merge.value.target()],
+            };
+            for source in sources {
+                if let NodeKind::Map(map) = &source.kind {
+                    out.extend(map.entries.iter().filter(|e| e.key != MERGE_KEY));
+                    out.extend(map.merged());
+                }
+            }
+        }
+        out
+    }
 }
 
 enum Frame {
     Seq { pos: Pos, anchor: usize, items: Vec<Node> },
-    Map { pos: Pos, anchor: usize, entries: Vec<(String, Pos, Node)>, key: Option<(String, Pos)> },
+    Map { pos: Pos, anchor: usize, entries: Vec<Entry>, key: Option<(String, Pos)> },
 }
 
 #[derive(Default)]
 struct Builder {
     documents: Vec<Document>,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Node>,
+    anchors: HashMap<usize, Arc<Node>>,
     root: Option<Node>,
     doc_start: Pos,
-    nodes: usize,
 }
 
 impl Builder {
@@ -179,7 +280,7 @@ impl Builder {
                 self.root = None;
                 self.anchors.clear();
             }
-            Event::DocumentEnd => self.finish_document(),
+            Event::DocumentEnd => self.finish_document()?,
             Event::Scalar(text, style, anchor, tag) => {
                 let forced_string =
                     tag.as_ref().is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
@@ -188,17 +289,23 @@ impl Builder {
                 } else {
                     Value::String(text.into_owned())
                 };
-                let node = Node { pos, kind: NodeKind::Scalar(value) };
-                self.remember(anchor, &node);
+                let node = self.anchored(anchor, Node { pos, height: 0, kind: NodeKind::Scalar(value) });
                 self.push_node(node, pos)?;
             }
             Event::Alias(id) => {
-                let node = self
+                let target = self
                     .anchors
                     .get(&id)
                     .cloned()
                     .ok_or_else(|| YamlError { pos, message: "alias to an unknown anchor".into() })?;
-                self.nodes += count_nodes(&node);
+                // An alias inside an alias nests values deeper than the text shows.
+                if self.stack.len() + target.height > MAX_DEPTH {
+                    return Err(YamlError {
+                        pos,
+                        message: format!("nesting deeper than {MAX_DEPTH} levels once aliases are expanded"),
+                    });
+                }
+                let node = Node { pos, height: target.height, kind: NodeKind::Shared { target, alias: true } };
                 self.push_node(node, pos)?;
             }
             Event::SequenceStart(_, anchor, _) => {
@@ -211,15 +318,16 @@ impl Builder {
             }
             Event::SequenceEnd => {
                 if let Some(Frame::Seq { pos, anchor, items }) = self.stack.pop() {
-                    let node = Node { pos, kind: NodeKind::Seq(items) };
-                    self.remember(anchor, &node);
+                    let height = 1 + items.iter().map(|n| n.height).max().unwrap_or(0);
+                    let node = self.anchored(anchor, Node { pos, height, kind: NodeKind::Seq(items) });
                     self.push_node(node, pos)?;
                 }
             }
             Event::MappingEnd => {
                 if let Some(Frame::Map { pos, anchor, entries, .. }) = self.stack.pop() {
-                    let node = Node { pos, kind: NodeKind::Map(entries) };
-                    self.remember(anchor, &node);
+                    let height = 1 + entries.iter().map(|e| e.value.height).max().unwrap_or(0);
+                    let node = Node { pos, height, kind: NodeKind::Map(MapNode::new(entries)) };
+                    let node = self.anchored(anchor, node);
                     self.push_node(node, pos)?;
                 }
             }
@@ -236,17 +344,18 @@ impl Builder {
         Ok(())
     }
 
-    fn remember(&mut self, anchor: usize, node: &Node) {
-        if anchor != 0 {
-            self.anchors.insert(anchor, node.clone());
+    /// An anchored node becomes shared, so aliases to it cost nothing until conversion.
+    fn anchored(&mut self, anchor: usize, node: Node) -> Node {
+        if anchor == 0 {
+            return node;
         }
+        let (pos, height) = (node.pos, node.height);
+        let target = Arc::new(node);
+        self.anchors.insert(anchor, Arc::clone(&target));
+        Node { pos, height, kind: NodeKind::Shared { target, alias: false } }
     }
 
     fn push_node(&mut self, node: Node, pos: Pos) -> Result<(), YamlError> {
-        self.nodes += 1;
-        if self.nodes > MAX_NODES {
-            return Err(YamlError { pos, message: format!("more than {MAX_NODES} nodes (alias expansion?)") });
-        }
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
@@ -256,40 +365,35 @@ impl Builder {
                         .ok_or_else(|| YamlError { pos, message: "a mapping key must be a scalar".into() })?;
                     *key = Some((text, node.pos));
                 }
-                Some((k, kpos)) => entries.push((k, kpos, node)),
+                Some((key, key_pos)) => entries.push(Entry { key, key_pos, value: node }),
             },
         }
         Ok(())
     }
 
-    fn finish_document(&mut self) {
-        let root = self.root.take();
+    fn finish_document(&mut self) -> Result<(), YamlError> {
+        let tree = self.root.take();
+        self.anchors.clear();
         let mut doc = Document {
             index: self.documents.len(),
             value: Value::Null,
             start: self.doc_start,
             duplicates: Vec::new(),
-            positions: HashMap::new(),
+            tree: None,
         };
-        if let Some(root) = root {
-            let mut pointer = String::new();
-            doc.value = convert(root, None, &mut pointer, &mut doc.positions, &mut doc.duplicates);
+        if let Some(root) = &tree {
+            let mut conversion = Conversion::default();
+            doc.value = conversion.convert(root, &mut String::new(), &mut doc.duplicates)?;
         }
+        doc.tree = tree;
         self.documents.push(doc);
-    }
-}
-
-fn count_nodes(node: &Node) -> usize {
-    match &node.kind {
-        NodeKind::Scalar(_) => 1,
-        NodeKind::Seq(items) => 1 + items.iter().map(count_nodes).sum::<usize>(),
-        NodeKind::Map(entries) => 1 + entries.iter().map(|(_, _, n)| count_nodes(n)).sum::<usize>(),
+        Ok(())
     }
 }
 
 /// The JSON text of a scalar key (`yes` → `"true"`, `1` → `"1"`), as `YAMLToJSON` writes it.
 fn key_text(node: &Node) -> Option<String> {
-    match &node.kind {
+    match &node.target().kind {
         NodeKind::Scalar(Value::String(s)) => Some(s.clone()),
         NodeKind::Scalar(Value::Null) => Some("null".into()),
         NodeKind::Scalar(other) => Some(other.to_string()),
@@ -302,72 +406,130 @@ pub fn escape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
     if token.contains(['~', '/']) { token.replace('~', "~0").replace('/', "~1").into() } else { token.into() }
 }
 
-fn convert(
-    node: Node,
-    key: Option<Pos>,
-    pointer: &mut String,
-    positions: &mut HashMap<String, NodePos>,
-    duplicates: &mut Vec<DuplicateKey>,
-) -> Value {
-    positions.insert(pointer.clone(), NodePos { value: node.pos, key });
-    match node.kind {
-        NodeKind::Scalar(v) => v,
-        NodeKind::Seq(items) => {
-            let len = pointer.len();
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                pointer.push('/');
-                pointer.push_str(&i.to_string());
-                out.push(convert(item, None, pointer, positions, duplicates));
-                pointer.truncate(len);
-            }
-            Value::Array(out)
+fn unescape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains('~') { token.replace("~1", "/").replace("~0", "~").into() } else { token.into() }
+}
+
+/// The conversion of one document to JSON, counting what aliases expand to.
+#[derive(Default)]
+struct Conversion {
+    /// Nodes converted.
+    decoded: usize,
+    /// Nodes converted inside an alias.
+    aliased: usize,
+    /// How many aliases enclose the node being converted.
+    alias_depth: usize,
+    /// Where the outermost of them stands: the place an error of expansion names.
+    alias_pos: Pos,
+}
+
+impl Conversion {
+    fn convert(
+        &mut self,
+        node: &Node,
+        pointer: &mut String,
+        duplicates: &mut Vec<DuplicateKey>,
+    ) -> Result<Value, YamlError> {
+        if !matches!(node.kind, NodeKind::Shared { .. }) {
+            self.count()?; // a shared node counts as its target
         }
-        NodeKind::Map(entries) => {
-            let len = pointer.len();
-            let mut out = Map::new();
-            let mut first_seen: HashMap<String, Pos> = HashMap::new();
-            let mut merged: Vec<Node> = Vec::new();
-            for (k, kpos, value) in entries {
-                if k == "<<" {
-                    merged.push(value);
-                    continue;
+        Ok(match &node.kind {
+            NodeKind::Scalar(v) => v.clone(),
+            NodeKind::Shared { target, alias } => {
+                if *alias && self.alias_depth == 0 {
+                    self.alias_pos = node.pos;
                 }
-                pointer.push('/');
-                pointer.push_str(&escape_pointer_token(&k));
-                if let Some(first) = first_seen.get(&k) {
-                    duplicates.push(DuplicateKey { pointer: pointer.clone(), pos: kpos, first: *first });
-                } else {
-                    first_seen.insert(k.clone(), kpos);
-                }
-                let v = convert(value, Some(kpos), pointer, positions, duplicates);
-                pointer.truncate(len);
-                out.insert(k, v);
+                self.alias_depth += usize::from(*alias);
+                let value = self.convert(target, pointer, duplicates);
+                self.alias_depth -= usize::from(*alias);
+                value?
             }
-            // `<<: *base` (or a list of them): keys of the merged maps fill in what the mapping
-            // does not set itself; earlier merge sources win over later ones.
-            for source in merged {
-                let sources = match source.kind {
-                    NodeKind::Seq(items) => items,
-                    _ => vec![source],
-                };
-                for src in sources {
-                    if let NodeKind::Map(entries) = src.kind {
-                        for (k, kpos, value) in entries {
-                            if out.contains_key(&k) {
-                                continue;
-                            }
-                            pointer.push('/');
-                            pointer.push_str(&escape_pointer_token(&k));
-                            let v = convert(value, Some(kpos), pointer, positions, duplicates);
-                            pointer.truncate(len);
-                            out.insert(k, v);
+            NodeKind::Seq(items) => {
+                let len = pointer.len();
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    pointer.push('/');
+                    pointer.push_str(&i.to_string());
+                    out.push(self.convert(item, pointer, duplicates)?);
+                    pointer.truncate(len);
+                }
+                Value::Array(out)
+            }
+            NodeKind::Map(map) => {
+                let len = pointer.len();
+                let mut out = Map::new();
+                let mut first_seen: HashMap<&str, Pos> = HashMap::new();
+                for entry in map.entries.iter().filter(|e| e.key != MERGE_KEY) {
+                    pointer.push('/');
+                    pointer.push_str(&escape_pointer_token(&entry.key));
+                    if let Some(first) = first_seen.get(entry.key.as_str()) {
+                        // Once, where it is written, not again in every alias to it.
+                        if self.alias_depth == 0 {
+                            duplicates.push(DuplicateKey {
+                                pointer: pointer.clone(),
+                                pos: entry.key_pos,
+                                first: *first,
+                            });
                         }
+                    } else {
+                        first_seen.insert(&entry.key, entry.key_pos);
                     }
+                    let v = self.convert(&entry.value, pointer, duplicates)?;
+                    pointer.truncate(len);
+                    out.insert(entry.key.clone(), v);
                 }
+                // `<<: *base` (or a list of them): keys of the merged maps fill in what the
+                // mapping does not set itself; earlier merge sources win over later ones. What
+                // they bring counts as aliased (it nearly always is `<<: *anchor`).
+                let merges: Vec<&Entry> = map.entries.iter().filter(|e| e.key == MERGE_KEY).collect();
+                if let (Some(first), 0) = (merges.first(), self.alias_depth) {
+                    self.alias_pos = first.value.pos;
+                }
+                self.alias_depth += merges.len();
+                for entry in map.merged() {
+                    if out.contains_key(&entry.key) {
+                        continue;
+                    }
+                    pointer.push('/');
+                    pointer.push_str(&escape_pointer_token(&entry.key));
+                    let v = self.convert(&entry.value, pointer, duplicates);
+                    pointer.truncate(len);
+                    out.insert(entry.key.clone(), v?);
+                }
+                self.alias_depth -= merges.len();
+                Value::Object(out)
             }
-            Value::Object(out)
+        })
+    }
+
+    /// go-yaml's guard against alias bombs (`decoder.unmarshal`, which kubectl's and the
+    /// apiserver's YAML readers run): once past 1,000 nodes and 100 aliased ones, the share of
+    /// nodes that come from aliases may be 99% for documents of up to 400,000 nodes, falling
+    /// to 10% at 4,000,000.
+    fn count(&mut self) -> Result<(), YamlError> {
+        self.decoded += 1;
+        if self.alias_depth > 0 {
+            self.aliased += 1;
         }
+        if self.aliased > 100
+            && self.decoded > 1000
+            && self.aliased as f64 / self.decoded as f64 > allowed_alias_ratio(self.decoded)
+        {
+            let pos = self.alias_pos;
+            return Err(YamlError { pos, message: "document contains excessive aliasing".into() });
+        }
+        Ok(())
+    }
+}
+
+/// go-yaml's `allowedAliasRatio`.
+fn allowed_alias_ratio(decoded: usize) -> f64 {
+    const LOW: usize = 400_000;
+    const HIGH: usize = 4_000_000;
+    match decoded {
+        ..=LOW => 0.99,
+        HIGH.. => 0.10,
+        _ => 0.99 - 0.89 * ((decoded - LOW) as f64 / (HIGH - LOW) as f64),
     }
 }
 
@@ -574,9 +736,81 @@ mod tests {
     fn syntax_errors_carry_a_position() {
         let err = parse_documents("a: [1, 2\nb: 3\n").unwrap_err();
         assert!(err.pos.line >= 1, "{err}");
-        let deep = "[".repeat(MAX_DEPTH + 1);
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         let err = parse_documents(&deep).unwrap_err();
         assert!(err.message.contains("nesting") || err.message.contains("recursion"), "{err}");
+    }
+
+    /// The billion laughs: nine levels of ten aliases each would expand to 10^9 nodes. go-yaml's
+    /// ratio refuses it after a few thousand, as kubectl and the apiserver would.
+    #[test]
+    fn alias_bombs_are_refused_as_excessive_aliasing() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..10 {
+            let prev = format!("*a{}", level - 1);
+            text.push_str(&format!("a{level}: &a{level} [{}]\n", vec![prev; 10].join(", ")));
+        }
+        let err = parse_documents(&text).unwrap_err();
+        assert_eq!(err.message, "document contains excessive aliasing");
+        let line = text.lines().nth(err.pos.line - 1).unwrap();
+        assert!(line[err.pos.column - 1..].starts_with("*a"), "placed at the alias it was expanding: {err}");
+        // Aliasing within go-yaml's ratio still expands.
+        let fine = "base: &b {x: 1}\nitems: [*b, *b, *b]\n";
+        assert_eq!(one(fine)["items"], json!([{"x": 1}, {"x": 1}, {"x": 1}]));
+    }
+
+    /// An alias inside an alias nests the value deeper than the text: the depth limit counts
+    /// the expanded value, before anything recurses over it.
+    #[test]
+    fn aliases_cannot_nest_values_past_the_depth_limit() {
+        let mut text = String::from("a0: &a0 []\n");
+        for level in 1..=MAX_DEPTH + 5 {
+            text.push_str(&format!("a{level}: &a{level} [*a{}]\n", level - 1));
+        }
+        let err = parse_documents(&text).unwrap_err();
+        assert!(err.message.contains("once aliases are expanded"), "{err}");
+        assert_eq!(err.pos.line, MAX_DEPTH);
+        // The deepest value accepted converts and is placed, on a test thread's stack.
+        let chain = |levels: usize| {
+            // Plain nodes enough to keep the expansion within go-yaml's aliasing ratio.
+            let mut text = format!("pad: [{}]\na0: &a0 []\n", vec!["0"; 2_000].join(", "));
+            for level in 1..=levels {
+                text.push_str(&format!("a{level}: &a{level} [*a{}]\n", level - 1));
+            }
+            parse_documents(&text)
+        };
+        assert!(chain(MAX_DEPTH - 1).is_err());
+        let docs = chain(MAX_DEPTH - 2).unwrap();
+        // Down to the alias `*a0`, where `a1` stands on line 3.
+        let pointer = format!("/a{}{}", MAX_DEPTH - 2, "/0".repeat(MAX_DEPTH - 2));
+        assert_eq!(docs[0].position(&pointer), Some(Pos { line: 3, column: 10 }));
+    }
+
+    #[test]
+    fn positions_reach_through_aliases_and_merges() {
+        let text = "base: &b\n  x: 1\n  deep: {w: 2}\nuse:\n  <<: *b\n  z: 3\nlist:\n- *b\n";
+        let d = &parse_documents(text).unwrap()[0];
+        // Inside an alias: the anchor's nodes. The alias's own value: where the alias stands.
+        assert_eq!(d.position("/list/0/deep/w"), Some(Pos { line: 3, column: 13 }));
+        assert_eq!(d.position("/list/0"), Some(Pos { line: 8, column: 3 }));
+        // A merged key: where the merged mapping writes it; an own key: the mapping's own.
+        assert_eq!(d.key_position("/use/x"), Some(Pos { line: 2, column: 3 }));
+        assert_eq!(d.key_position("/use/z"), Some(Pos { line: 6, column: 3 }));
+        assert_eq!(d.position("/use/<<"), None);
+    }
+
+    /// Positions of every key of a long mapping: linear (an index per long mapping), where a
+    /// search of the entries would be quadratic.
+    #[test]
+    fn positions_of_many_keys_are_linear() {
+        let ratio = crate::__private::growth_ratio(2_000, |n| {
+            let text: String = (0..n).map(|i| format!("k{i}: {i}\n")).collect();
+            let d = &parse_documents(&text).unwrap()[0];
+            for i in 0..n {
+                assert_eq!(d.key_position(&format!("/k{i}")).map(|p| p.line), Some(i + 1));
+            }
+        });
+        assert!(ratio < 15.0, "10x the keys took {ratio:.1}x the time");
     }
 
     #[test]
