@@ -335,3 +335,109 @@ fn the_per_object_budget_runs_out() {
     );
     assert_eq!(cx.issues.len(), 1);
 }
+
+/// Evaluates one rule (and its messageExpression) on `self` and returns the issues.
+fn run_rule(rule: &'static str, message_expression: Option<&'static str>, value: serde_json::Value) -> Vec<String> {
+    let rules =
+        Box::leak(Box::new([kubeskema::cel::Rule::declared(rule, None, message_expression, None, None, false)]));
+    let mut cx = kubeskema::cel::Cx::default();
+    cx.evaluate(
+        &rules[..],
+        &kubeskema::path::Path::root().key("spec"),
+        kubeskema::cel::from_json(&value),
+        None,
+        None,
+        "object",
+    );
+    cx.issues.iter().map(ToString::to_string).collect()
+}
+
+const CALL_LIMIT: &str = "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule";
+
+/// Cost is counted while a rule runs: loops that the data does not size (`lists.range`) stop
+/// at the per-call limit instead of running for hours, even where `||` would absorb an error.
+#[test]
+fn runaway_loops_stop_at_the_call_limit() {
+    for rule in [
+        "lists.range(1000000).all(x, lists.range(1000000).all(y, y >= 0))",
+        "lists.range(1000000).exists(x, lists.range(1000000).all(y, y < 0)) || true",
+        "lists.range(1000000).map(x, lists.range(1000000).filter(y, y > x)).size() > 0",
+        "lists.range(1000000).exists_one(x, lists.range(1000000).exists(y, y < 0))",
+    ] {
+        let issues = run_rule(rule, None, json!({}));
+        assert_eq!(issues, [format!("spec: Invalid value: \"object\": {CALL_LIMIT}: {rule}")], "{rule}");
+    }
+}
+
+/// Results far larger than their inputs are charged before they are built: no gigabytes from
+/// a small object.
+#[test]
+fn amplifying_results_are_charged_before_they_are_built() {
+    let s = "x".repeat(130_000);
+    let items: Vec<i64> = (0..20_000).collect();
+    let value = json!({"s": s, "items": items});
+    for rule in [
+        "self.s.replace('', self.s).size() > 0",
+        "self.items.map(x, self.items).flatten().size() > 0",
+        "self.items.map(x, self.s).join(self.s).size() > 0",
+        "self.items.map(x, self.s + self.s).size() > 0",
+    ] {
+        let issues = run_rule(rule, None, value.clone());
+        assert_eq!(issues, [format!("spec: Invalid value: \"object\": {CALL_LIMIT}: {rule}")], "{rule}");
+    }
+    // Within the limit, the guarded functions give what the strings and lists extensions give.
+    let small = json!({"s": "a-b-c", "l": [[1, [2]], [3]], "w": ["x", "y"]});
+    for rule in [
+        "self.s.replace('-', '+') == 'a+b+c'",
+        "self.s.replace('-', '', 1) == 'ab-c'",
+        "self.s.replace('', '.') == '.a.-.b.-.c.'",
+        "self.l.flatten() == [1, [2], 3]",
+        "self.l.flatten(2) == [1, 2, 3]",
+        "self.w.join() == 'xy' && self.w.join(', ') == 'x, y'",
+        "lists.range(3) == [0, 1, 2]",
+        "self.s + '!' == 'a-b-c!'",
+    ] {
+        assert_eq!(run_rule(rule, None, small.clone()), Vec::<String>::new(), "{rule}");
+    }
+}
+
+/// A messageExpression is metered too, against the same budget.
+#[test]
+fn message_expressions_are_metered() {
+    let issues = run_rule(
+        "false",
+        Some("lists.range(1000000).map(x, lists.range(1000000).size()).size() > 0 ? 'a' : 'b'"),
+        json!({}),
+    );
+    assert_eq!(
+        issues,
+        [
+            "spec: Invalid value: \"object\": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run"
+        ]
+    );
+}
+
+/// Nesting: cel-go's parser limit (250) with its message; a deeper tree from a chain of
+/// operators is refused too; within the limits, deep rules parse and run on a test thread's
+/// 2 MiB stack.
+#[test]
+fn deep_rules_are_refused_or_run_without_overflow() {
+    let compile = |rule: String| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || kubeskema::cel::eval(&rule, kubeskema::cel::from_json(&json!({"a": 1}))))
+            .unwrap()
+            .join()
+            .expect("no overflow")
+    };
+    let parens = |n: usize| format!("{}1{} == 1", "(".repeat(n), ")".repeat(n));
+    assert_eq!(compile(parens(200)), Ok(kubeskema::cel::Value::Bool(true)));
+    let err = compile(parens(300)).unwrap_err();
+    assert!(err.contains("expression recursion limit exceeded: 250"), "{err}");
+    let chain = |n: usize| format!("{} == {n}", vec!["self.a"; n].join(" + "));
+    assert_eq!(compile(chain(200)), Ok(kubeskema::cel::Value::Bool(true)));
+    let err = compile(chain(5_000)).unwrap_err();
+    assert!(err.contains("expression recursion limit exceeded: 250"), "{err}");
+    let brackets = |n: usize| format!("size({}1{}) == 1", "[".repeat(n), "]".repeat(n));
+    assert_eq!(compile(brackets(200)), Ok(kubeskema::cel::Value::Bool(true)));
+}

@@ -1,8 +1,7 @@
-//! CEL cost (semantics §9.7, §9.8): the apiserver's limits, and one estimator of what a rule
-//! costs over a [`Shape`] — the sizes of the data it reads. At run time the shape is the
-//! actual value ([`Sizes::of`]), so the estimate follows what the evaluation does; at CRD
-//! time it is the schema's worst case ([`Shape::of_schema`], feature `dynamic`), multiplied
-//! by the node's cardinality, as cel-go's estimator does.
+//! CEL cost (semantics §9.7, §9.8): the apiserver's limits, and the estimator of what a rule
+//! costs over a [`Shape`] — the sizes of the data it reads — at CRD time: the schema's worst
+//! case ([`Shape::of_schema`], feature `dynamic`), multiplied by the node's cardinality, as
+//! cel-go's estimator does. At run time cost is counted, not estimated ([`super::meter`]).
 //!
 //! The model follows cel-go's: 1 per identifier, selection and call, string and list
 //! operations a tenth of a unit per byte or element they traverse, comprehensions the cost
@@ -11,7 +10,6 @@
 
 use std::collections::HashMap;
 
-use cel::Value;
 use cel::common::ast::{EntryExpr, Expr};
 use cel::parser::Expression;
 
@@ -134,54 +132,12 @@ pub fn min_serialized(schema: Option<&crate::schema::Schema>) -> u64 {
     }
 }
 
-/// The sizes of an actual value.
-pub struct Sizes(Shape);
-
-impl Sizes {
-    /// The shape of `v`.
-    pub fn of(v: &Value) -> Sizes {
-        Sizes(shape_of(v))
-    }
-}
-
-fn shape_of(v: &Value) -> Shape {
-    match v {
-        Value::String(s) => Shape::Str(s.len() as u64),
-        Value::Bytes(b) => Shape::Str(b.len() as u64),
-        Value::List(items) => {
-            Shape::List(items.len() as u64, Box::new(items.iter().map(shape_of).fold(Shape::Scalar, Shape::join)))
-        }
-        Value::Map(m) => {
-            let strings = m.map.keys().all(|k| matches!(k, cel::objects::Key::String(_)));
-            if strings && m.map.len() <= 64 {
-                Shape::Object(
-                    m.map
-                        .iter()
-                        .filter_map(|(k, v)| match k {
-                            cel::objects::Key::String(k) => Some((k.to_string(), shape_of(v))),
-                            _ => None,
-                        })
-                        .collect(),
-                )
-            } else {
-                Shape::Map(m.map.len() as u64, Box::new(m.map.values().map(shape_of).fold(Shape::Scalar, Shape::join)))
-            }
-        }
-        _ => Shape::Scalar,
-    }
-}
-
-/// The estimated cost of running `program` with `self` of the given sizes.
-pub fn runtime(program: &cel::Program, sizes: &Sizes) -> u64 {
-    estimate(program.expression(), &sizes.0)
-}
-
 /// The estimated cost of `expr` with `self` of shape `self_shape`.
 pub fn estimate(expr: &Expression, self_shape: &Shape) -> u64 {
     let mut vars = HashMap::new();
     vars.insert("self".to_owned(), self_shape.clone());
     vars.insert("oldSelf".to_owned(), self_shape.clone());
-    walk(expr, &mut vars).0
+    super::depth::with_stack(super::depth::tree_depth(expr), || walk(expr, &mut vars).0)
 }
 
 /// A tenth of a unit per byte or element traversed, rounded up (cel-go's traversal factor).

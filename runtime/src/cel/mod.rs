@@ -25,7 +25,8 @@
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, OnceLock};
 
-use cel::{Context, Env, ExecutionError, Program};
+use cel::parser::Expression;
+use cel::{Context, Env, ExecutionError};
 
 pub use cel::Value;
 
@@ -33,7 +34,9 @@ use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::path::Path;
 
 pub mod cost;
+mod depth;
 mod library;
+pub mod meter;
 mod value;
 #[cfg(feature = "dynamic")]
 mod walk;
@@ -54,6 +57,7 @@ pub fn env() -> &'static Arc<Env> {
         env.add_extension(cel::extensions::strings).expect("invariant: the strings extension declares once");
         env.add_extension(cel::extensions::lists).expect("invariant: the lists extension declares once");
         library::register(&mut env).expect("invariant: the Kubernetes libraries declare each overload once");
+        meter::register(&mut env).expect("invariant: the meter's functions declare once");
         Arc::new(env)
     });
     &ENV
@@ -71,7 +75,10 @@ pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
     let compiled = check_rule(source, None, None).map_err(|e| e.join("; "))?;
     let mut cx = Context::with_env(env().clone());
     cx.add_variable_from_value("self", self_value);
-    compiled.program.execute(&cx).map_err(|e| go_error(&e))
+    match compiled.run(&compiled.metered, &cx) {
+        (_, cost) if cost.exceeded => Err(meter::LIMIT_EXCEEDED.to_owned()),
+        (result, _) => result.map_err(|e| go_error(&e)),
+    }
 }
 
 /// One `x-kubernetes-validations` entry.
@@ -96,18 +103,41 @@ pub struct Rule {
 /// A rule's programs.
 #[derive(Debug)]
 pub struct Compiled {
-    program: Program,
-    message_expression: Option<Program>,
+    /// The rule as parsed, macros expanded.
+    expression: Expression,
+    /// The rule with the meter's calls ([`meter::instrument`]): what runs.
+    metered: Expression,
+    /// The messageExpression, metered.
+    message_expression: Option<Expression>,
+    /// The deeper of the two trees (the stack their walks need).
+    depth: usize,
     /// Whether the rule reads `oldSelf` (a transition rule).
     pub transition: bool,
     /// The `fieldPath` as path steps.
     field_path: Vec<String>,
 }
 
+/// The trees are dropped without recursion, as a derived drop would recurse over them.
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        depth::drop_tree(std::mem::take(&mut self.expression));
+        depth::drop_tree(std::mem::take(&mut self.metered));
+        if let Some(m) = self.message_expression.take() {
+            depth::drop_tree(m);
+        }
+    }
+}
+
 impl Compiled {
     /// The rule's expression tree (for cost estimates).
-    pub fn expression(&self) -> &cel::parser::Expression {
-        self.program.expression()
+    pub fn expression(&self) -> &Expression {
+        &self.expression
+    }
+
+    /// Runs one of the rule's metered expressions, stopped past the per-call limit, on a
+    /// stack deep enough for it.
+    fn run(&self, expr: &Expression, scope: &Context) -> (Result<Value, ExecutionError>, meter::Cost) {
+        depth::with_stack(self.depth, || meter::metered(cost::PER_CALL_LIMIT, || Value::resolve(expr, scope)))
     }
 }
 
@@ -199,9 +229,8 @@ pub fn check_rule(
 ) -> Result<Compiled, Vec<String>> {
     let mut errors = Vec::new();
     let program = compile_one(rule, &mut errors, "compilation failed");
-    let message_expression = message_expression
-        .and_then(|m| compile_one(m, &mut errors, "messageExpression compilation failed"))
-        .map(|(program, _)| program);
+    let message_expression =
+        message_expression.and_then(|m| compile_one(m, &mut errors, "messageExpression compilation failed"));
     let field_path = match field_path.map(parse_field_path).transpose() {
         Ok(p) => p.unwrap_or_default(),
         Err(e) => {
@@ -210,31 +239,76 @@ pub fn check_rule(
         }
     };
     match program {
-        Some((program, transition)) if errors.is_empty() => {
-            Ok(Compiled { program, message_expression, transition, field_path })
-        }
+        Some(rule) if errors.is_empty() => Ok(Compiled {
+            expression: rule.expression,
+            metered: rule.metered,
+            depth: rule.depth.max(message_expression.as_ref().map_or(0, |m| m.depth)),
+            message_expression: message_expression.map(|m| m.metered),
+            transition: rule.reads_old_self,
+            field_path,
+        }),
         _ => Err(errors),
     }
 }
 
-/// Compiles one expression and reports, under `what`, what the apiserver would refuse in it;
-/// the program with whether it reads `oldSelf`.
-fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<(Program, bool)> {
-    let program = match env().compile(source) {
-        Ok(p) => p,
+/// One expression, compiled.
+struct Parsed {
+    expression: Expression,
+    metered: Expression,
+    depth: usize,
+    reads_old_self: bool,
+}
+
+/// Compiles one expression and reports, under `what`, what the apiserver would refuse in it.
+/// Parsing and the walks over the tree run on a stack sized for them.
+fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<Parsed> {
+    let code_points = source.chars().count();
+    if code_points > depth::MAX_CODE_POINTS {
+        errors.push(format!(
+            "{what}: ERROR: <input>:-1:0: expression code point size exceeds limit: size: {code_points}, limit {}",
+            depth::MAX_CODE_POINTS
+        ));
+        return None;
+    }
+    let parser = env().parser().max_recursion_depth(depth::MAX_DEPTH as u16);
+    let expression = match depth::parsing(source, || parser.parse(source)) {
+        Ok(e) => e,
         Err(e) => {
-            errors.push(format!("{what}: {e}"));
+            let text = e.to_string();
+            // The crate's grammar stops at its own recursion limit with a debug dump: say it
+            // in cel-go's words, at the place it gives.
+            if text.contains("Recursion limit of") {
+                let place = text.split_once(": Syntax error").map_or("ERROR: <input>", |(p, _)| p);
+                errors.push(format!("{what}: {place}: expression recursion limit exceeded: {}", depth::MAX_DEPTH));
+            } else {
+                errors.push(format!("{what}: {text}"));
+            }
             return None;
         }
     };
-    let names = Names::of(program.expression());
-    let undeclared = names.unknown.iter().chain(names.free.iter().filter(|n| !VARIABLES.contains(&n.as_str())));
-    for name in undeclared {
-        errors.push(format!("{what}: ERROR: <input>: undeclared reference to '{name}' (in container '')"));
+    // A tree deeper than the parser's limit (a chain of many operators) is refused too: the
+    // interpreter recurses over it.
+    let depth = depth::tree_depth(&expression);
+    if depth > depth::MAX_DEPTH {
+        depth::drop_tree(expression);
+        errors.push(format!(
+            "{what}: ERROR: <input>:1:1: expression recursion limit exceeded: {} (the expression nests {depth} levels, \
+             a chain of that many operators; split it into parts or rules)",
+            depth::MAX_DEPTH
+        ));
+        return None;
     }
-    errors.extend(names.bad_patterns.iter().map(|e| format!("{what}: {e}")));
-    let reads_old_self = names.free.iter().any(|n| n == "oldSelf");
-    Some((program, reads_old_self))
+    depth::with_stack(depth, || {
+        let names = Names::of(&expression);
+        let undeclared = names.unknown.iter().chain(names.free.iter().filter(|n| !VARIABLES.contains(&n.as_str())));
+        for name in undeclared {
+            errors.push(format!("{what}: ERROR: <input>: undeclared reference to '{name}' (in container '')"));
+        }
+        errors.extend(names.bad_patterns.iter().map(|e| format!("{what}: {e}")));
+        let reads_old_self = names.free.iter().any(|n| n == "oldSelf");
+        let metered = meter::instrument(&expression);
+        Some(Parsed { expression, metered, depth, reads_old_self })
+    })
 }
 
 /// What one walk over an expression finds.
@@ -500,6 +574,31 @@ impl Cx {
         self.unchanged_above = previous;
     }
 
+    /// Charges an evaluation's cost to the object's budget; when it does not fit, reports
+    /// `<what> due to running out of cost budget` and stops evaluation (the apiserver's order:
+    /// the budget is looked at before the evaluation's error).
+    fn out_of_budget(&mut self, path: &Path, schema_type: &str, cost: meter::Cost, what: &str) -> bool {
+        if cost.actual <= self.budget {
+            self.budget -= cost.actual;
+            return false;
+        }
+        let detail = format!("{what} due to running out of cost budget, no further validation rules will be run");
+        self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
+        self.stopped = true;
+        true
+    }
+
+    /// A messageExpression stopped at the per-call limit: reported as running out of budget.
+    fn call_limit_in_message(&mut self, path: &Path, schema_type: &str, cost: meter::Cost) -> bool {
+        if !cost.exceeded {
+            return false;
+        }
+        let detail = "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run";
+        self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail.to_owned()));
+        self.stopped = true;
+        true
+    }
+
     /// Evaluates `rules` for the value at `path`: `value` is `self` (CEL), `old` the
     /// correlated old value (update), `format` the node's string format, `schema_type` its
     /// `type` for the messages.
@@ -531,7 +630,6 @@ impl Cx {
                 None => unchanged_above,
             })
         };
-        let sizes = cost::Sizes::of(&value);
         let mut cx = Context::with_env(env().clone());
         cx.add_variable_from_value("self", value.clone());
         for rule in rules {
@@ -559,28 +657,23 @@ impl Cx {
                 };
                 scope.add_variable_from_value("oldSelf", old_self);
             }
-            let cost = cost::runtime(&compiled.program, &sizes);
-            if cost > cost::PER_CALL_LIMIT {
+            let (result, cost) = compiled.run(&compiled.metered, &scope);
+            if self.out_of_budget(path, schema_type, cost, "validation failed") {
+                return;
+            }
+            if cost.exceeded {
                 self.issues.push(invalid(
                     path,
                     BadValue::Str(schema_type.to_owned()),
-                    format!("'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}", rule.error_string()),
+                    format!(
+                        "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                        meter::LIMIT_EXCEEDED,
+                        rule.error_string()
+                    ),
                 ));
                 self.stopped = true;
                 return;
             }
-            if cost > self.budget {
-                self.issues.push(invalid(
-                    path,
-                    BadValue::Str(schema_type.to_owned()),
-                    "validation failed due to running out of cost budget, no further validation rules will be run"
-                        .to_owned(),
-                ));
-                self.stopped = true;
-                return;
-            }
-            self.budget -= cost;
-            let result = compiled.program.execute(&scope);
             let passed = match result {
                 Ok(Value::Bool(true)) => true,
                 Ok(_) => false,
@@ -603,18 +696,28 @@ impl Cx {
             if passed {
                 continue;
             }
-            let detail = compiled
-                .message_expression
-                .as_ref()
-                .and_then(|m| match m.execute(&scope) {
-                    Ok(Value::String(s)) => {
-                        let s = s.trim();
-                        (!s.is_empty() && s.len() <= cost::MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n'))
-                            .then(|| s.to_owned())
+            let message = match &compiled.message_expression {
+                Some(m) => {
+                    let (result, cost) = compiled.run(m, &scope);
+                    // Running out of budget (or past the per-call limit) in a
+                    // messageExpression stops everything, in its own words.
+                    if self.out_of_budget(path, schema_type, cost, "messageExpression evaluation failed")
+                        || self.call_limit_in_message(path, schema_type, cost)
+                    {
+                        return;
                     }
-                    _ => None,
-                })
-                .unwrap_or_else(|| rule.message_or_default());
+                    match result {
+                        Ok(Value::String(s)) => {
+                            let s = s.trim();
+                            (!s.is_empty() && s.len() <= cost::MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n'))
+                                .then(|| s.to_owned())
+                        }
+                        _ => None,
+                    }
+                }
+                None => None,
+            };
+            let detail = message.unwrap_or_else(|| rule.message_or_default());
             let at = compiled.field_path.iter().fold(path.clone(), |p, step| p.key(step));
             let issue = match rule.reason.as_deref() {
                 Some("FieldValueForbidden") => Issue::new(ErrorType::Forbidden, &at, KEYWORD, BadValue::Omit, detail),

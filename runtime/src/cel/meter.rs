@@ -1,0 +1,413 @@
+//! The cost of an evaluation counted while it runs (semantics §9.7), as cel-go's cost tracker
+//! counts it, so that no rule runs past the apiserver's limits whatever the data: a per-call
+//! limit of 1,000,000 and a per-object budget of 10,000,000, messageExpressions included.
+//!
+//! The `cel` crate counts nothing, so [`instrument`] rewrites a rule's expression once, at
+//! compile time, with calls that charge a thread-local meter:
+//! - `@charge(k, e)`: `e`, after charging `k`. Every comprehension charges once per iteration
+//!   what its step evaluates at least (see [`spine`]), so nested loops over a million items
+//!   stop after a million steps instead of running for hours; the whole expression charges
+//!   its own spine once.
+//! - `@sized(e)`: `e`, after charging a tenth of a unit per byte or element it holds (cel-go's
+//!   traversal factor), on `+` of strings and lists.
+//! - `@replace`, `@join`, `@flatten` and `@range` stand in for `replace`, `join`, `flatten`
+//!   and `lists.range`, whose results can be far larger than their inputs: they charge the
+//!   size of the result before they build it, so `'x'.replace('', s)` is refused instead of
+//!   allocating gigabytes.
+//!
+//! What is charged does not exceed cel-go's count (a short-circuited operand, a list literal's
+//! base cost are not charged), so a rule the apiserver runs is not stopped here, with one
+//! exception: what `map` and `filter` collect is also charged by its size, as this interpreter
+//! copies each value it collects where cel-go shares it (`self.items.map(x, self.items)` would
+//! otherwise take gigabytes). What the meter bounds is the work and the memory of a hostile
+//! rule or object.
+
+use std::cell::Cell;
+
+use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, ListExpr, LiteralValue};
+use cel::common::types::{CelInt, CelList, CelString, DYN_TYPE, INT_TYPE, Kind, LIST_TYPE, STRING_TYPE};
+use cel::common::value::{CowVal, Val};
+use cel::parser::Expression;
+use cel::{DeclarationError, Env, ExecutionError};
+
+/// What cel-go's interrupted evaluation says.
+pub const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+
+#[derive(Clone, Copy, Default)]
+struct Meter {
+    used: u64,
+    limit: u64,
+    /// Whether an evaluation is being metered (functions called outside one charge nothing).
+    active: bool,
+}
+
+thread_local! {
+    static METER: Cell<Meter> = const { Cell::new(Meter { used: 0, limit: 0, active: false }) };
+}
+
+/// What one metered evaluation cost, and whether it was stopped at the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cost {
+    /// The cost counted (one past the limit when it was exceeded).
+    pub actual: u64,
+    /// Whether the limit was exceeded: the result is then an error, whatever it says.
+    pub exceeded: bool,
+}
+
+/// Runs `evaluate` with a meter that stops it once it has cost more than `limit`.
+pub fn metered<T>(limit: u64, evaluate: impl FnOnce() -> T) -> (T, Cost) {
+    let outer = METER.with(|m| m.replace(Meter { used: 0, limit, active: true }));
+    let result = evaluate();
+    let meter = METER.with(|m| m.replace(outer));
+    // cel-go interrupts the evaluation as its count passes the limit: what it reports is just
+    // past the limit, however large the charge that passed it (the work is never done here).
+    let exceeded = meter.used > limit;
+    (result, Cost { actual: if exceeded { limit.saturating_add(1) } else { meter.used }, exceeded })
+}
+
+/// Charges `units`; fails (and keeps failing) once the limit is passed.
+fn charge(units: u64) -> Result<(), ExecutionError> {
+    METER.with(|m| {
+        let mut meter = m.get();
+        if !meter.active {
+            return Ok(());
+        }
+        meter.used = meter.used.saturating_add(units);
+        m.set(meter);
+        if meter.used > meter.limit { Err(ExecutionError::function_error("@charge", LIMIT_EXCEEDED)) } else { Ok(()) }
+    })
+}
+
+/// A tenth of a unit per byte or element, rounded up (cel-go's traversal factor).
+fn traversal(n: usize) -> u64 {
+    (n as u64).div_ceil(10)
+}
+
+/// Registers the metering functions [`instrument`] calls.
+pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    env.add_overload("@charge", "@charge_int_dyn", vec![INT_TYPE, DYN_TYPE], charge_then)?;
+    env.add_overload("@sized", "@sized_dyn", vec![DYN_TYPE], sized)?;
+    env.add_overload("@charge_sized", "@charge_sized_int_dyn", vec![INT_TYPE, DYN_TYPE], charge_sized)?;
+    env.add_overload("@replace", "@replace_3", vec![STRING_TYPE, STRING_TYPE, STRING_TYPE], replace)?;
+    env.add_overload("@replace", "@replace_4", vec![STRING_TYPE, STRING_TYPE, STRING_TYPE, INT_TYPE], replace)?;
+    env.add_overload("@join", "@join_1", vec![LIST_TYPE], join)?;
+    env.add_overload("@join", "@join_2", vec![LIST_TYPE, STRING_TYPE], join)?;
+    env.add_overload("@flatten", "@flatten_1", vec![LIST_TYPE], flatten)?;
+    env.add_overload("@flatten", "@flatten_2", vec![LIST_TYPE, INT_TYPE], flatten)?;
+    env.add_overload("@range", "@range_int", vec![INT_TYPE], range_charge)?;
+    Ok(())
+}
+
+/// `@charge(k, e)`: `e`, once `k` is charged. Works on the value as it is (no conversion).
+fn charge_then<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let value = args.pop().ok_or_else(|| ExecutionError::invalid_argument_count(2, 0))?;
+    let units = args.first().and_then(|k| k.downcast_ref::<CelInt>()).map_or(1, |k| *k.inner());
+    charge(u64::try_from(units).unwrap_or(0))?;
+    Ok(value)
+}
+
+/// `@charge_sized(k, e)`: `e`, once `k` and its size are charged.
+fn charge_sized<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let value = charge_then(args)?;
+    sized(vec![value])
+}
+
+/// `@sized(e)`: `e`, once its size is charged.
+fn sized<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let value = args.pop().ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+    let size = value.as_sizer().map_or(0, |s| usize::try_from(*s.size().inner()).unwrap_or(usize::MAX));
+    charge(traversal(size))?;
+    Ok(value)
+}
+
+/// `@range(n)`: `n`, once the list `lists.range(n)` builds is charged.
+fn range_charge<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let n = args.first().and_then(|k| k.downcast_ref::<CelInt>()).map_or(0, |k| *k.inner());
+    charge(traversal(usize::try_from(n).unwrap_or(0)))?;
+    Ok(args.into_iter().next().expect("invariant: one argument, read above"))
+}
+
+/// The result of a function over the interpreter's own values: they are read where they
+/// are, as converting a large argument would cost what the charge is there to prevent.
+type Raw<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
+
+fn unexpected(value: &dyn Val, want: &str) -> ExecutionError {
+    ExecutionError::UnexpectedType { got: value.get_type().name().to_owned(), want: want.to_owned() }
+}
+
+fn text<'a>(args: &'a [CowVal<'_, '_>], i: usize) -> Result<&'a str, ExecutionError> {
+    let arg = args.get(i).ok_or_else(|| ExecutionError::invalid_argument_count(i + 1, args.len()))?;
+    arg.downcast_ref::<CelString>().map(|s| s.inner()).ok_or_else(|| unexpected(arg.as_ref(), "string"))
+}
+
+fn int(args: &[CowVal<'_, '_>], i: usize) -> Result<Option<i64>, ExecutionError> {
+    match args.get(i) {
+        None => Ok(None),
+        Some(arg) => {
+            arg.downcast_ref::<CelInt>().map(|n| Some(*n.inner())).ok_or_else(|| unexpected(arg.as_ref(), "int"))
+        }
+    }
+}
+
+/// The elements of a list, borrowed.
+fn elements<'a, 'v>(list: &'a (dyn Val + 'v)) -> Result<Vec<&'a (dyn Val + 'v)>, ExecutionError> {
+    let mut items = list.as_iterable().ok_or_else(|| unexpected(list, "list"))?.iter();
+    let mut out = Vec::new();
+    while let Some(item) = items.next() {
+        out.push(item);
+    }
+    Ok(out)
+}
+
+/// `s.replace(from, to[, n])` (cel-go's strings extension: `n < 0` replaces all).
+fn replace<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
+    let (s, from, to) = (text(&args, 0)?, text(&args, 1)?, text(&args, 2)?);
+    let limit = int(&args, 3)?.and_then(|n| usize::try_from(n).ok());
+    // An empty `from` matches before every character and at the end.
+    let found = if from.is_empty() { s.chars().count() + 1 } else { s.matches(from).count() };
+    let count = limit.map_or(found, |n| n.min(found));
+    let size = s.len().saturating_add(count.saturating_mul(to.len())).saturating_sub(count * from.len());
+    charge(traversal(size))?;
+    let out = match limit {
+        Some(n) => s.replacen(from, to, n),
+        None => s.replace(from, to),
+    };
+    Ok(CowVal::owned(CelString::from(out)))
+}
+
+/// `list.join([sep])`: every element must be a string.
+fn join<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
+    let list = args.first().ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+    let sep = if args.len() > 1 { text(&args, 1)? } else { "" };
+    let mut parts = Vec::new();
+    for item in elements(list.as_ref())? {
+        parts.push(item.downcast_ref::<CelString>().map(|s| s.inner()).ok_or_else(|| unexpected(item, "string"))?);
+    }
+    let size = parts.iter().map(|p| p.len()).sum::<usize>().saturating_add(sep.len().saturating_mul(parts.len()));
+    charge(traversal(size))?;
+    Ok(CowVal::owned(CelString::from(parts.join(sep))))
+}
+
+/// `list.flatten([depth])`: nested lists spliced in, `depth` levels deep (one by default).
+fn flatten<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
+    let list = args.first().ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
+    let depth = match int(&args, 1)? {
+        None => 1,
+        Some(d) => {
+            u64::try_from(d).map_err(|_| ExecutionError::function_error("flatten", "level must be non-negative"))?
+        }
+    };
+    fn is_list(v: &dyn Val) -> bool {
+        v.get_type().kind() == Kind::List
+    }
+    fn count(list: &dyn Val, depth: u64) -> Result<usize, ExecutionError> {
+        elements(list)?.into_iter().try_fold(0usize, |n, item| {
+            Ok(n.saturating_add(if depth > 0 && is_list(item) { count(item, depth - 1)? } else { 1 }))
+        })
+    }
+    fn splice<'v>(list: &(dyn Val + 'v), depth: u64, out: &mut Vec<Box<dyn Val + 'v>>) -> Result<(), ExecutionError> {
+        for item in elements(list)? {
+            if depth > 0 && is_list(item) {
+                splice(item, depth - 1, out)?;
+            } else {
+                out.push(item.clone_as_boxed());
+            }
+        }
+        Ok(())
+    }
+    // Values nest no deeper than an expression may (lists in literals) or the read (JSON).
+    let depth = depth.min(super::depth::MAX_DEPTH as u64);
+    let size = count(list.as_ref(), depth)?;
+    charge(traversal(size))?;
+    let mut out = Vec::with_capacity(size);
+    splice(list.as_ref(), depth, &mut out)?;
+    Ok(CowVal::owned(CelList::from(out)))
+}
+
+/// The expression with the meter's calls in (see the module's text). Run it inside
+/// [`super::depth::with_stack`]: it recurses over the expression.
+pub fn instrument(expr: &Expression) -> Expression {
+    let body = rewrite(expr);
+    charged(spine(expr), body)
+}
+
+fn node(expr: Expr) -> Expression {
+    Expression { id: 0, expr }
+}
+
+fn call(func_name: &str, args: Vec<Expression>) -> Expression {
+    node(Expr::Call(CallExpr { func_name: func_name.to_owned(), target: None, args }))
+}
+
+fn charged(units: u64, expr: Expression) -> Expression {
+    charged_with("@charge", units, expr)
+}
+
+fn charged_with(function: &str, units: u64, expr: Expression) -> Expression {
+    let units = i64::try_from(units.max(1)).unwrap_or(i64::MAX);
+    call(function, vec![node(Expr::Literal(LiteralValue::Int(units.into()))), expr])
+}
+
+fn is_ident(expr: &Expression, name: &str) -> bool {
+    matches!(&expr.expr, Expr::Ident(n) if n == name)
+}
+
+/// What evaluating `expr` charges at least, in cel-go's units (1 per identifier, selection and
+/// call): the operands that are always evaluated, comprehensions without their iterations
+/// (those charge themselves).
+fn spine(expr: &Expression) -> u64 {
+    match &expr.expr {
+        Expr::Literal(_) | Expr::Unspecified => 0,
+        Expr::Ident(_) => 1,
+        Expr::Select(s) => 1 + spine(&s.operand),
+        Expr::Call(c) if matches!(c.func_name.as_str(), "_&&_" | "_||_" | "_?_:_" | "@not_strictly_false") => {
+            c.args.first().map_or(0, spine)
+        }
+        Expr::Call(c) => c.target.as_deref().map_or(0, spine) + c.args.iter().map(spine).sum::<u64>() + 1,
+        Expr::List(l) => l.elements.iter().map(spine).sum(),
+        Expr::Map(m) => entries_spine(&m.entries),
+        Expr::Struct(s) => entries_spine(&s.entries),
+        Expr::Comprehension(c) => spine(&c.iter_range) + spine(&c.accu_init) + spine(&c.result),
+    }
+}
+
+fn entries_spine(entries: &[cel::common::ast::IdedEntryExpr]) -> u64 {
+    entries
+        .iter()
+        .map(|e| match &e.expr {
+            EntryExpr::MapEntry(entry) => spine(&entry.key) + spine(&entry.value),
+            EntryExpr::StructField(f) => spine(&f.value),
+        })
+        .sum()
+}
+
+fn rewrite(expr: &Expression) -> Expression {
+    let id = expr.id;
+    let rewritten = match &expr.expr {
+        Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => return expr.clone(),
+        Expr::Select(s) => {
+            let mut s = s.clone();
+            s.operand = Box::new(rewrite(&s.operand));
+            Expr::Select(s)
+        }
+        Expr::Call(c) => return rewrite_call(id, c),
+        Expr::List(l) => Expr::List(ListExpr {
+            elements: l.elements.iter().map(rewrite).collect(),
+            optional_indices: l.optional_indices.clone(),
+        }),
+        Expr::Map(m) => {
+            let mut m = m.clone();
+            for e in &mut m.entries {
+                match &mut e.expr {
+                    EntryExpr::MapEntry(entry) => {
+                        entry.key = rewrite(&entry.key);
+                        entry.value = rewrite(&entry.value);
+                    }
+                    EntryExpr::StructField(f) => f.value = rewrite(&f.value),
+                }
+            }
+            Expr::Map(m)
+        }
+        Expr::Struct(s) => {
+            let mut s = s.clone();
+            for e in &mut s.entries {
+                if let EntryExpr::StructField(f) = &mut e.expr {
+                    f.value = rewrite(&f.value);
+                }
+            }
+            Expr::Struct(s)
+        }
+        Expr::Comprehension(c) => Expr::Comprehension(Box::new(rewrite_comprehension(c))),
+    };
+    Expression { id, expr: rewritten }
+}
+
+fn rewrite_call(id: u64, c: &CallExpr) -> Expression {
+    let args: Vec<Expression> = c.args.iter().map(rewrite).collect();
+    let target = c.target.as_deref().map(rewrite);
+    let with_target = |target: Expression, args: Vec<Expression>| [vec![target], args].concat();
+    let sized_by_us = match (c.func_name.as_str(), &target, args.len()) {
+        ("replace", Some(_), 2 | 3) => Some("@replace"),
+        ("join", Some(_), 0 | 1) => Some("@join"),
+        ("flatten", Some(_), 0 | 1) => Some("@flatten"),
+        _ => None,
+    };
+    if let (Some(name), Some(t)) = (sized_by_us, target.clone()) {
+        let mut out = call(name, with_target(t, args));
+        out.id = id;
+        return out;
+    }
+    // `lists.range(n)`: the namespace is a target in the tree.
+    let is_range = c.func_name == "lists.range"
+        || (c.func_name == "range" && target.as_ref().is_some_and(|t| is_ident(t, "lists")));
+    let args = if is_range && args.len() == 1 { vec![call("@range", args)] } else { args };
+    let out = Expression {
+        id,
+        expr: Expr::Call(CallExpr { func_name: c.func_name.clone(), target: target.map(Box::new), args }),
+    };
+    // `+` of strings and lists holds the sizes of both; the accumulator of `map` and
+    // `filter` (`@result + [e]`) is charged by its loop instead.
+    let appends_to_accumulator =
+        c.args.first().is_some_and(|a| matches!(&a.expr, Expr::Ident(n) if n.starts_with('@')));
+    if c.func_name == "_+_" && !appends_to_accumulator { call("@sized", vec![out]) } else { out }
+}
+
+fn rewrite_comprehension(c: &ComprehensionExpr) -> ComprehensionExpr {
+    let accu = c.accu_var.as_str();
+    let mut out = ComprehensionExpr {
+        iter_range: rewrite(&c.iter_range),
+        iter_var: c.iter_var.clone(),
+        iter_var2: c.iter_var2.clone(),
+        accu_var: c.accu_var.clone(),
+        accu_init: rewrite(&c.accu_init),
+        loop_cond: rewrite(&c.loop_cond),
+        loop_step: rewrite(&c.loop_step),
+        result: rewrite(&c.result),
+    };
+    // What one iteration evaluates at least: the condition, and the step's own operand (the
+    // accumulator's fold or append is one call).
+    let step_units = match &c.loop_step.expr {
+        Expr::Call(s)
+            if matches!(s.func_name.as_str(), "_&&_" | "_||_") && s.args.first().is_some_and(|a| is_ident(a, accu)) =>
+        {
+            1 + s.args.get(1).map_or(0, spine)
+        }
+        Expr::Call(s) if s.func_name == "_?_:_" => 1 + s.args.first().map_or(0, spine),
+        Expr::Call(s) if s.func_name == "_+_" && s.args.first().is_some_and(|a| is_ident(a, accu)) => {
+            1 + s.args.get(1).map_or(0, spine)
+        }
+        _ => spine(&c.loop_step),
+    };
+    let units = spine(&c.loop_cond) + step_units;
+    // Charge where an error stops the loop at once: the condition when there is one (the
+    // step's errors of `all` and `exists` wait for a later element), else the step, keeping
+    // the shape `@result + [e]` the interpreter builds `map` and `filter` lists in place by.
+    if !matches!(c.loop_cond.expr, Expr::Literal(_)) {
+        out.loop_cond = charged(units, out.loop_cond);
+        return out;
+    }
+    let appended = |step: &mut Expression| -> bool {
+        if let Expr::Call(add) = &mut step.expr
+            && add.func_name == "_+_"
+            && add.args.first().is_some_and(|a| is_ident(a, accu))
+            && let Some(Expr::List(list)) = add.args.get_mut(1).map(|a| &mut a.expr)
+            && let Some(first) = list.elements.first_mut()
+        {
+            *first = charged_with("@charge_sized", units, std::mem::take(first));
+            return true;
+        }
+        false
+    };
+    if appended(&mut out.loop_step) {
+        return out;
+    }
+    if let Expr::Call(cond) = &mut out.loop_step.expr
+        && cond.func_name == "_?_:_"
+        && let Some(guard) = cond.args.first_mut()
+    {
+        *guard = charged(units, std::mem::take(guard));
+        return out;
+    }
+    out.loop_step = charged(units, out.loop_step);
+    out
+}
