@@ -894,7 +894,7 @@ fn plain_field(json: &str, ty: Ty, shape: Shape, doc: Option<&str>) -> FieldDef 
 /// Identifiers for a struct's fields: a name that is already its own snake case keeps it,
 /// the others follow in order; a clash gets `_2`, `_3`, ...
 fn allocate_idents(fields: &mut [FieldDef]) {
-    let mut taken: Vec<String> = Vec::new();
+    let mut taken = names::Taken::default();
     let wanted: Vec<String> = fields
         .iter()
         .map(|f| if f.shape == Shape::UnknownFields { f.ident.clone() } else { names::field_ident(&f.json_name) })
@@ -904,15 +904,7 @@ fn allocate_idents(fields: &mut [FieldDef]) {
     order.extend((0..fields.len()).filter(|&i| !exact[i] && fields[i].shape != Shape::UnknownFields));
     order.extend((0..fields.len()).filter(|&i| fields[i].shape == Shape::UnknownFields));
     for i in order {
-        let base = wanted[i].clone();
-        let mut candidate = base.clone();
-        let mut n = 2;
-        while taken.contains(&candidate) {
-            candidate = format!("{}_{n}", base.trim_start_matches("r#"));
-            n += 1;
-        }
-        taken.push(candidate.clone());
-        fields[i].ident = candidate;
+        fields[i].ident = taken.claim(&wanted[i], |base, n| format!("{}_{n}", base.trim_start_matches("r#")));
     }
 }
 
@@ -930,13 +922,9 @@ fn enum_of(node: &Schema, ty: &str) -> Option<Vec<Value>> {
     if kept.is_empty() || !kept.iter().all(fits) {
         return None;
     }
-    let mut distinct: Vec<Value> = Vec::new();
-    for v in kept {
-        if !distinct.contains(&v) {
-            distinct.push(v);
-        }
-    }
-    Some(distinct)
+    // Repeats dropped, the first kept (by their JSON text: values are of one type here).
+    let mut seen = std::collections::HashSet::new();
+    Some(kept.into_iter().filter(|v| seen.insert(v.to_string())).collect())
 }
 
 /// A struct's identity for sharing: everything but names and docs.

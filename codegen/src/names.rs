@@ -1,6 +1,8 @@
 //! Rust names for JSON names: fields (`snake_case`), types and enum variants (`UpperCamelCase`),
 //! always valid identifiers, with collisions resolved deterministically. Pure functions.
 
+use std::collections::{HashMap, HashSet};
+
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// Rust keywords (strict and reserved) that a field may be named after.
@@ -103,24 +105,48 @@ pub fn singular(name: &str) -> String {
 /// keep their own spelling when it is an identifier; what still collides gets a number.
 pub fn variant_names(values: &[String]) -> Vec<String> {
     let camel: Vec<String> = values.iter().map(|v| variant_base(v)).collect();
-    let mut names: Vec<String> = camel
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let collides = camel.iter().enumerate().any(|(j, d)| j != i && d == c);
-            let own = &values[i];
-            if collides && is_plain_ident(own) && !KEYWORDS.contains(&own.as_str()) { own.clone() } else { c.clone() }
-        })
-        .collect();
-    // Anything still colliding: number the later ones.
-    for i in 0..names.len() {
-        let mut n = 2;
-        while names[..i].contains(&names[i]) {
-            names[i] = format!("{}{n}", names[i].trim_end_matches(|c: char| c.is_ascii_digit()));
-            n += 1;
-        }
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for c in &camel {
+        *uses.entry(c).or_default() += 1;
     }
-    names
+    // Anything still colliding: number the later ones.
+    let mut taken = Taken::default();
+    camel
+        .iter()
+        .zip(values)
+        .map(|(c, own)| {
+            let collides = uses[c.as_str()] > 1;
+            let wanted = if collides && is_plain_ident(own) && !KEYWORDS.contains(&own.as_str()) { own } else { c };
+            taken.claim(wanted, |base, n| format!("{}{n}", base.trim_end_matches(|c: char| c.is_ascii_digit())))
+        })
+        .collect()
+}
+
+/// Names handed out so far, for numbering the ones that clash: a set and, per base name, the
+/// next number to try, so that n clashing names cost O(n) rather than a scan each.
+#[derive(Default)]
+pub struct Taken {
+    names: HashSet<String>,
+    next: HashMap<String, usize>,
+}
+
+impl Taken {
+    /// `wanted` if it is free, else `numbered(wanted, n)` for the first free `n` from 2.
+    pub fn claim(&mut self, wanted: &str, numbered: impl Fn(&str, usize) -> String) -> String {
+        let mut name = wanted.to_owned();
+        if self.names.contains(&name) {
+            let n = self.next.entry(wanted.to_owned()).or_insert(2);
+            loop {
+                name = numbered(wanted, *n);
+                *n += 1;
+                if !self.names.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.names.insert(name.clone());
+        name
+    }
 }
 
 fn is_plain_ident(s: &str) -> bool {
@@ -220,5 +246,22 @@ mod tests {
             vec!["Empty", "Star", "V4ki", "ReadWrite", "Self_"]
         );
         assert_eq!(values(&["a-b", "a_b", "A B"]), vec!["AB", "a_b", "AB2"]);
+    }
+
+    /// Values that all fold to one name (`x-.`, `x.-`, ...) are numbered in linear time: 10x
+    /// the values stay well under 15x the time (a scan of the names before each was cubic:
+    /// 4,000 values took two minutes).
+    #[test]
+    fn clashing_variants_are_numbered_in_linear_time() {
+        let clashing = |n: usize| -> Vec<String> {
+            (0..n).map(|i| format!("x{}", format!("{i:b}").replace('0', "-").replace('1', "."))).collect()
+        };
+        let names = variant_names(&clashing(5));
+        assert_eq!(names, ["X", "X2", "X3", "X4", "X5"]);
+        let ratio = kubeskema::__private::growth_ratio(400, |n| {
+            let names = variant_names(&clashing(n));
+            assert_eq!(names.iter().collect::<HashSet<_>>().len(), n);
+        });
+        assert!(ratio < 15.0, "10x the values took {ratio:.1}x the time");
     }
 }

@@ -1,6 +1,6 @@
 //! The whole run, without writing: load → check → model → emit, with every problem collected.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::check::check_crd;
@@ -131,17 +131,11 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
     // Distinct groups can map to one module name (`foo-bar.example.com`,
     // `foo.bar.example.com`): later ones, in the groups' sorted order, get `_2`, `_3`, ...
     let mut group_modules: BTreeMap<&String, String> = BTreeMap::new();
-    let mut taken: HashSet<String> = HashSet::new();
+    let mut taken = crate::names::Taken::default();
     for (group, _) in modules.keys() {
-        if group_modules.contains_key(group) {
-            continue;
+        if !group_modules.contains_key(group) {
+            group_modules.insert(group, taken.claim(&module_name(group), |base, n| format!("{base}_{n}")));
         }
-        let base = module_name(group);
-        let name =
-            (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") }).find(|n| !taken.contains(n));
-        let name = name.expect("invariant: an unbounded range yields a free name");
-        taken.insert(name.clone());
-        group_modules.insert(group, name);
     }
     let mut out = Vec::new();
     for ((group, version), kinds) in &modules {
