@@ -7,7 +7,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::model::{Attr, EnumDef, FieldDef, Module, RootInfo, Shape, StructDef, Ty, TypeDef};
+use crate::model::{Attr, CrdJson, EnumDef, FieldDef, Module, RootInfo, Shape, StructDef, Ty, TypeDef};
 
 fn ident(name: &str) -> Ident {
     match name.strip_prefix("r#") {
@@ -423,7 +423,6 @@ fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream {
     }
     let kube = quote!(::kubeskema::kube_core);
     let scope = if namespaced { quote!(#kube::NamespaceResourceScope) } else { quote!(#kube::ClusterResourceScope) };
-    let crd_json = r.crd_json.as_deref().unwrap_or_default();
     let field = |json: &str| s.fields.iter().find(|f| f.json_name == json);
     let spec = field("spec").map(|f| {
         let (fid, ty) = (ident(&f.ident), field_ty(m, f));
@@ -478,9 +477,27 @@ fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream {
             }
         })
     });
-    let crd_json = string_literal(crd_json);
+    // The CRD's JSON: declared here once, or the constant of the version module that has it.
+    let (crd_json_const, crd_json) = match &r.crd_json {
+        Some(CrdJson::Here { name, json }) => {
+            let (name, json) = (ident(name), string_literal(json));
+            (
+                Some(quote! {
+                    #[doc(hidden)]
+                    pub const #name: &str = #json;
+                }),
+                quote!(#name),
+            )
+        }
+        Some(CrdJson::There { module, name }) => {
+            let (module, name) = (ident(module), ident(name));
+            (None, quote!(super::#module::#name))
+        }
+        None => (None, quote!("")),
+    };
     quote! {
         #consts
+        #crd_json_const
         impl #name {
             /// The CustomResourceDefinition this type was generated from, exactly as it was
             /// written (every version), as JSON. [`CustomResourceExt::crd`] reads it into

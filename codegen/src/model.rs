@@ -155,8 +155,37 @@ pub struct RootInfo {
     pub scale: Option<ScaleInfo>,
     /// `additionalPrinterColumns` of this version.
     pub printer_columns: Vec<PrinterColumnInfo>,
-    /// The whole CRD as compact JSON (kube-rs mode: `crd()` gives it back).
-    pub crd_json: Option<String>,
+    /// kube-rs mode: where the whole CRD's JSON (what `crd()` gives back) is written.
+    pub crd_json: Option<CrdJson>,
+}
+
+/// The whole CRD as compact JSON, written once per CRD (in the module of its first generated
+/// version; every version's module refers to it): a copy per version made the output grow with
+/// the square of the versions.
+#[derive(Clone, Debug)]
+pub enum CrdJson {
+    /// In this module, as a module-level constant.
+    Here {
+        /// The constant's name ([`CrdJson::const_name`]).
+        name: String,
+        /// The CRD, compact.
+        json: String,
+    },
+    /// In a sibling version module.
+    There {
+        /// The version module that holds it.
+        module: String,
+        /// The constant's name there.
+        name: String,
+    },
+}
+
+impl CrdJson {
+    /// The module-level constant that holds a CRD's JSON (`CRD_JSON_WIDGETS`): named by its
+    /// plural, unique within a group (plurals have no `_` or `.`).
+    pub fn const_name(plural: &str) -> String {
+        format!("CRD_JSON_{}", plural.to_ascii_uppercase().replace('-', "_"))
+    }
 }
 
 /// The scale subresource's paths.
@@ -357,7 +386,16 @@ impl<'a> ModuleBuilder<'a> {
     }
 
     /// Adds the root type of one CRD version (and everything under it).
-    pub fn add_root(&mut self, file: &str, crd: &'a Crd, schema: &Schema, raw_doc: &'a Value) {
+    /// Adds a CRD version's root type. `crd_json_module`: in kube-rs mode, the version module
+    /// that holds the CRD's JSON (`None`: this one).
+    pub fn add_root(
+        &mut self,
+        file: &str,
+        crd: &'a Crd,
+        schema: &Schema,
+        raw_doc: &'a Value,
+        crd_json_module: Option<&str>,
+    ) {
         self.raw = Some(raw_doc);
         self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
         let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)] };
@@ -394,7 +432,13 @@ impl<'a> ModuleBuilder<'a> {
                         .unwrap_or(0),
                 })
                 .collect(),
-            crd_json: self.kube.then(|| crd.raw.to_string()),
+            crd_json: self.kube.then(|| {
+                let name = CrdJson::const_name(&crd.names.plural);
+                match crd_json_module {
+                    None => CrdJson::Here { name, json: crd.raw.to_string() },
+                    Some(module) => CrdJson::There { module: module.to_owned(), name },
+                }
+            }),
         };
         let id = self.build_struct(schema, &names, false, Some(root));
         self.roots.push(id);

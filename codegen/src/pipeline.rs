@@ -137,6 +137,13 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
             group_modules.insert(group, taken.claim(&module_name(group), |base, n| format!("{base}_{n}")));
         }
     }
+    // kube-rs mode writes each CRD's JSON once, in the module of its first generated version.
+    let mut crd_json_version: BTreeMap<usize, &String> = BTreeMap::new();
+    for ((_, version), kinds) in &modules {
+        for &(ci, _) in kinds.values() {
+            crd_json_version.entry(ci).or_insert(version);
+        }
+    }
     let mut out = Vec::new();
     for ((group, version), kinds) in &modules {
         let mut builder = ModuleBuilder::new(group, version, options.docs, options.kube);
@@ -149,6 +156,7 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
                 schema,
                 // The CRD's own JSON: schema pointers are relative to it (also inside a List).
                 &loaded.crd.raw,
+                Some(crd_json_version[&ci]).filter(|v| *v != version).map(|v| module_name(v)).as_deref(),
             );
         }
         let module = builder.finish();

@@ -48,6 +48,43 @@ fn kube_mode_matches_its_golden_file() {
     }
 }
 
+/// kube-rs mode writes a CRD's JSON once, in its first version's module, whatever the number
+/// of versions (a copy in every version's module grew with versions^2: 1,000 versions made
+/// 247 MB); the others refer to it.
+#[test]
+fn kube_mode_writes_each_crds_json_once() {
+    let versions: Vec<serde_json::Value> = (1..=30)
+        .map(|i| {
+            serde_json::json!({"name": format!("v{i}"), "served": true, "storage": i == 1,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object"}}}}})
+        })
+        .collect();
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"},
+            "versions": versions}});
+    let dir = std::env::temp_dir().join(format!("kubeskema-versions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("widgets.json");
+    std::fs::write(&file, crd.to_string()).unwrap();
+    let generation = pipeline::run(&[file], Options { kube: true, ..Options::default() }).unwrap();
+    assert_eq!(generation.modules.len(), 30);
+    let copies: usize =
+        generation.modules.iter().map(|m| m.code.matches("\"kind\":\"CustomResourceDefinition\"").count()).sum();
+    assert_eq!(copies, 1);
+    let first = &generation.modules[0];
+    assert_eq!(first.path, ["example_com", "v1"]);
+    assert!(first.code.contains("pub const CRD_JSON_WIDGETS: &str = r#\"{"));
+    for module in &generation.modules[1..] {
+        assert!(
+            module.code.contains("pub const CRD_JSON: &'static str = super::v1::CRD_JSON_WIDGETS;"),
+            "{}",
+            module.code
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn generation_is_deterministic() {
     let all = fixtures();
