@@ -81,6 +81,19 @@ pub fn module_name(s: &str) -> String {
 /// Runs every phase but writing. `Err` holds every error (and the warnings) when any error
 /// was found: nothing is generated from an input the apiserver would refuse.
 pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostics> {
+    with_deep_stack(|| run_phases(paths, options))
+}
+
+/// Runs `f` on a stack with room for the deepest schema a CRD file can hold: the reader
+/// refuses more than 128 levels, and the check, model and emit walks (and syn and prettyplease
+/// under them) recurse over what is left; a 2 MiB thread (a test's, a build script's
+/// worker) is not enough for that in a debug build.
+fn with_deep_stack<T>(f: impl FnOnce() -> T) -> T {
+    const DEEPEST_SCHEMA: usize = 16 << 20;
+    stacker::maybe_grow(DEEPEST_SCHEMA, 2 * DEEPEST_SCHEMA, f)
+}
+
+fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostics> {
     let mut diags = Vec::new();
     let (crds, inputs) = load_crds(paths, options.skip_non_crds, &mut diags);
     let crds = dedupe(crds, &mut diags);
@@ -196,6 +209,10 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
 /// then every CRD checked as if created alone. Unlike [`run`], two CRDs with one name are not a
 /// conflict here: applied one after the other, the second replaces the first.
 pub fn check(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
+    with_deep_stack(|| check_phases(paths, skip_non_crds))
+}
+
+fn check_phases(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let (crds, _) = load_crds(paths, skip_non_crds, &mut diags);
     for loaded in &crds {

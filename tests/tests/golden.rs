@@ -85,6 +85,38 @@ fn kube_mode_writes_each_crds_json_once() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Arrays nested as deep as a CRD file can hold (the reader refuses more than 128 levels)
+/// generate, with the check and emit walks on a 2 MiB thread (they overflowed near 200).
+#[test]
+fn deeply_nested_arrays_generate_without_overflow() {
+    let mut deep = serde_json::json!({"type": "string"});
+    for _ in 0..118 {
+        deep = serde_json::json!({"type": "array", "items": deep});
+    }
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object",
+                "properties": {"spec": {"type": "object", "properties": {"deep": deep}}}}}}]}});
+    let dir = std::env::temp_dir().join(format!("kubeskema-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("widgets.json");
+    std::fs::write(&file, crd.to_string()).unwrap();
+    let code = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let plain = pipeline::run(std::slice::from_ref(&file), Options::default()).unwrap();
+            let kube = pipeline::run(&[file], Options { kube: true, ..Options::default() }).unwrap();
+            (plain.modules[0].code.clone(), kube.modules.len())
+        })
+        .unwrap()
+        .join()
+        .expect("no overflow");
+    assert!(code.0.matches("Vec<").count() >= 118, "{}", code.0);
+    assert_eq!(code.1, 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn generation_is_deterministic() {
     let all = fixtures();
