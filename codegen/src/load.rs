@@ -136,7 +136,7 @@ pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Optio
                 path,
                 Some(e.pos),
                 "YamlSyntax",
-                format!("not valid YAML: {}", e.message),
+                format!("not valid {}: {}", if yaml::looks_like_json(text) { "JSON" } else { "YAML" }, e.message),
             ))
         })
         .ok()

@@ -146,13 +146,25 @@ pub const MAX_DEPTH: usize = 128;
 
 /// Reads every document of a YAML (or JSON) stream.
 pub fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
-    let mut builder = Builder::default();
-    let mut parser = Parser::new_from_str(text);
+    let json = looks_like_json(text);
+    let mut builder = Builder { json, ..Builder::default() };
+    let mut options = granit_parser::Options::default();
+    if json {
+        // kubectl reads a stream that starts with `{` with its JSON decoder, which has no
+        // limit on the length of a key (YAML's simple keys stop at 1,024 characters).
+        options.simple_key_max_lookahead = usize::MAX;
+    }
+    let mut parser = Parser::new_from_str_with_options(text, options);
     while let Some(event) = parser.next_event() {
         let (event, span) = event.map_err(scan_error)?;
         builder.on_event(event, span)?;
     }
     Ok(builder.documents)
+}
+
+/// Whether kubectl would read the text as JSON: its first non-blank character is `{`.
+pub fn looks_like_json(text: &str) -> bool {
+    text.trim_start().starts_with('{')
 }
 
 fn scan_error(e: ScanError) -> YamlError {
@@ -269,6 +281,8 @@ struct Builder {
     anchors: HashMap<usize, Arc<Node>>,
     root: Option<Node>,
     doc_start: Pos,
+    /// The text is JSON (see [`looks_like_json`]).
+    json: bool,
 }
 
 impl Builder {
@@ -285,7 +299,15 @@ impl Builder {
                 let forced_string =
                     tag.as_ref().is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
                 let value = if style == ScalarStyle::Plain && !forced_string {
-                    resolve_plain(&text)
+                    let value = resolve_plain(&text);
+                    // YAML reads a number beyond float64 as a string (go-yaml does); JSON's
+                    // reader refuses it.
+                    if self.json && value.is_string() && beyond_float64(&text) {
+                        let shown: String = text.chars().take(40).collect();
+                        let message = format!("number {shown} is out of range: a JSON number must fit a float64");
+                        return Err(YamlError { pos, message });
+                    }
+                    value
                 } else {
                     Value::String(text.into_owned())
                 };
@@ -399,6 +421,22 @@ fn key_text(node: &Node) -> Option<String> {
         NodeKind::Scalar(other) => Some(other.to_string()),
         _ => None,
     }
+}
+
+/// The lines of a text as the reader counts them (what [`Pos::line`] numbers): YAML breaks
+/// lines at `\r\n`, `\n` and a lone `\r` alike.
+pub fn lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(['\n', '\r']) {
+        out.push(&rest[..i]);
+        let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+        rest = &rest[i + skip..];
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
 }
 
 /// Escapes one JSON-pointer token (RFC 6901).
@@ -531,6 +569,12 @@ fn allowed_alias_ratio(decoded: usize) -> f64 {
         HIGH.. => 0.10,
         _ => 0.99 - 0.89 * ((decoded - LOW) as f64 / (HIGH - LOW) as f64),
     }
+}
+
+/// A number too large for a float64 (`1e400`, 400 digits).
+fn beyond_float64(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    digits.starts_with(|c: char| c.is_ascii_digit()) && text.parse::<f64>().is_ok_and(f64::is_infinite)
 }
 
 /// Resolves a plain (unquoted) scalar with the YAML 1.1 rules of go-yaml v2.
@@ -811,6 +855,31 @@ mod tests {
             }
         });
         assert!(ratio < 15.0, "10x the keys took {ratio:.1}x the time");
+    }
+
+    #[test]
+    fn lines_break_as_positions_count_them() {
+        let text = "a: 1\rb: 2\r\nc: [x,\n  y]\n";
+        assert_eq!(lines(text), ["a: 1", "b: 2", "c: [x,", "  y]"]);
+        let d = &parse_documents(text).unwrap()[0];
+        assert_eq!(d.position("/b"), Some(Pos { line: 2, column: 4 }));
+        assert_eq!(d.position("/c/1"), Some(Pos { line: 4, column: 3 }));
+    }
+
+    /// JSON is read as kubectl reads it: keys of any length, numbers within float64.
+    #[test]
+    fn json_is_read_as_kubectls_json_decoder_reads_it() {
+        let key = "k".repeat(5_000);
+        let docs = parse_documents(&format!("{{\"{key}\": 1}}")).unwrap();
+        assert_eq!(docs[0].value[&key], 1);
+        assert!(parse_documents(&format!("{key}x: 1")).is_err(), "YAML keeps YAML's limit");
+        let err = parse_documents("{\"a\": 1e400}").unwrap_err();
+        assert_eq!(err.message, "number 1e400 is out of range: a JSON number must fit a float64");
+        assert_eq!(err.pos, Pos { line: 1, column: 7 });
+        let err = parse_documents(&format!("{{\"a\": {}}}", "9".repeat(10_000))).unwrap_err();
+        assert!(err.message.starts_with("number 9999"), "{err}");
+        // YAML reads them as strings, as go-yaml does.
+        assert_eq!(one("a: 1e400\n"), json!({"a": "1e400"}));
     }
 
     #[test]
