@@ -96,11 +96,19 @@ impl Finding {
                         .annotation(AnnotationKind::Primary.span(span).label(label.as_str())),
                 )
             }
-            _ => title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(path.as_str())),
+            // No line to show: the place goes with the path.
+            (Some(pos), None) => {
+                let place = format!("{path}:{pos}");
+                title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(place))
+            }
+            (None, _) => title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(path.as_str())),
         };
         Renderer::plain().render(&[report]).to_string()
     }
 }
+
+/// The longest source line shown under a finding.
+const MAX_SHOWN_LINE: usize = 500;
 
 /// The bytes of the key or value that starts at 1-based character `column` of `line`: up to a
 /// `:` followed by a space (a key) or the end of the line.
@@ -146,12 +154,15 @@ pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Report, 
     for file in expand_paths(manifests, &mut io) {
         let Some(text) = read_text(&file, &mut io) else { continue };
         let Some(docs) = parse_text(&file, &text, &mut io) else { continue };
-        let lines: Vec<&str> = text.lines().collect();
+        let lines = kubeskema::yaml::lines(&text);
         for doc in docs.iter().filter(|d| !d.value.is_null()) {
             let before = findings.len();
             validate_document(&file, doc, &crds, &usable, &mut validators, &mut findings);
             for f in &mut findings[before..] {
-                f.source_line = f.pos.and_then(|p| lines.get(p.line.checked_sub(1)?)).map(|l| (*l).to_owned());
+                let line = f.pos.and_then(|p| lines.get(p.line.checked_sub(1)?));
+                // A long line (a one-line JSON manifest) is not shown: copied into each of its
+                // findings, it made many findings quadratic.
+                f.source_line = line.filter(|l| l.len() <= MAX_SHOWN_LINE).map(|l| (*l).to_owned());
             }
         }
     }

@@ -159,3 +159,35 @@ fn meaningless_input_gets_a_clear_error() {
     assert_eq!(status(vec![dir.join("empty")], vec![plain]), 2, "a folder without CRDs");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Many findings on one long line (a one-line JSON manifest): each is placed and rendered in
+/// linear time (the line was copied into every finding and rescanned by the renderer), and
+/// the place goes with the path where the line is too long to show.
+#[test]
+fn many_findings_on_one_long_line_are_linear() {
+    let dir = std::env::temp_dir().join(format!("kubeskema-long-line-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = |n: usize| {
+        let labels: serde_json::Map<String, serde_json::Value> =
+            (0..n).map(|i| (format!("k{i}"), serde_json::Value::String("x".repeat(64)))).collect();
+        let widget = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w"}, "spec": {"type": "Small", "labels": labels}});
+        let file = dir.join(format!("w{n}.json"));
+        std::fs::write(&file, widget.to_string()).unwrap();
+        file
+    };
+    let small = manifest(5);
+    let findings = validate(&[fixture("crds")], &[small]).unwrap().findings;
+    let too_long = findings.iter().find(|f| f.field == "spec.labels.k0").expect("a finding at the label");
+    let human = too_long.human();
+    assert!(human.contains(&format!("w5.json:1:{}", too_long.pos.unwrap().column)), "{human}");
+    let ratio = kubeskema::__private::growth_ratio(1_000, |n| {
+        let file = manifest(n);
+        let findings = validate(&[fixture("crds")], &[file]).unwrap().findings;
+        assert!(findings.len() >= n);
+        let rendered: usize = findings.iter().map(|f| f.human().len()).sum();
+        assert!(rendered > 0);
+    });
+    assert!(ratio < 15.0, "10x the findings took {ratio:.1}x the time");
+    std::fs::remove_dir_all(dir).unwrap();
+}
