@@ -172,6 +172,12 @@ impl Config {
 
 /// Writes `content` to `path` unless the file already holds exactly that.
 pub fn write_if_changed(path: &Path, content: &str) -> io::Result<()> {
+    // Only a regular file is read or replaced: opening a FIFO at the path would block forever.
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(io::Error::other("it exists and is not a regular file (a FIFO, device or folder): remove it"));
+    }
     if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
         return Ok(());
     }
@@ -390,5 +396,23 @@ mod tests {
         let err = write_crate(&dir, "bad name", &Dependency::Version("0.1.0".into()), false, &[]).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert!(!dir.exists(), "nothing written");
+    }
+
+    /// A FIFO (or a folder) where a file is to be written is refused at once; opening it would
+    /// block forever.
+    #[test]
+    fn only_regular_files_are_replaced() {
+        let dir = std::env::temp_dir().join(format!("kubeskema-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("lib.rs");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        if made {
+            let err = write_if_changed(&fifo, "x").unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+        }
+        let err = write_if_changed(&dir, "x").unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        write_if_changed(&dir.join("ok.rs"), "x").unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
