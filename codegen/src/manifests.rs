@@ -53,6 +53,9 @@ pub struct Finding {
     pub message: String,
     /// The text of the line the finding points at, for the human rendering.
     pub source_line: Option<String>,
+    /// Why the finding is what it is, where the message alone would mislead (a number YAML
+    /// read as a string).
+    pub note: Option<String>,
 }
 
 impl Finding {
@@ -72,6 +75,7 @@ impl Finding {
             "detail": self.detail,
             "message": self.message,
             "level": match self.level { Level::Error => "error", Level::Warning => "warning" },
+            "note": self.note,
         })
     }
 
@@ -102,6 +106,10 @@ impl Finding {
                 title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(place))
             }
             (None, _) => title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(path.as_str())),
+        };
+        let report = match &self.note {
+            Some(note) => report.element(Severity::NOTE.message(note.as_str())),
+            None => report,
         };
         Renderer::plain().render(&[report]).to_string()
     }
@@ -193,6 +201,7 @@ fn validate_document<'c>(
         detail,
         message,
         source_line: None,
+        note: None,
     };
     if api_version.is_empty() || kind.is_empty() {
         let missing = match (api_version.is_empty(), kind.is_empty()) {
@@ -235,13 +244,21 @@ fn validate_document<'c>(
     }
     for issue in &outcome.issues {
         let pointer = issue.path.pointer();
-        findings.push(finding(
-            Level::Error,
-            &pointer,
-            issue.field(),
-            issue.error_type.reason(),
-            issue.body(),
-            issue.to_string(),
-        ));
+        // YAML reads `1e400` as the string "1e400" (go-yaml does, so the apiserver sees a
+        // string too): say so beside the type error that calls it "string".
+        let note = doc.out_of_range.contains(&pointer).then(|| {
+            format!(
+                "{} does not fit a float64, so YAML reads it as a string (as kubectl does); write a number in range",
+                doc.value
+                    .pointer(&pointer)
+                    .and_then(Value::as_str)
+                    .map(|v| v.chars().take(40).collect::<String>())
+                    .unwrap_or_default()
+            )
+        });
+        findings.push(Finding {
+            note,
+            ..finding(Level::Error, &pointer, issue.field(), issue.error_type.reason(), issue.body(), issue.to_string())
+        });
     }
 }

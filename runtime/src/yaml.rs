@@ -63,6 +63,10 @@ pub struct Document {
     pub start: Pos,
     /// Keys that appeared more than once in a mapping.
     pub duplicates: Vec<DuplicateKey>,
+    /// JSON pointers of plain scalars that look like numbers but do not fit a float64
+    /// (`1e400`): YAML reads them as strings (go-yaml does), which a type error then calls
+    /// `"string"`; callers can say why.
+    pub out_of_range: Vec<String>,
     /// The nodes as read, for positions: an alias shares its anchor's nodes, so positions cost
     /// the text's size, not the expanded value's.
     tree: Option<Node>,
@@ -283,6 +287,8 @@ struct Builder {
     doc_start: Pos,
     /// The text is JSON (see [`looks_like_json`]).
     json: bool,
+    /// Where plain scalars beyond float64 stand (see [`Document::out_of_range`]).
+    out_of_range: std::collections::HashSet<Pos>,
 }
 
 impl Builder {
@@ -302,10 +308,13 @@ impl Builder {
                     let value = resolve_plain(&text);
                     // YAML reads a number beyond float64 as a string (go-yaml does); JSON's
                     // reader refuses it.
-                    if self.json && value.is_string() && beyond_float64(&text) {
-                        let shown: String = text.chars().take(40).collect();
-                        let message = format!("number {shown} is out of range: a JSON number must fit a float64");
-                        return Err(YamlError { pos, message });
+                    if value.is_string() && beyond_float64(&text) {
+                        if self.json {
+                            let shown: String = text.chars().take(40).collect();
+                            let message = format!("number {shown} is out of range: a JSON number must fit a float64");
+                            return Err(YamlError { pos, message });
+                        }
+                        self.out_of_range.insert(pos);
                     }
                     value
                 } else {
@@ -401,12 +410,22 @@ impl Builder {
             value: Value::Null,
             start: self.doc_start,
             duplicates: Vec::new(),
+            out_of_range: Vec::new(),
             tree: None,
         };
         if let Some(root) = &tree {
-            let mut conversion = Conversion::default();
+            let mut conversion = Conversion {
+                out_of_range_at: &self.out_of_range,
+                out_of_range: Vec::new(),
+                decoded: 0,
+                aliased: 0,
+                alias_depth: 0,
+                alias_pos: Pos::default(),
+            };
             doc.value = conversion.convert(root, &mut String::new(), &mut doc.duplicates)?;
+            doc.out_of_range = conversion.out_of_range;
         }
+        self.out_of_range.clear();
         doc.tree = tree;
         self.documents.push(doc);
         Ok(())
@@ -449,8 +468,10 @@ fn unescape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The conversion of one document to JSON, counting what aliases expand to.
-#[derive(Default)]
-struct Conversion {
+struct Conversion<'a> {
+    /// Where plain scalars beyond float64 stand, and the pointers they were found at.
+    out_of_range_at: &'a std::collections::HashSet<Pos>,
+    out_of_range: Vec<String>,
     /// Nodes converted.
     decoded: usize,
     /// Nodes converted inside an alias.
@@ -461,7 +482,7 @@ struct Conversion {
     alias_pos: Pos,
 }
 
-impl Conversion {
+impl Conversion<'_> {
     fn convert(
         &mut self,
         node: &Node,
@@ -472,7 +493,12 @@ impl Conversion {
             self.count()?; // a shared node counts as its target
         }
         Ok(match &node.kind {
-            NodeKind::Scalar(v) => v.clone(),
+            NodeKind::Scalar(v) => {
+                if self.out_of_range_at.contains(&node.pos) {
+                    self.out_of_range.push(pointer.clone());
+                }
+                v.clone()
+            }
             NodeKind::Shared { target, alias } => {
                 if *alias && self.alias_depth == 0 {
                     self.alias_pos = node.pos;
@@ -878,8 +904,10 @@ mod tests {
         assert_eq!(err.pos, Pos { line: 1, column: 7 });
         let err = parse_documents(&format!("{{\"a\": {}}}", "9".repeat(10_000))).unwrap_err();
         assert!(err.message.starts_with("number 9999"), "{err}");
-        // YAML reads them as strings, as go-yaml does.
-        assert_eq!(one("a: 1e400\n"), json!({"a": "1e400"}));
+        // YAML reads them as strings, as go-yaml does, and says where.
+        let docs = parse_documents("a: 1e400\nb: [1, 2e999]\n").unwrap();
+        assert_eq!(docs[0].value, json!({"a": "1e400", "b": [1, "2e999"]}));
+        assert_eq!(docs[0].out_of_range, ["/a", "/b/1"]);
     }
 
     #[test]

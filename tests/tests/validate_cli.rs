@@ -191,3 +191,28 @@ fn many_findings_on_one_long_line_are_linear() {
     assert!(ratio < 15.0, "10x the findings took {ratio:.1}x the time");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A number beyond float64 in YAML is read as a string (go-yaml does, so the apiserver gets a
+/// string too): the type error that calls it "string" says why.
+#[test]
+fn numbers_yaml_reads_as_strings_are_explained() {
+    let dir = std::env::temp_dir().join(format!("kubeskema-1e400-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("w.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  type: Small\n  replicas: 1e400\n",
+    )
+    .unwrap();
+    let findings = validate(&[fixture("crds")], &[file]).unwrap().findings;
+    let replicas = findings.iter().find(|f| f.field == "spec.replicas").expect("a type error");
+    assert_eq!(
+        replicas.message,
+        "spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\""
+    );
+    let note = replicas.note.as_deref().unwrap();
+    assert!(note.starts_with("1e400 does not fit a float64, so YAML reads it as a string"), "{note}");
+    assert!(replicas.human().contains("note: 1e400 does not fit"), "{}", replicas.human());
+    assert_eq!(replicas.to_json()["note"], note);
+    std::fs::remove_dir_all(dir).unwrap();
+}
