@@ -182,9 +182,13 @@ pub enum CrdJson {
 
 impl CrdJson {
     /// The module-level constant that holds a CRD's JSON (`CRD_JSON_WIDGETS`): named by its
-    /// plural, unique within a group (plurals have no `_` or `.`).
+    /// plural, unique within a group (valid plurals are lowercase letters, digits and `-`).
     pub fn const_name(plural: &str) -> String {
-        format!("CRD_JSON_{}", plural.to_ascii_uppercase().replace('-', "_"))
+        // Any character but a letter or digit becomes `_` (a refused CRD's plural may hold
+        // anything; its other versions are still generated with `keep_going`).
+        let name: String =
+            plural.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+        format!("CRD_JSON_{name}")
     }
 }
 

@@ -13,6 +13,12 @@ const KEYWORDS: &[&str] = &[
     "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become",
 ];
 
+/// Whether `s` is a Rust keyword (strict, reserved or weak) or `_`: not usable as a plain
+/// identifier.
+pub fn is_keyword(s: &str) -> bool {
+    s == "_" || KEYWORDS.contains(&s)
+}
+
 /// Keywords that cannot be raw identifiers (`r#self` is not allowed).
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 

@@ -72,7 +72,8 @@ pub fn module_name(s: &str) -> String {
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
-    if ["crate", "self", "super", "mod", "type", "core", "std"].contains(&out.as_str()) {
+    // A keyword (a version may be `if`) or a crate's name the generated code uses.
+    if crate::names::is_keyword(&out) || ["core", "std"].contains(&out.as_str()) {
         out.push('_');
     }
     out
@@ -240,4 +241,26 @@ fn dedupe(crds: Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Module names are identifiers whatever the group or version says (found by fuzzing: an
+    /// empty version gave `_`, and a version may be a keyword such as `if`).
+    #[test]
+    fn module_names_are_identifiers() {
+        assert_eq!(module_name("monitoring.coreos.com"), "monitoring_coreos_com");
+        assert_eq!(module_name("v1beta1"), "v1beta1");
+        assert_eq!(module_name("if"), "if_");
+        assert_eq!(module_name(""), "__");
+        assert_eq!(module_name("-"), "__");
+        assert_eq!(module_name("2x"), "_2x");
+        assert_eq!(module_name("std"), "std_");
+        for name in ["if", "", "-", "_", "self", "fn", "x~y"] {
+            syn::parse_str::<syn::Ident>(&module_name(name)).expect("an identifier");
+        }
+        assert_eq!(crate::model::CrdJson::const_name("endpoi~ts"), "CRD_JSON_ENDPOI_TS");
+    }
 }
