@@ -381,6 +381,8 @@ fn amplifying_results_are_charged_before_they_are_built() {
         "self.items.map(x, self.items).flatten().size() > 0",
         "self.items.map(x, self.s).join(self.s).size() > 0",
         "self.items.map(x, self.s + self.s).size() > 0",
+        "self.items.all(x, !self.s.matches('x+y'))",
+        "self.items.exists(x, self.s.findAll('[a-w]').size() > 0)",
     ] {
         let issues = run_rule(rule, None, value.clone());
         assert_eq!(issues, [format!("spec: Invalid value: \"object\": {CALL_LIMIT}: {rule}")], "{rule}");

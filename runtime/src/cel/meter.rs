@@ -5,11 +5,12 @@
 //! The `cel` crate counts nothing, so [`instrument`] rewrites a rule's expression once, at
 //! compile time, with calls that charge a thread-local meter:
 //! - `@charge(k, e)`: `e`, after charging `k`. Every comprehension charges once per iteration
-//!   what its step evaluates at least (see [`spine`]), so nested loops over a million items
+//!   what its step evaluates at least (its spine: the operands always evaluated), so nested loops over a million items
 //!   stop after a million steps instead of running for hours; the whole expression charges
 //!   its own spine once.
 //! - `@sized(e)`: `e`, after charging a tenth of a unit per byte or element it holds (cel-go's
 //!   traversal factor), on `+` of strings and lists.
+//! - `matches`, `find` and `findAll` charge cel-go's regex cost themselves.
 //! - `@replace`, `@join`, `@flatten` and `@range` stand in for `replace`, `join`, `flatten`
 //!   and `lists.range`, whose results can be far larger than their inputs: they charge the
 //!   size of the result before they build it, so `'x'.replace('', s)` is refused instead of
@@ -65,8 +66,9 @@ pub fn metered<T>(limit: u64, evaluate: impl FnOnce() -> T) -> (T, Cost) {
     (result, Cost { actual: if exceeded { limit.saturating_add(1) } else { meter.used }, exceeded })
 }
 
-/// Charges `units`; fails (and keeps failing) once the limit is passed.
-fn charge(units: u64) -> Result<(), ExecutionError> {
+/// Charges `units`; fails (and keeps failing) once the limit is passed. Library functions
+/// whose work grows with their arguments' sizes (regular expressions) charge it themselves.
+pub(crate) fn charge(units: u64) -> Result<(), ExecutionError> {
     METER.with(|m| {
         let mut meter = m.get();
         if !meter.active {
@@ -76,6 +78,12 @@ fn charge(units: u64) -> Result<(), ExecutionError> {
         m.set(meter);
         if meter.used > meter.limit { Err(ExecutionError::function_error("@charge", LIMIT_EXCEEDED)) } else { Ok(()) }
     })
+}
+
+/// cel-go's cost of a regular expression over a string: the string's traversal times a
+/// quarter unit per byte of the pattern (`RegexStringLengthCostFactor`).
+pub(crate) fn regex_cost(subject: usize, pattern: usize) -> u64 {
+    traversal(subject).max(1).saturating_mul((pattern as u64).div_ceil(4).max(1))
 }
 
 /// A tenth of a unit per byte or element, rounded up (cel-go's traversal factor).
@@ -225,7 +233,7 @@ fn flatten<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
 }
 
 /// The expression with the meter's calls in (see the module's text). Run it inside
-/// [`super::depth::with_stack`]: it recurses over the expression.
+/// a stack grown to fit (`depth::with_stack`): it recurses over the expression.
 pub fn instrument(expr: &Expression) -> Expression {
     let body = rewrite(expr);
     charged(spine(expr), body)

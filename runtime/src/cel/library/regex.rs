@@ -28,6 +28,10 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
 /// Compiled patterns, shared by every evaluation in the process.
 static CACHE: LazyLock<Mutex<HashMap<String, Arc<regex::Regex>>>> = LazyLock::new(Default::default);
 
+/// The most patterns kept: patterns can come from the objects validated (`x.matches(y)`), so
+/// an unbounded cache would grow with every request a webhook serves.
+const MAX_CACHED: usize = 1024;
+
 /// The compiled Go pattern, from the cache.
 pub(crate) fn compiled(function: &str, pattern: &str) -> Result<Arc<regex::Regex>, ExecutionError> {
     let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -35,19 +39,29 @@ pub(crate) fn compiled(function: &str, pattern: &str) -> Result<Arc<regex::Regex
         return Ok(re.clone());
     }
     let re = Arc::new(crate::pattern::compile(pattern).map_err(|e| error(function, e.0))?);
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
     cache.insert(pattern.to_owned(), re.clone());
     Ok(re)
 }
 
+/// The subject and the compiled pattern of a call, once the call's cost is charged: cel-go's
+/// regex cost, the subject's traversal times a quarter unit per pattern byte.
+fn subject_and_pattern<'a>(function: &str, args: &'a [Value]) -> Result<(&'a str, Arc<regex::Regex>), ExecutionError> {
+    let (s, pattern) = (string_arg(function, args, 0)?, string_arg(function, args, 1)?);
+    crate::cel::meter::charge(crate::cel::meter::regex_cost(s.len(), pattern.len()))?;
+    Ok((s, compiled(function, pattern)?))
+}
+
 /// `matches`: whether the pattern matches anywhere in the string (RE2's unanchored match).
 fn matches(args: &[Value]) -> Outcome {
-    let (s, pattern) = (string_arg("matches", args, 0)?, string_arg("matches", args, 1)?);
-    Ok(Value::Bool(compiled("matches", pattern)?.is_match(s)))
+    let (s, re) = subject_and_pattern("matches", args)?;
+    Ok(Value::Bool(re.is_match(s)))
 }
 
 fn find(args: &[Value]) -> Outcome {
-    let (s, pattern) = (string_arg("find", args, 0)?, string_arg("find", args, 1)?);
-    let re = compiled("find", pattern)?;
+    let (s, re) = subject_and_pattern("find", args)?;
     Ok(Value::from(re.find(s).map_or("", |m| m.as_str())))
 }
 
@@ -60,16 +74,31 @@ fn all(s: &str, re: &std::sync::Arc<regex::Regex>, limit: Option<usize>) -> Valu
 }
 
 fn find_all(args: &[Value]) -> Outcome {
-    let (s, pattern) = (string_arg("findAll", args, 0)?, string_arg("findAll", args, 1)?);
-    Ok(all(s, &compiled("findAll", pattern)?, None))
+    let (s, re) = subject_and_pattern("findAll", args)?;
+    Ok(all(s, &re, None))
 }
 
 /// `findAll(re, n)`: `n < 0` finds all, `n == 0` none.
 fn find_all_n(args: &[Value]) -> Outcome {
-    let (s, pattern) = (string_arg("findAll", args, 0)?, string_arg("findAll", args, 1)?);
+    let (s, re) = subject_and_pattern("findAll", args)?;
     let Some(Value::Int(n)) = args.get(2) else {
         return Err(error("findAll", "expected an int limit"));
     };
     let limit = usize::try_from(*n).ok();
-    Ok(all(s, &compiled("findAll", pattern)?, limit))
+    Ok(all(s, &re, limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Patterns taken from objects cannot grow the cache without bound.
+    #[test]
+    fn the_pattern_cache_is_bounded() {
+        for i in 0..MAX_CACHED * 2 + 3 {
+            compiled("matches", &format!("^x{i}$")).unwrap();
+        }
+        let len = CACHE.lock().unwrap().len();
+        assert!(len <= MAX_CACHED, "{len}");
+    }
 }
