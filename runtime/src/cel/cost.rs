@@ -140,8 +140,9 @@ pub fn estimate(expr: &Expression, self_shape: &Shape) -> u64 {
     super::depth::with_stack(super::depth::tree_depth(expr), || walk(expr, &mut vars).0)
 }
 
-/// A tenth of a unit per byte or element traversed, rounded up (cel-go's traversal factor).
-fn traversal(n: u64) -> u64 {
+/// A tenth of a unit per byte or element traversed, rounded up (cel-go's traversal factor):
+/// the estimate's and the meter's.
+pub(crate) fn traversal(n: u64) -> u64 {
     n.div_ceil(10)
 }
 

@@ -86,9 +86,9 @@ pub(crate) fn regex_cost(subject: usize, pattern: usize) -> u64 {
     traversal(subject).max(1).saturating_mul((pattern as u64).div_ceil(4).max(1))
 }
 
-/// A tenth of a unit per byte or element, rounded up (cel-go's traversal factor).
+/// [`super::cost::traversal`] of a byte or element count.
 fn traversal(n: usize) -> u64 {
-    (n as u64).div_ceil(10)
+    super::cost::traversal(n as u64)
 }
 
 /// Registers the metering functions [`instrument`] calls.
@@ -333,18 +333,21 @@ fn rewrite(expr: &Expression) -> Expression {
 fn rewrite_call(id: u64, c: &CallExpr) -> Expression {
     let args: Vec<Expression> = c.args.iter().map(rewrite).collect();
     let target = c.target.as_deref().map(rewrite);
-    let with_target = |target: Expression, args: Vec<Expression>| [vec![target], args].concat();
-    let sized_by_us = match (c.func_name.as_str(), &target, args.len()) {
-        ("replace", Some(_), 2 | 3) => Some("@replace"),
-        ("join", Some(_), 0 | 1) => Some("@join"),
-        ("flatten", Some(_), 0 | 1) => Some("@flatten"),
+    let sized_by_us = match (c.func_name.as_str(), args.len()) {
+        ("replace", 2 | 3) => Some("@replace"),
+        ("join", 0 | 1) => Some("@join"),
+        ("flatten", 0 | 1) => Some("@flatten"),
         _ => None,
     };
-    if let (Some(name), Some(t)) = (sized_by_us, target.clone()) {
-        let mut out = call(name, with_target(t, args));
-        out.id = id;
-        return out;
-    }
+    let target = match (sized_by_us, target) {
+        (Some(name), Some(target)) => {
+            // The receiver becomes the first argument.
+            let mut out = call(name, [vec![target], args].concat());
+            out.id = id;
+            return out;
+        }
+        (_, target) => target,
+    };
     // `lists.range(n)`: the namespace is a target in the tree.
     let is_range = c.func_name == "lists.range"
         || (c.func_name == "range" && target.as_ref().is_some_and(|t| is_ident(t, "lists")));
@@ -376,14 +379,12 @@ fn rewrite_comprehension(c: &ComprehensionExpr) -> ComprehensionExpr {
     // accumulator's fold or append is one call).
     let step_units = match &c.loop_step.expr {
         Expr::Call(s)
-            if matches!(s.func_name.as_str(), "_&&_" | "_||_") && s.args.first().is_some_and(|a| is_ident(a, accu)) =>
+            if matches!(s.func_name.as_str(), "_&&_" | "_||_" | "_+_")
+                && s.args.first().is_some_and(|a| is_ident(a, accu)) =>
         {
             1 + s.args.get(1).map_or(0, spine)
         }
         Expr::Call(s) if s.func_name == "_?_:_" => 1 + s.args.first().map_or(0, spine),
-        Expr::Call(s) if s.func_name == "_+_" && s.args.first().is_some_and(|a| is_ident(a, accu)) => {
-            1 + s.args.get(1).map_or(0, spine)
-        }
         _ => spine(&c.loop_step),
     };
     let units = spine(&c.loop_cond) + step_units;
