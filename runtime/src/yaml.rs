@@ -225,6 +225,8 @@ struct MapNode {
     /// Key → index of its last entry, for mappings too long to search (findings at many keys
     /// of a long mapping would otherwise be quadratic).
     index: Option<HashMap<String, usize>>,
+    /// Indices of the `<<` entries, found once.
+    merges: Vec<usize>,
 }
 
 const MERGE_KEY: &str = "<<";
@@ -235,7 +237,8 @@ impl MapNode {
     fn new(entries: Vec<Entry>) -> Self {
         let index = (entries.len() > INDEXED_MAP)
             .then(|| entries.iter().enumerate().map(|(i, e)| (e.key.clone(), i)).collect());
-        MapNode { entries, index }
+        let merges = entries.iter().enumerate().filter(|(_, e)| e.key == MERGE_KEY).map(|(i, _)| i).collect();
+        MapNode { entries, index, merges }
     }
 
     /// The entry whose value the converted mapping holds at `key`: its own last one (the
@@ -257,7 +260,7 @@ impl MapNode {
     /// mapping's own entries, then what it merges in turn.
     fn merged(&self) -> Vec<&Entry> {
         let mut out = Vec::new();
-        for merge in self.entries.iter().filter(|e| e.key == MERGE_KEY) {
+        for merge in self.merges.iter().map(|&i| &self.entries[i]) {
             let sources: Vec<&Node> = match &merge.value.target().kind {
                 NodeKind::Seq(items) => items.iter().map(Node::target).collect(),
                 _ => vec![merge.value.target()],
@@ -545,11 +548,10 @@ impl Conversion<'_> {
                 // `<<: *base` (or a list of them): keys of the merged maps fill in what the
                 // mapping does not set itself; earlier merge sources win over later ones. What
                 // they bring counts as aliased (it nearly always is `<<: *anchor`).
-                let merges: Vec<&Entry> = map.entries.iter().filter(|e| e.key == MERGE_KEY).collect();
-                if let (Some(first), 0) = (merges.first(), self.alias_depth) {
-                    self.alias_pos = first.value.pos;
+                if let (Some(&first), 0) = (map.merges.first(), self.alias_depth) {
+                    self.alias_pos = map.entries[first].value.pos;
                 }
-                self.alias_depth += merges.len();
+                self.alias_depth += map.merges.len();
                 for entry in map.merged() {
                     if out.contains_key(&entry.key) {
                         continue;
@@ -560,7 +562,7 @@ impl Conversion<'_> {
                     pointer.truncate(len);
                     out.insert(entry.key.clone(), v?);
                 }
-                self.alias_depth -= merges.len();
+                self.alias_depth -= map.merges.len();
                 Value::Object(out)
             }
         })
