@@ -6,6 +6,7 @@
 //! the schema-wide limit.
 
 use kubeskema::cel::cost::{self, Shape};
+use kubeskema::cel::{Scope, Type, types};
 use kubeskema::issue::{BadValue, ErrorType, go_quote};
 use kubeskema::schema::{Schema, ValidationRule};
 
@@ -51,7 +52,9 @@ impl Walk<'_> {
     /// `correlatable`: whether old values can be found for this node (not inside an atomic
     /// list or set); `cardinality`: how many values this node can have in one object, the
     /// product of the enclosing lists' and maps' bounds (`None` when one is unbounded).
-    fn node(&mut self, s: &Schema, p: &str, correlatable: bool, cardinality: Option<u64>, root: bool) {
+    /// `resource_root`: the root of the resource or of an embedded one, whose rules also
+    /// see `apiVersion`, `kind` and `metadata.name`/`generateName`.
+    fn node(&mut self, s: &Schema, p: &str, correlatable: bool, cardinality: Option<u64>, resource_root: bool) {
         // Under an unbounded list or map, as many values as a request can hold (§9.8).
         let times = cardinality.unwrap_or(cost::MAX_REQUEST_BYTES / (cost::min_serialized(Some(s)) + 1));
         for (i, rule) in s.validations.iter().enumerate() {
@@ -62,20 +65,20 @@ impl Walk<'_> {
                 &format!("{}/x-kubernetes-validations/{i}", s.pointer),
                 correlatable,
                 times,
-                root,
+                resource_root,
             );
         }
         for (name, child) in &s.properties {
-            self.node(child, &format!("{p}.properties[{name}]"), correlatable, cardinality, false);
+            self.node(child, &format!("{p}.properties[{name}]"), correlatable, cardinality, child.embedded_resource);
         }
         if let Some(items) = &s.items {
             let keyed = s.list_type.as_deref() == Some("map");
             let n = cardinality.zip(s.max_items).map(|(c, n)| c.saturating_mul(n));
-            self.node(items, &format!("{p}.items"), correlatable && keyed, n, false);
+            self.node(items, &format!("{p}.items"), correlatable && keyed, n, items.embedded_resource);
         }
         if let Some(values) = s.additional_properties_schema() {
             let n = cardinality.zip(s.max_properties).map(|(c, n)| c.saturating_mul(n));
-            self.node(values, &format!("{p}.additionalProperties"), correlatable, n, false);
+            self.node(values, &format!("{p}.additionalProperties"), correlatable, n, values.embedded_resource);
         }
     }
 
@@ -88,7 +91,7 @@ impl Walk<'_> {
         pointer: &str,
         correlatable: bool,
         cardinality: u64,
-        root: bool,
+        resource_root: bool,
     ) {
         let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
             self.out.push(Finding::new(field, error_type, value, detail, at));
@@ -97,10 +100,17 @@ impl Walk<'_> {
         let shown = BadValue::Json(go_rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
+        let scope = Scope {
+            // A node the apiserver cannot declare fails its rules with an internal error;
+            // checking them untyped says more.
+            self_type: types::declare_rule_scope(s, resource_root).unwrap_or(Type::Dyn),
+            optional_old_self: rule.optional_old_self == Some(true),
+        };
         let compiled = match kubeskema::cel::check_rule(
             &rule.rule,
             rule.message_expression.as_deref(),
             rule.field_path.as_deref(),
+            &scope,
         ) {
             Ok(c) => c,
             Err(errors) => {
@@ -142,7 +152,7 @@ impl Walk<'_> {
             );
         }
         let mut shape = Shape::of_schema(s);
-        if root && let Shape::Object(fields) = &mut shape {
+        if resource_root && let Shape::Object(fields) = &mut shape {
             // The root's apiVersion, kind and metadata.name/generateName are always there.
             for k in ["apiVersion", "kind"] {
                 fields.entry(k.to_owned()).or_insert(Shape::Str(cost::MAX_REQUEST_BYTES));

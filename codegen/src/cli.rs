@@ -123,6 +123,17 @@ fn output_is_json(output: &str) -> Option<bool> {
     }
 }
 
+/// One finding of `check --output json`: a JSON object per line.
+pub fn check_json(d: &Diagnostic) -> serde_json::Value {
+    serde_json::json!({
+        "file": d.file.display().to_string(),
+        "line": d.pos.map(|p| p.line),
+        "column": d.pos.map(|p| p.column),
+        "crd": d.crd, "version": d.version, "field": d.field,
+        "type": d.kind, "message": d.message,
+    })
+}
+
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
@@ -217,14 +228,7 @@ pub fn run(args: Args) -> i32 {
             let diags = pipeline::check(&paths, skip_non_crds);
             for d in &diags {
                 if json {
-                    let line = serde_json::json!({
-                        "file": d.file.display().to_string(),
-                        "line": d.pos.map(|p| p.line),
-                        "column": d.pos.map(|p| p.column),
-                        "crd": d.crd, "version": d.version, "field": d.field,
-                        "type": d.kind, "message": d.message,
-                    });
-                    say(line);
+                    say(check_json(d));
                 } else {
                     say(d);
                 }

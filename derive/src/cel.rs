@@ -20,8 +20,15 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
     }
     let ident = c.ident;
     let cel = quote!(::kubeskema::cel);
-    let (schema_type, body) = match &c.data {
+    let (schema_type, body, cel_type) = match &c.data {
         Body::Struct(fields) => {
+            let name = ident.to_string();
+            let typed = fields.iter().filter(|f| access(f, &quote!(self)).is_some()).map(|f| {
+                let json = &f.json_name;
+                let t = node_type(&f.attrs, f.value_ty);
+                quote!((#json, #t))
+            });
+            let cel_type = quote!(#cel::types::derived_object(#name, || ::std::vec![#(#typed),*]));
             let entries = fields.iter().filter_map(|f| {
                 let name = &f.json_name;
                 let access = access(f, &quote!(self))?;
@@ -35,7 +42,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 }
                 None => quote!(::core::option::Option::None),
             };
-            ("object", quote!(#cel::struct_value([#(#entries),*], #unknown)))
+            ("object", quote!(#cel::struct_value([#(#entries),*], #unknown)), cel_type)
         }
         Body::Enum(variants) => {
             let arms = variants.iter().map(|v| {
@@ -46,12 +53,12 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                     VariantValue::Bool(b) => quote!(#ident::#var => #cel::Value::Bool(#b),),
                 }
             });
-            let schema_type = match variants.first().map(|v| &v.value) {
-                Some(VariantValue::Int(_)) => "integer",
-                Some(VariantValue::Bool(_)) => "boolean",
-                _ => "string",
+            let (schema_type, cel_type) = match variants.first().map(|v| &v.value) {
+                Some(VariantValue::Int(_)) => ("integer", quote!(#cel::Type::Int)),
+                Some(VariantValue::Bool(_)) => ("boolean", quote!(#cel::Type::Bool)),
+                _ => ("string", quote!(#cel::Type::String)),
             };
-            (schema_type, quote!(match self { #(#arms)* }))
+            (schema_type, quote!(match self { #(#arms)* }), cel_type)
         }
     };
     quote! {
@@ -61,6 +68,9 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 const SCHEMA_TYPE: &'static str = #schema_type;
                 fn to_cel(&self) -> #cel::Value {
                     #body
+                }
+                fn cel_type() -> #cel::Type {
+                    #cel_type
                 }
             }
         }
@@ -73,7 +83,9 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
     if c.attrs.flag("no_cel_rules") {
         return TokenStream::new();
     }
-    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), Some("object"), None);
+    let ident = c.ident;
+    let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), Some("object"), None, own_type);
     let fields = fields.iter().filter_map(|f| {
         let name = &f.json_name;
         let new = access(f, &quote!(self))?;
@@ -116,7 +128,7 @@ fn walk(
     p: &TokenStream,
     me: &syn::Ident,
 ) -> Option<TokenStream> {
-    let own = rules_check(attrs, v, o, p, None, Some(ty));
+    let own = rules_check(attrs, v, o, p, None, Some(ty), node_type(attrs, ty));
     let cel = quote!(::kubeskema::cel);
     let nested = |key: &str| match attrs.get(key) {
         Some(Item::Nested(n)) => Some(n),
@@ -188,7 +200,8 @@ fn nullable_element(body: TokenStream, nullable: bool) -> TokenStream {
     quote!(if let ::core::option::Option::Some(__e) = __e { let __oe = __oe.and_then(|__x| __x.as_ref()); #body })
 }
 
-/// The `kubeskema::cel::Cx::evaluate` call for the rules directly in `attrs`, at value `v`.
+/// The `kubeskema::cel::Cx::evaluate` call for the rules directly in `attrs`, at value `v`,
+/// whose CEL type `self_type` gives.
 fn rules_check(
     attrs: &Attrs,
     v: &TokenStream,
@@ -196,6 +209,7 @@ fn rules_check(
     p: &TokenStream,
     schema_type: Option<&str>,
     ty: Option<&Type>,
+    self_type: TokenStream,
 ) -> TokenStream {
     let rules: Vec<&Rule> = attrs
         .items
@@ -218,7 +232,7 @@ fn rules_check(
         let (message, expr, reason, field_path) =
             (opt(&r.message), opt(&r.message_expression), opt(&r.reason), opt(&r.field_path));
         let optional = r.optional_old_self.unwrap_or(false);
-        quote!(#cel::Rule::declared(#rule, #message, #expr, #reason, #field_path, #optional))
+        quote!(#cel::Rule::declared(#rule, #message, #expr, #reason, #field_path, #optional, ::core::option::Option::Some(__self_type)))
     });
     let n = rules.len();
     let format = match attrs.str("format") {
@@ -233,9 +247,31 @@ fn rules_check(
     let value = items_formatted(attrs, v);
     let old = items_formatted(attrs, &quote!(__x));
     quote! {{
+        fn __self_type() -> #cel::Type {
+            #self_type
+        }
         static __RULES: [#cel::Rule; #n] = [#(#each),*];
         __cx.evaluate(&__RULES, &#p, #value, #o.map(|__x| #old), #format, #schema_type);
     }}
+}
+
+/// The CEL type at a node of Rust type `ty` with `attrs`: its format, its elements' format,
+/// its list type and int-or-string applied to the Rust type's.
+fn node_type(attrs: &Attrs, ty: &Type) -> TokenStream {
+    let cel = quote!(::kubeskema::cel);
+    let opt = |s: Option<&syn::LitStr>| match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    };
+    let format = opt(attrs.str("format"));
+    let element_format = opt(["items", "values"].iter().find_map(|key| match attrs.get(key) {
+        Some(Item::Nested(n)) => n.str("format"),
+        _ => None,
+    }));
+    let list_type = opt(attrs.str("list_type"));
+    let keys = list_map_keys(attrs).unwrap_or_default();
+    let int_or_string = attrs.flag("int_or_string");
+    quote!(#cel::types::node_type(<#ty as #cel::ToCel>::cel_type(), #format, #element_format, #list_type, &[#(#keys),*], #int_or_string))
 }
 
 /// The CEL value of `v` at a node with `attrs`: its own format is applied by `evaluate`;

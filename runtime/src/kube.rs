@@ -90,6 +90,9 @@ impl crate::cel::ToCel for ObjectMeta {
         };
         ours.to_cel()
     }
+    fn cel_type() -> crate::cel::Type {
+        <crate::ObjectMeta as crate::cel::ToCel>::cel_type()
+    }
 }
 
 // ---- Condition and ObjectReference: a k8s-openapi type standing for a known schema. ----

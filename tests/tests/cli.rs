@@ -244,3 +244,93 @@ fn colliding_group_modules_are_told_apart() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// One rule per class the apiserver's type checker refuses (`fixtures/invalid/cel_types.yaml`),
+/// with its full message, through `check --output json` and through `generate`.
+#[test]
+fn rules_that_do_not_type_check_are_refused_with_the_apiservers_messages() {
+    let path = fixture("invalid/cel_types.yaml");
+    let findings: Vec<serde_json::Value> =
+        pipeline::check(std::slice::from_ref(&path), false).iter().map(kubeskema_codegen::cli::check_json).collect();
+    let spec = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
+    let expected: &[(u64, String, &str)] = &[
+        (
+            19,
+            "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule".into(),
+            "compilation failed: ERROR: <input>:1:14: undefined field 'namespace'\n | self.metadata.namespace == 'default'\n | .............^",
+        ),
+        (
+            24,
+            format!("{spec}[0].rule"),
+            "compilation failed: ERROR: <input>:1:5: undefined field 'nmae'\n | self.nmae == 'x'\n | ....^",
+        ),
+        (
+            25,
+            format!("{spec}[1].rule"),
+            "compilation failed: ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, null)'\n | self.name == null\n | ..........^",
+        ),
+        (
+            26,
+            format!("{spec}[2].rule"),
+            "compilation failed: ERROR: <input>:1:5: found no matching overload for 'size' applied to '(int)'\n | size(self.replicas) > 0\n | ....^",
+        ),
+        (
+            27,
+            format!("{spec}[3].rule"),
+            "compilation failed: ERROR: <input>:1:20: expected type 'string' but found 'int'\n | self.name in ['a', 1]\n | ...................^",
+        ),
+        (28, format!("{spec}[4].rule"), "cel expression must evaluate to a bool"),
+        (
+            29,
+            format!("{spec}[5].rule"),
+            "compilation failed: ERROR: <input>:1:25: invalid duration argument\n | self.timeout > duration('5 minutes')\n | ........................^",
+        ),
+        (
+            30,
+            format!("{spec}[6].rule"),
+            "compilation failed: ERROR: <input>:1:23: undefined field 'labels'\n | self.template.metadata.labels.size() > 0\n | ......................^",
+        ),
+        (
+            31,
+            format!("{spec}[7].rule"),
+            "compilation failed: ERROR: <input>:1:5: undefined field 'config'\n | self.config.debug == true\n | ....^",
+        ),
+        (
+            32,
+            format!("{spec}[8].rule"),
+            "compilation failed: ERROR: <input>:1:1: undeclared reference to 'other' (in container '')\n | other.name == self.name\n | ^",
+        ),
+        (
+            33,
+            format!("{spec}[9].rule"),
+            "compilation failed: ERROR: <input>:1:19: invalid matches argument\n | self.name.matches('[')\n | ..................^",
+        ),
+        (35, format!("{spec}[10].messageExpression"), "messageExpression must evaluate to a string"),
+        (
+            36,
+            format!("{spec}[11].rule"),
+            "compilation failed: ERROR: <input>:1:1: undeclared reference to 'math' (in container '')\n | math.greatest(self.replicas, 1) > 0\n | ^\nERROR: <input>:1:14: undeclared reference to 'greatest' (in container '')\n | math.greatest(self.replicas, 1) > 0\n | .............^",
+        ),
+        (
+            37,
+            format!("{spec}[12].rule"),
+            "compilation failed: ERROR: <input>:2:29: found no matching overload for '_<_' applied to '(int, string)'\n |   self.tags.all(t, t.size() < 'ten')\n | ............................^",
+        ),
+    ];
+    assert_eq!(findings.len(), expected.len(), "{findings:#?}");
+    for (line, field, detail) in expected {
+        let found = findings
+            .iter()
+            .find(|f| f["line"] == *line)
+            .unwrap_or_else(|| panic!("no finding at line {line}: {findings:#?}"));
+        let message = found["message"].as_str().unwrap();
+        assert_eq!(found["field"], field.as_str(), "{found}");
+        assert!(message.starts_with("Invalid value: apiextensions.ValidationRule{Rule:"), "{message}");
+        assert!(message.ends_with(&format!("}}: {detail}")), "line {line}:\n{message}\nshould end with\n{detail}");
+        assert_eq!(found["crd"], "typos.example.com");
+    }
+    // Code generation refuses them with the same words.
+    let text = errors_of("invalid/cel_types.yaml");
+    assert!(text.contains("found no matching overload for '_==_' applied to '(string, null)'"), "{text}");
+    assert!(text.contains("cel_types.yaml:24:19: error: typos.example.com/v1:"), "{text}");
+}

@@ -4,16 +4,22 @@
 //! `cargo test -p kubeskema-tests --features corpus --test corpus_cel -- --nocapture`.
 #![cfg(feature = "corpus")]
 
+use kubeskema::cel::{Scope, types};
 use kubeskema::schema::Schema;
 use kubeskema::validate::ResourceValidator;
 use kubeskema_tests::{CorpusCrds, CorpusDocuments, Instance, corpus_dir, instances};
 
-fn rules_of(s: &Schema, out: &mut Vec<(String, Option<String>, Option<String>)>) {
+/// Each rule under `s` with the scope the apiserver checks it in.
+fn rules_of(s: &Schema, resource_root: bool, out: &mut Vec<(String, Option<String>, Option<String>, Scope)>) {
     for r in &s.validations {
-        out.push((r.rule.clone(), r.message_expression.clone(), r.field_path.clone()));
+        let scope = Scope {
+            self_type: types::declare_rule_scope(s, resource_root).expect("a node with rules is declarable"),
+            optional_old_self: r.optional_old_self == Some(true),
+        };
+        out.push((r.rule.clone(), r.message_expression.clone(), r.field_path.clone(), scope));
     }
     for c in s.children() {
-        rules_of(c, out);
+        rules_of(c, c.embedded_resource, out);
     }
 }
 
@@ -40,12 +46,12 @@ fn every_corpus_rule_compiles() {
             for v in &crd.versions {
                 let mut rules = Vec::new();
                 if let Some(s) = &v.schema {
-                    rules_of(s, &mut rules);
+                    rules_of(s, true, &mut rules);
                 }
-                for (rule, message_expression, field_path) in rules {
+                for (rule, message_expression, field_path, scope) in rules {
                     total += 1;
                     if let Err(e) =
-                        kubeskema::cel::check_rule(&rule, message_expression.as_deref(), field_path.as_deref())
+                        kubeskema::cel::check_rule(&rule, message_expression.as_deref(), field_path.as_deref(), &scope)
                     {
                         failed.push(format!("{}: {}/{}: {rule}: {e:?}", file.display(), crd.name, v.name));
                     }

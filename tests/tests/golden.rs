@@ -131,6 +131,27 @@ mod golden_files_compile {
     #![allow(dead_code)]
     include!(concat!(env!("OUT_DIR"), "/golden.rs"));
 
+    /// Generated code checks rules against the schema's types: a set compares without order.
+    #[test]
+    fn generated_rules_see_set_lists_as_sets() {
+        use cel_environment__cel_example_com_v1::*;
+        use kubeskema::Validate;
+        let route = |tags: serde_json::Value| -> Route {
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "cel.example.com/v1", "kind": "Route", "metadata": {"name": "r"},
+                "spec": {"size": 1, "timeout": "1m", "since": "2024-01-01T00:00:00Z", "memory": "1Mi",
+                         "cidr": "10.0.0.0/8", "link": "https://example.com", "label": "a-b", "version": "1.2.3",
+                         "tags": tags}}))
+            .unwrap()
+        };
+        let old = route(serde_json::json!(["a", "b"]));
+        assert_eq!(old.validate(), vec![]);
+        assert_eq!(route(serde_json::json!(["b", "a"])).validate_update(&old), vec![]);
+        let changed: Vec<String> =
+            route(serde_json::json!(["a", "c"])).validate_update(&old).iter().map(ToString::to_string).collect();
+        assert_eq!(changed, ["spec: Invalid value: \"object\": tags are fixed, in any order"]);
+    }
+
     #[test]
     fn the_demo_widget_reads_and_writes_as_the_apiserver_would() {
         use widgets__example_com_v1::*;

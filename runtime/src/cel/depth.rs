@@ -69,7 +69,7 @@ pub fn tree_depth(expr: &Expression) -> usize {
 }
 
 /// The expressions directly under `e`.
-fn children(e: &Expression) -> Vec<&Expression> {
+pub(crate) fn children(e: &Expression) -> Vec<&Expression> {
     match &e.expr {
         Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => Vec::new(),
         Expr::Select(s) => vec![&s.operand],

@@ -15,7 +15,7 @@
 //! ```
 //! use kubeskema::cel::{Cx, Rule};
 //! use kubeskema::path::Path;
-//! static RULES: [Rule; 1] = [Rule::declared("self.min <= self.max", Some("min above max"), None, None, None, false)];
+//! static RULES: [Rule; 1] = [Rule::declared("self.min <= self.max", Some("min above max"), None, None, None, false, None)];
 //! let spec = kubeskema::serde_json::json!({"min": 3, "max": 1});
 //! let mut cx = Cx::default();
 //! cx.evaluate(&RULES, &Path::root().key("spec"), kubeskema::cel::from_json(&spec), None, None, "object");
@@ -25,6 +25,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, OnceLock};
 
+use cel::common::ast::{Expr, LiteralValue};
 use cel::parser::Expression;
 use cel::{Context, Env, ExecutionError};
 
@@ -33,13 +34,20 @@ pub use cel::Value;
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::path::Path;
 
+pub mod check;
+mod comprehensions;
 pub mod cost;
 mod depth;
+mod functions;
 mod library;
+mod list_kinds;
 pub mod meter;
+pub mod types;
 mod value;
 #[cfg(feature = "dynamic")]
 mod walk;
+
+pub use types::Type;
 
 #[cfg(feature = "dynamic")]
 pub use value::from_json_with;
@@ -57,14 +65,16 @@ pub fn env() -> &'static Arc<Env> {
         env.add_extension(cel::extensions::strings).expect("invariant: the strings extension declares once");
         env.add_extension(cel::extensions::lists).expect("invariant: the lists extension declares once");
         library::register(&mut env).expect("invariant: the Kubernetes libraries declare each overload once");
+        comprehensions::register(&mut env).expect("invariant: the two-variable comprehensions declare once");
+        list_kinds::register(&mut env).expect("invariant: the set and map list functions declare once");
         meter::register(&mut env).expect("invariant: the meter's functions declare once");
         Arc::new(env)
     });
     &ENV
 }
 
-/// Compiles and runs one expression with `self` bound (and nothing else), in [`env()`]: for
-/// trying a rule out, and for tests.
+/// Compiles and runs one expression of any type with `self` bound (as `dyn`, and nothing
+/// else), in [`env()`]: for trying a rule out, and for tests.
 ///
 /// ```
 /// use kubeskema::cel::{Value, eval, from_json};
@@ -72,7 +82,17 @@ pub fn env() -> &'static Arc<Env> {
 /// assert_eq!(v, Ok(Value::Bool(true)));
 /// ```
 pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
-    let compiled = check_rule(source, None, None).map_err(|e| e.join("; "))?;
+    let mut errors = Vec::new();
+    let parsed =
+        compile_one(source, &Scope::untyped(false), Expecting::Any, &mut errors).ok_or_else(|| errors.join("; "))?;
+    let compiled = Compiled {
+        expression: parsed.expression,
+        metered: parsed.metered,
+        message_expression: None,
+        depth: parsed.depth,
+        transition: parsed.reads_old_self,
+        field_path: Vec::new(),
+    };
     let mut cx = Context::with_env(env().clone());
     cx.add_variable_from_value("self", self_value);
     match compiled.run(&compiled.metered, &cx) {
@@ -97,6 +117,12 @@ pub struct Rule {
     pub field_path: Option<Cow<'static, str>>,
     /// `optionalOldSelf`.
     pub optional_old_self: bool,
+    /// The type of `self` the rule is checked against (from the schema), else the one
+    /// `self_type_of` gives (derived code), else `dyn`.
+    pub self_type: Option<Type>,
+    /// The type of `self` from the Rust type (what derived code gives: `Type` cannot be built
+    /// in a `static`).
+    pub self_type_of: Option<fn() -> Type>,
     compiled: OnceLock<Result<Compiled, String>>,
 }
 
@@ -151,6 +177,8 @@ impl Rule {
             reason: None,
             field_path: None,
             optional_old_self: false,
+            self_type: None,
+            self_type_of: None,
             compiled: OnceLock::new(),
         }
     }
@@ -160,7 +188,9 @@ impl Rule {
         Rule { rule: Cow::Owned(rule), ..Rule::new("") }
     }
 
-    /// A rule with every field (usable in a `static`; what derived code writes).
+    /// A rule with every field, checked against `self` of the type `self_type_of` gives
+    /// (`dyn` without it). Usable in a `static`: what derived code writes.
+    #[allow(clippy::too_many_arguments)]
     pub const fn declared(
         rule: &'static str,
         message: Option<&'static str>,
@@ -168,6 +198,7 @@ impl Rule {
         reason: Option<&'static str>,
         field_path: Option<&'static str>,
         optional_old_self: bool,
+        self_type_of: Option<fn() -> Type>,
     ) -> Rule {
         Rule {
             rule: Cow::Borrowed(rule),
@@ -176,6 +207,8 @@ impl Rule {
             reason: borrowed(reason),
             field_path: borrowed(field_path),
             optional_old_self,
+            self_type: None,
+            self_type_of,
             compiled: OnceLock::new(),
         }
     }
@@ -184,7 +217,10 @@ impl Rule {
     pub fn compiled(&self) -> Result<&Compiled, &str> {
         self.compiled
             .get_or_init(|| {
-                check_rule(&self.rule, self.message_expression.as_deref(), self.field_path.as_deref())
+                let self_type = self.self_type.clone().or_else(|| self.self_type_of.map(|f| f()));
+                let scope =
+                    Scope { self_type: self_type.unwrap_or(Type::Dyn), optional_old_self: self.optional_old_self };
+                check_rule(&self.rule, self.message_expression.as_deref(), self.field_path.as_deref(), &scope)
                     .map_err(|errors| errors.join("; "))
             })
             .as_ref()
@@ -215,22 +251,43 @@ const fn borrowed(s: Option<&'static str>) -> Option<Cow<'static, str>> {
     }
 }
 
-/// The variables a rule may name.
-const VARIABLES: &[&str] = &["self", "oldSelf"];
+/// What a rule's variables are: the type of `self` (and of `oldSelf`, the same, or an
+/// optional of it with `optionalOldSelf`).
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// The type of `self`: from the schema ([`types::declare_rule_scope`]), or `dyn` where
+    /// there is none (rules on hand-written types).
+    pub self_type: Type,
+    /// `optionalOldSelf: true`: `oldSelf` is `optional_type(<self's type>)`.
+    pub optional_old_self: bool,
+}
+
+impl Scope {
+    /// `self` as `dyn`: every field selection is checked at run time.
+    pub fn untyped(optional_old_self: bool) -> Scope {
+        Scope { self_type: Type::Dyn, optional_old_self }
+    }
+
+    fn variables(&self) -> [(&'static str, Type); 2] {
+        let old = if self.optional_old_self { Type::optional(self.self_type.clone()) } else { self.self_type.clone() };
+        [("self", self.self_type.clone()), ("oldSelf", old)]
+    }
+}
 
 /// Compiles a rule (and its message expression and field path) as the apiserver does at CRD
-/// time, as far as a parser can: the syntax, the variables (only `self` and `oldSelf`), the
-/// functions (each must exist in [`env()`]), constant regular expressions, and the `fieldPath`
-/// syntax. Every problem is returned, in the apiserver's words where it has them.
+/// time: it parses, it type-checks against `scope` with the 1.36 environment's declarations
+/// (see [`check`]), the rule is a `bool` and the message expression a `string`, constant
+/// arguments are valid, and the `fieldPath` parses. Every problem is returned, in the
+/// apiserver's words.
 pub fn check_rule(
     rule: &str,
     message_expression: Option<&str>,
     field_path: Option<&str>,
+    scope: &Scope,
 ) -> Result<Compiled, Vec<String>> {
     let mut errors = Vec::new();
-    let program = compile_one(rule, &mut errors, "compilation failed");
-    let message_expression =
-        message_expression.and_then(|m| compile_one(m, &mut errors, "messageExpression compilation failed"));
+    let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
+    let message_expression = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
     let field_path = match field_path.map(parse_field_path).transpose() {
         Ok(p) => p.unwrap_or_default(),
         Err(e) => {
@@ -259,9 +316,23 @@ struct Parsed {
     reads_old_self: bool,
 }
 
-/// Compiles one expression and reports, under `what`, what the apiserver would refuse in it.
-/// Parsing and the walks over the tree run on a stack sized for them.
-fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<Parsed> {
+/// Which of a rule's expressions is compiled, and so the type it must have.
+#[derive(Clone, Copy, PartialEq)]
+enum Expecting {
+    Rule,
+    Message,
+    /// Any type ([`eval`]).
+    Any,
+}
+
+/// Compiles one expression and reports what the apiserver would refuse in it. Parsing and
+/// the walks over the tree run on a stack sized for them.
+fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut Vec<String>) -> Option<Parsed> {
+    let what = match expecting {
+        Expecting::Rule => "compilation failed",
+        Expecting::Message => "messageExpression compilation failed",
+        Expecting::Any => "compilation failed",
+    };
     let code_points = source.chars().count();
     if code_points > depth::MAX_CODE_POINTS {
         errors.push(format!(
@@ -271,8 +342,8 @@ fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<Par
         return None;
     }
     let parser = env().parser().max_recursion_depth(depth::MAX_DEPTH as u16);
-    let expression = match depth::parsing(source, || parser.parse(source)) {
-        Ok(e) => e,
+    let (expression, source_info) = match depth::parsing(source, || parser.parse_with_source_info(source)) {
+        Ok(parsed) => parsed,
         Err(e) => {
             let text = e.to_string();
             // The crate's grammar stops at its own recursion limit with a debug dump: say it
@@ -299,182 +370,55 @@ fn compile_one(source: &str, errors: &mut Vec<String>, what: &str) -> Option<Par
         return None;
     }
     depth::with_stack(depth, || {
-        let names = Names::of(&expression);
-        let undeclared = names.unknown.iter().chain(names.free.iter().filter(|n| !VARIABLES.contains(&n.as_str())));
-        for name in undeclared {
-            errors.push(format!("{what}: ERROR: <input>: undeclared reference to '{name}' (in container '')"));
+        let checked = check::check(&expression, &source_info, &scope.variables());
+        if !checked.errors.is_empty() {
+            errors.push(format!("{what}: {}", checked.render(source)));
+            depth::drop_tree(expression);
+            return None;
         }
-        errors.extend(names.bad_patterns.iter().map(|e| format!("{what}: {e}")));
-        let reads_old_self = names.free.iter().any(|n| n == "oldSelf");
-        let metered = meter::instrument(&expression);
-        Some(Parsed { expression, metered, depth, reads_old_self })
+        let wanted = match expecting {
+            Expecting::Rule => Some((Type::Bool, "cel expression must evaluate to a bool")),
+            Expecting::Message => Some((Type::String, "messageExpression must evaluate to a string")),
+            Expecting::Any => None,
+        };
+        if let Some((wanted, refused)) = wanted
+            && checked.result(&expression) != wanted
+        {
+            errors.push(refused.to_owned());
+            depth::drop_tree(expression);
+            return None;
+        }
+        // Constant patterns of `find` and `findAll` are compiled when the program is made.
+        let mut bad_pattern = false;
+        visit(&expression, &mut |e| {
+            if let Expr::Call(call) = &e.expr
+                && matches!(call.func_name.as_str(), "find" | "findAll")
+                && let Some(Expr::Literal(LiteralValue::String(pattern))) = call.args.first().map(|a| &a.expr)
+                && let Err(e) = crate::pattern::compile(pattern.inner())
+            {
+                errors.push(format!("program instantiation failed: {}", e.0));
+                bad_pattern = true;
+            }
+        });
+        if bad_pattern {
+            depth::drop_tree(expression);
+            return None;
+        }
+        // What runs: set and map lists' operators lowered (by the checked types), then
+        // two-variable loops, then the meter's charges.
+        let lowered = comprehensions::two_variables(&list_kinds::lower(&expression, &checked.types));
+        let metered = meter::instrument(&lowered);
+        depth::drop_tree(lowered);
+        Some(Parsed { expression, metered, depth, reads_old_self: checked.references.iter().any(|r| r == "oldSelf") })
     })
 }
 
-/// What one walk over an expression finds.
-#[derive(Default)]
-struct Names {
-    /// Identifiers no comprehension binds (`self`, `oldSelf`, or undeclared ones).
-    free: Vec<String>,
-    /// Functions [`env`] does not have.
-    unknown: Vec<String>,
-    /// Constant patterns of `matches`, `find` and `findAll` that do not compile, in the
-    /// apiserver's words (`invalid matches argument: ...`).
-    bad_patterns: Vec<String>,
-}
-
-impl Names {
-    fn of(expr: &cel::parser::Expression) -> Names {
-        let mut names = Names::default();
-        names.walk(expr, &mut Vec::new());
-        names
+/// Calls `f` on every node of `e`, parents first.
+fn visit(e: &Expression, f: &mut impl FnMut(&Expression)) {
+    f(e);
+    for child in depth::children(e) {
+        visit(child, f);
     }
-
-    fn walk(&mut self, expr: &cel::parser::Expression, bound: &mut Vec<String>) {
-        use cel::common::ast::{EntryExpr, Expr, LiteralValue};
-        match &expr.expr {
-            Expr::Ident(name) => {
-                if !bound.contains(name) && !name.starts_with('@') && !name.starts_with('#') {
-                    self.free.push(name.clone());
-                }
-            }
-            Expr::Select(s) => self.walk(&s.operand, bound),
-            Expr::Call(call) => {
-                // `format.dns1123Label()`, `optional.none()`: a namespace, not a value.
-                if let Some(Expr::Ident(ns)) = call.target.as_deref().map(|t| &t.expr)
-                    && !bound.contains(ns)
-                    && !VARIABLES.contains(&ns.as_str())
-                    && known_function(&format!("{ns}.{}", call.func_name))
-                {
-                    call.args.iter().for_each(|a| self.walk(a, bound));
-                    return;
-                }
-                if !known_function(&call.func_name) {
-                    self.unknown.push(call.func_name.clone());
-                }
-                // Constant patterns must compile, as the parser read them (escapes resolved).
-                if let ("matches" | "find" | "findAll", Some(Expr::Literal(LiteralValue::String(pattern)))) =
-                    (call.func_name.as_str(), call.args.first().map(|a| &a.expr))
-                    && let Err(e) = crate::pattern::compile(pattern.inner())
-                {
-                    let kind = if call.func_name == "matches" { "invalid matches argument" } else { "invalid regex" };
-                    self.bad_patterns.push(format!("{kind}: {}", e.0));
-                }
-                if let Some(t) = &call.target {
-                    self.walk(t, bound);
-                }
-                call.args.iter().for_each(|a| self.walk(a, bound));
-            }
-            Expr::List(l) => l.elements.iter().for_each(|e| self.walk(e, bound)),
-            Expr::Map(m) => {
-                for e in &m.entries {
-                    if let EntryExpr::MapEntry(entry) = &e.expr {
-                        self.walk(&entry.key, bound);
-                        self.walk(&entry.value, bound);
-                    }
-                }
-            }
-            Expr::Struct(st) => {
-                for e in &st.entries {
-                    if let EntryExpr::StructField(f) = &e.expr {
-                        self.walk(&f.value, bound);
-                    }
-                }
-            }
-            Expr::Comprehension(c) => {
-                self.walk(&c.iter_range, bound);
-                self.walk(&c.accu_init, bound);
-                let before = bound.len();
-                bound.push(c.iter_var.clone());
-                bound.extend(c.iter_var2.clone());
-                bound.push(c.accu_var.clone());
-                self.walk(&c.loop_cond, bound);
-                self.walk(&c.loop_step, bound);
-                self.walk(&c.result, bound);
-                bound.truncate(before);
-            }
-            Expr::Literal(_) | Expr::Unspecified => {}
-        }
-    }
-}
-
-/// Whether a function or operator name resolves in [`env`] (or is built into the
-/// interpreter: operators, macros, type conversions).
-fn known_function(name: &str) -> bool {
-    if name.starts_with('_') || name.starts_with('@') || name.starts_with('!') {
-        return true;
-    }
-    const BUILT_IN: &[&str] = &[
-        "has",
-        "all",
-        "exists",
-        "exists_one",
-        "existsOne",
-        "map",
-        "filter",
-        "size",
-        "int",
-        "uint",
-        "double",
-        "string",
-        "bytes",
-        "bool",
-        "type",
-        "dyn",
-        "duration",
-        "timestamp",
-        "matches",
-        "contains",
-        "startsWith",
-        "endsWith",
-        "in",
-        "optional.of",
-        "optional.none",
-        "optional.ofNonZeroValue",
-        "hasValue",
-        "value",
-        "orValue",
-        "or",
-        "optMap",
-        "optFlatMap",
-        "getFullYear",
-        "getMonth",
-        "getDate",
-        "getDayOfMonth",
-        "getDayOfWeek",
-        "getDayOfYear",
-        "getHours",
-        "getMinutes",
-        "getSeconds",
-        "getMilliseconds",
-        "base64.encode",
-        "base64.decode",
-        "max",
-        "min",
-        "sortBy",
-    ];
-    // The strings (v2) and lists (v3) extensions.
-    const EXTENSIONS: &[&str] = &[
-        "charAt",
-        "indexOf",
-        "lastIndexOf",
-        "lowerAscii",
-        "upperAscii",
-        "replace",
-        "split",
-        "substring",
-        "trim",
-        "join",
-        "format",
-        "strings.quote",
-        "reverse",
-        "slice",
-        "flatten",
-        "distinct",
-        "sort",
-        "lists.range",
-    ];
-    BUILT_IN.contains(&name) || EXTENSIONS.contains(&name) || library::NAMES.contains(&name)
 }
 
 /// `fieldPath` (§9.6): `.name` and `['quoted']` steps from the rule's node.
@@ -774,6 +718,8 @@ fn plain(v: &Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),
         Value::UInt(u) => u.to_string(),
+        Value::String(s) => s.to_string(),
+        Value::Bool(b) => b.to_string(),
         other => format!("{other:?}"),
     }
 }

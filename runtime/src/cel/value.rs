@@ -8,6 +8,7 @@ use std::sync::Arc;
 use cel::Value;
 use cel::objects::{Key, Map};
 
+use super::types::Type;
 use crate::{EmptyObject, IntOrString, ObjectMeta};
 
 /// A value as CEL sees it when it is `self` of a rule (or inside one).
@@ -18,32 +19,41 @@ pub trait ToCel {
 
     /// The CEL value.
     fn to_cel(&self) -> Value;
+
+    /// The CEL type rules are checked against (`self` at a node of this type); `dyn`, checked
+    /// at run time, where the Rust type does not say.
+    fn cel_type() -> Type {
+        Type::Dyn
+    }
 }
 
 macro_rules! scalar {
-    ($($t:ty => $schema:literal, |$v:ident| $e:expr;)*) => {$(
+    ($($t:ty => $schema:literal, $cel:expr, |$v:ident| $e:expr;)*) => {$(
         impl ToCel for $t {
             const SCHEMA_TYPE: &'static str = $schema;
             fn to_cel(&self) -> Value {
                 let $v = self;
                 $e
             }
+            fn cel_type() -> Type {
+                $cel
+            }
         }
     )*};
 }
 
 scalar! {
-    String => "string", |s| Value::String(Arc::new(s.clone()));
-    bool => "boolean", |b| Value::Bool(*b);
-    i64 => "integer", |i| Value::Int(*i);
-    i32 => "integer", |i| Value::Int(i64::from(*i));
-    f64 => "number", |f| Value::Float(*f);
-    IntOrString => "", |v| match v {
+    String => "string", Type::String, |s| Value::String(Arc::new(s.clone()));
+    bool => "boolean", Type::Bool, |b| Value::Bool(*b);
+    i64 => "integer", Type::Int, |i| Value::Int(*i);
+    i32 => "integer", Type::Int, |i| Value::Int(i64::from(*i));
+    f64 => "number", Type::Double, |f| Value::Float(*f);
+    IntOrString => "", Type::Dyn, |v| match v {
         IntOrString::Int(i) => Value::Int(*i),
         IntOrString::String(s) => Value::String(Arc::new(s.clone())),
     };
-    serde_json::Value => "", |v| from_json(v);
-    EmptyObject => "object", |_e| object(Vec::new());
+    serde_json::Value => "", Type::Dyn, |v| from_json(v);
+    EmptyObject => "object", super::types::derived_object("object", Vec::new), |_e| object(Vec::new());
 }
 
 impl ToCel for serde_json::Map<String, serde_json::Value> {
@@ -66,12 +76,19 @@ impl ToCel for ObjectMeta {
         }
         object(fields)
     }
+
+    fn cel_type() -> Type {
+        super::types::derived_object("metadata", || vec![("name", Type::String), ("generateName", Type::String)])
+    }
 }
 
 impl<T: ToCel> ToCel for Option<T> {
     const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn to_cel(&self) -> Value {
         self.as_ref().map_or(Value::Null, ToCel::to_cel)
+    }
+    fn cel_type() -> Type {
+        T::cel_type()
     }
 }
 
@@ -80,12 +97,18 @@ impl<T: ToCel> ToCel for Box<T> {
     fn to_cel(&self) -> Value {
         (**self).to_cel()
     }
+    fn cel_type() -> Type {
+        T::cel_type()
+    }
 }
 
 impl<T: ToCel> ToCel for Vec<T> {
     const SCHEMA_TYPE: &'static str = "array";
     fn to_cel(&self) -> Value {
         Value::List(Arc::new(self.iter().map(ToCel::to_cel).collect()))
+    }
+    fn cel_type() -> Type {
+        Type::list(T::cel_type())
     }
 }
 
@@ -96,6 +119,9 @@ impl<T: ToCel> ToCel for BTreeMap<String, T> {
         let map: HashMap<Key, Value> =
             self.iter().map(|(k, v)| (Key::String(Arc::new(k.clone())), v.to_cel())).collect();
         Value::Map(Map { map: Arc::new(map) })
+    }
+    fn cel_type() -> Type {
+        Type::map(Type::String, T::cel_type())
     }
 }
 

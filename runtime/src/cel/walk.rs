@@ -23,7 +23,7 @@ impl SchemaRules {
     /// The rules of `root`.
     pub fn new(root: &Schema) -> SchemaRules {
         let mut out = SchemaRules { rules: HashMap::new(), with_rules: HashSet::new() };
-        out.collect(root);
+        out.collect(root, true);
         out
     }
 
@@ -32,15 +32,18 @@ impl SchemaRules {
         self.with_rules.is_empty()
     }
 
-    fn collect(&mut self, s: &Schema) -> bool {
+    /// `resource_root`: whether `s` is the root of a resource (its rules see `apiVersion`,
+    /// `kind` and `metadata.name`/`generateName`).
+    fn collect(&mut self, s: &Schema, resource_root: bool) -> bool {
         let mut any = !s.validations.is_empty();
         if any {
-            self.rules.insert(s.pointer.clone(), s.validations.iter().map(rule).collect());
+            let self_type = super::types::declare_rule_scope(s, resource_root);
+            self.rules.insert(s.pointer.clone(), s.validations.iter().map(|r| rule(r, self_type.clone())).collect());
         }
         let children: Vec<&Schema> =
             s.properties.values().chain(s.items.as_deref()).chain(s.additional_properties_schema()).collect();
         for child in children {
-            any |= self.collect(child);
+            any |= self.collect(child, child.embedded_resource);
         }
         if any {
             self.with_rules.insert(s.pointer.clone());
@@ -111,9 +114,10 @@ impl SchemaRules {
     }
 }
 
-/// A schema's rule as a [`Rule`].
-fn rule(r: &ValidationRule) -> Rule {
+/// A schema's rule as a [`Rule`], checked against `self_type`.
+fn rule(r: &ValidationRule, self_type: Option<super::Type>) -> Rule {
     Rule {
+        self_type,
         message: r.message.clone().map(Into::into),
         message_expression: r.message_expression.clone().map(Into::into),
         reason: r.reason.clone().map(Into::into),

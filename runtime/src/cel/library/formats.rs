@@ -24,7 +24,7 @@ impl cel::objects::Opaque for NamedFormat {
 macro_rules! formats {
     ($($name:literal),* $(,)?) => {
         /// Every name the library knows.
-        const NAMES: &[&str] = &[$($name),*];
+        pub(crate) const NAMES: &[&str] = &[$($name),*];
 
         fn register_names(env: &mut Env) -> Result<(), DeclarationError> {
             $({

@@ -10,7 +10,7 @@ use cel::common::types::Type;
 use cel::objects::{Opaque, OptionalValue};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-mod formats;
+pub(crate) mod formats;
 mod lists;
 mod net;
 mod quantity;
@@ -95,72 +95,3 @@ fn none() -> Value {
 fn opaque_type(name: &'static str) -> Type {
     Type::new_opaque_type(name)
 }
-
-/// Every function name the Kubernetes libraries declare.
-pub const NAMES: &[&str] = &[
-    "isSorted",
-    "sum",
-    "min",
-    "max",
-    "indexOf",
-    "lastIndexOf",
-    "find",
-    "findAll",
-    "url",
-    "isURL",
-    "getScheme",
-    "getHost",
-    "getHostname",
-    "getPort",
-    "getEscapedPath",
-    "getQuery",
-    "quantity",
-    "isQuantity",
-    "sign",
-    "isInteger",
-    "asInteger",
-    "asApproximateFloat",
-    "add",
-    "sub",
-    "isLessThan",
-    "isGreaterThan",
-    "compareTo",
-    "ip",
-    "isIP",
-    "ip.isCanonical",
-    "family",
-    "isUnspecified",
-    "isLoopback",
-    "isLinkLocalMulticast",
-    "isLinkLocalUnicast",
-    "isGlobalUnicast",
-    "cidr",
-    "isCIDR",
-    "containsIP",
-    "containsCIDR",
-    "masked",
-    "prefixLength",
-    "format.dns1123Label",
-    "format.dns1123Subdomain",
-    "format.dns1035Label",
-    "format.qualifiedName",
-    "format.dns1123LabelPrefix",
-    "format.dns1123SubdomainPrefix",
-    "format.dns1035LabelPrefix",
-    "format.labelValue",
-    "format.uri",
-    "format.uuid",
-    "format.byte",
-    "format.date",
-    "format.datetime",
-    "format.named",
-    "validate",
-    "semver",
-    "isSemver",
-    "major",
-    "minor",
-    "patch",
-    "sets.contains",
-    "sets.equivalent",
-    "sets.intersects",
-];

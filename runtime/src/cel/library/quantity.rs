@@ -101,8 +101,10 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload("quantity", "string_to_quantity", vec![STRING_TYPE], value_fn!(quantity))?;
     env.add_overload("isQuantity", "is_quantity_string", vec![STRING_TYPE], value_fn!(is_quantity))?;
+    // Declared global in the apiserver (its doc comment shows `q.sign()`, which does not
+    // check).
+    env.add_overload("sign", "quantity_sign", vec![opaque_type(TYPE)], value_fn!(sign))?;
     for (name, f) in [
-        ("sign", value_fn!(sign)),
         ("isInteger", value_fn!(is_integer)),
         ("asInteger", value_fn!(as_integer)),
         ("asApproximateFloat", value_fn!(as_approximate_float)),

@@ -1,0 +1,417 @@
+//! CEL types as the checker ([`check`](super::check)) sees them, printed as cel-go prints them
+//! (`list(int)`, `map(string, dyn)`, `optional_type(string)`), and the declaration of a
+//! schema node as the apiserver builds it (`SchemaDeclType`, semantics §9.4): the one place
+//! that turns a schema into the type of `self`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// A CEL type.
+#[derive(Clone, Debug)]
+pub enum Type {
+    /// `dyn`: checked at run time.
+    Dyn,
+    /// The type of an expression that failed to check; assignable to anything, so one
+    /// mistake is reported once.
+    Error,
+    /// `null_type` (printed `null`).
+    Null,
+    /// `bool`.
+    Bool,
+    /// `int` (64 bits).
+    Int,
+    /// `uint` (64 bits).
+    Uint,
+    /// `double`.
+    Double,
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `google.protobuf.Duration` (printed `duration`).
+    Duration,
+    /// `google.protobuf.Timestamp` (printed `timestamp`).
+    Timestamp,
+    /// `list(T)`, with how the schema says it compares and adds (not part of the type: two
+    /// lists of the same element type are the same type).
+    List(Arc<Type>, ListKind),
+    /// `map(K, V)`.
+    Map(Arc<Type>, Arc<Type>),
+    /// An object: a schema object (`selfType0.spec`) or a library's (`kubernetes.URL`).
+    Object(Arc<Object>),
+    /// An opaque type with its parameters: `optional_type(T)`, `net.IP`, `net.CIDR`.
+    Opaque(Arc<str>, Arc<[Type]>),
+    /// `type` (no parameter) or `type(T)`, the type of a type value.
+    Type(Option<Arc<Type>>),
+    /// A type parameter of an overload, or a free type variable while checking.
+    Param(Arc<str>),
+}
+
+/// How a list compares (`==`) and adds (`+`), from `x-kubernetes-list-type` (semantics
+/// §9.4): in order and by appending (`atomic`, or no list type), as a set (order ignored,
+/// `+` a union), or as a map keyed by the items' `x-kubernetes-list-map-keys` (escaped; `+`
+/// merges, the right side's items replacing the left's of the same key).
+#[derive(Clone, Debug, Default)]
+pub enum ListKind {
+    /// In order; `+` appends.
+    #[default]
+    Atomic,
+    /// `x-kubernetes-list-type: set`.
+    Set,
+    /// `x-kubernetes-list-type: map`, with the escaped key property names.
+    Map(Arc<[String]>),
+}
+
+/// An object type: its name and its declared fields (escaped names).
+#[derive(Debug, Default)]
+pub struct Object {
+    /// `selfType0.spec`, `kubernetes.URL`.
+    pub name: String,
+    /// The declared fields by escaped name.
+    pub fields: BTreeMap<String, Type>,
+}
+
+impl Type {
+    /// `list(t)`.
+    pub fn list(t: Type) -> Type {
+        Type::List(Arc::new(t), ListKind::Atomic)
+    }
+
+    /// `map(k, v)`.
+    pub fn map(k: Type, v: Type) -> Type {
+        Type::Map(Arc::new(k), Arc::new(v))
+    }
+
+    /// `optional_type(t)`.
+    pub fn optional(t: Type) -> Type {
+        Type::Opaque("optional_type".into(), Arc::new([t]))
+    }
+
+    /// `type(t)`.
+    pub fn type_of(t: Type) -> Type {
+        Type::Type(Some(Arc::new(t)))
+    }
+
+    /// An object type without fields (the libraries' `kubernetes.URL`, ...).
+    pub fn named_object(name: &str) -> Type {
+        Type::Object(Arc::new(Object { name: name.to_owned(), fields: BTreeMap::new() }))
+    }
+
+    /// The type's parameters (list element, map key and value, opaque parameters).
+    pub fn parameters(&self) -> Vec<&Type> {
+        match self {
+            Type::List(e, _) => vec![e],
+            Type::Map(k, v) => vec![k, v],
+            Type::Opaque(_, ps) => ps.iter().collect(),
+            Type::Type(Some(t)) => vec![t],
+            _ => Vec::new(),
+        }
+    }
+
+    /// `T` of `optional_type(T)`.
+    pub fn optional_value(&self) -> Option<&Type> {
+        match self {
+            Type::Opaque(name, ps) if &**name == "optional_type" => ps.first(),
+            _ => None,
+        }
+    }
+
+    /// `dyn`, or the type of a failed check: anything is assignable to them.
+    pub fn is_dyn_or_error(&self) -> bool {
+        matches!(self, Type::Dyn | Type::Error)
+    }
+
+    /// Kinds compared by cel-go's `Kind()`.
+    pub(crate) fn kind(&self) -> u8 {
+        match self {
+            Type::Dyn => 0,
+            Type::Error => 1,
+            Type::Null => 2,
+            Type::Bool => 3,
+            Type::Int => 4,
+            Type::Uint => 5,
+            Type::Double => 6,
+            Type::String => 7,
+            Type::Bytes => 8,
+            Type::Duration => 9,
+            Type::Timestamp => 10,
+            Type::List(..) => 11,
+            Type::Map(..) => 12,
+            Type::Object(_) => 13,
+            Type::Opaque(..) => 14,
+            Type::Type(_) => 15,
+            Type::Param(_) => 16,
+        }
+    }
+}
+
+/// cel-go's `IsExactType`: the same type, objects and opaque types by name.
+impl PartialEq for Type {
+    fn eq(&self, other: &Type) -> bool {
+        match (self, other) {
+            (Type::List(a, _), Type::List(b, _)) => a == b,
+            (Type::Map(a, b), Type::Map(c, d)) => a == c && b == d,
+            (Type::Object(a), Type::Object(b)) => a.name == b.name,
+            (Type::Opaque(a, p), Type::Opaque(b, q)) => a == b && p == q,
+            (Type::Type(a), Type::Type(b)) => a == b,
+            (Type::Param(a), Type::Param(b)) => a == b,
+            (a, b) => a.kind() == b.kind(),
+        }
+    }
+}
+
+impl Eq for Type {}
+
+/// cel-go's `FormatCELType`.
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Type::Dyn => "dyn",
+            Type::Error => "!error!",
+            Type::Null => "null",
+            Type::Bool => "bool",
+            Type::Int => "int",
+            Type::Uint => "uint",
+            Type::Double => "double",
+            Type::String => "string",
+            Type::Bytes => "bytes",
+            Type::Duration => "duration",
+            Type::Timestamp => "timestamp",
+            Type::List(..) => "list",
+            Type::Map(..) => "map",
+            Type::Object(o) => &o.name,
+            Type::Opaque(name, _) => name,
+            Type::Type(_) => "type",
+            Type::Param(name) => name,
+        };
+        f.write_str(name)?;
+        let params = self.parameters();
+        if !params.is_empty() {
+            f.write_str("(")?;
+            for (i, p) in params.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{p}")?;
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+/// The type rules see at a node of a derived type: `base` (its Rust type's,
+/// [`ToCel::cel_type`](super::ToCel::cel_type)) with the node's `format` (strings become
+/// timestamps, durations or bytes), its elements' format, its `x-kubernetes-list-type` and
+/// map keys, and `int_or_string` (`dyn`).
+pub fn node_type(
+    base: Type,
+    format: Option<&str>,
+    element_format: Option<&str>,
+    list_type: Option<&str>,
+    keys: &[&str],
+    int_or_string: bool,
+) -> Type {
+    if int_or_string {
+        return Type::Dyn;
+    }
+    let formatted = |t: Type, format: Option<&str>| match (t, format) {
+        (Type::String, Some("byte")) => Type::Bytes,
+        (Type::String, Some("duration")) => Type::Duration,
+        (Type::String, Some("date" | "date-time")) => Type::Timestamp,
+        (t, _) => t,
+    };
+    match formatted(base, format) {
+        Type::List(elem, kind) => {
+            let kind = match list_type {
+                Some("set") => ListKind::Set,
+                Some("map") => {
+                    ListKind::Map(keys.iter().map(|k| super::escape(k).unwrap_or_else(|| (*k).to_owned())).collect())
+                }
+                _ => kind,
+            };
+            Type::List(Arc::new(formatted(Type::clone(&elem), element_format)), kind)
+        }
+        Type::Map(k, v) => Type::Map(k, Arc::new(formatted(Type::clone(&v), element_format))),
+        t => t,
+    }
+}
+
+/// The object type of a derived struct named `name`, its fields by JSON name (escaped here;
+/// names that cannot be escaped are left out, as for values). A type that contains itself is
+/// `dyn` below its first level.
+pub fn derived_object(name: &str, fields: impl FnOnce() -> Vec<(&'static str, Type)>) -> Type {
+    thread_local! {
+        static OPEN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if OPEN.with(|open| open.borrow().iter().any(|n| n == name)) {
+        return Type::Dyn;
+    }
+    OPEN.with(|open| open.borrow_mut().push(name.to_owned()));
+    let fields = fields();
+    OPEN.with(|open| open.borrow_mut().pop());
+    let fields = fields.into_iter().filter_map(|(n, t)| Some((super::escape(n)?, t))).collect();
+    Type::Object(Arc::new(Object { name: name.to_owned(), fields }))
+}
+
+/// A type written as cel-go prints it (`list(A)`, `map(K, V)`, `optional_type(T)`,
+/// `kubernetes.URL`): the notation of the function table. One upper-case letter is a type
+/// parameter.
+pub(crate) fn parse(text: &str) -> Type {
+    let text = text.trim();
+    let (name, params) = match text.split_once('(') {
+        Some((name, rest)) => {
+            let inner = rest.strip_suffix(')').expect("invariant: the table's types close their parentheses");
+            (name.trim(), split_params(inner).into_iter().map(parse).collect::<Vec<_>>())
+        }
+        None => (text, Vec::new()),
+    };
+    let one = |i: usize| params.get(i).cloned().expect("invariant: the table's types have their parameters");
+    match name {
+        "dyn" => Type::Dyn,
+        "null" => Type::Null,
+        "bool" => Type::Bool,
+        "int" => Type::Int,
+        "uint" => Type::Uint,
+        "double" => Type::Double,
+        "string" => Type::String,
+        "bytes" => Type::Bytes,
+        "duration" => Type::Duration,
+        "timestamp" => Type::Timestamp,
+        "list" => Type::list(one(0)),
+        "map" => Type::map(one(0), one(1)),
+        "type" if params.is_empty() => Type::Type(None),
+        "type" => Type::type_of(one(0)),
+        "optional_type" | "net.IP" | "net.CIDR" => Type::Opaque(name.into(), params.into()),
+        n if n.len() == 1 && n.chars().all(|c| c.is_ascii_uppercase()) => Type::Param(n.into()),
+        n => Type::named_object(n),
+    }
+}
+
+/// `a, map(b, c), d` split at the top-level commas.
+pub(crate) fn split_params(text: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+#[cfg(feature = "dynamic")]
+pub use schema::{declare, declare_rule_scope};
+
+#[cfg(feature = "dynamic")]
+mod schema {
+    use super::*;
+    use crate::schema::Schema;
+
+    /// The type of `self` for the rules of `s`, as the apiserver declares it (`SchemaDeclType`
+    /// with `isResourceRoot`, then `MaybeAssignTypeName("selfType0")`); `None` when the
+    /// node cannot be declared (the apiserver refuses its rules: `failed to convert to
+    /// declType for CEL validation rules`).
+    pub fn declare_rule_scope(s: &Schema, resource_root: bool) -> Option<Type> {
+        declare(s, resource_root, "selfType0")
+    }
+
+    /// The CEL type of a schema node named `name` (object types are named by their place:
+    /// `selfType0.spec`, list items `.@idx`, map values `.@elem`). `None` for a node rules
+    /// cannot see: no type (preserve-unknown-fields alone), or a list or map of such nodes.
+    pub fn declare(s: &Schema, resource_root: bool, name: &str) -> Option<Type> {
+        if s.int_or_string {
+            return Some(Type::Dyn);
+        }
+        match s.type_str()? {
+            "array" => {
+                let items = s.items.as_deref()?;
+                let kind = match s.list_type.as_deref() {
+                    Some("set") => ListKind::Set,
+                    Some("map") => ListKind::Map(
+                        s.list_map_keys.iter().map(|k| super::super::escape(k).unwrap_or_else(|| k.clone())).collect(),
+                    ),
+                    _ => ListKind::Atomic,
+                };
+                let elem = declare(items, items.embedded_resource, &format!("{name}.@idx"))?;
+                Some(Type::List(Arc::new(elem), kind))
+            }
+            "object" => {
+                if let Some(values) = s.additional_properties_schema() {
+                    let v = declare(values, values.embedded_resource, &format!("{name}.@elem"))?;
+                    return Some(Type::map(Type::String, v));
+                }
+                // `WithTypeAndObjectMeta`: at a resource's root, kind, apiVersion and metadata's
+                // name and generateName are always there; unless the schema declares all
+                // four as strings, they replace what it declares (of metadata, only these two
+                // remain).
+                let resource_root = resource_root && !declares_type_and_object_meta(s);
+                let mut fields = BTreeMap::new();
+                for (prop, child) in &s.properties {
+                    if resource_root && matches!(prop.as_str(), "metadata" | "kind" | "apiVersion") {
+                        continue;
+                    }
+                    let Some(escaped) = super::super::escape(prop) else { continue };
+                    if let Some(t) = declare(child, child.embedded_resource, &format!("{name}.{escaped}")) {
+                        fields.insert(escaped, t);
+                    }
+                }
+                if resource_root {
+                    fields.insert("kind".into(), Type::String);
+                    fields.insert("apiVersion".into(), Type::String);
+                    let meta = Object {
+                        name: format!("{name}.metadata"),
+                        fields: [("name".to_owned(), Type::String), ("generateName".to_owned(), Type::String)].into(),
+                    };
+                    fields.insert("metadata".into(), Type::Object(Arc::new(meta)));
+                }
+                Some(Type::Object(Arc::new(Object { name: name.to_owned(), fields })))
+            }
+            "string" => Some(match s.format.as_deref() {
+                Some("byte") => Type::Bytes,
+                Some("duration") => Type::Duration,
+                Some("date" | "date-time") => Type::Timestamp,
+                _ => Type::String,
+            }),
+            "boolean" => Some(Type::Bool),
+            "number" => Some(Type::Double),
+            "integer" => Some(Type::Int),
+            _ => None,
+        }
+    }
+
+    /// Whether `s` declares `kind`, `apiVersion`, `metadata.name` and `metadata.generateName`
+    /// as strings (the apiserver then keeps its own declarations).
+    fn declares_type_and_object_meta(s: &Schema) -> bool {
+        let string = |s: Option<&Schema>| s.and_then(Schema::type_str) == Some("string");
+        let meta = s.properties.get("metadata");
+        string(s.properties.get("kind"))
+            && string(s.properties.get("apiVersion"))
+            && meta.and_then(Schema::type_str) == Some("object")
+            && string(meta.and_then(|m| m.properties.get("name")))
+            && string(meta.and_then(|m| m.properties.get("generateName")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_print_as_cel_go_prints_them() {
+        for text in
+            ["int", "list(string)", "map(string, list(A))", "optional_type(kubernetes.URL)", "type(int)", "net.IP"]
+        {
+            assert_eq!(parse(text).to_string(), text);
+        }
+        assert_eq!(Type::Null.to_string(), "null");
+        assert_eq!(Type::Type(None).to_string(), "type");
+    }
+}
