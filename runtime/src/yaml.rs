@@ -882,7 +882,7 @@ mod tests {
                 assert_eq!(d.key_position(&format!("/k{i}")).map(|p| p.line), Some(i + 1));
             }
         });
-        assert!(ratio < 15.0, "10x the keys took {ratio:.1}x the time");
+        assert!(ratio < crate::__private::LINEAR_GROWTH, "10x the keys took {ratio:.1}x the time");
     }
 
     #[test]
