@@ -28,7 +28,8 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 let t = node_type(&f.attrs, f.value_ty);
                 quote!((#json, #t))
             });
-            let cel_type = quote!(#cel::types::derived_object(#name, || ::std::vec![#(#typed),*]));
+            let resource = c.attrs.flag("embedded_resource") || c.attrs.get("resource").is_some();
+            let cel_type = quote!(#cel::types::derived_object(#name, #resource, || ::std::vec![#(#typed),*]));
             let entries = fields.iter().filter_map(|f| {
                 let name = &f.json_name;
                 let access = access(f, &quote!(self))?;

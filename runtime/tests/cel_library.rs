@@ -240,6 +240,8 @@ fn standard_library_and_optionals() {
     yes("{'a': 1}.?a.orValue(0) == 1");
     yes("{'a': 1}.?b.orValue(0) == 0");
     yes("[1, 2].exists_one(x, x == 2)");
+    yes("int(duration('1s')) == 1000000000 && duration(1000) == duration('1us')");
+    yes("timestamp(1) == timestamp('1970-01-01T00:00:01Z') && int(timestamp('1970-01-01T00:00:02Z')) == 2");
     yes("optional.of(2).optMap(x, x * 2).value() == 4 && !optional.none().optMap(x, x).hasValue()");
     yes("optional.of(2).optFlatMap(x, optional.of(x + 1)).value() == 3");
     yes("[1, 2].map(x, x * 2) == [2, 4]");

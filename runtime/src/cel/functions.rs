@@ -197,6 +197,7 @@ const STANDARD: &[&str] = &[
     "bool(string) -> bool",
     "duration(duration) -> duration",
     "duration(string) -> duration",
+    "duration(int) -> duration",
     "timestamp(timestamp) -> timestamp",
     "timestamp(string) -> timestamp",
     "timestamp(int) -> timestamp",

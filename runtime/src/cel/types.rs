@@ -239,9 +239,11 @@ pub fn node_type(
 }
 
 /// The object type of a derived struct named `name`, its fields by JSON name (escaped here;
-/// names that cannot be escaped are left out, as for values). A type that contains itself is
+/// names that cannot be escaped are left out, as for values). At a resource's root
+/// (`resource`: a resource or an embedded one) `kind`, `apiVersion` and `metadata`'s name and
+/// generateName are always there, as `declare` has them. A type that contains itself is
 /// `dyn` below its first level.
-pub fn derived_object(name: &str, fields: impl FnOnce() -> Vec<(&'static str, Type)>) -> Type {
+pub fn derived_object(name: &str, resource: bool, fields: impl FnOnce() -> Vec<(&'static str, Type)>) -> Type {
     thread_local! {
         static OPEN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -251,8 +253,28 @@ pub fn derived_object(name: &str, fields: impl FnOnce() -> Vec<(&'static str, Ty
     OPEN.with(|open| open.borrow_mut().push(name.to_owned()));
     let fields = fields();
     OPEN.with(|open| open.borrow_mut().pop());
-    let fields = fields.into_iter().filter_map(|(n, t)| Some((super::escape(n)?, t))).collect();
+    let mut fields: BTreeMap<String, Type> =
+        fields.into_iter().filter_map(|(n, t)| Some((super::escape(n)?, t))).collect();
+    if resource {
+        let meta = object_meta(format!("{name}.metadata"));
+        let declared = |f: &str| fields.get(f).is_some_and(|t| *t == Type::String);
+        let meta_declared = match fields.get("metadata") {
+            Some(Type::Object(m)) => ["name", "generateName"].iter().all(|f| m.fields.get(*f) == Some(&Type::String)),
+            _ => false,
+        };
+        if !(declared("kind") && declared("apiVersion") && meta_declared) {
+            fields.insert("kind".into(), Type::String);
+            fields.insert("apiVersion".into(), Type::String);
+            fields.insert("metadata".into(), meta);
+        }
+    }
     Type::Object(Arc::new(Object { name: name.to_owned(), fields }))
+}
+
+/// A resource's `metadata` as rules see it: `name` and `generateName`.
+pub fn object_meta(name: String) -> Type {
+    let fields = [("name".to_owned(), Type::String), ("generateName".to_owned(), Type::String)].into();
+    Type::Object(Arc::new(Object { name, fields }))
 }
 
 /// A type written as cel-go prints it (`list(A)`, `map(K, V)`, `optional_type(T)`,
@@ -366,11 +388,7 @@ mod schema {
                 if resource_root {
                     fields.insert("kind".into(), Type::String);
                     fields.insert("apiVersion".into(), Type::String);
-                    let meta = Object {
-                        name: format!("{name}.metadata"),
-                        fields: [("name".to_owned(), Type::String), ("generateName".to_owned(), Type::String)].into(),
-                    };
-                    fields.insert("metadata".into(), Type::Object(Arc::new(meta)));
+                    fields.insert("metadata".into(), super::object_meta(format!("{name}.metadata")));
                 }
                 Some(Type::Object(Arc::new(Object { name: name.to_owned(), fields })))
             }
@@ -413,5 +431,17 @@ mod tests {
         }
         assert_eq!(Type::Null.to_string(), "null");
         assert_eq!(Type::Type(None).to_string(), "type");
+    }
+
+    /// A derived resource (or embedded one) shows rules kind, apiVersion and metadata's name
+    /// and generateName even where its struct does not declare them, as the apiserver's
+    /// declaration does.
+    #[test]
+    fn derived_resources_see_type_and_object_meta() {
+        let Type::Object(o) = derived_object("Template", true, || vec![("spec", Type::Int)]) else { panic!() };
+        assert_eq!(o.fields.keys().collect::<Vec<_>>(), ["apiVersion", "kind", "metadata", "spec"]);
+        assert_eq!(o.fields["metadata"].to_string(), "Template.metadata");
+        let Type::Object(o) = derived_object("Plain", false, || vec![("spec", Type::Int)]) else { panic!() };
+        assert_eq!(o.fields.keys().collect::<Vec<_>>(), ["spec"]);
     }
 }

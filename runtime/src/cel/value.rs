@@ -53,7 +53,7 @@ scalar! {
         IntOrString::String(s) => Value::String(Arc::new(s.clone())),
     };
     serde_json::Value => "", Type::Dyn, |v| from_json(v);
-    EmptyObject => "object", super::types::derived_object("object", Vec::new), |_e| object(Vec::new());
+    EmptyObject => "object", super::types::derived_object("object", false, Vec::new), |_e| object(Vec::new());
 }
 
 impl ToCel for serde_json::Map<String, serde_json::Value> {
@@ -78,7 +78,7 @@ impl ToCel for ObjectMeta {
     }
 
     fn cel_type() -> Type {
-        super::types::derived_object("metadata", || vec![("name", Type::String), ("generateName", Type::String)])
+        super::types::object_meta("metadata".to_owned())
     }
 }
 

@@ -48,7 +48,26 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     formats::register(env)?;
     semver::register(env)?;
     sets::register(env)?;
+    // Conversions of cel-go's standard library that the `cel` crate lacks.
+    env.add_overload("int", "duration_to_int64", vec![cel::common::types::DURATION_TYPE], value_fn!(duration_to_int))?;
+    env.add_overload("duration", "int64_to_duration", vec![cel::common::types::INT_TYPE], value_fn!(int_to_duration))?;
     Ok(())
+}
+
+/// `int(duration)`: its nanoseconds.
+fn duration_to_int(args: &[Value]) -> Outcome {
+    match args.first() {
+        Some(Value::Duration(d)) => d.num_nanoseconds().map(Value::Int).ok_or_else(|| error("int", "integer overflow")),
+        _ => Err(error("int", "expected a duration")),
+    }
+}
+
+/// `duration(int)`: that many nanoseconds.
+fn int_to_duration(args: &[Value]) -> Outcome {
+    match args.first() {
+        Some(Value::Int(n)) => Ok(Value::Duration(chrono::Duration::nanoseconds(*n))),
+        _ => Err(error("duration", "expected an int")),
+    }
 }
 
 /// A function's own error, as cel-go words them (`<function>: <message>` is cel's form).
