@@ -758,7 +758,6 @@ fn validate_literals(
 #[cfg(test)]
 mod tests {
     use super::super::{Scope, check_rule};
-    use super::*;
 
     /// The checker's message for `rule` with `self` of type `self_type` (a cel-go signature).
     fn refused(rule: &str, self_type: &str) -> String {
