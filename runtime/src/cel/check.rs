@@ -1,6 +1,6 @@
 //! The type checker: cel-go's `checker` over the `cel` crate's parsed tree, with the
-//! declarations of [`functions`](super::functions) and the type of `self` from
-//! [`types`](super::types). It gives each expression its type and reports, in cel-go's words
+//! declarations of the 1.36 environment's functions (module `functions`) and the type of
+//! `self` from [`types`](super::types). It gives each expression its type and reports, in cel-go's words
 //! and at cel-go's places, what the apiserver refuses at CRD time: undeclared references,
 //! undefined fields, calls no overload accepts, and then (the 1.29 AST validators) mixed
 //! list and map literals and constant `duration`/`timestamp`/`matches` arguments that do not
@@ -95,8 +95,8 @@ fn line_column(source: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Checks `expr` with the variables `vars` (besides the type identifiers every expression
-/// sees). It recurses as deep as the tree: call it on a stack sized for that
-/// ([`depth::with_stack`](super::depth::with_stack)).
+/// sees). It recurses as deep as the tree: [`check_rule`](super::check_rule) calls it on a
+/// stack sized for that.
 pub fn check(expr: &IdedExpr, source: &SourceInfo, vars: &[(&str, Type)]) -> Checked {
     let mut c = Checker {
         source,

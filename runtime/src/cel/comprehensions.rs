@@ -16,6 +16,7 @@ use cel::objects::{Key, Map};
 use cel::parser::{Macro, MacroExprHelper, ParseError};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
+use super::depth;
 use super::library::value_fn;
 
 const RESULT: &str = "@result";
@@ -268,7 +269,7 @@ fn rewrite(e: &mut IdedExpr) {
             }
         }
     }
-    for child in children_mut(e) {
+    for child in depth::children_mut(e) {
         rewrite(child);
     }
 }
@@ -295,40 +296,9 @@ fn substitute(e: &mut IdedExpr, name: &str, pair: &str, index: i64) {
             }
         }
         _ => {
-            for child in children_mut(e) {
+            for child in depth::children_mut(e) {
                 substitute(child, name, pair, index);
             }
-        }
-    }
-}
-
-/// The expressions directly under `e`, to rewrite.
-pub(crate) fn children_mut(e: &mut IdedExpr) -> Vec<&mut IdedExpr> {
-    use cel::common::ast::EntryExpr;
-    match &mut e.expr {
-        Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => Vec::new(),
-        Expr::Select(s) => vec![&mut *s.operand],
-        Expr::Call(c) => c.target.as_deref_mut().into_iter().chain(c.args.iter_mut()).collect(),
-        Expr::List(l) => l.elements.iter_mut().collect(),
-        Expr::Map(m) => m
-            .entries
-            .iter_mut()
-            .flat_map(|entry| match &mut entry.expr {
-                EntryExpr::MapEntry(e) => vec![&mut e.key, &mut e.value],
-                EntryExpr::StructField(f) => vec![&mut f.value],
-            })
-            .collect(),
-        Expr::Struct(s) => s
-            .entries
-            .iter_mut()
-            .filter_map(|entry| match &mut entry.expr {
-                EntryExpr::StructField(f) => Some(&mut f.value),
-                EntryExpr::MapEntry(_) => None,
-            })
-            .collect(),
-        Expr::Comprehension(c) => {
-            let c = &mut **c;
-            vec![&mut c.iter_range, &mut c.accu_init, &mut c.loop_cond, &mut c.loop_step, &mut c.result]
         }
     }
 }

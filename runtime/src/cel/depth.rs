@@ -95,6 +95,36 @@ pub(crate) fn children(e: &Expression) -> Vec<&Expression> {
     }
 }
 
+/// The expressions directly under `e`, mutable: what the rewrites before a rule runs walk.
+pub(crate) fn children_mut(e: &mut Expression) -> Vec<&mut Expression> {
+    match &mut e.expr {
+        Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => Vec::new(),
+        Expr::Select(s) => vec![&mut *s.operand],
+        Expr::Call(c) => c.target.as_deref_mut().into_iter().chain(c.args.iter_mut()).collect(),
+        Expr::List(l) => l.elements.iter_mut().collect(),
+        Expr::Map(m) => m
+            .entries
+            .iter_mut()
+            .flat_map(|entry| match &mut entry.expr {
+                EntryExpr::MapEntry(e) => vec![&mut e.key, &mut e.value],
+                EntryExpr::StructField(f) => vec![&mut f.value],
+            })
+            .collect(),
+        Expr::Struct(s) => s
+            .entries
+            .iter_mut()
+            .filter_map(|entry| match &mut entry.expr {
+                EntryExpr::StructField(f) => Some(&mut f.value),
+                EntryExpr::MapEntry(_) => None,
+            })
+            .collect(),
+        Expr::Comprehension(c) => {
+            let c = &mut **c;
+            vec![&mut c.iter_range, &mut c.accu_init, &mut c.loop_cond, &mut c.loop_step, &mut c.result]
+        }
+    }
+}
+
 /// Drops an expression tree without recursion (a derived drop recurses as deep as the tree,
 /// and a chain of many operators parses into a very deep one).
 pub fn drop_tree(expr: Expression) {

@@ -50,7 +50,7 @@ pub fn lower(e: &IdedExpr, types: &HashMap<u64, Type>) -> IdedExpr {
 }
 
 fn rewrite(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
-    for child in super::comprehensions::children_mut(e) {
+    for child in super::depth::children_mut(e) {
         rewrite(child, types);
     }
     let Expr::Call(call) = &mut e.expr else { return };

@@ -117,13 +117,19 @@ pub struct Rule {
     pub field_path: Option<Cow<'static, str>>,
     /// `optionalOldSelf`.
     pub optional_old_self: bool,
-    /// The type of `self` the rule is checked against (from the schema), else the one
-    /// `self_type_of` gives (derived code), else `dyn`.
-    pub self_type: Option<Type>,
-    /// The type of `self` from the Rust type (what derived code gives: `Type` cannot be built
-    /// in a `static`).
-    pub self_type_of: Option<fn() -> Type>,
+    /// The type of `self` the rule is checked against; `dyn` when `None`.
+    pub self_type: Option<SelfType>,
     compiled: OnceLock<Result<Compiled, String>>,
+}
+
+/// Where the type of a rule's `self` comes from.
+#[derive(Clone, Debug)]
+pub enum SelfType {
+    /// Declared from the schema ([`types::declare_rule_scope`], feature `dynamic`).
+    Declared(Type),
+    /// Given by the derived Rust type ([`ToCel::cel_type`]): a function, as a `Type` cannot
+    /// be built in a `static`.
+    Derived(fn() -> Type),
 }
 
 /// A rule's programs.
@@ -178,7 +184,6 @@ impl Rule {
             field_path: None,
             optional_old_self: false,
             self_type: None,
-            self_type_of: None,
             compiled: OnceLock::new(),
         }
     }
@@ -189,7 +194,8 @@ impl Rule {
     }
 
     /// A rule with every field, checked against `self` of the type `self_type_of` gives
-    /// (`dyn` without it). Usable in a `static`: what derived code writes.
+    /// ([`SelfType::Derived`]; `dyn` without it). Usable in a `static`: what derived code
+    /// writes.
     #[allow(clippy::too_many_arguments)]
     pub const fn declared(
         rule: &'static str,
@@ -207,8 +213,10 @@ impl Rule {
             reason: borrowed(reason),
             field_path: borrowed(field_path),
             optional_old_self,
-            self_type: None,
-            self_type_of,
+            self_type: match self_type_of {
+                Some(of) => Some(SelfType::Derived(of)),
+                None => None,
+            },
             compiled: OnceLock::new(),
         }
     }
@@ -217,9 +225,12 @@ impl Rule {
     pub fn compiled(&self) -> Result<&Compiled, &str> {
         self.compiled
             .get_or_init(|| {
-                let self_type = self.self_type.clone().or_else(|| self.self_type_of.map(|f| f()));
-                let scope =
-                    Scope { self_type: self_type.unwrap_or(Type::Dyn), optional_old_self: self.optional_old_self };
+                let self_type = match &self.self_type {
+                    Some(SelfType::Declared(t)) => t.clone(),
+                    Some(SelfType::Derived(of)) => of(),
+                    None => Type::Dyn,
+                };
+                let scope = Scope { self_type, optional_old_self: self.optional_old_self };
                 check_rule(&self.rule, self.message_expression.as_deref(), self.field_path.as_deref(), &scope)
                     .map_err(|errors| errors.join("; "))
             })

@@ -117,7 +117,7 @@ impl SchemaRules {
 /// A schema's rule as a [`Rule`], checked against `self_type`.
 fn rule(r: &ValidationRule, self_type: Option<super::Type>) -> Rule {
     Rule {
-        self_type,
+        self_type: self_type.map(super::SelfType::Declared),
         message: r.message.clone().map(Into::into),
         message_expression: r.message_expression.clone().map(Into::into),
         reason: r.reason.clone().map(Into::into),
