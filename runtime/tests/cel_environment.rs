@@ -155,6 +155,31 @@ fn optionals() {
     holds("[?optional.none(), ?optional.of(1)] == [1]", base());
 }
 
+/// The runtime errors the environment's features raise, as the apiserver words the issue.
+#[test]
+fn runtime_errors_of_the_features() {
+    let error = |rule: &'static str, value: Value| {
+        let issues = check(rule, value, None);
+        assert_eq!(issues.len(), 1, "{rule}: {issues:?}");
+        issues[0].clone()
+    };
+    // An absent field read through an optional is none; `value()` of none is an error.
+    assert_eq!(
+        error("self.?name.value() == 'x'", json!({})),
+        ": Invalid value: \"object\": optional.none() dereference evaluating rule: self.?name.value() == 'x'"
+    );
+    // A present field read plainly when absent: no such key, in a two-variable loop too.
+    assert_eq!(
+        error("self.counts.all(k, v, self.counts[k + 'x'] > 0)", base()),
+        ": Invalid value: \"object\": no such key: ax evaluating rule: self.counts.all(k, v, self.counts[k + 'x'] > 0)"
+    );
+    // `int` of a string that is not a number inside a transform.
+    assert_eq!(
+        error("self.tags.transformList(i, t, int(t)).size() == 2", base()),
+        ": Invalid value: \"object\": type conversion error from 'string' to 'int' evaluating rule: self.tags.transformList(i, t, int(t)).size() == 2"
+    );
+}
+
 #[test]
 fn matches_is_re2() {
     // `\d` is ASCII in RE2: an Arabic-Indic digit is not one.
