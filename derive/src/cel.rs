@@ -260,19 +260,25 @@ fn rules_check(
 /// its list type and int-or-string applied to the Rust type's.
 fn node_type(attrs: &Attrs, ty: &Type) -> TokenStream {
     let cel = quote!(::kubeskema::cel);
+    let base = quote!(<#ty as #cel::ToCel>::cel_type());
+    let element_format = ["items", "values"].iter().find_map(|key| match attrs.get(key) {
+        Some(Item::Nested(n)) => n.str("format"),
+        _ => None,
+    });
+    let (format, list_type) = (attrs.str("format"), attrs.str("list_type"));
+    let int_or_string = attrs.flag("int_or_string");
+    // Most fields are their Rust type's: no call to adjust it (generated crates have
+    // thousands of fields, and this is expanded for each).
+    if format.is_none() && element_format.is_none() && list_type.is_none() && !int_or_string {
+        return base;
+    }
     let opt = |s: Option<&syn::LitStr>| match s {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     };
-    let format = opt(attrs.str("format"));
-    let element_format = opt(["items", "values"].iter().find_map(|key| match attrs.get(key) {
-        Some(Item::Nested(n)) => n.str("format"),
-        _ => None,
-    }));
-    let list_type = opt(attrs.str("list_type"));
+    let (format, element_format, list_type) = (opt(format), opt(element_format), opt(list_type));
     let keys = list_map_keys(attrs).unwrap_or_default();
-    let int_or_string = attrs.flag("int_or_string");
-    quote!(#cel::types::node_type(<#ty as #cel::ToCel>::cel_type(), #format, #element_format, #list_type, &[#(#keys),*], #int_or_string))
+    quote!(#cel::types::node_type(#base, #format, #element_format, #list_type, &[#(#keys),*], #int_or_string))
 }
 
 /// The CEL value of `v` at a node with `attrs`: its own format is applied by `evaluate`;

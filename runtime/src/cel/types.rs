@@ -243,7 +243,7 @@ pub fn node_type(
 /// (`resource`: a resource or an embedded one) `kind`, `apiVersion` and `metadata`'s name and
 /// generateName are always there, as `declare` has them. A type that contains itself is
 /// `dyn` below its first level.
-pub fn derived_object(name: &str, resource: bool, fields: impl FnOnce() -> Vec<(&'static str, Type)>) -> Type {
+pub fn derived_object(name: &str, resource: bool, fields: fn() -> Vec<(&'static str, Type)>) -> Type {
     thread_local! {
         static OPEN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
     }
