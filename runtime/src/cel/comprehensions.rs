@@ -243,15 +243,9 @@ fn pairs(args: &[Value]) -> Result<Value, ExecutionError> {
     Ok(Value::List(Arc::new(out)))
 }
 
-/// `e` with every two-variable comprehension turned into a one-variable one over
+/// Turns every two-variable comprehension in `e` into a one-variable one over
 /// `@pairs(range)`, the two variables read from the pair (`@it<id>[0]`, `@it<id>[1]`).
-pub fn two_variables(e: &IdedExpr) -> IdedExpr {
-    let mut out = e.clone();
-    rewrite(&mut out);
-    out
-}
-
-fn rewrite(e: &mut IdedExpr) {
+pub fn two_variables(e: &mut IdedExpr) {
     if let Expr::Comprehension(c) = &mut e.expr
         && let Some(v2) = c.iter_var2.take()
     {
@@ -270,7 +264,7 @@ fn rewrite(e: &mut IdedExpr) {
         }
     }
     for child in depth::children_mut(e) {
-        rewrite(child);
+        two_variables(child);
     }
 }
 

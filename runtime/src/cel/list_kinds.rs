@@ -41,17 +41,11 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     Ok(())
 }
 
-/// `e` with the set and map lists' `==`, `!=` and `+` made calls of their own functions;
+/// Makes the set and map lists' `==`, `!=` and `+` in `e` calls of their own functions;
 /// `types` are the checker's, by node id.
-pub fn lower(e: &IdedExpr, types: &HashMap<u64, Type>) -> IdedExpr {
-    let mut out = e.clone();
-    rewrite(&mut out, types);
-    out
-}
-
-fn rewrite(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
+pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     for child in super::depth::children_mut(e) {
-        rewrite(child, types);
+        lower(child, types);
     }
     let Expr::Call(call) = &mut e.expr else { return };
     let (name, negate) = match call.func_name.as_str() {

@@ -417,7 +417,9 @@ fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut V
         }
         // What runs: set and map lists' operators lowered (by the checked types), then
         // two-variable loops, then the meter's charges.
-        let lowered = comprehensions::two_variables(&list_kinds::lower(&expression, &checked.types));
+        let mut lowered = expression.clone();
+        list_kinds::lower(&mut lowered, &checked.types);
+        comprehensions::two_variables(&mut lowered);
         let metered = meter::instrument(&lowered);
         depth::drop_tree(lowered);
         Some(Parsed { expression, metered, depth, reads_old_self: checked.references.iter().any(|r| r == "oldSelf") })

@@ -63,6 +63,20 @@ pub enum ListKind {
     Map(Arc<[String]>),
 }
 
+impl ListKind {
+    /// The kind an `x-kubernetes-list-type` names, with the list-map keys escaped as the
+    /// apiserver escapes them (a key that cannot be escaped is kept as written).
+    pub fn of(list_type: &str, keys: &[impl AsRef<str>]) -> ListKind {
+        match list_type {
+            "set" => ListKind::Set,
+            "map" => ListKind::Map(
+                keys.iter().map(|k| super::escape(k.as_ref()).unwrap_or_else(|| k.as_ref().to_owned())).collect(),
+            ),
+            _ => ListKind::Atomic,
+        }
+    }
+}
+
 /// An object type: its name and its declared fields (escaped names).
 #[derive(Debug, Default)]
 pub struct Object {
@@ -225,11 +239,8 @@ pub fn node_type(
     match formatted(base, format) {
         Type::List(elem, kind) => {
             let kind = match list_type {
-                Some("set") => ListKind::Set,
-                Some("map") => {
-                    ListKind::Map(keys.iter().map(|k| super::escape(k).unwrap_or_else(|| (*k).to_owned())).collect())
-                }
-                _ => kind,
+                Some(list_type) => ListKind::of(list_type, keys),
+                None => kind,
             };
             Type::List(Arc::new(formatted(Type::clone(&elem), element_format)), kind)
         }
@@ -356,11 +367,8 @@ mod schema {
             "array" => {
                 let items = s.items.as_deref()?;
                 let kind = match s.list_type.as_deref() {
-                    Some("set") => ListKind::Set,
-                    Some("map") => ListKind::Map(
-                        s.list_map_keys.iter().map(|k| super::super::escape(k).unwrap_or_else(|| k.clone())).collect(),
-                    ),
-                    _ => ListKind::Atomic,
+                    Some(list_type) => ListKind::of(list_type, &s.list_map_keys),
+                    None => ListKind::Atomic,
                 };
                 let elem = declare(items, items.embedded_resource, &format!("{name}.@idx"))?;
                 Some(Type::List(Arc::new(elem), kind))
