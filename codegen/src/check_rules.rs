@@ -57,9 +57,17 @@ impl Walk<'_> {
     fn node(&mut self, s: &Schema, p: &str, correlatable: bool, cardinality: Option<u64>, resource_root: bool) {
         // Under an unbounded list or map, as many values as a request can hold (§9.8).
         let times = cardinality.unwrap_or(cost::MAX_REQUEST_BYTES / (cost::min_serialized(Some(s)) + 1));
+        // A node the apiserver cannot declare fails its rules with an internal error; checking
+        // them untyped says more.
+        let self_type = if s.validations.is_empty() {
+            Type::Dyn
+        } else {
+            types::declare_rule_scope(s, resource_root).unwrap_or(Type::Dyn)
+        };
         for (i, rule) in s.validations.iter().enumerate() {
             self.rule(
                 s,
+                &self_type,
                 rule,
                 &format!("{p}.x-kubernetes-validations[{i}]"),
                 &format!("{}/x-kubernetes-validations/{i}", s.pointer),
@@ -86,6 +94,7 @@ impl Walk<'_> {
     fn rule(
         &mut self,
         s: &Schema,
+        self_type: &Type,
         rule: &ValidationRule,
         p: &str,
         pointer: &str,
@@ -100,12 +109,7 @@ impl Walk<'_> {
         let shown = BadValue::Json(go_rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
-        let scope = Scope {
-            // A node the apiserver cannot declare fails its rules with an internal error;
-            // checking them untyped says more.
-            self_type: types::declare_rule_scope(s, resource_root).unwrap_or(Type::Dyn),
-            optional_old_self: rule.optional_old_self == Some(true),
-        };
+        let scope = Scope { self_type: self_type.clone(), optional_old_self: rule.optional_old_self == Some(true) };
         let compiled = match kubeskema::cel::check_rule(
             &rule.rule,
             rule.message_expression.as_deref(),
