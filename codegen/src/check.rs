@@ -1516,4 +1516,49 @@ mod tests {
             assert!(found.contains(&expected), "missing {expected:?} in {found:#?}");
         }
     }
+
+    /// Fourteen lists of unbounded strings, `maxItems` 18 to 31, each item with a rule the
+    /// apiserver estimates at 314,574 (`self.contains('abc')`): each rule times its list's
+    /// bound stays under the per-rule limit, all of them together do not (107,898,882), and
+    /// the four dearest are named, as `TotalCost` names them.
+    #[test]
+    fn the_schema_wide_cost_limit_names_the_dearest_rules() {
+        let lists: serde_json::Map<String, serde_json::Value> = (18..=31u64)
+            .map(|n| {
+                let items = json!({"type": "string", "x-kubernetes-validations": [{"rule": "self.contains('abc')"}]});
+                (format!("l{n}"), json!({"type": "array", "maxItems": n, "items": items}))
+            })
+            .collect();
+        let found = findings(json!({"type": "object", "properties": lists}));
+        let base = "spec.validation.openAPIV3Schema";
+        let mut want: Vec<String> = (28..=31)
+            .map(|n| format!("{base}.properties[l{n}].items.x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
+            .collect();
+        want.push(format!("{base}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.078989x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"));
+        let mut found: Vec<String> = found.into_iter().filter(|f| f.contains("Forbidden")).collect();
+        found.sort();
+        want.sort();
+        assert_eq!(found, want);
+    }
+
+    /// A messageExpression's estimate is held to the per-rule limit without the node's
+    /// cardinality (`apiextensions` validation_test: eight unbounded strings added up are
+    /// over it), and counts toward the schema-wide total.
+    #[test]
+    fn message_expressions_are_held_to_the_cost_limit() {
+        let message = |terms: usize| (0..terms).map(|i| format!("self[{i}]")).collect::<Vec<_>>().join(" + ");
+        let schema = |terms: usize| {
+            json!({"type": "object", "properties": {"f": {"type": "array", "items": {"type": "string"},
+                "x-kubernetes-validations": [{"rule": "true", "messageExpression": message(terms)}]}}})
+        };
+        let over = findings(schema(8));
+        let field = "spec.validation.openAPIV3Schema.properties[f].x-kubernetes-validations[0].messageExpression";
+        assert!(
+            over.iter().any(|f| f.starts_with(&format!(
+                "{field}: Forbidden: estimated messageExpression cost exceeds budget by factor of "
+            ))),
+            "{over:#?}"
+        );
+        assert!(findings(schema(6)).iter().all(|f| !f.contains("Forbidden")));
+    }
 }

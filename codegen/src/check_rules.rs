@@ -5,8 +5,8 @@
 //! times its node's cardinality stays under the per-rule limit, and all of them together under
 //! the schema-wide limit.
 
-use kubeskema::cel::cost::{self, Shape};
-use kubeskema::cel::{Scope, Type, types};
+use kubeskema::cel::cost;
+use kubeskema::cel::{Scope, types};
 use kubeskema::issue::{BadValue, ErrorType, go_quote};
 use kubeskema::schema::{Schema, ValidationRule};
 
@@ -55,26 +55,30 @@ impl Walk<'_> {
     /// `resource_root`: the root of the resource or of an embedded one, whose rules also
     /// see `apiVersion`, `kind` and `metadata.name`/`generateName`.
     fn node(&mut self, s: &Schema, p: &str, correlatable: bool, cardinality: Option<u64>, resource_root: bool) {
-        // Under an unbounded list or map, as many values as a request can hold (§9.8).
-        let times = cardinality.unwrap_or(cost::MAX_REQUEST_BYTES / (cost::min_serialized(Some(s)) + 1));
-        // A node the apiserver cannot declare fails its rules with an internal error; checking
-        // them untyped says more.
-        let self_type = if s.validations.is_empty() {
-            Type::Dyn
-        } else {
-            types::declare_rule_scope(s, resource_root).unwrap_or(Type::Dyn)
-        };
-        for (i, rule) in s.validations.iter().enumerate() {
-            self.rule(
-                s,
-                &self_type,
-                rule,
-                &format!("{p}.x-kubernetes-validations[{i}]"),
-                &format!("{}/x-kubernetes-validations/{i}", s.pointer),
-                correlatable,
-                times,
-                resource_root,
-            );
+        if !s.validations.is_empty() {
+            // A node the apiserver cannot declare fails its rules with an internal error;
+            // checking them untyped (and not estimating their cost) says more.
+            let declaration = types::declare_rule_scope(s, resource_root);
+            // Under an unbounded list or map, as many values as a request can hold (§9.8).
+            let times = cardinality.unwrap_or_else(|| {
+                cost::MAX_REQUEST_BYTES / (declaration.as_ref().map_or(0, |d| d.min_serialized_size) + 1)
+            });
+            let declaration = declaration.map(std::sync::Arc::new);
+            for (i, rule) in s.validations.iter().enumerate() {
+                let optional_old_self = rule.optional_old_self == Some(true);
+                let scope = match &declaration {
+                    Some(d) => Scope::declared(d.clone(), optional_old_self),
+                    None => Scope::untyped(optional_old_self),
+                };
+                self.rule(
+                    &scope,
+                    rule,
+                    &format!("{p}.x-kubernetes-validations[{i}]"),
+                    &format!("{}/x-kubernetes-validations/{i}", s.pointer),
+                    correlatable,
+                    times,
+                );
+            }
         }
         for (name, child) in &s.properties {
             self.node(child, &format!("{p}.properties[{name}]"), correlatable, cardinality, child.embedded_resource);
@@ -90,17 +94,14 @@ impl Walk<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn rule(
         &mut self,
-        s: &Schema,
-        self_type: &Type,
+        scope: &Scope,
         rule: &ValidationRule,
         p: &str,
         pointer: &str,
         correlatable: bool,
         cardinality: u64,
-        resource_root: bool,
     ) {
         let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
             self.out.push(Finding::new(field, error_type, value, detail, at));
@@ -109,12 +110,11 @@ impl Walk<'_> {
         let shown = BadValue::Json(go_rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
-        let scope = Scope { self_type: self_type.clone(), optional_old_self: rule.optional_old_self == Some(true) };
         let compiled = match kubeskema::cel::check_rule(
             &rule.rule,
             rule.message_expression.as_deref(),
             rule.field_path.as_deref(),
-            &scope,
+            scope,
         ) {
             Ok(c) => c,
             Err(errors) => {
@@ -132,6 +132,30 @@ impl Walk<'_> {
                 return;
             }
         };
+        // The apiserver reports a rule over budget first, then a messageExpression over
+        // budget (its estimate not multiplied by the cardinality), then misuses of oldSelf.
+        let over_budget = |what: &str, estimate: u64| {
+            format!(
+                "{what} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+                factor(estimate, cost::STATIC_RULE_LIMIT)
+            )
+        };
+        if let Some(max_cost) = compiled.max_cost {
+            let estimate = max_cost.saturating_mul(cardinality);
+            if estimate > cost::STATIC_RULE_LIMIT {
+                let detail = over_budget("estimated rule cost", estimate);
+                push(format!("{p}.rule"), ErrorType::Forbidden, BadValue::Omit, &detail, format!("{pointer}/rule"));
+            }
+            self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
+        }
+        if let Some(estimate) = compiled.message_max_cost {
+            if estimate > cost::STATIC_RULE_LIMIT {
+                let detail = over_budget("estimated messageExpression cost", estimate);
+                let (field, at) = (format!("{p}.messageExpression"), format!("{pointer}/messageExpression"));
+                push(field, ErrorType::Forbidden, BadValue::Omit, &detail, at);
+            }
+            self.costs.push((estimate, format!("{p}.messageExpression"), format!("{pointer}/messageExpression")));
+        }
         if compiled.transition && !correlatable {
             push(
                 format!("{p}.rule"),
@@ -155,27 +179,6 @@ impl Walk<'_> {
                 format!("{pointer}/optionalOldSelf"),
             );
         }
-        let mut shape = Shape::of_schema(s);
-        if resource_root && let Shape::Object(fields) = &mut shape {
-            // The root's apiVersion, kind and metadata.name/generateName are always there.
-            for k in ["apiVersion", "kind"] {
-                fields.entry(k.to_owned()).or_insert(Shape::Str(cost::MAX_REQUEST_BYTES));
-            }
-        }
-        let estimate = cost::estimate(compiled.expression(), &shape).saturating_mul(cardinality);
-        if estimate > cost::STATIC_RULE_LIMIT {
-            push(
-                format!("{p}.rule"),
-                ErrorType::Forbidden,
-                BadValue::Omit,
-                &format!(
-                    "estimated rule cost exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
-                    factor(estimate, cost::STATIC_RULE_LIMIT)
-                ),
-                format!("{pointer}/rule"),
-            );
-        }
-        self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
     }
 }
 

@@ -12,10 +12,10 @@ use kubeskema_tests::{CorpusCrds, CorpusDocuments, Instance, corpus_dir, instanc
 /// Each rule under `s` with the scope the apiserver checks it in.
 fn rules_of(s: &Schema, resource_root: bool, out: &mut Vec<(String, Option<String>, Option<String>, Scope)>) {
     for r in &s.validations {
-        let scope = Scope {
-            self_type: types::declare_rule_scope(s, resource_root).expect("a node with rules is declarable"),
-            optional_old_self: r.optional_old_self == Some(true),
-        };
+        let scope = Scope::declared(
+            std::sync::Arc::new(types::declare_rule_scope(s, resource_root).expect("a node with rules is declarable")),
+            r.optional_old_self == Some(true),
+        );
         out.push((r.rule.clone(), r.message_expression.clone(), r.field_path.clone(), scope));
     }
     for c in s.children() {

@@ -26,6 +26,10 @@ pub struct Checked {
     /// The declared variables the expression reads (`self`, `oldSelf`), not counting
     /// comprehension variables that shadow them.
     pub references: Vec<String>,
+    /// The overloads each call matched (cel-go's reference map), by the call's id: what the
+    /// cost estimator prices. A namespaced call (`sets.contains(a, b)`) resolves to a global
+    /// function although the tree has it as a member call on `sets`.
+    pub(crate) overloads: HashMap<u64, Vec<&'static Overload>>,
     /// `(source offset, message)`, in the order found.
     pub errors: Vec<(Option<u32>, String)>,
 }
@@ -347,13 +351,14 @@ impl Checker<'_> {
         &mut self,
         e: &IdedExpr,
         name: &str,
-        overloads: &[Overload],
+        overloads: &'static [Overload],
         target: Option<&IdedExpr>,
         args: &[IdedExpr],
     ) {
         let mut arg_types: Vec<Type> = target.iter().map(|t| self.type_of(t)).collect();
         arg_types.extend(args.iter().map(|a| self.type_of(a)));
         if name == "_&&_" || name == "_||_" {
+            self.out.overloads.insert(e.id, overloads.iter().collect());
             let mut ok = true;
             for (a, t) in args.iter().zip(&arg_types) {
                 if !self.assignable(t, &Type::Bool) {
@@ -371,6 +376,7 @@ impl Checker<'_> {
             let (params, ret) = self.instantiate(overload);
             if let Some(m) = assignable_list(&self.mapping, &arg_types, &params) {
                 self.mapping = m;
+                self.out.overloads.entry(e.id).or_default().push(overload);
                 let ret = substitute(&self.mapping, &ret, false);
                 result = Some(match result {
                     None => ret,
@@ -425,6 +431,9 @@ impl Checker<'_> {
         let t = self.select_field(e, operand, name.inner(), true);
         let t = substitute(&self.mapping, &t, false);
         self.set(e, t);
+        if let Some(o) = functions::lookup("_?._") {
+            self.out.overloads.insert(e.id, o.iter().collect());
+        }
     }
 
     /// cel-go's `checkSelectField`.
@@ -761,7 +770,7 @@ mod tests {
 
     /// The checker's message for `rule` with `self` of type `self_type` (a cel-go signature).
     fn refused(rule: &str, self_type: &str) -> String {
-        let scope = Scope { self_type: super::super::types::parse(self_type), optional_old_self: false };
+        let scope = Scope::typed(super::super::types::parse(self_type), false);
         match check_rule(rule, None, None, &scope) {
             Ok(_) => panic!("{rule} should not check"),
             Err(e) => e.join("\n"),
@@ -769,7 +778,7 @@ mod tests {
     }
 
     fn accepted(rule: &str, self_type: &str) {
-        let scope = Scope { self_type: super::super::types::parse(self_type), optional_old_self: false };
+        let scope = Scope::typed(super::super::types::parse(self_type), false);
         if let Err(e) = check_rule(rule, None, None, &scope) {
             panic!("{rule}: {e:?}");
         }

@@ -1,17 +1,21 @@
-//! CEL cost (semantics §9.7, §9.8): the apiserver's limits, and the estimator of what a rule
-//! costs over a [`Shape`] — the sizes of the data it reads — at CRD time: the schema's worst
-//! case ([`Shape::of_schema`], feature `dynamic`), multiplied by the node's cardinality, as
-//! cel-go's estimator does. At run time cost is counted, not estimated ([`super::meter`]).
+//! CEL cost (semantics §9.7, §9.8): the apiserver's limits, and the estimate it makes of each
+//! rule at CRD time: cel-go's static estimator (`checker/cost.go`, v0.26) over the checked
+//! tree ([`Checked`]: each node's type, each call's overloads), with the lists and sets
+//! extensions' estimates, the Kubernetes libraries' (`AS pkg/cel/library/cost.go`, v0.36) and
+//! the sizes the schema allows (`sizeEstimator` over [`Declaration`]).
 //!
-//! The model follows cel-go's: 1 per identifier, selection and call, string and list
-//! operations a tenth of a unit per byte or element they traverse, comprehensions the cost
-//! of their step times the range's size. cel 0.15 has no cost tracking of its own, so the
-//! numbers approximate cel-go's rather than copy them; the limits are the apiserver's.
+//! Every number here is the apiserver's: the estimate decides which CRDs it accepts, so an
+//! estimate cheaper or dearer than its own would accept or refuse other CRDs. Where cel-go's
+//! arithmetic wraps (`max * 4` of an unknown size) it wraps here too. At run time cost is
+//! counted, not estimated ([`super::meter`]).
 
 use std::collections::HashMap;
 
-use cel::common::ast::{EntryExpr, Expr};
-use cel::parser::Expression;
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+
+use super::check::Checked;
+use super::functions::Overload;
+use super::types::{Declaration, Type};
 
 /// The most one evaluation may cost (`PerCallLimit`).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -26,301 +30,819 @@ pub const MAX_REQUEST_BYTES: u64 = 3 * 1024 * 1024;
 /// The longest evaluated messageExpression.
 pub const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5120;
 
-/// The sizes of data a rule reads.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Shape {
-    /// A number, boolean, timestamp, ...
-    Scalar,
-    /// A string or bytes of at most this many bytes.
-    Str(u64),
-    /// A list of at most this many items.
-    List(u64, Box<Shape>),
-    /// A map of at most this many entries.
-    Map(u64, Box<Shape>),
-    /// An object with these (escaped) fields.
-    Object(HashMap<String, Shape>),
-}
-
-impl Shape {
-    fn len(&self) -> u64 {
-        match self {
-            Shape::List(n, _) | Shape::Map(n, _) => *n,
-            Shape::Str(n) => *n,
-            Shape::Object(f) => f.len() as u64,
-            Shape::Scalar => 1,
-        }
-    }
-
-    /// The larger of two shapes, field by field.
-    fn join(self, other: Shape) -> Shape {
-        match (self, other) {
-            (Shape::Str(a), Shape::Str(b)) => Shape::Str(a.max(b)),
-            (Shape::List(a, x), Shape::List(b, y)) => Shape::List(a.max(b), Box::new(x.join(*y))),
-            (Shape::Map(a, x), Shape::Map(b, y)) => Shape::Map(a.max(b), Box::new(x.join(*y))),
-            (Shape::Object(mut a), Shape::Object(b)) => {
-                for (k, v) in b {
-                    let joined = match a.remove(&k) {
-                        Some(mine) => mine.join(v),
-                        None => v,
-                    };
-                    a.insert(k, joined);
-                }
-                Shape::Object(a)
-            }
-            (a, Shape::Scalar) => a,
-            (_, b) => b,
-        }
-    }
-
-    fn element(&self) -> Shape {
-        match self {
-            Shape::List(_, item) | Shape::Map(_, item) => (**item).clone(),
-            Shape::Str(_) => Shape::Str(1),
-            _ => Shape::Scalar,
-        }
-    }
-
-    /// The worst case a schema node allows (§9.8): bounded strings `maxLength * 4` bytes (or
-    /// the longest enum value), lists `maxItems`, maps `maxProperties`; unbounded ones what a
-    /// 3 MiB request can hold.
-    #[cfg(feature = "dynamic")]
-    pub fn of_schema(schema: &crate::schema::Schema) -> Shape {
-        match schema.type_str() {
-            Some("string") => {
-                let longest_enum = schema
-                    .enum_
-                    .as_ref()
-                    .and_then(|e| e.iter().filter_map(|v| v.as_str()).map(|s| s.len() as u64).max());
-                Shape::Str(schema.max_length.map(|n| n.saturating_mul(4)).or(longest_enum).unwrap_or(MAX_REQUEST_BYTES))
-            }
-            Some("array") => {
-                let item = schema.items.as_deref().map_or(Shape::Scalar, Shape::of_schema);
-                let n = schema
-                    .max_items
-                    .unwrap_or(MAX_REQUEST_BYTES / min_serialized(schema.items.as_deref()).saturating_add(1));
-                Shape::List(n, Box::new(item))
-            }
-            Some("object") if schema.properties.is_empty() && schema.additional_properties_schema().is_some() => {
-                let values = schema.additional_properties_schema();
-                let n = schema.max_properties.unwrap_or(MAX_REQUEST_BYTES / min_serialized(values).saturating_add(6));
-                Shape::Map(n, Box::new(values.map_or(Shape::Scalar, Shape::of_schema)))
-            }
-            Some("object") => Shape::Object(
-                schema.properties.iter().filter_map(|(k, v)| Some((super::escape(k)?, Shape::of_schema(v)))).collect(),
-            ),
-            _ => Shape::Scalar,
-        }
-    }
-}
-
-/// The smallest JSON text a value of the node can have, as the apiserver's size estimator
-/// takes it: `""` plus minLength, `[]`, `{}` plus the required properties, `true`, `0`.
-#[cfg(feature = "dynamic")]
-pub fn min_serialized(schema: Option<&crate::schema::Schema>) -> u64 {
-    let Some(s) = schema else { return 1 };
-    match s.type_str() {
-        Some("string") => s.min_length.unwrap_or(0).saturating_add(2),
-        Some("array") => 2,
-        Some("object") => {
-            let required = s.required.iter().fold(0u64, |sum, k| {
-                sum.saturating_add(k.len() as u64 + 3).saturating_add(min_serialized(s.properties.get(k)))
-            });
-            required.saturating_add(2).saturating_add((s.required.len() as u64).saturating_sub(1))
-        }
-        Some("boolean") => 4,
-        _ => 1,
-    }
-}
-
-/// The estimated cost of `expr` with `self` of shape `self_shape`.
-pub fn estimate(expr: &Expression, self_shape: &Shape) -> u64 {
-    let mut vars = HashMap::new();
-    vars.insert("self".to_owned(), self_shape.clone());
-    vars.insert("oldSelf".to_owned(), self_shape.clone());
-    super::depth::with_stack(super::depth::tree_depth(expr), || walk(expr, &mut vars).0)
-}
+/// cel-go's unit costs (`common/cost.go`).
+const SELECT_AND_IDENT: u64 = 1;
+const CONST: u64 = 0;
+const LIST_CREATE: u64 = 10;
+const MAP_CREATE: u64 = 30;
+const STRUCT_CREATE: u64 = 40;
+const STRING_TRAVERSAL: f64 = 0.1;
+const REGEX_STRING_LENGTH: f64 = 0.25;
+/// `MaxNameFormatRegexSize`: the longest pattern of a named format (`format.dns1123Label()`).
+const MAX_NAME_FORMAT_REGEX: f64 = 128.0;
+/// `MaxFormatSize`.
+const MAX_FORMAT: u64 = 64;
+/// cel-go's accumulator names (`__result__`, and `@result`, the one macros use).
+const ACCUMULATORS: [&str; 2] = ["__result__", "@result"];
 
 /// A tenth of a unit per byte or element traversed, rounded up (cel-go's traversal factor):
-/// the estimate's and the meter's.
+/// what the meter charges.
 pub(crate) fn traversal(n: u64) -> u64 {
     n.div_ceil(10)
 }
 
-/// The cost of `expr` and the shape of its result.
-fn walk(expr: &Expression, vars: &mut HashMap<String, Shape>) -> (u64, Shape) {
-    match &expr.expr {
-        Expr::Unspecified => (0, Shape::Scalar),
-        Expr::Literal(l) => (
-            0,
-            match l {
-                cel::common::ast::LiteralValue::String(s) => Shape::Str(s.inner().len() as u64),
-                _ => Shape::Scalar,
-            },
-        ),
-        Expr::Ident(name) => (1, vars.get(name).cloned().unwrap_or(Shape::Scalar)),
-        Expr::Select(s) => {
-            let (c, operand) = walk(&s.operand, vars);
-            // `has(x.f)`: a presence test, a boolean; cel-go charges only its operand.
-            if s.test {
-                return (c, Shape::Scalar);
-            }
-            let field = match &operand {
-                Shape::Object(fields) => fields.get(&s.field).cloned().unwrap_or(Shape::Scalar),
-                Shape::Map(_, v) => (**v).clone(),
-                _ => Shape::Scalar,
-            };
-            (c.saturating_add(1), field)
-        }
-        Expr::List(l) => {
-            let mut cost = 10;
-            let mut item = Shape::Scalar;
-            for e in &l.elements {
-                let (c, s) = walk(e, vars);
-                cost = c.saturating_add(cost);
-                item = item.join(s);
-            }
-            (cost, Shape::List(l.elements.len() as u64, Box::new(item)))
-        }
-        Expr::Map(m) => {
-            let mut cost: u64 = 30;
-            for e in &m.entries {
-                if let EntryExpr::MapEntry(entry) = &e.expr {
-                    cost = cost.saturating_add(walk(&entry.key, vars).0).saturating_add(walk(&entry.value, vars).0);
-                }
-            }
-            (cost, Shape::Map(m.entries.len() as u64, Box::new(Shape::Scalar)))
-        }
-        Expr::Struct(s) => {
-            let mut cost: u64 = 40;
-            for e in &s.entries {
-                if let EntryExpr::StructField(f) = &e.expr {
-                    cost = cost.saturating_add(walk(&f.value, vars).0);
-                }
-            }
-            (cost, Shape::Scalar)
-        }
-        Expr::Comprehension(c) => {
-            let (range_cost, range) = walk(&c.iter_range, vars);
-            let (init_cost, _) = walk(&c.accu_init, vars);
-            let element = range.element();
-            let saved: Vec<(String, Option<Shape>)> = [&c.iter_var, &c.accu_var]
-                .into_iter()
-                .chain(c.iter_var2.as_ref())
-                .map(|v| (v.clone(), vars.get(v).cloned()))
-                .collect();
-            vars.insert(c.iter_var.clone(), element);
-            if let Some(v2) = &c.iter_var2 {
-                vars.insert(v2.clone(), Shape::Scalar);
-            }
-            vars.insert(c.accu_var.clone(), Shape::Scalar);
-            let (cond, _) = walk(&c.loop_cond, vars);
-            let (step, step_shape) = walk(&c.loop_step, vars);
-            // What a `map`/`filter` builds up has the range's length.
-            vars.insert(
-                c.accu_var.clone(),
-                match step_shape {
-                    Shape::List(_, item) => Shape::List(range.len(), item),
-                    other => other,
-                },
-            );
-            let (result, result_shape) = walk(&c.result, vars);
-            for (name, previous) in saved {
-                match previous {
-                    Some(p) => vars.insert(name, p),
-                    None => vars.remove(&name),
+/// A range of sizes or costs (cel-go's `SizeEstimate` and `CostEstimate`), saturating at
+/// `u64::MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Estimate {
+    /// The least.
+    pub min: u64,
+    /// The most.
+    pub max: u64,
+}
+
+/// A size nothing is known of.
+const UNKNOWN: Estimate = Estimate { min: 0, max: u64::MAX };
+
+impl Estimate {
+    /// Exactly `n`.
+    pub const fn fixed(n: u64) -> Estimate {
+        Estimate { min: n, max: n }
+    }
+
+    fn add(self, o: Estimate) -> Estimate {
+        Estimate { min: self.min.saturating_add(o.min), max: self.max.saturating_add(o.max) }
+    }
+
+    fn multiply(self, o: Estimate) -> Estimate {
+        Estimate { min: self.min.saturating_mul(o.min), max: self.max.saturating_mul(o.max) }
+    }
+
+    /// Times a cost factor, rounded up (`MultiplyByCostFactor`).
+    fn times(self, factor: f64) -> Estimate {
+        Estimate { min: by_factor(self.min, factor), max: by_factor(self.max, factor) }
+    }
+
+    fn union(self, o: Estimate) -> Estimate {
+        Estimate { min: self.min.min(o.min), max: self.max.max(o.max) }
+    }
+}
+
+/// cel-go's `multiplyByCostFactor`.
+fn by_factor(x: u64, factor: f64) -> u64 {
+    let x = x as f64;
+    if x > 0.0 && factor > 0.0 && x > u64::MAX as f64 / factor {
+        return u64::MAX;
+    }
+    let ceil = (x * factor).ceil();
+    if ceil >= 18_446_744_073_709_551_616.0 { u64::MAX } else { ceil as u64 }
+}
+
+/// What `expr` can cost (cel-go's `Cost`, with the apiserver's `PresenceTestHasCost(false)`;
+/// the apiserver holds rules to the most), `self` and `oldSelf` sized by `root`.
+pub fn estimate(expr: &IdedExpr, checked: &Checked, root: &Declaration) -> Estimate {
+    let mut coster = Coster {
+        checked,
+        root,
+        paths: HashMap::new(),
+        locals: HashMap::new(),
+        sizes: HashMap::new(),
+        entries: HashMap::new(),
+    };
+    coster.cost(expr)
+}
+
+/// A field path from a variable: field names, `@items`, `@values`, `@keys`, `@indices`.
+type Path = Vec<String>;
+
+/// What is known of a local variable (a comprehension's).
+#[derive(Clone)]
+struct Local {
+    path: Path,
+    size: Option<Estimate>,
+    entry: Option<EntrySize>,
+}
+
+/// The sizes of a list's or a map's entries (`entrySizeEstimate`).
+#[derive(Clone, Copy)]
+struct EntrySize {
+    list: bool,
+    key: Estimate,
+    val: Estimate,
+}
+
+fn union_entries(a: Option<EntrySize>, b: Option<EntrySize>) -> Option<EntrySize> {
+    let (a, b) = (a?, b?);
+    Some(EntrySize { list: a.list, key: a.key.union(b.key), val: a.val.union(b.val) })
+}
+
+/// A node as the function estimators see it (`AstNode`): its path, type, expression and the
+/// size computed for it. A list's items (`itemsNode`) have no expression.
+struct Node<'e> {
+    path: Path,
+    ty: Type,
+    expr: Option<&'e IdedExpr>,
+    computed: Option<Estimate>,
+}
+
+/// A call's cost and the size of its result (`CallEstimate`).
+struct CallEstimate {
+    cost: Estimate,
+    result: Option<Estimate>,
+}
+
+impl CallEstimate {
+    fn cost(cost: Estimate) -> Option<CallEstimate> {
+        Some(CallEstimate { cost, result: None })
+    }
+
+    fn sized(cost: Estimate, result: Estimate) -> Option<CallEstimate> {
+        Some(CallEstimate { cost, result: Some(result) })
+    }
+}
+
+/// cel-go's `coster`.
+struct Coster<'a> {
+    checked: &'a Checked,
+    root: &'a Declaration,
+    /// Each node's field path, by id (`exprPaths`).
+    paths: HashMap<u64, Path>,
+    /// Local variables, innermost last.
+    locals: HashMap<String, Vec<Local>>,
+    /// Sizes computed for nodes, by id.
+    sizes: HashMap<u64, Estimate>,
+    /// Entry sizes of lists and maps built, by id.
+    entries: HashMap<u64, EntrySize>,
+}
+
+impl<'a> Coster<'a> {
+    fn cost(&mut self, e: &IdedExpr) -> Estimate {
+        match &e.expr {
+            Expr::Literal(_) => Estimate::fixed(CONST),
+            Expr::Ident(name) => {
+                let path = match self.local(name) {
+                    Some(v) => v.path.clone(),
+                    None => vec![name.clone()],
                 };
+                self.paths.insert(e.id, path);
+                Estimate::fixed(SELECT_AND_IDENT)
             }
-            let iterations = range.len();
-            let cost = range_cost
-                .saturating_add(init_cost)
-                .saturating_add(iterations.saturating_mul(cond.saturating_add(step)))
-                .saturating_add(result);
-            (cost, result_shape)
-        }
-        // Logical operators and the conditional cost what their operands cost (the
-        // conditional: its condition and the dearer branch).
-        Expr::Call(call) if matches!(call.func_name.as_str(), "_&&_" | "_||_" | "@not_strictly_false") => {
-            call.args.iter().map(|a| walk(a, vars).0).fold((0, Shape::Scalar), |(sum, s), c| (sum.saturating_add(c), s))
-        }
-        Expr::Call(call) if call.func_name == "_?_:_" && call.args.len() == 3 => {
-            let (cond, _) = walk(&call.args[0], vars);
-            let (then, then_shape) = walk(&call.args[1], vars);
-            let (otherwise, else_shape) = walk(&call.args[2], vars);
-            (cond.saturating_add(then.max(otherwise)), then_shape.join(else_shape))
-        }
-        Expr::Call(call) => {
-            let mut cost: u64 = 1;
-            let mut shapes = Vec::new();
-            if let Some(t) = &call.target {
-                let (c, s) = walk(t, vars);
-                cost = cost.saturating_add(c);
-                shapes.push(s);
-            }
-            for a in &call.args {
-                let (c, s) = walk(a, vars);
-                cost = cost.saturating_add(c);
-                shapes.push(s);
-            }
-            let size = |i: usize| shapes.get(i).map_or(0, Shape::len);
-            let (extra, out) = match call.func_name.as_str() {
-                // Comparing or joining strings and lists traverses them.
-                "_==_" | "_!=_" | "_<_" | "_<=_" | "_>_" | "_>=_" => {
-                    let traversed = match (shapes.first(), shapes.get(1)) {
-                        (Some(a @ (Shape::Str(_) | Shape::List(..))), Some(b @ (Shape::Str(_) | Shape::List(..)))) => {
-                            traversal(a.len().min(b.len()))
-                        }
-                        _ => 0,
-                    };
-                    (traversed, Shape::Scalar)
+            Expr::Select(s) => {
+                // A presence test costs nothing of its own (`PresenceTestHasCost(false)`).
+                if s.test {
+                    return self.cost(&s.operand);
                 }
-                "_+_" => match (shapes.first(), shapes.get(1)) {
-                    (Some(Shape::Str(a)), Some(Shape::Str(b))) => {
-                        (traversal(a.saturating_add(*b)), Shape::Str(a.saturating_add(*b)))
+                let mut sum = self.cost(&s.operand);
+                if matches!(self.type_of(&s.operand), Type::Map(..) | Type::Object(_) | Type::Param(_)) {
+                    sum = sum.add(Estimate::fixed(SELECT_AND_IDENT));
+                }
+                let mut path = self.path(&s.operand);
+                path.push(s.field.clone());
+                self.paths.insert(e.id, path);
+                sum
+            }
+            Expr::Call(_) => self.call(e),
+            Expr::List(list) => {
+                let mut sum = Estimate::fixed(0);
+                let mut items = Estimate { min: if list.elements.is_empty() { 0 } else { u64::MAX }, max: 0 };
+                for el in &list.elements {
+                    sum = sum.add(self.cost(el));
+                    items = items.union(self.size_or_unknown(el));
+                }
+                self.entries.insert(e.id, EntrySize { list: true, key: Estimate::fixed(1), val: items });
+                sum.add(Estimate::fixed(LIST_CREATE))
+            }
+            Expr::Map(map) => {
+                let mut sum = Estimate::fixed(0);
+                let least = if map.entries.is_empty() { 0 } else { u64::MAX };
+                let (mut keys, mut values) = (Estimate { min: least, max: 0 }, Estimate { min: least, max: 0 });
+                for entry in &map.entries {
+                    let EntryExpr::MapEntry(entry) = &entry.expr else { continue };
+                    sum = sum.add(self.cost(&entry.key)).add(self.cost(&entry.value));
+                    keys = keys.union(self.size_or_unknown(&entry.key));
+                    values = values.union(self.size_or_unknown(&entry.value));
+                }
+                self.entries.insert(e.id, EntrySize { list: false, key: keys, val: values });
+                sum.add(Estimate::fixed(MAP_CREATE))
+            }
+            Expr::Struct(s) => {
+                let mut sum = Estimate::fixed(0);
+                for entry in &s.entries {
+                    if let EntryExpr::StructField(f) = &entry.expr {
+                        sum = sum.add(self.cost(&f.value));
                     }
-                    (Some(Shape::List(a, x)), Some(Shape::List(b, y))) => (
-                        traversal(a.saturating_add(*b)),
-                        Shape::List(a.saturating_add(*b), Box::new((**x).clone().join((**y).clone()))),
-                    ),
-                    _ => (0, Shape::Scalar),
-                },
-                "@in" => (size(1), Shape::Scalar),
-                // cel-go: the prefix or suffix is traversed; `contains` compares both.
-                "startsWith" | "endsWith" => (traversal(size(1)), Shape::Scalar),
-                "contains" if matches!(shapes.first(), Some(Shape::Str(_))) => {
-                    (traversal(size(0)).saturating_mul(traversal(size(1)).max(1)), Shape::Scalar)
                 }
-                "contains" | "indexOf" | "lastIndexOf" | "lowerAscii" | "upperAscii" | "trim" | "replace" | "split"
-                | "substring" | "charAt" | "join" | "reverse" | "isSorted" | "sum" | "min" | "max" | "distinct"
-                | "flatten" | "slice" | "string" | "base64.encode" | "base64.decode" => (
-                    traversal(size(0)).saturating_add(traversal(size(1))),
-                    shapes.first().cloned().unwrap_or(Shape::Scalar),
-                ),
-                // Regular expressions: the pattern's size times the subject's (cel-go's
-                // estimate for RE2).
-                "matches" | "find" | "findAll" => (
-                    traversal(size(0)).saturating_mul(size(1).div_ceil(4).max(1)),
-                    if call.func_name == "findAll" {
-                        Shape::List(size(0), Box::new(Shape::Str(size(0))))
-                    } else {
-                        Shape::Str(size(0))
-                    },
-                ),
-                "sort" | "sortBy" => (
-                    traversal(size(0)).saturating_mul(64 - size(0).leading_zeros() as u64),
-                    shapes.first().cloned().unwrap_or(Shape::Scalar),
-                ),
-                "url" | "ip" | "cidr" | "quantity" | "semver" | "isURL" | "isIP" | "isCIDR" | "isQuantity"
-                | "isSemver" | "validate" | "format" => {
-                    (traversal(size(0)).saturating_add(traversal(size(1))), Shape::Scalar)
-                }
-                "sets.contains" | "sets.equivalent" | "sets.intersects" => {
-                    (size(0).saturating_mul(size(1)), Shape::Scalar)
-                }
-                "_[_]" => (0, shapes.first().map_or(Shape::Scalar, Shape::element)),
-                "size" | "has" => (0, Shape::Scalar),
-                _ => (0, Shape::Scalar),
-            };
-            (cost.saturating_add(extra), out)
+                sum.add(Estimate::fixed(STRUCT_CREATE))
+            }
+            Expr::Comprehension(_) if is_bind(e) => self.bind(e),
+            Expr::Comprehension(_) => self.comprehension(e),
+            Expr::Unspecified => Estimate::fixed(0),
         }
+    }
+
+    fn comprehension(&mut self, e: &IdedExpr) -> Estimate {
+        let Expr::Comprehension(c) = &e.expr else { return Estimate::fixed(0) };
+        let mut sum = self.cost(&c.iter_range).add(self.cost(&c.accu_init));
+        self.push_local(&c.accu_var, &c.accu_init);
+        match &c.iter_var2 {
+            Some(v2) => {
+                self.push_iter(&c.iter_var, &c.iter_range, Iterated::Keys);
+                self.push_iter(v2, &c.iter_range, Iterated::Values);
+            }
+            None => self.push_iter(&c.iter_var, &c.iter_range, Iterated::Single),
+        }
+        let cond = self.cost(&c.loop_cond);
+        let step = self.cost(&c.loop_step);
+        self.pop_local(&c.iter_var);
+        if let Some(v2) = &c.iter_var2 {
+            self.pop_local(v2);
+        }
+        sum = sum.add(self.cost(&c.result));
+        self.pop_local(&c.accu_var);
+        let range = self.size_or_unknown(&c.iter_range);
+        sum = sum.add(range.multiply(step.add(cond)));
+        match &c.accu_init.expr {
+            Expr::Literal(_) => {
+                let size = self.compute_size(&c.accu_init);
+                self.set_size(e, size);
+            }
+            Expr::List(_) | Expr::Map(_) => {
+                self.set_size(e, Some(range));
+                // A step that builds a list or map has entry sizes.
+                if let Some(entry) = self.entry_size(&c.loop_step) {
+                    self.entries.insert(e.id, entry);
+                }
+            }
+            _ => {}
+        }
+        sum
+    }
+
+    /// A block binding a variable (`sortBy`'s): its value is computed once.
+    fn bind(&mut self, e: &IdedExpr) -> Estimate {
+        let Expr::Comprehension(c) = &e.expr else { return Estimate::fixed(0) };
+        let mut sum = self.cost(&c.iter_range).add(self.cost(&c.accu_init));
+        self.push_local(&c.accu_var, &c.accu_init);
+        sum = sum.add(self.cost(&c.result));
+        self.pop_local(&c.accu_var);
+        self.copy_sizes(e, &c.result);
+        sum
+    }
+
+    fn call(&mut self, e: &IdedExpr) -> Estimate {
+        let Expr::Call(call) = &e.expr else { return Estimate::fixed(0) };
+        // `dyn(x)` only turns checking off: it costs 1 and has `x`'s sizes.
+        if call.func_name == "dyn"
+            && let [arg] = call.args.as_slice()
+        {
+            let arg_cost = self.cost(arg);
+            self.copy_sizes(e, arg);
+            return Estimate::fixed(1).add(arg_cost);
+        }
+        let mut arg_costs = Vec::with_capacity(call.args.len());
+        let mut args = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            arg_costs.push(self.cost(a));
+            args.push(self.node(a));
+        }
+        let checked = self.checked;
+        let Some(overloads) = checked.overloads.get(&e.id).filter(|o| !o.is_empty()) else {
+            return Estimate::fixed(0);
+        };
+        let mut sum = Estimate::fixed(0);
+        // A namespaced function (`sets.contains(a, b)`) is global: cel-go's checker drops the
+        // namespace the tree has as the call's target.
+        let target = match call.target.as_deref() {
+            Some(t) if overloads[0].member => {
+                sum = sum.add(self.cost(t));
+                Some(self.node(t))
+            }
+            _ => None,
+        };
+        let mut fn_cost = Estimate { min: u64::MAX, max: 0 };
+        let mut result: Option<Estimate> = None;
+        for overload in overloads {
+            let estimate = self.function_cost(e, overload, target.as_ref(), &args, &arg_costs);
+            fn_cost = fn_cost.union(estimate.cost);
+            if let Some(r) = estimate.result {
+                result = Some(result.map_or(r, |s| s.union(r)));
+            }
+            // Indexing continues the operand's path.
+            let step = match overload.signature.as_str() {
+                "_[_](list(A), int) -> A" => Some("@items"),
+                "_[_](map(A, B), A) -> B" => Some("@values"),
+                _ => None,
+            };
+            if let (Some(step), Some(operand)) = (step, call.args.first()) {
+                result = self.entry_size(operand).map(|s| s.val);
+                let mut path = self.path(operand);
+                path.push(step.to_owned());
+                self.paths.insert(e.id, path);
+            }
+            if result.is_none() {
+                result = self.compute_size(e);
+            }
+        }
+        self.set_size(e, result);
+        sum.add(fn_cost)
+    }
+
+    /// One overload's cost (`functionCost`): the extensions' estimators first, then the
+    /// Kubernetes libraries', then cel-go's own.
+    fn function_cost(
+        &mut self,
+        e: &IdedExpr,
+        overload: &Overload,
+        target: Option<&Node>,
+        args: &[Node],
+        arg_costs: &[Estimate],
+    ) -> CallEstimate {
+        let arg_sum = arg_costs.iter().fold(Estimate::fixed(0), |sum, c| sum.add(*c));
+        if let Some(est) =
+            self.extension_cost(overload, target, args).or_else(|| self.kubernetes_cost(overload, target, args))
+        {
+            return CallEstimate { cost: est.cost.add(arg_sum), result: est.result };
+        }
+        let size = |n: &Node| n.computed.unwrap_or(UNKNOWN);
+        let traversed = |n: &Node| size(n).times(STRING_TRAVERSAL).add(arg_sum);
+        match (overload.signature.as_str(), target, args) {
+            ("string.format(list(dyn)) -> string", Some(t), _) => {
+                return CallEstimate { cost: traversed(t), result: None };
+            }
+            ("bytes(string) -> bytes", _, [a]) => {
+                let sz = size(a);
+                // At most four bytes a character.
+                let result = Estimate { min: sz.min, max: sz.max.wrapping_mul(4) };
+                return CallEstimate { cost: traversed(a), result: Some(result) };
+            }
+            ("string(bytes) -> string", _, [a]) => {
+                let sz = size(a);
+                return CallEstimate { cost: traversed(a), result: Some(Estimate { min: sz.min / 4, max: sz.max }) };
+            }
+            ("strings.quote(string) -> string", _, [a]) => {
+                let sz = size(a);
+                // Each character escaped at most, and the quotes.
+                let result = Estimate { min: sz.min.wrapping_add(2), max: sz.max.wrapping_mul(2).wrapping_add(2) };
+                return CallEstimate { cost: traversed(a), result: Some(result) };
+            }
+            ("string.startsWith(string) -> bool" | "string.endsWith(string) -> bool", _, [a]) => {
+                return CallEstimate { cost: traversed(a), result: None };
+            }
+            // Containment in a list is taken as linear, even of constants.
+            ("@in(A, list(A)) -> bool", _, [_, list]) => {
+                return CallEstimate { cost: size(list).times(1.0).add(arg_sum), result: None };
+            }
+            ("string.matches(string) -> bool", Some(t), [pattern]) => {
+                // The subject's length plus one, so that an empty subject still costs; each
+                // pattern element taken to be four characters long.
+                let subject = size(t).add(Estimate::fixed(1)).times(STRING_TRAVERSAL);
+                let pattern = size(pattern).times(REGEX_STRING_LENGTH);
+                return CallEstimate { cost: subject.multiply(pattern).add(arg_sum), result: None };
+            }
+            ("string.contains(string) -> bool", Some(t), [sub]) => {
+                let cost = size(t).times(STRING_TRAVERSAL).multiply(size(sub).times(STRING_TRAVERSAL));
+                return CallEstimate { cost: cost.add(arg_sum), result: None };
+            }
+            ("_&&_(bool, bool) -> bool" | "_||_(bool, bool) -> bool", _, _) => {
+                // At least the left operand, short-circuiting; at most both.
+                let (lhs, rhs) = (arg_costs[0], arg_costs[1]);
+                return CallEstimate { cost: Estimate { min: lhs.min, max: lhs.add(rhs).max }, result: None };
+            }
+            ("_?_:_(bool, A, A) -> A", _, [_, yes, no]) => {
+                let result = size(yes).union(size(no));
+                let entry =
+                    union_entries(yes.expr.and_then(|x| self.entry_size(x)), no.expr.and_then(|x| self.entry_size(x)));
+                if let Some(entry) = entry {
+                    self.entries.insert(e.id, entry);
+                }
+                let cost = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
+                return CallEstimate { cost, result: Some(result) };
+            }
+            (
+                "_+_(string, string) -> string" | "_+_(bytes, bytes) -> bytes" | "_+_(list(A), list(A)) -> list(A)",
+                _,
+                [lhs, rhs],
+            ) => {
+                let result = size(lhs).add(size(rhs));
+                let entry =
+                    union_entries(lhs.expr.and_then(|x| self.entry_size(x)), rhs.expr.and_then(|x| self.entry_size(x)));
+                if let Some(entry) = entry {
+                    self.entries.insert(e.id, entry);
+                }
+                // Joining lists is constant; joining strings and bytes copies them.
+                let cost = if overload.signature.starts_with("_+_(list") {
+                    Estimate::fixed(1).add(arg_sum)
+                } else {
+                    result.times(STRING_TRAVERSAL).add(arg_sum)
+                };
+                return CallEstimate { cost, result: Some(result) };
+            }
+            (signature, _, [lhs, rhs]) if compares_by_traversal(signature) => {
+                let smallest = size(lhs).max.min(size(rhs).max);
+                let cost = Estimate { min: u64::from(smallest > 0), max: smallest }.times(STRING_TRAVERSAL);
+                return CallEstimate { cost: cost.add(arg_sum), result: None };
+            }
+            _ => {}
+        }
+        CallEstimate { cost: Estimate::fixed(1).add(arg_sum), result: None }
+    }
+
+    /// The lists (v3) and sets extensions' estimators (`ext/lists.go`, `ext/sets.go`).
+    fn extension_cost(&self, overload: &Overload, target: Option<&Node>, args: &[Node]) -> Option<CallEstimate> {
+        let sets = |factor: f64| match args {
+            [a, b] => CallEstimate::cost(
+                self.estimate_size(a).multiply(self.estimate_size(b)).times(factor).add(Estimate::fixed(1)),
+            ),
+            _ => None,
+        };
+        match (overload.name.as_str(), target, args) {
+            ("sets.contains" | "sets.intersects", None, _) => sets(1.0),
+            ("sets.equivalent", None, _) => sets(2.0),
+            ("slice", Some(t), [start, end]) => {
+                let size = self.estimate_size(t);
+                let (start, end) = (int_literal(start, 0), int_literal(end, size.max));
+                allocating(1.0, Estimate::fixed(end.wrapping_sub(start)))
+            }
+            ("flatten", Some(t), []) => allocating(1.0, self.estimate_size(t)),
+            ("flatten", Some(t), [depth]) => allocating(int_literal(depth, u64::MAX) as f64, self.estimate_size(t)),
+            ("lists.range", None, [n]) => allocating(1.0, Estimate::fixed(int_literal(n, u64::MAX))),
+            ("reverse", Some(t), []) => allocating(1.0, self.estimate_size(t)),
+            ("distinct", Some(t), []) => {
+                let size = self.estimate_size(t);
+                allocating(2.0, size.multiply(size))
+            }
+            // Sorting compares every element with every other: by the list sorted, or by its
+            // keys.
+            ("sort", Some(t), []) => sort_cost(self.estimate_size(t), &overload.params[0]),
+            ("@sortByAssociatedKeys", Some(_), [keys]) => sort_cost(self.estimate_size(keys), &overload.params[1]),
+            _ => None,
+        }
+    }
+
+    /// The Kubernetes libraries' estimators (`CostEstimator.EstimateCallCost`), by function
+    /// name. The authorizer and selector functions are not in a CRD rule's environment.
+    fn kubernetes_cost(&self, overload: &Overload, target: Option<&Node>, args: &[Node]) -> Option<CallEstimate> {
+        let size = |n: &Node| self.estimate_size(n);
+        let one = Estimate::fixed(1);
+        match overload.name.as_str() {
+            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
+                let t = target?;
+                match self.list_element(t) {
+                    Some(elem) => {
+                        // Comparing each element; strings and bytes are traversed to compare.
+                        let mut each = one;
+                        if matches!(elem.ty, Type::String | Type::Bytes) {
+                            each = each.add(size(&elem).times(STRING_TRAVERSAL));
+                        }
+                        CallEstimate::cost(size(t).multiply(each))
+                    }
+                    // `indexOf` of a string.
+                    None => CallEstimate::cost(size(t).times(STRING_TRAVERSAL)),
+                }
+            }
+            "url" => match args {
+                [a] => CallEstimate::sized(size(a).times(STRING_TRAVERSAL), size(a)),
+                _ => None,
+            },
+            "lowerAscii" | "upperAscii" | "substring" | "trim" => {
+                let sz = size(target?);
+                CallEstimate::sized(sz.times(STRING_TRAVERSAL), sz)
+            }
+            "replace" => {
+                let (t, [old, new, ..]) = (target?, args) else { return None };
+                let (sz, old, new) = (size(t), size(old), size(new));
+                // The longest result replaces the shortest `old` with the longest `new`; the
+                // shortest, the longest `old` with the shortest `new`.
+                let (most, most_kept) = replacements(sz.max, old.min, new.max <= old.min);
+                let (least, least_kept) = replacements(sz.min, old.max, old.max <= new.min);
+                let (count, retained) =
+                    (Estimate { min: least, max: most }, Estimate { min: least_kept, max: most_kept });
+                let result = count.multiply(new).add(retained);
+                CallEstimate::sized(sz.times(2.0 * STRING_TRAVERSAL), result)
+            }
+            "split" => {
+                let sz = size(target?);
+                // At most one item a character, or the limit given.
+                let most = match args.get(1).and_then(|n| n.expr).map(|x| &x.expr) {
+                    Some(Expr::Literal(LiteralValue::Int(i))) => **i as u64,
+                    _ => sz.max,
+                };
+                CallEstimate::sized(sz.times(2.0 * STRING_TRAVERSAL), Estimate { min: 0, max: most })
+            }
+            "join" => {
+                let t = target?;
+                let items = size(t);
+                let mut sz = Estimate::fixed(0);
+                if let Some(elem) = self.list_element(t) {
+                    sz = items.multiply(size(&elem));
+                }
+                if let Some(separator) = args.first() {
+                    let separators = Estimate { min: items.min.saturating_sub(1), max: items.max.saturating_sub(1) };
+                    sz = sz.add(size(separator).multiply(separators));
+                }
+                CallEstimate::sized(sz.times(STRING_TRAVERSAL), sz)
+            }
+            "find" | "findAll" => {
+                let (t, Some(pattern)) = (target?, args.first()) else { return None };
+                let sz = size(t);
+                let subject = sz.add(one).times(STRING_TRAVERSAL);
+                let pattern = size(pattern).times(REGEX_STRING_LENGTH);
+                // At most one match a character.
+                CallEstimate::sized(subject.multiply(pattern), Estimate { min: 0, max: sz.max })
+            }
+            "cidr" | "isIP" | "isCIDR" | "quantity" | "isQuantity" | "semver" | "isSemver" => {
+                args.first().and_then(|a| CallEstimate::cost(size(a).times(STRING_TRAVERSAL)))
+            }
+            // A CIDR's address is a field.
+            "ip" if overload.member => CallEstimate::cost(one),
+            "ip" => args.first().and_then(|a| CallEstimate::cost(size(a).times(STRING_TRAVERSAL))),
+            // Parsed, then compared with the text.
+            "ip.isCanonical" => args.first().and_then(|a| CallEstimate::cost(size(a).times(2.0 * STRING_TRAVERSAL))),
+            "masked"
+            | "prefixLength"
+            | "family"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast" => CallEstimate::cost(one),
+            "containsIP" | "containsCIDR" => {
+                let a = args.first()?;
+                // Two addresses of 4 or 16 bytes compared; a CIDR is masked first; a string
+                // is parsed first.
+                let address = Estimate { min: 4, max: 16 };
+                let mut cost = address.add(address).times(STRING_TRAVERSAL);
+                if overload.name == "containsCIDR" {
+                    cost = cost.add(address.times(STRING_TRAVERSAL)).add(one);
+                }
+                if matches!(overload.params.get(1), Some(Type::String)) {
+                    cost = cost.add(size(a).times(STRING_TRAVERSAL));
+                }
+                CallEstimate::cost(cost)
+            }
+            "validate" => args.first().and_then(|a| {
+                CallEstimate::cost(size(a).times(STRING_TRAVERSAL).times(MAX_NAME_FORMAT_REGEX * REGEX_STRING_LENGTH))
+            }),
+            "format.named" | "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
+            | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" | "getScheme"
+            | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => CallEstimate::cost(one),
+            "_==_" => {
+                let [lhs, rhs] = args else { return None };
+                if !same_type(&lhs.ty, &rhs.ty) {
+                    return None;
+                }
+                match type_name(&lhs.ty)? {
+                    "net.IP" | "net.CIDR" | "kubernetes.Quantity" | "kubernetes.Semver" => CallEstimate::cost(one),
+                    "kubernetes.NamedFormat" => {
+                        CallEstimate::cost(Estimate { min: 1, max: MAX_FORMAT }.times(STRING_TRAVERSAL))
+                    }
+                    "kubernetes.URL" => {
+                        // (The library reads the right operand's size for both.)
+                        let sz = rhs.computed.map_or(one, |r| r.union(r));
+                        CallEstimate::cost(Estimate { min: 1, max: sz.max }.times(STRING_TRAVERSAL))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A list's item as a node (`listElementNode`): its type, and the path to it when the
+    /// list has one.
+    fn list_element(&self, list: &Node) -> Option<Node<'static>> {
+        let ty = list.ty.parameters().first().map(|t| (*t).clone())?;
+        let path = if list.path.is_empty() {
+            Vec::new()
+        } else {
+            let mut p = list.path.clone();
+            p.push("@items".to_owned());
+            p
+        };
+        Some(Node { path, ty, expr: None, computed: None })
+    }
+
+    /// A node's size: computed, or from the schema, or unknown (`sizeEstimate`).
+    fn estimate_size(&self, n: &Node) -> Estimate {
+        n.computed.or_else(|| self.declared_size(&n.path)).unwrap_or(UNKNOWN)
+    }
+
+    /// The size the schema allows at `path` (`sizeEstimator.EstimateSize`): the path's first
+    /// step is the variable, `self` or `oldSelf`, which the root declaration stands for.
+    fn declared_size(&self, path: &[String]) -> Option<Estimate> {
+        let (_, steps) = path.split_first()?;
+        let node = self.root.at(steps.iter().map(String::as_str))?;
+        Some(Estimate { min: 0, max: node.max_elements })
+    }
+
+    fn node<'e>(&mut self, e: &'e IdedExpr) -> Node<'e> {
+        let mut path = self.path(e);
+        // Only paths from declared variables are given; not from accumulators.
+        if path.first().is_some_and(|v| ACCUMULATORS.contains(&v.as_str())) {
+            path = Vec::new();
+        }
+        let computed = self.compute_size(e);
+        Node { path, ty: self.type_of(e).clone(), expr: Some(e), computed }
+    }
+
+    fn type_of(&self, e: &IdedExpr) -> &'a Type {
+        static DYN: Type = Type::Dyn;
+        self.checked.types.get(&e.id).unwrap_or(&DYN)
+    }
+
+    fn path(&self, e: &IdedExpr) -> Path {
+        if let Expr::Ident(name) = &e.expr
+            && let Some(v) = self.local(name)
+        {
+            return v.path.clone();
+        }
+        self.paths.get(&e.id).cloned().unwrap_or_default()
+    }
+
+    fn local(&self, name: &str) -> Option<&Local> {
+        self.locals.get(name).and_then(|stack| stack.last())
+    }
+
+    fn push_local(&mut self, name: &str, e: &IdedExpr) {
+        let path = self.path(e);
+        let entry = self.entry_size(e);
+        let size = self.compute_size(e);
+        self.locals.entry(name.to_owned()).or_default().push(Local { path, size, entry });
+    }
+
+    /// A comprehension's variable over `range`: a list's indices or items, a map's keys or
+    /// values.
+    fn push_iter(&mut self, name: &str, range: &IdedExpr, iterated: Iterated) {
+        let entry = self.entry_size(range);
+        let list = entry.map_or_else(|| matches!(self.type_of(range), Type::List(..)), |e| e.list);
+        let (size, step) = match (iterated, list) {
+            (Iterated::Keys, true) => (entry.map(|e| e.key), "@indices"),
+            (Iterated::Keys | Iterated::Single, false) => (entry.map(|e| e.key), "@keys"),
+            (Iterated::Values | Iterated::Single, true) => (entry.map(|e| e.val), "@items"),
+            (Iterated::Values, false) => (entry.map(|e| e.val), "@values"),
+        };
+        let mut path = self.path(range);
+        path.push(step.to_owned());
+        self.locals.entry(name.to_owned()).or_default().push(Local { path, size, entry: None });
+    }
+
+    fn pop_local(&mut self, name: &str) {
+        if let Some(stack) = self.locals.get_mut(name) {
+            stack.pop();
+        }
+    }
+
+    fn set_size(&mut self, e: &IdedExpr, size: Option<Estimate>) {
+        if let Some(size) = size {
+            self.sizes.insert(e.id, size);
+        }
+    }
+
+    fn copy_sizes(&mut self, to: &IdedExpr, from: &IdedExpr) {
+        let size = self.compute_size(from);
+        self.set_size(to, size);
+        if let Some(entry) = self.entry_size(from) {
+            self.entries.insert(to.id, entry);
+        }
+    }
+
+    fn size_or_unknown(&mut self, e: &IdedExpr) -> Estimate {
+        self.compute_size(e).unwrap_or(UNKNOWN)
+    }
+
+    /// `computeSize`: computed before, or a literal's, or the schema's, or a scalar's, or a
+    /// local variable's.
+    fn compute_size(&mut self, e: &IdedExpr) -> Option<Estimate> {
+        if let Some(size) = self.sizes.get(&e.id) {
+            return Some(*size);
+        }
+        if let Some(size) = literal_size(e) {
+            return Some(size);
+        }
+        if let Some(size) = self.declared_size(&self.path(e)) {
+            self.sizes.insert(e.id, size);
+            return Some(size);
+        }
+        if is_scalar(self.type_of(e)) {
+            return Some(Estimate::fixed(1));
+        }
+        match &e.expr {
+            Expr::Ident(name) => self.local(name).and_then(|v| v.size),
+            _ => None,
+        }
+    }
+
+    fn entry_size(&self, e: &IdedExpr) -> Option<EntrySize> {
+        if let Some(entry) = self.entries.get(&e.id) {
+            return Some(*entry);
+        }
+        match &e.expr {
+            Expr::Ident(name) => self.local(name).and_then(|v| v.entry),
+            _ => None,
+        }
+    }
+}
+
+/// Which of a range's parts a comprehension variable iterates.
+#[derive(Clone, Copy)]
+enum Iterated {
+    /// The one variable: a list's items, a map's keys.
+    Single,
+    /// The first of two: a list's indices, a map's keys.
+    Keys,
+    /// The second of two: a list's items, a map's values.
+    Values,
+}
+
+/// `cel.bind`'s shape (`sortBy` expands to it): an empty range, a false condition, and an
+/// accumulator that is not a macro's.
+fn is_bind(e: &IdedExpr) -> bool {
+    let Expr::Comprehension(c) = &e.expr else { return false };
+    matches!(&c.iter_range.expr, Expr::List(l) if l.elements.is_empty())
+        && matches!(&c.loop_cond.expr, Expr::Literal(LiteralValue::Boolean(b)) if !**b)
+        && c.accu_var != ACCUMULATORS[0]
+}
+
+/// The size of a literal: characters of a string, bytes, list items, map entries; 1 for any
+/// other constant.
+fn literal_size(e: &IdedExpr) -> Option<Estimate> {
+    let n = match &e.expr {
+        Expr::Literal(LiteralValue::String(s)) => s.inner().chars().count() as u64,
+        Expr::Literal(LiteralValue::Bytes(b)) => b.len() as u64,
+        Expr::Literal(_) => 1,
+        Expr::List(l) => l.elements.len() as u64,
+        Expr::Map(m) => m.entries.len() as u64,
+        _ => return None,
+    };
+    Some(Estimate::fixed(n))
+}
+
+/// Types whose values have one size (`isScalar`).
+fn is_scalar(t: &Type) -> bool {
+    match t {
+        Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint => true,
+        Type::Opaque(name, params) if &**name == "optional_type" => params.first().is_some_and(is_scalar),
+        _ => false,
+    }
+}
+
+/// The comparisons that traverse their operands: of strings and bytes, and equality.
+fn compares_by_traversal(signature: &str) -> bool {
+    matches!(signature, "_==_(A, A) -> bool" | "_!=_(A, A) -> bool")
+        || ["_<_", "_<=_", "_>_", "_>=_"].iter().any(|op| {
+            signature == format!("{op}(string, string) -> bool") || signature == format!("{op}(bytes, bytes) -> bool")
+        })
+}
+
+/// How often `replace` replaces, and how much of the subject it keeps, at one extreme: a
+/// `length`-character subject, `replaced` characters replaced each time (`keeps_length`: the
+/// replacement is no longer, or no shorter, than that). An empty string replaced surrounds
+/// every character; else it is replaced as often as it fits.
+fn replacements(length: u64, replaced: u64, keeps_length: bool) -> (u64, u64) {
+    if replaced == 0 {
+        (length.saturating_add(1), length)
+    } else if keeps_length {
+        (0, length)
+    } else {
+        ((length as f64 / replaced as f64).ceil() as u64, 0)
+    }
+}
+
+/// An allocating list call's estimate (`estimateAllocatingListCall`): the result's size
+/// times the factor, the call, and the list made.
+fn allocating(factor: f64, size: Estimate) -> Option<CallEstimate> {
+    let cost = size.times(factor).add(Estimate::fixed(1)).add(Estimate::fixed(LIST_CREATE));
+    CallEstimate::sized(cost, size)
+}
+
+/// Sorting `size` items of the list type `list`: every pair compared, strings and bytes
+/// dearer.
+fn sort_cost(size: Estimate, list: &Type) -> Option<CallEstimate> {
+    let mut factor = 2.0;
+    if matches!(list.parameters().first(), Some(Type::String | Type::Bytes)) {
+        factor += STRING_TRAVERSAL;
+    }
+    allocating(factor, size.multiply(size))
+}
+
+/// A constant `int` argument, negative as 0; `default` for anything else.
+fn int_literal(n: &Node, default: u64) -> u64 {
+    match n.expr.map(|e| &e.expr) {
+        Some(Expr::Literal(LiteralValue::Int(i))) => u64::try_from(**i).unwrap_or(0),
+        _ => default,
+    }
+}
+
+/// Whether two types are the same (`Type.Equal`; a list's kind is not part of its type).
+fn same_type(a: &Type, b: &Type) -> bool {
+    a.to_string() == b.to_string()
+}
+
+/// The name of a library's object or opaque type.
+fn type_name(t: &Type) -> Option<&str> {
+    match t {
+        Type::Object(o) => Some(&o.name),
+        Type::Opaque(name, _) => Some(name),
+        _ => None,
     }
 }

@@ -16,10 +16,15 @@ use super::types::{Type, parse, split_params};
 /// One overload.
 #[derive(Debug)]
 pub(crate) struct Overload {
+    /// The function's name, qualified (`sets.contains`, `startsWith`).
+    pub name: String,
     /// Called as `target.name(args)`: the target is `params[0]`.
     pub member: bool,
     pub params: Vec<Type>,
     pub result: Type,
+    /// The signature as written in the table: it names the overload (cel-go's overload id),
+    /// which is what the cost estimator ([`super::cost`]) tells overloads apart by.
+    pub signature: String,
 }
 
 /// The namespaces of global functions (`optional.none()`, `sets.contains(a, b)`).
@@ -100,7 +105,9 @@ fn parse_signature(signature: &str) -> (String, Overload) {
         }
         _ => (head.to_owned(), false),
     };
-    (name, Overload { member, params, result: parse(result) })
+    let overload =
+        Overload { name: name.clone(), member, params, result: parse(result), signature: signature.to_owned() };
+    (name, overload)
 }
 
 /// The index of the `(` matching the call's last `)`.
@@ -218,6 +225,8 @@ const STANDARD: &[&str] = &[
     "_[?_](map(A, B), A) -> optional_type(B)",
     "_[?_](optional_type(list(A)), int) -> optional_type(A)",
     "_[?_](optional_type(map(A, B)), A) -> optional_type(B)",
+    // `a.?b` (the checker types it as a field selection; cel-go's `select_optional_field`).
+    "_?._(dyn, string) -> dyn",
 ];
 
 /// cel-go's extensions as 1.36 enables them: strings v2, lists v3, sets, two-variable

@@ -73,6 +73,22 @@ pub fn env() -> &'static Arc<Env> {
     &ENV
 }
 
+/// What an expression of any type costs at most and at least, as the apiserver estimates it
+/// over `scope`'s sizes (`Env.EstimateCost`); `None` when the scope has none.
+///
+/// ```
+/// use kubeskema::cel::{Scope, estimate_cost, types::{Declaration, Type}};
+/// let scope = Scope::declared(Declaration::simple(Type::Dyn, 1, 0).into(), false);
+/// let cost = estimate_cost("self.startsWith('a')", &scope).unwrap().unwrap();
+/// assert_eq!((cost.min, cost.max), (2, 2));
+/// ```
+pub fn estimate_cost(source: &str, scope: &Scope) -> Result<Option<cost::Estimate>, String> {
+    let mut errors = Vec::new();
+    let parsed = compile_one(source, scope, Expecting::Any, &mut errors).ok_or_else(|| errors.join("; "))?;
+    depth::drop_tree(parsed.metered);
+    Ok(parsed.cost)
+}
+
 /// Compiles and runs one expression of any type with `self` bound (as `dyn`, and nothing
 /// else), in [`env()`]: for trying a rule out, and for tests.
 ///
@@ -86,7 +102,8 @@ pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
     let parsed =
         compile_one(source, &Scope::untyped(false), Expecting::Any, &mut errors).ok_or_else(|| errors.join("; "))?;
     let compiled = Compiled {
-        expression: parsed.expression,
+        max_cost: None,
+        message_max_cost: None,
         metered: parsed.metered,
         message_expression: None,
         depth: parsed.depth,
@@ -135,8 +152,11 @@ pub enum SelfType {
 /// A rule's programs.
 #[derive(Debug)]
 pub struct Compiled {
-    /// The rule as parsed, macros expanded.
-    expression: Expression,
+    /// The most the rule can cost, as the apiserver estimates it over the scope's sizes
+    /// (`MaxCost`); `None` where the scope has none.
+    pub max_cost: Option<u64>,
+    /// The most the messageExpression can cost (`MessageExpressionMaxCost`).
+    pub message_max_cost: Option<u64>,
     /// The rule with the meter's calls ([`meter::instrument`]): what runs.
     metered: Expression,
     /// The messageExpression, metered.
@@ -152,7 +172,6 @@ pub struct Compiled {
 /// The trees are dropped without recursion, as a derived drop would recurse over them.
 impl Drop for Compiled {
     fn drop(&mut self) {
-        depth::drop_tree(std::mem::take(&mut self.expression));
         depth::drop_tree(std::mem::take(&mut self.metered));
         if let Some(m) = self.message_expression.take() {
             depth::drop_tree(m);
@@ -161,11 +180,6 @@ impl Drop for Compiled {
 }
 
 impl Compiled {
-    /// The rule's expression tree (for cost estimates).
-    pub fn expression(&self) -> &Expression {
-        &self.expression
-    }
-
     /// Runs one of the rule's metered expressions, stopped past the per-call limit, on a
     /// stack deep enough for it.
     fn run(&self, expr: &Expression, scope: &Context) -> (Result<Value, ExecutionError>, meter::Cost) {
@@ -230,7 +244,7 @@ impl Rule {
                     Some(SelfType::Derived(of)) => of(),
                     None => Type::Dyn,
                 };
-                let scope = Scope { self_type, optional_old_self: self.optional_old_self };
+                let scope = Scope::typed(self_type, self.optional_old_self);
                 check_rule(&self.rule, self.message_expression.as_deref(), self.field_path.as_deref(), &scope)
                     .map_err(|errors| errors.join("; "))
             })
@@ -263,7 +277,7 @@ const fn borrowed(s: Option<&'static str>) -> Option<Cow<'static, str>> {
 }
 
 /// What a rule's variables are: the type of `self` (and of `oldSelf`, the same, or an
-/// optional of it with `optionalOldSelf`).
+/// optional of it with `optionalOldSelf`), and, at CRD time, the sizes the schema allows.
 #[derive(Clone, Debug)]
 pub struct Scope {
     /// The type of `self`: from the schema ([`types::declare_rule_scope`]), or `dyn` where
@@ -271,12 +285,25 @@ pub struct Scope {
     pub self_type: Type,
     /// `optionalOldSelf: true`: `oldSelf` is `optional_type(<self's type>)`.
     pub optional_old_self: bool,
+    /// `self`'s declaration with its sizes: given, [`check_rule`] estimates what each
+    /// expression costs ([`Compiled::max_cost`]), as the apiserver does when it admits a CRD.
+    pub sizes: Option<Arc<types::Declaration>>,
 }
 
 impl Scope {
     /// `self` as `dyn`: every field selection is checked at run time.
     pub fn untyped(optional_old_self: bool) -> Scope {
-        Scope { self_type: Type::Dyn, optional_old_self }
+        Scope { self_type: Type::Dyn, optional_old_self, sizes: None }
+    }
+
+    /// `self` as declared, costs estimated over the declaration's sizes.
+    pub fn declared(declaration: Arc<types::Declaration>, optional_old_self: bool) -> Scope {
+        Scope { self_type: declaration.ty.clone(), optional_old_self, sizes: Some(declaration) }
+    }
+
+    /// `self` of the type `self_type`, costs not estimated.
+    pub fn typed(self_type: Type, optional_old_self: bool) -> Scope {
+        Scope { self_type, optional_old_self, sizes: None }
     }
 
     fn variables(&self) -> [(&'static str, Type); 2] {
@@ -308,7 +335,8 @@ pub fn check_rule(
     };
     match program {
         Some(rule) if errors.is_empty() => Ok(Compiled {
-            expression: rule.expression,
+            max_cost: rule.cost.map(|c| c.max),
+            message_max_cost: message_expression.as_ref().and_then(|m| m.cost).map(|c| c.max),
             metered: rule.metered,
             depth: rule.depth.max(message_expression.as_ref().map_or(0, |m| m.depth)),
             message_expression: message_expression.map(|m| m.metered),
@@ -321,7 +349,8 @@ pub fn check_rule(
 
 /// One expression, compiled.
 struct Parsed {
-    expression: Expression,
+    /// The estimate of its cost, where the scope has sizes.
+    cost: Option<cost::Estimate>,
     metered: Expression,
     depth: usize,
     reads_old_self: bool,
@@ -415,14 +444,15 @@ fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut V
             depth::drop_tree(expression);
             return None;
         }
+        let cost = scope.sizes.as_deref().map(|sizes| cost::estimate(&expression, &checked, sizes));
         // What runs: set and map lists' operators lowered (by the checked types), then
         // two-variable loops, then the meter's charges.
-        let mut lowered = expression.clone();
+        let mut lowered = expression;
         list_kinds::lower(&mut lowered, &checked.types);
         comprehensions::two_variables(&mut lowered);
         let metered = meter::instrument(&lowered);
         depth::drop_tree(lowered);
-        Some(Parsed { expression, metered, depth, reads_old_self: checked.references.iter().any(|r| r == "oldSelf") })
+        Some(Parsed { cost, metered, depth, reads_old_self: checked.references.iter().any(|r| r == "oldSelf") })
     })
 }
 

@@ -340,28 +340,85 @@ pub(crate) fn split_params(text: &str) -> Vec<&str> {
     out
 }
 
+/// A node as the apiserver declares it to CEL (`DeclType`): its type, and the sizes cel-go's
+/// cost estimator reads ([`super::cost`]): the most elements it can hold (characters of a
+/// string, items of a list, entries of a map; 0 for a number or an object) and the fewest
+/// bytes it serializes to, from which the most copies of it a request can hold follow.
+#[derive(Clone, Debug)]
+pub struct Declaration {
+    /// The CEL type.
+    pub ty: Type,
+    /// `MaxElements`.
+    pub max_elements: u64,
+    /// `MinSerializedSize`.
+    pub min_serialized_size: u64,
+    /// An object's fields, by escaped name.
+    pub fields: BTreeMap<String, Declaration>,
+    /// A list's items or a map's values.
+    pub elem: Option<Box<Declaration>>,
+    /// A map's keys.
+    pub key: Option<Box<Declaration>>,
+}
+
+impl Declaration {
+    /// A node without parts.
+    pub fn simple(ty: Type, min_serialized_size: u64, max_elements: u64) -> Declaration {
+        Declaration { ty, max_elements, min_serialized_size, fields: BTreeMap::new(), elem: None, key: None }
+    }
+
+    /// The node `path` leads to from here: field names, `@items` and `@values` (a list's
+    /// items, a map's values) and `@keys`. The cost estimator's paths.
+    pub fn at<'a>(&self, path: impl IntoIterator<Item = &'a str>) -> Option<&Declaration> {
+        let mut node = self;
+        for step in path {
+            node = match step {
+                "@items" | "@values" => node.elem.as_deref()?,
+                "@keys" => node.key.as_deref()?,
+                field => node.fields.get(field)?,
+            };
+        }
+        Some(node)
+    }
+}
+
 #[cfg(feature = "dynamic")]
 pub use schema::{declare, declare_rule_scope};
 
 #[cfg(feature = "dynamic")]
 mod schema {
     use super::*;
+    use crate::cel::cost::MAX_REQUEST_BYTES;
     use crate::schema::Schema;
 
-    /// The type of `self` for the rules of `s`, as the apiserver declares it (`SchemaDeclType`
-    /// with `isResourceRoot`, then `MaybeAssignTypeName("selfType0")`); `None` when the
-    /// node cannot be declared (the apiserver refuses its rules: `failed to convert to
-    /// declType for CEL validation rules`).
-    pub fn declare_rule_scope(s: &Schema, resource_root: bool) -> Option<Type> {
+    /// The fewest bytes values serialize to (`MinStringSize`, `MinBoolSize`, ...).
+    const MIN_STRING: u64 = 2;
+    const MIN_BOOL: u64 = 4;
+    const MIN_NUMBER: u64 = 1;
+    const MIN_DURATION: u64 = 3;
+    const DATE: u64 = 12;
+    const MIN_DATE_TIME: u64 = 21;
+    /// The longest durations and date-times (`MaxDurationSizeJSON`, `MaxDatetimeSizeJSON`).
+    const MAX_DURATION: u64 = 32;
+    const MAX_DATE_TIME: u64 = 32;
+    /// The longest string a request can hold: all of it but the quotes.
+    const LONGEST_STRING: u64 = MAX_REQUEST_BYTES - 2;
+
+    /// `self` for the rules of `s`, as the apiserver declares it (`SchemaDeclType` with
+    /// `isResourceRoot`, then `MaybeAssignTypeName("selfType0")`); `None` when the node
+    /// cannot be declared (the apiserver refuses its rules: `failed to convert to declType
+    /// for CEL validation rules`).
+    pub fn declare_rule_scope(s: &Schema, resource_root: bool) -> Option<Declaration> {
         declare(s, resource_root, "selfType0")
     }
 
-    /// The CEL type of a schema node named `name` (object types are named by their place:
-    /// `selfType0.spec`, list items `.@idx`, map values `.@elem`). `None` for a node rules
-    /// cannot see: no type (preserve-unknown-fields alone), or a list or map of such nodes.
-    pub fn declare(s: &Schema, resource_root: bool, name: &str) -> Option<Type> {
+    /// A schema node as the apiserver declares it, named `name` (object types are named by
+    /// their place: `selfType0.spec`, list items `.@idx`, map values `.@elem`). `None` for a
+    /// node rules cannot see: no type (preserve-unknown-fields alone), or a list or map of
+    /// such nodes.
+    pub fn declare(s: &Schema, resource_root: bool, name: &str) -> Option<Declaration> {
         if s.int_or_string {
-            return Some(Type::Dyn);
+            let longest = s.max_length.map_or(LONGEST_STRING, |n| n.saturating_mul(4));
+            return Some(Declaration::simple(Type::Dyn, 1, longest));
         }
         match s.type_str()? {
             "array" => {
@@ -371,12 +428,20 @@ mod schema {
                     None => ListKind::Atomic,
                 };
                 let elem = declare(items, items.embedded_resource, &format!("{name}.@idx"))?;
-                Some(Type::List(Arc::new(elem), kind))
+                let most = s.max_items.unwrap_or((MAX_REQUEST_BYTES - 2) / (elem.min_serialized_size + 1));
+                let ty = Type::List(Arc::new(elem.ty.clone()), kind);
+                Some(Declaration { elem: Some(Box::new(elem)), ..Declaration::simple(ty, 2, most) })
             }
             "object" => {
                 if let Some(values) = s.additional_properties_schema() {
                     let v = declare(values, values.embedded_resource, &format!("{name}.@elem"))?;
-                    return Some(Type::map(Type::String, v));
+                    let most = s.max_properties.unwrap_or((MAX_REQUEST_BYTES - 2) / (v.min_serialized_size + 6));
+                    let ty = Type::map(Type::String, v.ty.clone());
+                    return Some(Declaration {
+                        elem: Some(Box::new(v)),
+                        key: Some(Box::new(Declaration::simple(Type::String, MIN_STRING, 0))),
+                        ..Declaration::simple(ty, 2, most)
+                    });
                 }
                 // `WithTypeAndObjectMeta`: at a resource's root, kind, apiVersion and metadata's
                 // name and generateName are always there; unless the schema declares all
@@ -384,31 +449,62 @@ mod schema {
                 // remain).
                 let resource_root = resource_root && !declares_type_and_object_meta(s);
                 let mut fields = BTreeMap::new();
+                // `{}` and each required property without a default: `"name":` and its value.
+                let mut min_serialized_size: u64 = 2;
+                let mut add = |prop: &str, d: Option<Declaration>, defaulted: bool| {
+                    let Some(d) = d else { return };
+                    if s.required.iter().any(|r| r == prop) && !defaulted {
+                        min_serialized_size =
+                            min_serialized_size.saturating_add(prop.len() as u64 + d.min_serialized_size + 4);
+                    }
+                    if let Some(escaped) = super::super::escape(prop) {
+                        fields.insert(escaped, d);
+                    }
+                };
                 for (prop, child) in &s.properties {
                     if resource_root && matches!(prop.as_str(), "metadata" | "kind" | "apiVersion") {
                         continue;
                     }
-                    let Some(escaped) = super::super::escape(prop) else { continue };
-                    if let Some(t) = declare(child, child.embedded_resource, &format!("{name}.{escaped}")) {
-                        fields.insert(escaped, t);
-                    }
+                    let escaped = super::super::escape(prop).unwrap_or_default();
+                    let d = declare(child, child.embedded_resource, &format!("{name}.{escaped}"));
+                    add(prop, d, child.default.is_some());
                 }
                 if resource_root {
-                    fields.insert("kind".into(), Type::String);
-                    fields.insert("apiVersion".into(), Type::String);
-                    fields.insert("metadata".into(), super::object_meta(format!("{name}.metadata")));
+                    let string = || Declaration::simple(Type::String, MIN_STRING, LONGEST_STRING);
+                    add("kind", Some(string()), false);
+                    add("apiVersion", Some(string()), false);
+                    let meta = Declaration {
+                        fields: [("name".to_owned(), string()), ("generateName".to_owned(), string())].into(),
+                        ..Declaration::simple(super::object_meta(format!("{name}.metadata")), 2, 0)
+                    };
+                    add("metadata", Some(meta), false);
                 }
-                Some(Type::Object(Arc::new(Object { name: name.to_owned(), fields })))
+                let ty = Type::Object(Arc::new(Object {
+                    name: name.to_owned(),
+                    fields: fields.iter().map(|(k, d)| (k.clone(), d.ty.clone())).collect(),
+                }));
+                Some(Declaration { fields, ..Declaration::simple(ty, min_serialized_size, 0) })
             }
             "string" => Some(match s.format.as_deref() {
-                Some("byte") => Type::Bytes,
-                Some("duration") => Type::Duration,
-                Some("date" | "date-time") => Type::Timestamp,
-                _ => Type::String,
+                Some("byte") => Declaration::simple(Type::Bytes, MIN_STRING, s.max_length.unwrap_or(LONGEST_STRING)),
+                Some("duration") => Declaration::simple(Type::Duration, MIN_DURATION, MAX_DURATION),
+                Some("date") => Declaration::simple(Type::Timestamp, DATE, DATE),
+                Some("date-time") => Declaration::simple(Type::Timestamp, MIN_DATE_TIME, MAX_DATE_TIME),
+                _ => {
+                    let longest_enum = || {
+                        s.enum_.iter().flatten().filter_map(|v| v.as_str()).map(|v| v.len() as u64).max().unwrap_or(0)
+                    };
+                    let longest = match (s.max_length, &s.enum_) {
+                        (Some(n), _) => n.saturating_mul(4),
+                        (None, Some(values)) if !values.is_empty() => longest_enum(),
+                        _ => LONGEST_STRING,
+                    };
+                    Declaration::simple(Type::String, MIN_STRING, longest)
+                }
             }),
-            "boolean" => Some(Type::Bool),
-            "number" => Some(Type::Double),
-            "integer" => Some(Type::Int),
+            "boolean" => Some(Declaration::simple(Type::Bool, MIN_BOOL, 0)),
+            "number" => Some(Declaration::simple(Type::Double, MIN_NUMBER, 0)),
+            "integer" => Some(Declaration::simple(Type::Int, MIN_NUMBER, 0)),
             _ => None,
         }
     }

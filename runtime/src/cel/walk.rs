@@ -37,7 +37,7 @@ impl SchemaRules {
     fn collect(&mut self, s: &Schema, resource_root: bool) -> bool {
         let mut any = !s.validations.is_empty();
         if any {
-            let self_type = super::types::declare_rule_scope(s, resource_root);
+            let self_type = super::types::declare_rule_scope(s, resource_root).map(|d| d.ty);
             self.rules.insert(s.pointer.clone(), s.validations.iter().map(|r| rule(r, self_type.clone())).collect());
         }
         let children: Vec<&Schema> =
