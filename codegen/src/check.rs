@@ -1560,5 +1560,14 @@ mod tests {
             "{over:#?}"
         );
         assert!(findings(schema(6)).iter().all(|f| !f.contains("Forbidden")));
+        // apiextensions' validation_test: a converted value has no known size, so three of
+        // them added up are over the limit, and over the schema-wide total.
+        let converted = json!({"type": "object", "properties": {"f": {"type": "array", "items": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "true", "messageExpression": "string(self[0]) + string(self[1]) + string(self[2])"}]}}});
+        let forbidden: Vec<String> = findings(converted)
+            .into_iter()
+            .filter_map(|f| f.split_once(": Forbidden").map(|(path, _)| path.to_owned()))
+            .collect();
+        assert_eq!(forbidden, [field, field, "spec.validation.openAPIV3Schema"]);
     }
 }

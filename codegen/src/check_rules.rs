@@ -2,8 +2,9 @@
 //! CRD time (`cel_validation.go`, semantics §3.3, §9.8), before anything is generated:
 //! the rule, its `messageExpression` and `fieldPath` compile; `message` has no line break;
 //! `oldSelf` is used only where an old value can be correlated; each rule's estimated cost
-//! times its node's cardinality stays under the per-rule limit, and all of them together under
-//! the schema-wide limit.
+//! ([`cost::estimate`], cel-go's estimator) times its node's cardinality, and each
+//! messageExpression's, stays under the per-rule limit, and all of them together under the
+//! schema-wide limit.
 
 use kubeskema::cel::cost;
 use kubeskema::cel::{Scope, types};
