@@ -788,10 +788,19 @@ fn is_scalar(t: &Type) -> bool {
 
 /// The comparisons that traverse their operands: of strings and bytes, and equality.
 fn compares_by_traversal(signature: &str) -> bool {
-    matches!(signature, "_==_(A, A) -> bool" | "_!=_(A, A) -> bool")
-        || ["_<_", "_<=_", "_>_", "_>=_"].iter().any(|op| {
-            signature == format!("{op}(string, string) -> bool") || signature == format!("{op}(bytes, bytes) -> bool")
-        })
+    const TRAVERSING: &[&str] = &[
+        "_==_(A, A) -> bool",
+        "_!=_(A, A) -> bool",
+        "_<_(string, string) -> bool",
+        "_<=_(string, string) -> bool",
+        "_>_(string, string) -> bool",
+        "_>=_(string, string) -> bool",
+        "_<_(bytes, bytes) -> bool",
+        "_<=_(bytes, bytes) -> bool",
+        "_>_(bytes, bytes) -> bool",
+        "_>=_(bytes, bytes) -> bool",
+    ];
+    TRAVERSING.contains(&signature)
 }
 
 /// How often `replace` replaces, and how much of the subject it keeps, at one extreme: a
