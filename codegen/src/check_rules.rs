@@ -34,9 +34,10 @@ pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
             base.to_owned(),
             ErrorType::Forbidden,
             BadValue::Omit,
-            &format!(
-                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
-                factor(total, cost::STATIC_CRD_LIMIT)
+            &over_budget(
+                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                total,
+                cost::STATIC_CRD_LIMIT,
             ),
             root.pointer.clone(),
         ));
@@ -135,23 +136,17 @@ impl Walk<'_> {
         };
         // The apiserver reports a rule over budget first, then a messageExpression over
         // budget (its estimate not multiplied by the cardinality), then misuses of oldSelf.
-        let over_budget = |what: &str, estimate: u64| {
-            format!(
-                "{what} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
-                factor(estimate, cost::STATIC_RULE_LIMIT)
-            )
-        };
         if let Some(max_cost) = compiled.max_cost {
             let estimate = max_cost.saturating_mul(cardinality);
             if estimate > cost::STATIC_RULE_LIMIT {
-                let detail = over_budget("estimated rule cost", estimate);
+                let detail = over_budget("estimated rule cost", estimate, cost::STATIC_RULE_LIMIT);
                 push(format!("{p}.rule"), ErrorType::Forbidden, BadValue::Omit, &detail, format!("{pointer}/rule"));
             }
             self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
         }
         if let Some(estimate) = compiled.message_max_cost {
             if estimate > cost::STATIC_RULE_LIMIT {
-                let detail = over_budget("estimated messageExpression cost", estimate);
+                let detail = over_budget("estimated messageExpression cost", estimate, cost::STATIC_RULE_LIMIT);
                 let (field, at) = (format!("{p}.messageExpression"), format!("{pointer}/messageExpression"));
                 push(field, ErrorType::Forbidden, BadValue::Omit, &detail, at);
             }
@@ -181,6 +176,14 @@ impl Walk<'_> {
             );
         }
     }
+}
+
+/// The apiserver's words for a cost over its limit (`getCostErrorMessage`).
+fn over_budget(what: &str, cost: u64, limit: u64) -> String {
+    format!(
+        "{what} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        factor(cost, limit)
+    )
 }
 
 /// `more than 100x`, six decimals below 1.5, one decimal otherwise.
