@@ -107,6 +107,8 @@ fn corpus(out: &Path) {
          pub update_issues: Option<Result<Vec<String>, String>>,\n\
          /// The issues of the validating read (`kubeskema::decode::from_value`).\n\
          pub decoded: Vec<String>,\n\
+         /// Where the CEL rules compiled to Rust and the interpreter disagree (create, then update).\n\
+         pub cel_differences: Vec<String>,\n\
          }}\n\n\
          /// A value the generated type does not deserialize: serde's error, and what the validating read found.\n\
          #[derive(Debug)]\n\
@@ -128,12 +130,14 @@ fn corpus(out: &Path) {
          let decoded: Vec<String> = kubeskema::decode::from_value::<T>(&value, &Default::default()).issues.iter().map(ToString::to_string).collect();\n\
          let typed: T = match serde_json::from_value(value) {{ Ok(t) => t, Err(e) => return Err(Refused {{ error: e.to_string(), decoded }}) }};\n\
          let issues = kubeskema::Validate::validate(&typed).iter().map(ToString::to_string).collect();\n\
+         let mut cel_differences: Vec<String> = kubeskema::__private::cel_differential(&typed, None).err().into_iter().collect();\n\
          let update_issues = old.map(|old| {{\n\
          let old: T = serde_json::from_value(old).map_err(|e| e.to_string())?;\n\
+         cel_differences.extend(kubeskema::__private::cel_differential(&typed, Some(&old)).err());\n\
          Ok(kubeskema::Validate::validate_update(&typed, &old).iter().map(ToString::to_string).collect())\n\
          }});\n\
          let stored = serde_json::to_value(&typed).map_err(|e| Refused {{ error: e.to_string(), decoded: decoded.clone() }})?;\n\
-         Ok(Typed {{ stored, issues, update_issues, decoded }})\n}}"
+         Ok(Typed {{ stored, issues, update_issues, decoded, cel_differences }})\n}}"
     )
     .unwrap();
     std::fs::write(out.join("corpus.rs"), include).expect("OUT_DIR is writable");

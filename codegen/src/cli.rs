@@ -183,6 +183,13 @@ pub fn run(args: Args) -> i32 {
                 generation.modules.len(),
                 started.elapsed()
             );
+            let cel = crate::emit_cel::CelCount::of(&generation.modules);
+            if cel.native + cel.interpreted.len() > 0 {
+                eprintln!("{}", cel.summary());
+                for (owner, rule, reason) in &cel.interpreted {
+                    eprintln!("  interpreted: {owner}: `{rule}`: {reason}");
+                }
+            }
             0
         }
         Command::Validate { crds, output, manifests } => {

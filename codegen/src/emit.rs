@@ -7,6 +7,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
+use crate::emit_cel::{CelCount, Natives, Node};
 use crate::model::{Attr, CrdJson, EnumDef, FieldDef, Module, RootInfo, Shape, StructDef, Ty, TypeDef};
 
 fn ident(name: &str) -> Ident {
@@ -17,12 +18,18 @@ fn ident(name: &str) -> Ident {
 }
 
 /// Rust source of one module (without the header comment).
-pub fn emit_module(m: &Module) -> String {
+pub fn emit_module(m: &Module) -> (String, CelCount) {
     let reach = CelReach::of(m);
-    let items = m.order.iter().map(|&id| match &m.types[id] {
-        TypeDef::Struct(s) => emit_struct(m, s, &reach, id),
-        TypeDef::Enum(e) => emit_enum(e),
-    });
+    let mut natives = Natives::default();
+    let items: Vec<TokenStream> = m
+        .order
+        .iter()
+        .map(|&id| match &m.types[id] {
+            TypeDef::Struct(s) => emit_struct(m, s, &reach, id, &mut natives),
+            TypeDef::Enum(e) => emit_enum(e),
+        })
+        .collect();
+    let native_fns = &natives.items;
     let meta = if m.kube {
         quote!(
             use ::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -42,9 +49,10 @@ pub fn emit_module(m: &Module) -> String {
         #[allow(unused_imports)]
         use ::std::collections::BTreeMap;
         #(#items)*
+        #(#native_fns)*
     };
     let parsed: syn::File = syn::parse2(file).expect("invariant: generated tokens parse as a file");
-    space_items(&prettyplease::unparse(&parsed))
+    (space_items(&prettyplease::unparse(&parsed)), natives.count)
 }
 
 /// prettyplease puts top-level items edge to edge; a blank line between them reads better.
@@ -63,7 +71,7 @@ fn space_items(code: &str) -> String {
     out
 }
 
-fn ty_tokens(m: &Module, ty: &Ty) -> TokenStream {
+pub(crate) fn ty_tokens(m: &Module, ty: &Ty) -> TokenStream {
     match ty {
         Ty::String => quote!(String),
         Ty::Bool => quote!(bool),
@@ -142,6 +150,62 @@ pub fn sanitize_doc(doc: &str) -> Vec<String> {
     out
 }
 
+/// The attributes of a node of Rust type `ty` (a rule's `self`), each rule compiled to Rust
+/// where it can be (`native = ...`).
+fn attrs_at(m: &Module, attrs: &[Attr], ty: &Ty, owner: &str, natives: &mut Natives) -> Vec<TokenStream> {
+    attrs
+        .iter()
+        .map(|a| match a {
+            Attr::Rule(r) => {
+                let node = Node { ty: ty.clone(), attrs, owner };
+                rule_tokens(r, natives.compile(m, &node, r))
+            }
+            Attr::Nested(k, inner) => {
+                // The derive reads rules on items and values after a null is skipped.
+                let element = match (k, ty) {
+                    (&"items", Ty::Vec(e)) | (&"values", Ty::Map(e)) => match &**e {
+                        Ty::Option(inner) => (**inner).clone(),
+                        e => e.clone(),
+                    },
+                    _ => Ty::Value,
+                };
+                let k = format_ident!("{}", k);
+                let inner = attrs_at(m, inner, &element, owner, natives);
+                quote!(#k(#(#inner),*))
+            }
+            a => attr_tokens(a),
+        })
+        .collect()
+}
+
+fn rule_tokens(r: &kubeskema::schema::ValidationRule, native: Option<(Ident, Option<Ident>)>) -> TokenStream {
+    let mut parts = vec![{
+        let rule = &r.rule;
+        quote!(rule = #rule)
+    }];
+    for (k, v) in [
+        ("message", &r.message),
+        ("message_expression", &r.message_expression),
+        ("reason", &r.reason),
+        ("field_path", &r.field_path),
+    ] {
+        if let Some(v) = v {
+            let k = format_ident!("{}", k);
+            parts.push(quote!(#k = #v));
+        }
+    }
+    if let Some(b) = r.optional_old_self {
+        parts.push(quote!(optional_old_self = #b));
+    }
+    if let Some((rule, message)) = native {
+        parts.push(quote!(native = #rule));
+        if let Some(message) = message {
+            parts.push(quote!(native_message = #message));
+        }
+    }
+    quote!(rule(#(#parts),*))
+}
+
 fn attr_tokens(a: &Attr) -> TokenStream {
     match a {
         Attr::Flag(k) => {
@@ -166,27 +230,7 @@ fn attr_tokens(a: &Attr) -> TokenStream {
             let k = format_ident!("{}", k);
             quote!(#k(#(#list),*))
         }
-        Attr::Rule(r) => {
-            let mut parts = vec![{
-                let rule = &r.rule;
-                quote!(rule = #rule)
-            }];
-            for (k, v) in [
-                ("message", &r.message),
-                ("message_expression", &r.message_expression),
-                ("reason", &r.reason),
-                ("field_path", &r.field_path),
-            ] {
-                if let Some(v) = v {
-                    let k = format_ident!("{}", k);
-                    parts.push(quote!(#k = #v));
-                }
-            }
-            if let Some(b) = r.optional_old_self {
-                parts.push(quote!(optional_old_self = #b));
-            }
-            quote!(rule(#(#parts),*))
-        }
+        Attr::Rule(r) => rule_tokens(r, None),
         Attr::Extension(name, value) => quote!(extension(name = #name, value = #value)),
         Attr::Nested(k, inner) => {
             let k = format_ident!("{}", k);
@@ -307,10 +351,10 @@ impl CelReach {
     }
 }
 
-fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize) -> TokenStream {
+fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, natives: &mut Natives) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs(s.doc.as_deref());
-    let mut container_attrs: Vec<_> = s.attrs.iter().map(attr_tokens).collect();
+    let mut container_attrs = attrs_at(m, &s.attrs, &Ty::Named(id), &s.name, natives);
     if !reach.rules_inside[id] {
         container_attrs.push(quote!(no_cel_rules));
     }
@@ -318,34 +362,38 @@ fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize) -> TokenS
         container_attrs.push(quote!(no_cel_value));
     }
     let container = if container_attrs.is_empty() { quote!() } else { quote!(#[kubeskema(#(#container_attrs),*)]) };
-    let fields = s.fields.iter().map(|f| {
-        let fdoc = docs(f.doc.as_deref());
-        let fid = ident(&f.ident);
-        let ty = field_ty(m, f);
-        let mut parts = Vec::new();
-        if f.shape == Shape::UnknownFields {
-            parts.push(quote!(unknown_fields));
-        } else if f.ident.trim_start_matches("r#") != f.json_name {
-            let json = &f.json_name;
-            parts.push(quote!(rename = #json));
-        }
-        if matches!(f.shape, Shape::Nullable | Shape::MaybeNull) {
-            parts.push(quote!(nullable));
-        }
-        if f.shape == Shape::Nullable && f.default.is_none() {
-            parts.push(quote!(required));
-        }
-        if let Some(d) = &f.default {
-            parts.push(default_attr(d));
-        }
-        parts.extend(f.attrs.iter().map(attr_tokens));
-        let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
-        quote! {
-            #fdoc
-            #attr
-            pub #fid: #ty,
-        }
-    });
+    let fields: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .map(|f| {
+            let fdoc = docs(f.doc.as_deref());
+            let fid = ident(&f.ident);
+            let ty = field_ty(m, f);
+            let mut parts = Vec::new();
+            if f.shape == Shape::UnknownFields {
+                parts.push(quote!(unknown_fields));
+            } else if f.ident.trim_start_matches("r#") != f.json_name {
+                let json = &f.json_name;
+                parts.push(quote!(rename = #json));
+            }
+            if matches!(f.shape, Shape::Nullable | Shape::MaybeNull) {
+                parts.push(quote!(nullable));
+            }
+            if f.shape == Shape::Nullable && f.default.is_none() {
+                parts.push(quote!(required));
+            }
+            if let Some(d) = &f.default {
+                parts.push(default_attr(d));
+            }
+            parts.extend(attrs_at(m, &f.attrs, &f.ty, &s.name, natives));
+            let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
+            quote! {
+                #fdoc
+                #attr
+                pub #fid: #ty,
+            }
+        })
+        .collect();
     let root_impl = s.root.as_ref().map(|r| emit_root(m, s, r));
     let unions = s.unions.iter().map(|u| emit_union(m, s, u));
     quote! {

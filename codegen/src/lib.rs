@@ -23,6 +23,7 @@ mod check_rules;
 pub mod cli;
 pub mod diagnostic;
 pub mod emit;
+pub mod emit_cel;
 pub mod load;
 pub mod manifests;
 pub mod model;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::check::check_crd;
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::emit_cel::CelCount;
 use crate::load::{LoadedCrd, load_crds};
 use crate::model::ModuleBuilder;
 
@@ -25,6 +26,8 @@ pub struct GeneratedModule {
     pub crds: Vec<String>,
     /// The root types it declares: `(apiVersion, kind, Rust type name)`.
     pub roots: Vec<(String, String, String)>,
+    /// Its CEL rules: how many were compiled to Rust, and why the others were not.
+    pub cel: CelCount,
 }
 
 /// How a run behaves.
@@ -192,7 +195,8 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             header.push_str(&format!("//   {} ({}/{})\n", s.file, s.crd, s.version));
             crd_names.push(format!("{}/{}", s.crd, s.version));
         }
-        let code = format!("{header}\n{}", crate::emit::emit_module(&module));
+        let (code, cel) = crate::emit::emit_module(&module);
+        let code = format!("{header}\n{code}");
         out.push(GeneratedModule {
             group: group.clone(),
             version: version.clone(),
@@ -201,6 +205,7 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             types: module.types.len(),
             crds: crd_names,
             roots,
+            cel,
         });
     }
     Ok(Generation { modules: out, warnings: diags, inputs, refused, crd_count: crds.len() })

@@ -188,6 +188,11 @@ pub struct Rule {
     pub reason: Option<LitStr>,
     pub field_path: Option<LitStr>,
     pub optional_old_self: Option<bool>,
+    /// The rule compiled to Rust: a function `fn(&T, Option<&T>, &mut Meter) ->
+    /// Result<bool>` over the node's value (what codegen writes beside the type).
+    pub native: Option<syn::Path>,
+    /// The messageExpression compiled to Rust (`-> Result<String>`).
+    pub native_message: Option<syn::Path>,
 }
 
 /// A parsed keyword with its value.
@@ -457,9 +462,11 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
             }
             "field_path" => rule.field_path = Some(m.value()?.parse()?),
             "optional_old_self" => rule.optional_old_self = Some(m.value()?.parse::<syn::LitBool>()?.value),
+            "native" => rule.native = Some(m.value()?.parse()?),
+            "native_message" => rule.native_message = Some(m.value()?.parse()?),
             _ => {
                 return Err(m.error(
-                    "expected one of: rule, message, message_expression, reason, field_path, optional_old_self",
+                    "expected one of: rule, message, message_expression, reason, field_path, optional_old_self, native, native_message",
                 ));
             }
         }

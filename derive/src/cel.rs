@@ -62,6 +62,34 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
             (schema_type, quote!(match self { #(#arms)* }), cel_type)
         }
     };
+    // What rules compiled to Rust read of an enum: its value, without a `cel::Value`.
+    let enum_value = match &c.data {
+        Body::Enum(variants) => {
+            let arms = variants.iter().map(|v| {
+                let var = v.ident;
+                match &v.value {
+                    VariantValue::Str(s) => quote!(#ident::#var => #s,),
+                    VariantValue::Int(i) => quote!(#ident::#var => #i,),
+                    VariantValue::Bool(b) => quote!(#ident::#var => #b,),
+                }
+            });
+            let value = match variants.first().map(|v| &v.value) {
+                Some(VariantValue::Int(_)) => quote!(i64),
+                Some(VariantValue::Bool(_)) => quote!(bool),
+                _ => quote!(&'static str),
+            };
+            quote! {
+                #[automatically_derived]
+                impl #cel::native::EnumValue for #ident {
+                    type Value = #value;
+                    fn value(&self) -> #value {
+                        match self { #(#arms)* }
+                    }
+                }
+            }
+        }
+        Body::Struct(_) => TokenStream::new(),
+    };
     quote! {
         ::kubeskema::__cel! {
             #[automatically_derived]
@@ -74,6 +102,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                     #cel_type
                 }
             }
+            #enum_value
         }
     }
 }
@@ -245,14 +274,25 @@ fn rules_check(
         (None, Some(ty)) => quote!(<#ty as #cel::ToCel>::SCHEMA_TYPE),
         (None, None) => quote!(""),
     };
-    let value = items_formatted(attrs, v);
-    let old = items_formatted(attrs, &quote!(__x));
+    let natives = rules.iter().map(|r| match &r.native {
+        Some(rule) => {
+            let message = match &r.native_message {
+                Some(m) => quote!(::core::option::Option::Some(#m)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(#cel::native::Native { rule: #rule, message: #message }))
+        }
+        None => quote!(::core::option::Option::None),
+    });
+    // The CEL value, for the rules not compiled to Rust and for ratcheting: made only when
+    // one of those needs it.
+    let to_cel = items_formatted(attrs, &quote!(__x));
     quote! {{
         fn __self_type() -> #cel::Type {
             #self_type
         }
         static __RULES: [#cel::Rule; #n] = [#(#each),*];
-        __cx.evaluate(&__RULES, &#p, #value, #o.map(|__x| #old), #format, #schema_type);
+        __cx.evaluate_typed(&__RULES, &[#(#natives),*], &#p, #v, #o, |__x| #to_cel, #format, #schema_type);
     }}
 }
 

@@ -270,3 +270,20 @@ pub fn growth_ratio(n: usize, mut run: impl FnMut(usize)) -> f64 {
     let small = best(n).max(1e-4);
     best(10 * n) / small
 }
+
+/// The CEL rules of `value` (updated from `old`) run twice: natively where they were compiled
+/// to Rust, and all interpreted. `Err` says how the two differ (issues, warnings, or where
+/// evaluation stopped): the differential test of the native code.
+#[cfg(feature = "cel")]
+pub fn cel_differential<T: crate::Validate + ?Sized>(value: &T, old: Option<&T>) -> Result<(), String> {
+    if !T::HAS_RULES {
+        return Ok(());
+    }
+    let run = |mut cx: crate::cel::Cx| {
+        value.validate_cel_at(old, &crate::path::Path::root(), &mut cx);
+        let show = |issues: &[crate::issue::Issue]| issues.iter().map(ToString::to_string).collect::<Vec<_>>();
+        (show(&cx.issues), show(&cx.warnings), cx.stopped())
+    };
+    let (native, interpreted) = (run(crate::cel::Cx::default()), run(crate::cel::Cx::interpreted()));
+    if native == interpreted { Ok(()) } else { Err(format!("native: {native:?}\ninterpreted: {interpreted:?}")) }
+}

@@ -42,6 +42,7 @@ mod functions;
 mod library;
 mod list_kinds;
 pub mod meter;
+pub mod native;
 pub mod types;
 mod value;
 #[cfg(feature = "dynamic")]
@@ -180,6 +181,11 @@ impl Drop for Compiled {
 }
 
 impl Compiled {
+    /// Whether the rule has a messageExpression.
+    pub fn has_message_expression(&self) -> bool {
+        self.message_expression.is_some()
+    }
+
     /// Runs one of the rule's metered expressions, stopped past the per-call limit, on a
     /// stack deep enough for it.
     fn run(&self, expr: &Expression, scope: &Context) -> (Result<Value, ExecutionError>, meter::Cost) {
@@ -347,6 +353,45 @@ pub fn check_rule(
     }
 }
 
+/// A rule as codegen compiles it to Rust ([`native`]): the trees the interpreter runs
+/// (lowered and metered, [`meter::instrument`]), with the checked type of each node that
+/// came from the source (by id; the meter's and the lowering's own nodes have none).
+pub struct Lowered {
+    /// The rule's tree.
+    pub rule: Expression,
+    /// The types of the rule's nodes.
+    pub rule_types: std::collections::HashMap<u64, Type>,
+    /// The messageExpression's tree and types.
+    pub message: Option<(Expression, std::collections::HashMap<u64, Type>)>,
+    /// Whether the rule reads `oldSelf`.
+    pub transition: bool,
+}
+
+impl Drop for Lowered {
+    fn drop(&mut self) {
+        depth::drop_tree(std::mem::take(&mut self.rule));
+        if let Some((m, _)) = self.message.take() {
+            depth::drop_tree(m);
+        }
+    }
+}
+
+/// [`check_rule`], keeping the trees and their types for [`Lowered`].
+pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Result<Lowered, Vec<String>> {
+    let mut errors = Vec::new();
+    let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
+    let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
+    match program {
+        Some(p) if errors.is_empty() => Ok(Lowered {
+            transition: p.reads_old_self,
+            rule: p.metered,
+            rule_types: p.types,
+            message: message.map(|m| (m.metered, m.types)),
+        }),
+        _ => Err(errors),
+    }
+}
+
 /// One expression, compiled.
 struct Parsed {
     /// The estimate of its cost, where the scope has sizes.
@@ -354,6 +399,8 @@ struct Parsed {
     metered: Expression,
     depth: usize,
     reads_old_self: bool,
+    /// The checked type of each node of the source tree, by id.
+    types: std::collections::HashMap<u64, Type>,
 }
 
 /// Which of a rule's expressions is compiled, and so the type it must have.
@@ -452,7 +499,8 @@ fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut V
         comprehensions::two_variables(&mut lowered);
         let metered = meter::instrument(&lowered);
         depth::drop_tree(lowered);
-        Some(Parsed { cost, metered, depth, reads_old_self: checked.references.iter().any(|r| r == "oldSelf") })
+        let reads_old_self = checked.references.iter().any(|r| r == "oldSelf");
+        Some(Parsed { cost, metered, depth, reads_old_self, types: checked.types })
     })
 }
 
@@ -528,6 +576,9 @@ pub struct Cx {
     /// Whether the nearest correlatable place above the values now walked is unchanged
     /// (values under atomic lists and sets have no old value of their own).
     unchanged_above: bool,
+    /// Whether rules compiled to Rust run natively (else every rule is interpreted: what
+    /// the differential tests compare against).
+    native: bool,
 }
 
 impl Default for Cx {
@@ -538,11 +589,18 @@ impl Default for Cx {
             budget: cost::RUNTIME_BUDGET,
             stopped: false,
             unchanged_above: false,
+            native: true,
         }
     }
 }
 
 impl Cx {
+    /// An evaluation that interprets every rule, those compiled to Rust too: the reference
+    /// the native code is tested against.
+    pub fn interpreted() -> Cx {
+        Cx { native: false, ..Cx::default() }
+    }
+
     /// Whether evaluation has stopped (budget or per-call limit).
     pub fn stopped(&self) -> bool {
         self.stopped
@@ -601,25 +659,46 @@ impl Cx {
         if self.stopped || rules.is_empty() {
             return;
         }
+        let unchanged_above = self.unchanged_above;
+        let mut runs = Interpreted::new(value, old, format, unchanged_above);
+        self.run_rules(rules, path, schema_type, &mut runs);
+    }
+
+    /// Evaluates `rules` for the typed value at `path`, each natively where it has a
+    /// [`native::Native`] (`natives[i]` for `rules[i]`), else interpreted over `to_cel` of the
+    /// value (converted only when a rule needs it, or a failure asks whether the place is
+    /// unchanged). The issues, warnings and costs are those [`Cx::evaluate`] gives.
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate_typed<T: ?Sized>(
+        &mut self,
+        rules: &[Rule],
+        natives: &[Option<native::Native<T>>],
+        path: &Path,
+        value: &T,
+        old: Option<&T>,
+        to_cel: fn(&T) -> Value,
+        format: Option<&str>,
+        schema_type: &str,
+    ) {
+        if self.stopped || rules.is_empty() {
+            return;
+        }
+        let unchanged_above = self.unchanged_above;
+        let natives = if self.native { natives } else { &[] };
+        let mut runs = Typed { value, old, natives, to_cel, format, unchanged_above, interpreted: None };
+        self.run_rules(rules, path, schema_type, &mut runs);
+    }
+
+    /// The one loop over a node's rules, however they run: compile errors, transition rules
+    /// without an old value skipped, the cost budget and the per-call limit, errors in the
+    /// apiserver's words, messages, `fieldPath`, reasons and ratcheting.
+    fn run_rules(&mut self, rules: &[Rule], path: &Path, schema_type: &str, runs: &mut dyn Runs) {
         // A failing rule's "value" is the node's schema type, as the apiserver prints it
         // (`spec.driver: Invalid value: "string": driver is immutable once set`).
         let bad = BadValue::Str(schema_type.to_owned());
-        let (value, old) = match format {
-            Some(f) => (with_format(value, f), old.map(|o| with_format(o, f))),
-            None => (value, old),
-        };
         // Whether the place is unchanged (ratcheting), asked only when a rule fails.
-        let unchanged = std::cell::OnceCell::new();
-        let unchanged_above = self.unchanged_above;
-        let is_unchanged = || {
-            *unchanged.get_or_init(|| match &old {
-                Some(o) => deep_equal(o, &value),
-                None => unchanged_above,
-            })
-        };
-        let mut cx = Context::with_env(env().clone());
-        cx.add_variable_from_value("self", value.clone());
-        for rule in rules {
+        let mut unchanged = None;
+        for (i, rule) in rules.iter().enumerate() {
             if self.stopped {
                 return;
             }
@@ -632,19 +711,10 @@ impl Cx {
                 }
             };
             // Transition rules need an old value, unless it is optional.
-            if compiled.transition && old.is_none() && !rule.optional_old_self {
+            if compiled.transition && !runs.has_old() && !rule.optional_old_self {
                 continue;
             }
-            let mut scope = cx.new_inner_scope();
-            if compiled.transition {
-                let old_self = match (&old, rule.optional_old_self) {
-                    (Some(o), false) => o.clone(),
-                    (o, true) => optional(o.clone()),
-                    (None, false) => unreachable!("skipped above"),
-                };
-                scope.add_variable_from_value("oldSelf", old_self);
-            }
-            let (result, cost) = compiled.run(&compiled.metered, &scope);
+            let (result, cost) = runs.rule(i, rule, compiled);
             if self.out_of_budget(path, schema_type, cost, "validation failed") {
                 return;
             }
@@ -661,48 +731,39 @@ impl Cx {
                 self.stopped = true;
                 return;
             }
-            let passed = match result {
-                Ok(Value::Bool(true)) => true,
-                Ok(_) => false,
+            match result {
+                Ok(true) => continue,
+                Ok(false) => {}
                 Err(e) => {
-                    let message = go_error(&e);
-                    let detail = if matches!(e, ExecutionError::NoSuchOverload(_))
-                        || message.starts_with("no such overload")
-                    {
+                    let detail = if e.no_such_overload {
                         format!(
-                            "'{message}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            e.text,
                             rule.error_string()
                         )
                     } else {
-                        format!("{message} evaluating rule: {}", rule.error_string())
+                        format!("{} evaluating rule: {}", e.text, rule.error_string())
                     };
                     self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
                     continue;
                 }
-            };
-            if passed {
-                continue;
             }
-            let message = match &compiled.message_expression {
-                Some(m) => {
-                    let (result, cost) = compiled.run(m, &scope);
-                    // Running out of budget (or past the per-call limit) in a
-                    // messageExpression stops everything, in its own words.
-                    if self.out_of_budget(path, schema_type, cost, "messageExpression evaluation failed")
-                        || self.call_limit_in_message(path, schema_type, cost)
-                    {
-                        return;
-                    }
-                    match result {
-                        Ok(Value::String(s)) => {
-                            let s = s.trim();
-                            (!s.is_empty() && s.len() <= cost::MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n'))
-                                .then(|| s.to_owned())
-                        }
-                        _ => None,
-                    }
+            let message = if compiled.has_message_expression() {
+                let (result, cost) = runs.message(i, rule, compiled);
+                // Running out of budget (or past the per-call limit) in a messageExpression
+                // stops everything, in its own words.
+                if self.out_of_budget(path, schema_type, cost, "messageExpression evaluation failed")
+                    || self.call_limit_in_message(path, schema_type, cost)
+                {
+                    return;
                 }
-                None => None,
+                result.and_then(|s| {
+                    let s = s.trim();
+                    (!s.is_empty() && s.len() <= cost::MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n'))
+                        .then(|| s.to_owned())
+                })
+            } else {
+                None
             };
             let detail = message.unwrap_or_else(|| rule.message_or_default());
             let at = compiled.field_path.iter().fold(path.clone(), |p, step| p.key(step));
@@ -715,12 +776,150 @@ impl Cx {
             }
             .in_form(PathForm::Field);
             // Ratcheting: a non-transition rule failing on an unchanged place is a warning.
-            if !compiled.transition && is_unchanged() {
+            if !compiled.transition && *unchanged.get_or_insert_with(|| runs.unchanged()) {
                 self.warnings.push(issue);
             } else {
                 self.issues.push(issue);
             }
         }
+    }
+}
+
+/// A rule's evaluation error: its text, and whether it is a call that matched no signature.
+struct RunError {
+    text: String,
+    no_such_overload: bool,
+}
+
+/// How one node's rules run ([`Cx::run_rules`]).
+trait Runs {
+    /// Whether there is an old value.
+    fn has_old(&self) -> bool;
+    /// Runs rule `i`: whether it holds (a non-bool result does not), and its cost.
+    fn rule(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Result<bool, RunError>, meter::Cost);
+    /// Runs rule `i`'s messageExpression: its string, if it gave one, and its cost.
+    fn message(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Option<String>, meter::Cost);
+    /// Whether the value equals the old value (or, without one, the place above it is
+    /// unchanged): a failure there is a warning on update.
+    fn unchanged(&mut self) -> bool;
+}
+
+/// Rules interpreted over CEL values.
+struct Interpreted {
+    value: Value,
+    old: Option<Value>,
+    unchanged_above: bool,
+    root: Context<'static, 'static>,
+}
+
+impl Interpreted {
+    fn new(value: Value, old: Option<Value>, format: Option<&str>, unchanged_above: bool) -> Interpreted {
+        let (value, old) = match format {
+            Some(f) => (with_format(value, f), old.map(|o| with_format(o, f))),
+            None => (value, old),
+        };
+        let mut root = Context::with_env(env().clone());
+        root.add_variable_from_value("self", value.clone());
+        Interpreted { value, old, unchanged_above, root }
+    }
+
+    /// Runs `expr` of the rule, with `oldSelf` bound when the rule reads it.
+    fn run(&self, rule: &Rule, compiled: &Compiled, expr: &Expression) -> (Result<Value, ExecutionError>, meter::Cost) {
+        let mut scope = self.root.new_inner_scope();
+        if compiled.transition {
+            let old_self = match (&self.old, rule.optional_old_self) {
+                (o, true) => optional(o.clone()),
+                (Some(o), false) => o.clone(),
+                (None, false) => unreachable!("invariant: run_rules skips transition rules without an old value"),
+            };
+            scope.add_variable_from_value("oldSelf", old_self);
+        }
+        compiled.run(expr, &scope)
+    }
+}
+
+impl Runs for Interpreted {
+    fn has_old(&self) -> bool {
+        self.old.is_some()
+    }
+
+    fn rule(&mut self, _: usize, rule: &Rule, compiled: &Compiled) -> (Result<bool, RunError>, meter::Cost) {
+        let (result, cost) = self.run(rule, compiled, &compiled.metered);
+        let result = match result {
+            Ok(v) => Ok(v == Value::Bool(true)),
+            Err(e) => {
+                let text = go_error(&e);
+                let no_such_overload =
+                    matches!(e, ExecutionError::NoSuchOverload(_)) || text.starts_with("no such overload");
+                Err(RunError { text, no_such_overload })
+            }
+        };
+        (result, cost)
+    }
+
+    fn message(&mut self, _: usize, rule: &Rule, compiled: &Compiled) -> (Option<String>, meter::Cost) {
+        let Some(m) = &compiled.message_expression else { return (None, meter::Cost { actual: 0, exceeded: false }) };
+        let (result, cost) = self.run(rule, compiled, m);
+        match result {
+            Ok(Value::String(s)) => (Some(s.to_string()), cost),
+            _ => (None, cost),
+        }
+    }
+
+    fn unchanged(&mut self) -> bool {
+        match &self.old {
+            Some(o) => deep_equal(o, &self.value),
+            None => self.unchanged_above,
+        }
+    }
+}
+
+/// Rules over a typed value: native where compiled to Rust, else interpreted over its CEL
+/// value, made on first need.
+struct Typed<'a, T: ?Sized> {
+    value: &'a T,
+    old: Option<&'a T>,
+    natives: &'a [Option<native::Native<T>>],
+    to_cel: fn(&T) -> Value,
+    format: Option<&'a str>,
+    unchanged_above: bool,
+    interpreted: Option<Interpreted>,
+}
+
+impl<T: ?Sized> Typed<'_, T> {
+    fn interpreted(&mut self) -> &mut Interpreted {
+        let (value, old, to_cel, format, above) =
+            (self.value, self.old, self.to_cel, self.format, self.unchanged_above);
+        self.interpreted.get_or_insert_with(|| Interpreted::new(to_cel(value), old.map(to_cel), format, above))
+    }
+}
+
+impl<T: ?Sized> Runs for Typed<'_, T> {
+    fn has_old(&self) -> bool {
+        self.old.is_some()
+    }
+
+    fn rule(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Result<bool, RunError>, meter::Cost) {
+        let Some(native) = self.natives.get(i).copied().flatten() else {
+            return self.interpreted().rule(i, rule, compiled);
+        };
+        let mut meter = native::Meter::new(cost::PER_CALL_LIMIT);
+        let result = (native.rule)(self.value, self.old, &mut meter);
+        let result = result.map_err(|e| RunError { text: e.text(), no_such_overload: e.is_no_such_overload() });
+        (result, meter.cost())
+    }
+
+    fn message(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Option<String>, meter::Cost) {
+        let Some(message) = self.natives.get(i).copied().flatten().and_then(|n| n.message) else {
+            return self.interpreted().message(i, rule, compiled);
+        };
+        let mut meter = native::Meter::new(cost::PER_CALL_LIMIT);
+        let result = message(self.value, self.old, &mut meter);
+        (result.ok(), meter.cost())
+    }
+
+    fn unchanged(&mut self) -> bool {
+        self.interpreted().unchanged()
     }
 }
 

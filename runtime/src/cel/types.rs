@@ -255,6 +255,12 @@ pub fn node_type(
 /// generateName are always there, as `declare` has them. A type that contains itself is
 /// `dyn` below its first level.
 pub fn derived_object(name: &str, resource: bool, fields: fn() -> Vec<(&'static str, Type)>) -> Type {
+    derived_object_with(name, resource, || fields().into_iter().map(|(n, t)| (n.to_owned(), t)).collect())
+}
+
+/// [`derived_object`] with the fields from a closure: what codegen computes from its model of
+/// the types it writes, so that a rule is compiled against the type the derive gives.
+pub fn derived_object_with(name: &str, resource: bool, fields: impl FnOnce() -> Vec<(String, Type)>) -> Type {
     thread_local! {
         static OPEN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -265,7 +271,7 @@ pub fn derived_object(name: &str, resource: bool, fields: fn() -> Vec<(&'static 
     let fields = fields();
     OPEN.with(|open| open.borrow_mut().pop());
     let mut fields: BTreeMap<String, Type> =
-        fields.into_iter().filter_map(|(n, t)| Some((super::escape(n)?, t))).collect();
+        fields.into_iter().filter_map(|(n, t)| Some((super::escape(&n)?, t))).collect();
     if resource {
         let meta = object_meta(format!("{name}.metadata"));
         let declared = |f: &str| fields.get(f).is_some_and(|t| *t == Type::String);

@@ -66,4 +66,12 @@ fn main() {
         bytes / 1024,
         out.display()
     );
+    let cel = kubeskema_codegen::emit_cel::CelCount::of(&modules);
+    println!("{}", cel.summary());
+    for (n, reason) in cel.reasons() {
+        println!("  {n:>5} interpreted: {reason}");
+    }
+    for (owner, rule, reason) in &cel.interpreted {
+        println!("  interpreted: {owner}: `{rule}`: {reason}");
+    }
 }

@@ -1,0 +1,1099 @@
+//! Phase 4, emit (CEL): each `x-kubernetes-validations` rule compiled to a Rust function over
+//! the generated type, which `#[kubeskema(rule(..., native = f))]` hands to the derive. The
+//! derive runs it in place of the interpreter (`Cx::evaluate_typed`); a rule this module does
+//! not cover stays interpreted, and the reason is counted ([`CelCount`]).
+//!
+//! The function is written from the tree the interpreter runs (`cel::lower`: set and map
+//! lists lowered, the meter's charges in), node by node, so that it charges what the
+//! interpreter charges, at the same places, and fails with the same errors. Each node's value
+//! has a Rust representation ([`Rep`]): scalars as `bool`, `i64`, `f64`, strings as
+//! `Cow<str>` borrowed from the object where they can be, and lists, maps and objects as
+//! references into the typed value (`&Vec<T>`, `&Struct`): nothing is converted, and nothing
+//! is allocated unless the rule builds a value of its own.
+
+use std::collections::HashMap;
+
+use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, LiteralValue};
+use cel::parser::Expression;
+use kubeskema::cel::types::{self as cel_types, Type};
+use kubeskema::cel::{Scope, escape};
+use kubeskema::schema::ValidationRule;
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::model::{Attr, FieldDef, Module, Shape, StructDef, Ty, TypeDef};
+
+/// How many rules were compiled to Rust, and why the others were not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CelCount {
+    /// Rules compiled to Rust.
+    pub native: usize,
+    /// Rules left to the interpreter: `(type, rule, reason)`.
+    pub interpreted: Vec<(String, String, String)>,
+}
+
+impl CelCount {
+    /// The counts of every module.
+    pub fn of<'a>(modules: impl IntoIterator<Item = &'a crate::pipeline::GeneratedModule>) -> CelCount {
+        let mut total = CelCount::default();
+        for m in modules {
+            total.add(&m.cel);
+        }
+        total
+    }
+
+    /// `CEL rules: N native, M interpreted`.
+    pub fn summary(&self) -> String {
+        format!("CEL rules: {} native, {} interpreted", self.native, self.interpreted.len())
+    }
+
+    /// Each reason a rule stayed interpreted, with how many did, most first.
+    pub fn reasons(&self) -> Vec<(usize, &str)> {
+        let mut by: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for (_, _, reason) in &self.interpreted {
+            *by.entry(reason.as_str()).or_default() += 1;
+        }
+        let mut out: Vec<(usize, &str)> = by.into_iter().map(|(r, n)| (n, r)).collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        out
+    }
+
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &CelCount) {
+        self.native += other.native;
+        self.interpreted.extend(other.interpreted.iter().cloned());
+    }
+}
+
+/// The native functions of one module, written as its rules are met.
+#[derive(Default)]
+pub(crate) struct Natives {
+    /// The functions.
+    pub items: Vec<TokenStream>,
+    /// What was compiled and what was not.
+    pub count: CelCount,
+}
+
+/// The node a rule sits on: its Rust type (as the derive's `self`) and its attributes.
+pub(crate) struct Node<'a> {
+    pub ty: Ty,
+    pub attrs: &'a [Attr],
+    /// The struct a container rule belongs to (its `self`), by name.
+    pub owner: &'a str,
+}
+
+impl Natives {
+    /// Compiles `rule` at `node`: the names of its function and its messageExpression's, or
+    /// `None` (counted with the reason) where it stays interpreted.
+    pub fn compile(&mut self, m: &Module, node: &Node, rule: &ValidationRule) -> Option<(Ident, Option<Ident>)> {
+        match self.try_compile(m, node, rule) {
+            Ok(names) => {
+                self.count.native += 1;
+                Some(names)
+            }
+            Err(reason) => {
+                self.count.interpreted.push((node.owner.to_owned(), rule.rule.clone(), reason));
+                None
+            }
+        }
+    }
+
+    fn try_compile(
+        &mut self,
+        m: &Module,
+        node: &Node,
+        rule: &ValidationRule,
+    ) -> Result<(Ident, Option<Ident>), String> {
+        let self_type = node_cel_type(m, &node.ty, node.attrs)?;
+        let scope = Scope::typed(self_type, rule.optional_old_self == Some(true));
+        let lowered = kubeskema::cel::lower(&rule.rule, rule.message_expression.as_deref(), &scope)
+            .map_err(|e| format!("does not compile: {}", e.join("; ")))?;
+        let n = self.items.len();
+        let rust_ty = crate::emit::ty_tokens(m, &node.ty);
+        let optional_old_self = rule.optional_old_self == Some(true);
+        let rule_fn = format_ident!("__cel_rule_{}", n);
+        let body = function_body(m, node, &lowered.rule, &lowered.rule_types, optional_old_self, Want::Bool)?;
+        let message = match &lowered.message {
+            Some((expr, types)) => {
+                let body = function_body(m, node, expr, types, optional_old_self, Want::String)
+                    .map_err(|e| format!("messageExpression: {e}"))?;
+                Some((format_ident!("__cel_message_{}", n), body))
+            }
+            None => None,
+        };
+        let native = quote!(::kubeskema::cel::native);
+        let doc = format!(" `{}`, compiled to Rust.", rule.rule.trim());
+        self.items.push(quote! {
+            #[doc = #doc]
+            #[allow(unused_variables, unused_parens, clippy::all)]
+            fn #rule_fn(__self: &#rust_ty, __old: ::core::option::Option<&#rust_ty>, __m: &mut #native::Meter) -> #native::Result<bool> {
+                #body
+            }
+        });
+        let message_fn = message.map(|(name, body)| {
+            self.items.push(quote! {
+                #[allow(unused_variables, unused_parens, clippy::all)]
+                fn #name(__self: &#rust_ty, __old: ::core::option::Option<&#rust_ty>, __m: &mut #native::Meter) -> #native::Result<::std::string::String> {
+                    #body
+                }
+            });
+            name
+        });
+        Ok((rule_fn, message_fn))
+    }
+}
+
+/// What a function returns.
+#[derive(Clone, Copy, PartialEq)]
+enum Want {
+    Bool,
+    String,
+}
+
+fn function_body(
+    m: &Module,
+    node: &Node,
+    expr: &Expression,
+    types: &HashMap<u64, Type>,
+    optional_old_self: bool,
+    want: Want,
+) -> Result<TokenStream, String> {
+    let mut e = Emitter {
+        m,
+        types,
+        locals: Vec::new(),
+        statics: Vec::new(),
+        next: 0,
+        node_ty: node.ty.clone(),
+        optional_old_self,
+    };
+    let (code, rep) = e.expr(expr)?;
+    let result = match (want, rep) {
+        (Want::Bool, Rep::Bool) => quote!(::core::result::Result::Ok(#code)),
+        (Want::String, Rep::Str) => quote!(::core::result::Result::Ok((#code).into_owned())),
+        (_, rep) => return Err(format!("the result is {rep:?}")),
+    };
+    let statics = &e.statics;
+    Ok(quote! {
+        #(#statics)*
+        #result
+    })
+}
+
+/// The Rust representation of a CEL value in emitted code.
+#[derive(Clone, Debug, PartialEq)]
+enum Rep {
+    /// `bool`.
+    Bool,
+    /// `i64`.
+    Int,
+    /// `u64`.
+    Uint,
+    /// `f64`.
+    Double,
+    /// `Cow<str>`.
+    Str,
+    /// `i64` nanoseconds.
+    Duration,
+    /// `()`.
+    Null,
+    /// `&T`: a list, map or object inside the typed value.
+    Ref(Ty),
+    /// `Vec<rep>`: a list the rule built.
+    List(Box<Rep>),
+    /// `Option<&T>`: `oldSelf` with `optionalOldSelf`.
+    Optional(Ty),
+}
+
+/// A CEL variable in scope: its Rust name and representation.
+struct Local {
+    name: String,
+    ident: TokenStream,
+    rep: Rep,
+}
+
+struct Emitter<'a> {
+    m: &'a Module,
+    types: &'a HashMap<u64, Type>,
+    locals: Vec<Local>,
+    /// Statics the function needs (compiled patterns).
+    statics: Vec<TokenStream>,
+    next: usize,
+    node_ty: Ty,
+    optional_old_self: bool,
+}
+
+type Emitted = Result<(TokenStream, Rep), String>;
+
+fn native() -> TokenStream {
+    quote!(::kubeskema::cel::native)
+}
+
+/// `(|| -> Result<_> { Ok(e) })()`: the expression's errors as a value.
+fn attempt(code: &TokenStream) -> TokenStream {
+    let native = native();
+    quote!((|| -> #native::Result<_> { ::core::result::Result::Ok(#code) })())
+}
+
+impl Emitter<'_> {
+    fn fresh(&mut self, base: &str) -> Ident {
+        self.next += 1;
+        format_ident!("__{}{}", base, self.next)
+    }
+
+    fn checked(&self, e: &Expression) -> Option<&Type> {
+        self.types.get(&e.id)
+    }
+
+    fn expr(&mut self, e: &Expression) -> Emitted {
+        match &e.expr {
+            Expr::Literal(l) => literal(l),
+            Expr::Ident(name) => self.ident(e, name),
+            Expr::Select(s) if s.test => self.has(&s.operand, &s.field),
+            Expr::Select(s) => {
+                let (operand, rep) = self.expr(&s.operand)?;
+                self.select(e, operand, &rep, &s.field)
+            }
+            Expr::Call(c) => self.call(e, c),
+            Expr::Comprehension(c) => self.comprehension(c),
+            Expr::List(l) => {
+                if !l.optional_indices.is_empty() {
+                    return Err("optional list elements".into());
+                }
+                let mut items = Vec::new();
+                let mut rep = None;
+                for item in &l.elements {
+                    let (code, r) = self.expr(item)?;
+                    let r = self.owned(code, r)?;
+                    match &rep {
+                        None => rep = Some(r.1),
+                        Some(prev) if *prev == r.1 => {}
+                        Some(_) => return Err("a list literal of mixed types".into()),
+                    }
+                    items.push(r.0);
+                }
+                let Some(rep) = rep else { return Err("an empty list literal outside a map or filter".into()) };
+                Ok((quote!(::std::vec![#(#items),*]), Rep::List(Box::new(rep))))
+            }
+            Expr::Map(_) => Err("a map literal".into()),
+            Expr::Struct(_) => Err("an object literal".into()),
+            Expr::Unspecified => Err("an unspecified node".into()),
+        }
+    }
+
+    /// A value as an element of a list the rule builds (objects, lists and maps by reference
+    /// into the typed value).
+    fn owned(&self, code: TokenStream, rep: Rep) -> Result<(TokenStream, Rep), String> {
+        match rep {
+            Rep::Optional(_) => Err("a list of optionals".into()),
+            Rep::List(_) => Err("a list of lists the rule built".into()),
+            other => Ok((code, other)),
+        }
+    }
+
+    fn ident(&mut self, e: &Expression, name: &str) -> Emitted {
+        if let Some(local) = self.locals.iter().rev().find(|l| l.name == name) {
+            let ident = local.ident.clone();
+            return Ok(match &local.rep {
+                Rep::Ref(ty) => {
+                    let ty = ty.clone();
+                    self.view(&ty, ident, self.checked(e))?
+                }
+                // A string is borrowed again at each read (cheap: it is borrowed from the object
+                // or the loop's list).
+                Rep::Str => (quote!(#ident.clone()), Rep::Str),
+                rep => (ident, rep.clone()),
+            });
+        }
+        match name {
+            "self" => {
+                let ty = self.node_ty.clone();
+                self.view(&ty, quote!(__self), self.checked(e))
+            }
+            "oldSelf" if self.optional_old_self => Ok((quote!(__old), Rep::Optional(self.node_ty.clone()))),
+            "oldSelf" => {
+                let ty = self.node_ty.clone();
+                let native = native();
+                let old = quote!(__old.ok_or(#native::Error::Message(::std::borrow::Cow::Borrowed("no old value")))?);
+                self.view(&ty, old, self.checked(e))
+            }
+            other => Err(format!("the identifier `{other}`")),
+        }
+    }
+
+    /// The value at `code` (a `&T` of Rust type `ty`) as rules see it.
+    fn view(&self, ty: &Ty, code: TokenStream, checked: Option<&Type>) -> Emitted {
+        if let Some(t) = checked
+            && matches!(t, Type::Duration | Type::Timestamp | Type::Bytes)
+        {
+            return Err(format!("a string read as {}", t));
+        }
+        Ok(match ty {
+            Ty::String => (quote!(::std::borrow::Cow::Borrowed((#code).as_str())), Rep::Str),
+            Ty::I64 => (quote!((*#code)), Rep::Int),
+            Ty::I32 => (quote!(i64::from(*#code)), Rep::Int),
+            Ty::F64 => (quote!((*#code)), Rep::Double),
+            Ty::Bool => (quote!((*#code)), Rep::Bool),
+            Ty::Vec(_) | Ty::Map(_) | Ty::ObjectMeta | Ty::EmptyObject => (code, Rep::Ref(ty.clone())),
+            Ty::Named(id) => match &self.m.types[*id] {
+                TypeDef::Struct(_) => (code, Rep::Ref(ty.clone())),
+                TypeDef::Enum(e) => {
+                    let value = quote!(::kubeskema::cel::native::EnumValue::value(#code));
+                    match e.variants.first().map(|(_, v)| v) {
+                        Some(serde_json::Value::Number(_)) => (value, Rep::Int),
+                        Some(serde_json::Value::Bool(_)) => (value, Rep::Bool),
+                        _ => (quote!(::std::borrow::Cow::Borrowed(#value)), Rep::Str),
+                    }
+                }
+            },
+            Ty::Option(_) => return Err("a nullable list item or map value".into()),
+            Ty::IntOrString => return Err("an int-or-string value (dyn)".into()),
+            Ty::Value | Ty::JsonMap => return Err("a value of unknown fields (dyn)".into()),
+            Ty::Condition | Ty::ObjectReference => return Err("a k8s-openapi type".into()),
+        })
+    }
+
+    /// The struct fields (or ObjectMeta's) a selection on `rep` reads.
+    fn field<'f>(&'f self, rep: &Rep, name: &str) -> Result<FieldRef<'f>, String> {
+        match rep {
+            Rep::Ref(Ty::Named(id)) => match &self.m.types[*id] {
+                TypeDef::Struct(s) => struct_field(s, name).map(FieldRef::Field),
+                TypeDef::Enum(_) => Err("a selection on an enum".into()),
+            },
+            Rep::Ref(Ty::ObjectMeta) => match name {
+                "name" => Ok(FieldRef::Meta("name")),
+                "generateName" => Ok(FieldRef::Meta("generate_name")),
+                _ => Err(format!("metadata.{name}")),
+            },
+            Rep::Ref(Ty::Map(_)) => Ok(FieldRef::MapKey),
+            other => Err(format!("a selection on {other:?}")),
+        }
+    }
+
+    fn select(&mut self, e: &Expression, operand: TokenStream, rep: &Rep, name: &str) -> Emitted {
+        let native = native();
+        match self.field(rep, name)? {
+            FieldRef::Field(f) => {
+                let fid = field_ident(f);
+                let key = &f.json_name;
+                let at = match f.shape {
+                    Shape::Required | Shape::Defaulted => quote!((&(#operand).#fid)),
+                    Shape::Optional | Shape::Nullable => {
+                        quote!((#operand).#fid.as_ref().ok_or_else(|| #native::Error::no_such_key(#key))?)
+                    }
+                    Shape::MaybeNull => {
+                        quote!((#operand).#fid.as_ref().and_then(|__v| __v.as_ref()).ok_or_else(|| #native::Error::no_such_key(#key))?)
+                    }
+                    Shape::UnknownFields => return Err("unknown fields".into()),
+                };
+                let ty = f.ty.clone();
+                self.view(&ty, at, self.checked(e))
+            }
+            FieldRef::Meta(field) => {
+                let fid = format_ident!("{}", field);
+                Ok((
+                    quote!(::std::borrow::Cow::Borrowed((#operand).#fid.as_deref().ok_or_else(|| #native::Error::no_such_key(#name))?)),
+                    Rep::Str,
+                ))
+            }
+            FieldRef::MapKey => {
+                let Rep::Ref(Ty::Map(value)) = rep else { unreachable!("FieldRef::MapKey is of a map") };
+                let value = (**value).clone();
+                let at = quote!((#operand).get(#name).ok_or_else(|| #native::Error::no_such_key(#name))?);
+                self.view(&value, at, self.checked(e))
+            }
+        }
+    }
+
+    /// `has(operand.name)`.
+    fn has(&mut self, operand: &Expression, name: &str) -> Emitted {
+        let (code, rep) = self.expr(operand)?;
+        let present = match self.field(&rep, name)? {
+            FieldRef::Field(f) => {
+                let fid = field_ident(f);
+                match f.shape {
+                    // Still evaluated: it can fail.
+                    Shape::Required | Shape::Defaulted => quote!({ let _ = &(#code).#fid; true }),
+                    Shape::Optional | Shape::Nullable => quote!((#code).#fid.is_some()),
+                    Shape::MaybeNull => quote!(
+                        ::core::matches!((#code).#fid, ::core::option::Option::Some(::core::option::Option::Some(_)))
+                    ),
+                    Shape::UnknownFields => return Err("unknown fields".into()),
+                }
+            }
+            FieldRef::Meta(field) => {
+                let fid = format_ident!("{}", field);
+                quote!((#code).#fid.is_some())
+            }
+            FieldRef::MapKey => quote!((#code).contains_key(#name)),
+        };
+        Ok((present, Rep::Bool))
+    }
+
+    fn call(&mut self, e: &Expression, c: &CallExpr) -> Emitted {
+        let native = native();
+        let name = c.func_name.as_str();
+        let args = &c.args;
+        match (name, c.target.as_deref(), args.len()) {
+            ("@charge", None, 2) => {
+                let units = int_literal(&args[0]).ok_or("a charge without units")?;
+                let (code, rep) = self.expr(&args[1])?;
+                let units = Literal::u64_unsuffixed(units);
+                Ok((quote!({ __m.charge(#units)?; #code }), rep))
+            }
+            ("@sized", None, 1) => {
+                let (code, rep) = self.expr(&args[0])?;
+                let v = self.fresh("v");
+                // What has no size (an int's `+`) charges nothing.
+                let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
+                Ok((quote!({ let #v = #code; __m.charge_size((#size) as usize)?; #v }), rep))
+            }
+            ("@charge_sized", None, 2) => {
+                let units = int_literal(&args[0]).ok_or("a charge without units")?;
+                let units = Literal::u64_unsuffixed(units);
+                let (code, rep) = self.expr(&args[1])?;
+                let v = self.fresh("v");
+                let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
+                Ok((quote!({ __m.charge(#units)?; let #v = #code; __m.charge_size((#size) as usize)?; #v }), rep))
+            }
+            ("_&&_" | "_||_", None, 2) => {
+                let (l, lr) = self.expr(&args[0])?;
+                let (r, rr) = self.expr(&args[1])?;
+                if lr != Rep::Bool || rr != Rep::Bool {
+                    return Err(format!("{name} of non-bools"));
+                }
+                let f = if name == "_&&_" { quote!(and) } else { quote!(or) };
+                let (l, r) = (attempt(&l), attempt(&r));
+                Ok((quote!(#native::#f(#l, || #r)?), Rep::Bool))
+            }
+            ("@not_strictly_false", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                if rep != Rep::Bool {
+                    return Err("@not_strictly_false of a non-bool".into());
+                }
+                let x = attempt(&x);
+                Ok((quote!(#native::not_strictly_false(#x)), Rep::Bool))
+            }
+            ("!_", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                if rep != Rep::Bool {
+                    return Err("! of a non-bool".into());
+                }
+                Ok((quote!((!#x)), Rep::Bool))
+            }
+            ("-_", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                match rep {
+                    Rep::Int => Ok((quote!(#native::neg_int(#x)?), Rep::Int)),
+                    Rep::Double => Ok((quote!((-#x)), Rep::Double)),
+                    other => Err(format!("negation of {other:?}")),
+                }
+            }
+            ("_?_:_", None, 3) => {
+                let (cond, cr) = self.expr(&args[0])?;
+                // `has(self.x) ? self.x : []`: the empty literal as an empty one of the
+                // other branch's Rust type.
+                let (a, ar, b, br) = match (empty_literal(&args[1]), empty_literal(&args[2])) {
+                    (false, true) => {
+                        let (a, ar) = self.expr(&args[1])?;
+                        let (a, b) = self.empty_like(a, &ar)?;
+                        (a, ar.clone(), b, ar)
+                    }
+                    (true, false) => {
+                        let (b, br) = self.expr(&args[2])?;
+                        let (b, a) = self.empty_like(b, &br)?;
+                        (a, br.clone(), b, br)
+                    }
+                    _ => {
+                        let (a, ar) = self.expr(&args[1])?;
+                        let (b, br) = self.expr(&args[2])?;
+                        (a, ar, b, br)
+                    }
+                };
+                if cr != Rep::Bool {
+                    return Err("a condition that is not a bool".into());
+                }
+                if ar != br {
+                    return Err(format!("a conditional of {ar:?} and {br:?}"));
+                }
+                Ok((quote!((if #cond { #a } else { #b })), ar))
+            }
+            ("_==_" | "_!=_", None, 2) => {
+                let (a, ar) = self.expr(&args[0])?;
+                let (b, br) = self.expr(&args[1])?;
+                let eq = match (&ar, &br) {
+                    // Objects and lists of the same Rust type: its `PartialEq` is CEL's
+                    // equality where nothing inside compares otherwise.
+                    (Rep::Ref(x), Rep::Ref(y)) if x == y && plain_eq(self.m, x) => quote!((#a == #b)),
+                    _ => equal(&a, &ar, &b, &br)?,
+                };
+                Ok((if name == "_==_" { eq } else { quote!((!#eq)) }, Rep::Bool))
+            }
+            ("_<_" | "_<=_" | "_>_" | "_>=_", None, 2) => {
+                let (a, ar) = self.expr(&args[0])?;
+                let (b, br) = self.expr(&args[1])?;
+                let op = match name {
+                    "_<_" => quote!(<),
+                    "_<=_" => quote!(<=),
+                    "_>_" => quote!(>),
+                    _ => quote!(>=),
+                };
+                match (&ar, &br) {
+                    (Rep::Int, Rep::Int)
+                    | (Rep::Uint, Rep::Uint)
+                    | (Rep::Duration, Rep::Duration)
+                    | (Rep::Double, Rep::Double)
+                    | (Rep::Bool, Rep::Bool) => Ok((quote!((#a #op #b)), Rep::Bool)),
+                    (Rep::Str, Rep::Str) => Ok((quote!((*#a #op *#b)), Rep::Bool)),
+                    _ => Err(format!("a comparison of {ar:?} and {br:?}")),
+                }
+            }
+            ("_+_" | "_-_" | "_*_" | "_/_" | "_%_", None, 2) => {
+                let (a, ar) = self.expr(&args[0])?;
+                let (b, br) = self.expr(&args[1])?;
+                match (&ar, &br, name) {
+                    (Rep::Int, Rep::Int, _) => {
+                        let f = match name {
+                            "_+_" => quote!(add_int),
+                            "_-_" => quote!(sub_int),
+                            "_*_" => quote!(mul_int),
+                            "_/_" => quote!(div_int),
+                            _ => quote!(rem_int),
+                        };
+                        Ok((quote!(#native::#f(#a, #b)?), Rep::Int))
+                    }
+                    (Rep::Str, Rep::Str, "_+_") => Ok((quote!(#native::concat(#a, #b)), Rep::Str)),
+                    _ => Err(format!("{name} of {ar:?} and {br:?}")),
+                }
+            }
+            ("_[_]", None, 2) => {
+                let (list, lr) = self.expr(&args[0])?;
+                let (i, ir) = self.expr(&args[1])?;
+                let l = self.fresh("l");
+                match (&lr, &ir) {
+                    (Rep::Ref(Ty::Vec(elem)), Rep::Int) => {
+                        let elem = (**elem).clone();
+                        let at = quote!({ let #l = #list; &#l[#native::index(#i, #l.len())?] });
+                        self.view(&elem, at, self.checked(e))
+                    }
+                    (Rep::Ref(Ty::Map(value)), Rep::Str) => {
+                        let value = (**value).clone();
+                        let k = self.fresh("k");
+                        let at = quote!({ let #l = #list; let #k = #i; #l.get(&*#k).ok_or_else(|| #native::Error::no_such_map_key(&#k))? });
+                        self.view(&value, at, self.checked(e))
+                    }
+                    (Rep::List(item), Rep::Int) => {
+                        let item = (**item).clone();
+                        Ok((quote!({ let #l = #list; #l[#native::index(#i, #l.len())?].clone() }), item))
+                    }
+                    _ => Err(format!("an index of {lr:?} by {ir:?}")),
+                }
+            }
+            ("@in", None, 2) => {
+                let (x, xr) = self.expr(&args[0])?;
+                let (list, lr) = self.expr(&args[1])?;
+                let v = self.fresh("x");
+                let item = self.fresh("i");
+                match &lr {
+                    Rep::Ref(Ty::Map(_)) if xr == Rep::Str => {
+                        Ok((quote!({ let #v = #x; (#list).contains_key(&*#v) }), Rep::Bool))
+                    }
+                    Rep::Ref(Ty::Vec(elem)) => {
+                        let (elem_code, elem_rep) = self.view(elem, quote!(#item), None)?;
+                        let eq = equal(&quote!(#v), &xr, &elem_code, &elem_rep)?;
+                        Ok((quote!({ let #v = #x; (#list).iter().any(|#item| #eq) }), Rep::Bool))
+                    }
+                    Rep::List(elem) => {
+                        let eq = equal(&quote!(#v), &xr, &quote!((*#item)), elem)?;
+                        Ok((quote!({ let #v = #x; (#list).iter().any(|#item| #eq) }), Rep::Bool))
+                    }
+                    _ => Err(format!("`in` of {lr:?}")),
+                }
+            }
+            ("size", None, 1) | ("size", Some(_), 0) => {
+                let target = match c.target.as_deref() {
+                    Some(t) => t,
+                    None => &args[0],
+                };
+                let (x, rep) = self.expr(target)?;
+                let v = self.fresh("v");
+                let size = size_of(&quote!(#v), &rep)?;
+                Ok((quote!({ let #v = #x; #size }), Rep::Int))
+            }
+            ("contains" | "startsWith" | "endsWith", Some(target), 1) => {
+                let (s, sr) = self.expr(target)?;
+                let (x, xr) = self.expr(&args[0])?;
+                if sr != Rep::Str || xr != Rep::Str {
+                    return Err(format!("{name} of {sr:?} and {xr:?}"));
+                }
+                let f = match name {
+                    "contains" => quote!(contains),
+                    "startsWith" => quote!(starts_with),
+                    _ => quote!(ends_with),
+                };
+                Ok((quote!((#s).#f(&*#x)), Rep::Bool))
+            }
+            ("matches", Some(_), 1) | ("matches", None, 2) => {
+                let (subject, pattern) = match c.target.as_deref() {
+                    Some(t) => (t, &args[0]),
+                    None => (&args[0], &args[1]),
+                };
+                let (s, sr) = self.expr(subject)?;
+                if sr != Rep::Str {
+                    return Err("matches on a non-string".into());
+                }
+                let p = self.pattern(pattern)?;
+                Ok((quote!(#native::matches(__m, &#s, &#p)?), Rep::Bool))
+            }
+            ("find", Some(target), 1) => {
+                let (s, sr) = self.expr(target)?;
+                if sr != Rep::Str {
+                    return Err("find on a non-string".into());
+                }
+                let p = self.pattern(&args[0])?;
+                Ok((quote!(#native::find(__m, #s, &#p)?), Rep::Str))
+            }
+            ("split", Some(target), 1) => {
+                let (s, sr) = self.expr(target)?;
+                let (sep, pr) = self.expr(&args[0])?;
+                if sr != Rep::Str || pr != Rep::Str {
+                    return Err("split of a non-string".into());
+                }
+                Ok((quote!(#native::split(#s, &#sep)), Rep::List(Box::new(Rep::Str))))
+            }
+            ("trim", Some(target), 0) => {
+                let (s, sr) = self.expr(target)?;
+                if sr != Rep::Str {
+                    return Err("trim of a non-string".into());
+                }
+                Ok((quote!(#native::trim(#s)), Rep::Str))
+            }
+            ("lowerAscii" | "upperAscii", Some(target), 0) => {
+                let (s, sr) = self.expr(target)?;
+                if sr != Rep::Str {
+                    return Err(format!("{name} on a non-string"));
+                }
+                let f = if name == "lowerAscii" { quote!(lower_ascii) } else { quote!(upper_ascii) };
+                Ok((quote!(#native::#f(#s)), Rep::Str))
+            }
+            ("substring", Some(target), 1 | 2) => {
+                let (s, sr) = self.expr(target)?;
+                let (start, r1) = self.expr(&args[0])?;
+                let end = match args.get(1) {
+                    Some(a) => {
+                        let (end, r2) = self.expr(a)?;
+                        if r2 != Rep::Int {
+                            return Err("substring's end is not an int".into());
+                        }
+                        quote!(::core::option::Option::Some(#end))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                if sr != Rep::Str || r1 != Rep::Int {
+                    return Err("substring of a non-string".into());
+                }
+                Ok((quote!(#native::substring(#s, #start, #end)?), Rep::Str))
+            }
+            ("int", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                match rep {
+                    Rep::Int => Ok((x, Rep::Int)),
+                    Rep::Str => Ok((quote!(#native::string_to_int(&#x)?), Rep::Int)),
+                    Rep::Duration => Ok((x, Rep::Int)),
+                    other => Err(format!("int() of {other:?}")),
+                }
+            }
+            ("string", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                match rep {
+                    Rep::Str => Ok((x, Rep::Str)),
+                    Rep::Int => Ok((quote!(#native::int_to_string(#x)), Rep::Str)),
+                    other => Err(format!("string() of {other:?}")),
+                }
+            }
+            ("duration", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                match rep {
+                    Rep::Str => Ok((quote!(#native::string_to_duration(&#x)?), Rep::Duration)),
+                    other => Err(format!("duration() of {other:?}")),
+                }
+            }
+            ("hasValue", Some(target), 0) => {
+                let (x, rep) = self.expr(target)?;
+                match rep {
+                    Rep::Optional(_) => Ok((quote!((#x).is_some()), Rep::Bool)),
+                    other => Err(format!("hasValue() of {other:?}")),
+                }
+            }
+            ("value", Some(target), 0) => {
+                let (x, rep) = self.expr(target)?;
+                match rep {
+                    Rep::Optional(ty) => {
+                        let at = quote!((#x).ok_or(#native::Error::Message(::std::borrow::Cow::Borrowed("optional.none() dereference")))?);
+                        self.view(&ty, at, self.checked(e))
+                    }
+                    other => Err(format!("value() of {other:?}")),
+                }
+            }
+            _ => Err(format!("the function `{name}`")),
+        }
+    }
+
+    /// `code` (a list or map of `rep`) and an empty value of the same Rust type, for the two
+    /// branches of a conditional.
+    fn empty_like(&self, code: TokenStream, rep: &Rep) -> Result<(TokenStream, TokenStream), String> {
+        match rep {
+            Rep::Ref(Ty::Vec(elem)) => {
+                let t = crate::emit::ty_tokens(self.m, elem);
+                Ok((quote!((#code).as_slice()), quote!((&[] as &[#t]))))
+            }
+            Rep::Ref(Ty::Map(value)) => {
+                let t = crate::emit::ty_tokens(self.m, value);
+                let map = quote!(::std::collections::BTreeMap<::std::string::String, #t>);
+                Ok((
+                    quote!((#code as &#map)),
+                    quote!({ static __EMPTY: #map = ::std::collections::BTreeMap::new(); &__EMPTY }),
+                ))
+            }
+            Rep::List(_) => Ok((code, quote!(::std::vec::Vec::new()))),
+            other => Err(format!("an empty literal beside {other:?}")),
+        }
+    }
+
+    /// A constant pattern, compiled once into a static of the function.
+    fn pattern(&mut self, pattern: &Expression) -> Result<Ident, String> {
+        let Expr::Literal(LiteralValue::String(p)) = &pattern.expr else {
+            return Err("a pattern that is not a constant".into());
+        };
+        let name = self.fresh("PATTERN");
+        let name = format_ident!("{}", name.to_string().to_uppercase());
+        let source = p.inner();
+        let native = native();
+        self.statics.push(quote!(static #name: #native::Pattern = #native::Pattern::new(#source);));
+        Ok(name)
+    }
+
+    fn comprehension(&mut self, c: &ComprehensionExpr) -> Emitted {
+        if c.iter_var2.is_some() {
+            return Err("a two-variable comprehension".into());
+        }
+        let native = native();
+        let accu_var = c.accu_var.as_str();
+        let is_accu = |e: &Expression| matches!(&e.expr, Expr::Ident(n) if n == accu_var);
+        // The `cel` crate evaluates the accumulator's start before the range.
+        let init = match &c.accu_init.expr {
+            Expr::List(l) if l.elements.is_empty() => None,
+            _ => Some(self.expr(&c.accu_init)?),
+        };
+        let (range, range_rep) = self.expr(&c.iter_range)?;
+        let item = self.fresh("item");
+        let (iter, item_rep) = match &range_rep {
+            Rep::Ref(Ty::Vec(elem)) => (quote!((#range).iter()), Rep::Ref((**elem).clone())),
+            Rep::Ref(Ty::Map(_)) => {
+                (quote!((#range).keys().map(|__k| ::std::borrow::Cow::Borrowed(__k.as_str()))), Rep::Str)
+            }
+            Rep::List(elem) => (quote!((#range).into_iter()), (**elem).clone()),
+            other => return Err(format!("a loop over {other:?}")),
+        };
+        let item_rep = match item_rep {
+            Rep::Ref(Ty::Option(_)) => return Err("a loop over nullable items".into()),
+            r => r,
+        };
+        self.locals.push(Local { name: c.iter_var.clone(), ident: quote!(#item), rep: item_rep });
+        let out = self.comprehension_body(c, init, iter, &item, &is_accu, &native);
+        self.locals.pop();
+        out
+    }
+
+    fn comprehension_body(
+        &mut self,
+        c: &ComprehensionExpr,
+        init: Option<(TokenStream, Rep)>,
+        iter: TokenStream,
+        item: &Ident,
+        is_accu: &dyn Fn(&Expression) -> bool,
+        native: &TokenStream,
+    ) -> Emitted {
+        let accu = self.fresh("accu");
+        // `all` and `exists`: `@result && p` / `@result || p`, errors held by the fold.
+        if let Expr::Call(step) = &c.loop_step.expr
+            && matches!(step.func_name.as_str(), "_&&_" | "_||_")
+            && step.args.first().is_some_and(is_accu)
+            && let Some((init_code, Rep::Bool)) = &init
+        {
+            let absorbing = step.func_name == "_||_";
+            self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#accu.accu), rep: Rep::Bool });
+            let cond = self.expr(&c.loop_cond);
+            let step = self.expr(&c.loop_step);
+            self.locals.pop();
+            let done = self.fresh("done");
+            self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#done), rep: Rep::Bool });
+            let result = self.expr(&c.result);
+            self.locals.pop();
+            let ((cond, cr), (step, sr), (result, rr)) = (cond?, step?, result?);
+            if cr != Rep::Bool || sr != Rep::Bool {
+                return Err("a fold over non-bools".into());
+            }
+            let step = attempt(&step);
+            return Ok((
+                quote!({
+                    let mut #accu = #native::Fold::new(#init_code, #absorbing);
+                    for #item in #iter {
+                        if !#cond { break; }
+                        let __step = #step;
+                        #accu.step(__step);
+                    }
+                    let #done = #accu.finish()?;
+                    #result
+                }),
+                rr,
+            ));
+        }
+        // `map` and `filter`: `@result + [e]`, maybe guarded, from an empty list.
+        if init.is_none() && matches!(c.loop_cond.expr, Expr::Literal(_)) && is_accu(&c.result) {
+            let (guard, appended) = match &c.loop_step.expr {
+                Expr::Call(k) if k.func_name == "_?_:_" && k.args.len() == 3 && is_accu(&k.args[2]) => {
+                    (Some(&k.args[0]), &k.args[1])
+                }
+                _ => (None, &c.loop_step),
+            };
+            let Expr::Call(add) = &appended.expr else { return Err("a loop step that is not an append".into()) };
+            let [lhs, rhs] = add.args.as_slice() else { return Err("a loop step that is not an append".into()) };
+            let Expr::List(items) = &rhs.expr else { return Err("a loop step that is not an append".into()) };
+            if add.func_name != "_+_" || !is_accu(lhs) || items.elements.len() != 1 {
+                return Err("a loop step that is not an append".into());
+            }
+            let guard = match guard {
+                Some(g) => {
+                    let (g, gr) = self.expr(g)?;
+                    if gr != Rep::Bool {
+                        return Err("a guard that is not a bool".into());
+                    }
+                    quote!(if !#g { continue; })
+                }
+                None => quote!(),
+            };
+            let (value, rep) = self.expr(&items.elements[0])?;
+            let (value, rep) = self.owned(value, rep)?;
+            return Ok((
+                quote!({
+                    let mut #accu = ::std::vec::Vec::new();
+                    for #item in #iter {
+                        #guard
+                        #accu.push(#value);
+                    }
+                    #accu
+                }),
+                Rep::List(Box::new(rep)),
+            ));
+        }
+        // Anything else with a scalar accumulator (`exists_one`).
+        let Some((init_code, init_rep)) = init else { return Err("a loop building a list".into()) };
+        if !matches!(init_rep, Rep::Bool | Rep::Int) {
+            return Err(format!("a loop accumulating {init_rep:?}"));
+        }
+        self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#accu), rep: init_rep.clone() });
+        let cond = self.expr(&c.loop_cond);
+        let step = self.expr(&c.loop_step);
+        let result = self.expr(&c.result);
+        self.locals.pop();
+        let ((cond, cr), (step, sr), (result, rr)) = (cond?, step?, result?);
+        if cr != Rep::Bool || sr != init_rep {
+            return Err("a loop whose step changes type".into());
+        }
+        Ok((
+            quote!({
+                let mut #accu = #init_code;
+                for #item in #iter {
+                    if !#cond { break; }
+                    #accu = #step;
+                }
+                #result
+            }),
+            rr,
+        ))
+    }
+}
+
+/// What a selection reads.
+enum FieldRef<'f> {
+    Field(&'f FieldDef),
+    /// ObjectMeta's `name` or `generate_name`.
+    Meta(&'static str),
+    /// A map's value by key.
+    MapKey,
+}
+
+fn struct_field<'s>(s: &'s StructDef, name: &str) -> Result<&'s FieldDef, String> {
+    s.fields
+        .iter()
+        .find(|f| {
+            f.shape != Shape::UnknownFields && (escape(&f.json_name).as_deref() == Some(name) || f.json_name == name)
+        })
+        .ok_or_else(|| format!("the field `{name}` of {}", s.name))
+}
+
+fn field_ident(f: &FieldDef) -> TokenStream {
+    let id: TokenStream = f.ident.parse().expect("invariant: field idents are valid Rust");
+    id
+}
+
+fn int_literal(e: &Expression) -> Option<u64> {
+    match &e.expr {
+        Expr::Literal(LiteralValue::Int(i)) => u64::try_from(*i.inner()).ok(),
+        _ => None,
+    }
+}
+
+fn literal(l: &LiteralValue) -> Emitted {
+    Ok(match l {
+        LiteralValue::Boolean(b) => {
+            let b = *b.inner();
+            (quote!(#b), Rep::Bool)
+        }
+        LiteralValue::Int(i) => {
+            let i = Literal::i64_suffixed(*i.inner());
+            (quote!(#i), Rep::Int)
+        }
+        LiteralValue::UInt(u) => {
+            let u = Literal::u64_suffixed(*u.inner());
+            (quote!(#u), Rep::Uint)
+        }
+        LiteralValue::Double(d) => {
+            let d = *d.inner();
+            if !d.is_finite() {
+                return Err("a double that is not finite".into());
+            }
+            let d = Literal::f64_suffixed(d);
+            (quote!(#d), Rep::Double)
+        }
+        LiteralValue::String(s) => {
+            let s = s.inner();
+            (quote!(::std::borrow::Cow::Borrowed(#s)), Rep::Str)
+        }
+        LiteralValue::Null => (quote!(()), Rep::Null),
+        LiteralValue::Bytes(_) => return Err("a bytes literal".into()),
+    })
+}
+
+/// The CEL size of the value at `v` (what the meter's `@sized` reads).
+fn size_of(v: &TokenStream, rep: &Rep) -> Result<TokenStream, String> {
+    let native = native();
+    match rep {
+        Rep::Str => Ok(quote!(#native::size_str(&#v))),
+        Rep::Ref(Ty::Vec(_) | Ty::Map(_)) | Rep::List(_) => Ok(quote!(#native::size_len(#v.len()))),
+        other => Err(format!("size() of {other:?}")),
+    }
+}
+
+/// Whether `e` is `[]` or `{}`.
+fn empty_literal(e: &Expression) -> bool {
+    match &e.expr {
+        Expr::List(l) => l.elements.is_empty(),
+        Expr::Map(m) => m.entries.is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether `PartialEq` on values of `ty` is CEL's `==` on them: not where a JSON value
+/// (`1` and `1.0` are equal in CEL), ObjectMeta (rules see two of its fields) or unknown
+/// fields are inside.
+fn plain_eq(m: &Module, ty: &Ty) -> bool {
+    match ty {
+        Ty::String | Ty::Bool | Ty::I32 | Ty::I64 | Ty::F64 | Ty::IntOrString | Ty::EmptyObject => true,
+        Ty::Value | Ty::JsonMap | Ty::ObjectMeta | Ty::Condition | Ty::ObjectReference => false,
+        Ty::Vec(t) | Ty::Map(t) | Ty::Option(t) => plain_eq(m, t),
+        Ty::Named(id) => match &m.types[*id] {
+            TypeDef::Enum(_) => true,
+            TypeDef::Struct(s) => s.fields.iter().all(|f| f.shape != Shape::UnknownFields && plain_eq(m, &f.ty)),
+        },
+    }
+}
+
+/// CEL `==` of two values.
+fn equal(a: &TokenStream, ar: &Rep, b: &TokenStream, br: &Rep) -> Result<TokenStream, String> {
+    match (ar, br) {
+        (Rep::Str, Rep::Str) => Ok(quote!((*#a == *#b))),
+        // A value read from the object is never null (an absent field fails to read).
+        (Rep::Null, Rep::Null) => Ok(quote!({ let _ = (#a, #b); true })),
+        (Rep::Null, _) | (_, Rep::Null) => Ok(quote!({ let _ = (#a, #b); false })),
+        (Rep::Int, Rep::Int)
+        | (Rep::Uint, Rep::Uint)
+        | (Rep::Bool, Rep::Bool)
+        | (Rep::Double, Rep::Double)
+        | (Rep::Duration, Rep::Duration) => Ok(quote!((#a == #b))),
+        _ => Err(format!("== of {ar:?} and {br:?}")),
+    }
+}
+
+/// The CEL type the derive gives a node of Rust type `ty` with `attrs` (`ToCel::cel_type`
+/// and the node's format, list type and int-or-string), built with the runtime's functions.
+fn node_cel_type(m: &Module, ty: &Ty, attrs: &[Attr]) -> Result<Type, String> {
+    let base = rust_cel_type(m, ty)?;
+    let str_attr = |key: &str| {
+        attrs.iter().find_map(|a| match a {
+            Attr::Str(k, v) if *k == key => Some(v.as_str()),
+            _ => None,
+        })
+    };
+    let element_format = attrs.iter().find_map(|a| match a {
+        Attr::Nested("items" | "values", inner) => inner.iter().find_map(|a| match a {
+            Attr::Str("format", v) => Some(v.as_str()),
+            _ => None,
+        }),
+        _ => None,
+    });
+    let keys: Vec<&str> = attrs
+        .iter()
+        .find_map(|a| match a {
+            Attr::Strs("list_map_keys", keys) => Some(keys.iter().map(String::as_str).collect()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let int_or_string = attrs.iter().any(|a| matches!(a, Attr::Flag("int_or_string")));
+    Ok(cel_types::node_type(base, str_attr("format"), element_format, str_attr("list_type"), &keys, int_or_string))
+}
+
+fn rust_cel_type(m: &Module, ty: &Ty) -> Result<Type, String> {
+    Ok(match ty {
+        Ty::String => Type::String,
+        Ty::Bool => Type::Bool,
+        Ty::I32 | Ty::I64 => Type::Int,
+        Ty::F64 => Type::Double,
+        Ty::IntOrString | Ty::Value | Ty::JsonMap => Type::Dyn,
+        Ty::EmptyObject => cel_types::derived_object_with("object", false, Vec::new),
+        Ty::ObjectMeta => cel_types::object_meta("metadata".to_owned()),
+        Ty::Condition | Ty::ObjectReference => return Err("a k8s-openapi type".into()),
+        Ty::Vec(t) => Type::list(rust_cel_type(m, t)?),
+        Ty::Map(t) => Type::map(Type::String, rust_cel_type(m, t)?),
+        Ty::Option(t) => rust_cel_type(m, t)?,
+        Ty::Named(id) => match &m.types[*id] {
+            TypeDef::Enum(e) => match e.variants.first().map(|(_, v)| v) {
+                Some(serde_json::Value::Number(_)) => Type::Int,
+                Some(serde_json::Value::Bool(_)) => Type::Bool,
+                _ => Type::String,
+            },
+            TypeDef::Struct(s) => {
+                let resource = s.attrs.iter().any(|a| matches!(a, Attr::Flag("embedded_resource") | Attr::Resource(_)));
+                let mut failed = None;
+                let t = cel_types::derived_object_with(&s.name, resource, || {
+                    s.fields
+                        .iter()
+                        .filter(|f| f.shape != Shape::UnknownFields)
+                        .filter_map(|f| match node_cel_type(m, &f.ty, &f.attrs) {
+                            Ok(t) => Some((f.json_name.clone(), t)),
+                            Err(e) => {
+                                failed = Some(e);
+                                None
+                            }
+                        })
+                        .collect()
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                t
+            }
+        },
+    })
+}

@@ -1,0 +1,408 @@
+//! What rules compiled to Rust call (issue 15): codegen turns a rule's checked, metered tree
+//! into a function over the typed value (`self` a `&T`, `oldSelf` an `Option<&T>`), and
+//! [`Cx::evaluate_typed`](super::Cx::evaluate_typed) runs it in the interpreter's place.
+//!
+//! The functions here hold the semantics the emitted code must not spell out at every rule:
+//! the meter ([`Meter`]: the same charges, at the same places, as [`meter::instrument`]
+//! puts in the interpreted tree, so cost and cost errors are the interpreter's), the errors
+//! in cel-go's words ([`Error`]), the logical operators' error absorption as the `cel` crate
+//! evaluates it ([`and`], [`or`], [`Fold`]), checked integer arithmetic, code-point sizes and
+//! the string functions. Nothing here allocates unless a rule's own result needs it.
+//!
+//! [`meter::instrument`]: super::meter::instrument
+
+use std::borrow::Cow;
+
+use super::meter::{self, Cost};
+
+/// The cost meter of one native evaluation: charged as the interpreter's thread-local meter
+/// is, stopped past `limit`.
+#[derive(Debug)]
+pub struct Meter {
+    used: u64,
+    limit: u64,
+}
+
+impl Meter {
+    /// A meter stopping past `limit` (the per-call limit).
+    pub fn new(limit: u64) -> Meter {
+        Meter { used: 0, limit }
+    }
+
+    /// Charges `units`; fails (and keeps failing) once the limit is passed.
+    #[inline]
+    pub fn charge(&mut self, units: u64) -> Result<()> {
+        self.used = self.used.saturating_add(units);
+        if self.used > self.limit { Err(Error::LimitExceeded) } else { Ok(()) }
+    }
+
+    /// Charges the traversal of `n` bytes or elements (a tenth of a unit each).
+    #[inline]
+    pub fn charge_size(&mut self, n: usize) -> Result<()> {
+        self.charge(super::cost::traversal(n as u64))
+    }
+
+    /// cel-go's regex cost over a subject of `subject` bytes with a pattern of `pattern` bytes.
+    #[inline]
+    pub fn charge_regex(&mut self, subject: usize, pattern: usize) -> Result<()> {
+        self.charge(meter::regex_cost(subject, pattern))
+    }
+
+    /// What the evaluation cost, as [`meter::metered`] reports it.
+    pub fn cost(&self) -> Cost {
+        let exceeded = self.used > self.limit;
+        Cost { actual: if exceeded { self.limit.saturating_add(1) } else { self.used }, exceeded }
+    }
+}
+
+/// An evaluation error, printed in cel-go's words (as the interpreter prints its own).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// `no such key: <key>`.
+    NoSuchKey(Cow<'static, str>),
+    /// `no such overload`.
+    NoSuchOverload,
+    /// `index out of bounds: <i>`.
+    IndexOutOfBounds(i64),
+    /// `division by zero`.
+    DivisionByZero,
+    /// `modulus by zero`.
+    ModulusByZero,
+    /// `integer overflow`.
+    Overflow,
+    /// The meter's limit was passed.
+    LimitExceeded,
+    /// A function's own message.
+    Message(Cow<'static, str>),
+}
+
+impl Error {
+    /// `no such key: <key>` for a field read where it is absent.
+    #[cold]
+    pub fn no_such_key(key: &'static str) -> Error {
+        Error::NoSuchKey(Cow::Borrowed(key))
+    }
+
+    /// A map key that is not there.
+    #[cold]
+    pub fn no_such_map_key(key: &str) -> Error {
+        Error::NoSuchKey(Cow::Owned(key.to_owned()))
+    }
+
+    /// The text the apiserver shows (`go_error`'s for the interpreter).
+    pub fn text(&self) -> String {
+        match self {
+            Error::NoSuchKey(k) => format!("no such key: {k}"),
+            Error::NoSuchOverload => "no such overload".into(),
+            Error::IndexOutOfBounds(i) => format!("index out of bounds: {i}"),
+            Error::DivisionByZero => "division by zero".into(),
+            Error::ModulusByZero => "modulus by zero".into(),
+            Error::Overflow => "integer overflow".into(),
+            Error::LimitExceeded => meter::LIMIT_EXCEEDED.into(),
+            Error::Message(m) => m.to_string(),
+        }
+    }
+
+    /// Whether the apiserver reports it as a call that matched no signature.
+    pub fn is_no_such_overload(&self) -> bool {
+        matches!(self, Error::NoSuchOverload)
+    }
+}
+
+/// The result of a native expression.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// A rule compiled to Rust for values of type `T`: the rule, and its messageExpression.
+pub struct Native<T: ?Sized> {
+    /// The rule: `self`, `oldSelf` (absent on create; the rule is not run then unless its
+    /// oldSelf is optional), the meter.
+    pub rule: fn(&T, Option<&T>, &mut Meter) -> Result<bool>,
+    /// The messageExpression.
+    pub message: Option<fn(&T, Option<&T>, &mut Meter) -> Result<String>>,
+}
+
+impl<T: ?Sized> Clone for Native<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for Native<T> {}
+
+/// The value of an enum variant as rules read it (derived for enums): a `&'static str`,
+/// an `i64` or a `bool`.
+pub trait EnumValue {
+    /// The variant's value's type.
+    type Value;
+    /// The variant's value.
+    fn value(&self) -> Self::Value;
+}
+
+/// `l && r`, as the `cel` crate evaluates it: `false` on the left decides; otherwise the
+/// right is evaluated and its error returned; an error on the left is absorbed by `false`
+/// on the right.
+#[inline]
+pub fn and(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
+    if let Ok(false) = l {
+        return Ok(false);
+    }
+    let r = r()?;
+    match l {
+        Ok(_) => Ok(r),
+        Err(_) if !r => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// `l || r`, as [`and`] with `true` deciding.
+#[inline]
+pub fn or(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
+    if let Ok(true) = l {
+        return Ok(true);
+    }
+    let r = r()?;
+    match l {
+        Ok(_) => Ok(r),
+        Err(_) if r => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// `@not_strictly_false(x)`: anything but `false` (errors included) is true.
+#[inline]
+pub fn not_strictly_false(x: Result<bool>) -> bool {
+    x.unwrap_or(true)
+}
+
+/// The accumulator of an `all` or `exists` loop as the `cel` crate folds it: a step's error
+/// is held until a later step's absorbing value (`false` for `all`, `true` for `exists`)
+/// clears it; the last one held is returned at the end.
+pub struct Fold {
+    /// The accumulated value.
+    pub accu: bool,
+    absorbing: bool,
+    pending: Option<Error>,
+}
+
+impl Fold {
+    /// A fold starting at `init`, cleared by `absorbing`.
+    #[inline]
+    pub fn new(init: bool, absorbing: bool) -> Fold {
+        Fold { accu: init, absorbing, pending: None }
+    }
+
+    /// Feeds one step's result.
+    #[inline]
+    pub fn step(&mut self, step: Result<bool>) {
+        match step {
+            Err(e) => self.pending = Some(e),
+            Ok(v) if self.pending.is_some() && v != self.absorbing => {}
+            Ok(v) => {
+                self.pending = None;
+                self.accu = v;
+            }
+        }
+    }
+
+    /// The accumulator, or the error still held.
+    #[inline]
+    pub fn finish(self) -> Result<bool> {
+        match self.pending {
+            Some(e) => Err(e),
+            None => Ok(self.accu),
+        }
+    }
+}
+
+/// `a + b` of ints.
+#[inline]
+pub fn add_int(a: i64, b: i64) -> Result<i64> {
+    a.checked_add(b).ok_or(Error::Overflow)
+}
+
+/// `a - b` of ints.
+#[inline]
+pub fn sub_int(a: i64, b: i64) -> Result<i64> {
+    a.checked_sub(b).ok_or(Error::Overflow)
+}
+
+/// `a * b` of ints.
+#[inline]
+pub fn mul_int(a: i64, b: i64) -> Result<i64> {
+    a.checked_mul(b).ok_or(Error::Overflow)
+}
+
+/// `a / b` of ints.
+#[inline]
+pub fn div_int(a: i64, b: i64) -> Result<i64> {
+    if b == 0 {
+        return Err(Error::DivisionByZero);
+    }
+    a.checked_div(b).ok_or(Error::Overflow)
+}
+
+/// `a % b` of ints.
+#[inline]
+pub fn rem_int(a: i64, b: i64) -> Result<i64> {
+    if b == 0 {
+        return Err(Error::ModulusByZero);
+    }
+    a.checked_rem(b).ok_or(Error::Overflow)
+}
+
+/// `-a` of an int.
+#[inline]
+pub fn neg_int(a: i64) -> Result<i64> {
+    a.checked_neg().ok_or(Error::Overflow)
+}
+
+/// `size(s)` of a string: its code points.
+#[inline]
+pub fn size_str(s: &str) -> i64 {
+    if s.is_ascii() { s.len() as i64 } else { s.chars().count() as i64 }
+}
+
+/// `size(x)` of a list or map.
+#[inline]
+pub fn size_len(n: usize) -> i64 {
+    n as i64
+}
+
+/// `a + b` of strings (the meter's `@sized` around it charges the result).
+#[inline]
+pub fn concat<'a>(a: Cow<'a, str>, b: Cow<'a, str>) -> Cow<'a, str> {
+    let mut out = a.into_owned();
+    out.push_str(&b);
+    Cow::Owned(out)
+}
+
+/// A constant pattern of `matches` or `find`, compiled on first use (the rule's check
+/// compiled it once already: it cannot fail here).
+pub struct Pattern {
+    source: &'static str,
+    compiled: std::sync::OnceLock<std::result::Result<regex::Regex, String>>,
+}
+
+impl Pattern {
+    /// The pattern `source` (Go RE2 syntax).
+    pub const fn new(source: &'static str) -> Pattern {
+        Pattern { source, compiled: std::sync::OnceLock::new() }
+    }
+
+    fn regex(&self) -> Result<&regex::Regex> {
+        self.compiled
+            .get_or_init(|| crate::pattern::compile(self.source).map_err(|e| e.0))
+            .as_ref()
+            .map_err(|e| Error::Message(Cow::Owned(e.clone())))
+    }
+}
+
+/// `s.matches(re)`, once cel-go's regex cost is charged.
+pub fn matches(m: &mut Meter, s: &str, pattern: &Pattern) -> Result<bool> {
+    m.charge_regex(s.len(), pattern.source.len())?;
+    Ok(pattern.regex()?.is_match(s))
+}
+
+/// `s.find(re)`, once cel-go's regex cost is charged.
+pub fn find<'a>(m: &mut Meter, s: Cow<'a, str>, pattern: &Pattern) -> Result<Cow<'a, str>> {
+    m.charge_regex(s.len(), pattern.source.len())?;
+    let re = pattern.regex()?;
+    Ok(match s {
+        Cow::Borrowed(b) => Cow::Borrowed(re.find(b).map_or("", |found| found.as_str())),
+        Cow::Owned(o) => Cow::Owned(re.find(&o).map_or("", |found| found.as_str()).to_owned()),
+    })
+}
+
+/// `s.substring(start[, end])` (cel-go's strings extension): by code points.
+pub fn substring<'a>(s: Cow<'a, str>, start: i64, end: Option<i64>) -> Result<Cow<'a, str>> {
+    let n = size_str(&s);
+    // The `cel` crate's order of checks: the range, then each end.
+    if let Some(end) = end
+        && start > end
+    {
+        return Err(Error::Message(format!("invalid substring range. start: {start}, end: {end}").into()));
+    }
+    let end = end.unwrap_or(n);
+    if start < 0 || start > n {
+        return Err(Error::Message(format!("index out of range: {start}").into()));
+    }
+    if end > n {
+        return Err(Error::Message(format!("index out of range: {end}").into()));
+    }
+    let byte_at = |i: i64| s.char_indices().nth(i as usize).map_or(s.len(), |(b, _)| b);
+    let (from, to) = (byte_at(start), byte_at(end));
+    Ok(match s {
+        Cow::Borrowed(b) => Cow::Borrowed(&b[from..to]),
+        Cow::Owned(o) => Cow::Owned(o[from..to].to_owned()),
+    })
+}
+
+/// `s.lowerAscii()`.
+pub fn lower_ascii(s: Cow<'_, str>) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase()) { Cow::Owned(s.to_ascii_lowercase()) } else { s }
+}
+
+/// `s.upperAscii()`.
+pub fn upper_ascii(s: Cow<'_, str>) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_lowercase()) { Cow::Owned(s.to_ascii_uppercase()) } else { s }
+}
+
+/// `string(i)`.
+pub fn int_to_string(i: i64) -> Cow<'static, str> {
+    Cow::Owned(i.to_string())
+}
+
+/// `int(s)`: cel-go's `strconv.ParseInt(s, 10, 64)`.
+pub fn string_to_int(s: &str) -> Result<i64> {
+    s.parse::<i64>().map_err(|_| Error::Message("type conversion error from 'string' to 'int'".into()))
+}
+
+/// `duration(s)`: Go's `time.ParseDuration`, as nanoseconds.
+pub fn string_to_duration(s: &str) -> Result<i64> {
+    crate::go::duration::parse_go(s).ok_or(Error::Message(Cow::Borrowed(DURATION_CONVERSION)))
+}
+
+/// What cel-go says of a string `duration()` cannot read.
+pub const DURATION_CONVERSION: &str = "type conversion error from 'string' to 'google.protobuf.Duration'";
+
+/// `list[i]` of a list of `len` items.
+#[inline]
+pub fn index(i: i64, len: usize) -> Result<usize> {
+    usize::try_from(i).ok().filter(|i| *i < len).ok_or(Error::IndexOutOfBounds(i))
+}
+
+/// cel-go's `compare` of doubles as `<`, `<=`, `>`, `>=` use it.
+#[inline]
+pub fn lt_double(a: f64, b: f64) -> bool {
+    a < b
+}
+
+/// `int < double` and the other mixed comparisons: as cel-go compares them.
+#[inline]
+pub fn cmp_int_double(a: i64, b: f64) -> Option<std::cmp::Ordering> {
+    (a as f64).partial_cmp(&b)
+}
+
+/// `s.split(sep)` (the strings extension): every part; an empty separator splits between
+/// code points.
+pub fn split<'a>(s: Cow<'a, str>, sep: &str) -> Vec<Cow<'a, str>> {
+    fn parts<'s>(s: &'s str, sep: &str) -> Vec<&'s str> {
+        if sep.is_empty() {
+            s.char_indices().map(|(i, c)| &s[i..i + c.len_utf8()]).collect()
+        } else {
+            s.split(sep).collect()
+        }
+    }
+    match s {
+        Cow::Borrowed(b) => parts(b, sep).into_iter().map(Cow::Borrowed).collect(),
+        Cow::Owned(o) => parts(&o, sep).into_iter().map(|p| Cow::Owned(p.to_owned())).collect(),
+    }
+}
+
+/// `s.trim()` (the strings extension): Unicode white space off both ends.
+pub fn trim(s: Cow<'_, str>) -> Cow<'_, str> {
+    match s {
+        Cow::Borrowed(b) => Cow::Borrowed(b.trim()),
+        Cow::Owned(o) => Cow::Owned(o.trim().to_owned()),
+    }
+}
