@@ -203,6 +203,8 @@ enum Rep {
     List(Box<Rep>),
     /// `Option<&T>`: `oldSelf` with `optionalOldSelf`.
     Optional(Ty),
+    /// `kubeskema::go::url::Url`: `url(s)`.
+    Url,
 }
 
 /// A CEL variable in scope: its Rust name and representation.
@@ -566,6 +568,7 @@ impl Emitter<'_> {
                     _ => Err(format!("{name} of {ar:?} and {br:?}")),
                 }
             }
+            ("_[_]", None, 2) if matches!(args[0].expr, Expr::Map(_)) => self.constant_map_lookup(&args[0], &args[1]),
             ("_[_]", None, 2) => {
                 let (list, lr) = self.expr(&args[0])?;
                 let (i, ir) = self.expr(&args[1])?;
@@ -661,6 +664,29 @@ impl Emitter<'_> {
                 }
                 Ok((quote!(#native::split(#s, &#sep)), Rep::List(Box::new(Rep::Str))))
             }
+            ("isIP" | "isURL", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                if rep != Rep::Str {
+                    return Err(format!("{name} of a non-string"));
+                }
+                let f = if name == "isIP" { quote!(is_ip) } else { quote!(is_url) };
+                Ok((quote!(#native::#f(&#x)), Rep::Bool))
+            }
+            ("url", None, 1) => {
+                let (x, rep) = self.expr(&args[0])?;
+                if rep != Rep::Str {
+                    return Err("url of a non-string".into());
+                }
+                Ok((quote!(#native::url(&#x)?), Rep::Url))
+            }
+            ("getScheme" | "getHost", Some(target), 0) => {
+                let (u, rep) = self.expr(target)?;
+                if rep != Rep::Url {
+                    return Err(format!("{name} of {rep:?}"));
+                }
+                let field = if name == "getScheme" { quote!(scheme) } else { quote!(host) };
+                Ok((quote!(::std::borrow::Cow::<str>::Owned((#u).#field)), Rep::Str))
+            }
             ("trim", Some(target), 0) => {
                 let (s, sr) = self.expr(target)?;
                 if sr != Rep::Str {
@@ -737,6 +763,52 @@ impl Emitter<'_> {
             }
             _ => Err(format!("the function `{name}`")),
         }
+    }
+
+    /// `{"a": 1, ...}[k]` of a map literal of constants: a `match` (the last of a repeated
+    /// key wins, as in cel-go).
+    fn constant_map_lookup(&mut self, map: &Expression, key: &Expression) -> Emitted {
+        let Expr::Map(m) = &map.expr else { unreachable!("called on map literals") };
+        let native = native();
+        let mut entries: Vec<(String, TokenStream)> = Vec::new();
+        let mut rep = None;
+        for entry in &m.entries {
+            let cel::common::ast::EntryExpr::MapEntry(e) = &entry.expr else { return Err("a map literal".into()) };
+            if e.optional {
+                return Err("an optional map entry".into());
+            }
+            let Expr::Literal(LiteralValue::String(k)) = &e.key.expr else {
+                return Err("a map literal with keys that are not constant strings".into());
+            };
+            let Expr::Literal(v) = &e.value.expr else {
+                return Err("a map literal with values that are not constants".into());
+            };
+            let (v, r) = literal(v)?;
+            match &rep {
+                None => rep = Some(r),
+                Some(prev) if *prev == r => {}
+                Some(_) => return Err("a map literal of mixed types".into()),
+            }
+            entries.retain(|(key, _)| key != k.inner());
+            entries.push((k.inner().to_owned(), v));
+        }
+        let Some(rep) = rep else { return Err("an empty map literal".into()) };
+        let (k, kr) = self.expr(key)?;
+        if kr != Rep::Str {
+            return Err("a map literal looked up by a non-string".into());
+        }
+        let key = self.fresh("k");
+        let arms = entries.iter().map(|(k, v)| quote!(#k => #v,));
+        Ok((
+            quote!({
+                let #key = #k;
+                match &*#key {
+                    #(#arms)*
+                    _ => return ::core::result::Result::Err(#native::Error::no_such_map_key(&#key)),
+                }
+            }),
+            rep,
+        ))
     }
 
     /// `code` (a list or map of `rep`) and an empty value of the same Rust type, for the two

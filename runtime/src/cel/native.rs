@@ -406,3 +406,19 @@ pub fn trim(s: Cow<'_, str>) -> Cow<'_, str> {
         Cow::Owned(o) => Cow::Owned(o.trim().to_owned()),
     }
 }
+
+/// `isIP(s)` (the Kubernetes IP library).
+pub fn is_ip(s: &str) -> bool {
+    super::library::net::parse_ip(s).is_ok()
+}
+
+/// `isURL(s)` (the Kubernetes URL library).
+pub fn is_url(s: &str) -> bool {
+    crate::go::url::parse_request_uri(s).is_ok()
+}
+
+/// `url(s)` (the Kubernetes URL library).
+pub fn url(s: &str) -> Result<crate::go::url::Url> {
+    crate::go::url::parse_request_uri(s)
+        .map_err(|e| Error::Message(Cow::Owned(format!("URL parse error during conversion from string: {e}"))))
+}

@@ -12,7 +12,7 @@ use cel::{DeclarationError, Env, ExecutionError, Value};
 
 pub(crate) mod formats;
 mod lists;
-mod net;
+pub(crate) mod net;
 mod quantity;
 mod regex;
 mod semver;

@@ -37,7 +37,7 @@ impl cel::objects::Opaque for Cidr {
 }
 
 /// `netip.ParseAddr` with the library's refusals.
-pub fn parse_ip(s: &str) -> Result<IpAddr, String> {
+pub(crate) fn parse_ip(s: &str) -> Result<IpAddr, String> {
     if s.contains('%') {
         return Err(format!("IP address with zone value is not allowed: {s}"));
     }
