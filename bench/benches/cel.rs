@@ -1,24 +1,42 @@
-//! What CEL rules cost per object against the rest of validation, on the benchmark objects
-//! (Gateway API's HTTPRoute carries dozens of rules, the Workflow a few, the others few or
-//! none), paired and interleaved in one run:
+//! What CEL rules cost per object, native and interpreted, against the rest of validation and
+//! against kube-rs's CEL validator (kube-cel 0.8, `compile_schema` once, then
+//! `Validator::validate_compiled`), on the benchmark objects that carry rules (Gateway API's
+//! HTTPRoute dozens, the Workflow and the Prometheus a few), paired and interleaved in one run:
 //!
 //! - (a) `serde_json::from_slice::<T>`: the baseline;
 //! - (g) (a) + the derived value checks (`validate_at`: OpenAPI keywords, list types) without CEL;
-//! - (h) (a) + the CEL rules alone (`validate_cel_at`);
+//! - (n) (a) + the CEL rules, compiled to Rust (`validate_cel_at`);
+//! - (i) (a) + the CEL rules, all interpreted (`Cx::interpreted`);
+//! - (v) `serde_json::from_slice::<Value>`: kube-cel's input;
+//! - (k) (v) + kube-cel's `validate_compiled`;
 //! - (f) (a) + the whole `validate()`.
 //!
-//! Reported per object: the time of the value checks ((g) − (a)) and of CEL ((h) − (a)), and
-//! their ratio. `cargo bench -p kubeskema-bench --bench cel`.
+//! Reported per object: the read, the value checks ((g) − (a)) and CEL three ways: native
+//! ((n) − (a)), interpreted ((i) − (a)) and kube-cel ((k) − (v)); then native CEL against the
+//! read and kube-cel against native CEL. The last line sums it up over the objects.
+//! `cargo bench -p kubeskema-bench --bench cel`.
 
 use std::time::Duration;
 
 use kubeskema::Validate;
 use kubeskema::path::Path;
-use kubeskema_bench::types::{argoproj_io, cert_manager_io, gateway_networking_k8s_io, monitoring_coreos_com};
+use kubeskema_bench::types::{argoproj_io, gateway_networking_k8s_io, monitoring_coreos_com};
 use kubeskema_bench::{Method, Object, objects, paired};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-fn methods<'a, T: DeserializeOwned + Validate>() -> Vec<Method<'a>> {
+fn methods<'a, T: DeserializeOwned + Validate>(
+    kube_cel: &'a kube_cel::Validator,
+    compiled: &'a kube_cel::CompiledSchema,
+) -> Vec<Method<'a>> {
+    let cel = |interpreted: bool| -> kubeskema_bench::Run<'a> {
+        Box::new(move |b| {
+            let t: T = serde_json::from_slice(b).expect("valid");
+            let mut cx = if interpreted { kubeskema::cel::Cx::interpreted() } else { kubeskema::cel::Cx::default() };
+            t.validate_cel_at(None, &Path::root(), &mut cx);
+            cx.issues.len()
+        })
+    };
     vec![
         Method {
             name: "(a) serde_json::from_slice::<T>",
@@ -33,13 +51,20 @@ fn methods<'a, T: DeserializeOwned + Validate>() -> Vec<Method<'a>> {
                 issues.len()
             }),
         },
+        Method { name: "(n) (a) + CEL, native", run: cel(false) },
+        Method { name: "(i) (a) + CEL, interpreted", run: cel(true) },
         Method {
-            name: "(h) (a) + CEL rules alone",
-            run: Box::new(|b| {
-                let t: T = serde_json::from_slice(b).expect("valid");
-                let mut cx = kubeskema::cel::Cx::default();
-                t.validate_cel_at(None, &Path::root(), &mut cx);
-                cx.issues.len()
+            name: "(v) serde_json::from_slice::<Value>",
+            run: Box::new(|b| serde_json::from_slice::<Value>(b).map(|_| 1).unwrap_or(0)),
+        },
+        Method {
+            name: "(k) (v) + kube-cel validate_compiled",
+            run: Box::new(move |b| {
+                let v: Value = serde_json::from_slice(b).expect("valid");
+                match kube_cel.validate_compiled(compiled, &v, None) {
+                    Ok(()) => 1,
+                    Err(errors) => 2 + errors.len(),
+                }
             }),
         },
         Method {
@@ -49,35 +74,60 @@ fn methods<'a, T: DeserializeOwned + Validate>() -> Vec<Method<'a>> {
     ]
 }
 
-fn bench<T: DeserializeOwned + Validate>(object: &Object, rounds: usize) {
+/// One object's row; returns (kube-cel CEL / native CEL, native CEL / read).
+fn bench<T: DeserializeOwned + Validate>(object: &Object, rounds: usize) -> (f64, f64) {
     let typed: T = serde_json::from_slice(&object.json).expect("the object deserializes");
     assert!(typed.validate().is_empty(), "{}: {:?}", object.name, typed.validate());
-    let m = paired(&object.json, &methods::<T>(), rounds, Duration::from_millis(2));
-    let (base, values, cel, all) = (m[0].median_ns, m[1].median_ns, m[2].median_ns, m[3].median_ns);
-    let (values, cel) = ((values - base).max(0.0), (cel - base).max(0.0));
+    let crd_json = kubeskema_bench::crd(object.crd_file).raw;
+    let versions = crd_json["spec"]["versions"].as_array().expect("versions");
+    let version = versions.iter().find(|v| v["storage"] == serde_json::json!(true)).unwrap_or(&versions[0]);
+    let compiled = kube_cel::compile_schema(&version["schema"]["openAPIV3Schema"]);
+    let validator = kube_cel::Validator::new();
+    let value: Value = serde_json::from_slice(&object.json).expect("JSON");
+    let peer_errors = validator.validate_compiled(&compiled, &value, None).err().map_or(0, |e| e.len());
+    let m = paired(&object.json, &methods::<T>(&validator, &compiled), rounds, Duration::from_millis(2));
+    let ns = |i: usize| m[i].median_ns;
+    let (read, value_read) = (ns(0), ns(4));
+    let values = (ns(1) - read).max(0.0);
+    let native = (ns(2) - read).max(1.0);
+    let interpreted = (ns(3) - read).max(0.0);
+    let peer = (ns(5) - value_read).max(0.0);
     println!(
-        "{:<16} {:>7} bytes  read {:>8.1} µs  value checks {:>8.1} µs  CEL {:>8.1} µs  CEL/value checks {:>6.2}x  validate()/read {:>5.2}x",
+        "{:<16} {:>7} bytes  read {:>8.1} µs  value checks {:>8.1} µs  CEL native {:>8.2} µs  interpreted {:>8.1} µs  kube-cel {:>8.1} µs ({} errors)  native/read {:>5.2}  kube-cel/native {:>7.1}x  interpreted/native {:>6.1}x  validate()/read {:>5.2}x",
         object.name,
         object.json.len(),
-        base / 1e3,
+        read / 1e3,
         values / 1e3,
-        cel / 1e3,
-        if values > 0.0 { cel / values } else { f64::NAN },
-        all / base,
+        native / 1e3,
+        interpreted / 1e3,
+        peer / 1e3,
+        peer_errors,
+        native / read,
+        peer / native,
+        interpreted / native,
+        ns(6) / read,
     );
+    (peer / native, native / read)
 }
 
 fn main() {
     let quick = !std::env::args().any(|a| a == "--bench");
     let rounds: usize = std::env::var("ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(if quick { 3 } else { 30 });
     println!("paired, interleaved: {rounds} rounds of ~2 ms batches per method; medians");
+    let mut rows = Vec::new();
     for object in objects() {
         let kind = object.crd_file.rsplit('/').next().unwrap_or_default();
-        match kind {
+        rows.push(match kind {
             k if k.contains("prometheuses") => bench::<monitoring_coreos_com::v1::Prometheus>(&object, rounds),
             k if k.contains("httproutes") => bench::<gateway_networking_k8s_io::v1::HttpRoute>(&object, rounds),
-            k if k.contains("certificates") => bench::<cert_manager_io::v1::Certificate>(&object, rounds),
-            _ => bench::<argoproj_io::v1alpha1::Workflow>(&object, rounds),
-        }
+            k if k.contains("workflows") => bench::<argoproj_io::v1alpha1::Workflow>(&object, rounds),
+            // Certificates carry no rules.
+            _ => continue,
+        });
     }
+    let geometric_mean = (rows.iter().map(|(r, _)| r.ln()).sum::<f64>() / rows.len() as f64).exp();
+    let worst = rows.iter().map(|(_, r)| *r).fold(0.0, f64::max);
+    println!(
+        "summary: native CEL vs kube-cel geometric mean {geometric_mean:.2}x; native CEL / plain read worst {worst:.2}"
+    );
 }

@@ -122,17 +122,19 @@ impl Natives {
             None => None,
         };
         let native = quote!(::kubeskema::cel::native);
-        let doc = format!(" `{}`, compiled to Rust.", rule.rule.trim());
+        // One line, no backticks of its own: a rule's text never becomes markdown or a doctest.
+        let text = rule.rule.split_whitespace().collect::<Vec<_>>().join(" ").replace('`', "'");
+        let doc = format!(" `{text}`, compiled to Rust.");
         self.items.push(quote! {
             #[doc = #doc]
-            #[allow(unused_variables, unused_parens, clippy::all)]
+            #[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
             fn #rule_fn(__self: &#rust_ty, __old: ::core::option::Option<&#rust_ty>, __m: &mut #native::Meter) -> #native::Result<bool> {
                 #body
             }
         });
         let message_fn = message.map(|(name, body)| {
             self.items.push(quote! {
-                #[allow(unused_variables, unused_parens, clippy::all)]
+                #[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
                 fn #name(__self: &#rust_ty, __old: ::core::option::Option<&#rust_ty>, __m: &mut #native::Meter) -> #native::Result<::std::string::String> {
                     #body
                 }
@@ -231,10 +233,24 @@ fn native() -> TokenStream {
     quote!(::kubeskema::cel::native)
 }
 
-/// `(|| -> Result<_> { Ok(e) })()`: the expression's errors as a value.
+/// `(|| -> Result<_> { Ok(e) })()`: the expression's errors as a value (`Ok(e)` where it
+/// cannot fail).
 fn attempt(code: &TokenStream) -> TokenStream {
+    if !fallible(code) {
+        return quote!(::core::result::Result::<_, ::kubeskema::cel::native::Error>::Ok(#code));
+    }
     let native = native();
     quote!((|| -> #native::Result<_> { ::core::result::Result::Ok(#code) })())
+}
+
+/// Whether emitted code can fail: it holds a `?` or a `return` (an error leaving early).
+fn fallible(code: &TokenStream) -> bool {
+    code.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Punct(p) => p.as_char() == '?',
+        proc_macro2::TokenTree::Ident(i) => i == "return",
+        proc_macro2::TokenTree::Group(g) => fallible(&g.stream()),
+        proc_macro2::TokenTree::Literal(_) => false,
+    })
 }
 
 impl Emitter<'_> {
@@ -464,6 +480,11 @@ impl Emitter<'_> {
                 if lr != Rep::Bool || rr != Rep::Bool {
                     return Err(format!("{name} of non-bools"));
                 }
+                // Without errors, CEL's `&&` and `||` are Rust's.
+                if !fallible(&l) && !fallible(&r) {
+                    let op = if name == "_&&_" { quote!(&&) } else { quote!(||) };
+                    return Ok((quote!((#l #op #r)), Rep::Bool));
+                }
                 let f = if name == "_&&_" { quote!(and) } else { quote!(or) };
                 let (l, r) = (attempt(&l), attempt(&r));
                 Ok((quote!(#native::#f(#l, || #r)?), Rep::Bool))
@@ -472,6 +493,9 @@ impl Emitter<'_> {
                 let (x, rep) = self.expr(&args[0])?;
                 if rep != Rep::Bool {
                     return Err("@not_strictly_false of a non-bool".into());
+                }
+                if !fallible(&x) {
+                    return Ok((x, Rep::Bool));
                 }
                 let x = attempt(&x);
                 Ok((quote!(#native::not_strictly_false(#x)), Rep::Bool))
@@ -737,10 +761,11 @@ impl Emitter<'_> {
                     other => Err(format!("string() of {other:?}")),
                 }
             }
-            ("duration", None, 1) => {
+            ("@duration", None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 match rep {
                     Rep::Str => Ok((quote!(#native::string_to_duration(&#x)?), Rep::Duration)),
+                    Rep::Int | Rep::Duration => Ok((x, Rep::Duration)),
                     other => Err(format!("duration() of {other:?}")),
                 }
             }

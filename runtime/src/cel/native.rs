@@ -112,13 +112,16 @@ impl Error {
 /// The result of a native expression.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// A compiled expression over `self` (a `T`), `oldSelf` (absent on create: a rule that reads
+/// it is not run then, unless its oldSelf is optional) and the meter.
+pub type Function<T, R> = fn(&T, Option<&T>, &mut Meter) -> Result<R>;
+
 /// A rule compiled to Rust for values of type `T`: the rule, and its messageExpression.
 pub struct Native<T: ?Sized> {
-    /// The rule: `self`, `oldSelf` (absent on create; the rule is not run then unless its
-    /// oldSelf is optional), the meter.
-    pub rule: fn(&T, Option<&T>, &mut Meter) -> Result<bool>,
+    /// The rule.
+    pub rule: Function<T, bool>,
     /// The messageExpression.
-    pub message: Option<fn(&T, Option<&T>, &mut Meter) -> Result<String>>,
+    pub message: Option<Function<T, String>>,
 }
 
 impl<T: ?Sized> Clone for Native<T> {
