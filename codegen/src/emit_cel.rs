@@ -480,8 +480,9 @@ impl Emitter<'_> {
                 if lr != Rep::Bool || rr != Rep::Bool {
                     return Err(format!("{name} of non-bools"));
                 }
-                // Without errors, CEL's `&&` and `||` are Rust's.
-                if !fallible(&l) && !fallible(&r) {
+                // Where the left cannot fail, CEL's `&&` and `||` are Rust's: the right's error
+                // is the result's (`?`) unless the left decides.
+                if !fallible(&l) {
                     let op = if name == "_&&_" { quote!(&&) } else { quote!(||) };
                     return Ok((quote!((#l #op #r)), Rep::Bool));
                 }

@@ -110,6 +110,26 @@ fn compare<T: DeserializeOwned + Validate>(seed: Value) -> usize {
     compared
 }
 
+/// A loop over a list far longer than its `maxItems` (the typed value does not stop at
+/// it): both paths stop at the per-call cost limit, with the same issue, and no rule runs
+/// after it.
+#[test]
+fn native_and_interpreted_cel_stop_at_the_same_cost() {
+    let items: Vec<Value> = (0..1500).map(|i| json!({"name": format!("n{i}")})).collect();
+    let edge = json!({
+        "apiVersion": "native.example.com/v1", "kind": "Edge", "metadata": {"name": "e"},
+        "spec": {"items": items, "count": 1, "labels": {}, "name": "a", "timeout": "1m", "level": "a",
+                 "number": "1", "tags": [], "link": "https://example.com"}
+    });
+    let value: cel_native__native_example_com_v1::Edge = serde_json::from_value(edge).unwrap();
+    kubeskema::__private::cel_differential(&value, None).unwrap();
+    let mut cx = kubeskema::cel::Cx::default();
+    value.validate_cel_at(None, &kubeskema::path::Path::root(), &mut cx);
+    assert!(cx.stopped());
+    let last = cx.issues.last().unwrap().to_string();
+    assert!(last.contains("call cost exceeds limit for rule: every item is there"), "{last}");
+}
+
 #[test]
 fn native_and_interpreted_cel_agree_on_edge_values() {
     let edge = json!({

@@ -1,12 +1,15 @@
 //! CEL over the corpus: every rule of every corpus CRD compiles, and the upstream fixtures
 //! that record the error the apiserver gives (external-snapshotter's `.err` and `.tx_err`
-//! files, Istio's `_err` field, crossplane's immutability updates) get that error.
+//! files, Istio's `_err` field, crossplane's immutability updates) get that error, through
+//! the dynamic validator (interpreted) and through the generated types (CEL compiled to Rust,
+//! also compared with the interpreter on the same value).
 //! `cargo test -p kubeskema-tests --features corpus --test corpus_cel -- --nocapture`.
 #![cfg(feature = "corpus")]
 
 use kubeskema::cel::{Scope, types};
 use kubeskema::schema::Schema;
 use kubeskema::validate::ResourceValidator;
+use kubeskema_tests::generated::typed;
 use kubeskema_tests::{CorpusCrds, CorpusDocuments, Instance, corpus_dir, instances};
 
 /// Each rule under `s` with the scope the apiserver checks it in.
@@ -101,7 +104,7 @@ fn read(path: &str) -> String {
 #[test]
 fn upstream_fixtures_get_the_error_they_expect() {
     let (mut crds, mut docs) = (CorpusCrds::default(), CorpusDocuments::default());
-    let (mut checked, mut wrong) = (0, Vec::new());
+    let (mut checked, mut natively, mut wrong) = (0, 0, Vec::new());
     for inst in instances() {
         let file = inst.file.as_str();
         let mut object = docs.value_of(&inst);
@@ -130,21 +133,47 @@ fn upstream_fixtures_get_the_error_they_expect() {
         };
         let found = issues(&mut crds, &inst, &object, old.as_ref());
         checked += 1;
-        let ok = match &expected {
+        let meets = |found: &[String]| match &expected {
             None => found.is_empty(),
             Some(text) if text.is_empty() => !found.is_empty(),
             Some(text) => found.iter().any(|f| f.contains(text.as_str())),
         };
         let id = format!("{}#{}", file.trim_start_matches("instances/"), inst.doc_index);
+        // The generated type's rules, compiled to Rust: the same expectation, and the same
+        // issues as the interpreter's on the same typed value.
+        let api_version = object.get("apiVersion").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        let kind = object.get("kind").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        let derived = match typed(inst.repo(), &api_version, &kind, object.clone(), old.clone()) {
+            Some(Ok(t)) => {
+                natively += 1;
+                if let Some(d) = t.cel_differences.first() {
+                    wrong.push(format!("{id}: native and interpreted CEL differ:\n{d}"));
+                }
+                Some(match old {
+                    Some(_) => t.update_issues.and_then(Result::ok).unwrap_or_default(),
+                    None => t.issues,
+                })
+            }
+            _ => None,
+        };
         if HARNESS_ONLY.iter().any(|(h, _)| *h == id) {
             assert!(!found.is_empty(), "{id}: refused, with another message");
             continue;
         }
-        if !ok {
+        if !meets(&found) {
             wrong.push(format!("{file}#{}: expected {expected:?}, got {found:?}", inst.doc_index));
         }
+        if let Some(derived) = derived
+            && !meets(&derived)
+        {
+            wrong
+                .push(format!("{file}#{}: the generated type: expected {expected:?}, got {derived:?}", inst.doc_index));
+        }
     }
-    println!("{checked} fixtures with an expected outcome, {} differ", wrong.len());
+    println!(
+        "{checked} fixtures with an expected outcome ({natively} through the generated types, CEL native), {} differ",
+        wrong.len()
+    );
     for w in &wrong {
         println!("  {w}");
     }
