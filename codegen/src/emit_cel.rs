@@ -617,6 +617,22 @@ impl Emitter<'_> {
                     _ => Err(format!("an index of {lr:?} by {ir:?}")),
                 }
             }
+            // `x in ['a', 'b']`: comparisons, not a list built at every evaluation.
+            ("@in", None, 2)
+                if matches!(&args[1].expr, Expr::List(l) if !l.elements.is_empty()
+                    && l.optional_indices.is_empty()
+                    && l.elements.iter().all(|e| matches!(e.expr, Expr::Literal(_)))) =>
+            {
+                let Expr::List(l) = &args[1].expr else { unreachable!("matched above") };
+                let (x, xr) = self.expr(&args[0])?;
+                let v = self.fresh("x");
+                let mut any = Vec::new();
+                for item in &l.elements {
+                    let (code, rep) = self.expr(item)?;
+                    any.push(equal(&quote!(#v), &xr, &code, &rep)?);
+                }
+                Ok((quote!({ let #v = #x; #(#any)||* }), Rep::Bool))
+            }
             ("@in", None, 2) => {
                 let (x, xr) = self.expr(&args[0])?;
                 let (list, lr) = self.expr(&args[1])?;
