@@ -593,6 +593,57 @@ impl Emitter<'_> {
                     _ => Err(format!("{name} of {ar:?} and {br:?}")),
                 }
             }
+            ("@set_equals", None, 2) => {
+                let (a, ar) = self.expr(&args[0])?;
+                let (b, br) = self.expr(&args[1])?;
+                match (&ar, &br) {
+                    (Rep::Ref(Ty::Vec(x)), Rep::Ref(Ty::Vec(y))) if x == y && self.scalar(x) => {
+                        Ok((quote!(#native::set_equals(#a, #b)), Rep::Bool))
+                    }
+                    _ => Err(format!("set equality of {ar:?} and {br:?}")),
+                }
+            }
+            ("@map_list_equals", None, 3) => {
+                let Expr::List(names) = &args[2].expr else { return Err("map list keys that are not a list".into()) };
+                let (a, ar) = self.expr(&args[0])?;
+                let (b, br) = self.expr(&args[1])?;
+                let (Rep::Ref(Ty::Vec(x)), Rep::Ref(Ty::Vec(y))) = (&ar, &br) else {
+                    return Err(format!("map list equality of {ar:?} and {br:?}"));
+                };
+                let Ty::Named(id) = &**x else { return Err("a map list of non-objects".into()) };
+                let TypeDef::Struct(st) = &self.m.types[*id] else { return Err("a map list of non-objects".into()) };
+                if x != y || !plain_eq(self.m, x) {
+                    return Err("map list equality of items that do not compare plainly".into());
+                }
+                let (item, other) = (self.fresh("item"), self.fresh("other"));
+                let (mut keys, mut other_keys) = (Vec::new(), Vec::new());
+                for name in &names.elements {
+                    let Expr::Literal(LiteralValue::String(n)) = &name.expr else {
+                        return Err("a map list key".into());
+                    };
+                    let f = struct_field(st, n.inner())?;
+                    if !self.scalar(&f.ty) {
+                        return Err("a map list key that is not hashable".into());
+                    }
+                    let fid = field_ident(f);
+                    let key = |x: &Ident| match f.shape {
+                        Shape::Required | Shape::Defaulted => Ok(quote!(::core::option::Option::Some(&#x.#fid))),
+                        Shape::Optional | Shape::Nullable => Ok(quote!(#x.#fid.as_ref())),
+                        _ => Err("a map list key of another shape".to_owned()),
+                    };
+                    keys.push(key(&item)?);
+                    other_keys.push(key(&other)?);
+                }
+                Ok((
+                    quote!(#native::map_list_equals(
+                        #a,
+                        #b,
+                        |#item| #native::key_hash(&(#(#keys,)*)),
+                        |#item, #other| (#(#keys,)*) == (#(#other_keys,)*),
+                    )),
+                    Rep::Bool,
+                ))
+            }
             ("_[_]", None, 2) if matches!(args[0].expr, Expr::Map(_)) => self.constant_map_lookup(&args[0], &args[1]),
             ("_[_]", None, 2) => {
                 let (list, lr) = self.expr(&args[0])?;
@@ -804,6 +855,16 @@ impl Emitter<'_> {
                 }
             }
             _ => Err(format!("the function `{name}`")),
+        }
+    }
+
+    /// Whether values of `ty` are scalars that the interpreter keys as `PartialEq` compares
+    /// them (set items and map list keys; not doubles: `-0.0` and `0.0` key apart).
+    fn scalar(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::String | Ty::Bool | Ty::I32 | Ty::I64 => true,
+            Ty::Named(id) => matches!(self.m.types[*id], TypeDef::Enum(_)),
+            _ => false,
         }
     }
 

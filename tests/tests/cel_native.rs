@@ -137,7 +137,9 @@ fn native_and_interpreted_cel_agree_on_edge_values() {
         "spec": {
             "items": [{"name": "first", "count": 3, "divisor": 2}, {"name": "second", "count": 4, "divisor": 1}, {"name": "axe"}],
             "count": 5, "labels": {"team": "core", "owner": "team-a"}, "name": "ab-cd", "timeout": "30m",
-            "level": "a", "number": "42", "tags": ["x", "é"], "extra": ["p"], "link": "https://example.com"
+            "level": "a", "number": "42", "tags": ["x", "é"], "extra": ["p"], "link": "https://example.com",
+            "ports": [{"name": "http", "protocol": "TCP", "port": 80}, {"name": "http", "port": 81}],
+            "set": ["a", "b"]
         }
     });
     let n = compare::<cel_native__native_example_com_v1::Edge>(edge);

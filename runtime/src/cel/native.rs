@@ -425,3 +425,36 @@ pub fn url(s: &str) -> Result<crate::go::url::Url> {
     crate::go::url::parse_request_uri(s)
         .map_err(|e| Error::Message(Cow::Owned(format!("URL parse error during conversion from string: {e}"))))
 }
+
+/// `==` of two set lists: the same length, and every item of `b` in `a`.
+pub fn set_equals<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && b.iter().all(|x| a.contains(x))
+}
+
+/// `==` of two map lists: the same length, and every item of `b` equal to `a`'s item of the
+/// same key (the last of a repeated key, as the interpreter keys them). `hash` hashes an
+/// item's key ([`key_hash`]), `same_key` compares two items' keys.
+pub fn map_list_equals<T: PartialEq>(
+    a: &[T],
+    b: &[T],
+    hash: impl Fn(&T) -> u64,
+    same_key: impl Fn(&T, &T) -> bool,
+) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut by_hash: std::collections::HashMap<u64, Vec<&T>> = std::collections::HashMap::with_capacity(a.len());
+    for x in a {
+        by_hash.entry(hash(x)).or_default().push(x);
+    }
+    b.iter().all(|x| {
+        let mine = by_hash.get(&hash(x)).and_then(|candidates| candidates.iter().rev().find(|m| same_key(m, x)));
+        mine.is_some_and(|m| *m == x)
+    })
+}
+
+/// The hash of a map list item's key ([`map_list_equals`]).
+pub fn key_hash<K: std::hash::Hash>(key: &K) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(key)
+}
