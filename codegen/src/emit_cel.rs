@@ -173,7 +173,7 @@ fn function_body(
     let result = match (want, rep) {
         (Want::Bool, Rep::Bool) => quote!(::core::result::Result::Ok(#code)),
         (Want::String, Rep::Str) => quote!(::core::result::Result::Ok((#code).into_owned())),
-        (_, rep) => return Err(format!("the result is {rep:?}")),
+        (_, rep) => return Err(format!("the result is {rep}")),
     };
     let statics = &e.statics;
     Ok(quote! {
@@ -207,6 +207,26 @@ enum Rep {
     Optional(Ty),
     /// `kubeskema::go::url::Url`: `url(s)`.
     Url,
+}
+
+/// What a reason for staying interpreted says of a value: its CEL kind.
+impl std::fmt::Display for Rep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Rep::Bool => "a bool",
+            Rep::Int => "an int",
+            Rep::Uint => "a uint",
+            Rep::Double => "a double",
+            Rep::Str => "a string",
+            Rep::Duration => "a duration",
+            Rep::Null => "null",
+            Rep::Ref(Ty::Vec(_)) | Rep::List(_) => "a list",
+            Rep::Ref(Ty::Map(_)) => "a map",
+            Rep::Ref(_) => "an object",
+            Rep::Optional(_) => "an optional",
+            Rep::Url => "a URL",
+        })
+    }
 }
 
 /// A CEL variable in scope: its Rust name and representation.
@@ -384,7 +404,7 @@ impl Emitter<'_> {
                 _ => Err(format!("metadata.{name}")),
             },
             Rep::Ref(Ty::Map(_)) => Ok(FieldRef::MapKey),
-            other => Err(format!("a selection on {other:?}")),
+            other => Err(format!("a selection on {other}")),
         }
     }
 
@@ -513,7 +533,7 @@ impl Emitter<'_> {
                 match rep {
                     Rep::Int => Ok((quote!(#native::neg_int(#x)?), Rep::Int)),
                     Rep::Double => Ok((quote!((-#x)), Rep::Double)),
-                    other => Err(format!("negation of {other:?}")),
+                    other => Err(format!("negation of {other}")),
                 }
             }
             ("_?_:_", None, 3) => {
@@ -541,7 +561,7 @@ impl Emitter<'_> {
                     return Err("a condition that is not a bool".into());
                 }
                 if ar != br {
-                    return Err(format!("a conditional of {ar:?} and {br:?}"));
+                    return Err(format!("a conditional of {ar} and {br}"));
                 }
                 Ok((quote!((if #cond { #a } else { #b })), ar))
             }
@@ -572,7 +592,7 @@ impl Emitter<'_> {
                     | (Rep::Double, Rep::Double)
                     | (Rep::Bool, Rep::Bool) => Ok((quote!((#a #op #b)), Rep::Bool)),
                     (Rep::Str, Rep::Str) => Ok((quote!((*#a #op *#b)), Rep::Bool)),
-                    _ => Err(format!("a comparison of {ar:?} and {br:?}")),
+                    _ => Err(format!("a comparison of {ar} and {br}")),
                 }
             }
             ("_+_" | "_-_" | "_*_" | "_/_" | "_%_", None, 2) => {
@@ -590,7 +610,7 @@ impl Emitter<'_> {
                         Ok((quote!(#native::#f(#a, #b)?), Rep::Int))
                     }
                     (Rep::Str, Rep::Str, "_+_") => Ok((quote!(#native::concat(#a, #b)), Rep::Str)),
-                    _ => Err(format!("{name} of {ar:?} and {br:?}")),
+                    _ => Err(format!("{name} of {ar} and {br}")),
                 }
             }
             ("@set_equals", None, 2) => {
@@ -600,7 +620,7 @@ impl Emitter<'_> {
                     (Rep::Ref(Ty::Vec(x)), Rep::Ref(Ty::Vec(y))) if x == y && self.scalar(x) => {
                         Ok((quote!(#native::set_equals(#a, #b)), Rep::Bool))
                     }
-                    _ => Err(format!("set equality of {ar:?} and {br:?}")),
+                    _ => Err(format!("set equality of {ar} and {br}")),
                 }
             }
             ("@map_list_equals", None, 3) => {
@@ -608,7 +628,7 @@ impl Emitter<'_> {
                 let (a, ar) = self.expr(&args[0])?;
                 let (b, br) = self.expr(&args[1])?;
                 let (Rep::Ref(Ty::Vec(x)), Rep::Ref(Ty::Vec(y))) = (&ar, &br) else {
-                    return Err(format!("map list equality of {ar:?} and {br:?}"));
+                    return Err(format!("map list equality of {ar} and {br}"));
                 };
                 let Ty::Named(id) = &**x else { return Err("a map list of non-objects".into()) };
                 let TypeDef::Struct(st) = &self.m.types[*id] else { return Err("a map list of non-objects".into()) };
@@ -665,7 +685,7 @@ impl Emitter<'_> {
                         let item = (**item).clone();
                         Ok((quote!({ let #l = #list; #l[#native::index(#i, #l.len())?].clone() }), item))
                     }
-                    _ => Err(format!("an index of {lr:?} by {ir:?}")),
+                    _ => Err(format!("an index of {lr} by {ir}")),
                 }
             }
             // `x in ['a', 'b']`: comparisons, not a list built at every evaluation.
@@ -702,7 +722,7 @@ impl Emitter<'_> {
                         let eq = equal(&quote!(#v), &xr, &quote!((*#item)), elem)?;
                         Ok((quote!({ let #v = #x; (#list).iter().any(|#item| #eq) }), Rep::Bool))
                     }
-                    _ => Err(format!("`in` of {lr:?}")),
+                    _ => Err(format!("`in` of {lr}")),
                 }
             }
             ("size", None, 1) | ("size", Some(_), 0) => {
@@ -719,7 +739,7 @@ impl Emitter<'_> {
                 let (s, sr) = self.expr(target)?;
                 let (x, xr) = self.expr(&args[0])?;
                 if sr != Rep::Str || xr != Rep::Str {
-                    return Err(format!("{name} of {sr:?} and {xr:?}"));
+                    return Err(format!("{name} of {sr} and {xr}"));
                 }
                 let f = match name {
                     "contains" => quote!(contains),
@@ -774,7 +794,7 @@ impl Emitter<'_> {
             ("getScheme" | "getHost", Some(target), 0) => {
                 let (u, rep) = self.expr(target)?;
                 if rep != Rep::Url {
-                    return Err(format!("{name} of {rep:?}"));
+                    return Err(format!("{name} of {rep}"));
                 }
                 let field = if name == "getScheme" { quote!(scheme) } else { quote!(host) };
                 Ok((quote!(::std::borrow::Cow::<str>::Owned((#u).#field)), Rep::Str))
@@ -818,7 +838,7 @@ impl Emitter<'_> {
                     Rep::Int => Ok((x, Rep::Int)),
                     Rep::Str => Ok((quote!(#native::string_to_int(&#x)?), Rep::Int)),
                     Rep::Duration => Ok((x, Rep::Int)),
-                    other => Err(format!("int() of {other:?}")),
+                    other => Err(format!("int() of {other}")),
                 }
             }
             ("string", None, 1) => {
@@ -826,7 +846,7 @@ impl Emitter<'_> {
                 match rep {
                     Rep::Str => Ok((x, Rep::Str)),
                     Rep::Int => Ok((quote!(#native::int_to_string(#x)), Rep::Str)),
-                    other => Err(format!("string() of {other:?}")),
+                    other => Err(format!("string() of {other}")),
                 }
             }
             ("@duration", None, 1) => {
@@ -834,14 +854,14 @@ impl Emitter<'_> {
                 match rep {
                     Rep::Str => Ok((quote!(#native::string_to_duration(&#x)?), Rep::Duration)),
                     Rep::Int | Rep::Duration => Ok((x, Rep::Duration)),
-                    other => Err(format!("duration() of {other:?}")),
+                    other => Err(format!("duration() of {other}")),
                 }
             }
             ("hasValue", Some(target), 0) => {
                 let (x, rep) = self.expr(target)?;
                 match rep {
                     Rep::Optional(_) => Ok((quote!((#x).is_some()), Rep::Bool)),
-                    other => Err(format!("hasValue() of {other:?}")),
+                    other => Err(format!("hasValue() of {other}")),
                 }
             }
             ("value", Some(target), 0) => {
@@ -851,7 +871,7 @@ impl Emitter<'_> {
                         let at = quote!((#x).ok_or(#native::Error::Message(::std::borrow::Cow::Borrowed("optional.none() dereference")))?);
                         self.view(&ty, at, self.checked(e))
                     }
-                    other => Err(format!("value() of {other:?}")),
+                    other => Err(format!("value() of {other}")),
                 }
             }
             _ => Err(format!("the function `{name}`")),
@@ -931,7 +951,7 @@ impl Emitter<'_> {
                 ))
             }
             Rep::List(_) => Ok((code, quote!(::std::vec::Vec::new()))),
-            other => Err(format!("an empty literal beside {other:?}")),
+            other => Err(format!("an empty literal beside {other}")),
         }
     }
 
@@ -968,7 +988,7 @@ impl Emitter<'_> {
                 (quote!((#range).keys().map(|__k| ::std::borrow::Cow::Borrowed(__k.as_str()))), Rep::Str)
             }
             Rep::List(elem) => (quote!((#range).into_iter()), (**elem).clone()),
-            other => return Err(format!("a loop over {other:?}")),
+            other => return Err(format!("a loop over {other}")),
         };
         let item_rep = match item_rep {
             Rep::Ref(Ty::Option(_)) => return Err("a loop over nullable items".into()),
@@ -1065,7 +1085,7 @@ impl Emitter<'_> {
         // Anything else with a scalar accumulator (`exists_one`).
         let Some((init_code, init_rep)) = init else { return Err("a loop building a list".into()) };
         if !matches!(init_rep, Rep::Bool | Rep::Int) {
-            return Err(format!("a loop accumulating {init_rep:?}"));
+            return Err(format!("a loop accumulating {init_rep}"));
         }
         self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#accu), rep: init_rep.clone() });
         let cond = self.expr(&c.loop_cond);
@@ -1157,7 +1177,7 @@ fn size_of(v: &TokenStream, rep: &Rep) -> Result<TokenStream, String> {
     match rep {
         Rep::Str => Ok(quote!(#native::size_str(&#v))),
         Rep::Ref(Ty::Vec(_) | Ty::Map(_)) | Rep::List(_) => Ok(quote!(#native::size_len(#v.len()))),
-        other => Err(format!("size() of {other:?}")),
+        other => Err(format!("size() of {other}")),
     }
 }
 
@@ -1197,7 +1217,7 @@ fn equal(a: &TokenStream, ar: &Rep, b: &TokenStream, br: &Rep) -> Result<TokenSt
         | (Rep::Bool, Rep::Bool)
         | (Rep::Double, Rep::Double)
         | (Rep::Duration, Rep::Duration) => Ok(quote!((#a == #b))),
-        _ => Err(format!("== of {ar:?} and {br:?}")),
+        _ => Err(format!("== of {ar} and {br}")),
     }
 }
 
