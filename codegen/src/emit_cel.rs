@@ -6,7 +6,7 @@
 //! The function is written from the tree the interpreter runs (`cel::lower`: set and map
 //! lists lowered, the meter's charges in), node by node, so that it charges what the
 //! interpreter charges, at the same places, and fails with the same errors. Each node's value
-//! has a Rust representation ([`Rep`]): scalars as `bool`, `i64`, `f64`, strings as
+//! has a Rust representation (`Rep`): scalars as `bool`, `i64`, `f64`, strings as
 //! `Cow<str>` borrowed from the object where they can be, and lists, maps and objects as
 //! references into the typed value (`&Vec<T>`, `&Struct`): nothing is converted, and nothing
 //! is allocated unless the rule builds a value of its own.
