@@ -422,8 +422,7 @@ pub fn is_url(s: &str) -> bool {
 
 /// `url(s)` (the Kubernetes URL library).
 pub fn url(s: &str) -> Result<crate::go::url::Url> {
-    crate::go::url::parse_request_uri(s)
-        .map_err(|e| Error::Message(Cow::Owned(format!("URL parse error during conversion from string: {e}"))))
+    super::library::url::parse(s).map_err(|e| Error::Message(Cow::Owned(e)))
 }
 
 /// `==` of two set lists: the same length, and every item of `b` in `a`.

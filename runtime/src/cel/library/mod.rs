@@ -17,7 +17,7 @@ mod quantity;
 mod regex;
 mod semver;
 mod sets;
-mod url;
+pub(crate) mod url;
 
 /// What a library function returns.
 type Outcome = Result<Value, ExecutionError>;

@@ -39,10 +39,12 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
 }
 
 fn url(args: &[Value]) -> Outcome {
-    let s = string_arg("url", args, 0)?;
-    crate::go::url::parse_request_uri(s)
-        .map(opaque)
-        .map_err(|e| error("url", format!("URL parse error during conversion from string: {e}")))
+    parse(string_arg("url", args, 0)?).map(opaque).map_err(|e| error("url", e))
+}
+
+/// `url(s)`: the URL, or the library's error (what native rules call too).
+pub(crate) fn parse(s: &str) -> Result<Url, String> {
+    crate::go::url::parse_request_uri(s).map_err(|e| format!("URL parse error during conversion from string: {e}"))
 }
 
 fn is_url(args: &[Value]) -> Outcome {
