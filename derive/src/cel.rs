@@ -62,8 +62,14 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
             (schema_type, quote!(match self { #(#arms)* }), cel_type)
         }
     };
-    // What rules compiled to Rust read of an enum: its value, without a `cel::Value`.
+    // What rules compiled to Rust read of an enum: its value, without a `cel::Value`. Only
+    // where every variant's value is of one kind (a hand-written enum may mix them; codegen
+    // writes none such, and compiles no rule against one).
+    let kind = |v: &VariantValue| std::mem::discriminant(v);
     let enum_value = match &c.data {
+        Body::Enum(variants) if variants.windows(2).any(|w| kind(&w[0].value) != kind(&w[1].value)) => {
+            TokenStream::new()
+        }
         Body::Enum(variants) => {
             let arms = variants.iter().map(|v| {
                 let var = v.ident;

@@ -444,3 +444,19 @@ fn deep_rules_are_refused_or_run_without_overflow() {
     let brackets = |n: usize| format!("size({}1{}) == 1", "[".repeat(n), "]".repeat(n));
     assert_eq!(compile(brackets(200)), Ok(kubeskema::cel::Value::Bool(true)));
 }
+
+/// An enum whose values are of several kinds derives `Validate` (rules compiled to Rust read
+/// enum values only of one kind, which is all codegen writes).
+#[test]
+fn an_enum_of_mixed_values_derives() {
+    #[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    enum Mixed {
+        #[kubeskema(value = "fast")]
+        Fast,
+        #[kubeskema(value = 2)]
+        Two,
+    }
+    let fast: Mixed = serde_json::from_str("\"fast\"").unwrap();
+    let two: Mixed = serde_json::from_str("2").unwrap();
+    assert!(matches!((fast, two), (Mixed::Fast, Mixed::Two)));
+}
