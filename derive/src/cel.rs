@@ -2,7 +2,10 @@
 //! under their escaped JSON names, absent fields left out, formats read) and
 //! `validate_cel_at`, which evaluates the container's `rule`s, then each field's: its own
 //! rules, its items' and map values' (correlated with the old value by key where the
-//! apiserver correlates), then the rules of the types inside. Both are wrapped in
+//! apiserver correlates), then the rules of the types inside; a rule that names a function
+//! compiled to Rust (`native = ...`, what codegen writes) runs natively, the others are
+//! interpreted (`Cx::evaluate_typed`). Enums also get `EnumValue`, their value as native
+//! rules read it. All are wrapped in
 //! `kubeskema::__cel!`, so they vanish when the runtime's `cel` feature is off.
 
 use proc_macro2::TokenStream;
