@@ -8,7 +8,9 @@
 //!   timestamps, durations and bytes, property names escaped ([`escape`]); implemented by
 //!   `#[derive(kubeskema::Validate)]` and here for the runtime's types.
 //! - [`Cx`]: the evaluation of one object: the per-object cost budget, ratcheting of
-//!   unchanged places on update, and the issues in the apiserver's words.
+//!   unchanged places on update, and the issues in the apiserver's words; rules compiled to
+//!   Rust ([`native`]) run there beside interpreted ones ([`Cx::evaluate_typed`]).
+//! - [`lower`]: a rule's checked, lowered and metered tree, what codegen compiles to Rust.
 //! - [`check_rule`]: what code generation asks of a rule before writing it (it parses, it uses
 //!   only `self` and, for transition rules, `oldSelf`, its functions exist).
 //!
