@@ -374,18 +374,6 @@ pub fn index(i: i64, len: usize) -> Result<usize> {
     usize::try_from(i).ok().filter(|i| *i < len).ok_or(Error::IndexOutOfBounds(i))
 }
 
-/// cel-go's `compare` of doubles as `<`, `<=`, `>`, `>=` use it.
-#[inline]
-pub fn lt_double(a: f64, b: f64) -> bool {
-    a < b
-}
-
-/// `int < double` and the other mixed comparisons: as cel-go compares them.
-#[inline]
-pub fn cmp_int_double(a: i64, b: f64) -> Option<std::cmp::Ordering> {
-    (a as f64).partial_cmp(&b)
-}
-
 /// `s.split(sep)` (the strings extension): every part; an empty separator splits between
 /// code points.
 pub fn split<'a>(s: Cow<'a, str>, sep: &str) -> Vec<Cow<'a, str>> {
