@@ -365,8 +365,6 @@ pub struct Lowered {
     pub rule_types: std::collections::HashMap<u64, Type>,
     /// The messageExpression's tree and types.
     pub message: Option<(Expression, std::collections::HashMap<u64, Type>)>,
-    /// Whether the rule reads `oldSelf`.
-    pub transition: bool,
 }
 
 impl Drop for Lowered {
@@ -384,12 +382,9 @@ pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Res
     let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
     let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
     match program {
-        Some(p) if errors.is_empty() => Ok(Lowered {
-            transition: p.reads_old_self,
-            rule: p.metered,
-            rule_types: p.types,
-            message: message.map(|m| (m.metered, m.types)),
-        }),
+        Some(p) if errors.is_empty() => {
+            Ok(Lowered { rule: p.metered, rule_types: p.types, message: message.map(|m| (m.metered, m.types)) })
+        }
         _ => Err(errors),
     }
 }

@@ -146,27 +146,26 @@ pub trait EnumValue {
 /// on the right.
 #[inline]
 pub fn and(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
-    if let Ok(false) = l {
-        return Ok(false);
-    }
-    let r = r()?;
-    match l {
-        Ok(_) => Ok(r),
-        Err(_) if !r => Ok(false),
-        Err(e) => Err(e),
-    }
+    logical(false, l, r)
 }
 
 /// `l || r`, as [`and`] with `true` deciding.
 #[inline]
 pub fn or(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
-    if let Ok(true) = l {
-        return Ok(true);
+    logical(true, l, r)
+}
+
+/// `&&` (`deciding` false) and `||` (`deciding` true): the deciding value on either side
+/// wins over an error on the other.
+#[inline]
+fn logical(deciding: bool, l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
+    if l == Ok(deciding) {
+        return l;
     }
     let r = r()?;
     match l {
         Ok(_) => Ok(r),
-        Err(_) if r => Ok(true),
+        Err(_) if r == deciding => Ok(r),
         Err(e) => Err(e),
     }
 }
