@@ -3,15 +3,15 @@
 //! strings (first failure only), format, numbers, lists, enum, objects; then the value's own
 //! `Validate` (nested structs, list items, map values).
 //!
-//! Junctors (`all_of`, `any_of`, `one_of`, `not`) come from [`crate::junctor`], right after
-//! the (typed, so implicit) type check, as kube-openapi orders them.
+//! Junctors (`all_of`, `any_of`, `one_of`, `not`) are checked by the runtime's schema walk
+//! ([`crate::junctor`]), right after the (typed, so implicit) type check, as kube-openapi
+//! orders them.
 //!
 //! Resources (`resource(...)`) check TypeMeta and root ObjectMeta in `validate_meta`;
 //! `embedded_resource` structs check their own kind, apiVersion and metadata. A type with CEL
 //! `rule`s anywhere inside says so in `HAS_RULES`, for the apiserver's CEL-skipped note.
 //!
-//! `schema_json` (root metadata restrictions) is checked like a junctor branch, from the same
-//! serialized value.
+//! `schema_json` (metadata restrictions) goes to the same walk, in the same schema node.
 //!
 //! CEL `rule`s are evaluated by `validate_cel_at` and read values through `ToCel`, both from
 //! [`crate::cel`].
@@ -280,7 +280,7 @@ fn field_checks(f: &Field) -> TokenStream {
     }
 }
 
-/// A node's numeric keywords, from attributes or from a junctor branch's JSON.
+/// A node's numeric keywords, from its attributes.
 pub struct Numbers {
     pub multiple_of: Option<f64>,
     pub maximum: Option<f64>,
@@ -352,7 +352,6 @@ pub(crate) fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
 
 /// maxLength → minLength → pattern over `__s: &str` at `path` (a `&Path` expression): an
 /// `Option<Issue>` expression with the first failure only, as kube-openapi reports strings.
-/// Shared by typed fields and junctor branches.
 pub fn first_string_failure(
     max: Option<u64>,
     min: Option<u64>,

@@ -1,7 +1,6 @@
 //! The summaries kube-openapi adds for `allOf`, `anyOf`, `oneOf` and `not` (semantics §7.4),
-//! given the issues of each branch. Both the dynamic walk ([`crate::openapi`]) and derived
-//! `Validate` code evaluate the branches their own way and hand the results here, so the
-//! summary texts and which branch's issues are shown live in one place.
+//! given the issues of each branch. The schema walk ([`crate::openapi`]), which derived code
+//! calls for its junctors too, evaluates the branches and hands the results here.
 //!
 //! \[quirk\] The summaries are reported at path `<nil>` with the value `""`; the path the
 //! junctor sits on appears quoted inside the message.
@@ -9,79 +8,13 @@
 //! Where no branch of `anyOf`/`oneOf` passes, kube-openapi shows the issues of its "best"
 //! branch: the one with the highest `MatchCount`, the first on a tie. [`match_count`] counts
 //! as kube-openapi does (every validator that *applies* to the value's kind, passing or not,
-//! and those of the nested nodes it visits), over any [`BranchSchema`]: the dynamic walk's
-//! `Schema` and derived code's branch JSON alike.
+//! and those of the nested nodes it visits).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::issue::Issue;
 use crate::path::Path;
-
-/// What [`match_count`] reads of a schema node.
-pub trait BranchSchema {
-    /// Whether the node declares a `type` or a `format` (kube-openapi's type validator applies).
-    fn typed(&self) -> bool;
-    /// The node's `format`.
-    fn format(&self) -> Option<&str>;
-    /// The schema of a declared property.
-    fn property(&self, name: &str) -> Option<&Self>;
-    /// The `additionalProperties` schema.
-    fn additional(&self) -> Option<&Self>;
-    /// The `items` schema.
-    fn items(&self) -> Option<&Self>;
-    /// The branches of `allOf`, `anyOf` and `oneOf`.
-    fn junctors(&self) -> [Vec<&Self>; 3];
-}
-
-impl BranchSchema for Map<String, Value> {
-    fn typed(&self) -> bool {
-        self.get("type").and_then(Value::as_str).is_some_and(|t| !t.is_empty())
-            || self.get("format").and_then(Value::as_str).is_some_and(|f| !f.is_empty())
-    }
-    fn format(&self) -> Option<&str> {
-        self.get("format").and_then(Value::as_str)
-    }
-    fn property(&self, name: &str) -> Option<&Self> {
-        self.get("properties")?.get(name)?.as_object()
-    }
-    fn additional(&self) -> Option<&Self> {
-        self.get("additionalProperties")?.as_object()
-    }
-    fn items(&self) -> Option<&Self> {
-        self.get("items")?.as_object()
-    }
-    fn junctors(&self) -> [Vec<&Self>; 3] {
-        let list = |k: &str| -> Vec<&Self> {
-            self.get(k).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object).collect()
-        };
-        [list("allOf"), list("anyOf"), list("oneOf")]
-    }
-}
-
-#[cfg(feature = "dynamic")]
-impl BranchSchema for crate::schema::Schema {
-    fn typed(&self) -> bool {
-        // An int-or-string node is validated with the types `integer,string`.
-        self.int_or_string
-            || self.type_str().is_some_and(|t| !t.is_empty())
-            || self.format.as_deref().is_some_and(|f| !f.is_empty())
-    }
-    fn format(&self) -> Option<&str> {
-        self.format.as_deref()
-    }
-    fn property(&self, name: &str) -> Option<&Self> {
-        self.properties.get(name)
-    }
-    fn additional(&self) -> Option<&Self> {
-        self.additional_properties_schema()
-    }
-    fn items(&self) -> Option<&Self> {
-        self.items.as_deref()
-    }
-    fn junctors(&self) -> [Vec<&Self>; 3] {
-        [self.all_of.iter().collect(), self.any_of.iter().collect(), self.one_of.iter().collect()]
-    }
-}
+use crate::schema::Schema;
 
 /// kube-openapi's `MatchCount` of `value` against `s` (`SchemaValidator.Validate`): for a
 /// value, one for the node, two for the type validator (when the node has a type or format),
@@ -91,32 +24,35 @@ impl BranchSchema for crate::schema::Schema {
 /// validator, one plus the counts of the visited properties for objects; `null` counts one.
 /// Simplification: nested `anyOf`/`oneOf` merge their highest count whether or not a branch
 /// passes (kube-openapi merges the first passing branch's).
-pub fn match_count<S: BranchSchema>(s: &S, value: &Value) -> usize {
+pub fn match_count(s: &Schema, value: &Value) -> usize {
     if value.is_null() {
         return 1;
     }
     let mut count = 1 + 1; // the node, the enum validator
-    if s.typed() {
+    // An int-or-string node is validated with the types `integer,string`.
+    let typed = s.int_or_string
+        || s.type_str().is_some_and(|t| !t.is_empty())
+        || s.format.as_deref().is_some_and(|f| !f.is_empty());
+    if typed {
         count += 2;
     }
-    let [all, any, one] = s.junctors();
-    let best = |list: &[&S]| list.iter().map(|b| match_count(*b, value)).max().unwrap_or(0);
-    count += 2 + all.iter().map(|b| match_count(*b, value)).sum::<usize>() + best(&any) + best(&one);
+    let best = |list: &[Schema]| list.iter().map(|b| match_count(b, value)).max().unwrap_or(0);
+    count += 2 + s.all_of.iter().map(|b| match_count(b, value)).sum::<usize>() + best(&s.any_of) + best(&s.one_of);
     match value {
         Value::String(_) => {
             count += 1;
-            if s.format().is_some_and(|f| crate::format::supported("string", f).is_some()) {
+            if s.format.as_deref().is_some_and(|f| crate::format::supported("string", f).is_some()) {
                 count += 1;
             }
         }
         Value::Number(_) => count += 2,
         Value::Array(items) => {
-            count += 2 + s.items().map_or(0, |i| items.iter().map(|v| match_count(i, v)).sum());
+            count += 2 + s.items.as_deref().map_or(0, |i| items.iter().map(|v| match_count(i, v)).sum());
         }
         Value::Object(map) => {
             count += 1;
             for (k, v) in map {
-                if let Some(p) = s.property(k).or_else(|| s.additional()) {
+                if let Some(p) = s.properties.get(k).or_else(|| s.additional_properties_schema()) {
                     count += match_count(p, v);
                 }
             }
@@ -124,13 +60,6 @@ pub fn match_count<S: BranchSchema>(s: &S, value: &Value) -> usize {
         _ => {}
     }
     count
-}
-
-/// The counts of a junctor's branches given as JSON text (derived code's attribute), over
-/// `value`; asked only when no branch passes.
-pub fn match_counts_json(branches: &str, value: &Value) -> Vec<usize> {
-    let branches: Vec<Map<String, Value>> = serde_json::from_str(branches).unwrap_or_default();
-    branches.iter().map(|b| match_count(b, value)).collect()
 }
 
 /// The best failing branch: the highest count, the first on a tie.
@@ -195,7 +124,7 @@ mod tests {
     use serde_json::json;
 
     fn count(schema: Value, value: Value) -> usize {
-        match_count(schema.as_object().unwrap(), &value)
+        match_count(&Schema::parse(&schema, "").0, &value)
     }
 
     /// kube-openapi counts validators that apply to the value's kind, passing or failing.

@@ -29,12 +29,10 @@ pub mod listtype;
 #[cfg(feature = "dynamic")]
 pub mod normalize;
 pub mod objectmeta;
-#[cfg(feature = "dynamic")]
 pub mod openapi;
 pub mod pattern;
 #[cfg(feature = "dynamic")]
 pub mod prune;
-#[cfg(feature = "dynamic")]
 pub mod schema;
 #[cfg(feature = "dynamic")]
 pub mod validate;

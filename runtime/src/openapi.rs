@@ -10,6 +10,7 @@
 //! `MatchCount` ([`crate::junctor::match_count`]).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -48,6 +49,11 @@ impl<'s> OpenApiValidator<'s> {
         let mut seen = std::collections::HashSet::new();
         out.retain(|i| seen.insert(i.to_string()));
         out
+    }
+
+    /// The root schema's checks of `value` at `path`, appended to `out` as they come.
+    pub fn check(&self, value: &Value, path: &Path, out: &mut Vec<Issue>) {
+        self.node(value, self.root, path, out);
     }
 
     fn node(&self, v: &Value, s: &'s Schema, path: &Path, out: &mut Vec<Issue>) {
@@ -156,6 +162,35 @@ impl<'s> OpenApiValidator<'s> {
         if let Some(n) = s.not.as_deref() {
             junctor::not(path, run(n), out);
         }
+    }
+}
+
+/// The value validations of one node that derived code keeps as JSON (its junctors, and the
+/// `metadata` schema a typed `ObjectMeta` cannot carry): parsed once, on first use, and
+/// checked by the same walk as the dynamic validator's, so there is one walker for what is
+/// not straight-line code.
+pub struct StaticSchema {
+    json: &'static str,
+    schema: OnceLock<Schema>,
+    validator: OnceLock<OpenApiValidator<'static>>,
+}
+
+impl StaticSchema {
+    /// A node from its JSON text (checked when the derive expanded it).
+    pub const fn new(json: &'static str) -> StaticSchema {
+        StaticSchema { json, schema: OnceLock::new(), validator: OnceLock::new() }
+    }
+
+    /// The node's checks of `value` (the typed value as JSON) at `path`.
+    pub fn check(&'static self, value: &Value, path: &Path, out: &mut Vec<Issue>) {
+        let validator = self.validator.get_or_init(|| {
+            let schema = self.schema.get_or_init(|| {
+                let json = serde_json::from_str(self.json).unwrap_or(Value::Null);
+                Schema::parse(&json, "").0
+            });
+            OpenApiValidator::new(schema)
+        });
+        validator.check(value, path, out);
     }
 }
 
