@@ -111,7 +111,7 @@ pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
     let json = Value::Object(node).to_string();
     quote! {{
         static __SCHEMA: ::kubeskema::openapi::StaticSchema = ::kubeskema::openapi::StaticSchema::new(#json);
-        __SCHEMA.check(&::kubeskema::__private::to_json(#v), &#p, __issues);
+        __SCHEMA.check(&::kubeskema::__private::to_json(#v), &#p, &mut __issues.values);
     }}
 }
 

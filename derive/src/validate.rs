@@ -59,7 +59,7 @@ pub fn expand(c: &Container) -> TokenStream {
             #meta
             #unchanged
             #cel_walk
-            fn validate_at(&self, __path: &::kubeskema::path::Path, __issues: &mut ::std::vec::Vec<::kubeskema::issue::Issue>) {
+            fn validate_at(&self, __path: &::kubeskema::path::Path, __issues: &mut ::kubeskema::Phases) {
                 #body
             }
         }
@@ -425,7 +425,7 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
         out.extend(quote! {
             if let ::core::option::Option::Some(__n) = #kind::as_num(#v) {
                 static __RULES: #kw::NumberRules = #rules;
-                #kw::number_checks(&#p, __n, &__RULES, __issues);
+                #kw::number_checks(&#p, __n, &__RULES, &mut __issues.values);
             }
         });
     }

@@ -168,20 +168,15 @@ pub fn check_format(path: &crate::path::Path, value: &str, written: &str) -> Opt
 }
 
 /// `x-kubernetes-list-type: set` over typed items (compared as the JSON they serialize to).
-pub fn list_set<T: serde::Serialize>(path: &crate::path::Path, items: &[T], issues: &mut Vec<crate::issue::Issue>) {
+pub fn list_set<T: serde::Serialize>(path: &crate::path::Path, items: &[T], found: &mut crate::Phases) {
     let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
-    crate::listtype::check_set(&values, path, issues);
+    crate::listtype::check_set(&values, path, &mut found.list_types);
 }
 
 /// `x-kubernetes-list-type: map` with these keys over typed items.
-pub fn list_map<T: serde::Serialize>(
-    path: &crate::path::Path,
-    items: &[T],
-    keys: &[&str],
-    issues: &mut Vec<crate::issue::Issue>,
-) {
+pub fn list_map<T: serde::Serialize>(path: &crate::path::Path, items: &[T], keys: &[&str], found: &mut crate::Phases) {
     let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
-    crate::listtype::check_map(&values, keys, path, issues);
+    crate::listtype::check_map(&values, keys, path, &mut found.list_types);
 }
 
 /// A value as the JSON it serializes to (what junctor branches of derived code read).
@@ -217,8 +212,8 @@ pub fn resource_meta(
 }
 
 /// The checks of an `x-kubernetes-embedded-resource` object at `path`.
-pub fn embedded(head: serde_json::Value, path: &crate::path::Path, issues: &mut Vec<crate::issue::Issue>) {
-    issues.extend(crate::objectmeta::validate_embedded(&head, path));
+pub fn embedded(head: serde_json::Value, path: &crate::path::Path, found: &mut crate::Phases) {
+    found.embedded.extend(crate::objectmeta::validate_embedded(&head, path));
 }
 
 /// `unchanged_at` of a list-map field: items correlate by their key values.

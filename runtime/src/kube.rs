@@ -23,8 +23,6 @@
 //! assert_eq!(IntOrString::from(K8sIntOrString::Int(8080)), IntOrString::Int(8080));
 //! ```
 
-use std::sync::OnceLock;
-
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as K8sIntOrString;
@@ -35,12 +33,11 @@ use kube_core::response::{Status, StatusCause, StatusDetails, StatusSummary};
 
 use crate::decode::{At, Cx, Decode};
 use crate::issue::{BadValue, ErrorType, Issue};
-use crate::openapi::OpenApiValidator;
+use crate::openapi::StaticSchema;
 use crate::path::Path;
 use crate::ratchet::Unchanged;
 use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA};
-use crate::schema::Schema;
-use crate::{IntOrString, Validate};
+use crate::{IntOrString, Phases, Validate};
 
 // k8s-openapi's `ObjectMeta` is a `Validate` leaf like ours (see `validate_trait`).
 
@@ -98,28 +95,15 @@ impl crate::cel::ToCel for ObjectMeta {
 // ---- Condition and ObjectReference: a k8s-openapi type standing for a known schema. ----
 
 /// A known schema, parsed and with its patterns compiled once per process.
-struct Known {
-    schema: &'static Schema,
-    validator: OpenApiValidator<'static>,
-}
+struct Known(StaticSchema);
 
 impl Known {
-    fn get(cell: &'static OnceLock<Known>, json: &str) -> &'static Known {
-        cell.get_or_init(|| {
-            let value: Value = serde_json::from_str(json).expect("invariant: the known schemas are valid JSON");
-            let (schema, errors) = Schema::parse(&value, "");
-            debug_assert!(errors.is_empty(), "{errors:?}");
-            let schema: &'static Schema = Box::leak(Box::new(schema));
-            Known { schema, validator: OpenApiValidator::new(schema) }
-        })
+    fn validate_at(&'static self, json: &Value, path: &Path, found: &mut Phases) {
+        found.values.extend(self.0.validator().validate_at(json, path));
     }
 
-    fn validate_at(&self, json: &Value, path: &Path, issues: &mut Vec<Issue>) {
-        issues.extend(self.validator.validate_at(json, path));
-    }
-
-    fn unchanged_at(&self, new: &Value, old: &Value, path: &Path, out: &mut Unchanged) -> bool {
-        crate::ratchet::unchanged_at(new, old, self.schema, path, out);
+    fn unchanged_at(&'static self, new: &Value, old: &Value, path: &Path, out: &mut Unchanged) -> bool {
+        crate::ratchet::unchanged_at(new, old, self.0.schema(), path, out);
         new == old
     }
 
@@ -127,7 +111,7 @@ impl Known {
     /// A value the k8s-openapi type cannot hold is reported with the schema's issues (a wrong
     /// type, a bad timestamp) and left unread.
     fn decode<'de, T: serde::de::DeserializeOwned, D: Deserializer<'de>>(
-        &self,
+        &'static self,
         d: D,
         cx: &mut Cx<'_>,
         at: &At<'_>,
@@ -135,7 +119,7 @@ impl Known {
         let mut value = Value::deserialize(d)?;
         if let Value::Object(map) = &mut value {
             let unknown: Vec<String> =
-                map.keys().filter(|k| !self.schema.properties.contains_key(*k)).cloned().collect();
+                map.keys().filter(|k| !self.0.schema().properties.contains_key(*k)).cloned().collect();
             for k in unknown {
                 let v = map.remove(&k).unwrap_or_default();
                 cx.unknown_key(at, &k, v);
@@ -145,7 +129,7 @@ impl Known {
             Ok(t) => Ok(Some(t)),
             Err(e) => {
                 let path = at.to_path();
-                let mut issues = self.validator.validate_at(&value, &path);
+                let mut issues = self.0.validator().validate_at(&value, &path);
                 if issues.is_empty() {
                     issues.push(Issue::new(
                         ErrorType::Invalid,
@@ -164,22 +148,22 @@ impl Known {
 
 macro_rules! known_schema {
     ($($t:ty => $json:expr, $cell:ident;)*) => {$(
-        static $cell: OnceLock<Known> = OnceLock::new();
+        static $cell: Known = Known(StaticSchema::new($json));
 
         /// Validated against its known schema, with the apiserver's messages.
         impl Validate for $t {
-            fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
-                Known::get(&$cell, $json).validate_at(&crate::__private::to_json(self), path, issues);
+            fn validate_at(&self, path: &Path, found: &mut Phases) {
+                $cell.validate_at(&crate::__private::to_json(self), path, found);
             }
             fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
                 let (new, old) = (crate::__private::to_json(self), crate::__private::to_json(old));
-                Known::get(&$cell, $json).unchanged_at(&new, &old, path, out)
+                $cell.unchanged_at(&new, &old, path, out)
             }
         }
 
         impl Decode for $t {
             fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-                Known::get(&$cell, $json).decode(d, cx, at)
+                $cell.decode(d, cx, at)
             }
         }
 
@@ -188,7 +172,7 @@ macro_rules! known_schema {
         impl crate::cel::ToCel for $t {
             const SCHEMA_TYPE: &'static str = "object";
             fn to_cel(&self) -> cel::Value {
-                crate::cel::from_json_with(&crate::__private::to_json(self), Known::get(&$cell, $json).schema, false)
+                crate::cel::from_json_with(&crate::__private::to_json(self), $cell.0.schema(), false)
             }
         }
     )*};

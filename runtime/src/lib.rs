@@ -69,7 +69,7 @@ pub use kubeskema_derive::{Deserialize, Serialize, Validate};
 pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
-pub use validate_trait::Validate;
+pub use validate_trait::{Phases, Validate};
 
 /// Derived code's CEL items: kept when the `cel` feature is on, dropped otherwise (derived
 /// code cannot see this crate's features).

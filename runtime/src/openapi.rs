@@ -181,16 +181,24 @@ impl StaticSchema {
         StaticSchema { json, schema: OnceLock::new(), validator: OnceLock::new() }
     }
 
+    /// The node, parsed.
+    pub fn schema(&'static self) -> &'static Schema {
+        self.schema.get_or_init(|| {
+            let json = serde_json::from_str(self.json).unwrap_or(Value::Null);
+            let (schema, errors) = Schema::parse(&json, "");
+            debug_assert!(errors.is_empty(), "{errors:?}");
+            schema
+        })
+    }
+
+    /// The validator of the node (its patterns compiled).
+    pub fn validator(&'static self) -> &'static OpenApiValidator<'static> {
+        self.validator.get_or_init(|| OpenApiValidator::new(self.schema()))
+    }
+
     /// The node's checks of `value` (the typed value as JSON) at `path`.
     pub fn check(&'static self, value: &Value, path: &Path, out: &mut Vec<Issue>) {
-        let validator = self.validator.get_or_init(|| {
-            let schema = self.schema.get_or_init(|| {
-                let json = serde_json::from_str(self.json).unwrap_or(Value::Null);
-                Schema::parse(&json, "").0
-            });
-            OpenApiValidator::new(schema)
-        });
-        validator.check(value, path, out);
+        self.validator().check(value, path, out);
     }
 }
 

@@ -9,14 +9,41 @@ use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::path::Path;
 use crate::ratchet::Unchanged;
 
+/// What [`Validate::validate_at`] finds, kept apart by the pipeline step that reports it, so
+/// that the order of the steps is decided in one place ([`Validate::validate`]): nothing is
+/// sorted back into steps by its keyword afterwards.
+#[derive(Debug, Default)]
+pub struct Phases {
+    /// Value validations (OpenAPI keywords, junctors, metadata schemas), in the walk's order.
+    pub values: Vec<Issue>,
+    /// The checks of embedded resources (`x-kubernetes-embedded-resource`).
+    pub embedded: Vec<Issue>,
+    /// List-type uniqueness (`x-kubernetes-list-type: set|map`).
+    pub list_types: Vec<Issue>,
+}
+
+impl Phases {
+    /// A value validation.
+    pub fn push(&mut self, issue: Issue) {
+        self.values.push(issue);
+    }
+}
+
+/// Value validations.
+impl Extend<Issue> for Phases {
+    fn extend<I: IntoIterator<Item = Issue>>(&mut self, issues: I) {
+        self.values.extend(issues);
+    }
+}
+
 /// A value that can report the issues the apiserver would find in it.
 pub trait Validate {
     /// Whether this type or any type inside it carries CEL rules (`x-kubernetes-validations`):
     /// the apiserver then says once that blocking errors kept the rules from running.
     const HAS_RULES: bool = false;
 
-    /// Appends the issues of this value, which sits at `path`.
-    fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>);
+    /// Appends the issues of this value, which sits at `path`, each to its pipeline step.
+    fn validate_at(&self, path: &Path, found: &mut Phases);
 
     /// The TypeMeta and root ObjectMeta checks of a resource (types with
     /// `#[kubeskema(resource(...))]`; nothing for others). `Break` when `kind` or `apiVersion`
@@ -59,10 +86,10 @@ pub trait Validate {
         }
         let mut unchanged = Unchanged::default();
         self.unchanged_at(old, &Path::root(), &mut unchanged);
-        let (mut values, embedded, list_types) = phases(self);
+        let Phases { mut values, embedded, list_types } = phases(self);
         values.retain(|i| !unchanged.covers(i));
         issues.extend(values.into_iter().chain(embedded));
-        if phases(old).2.is_empty() {
+        if phases(old).list_types.is_empty() {
             issues.extend(list_types);
         }
         cel_phase(self, Some(old), &mut issues);
@@ -77,23 +104,18 @@ pub trait Validate {
         if self.validate_meta(&mut issues).is_break() {
             return issues;
         }
-        let (values, embedded, list_types) = phases(self);
+        let Phases { values, embedded, list_types } = phases(self);
         issues.extend(values.into_iter().chain(embedded).chain(list_types));
         cel_phase(self, None, &mut issues);
         issues
     }
 }
 
-/// The issues of `value` as the root, split by the pipeline step that reports them: values,
-/// embedded resources, list types.
-fn phases<T: Validate + ?Sized>(value: &T) -> (Vec<Issue>, Vec<Issue>, Vec<Issue>) {
-    let mut all = Vec::new();
-    value.validate_at(&Path::root(), &mut all);
-    let (rest, list_types): (Vec<Issue>, Vec<Issue>) =
-        all.into_iter().partition(|i| i.keyword != crate::listtype::KEYWORD);
-    let (embedded, values): (Vec<Issue>, Vec<Issue>) =
-        rest.into_iter().partition(|i| i.keyword == crate::objectmeta::EMBEDDED);
-    (values, embedded, list_types)
+/// The issues of `value` as the root, by pipeline step.
+fn phases<T: Validate + ?Sized>(value: &T) -> Phases {
+    let mut found = Phases::default();
+    value.validate_at(&Path::root(), &mut found);
+    found
 }
 
 /// The last step: CEL rules run unless a blocking error stands, which the apiserver then
@@ -139,7 +161,7 @@ pub(crate) fn gate_cel(has_rules: bool, issues: &mut Vec<Issue>) {
 macro_rules! leaf {
     ($($t:ty),*) => {
         $(impl Validate for $t {
-            fn validate_at(&self, _: &Path, _: &mut Vec<Issue>) {}
+            fn validate_at(&self, _: &Path, _: &mut Phases) {}
             fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
                 let same = self == old;
                 if same {
@@ -177,9 +199,9 @@ impl<T: Validate> Validate for Option<T> {
             _ => false,
         }
     }
-    fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
+    fn validate_at(&self, path: &Path, found: &mut Phases) {
         if let Some(v) = self {
-            v.validate_at(path, issues);
+            v.validate_at(path, found);
         }
     }
 }
@@ -190,8 +212,8 @@ impl<T: Validate> Validate for Box<T> {
     fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
         (**self).unchanged_at(old, path, out)
     }
-    fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
-        (**self).validate_at(path, issues);
+    fn validate_at(&self, path: &Path, found: &mut Phases) {
+        (**self).validate_at(path, found);
     }
     #[cfg(feature = "cel")]
     fn validate_cel_at(&self, old: Option<&Self>, path: &Path, cx: &mut crate::cel::Cx) {
@@ -212,9 +234,9 @@ impl<T: Validate> Validate for Vec<T> {
         }
         same
     }
-    fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
+    fn validate_at(&self, path: &Path, found: &mut Phases) {
         for (i, v) in self.iter().enumerate() {
-            v.validate_at(&path.index(i), issues);
+            v.validate_at(&path.index(i), found);
         }
     }
 }
@@ -234,9 +256,9 @@ impl<T: Validate> Validate for BTreeMap<String, T> {
         }
         same
     }
-    fn validate_at(&self, path: &Path, issues: &mut Vec<Issue>) {
+    fn validate_at(&self, path: &Path, found: &mut Phases) {
         for (k, v) in self {
-            v.validate_at(&path.map_key(k), issues);
+            v.validate_at(&path.map_key(k), found);
         }
     }
 }
