@@ -30,8 +30,8 @@ pub fn expand(c: &Container) -> TokenStream {
             let junctors = crate::junctor::checks(&c.attrs, &quote!(self), &quote!(*__path));
             let props = object_checks(&c.attrs, fields);
             let embedded = c.attrs.flag("embedded_resource").then(|| {
-                let head = resource_head(fields, &quote!(self));
-                quote!(::kubeskema::__private::embedded(#head, __path, __issues);)
+                let [kind, api_version, meta] = resource_parts(fields, &quote!(self));
+                quote!(::kubeskema::__private::embedded(#kind, #api_version, #meta, __path, __issues);)
             });
             let fields = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(field_checks);
             quote! { #junctors #props #(#fields)* #embedded }
@@ -144,22 +144,24 @@ pub(crate) fn mentions(tokens: TokenStream, ident: &syn::Ident) -> bool {
     })
 }
 
-/// `kind`, `apiVersion` and `metadata` of a resource as a small JSON object, read from the
-/// fields that hold them (or the unknown-fields map): what TypeMeta and ObjectMeta checks see.
-fn resource_head(fields: &[Field], receiver: &TokenStream) -> TokenStream {
+/// `kind`, `apiVersion` (each an `Option<&str>`) and `metadata` (an `Option<&M>`, `M` a
+/// `kubeskema::objectmeta::MetaView`) of a resource, read in place from the fields that hold
+/// them or from the unknown-fields map: what TypeMeta and ObjectMeta checks see.
+fn resource_parts(fields: &[Field], receiver: &TokenStream) -> [TokenStream; 3] {
     let unknown = fields.iter().find(|f| f.shape == Shape::UnknownFields).map(|f| f.ident);
-    let entries = ["kind", "apiVersion", "metadata"].map(|key| {
-        let value = match (fields.iter().find(|f| f.json_name == key && f.shape != Shape::UnknownFields), unknown) {
-            (Some(f), _) => {
-                let m = f.ident;
-                quote!(::kubeskema::__private::to_json(&#receiver.#m))
-            }
-            (None, Some(u)) => quote!(#receiver.#u.get(#key).cloned().unwrap_or_default()),
-            (None, None) => quote!(::kubeskema::serde_json::Value::Null),
-        };
-        quote!((#key, #value))
-    });
-    quote!(::kubeskema::__private::head([#(#entries),*]))
+    let field = |key: &str| fields.iter().find(|f| f.json_name == key && f.shape != Shape::UnknownFields);
+    let json = quote!(::kubeskema::serde_json::Value);
+    let text = |key: &str| match (field(key).and_then(|f| access(f, receiver)), unknown) {
+        (Some(access), _) => quote!(#access.and_then(::kubeskema::__private::Kind::as_str)),
+        (None, Some(u)) => quote!(#receiver.#u.get(#key).and_then(#json::as_str)),
+        (None, None) => quote!(::core::option::Option::<&str>::None),
+    };
+    let meta = match (field("metadata").and_then(|f| access(f, receiver)), unknown) {
+        (Some(access), _) => access,
+        (None, Some(u)) => quote!(#receiver.#u.get("metadata")),
+        (None, None) => quote!(::core::option::Option::<&#json>::None),
+    };
+    [text("kind"), text("apiVersion"), meta]
 }
 
 /// `validate_meta` of a `resource(...)` root: TypeMeta against its group, version and kind,
@@ -170,14 +172,14 @@ fn resource_meta(fields: &[Field], resource: &[(String, syn::LitStr)]) -> TokenS
     let (Some(version), Some(kind)) = (version, kind) else { return TokenStream::new() };
     let api_version = if group.is_empty() { version } else { format!("{group}/{version}") };
     let namespaced = get("scope").is_none_or(|s| s != "Cluster");
-    let head = resource_head(fields, &quote!(self));
-    let old_head = resource_head(fields, &quote!(__old));
+    let [got_kind, got_api_version, meta] = resource_parts(fields, &quote!(self));
+    let [_, _, old_meta] = resource_parts(fields, &quote!(__old));
     quote! {
         fn validate_meta(&self, __issues: &mut ::std::vec::Vec<::kubeskema::issue::Issue>) -> ::core::ops::ControlFlow<()> {
-            ::kubeskema::__private::resource_meta(#head, ::core::option::Option::None, #kind, #api_version, #namespaced, __issues)
+            ::kubeskema::__private::resource_meta(#got_kind, #got_api_version, #meta, ::core::option::Option::None, #kind, #api_version, #namespaced, __issues)
         }
         fn validate_meta_update(&self, __old: &Self, __issues: &mut ::std::vec::Vec<::kubeskema::issue::Issue>) -> ::core::ops::ControlFlow<()> {
-            ::kubeskema::__private::resource_meta(#head, ::core::option::Option::Some(#old_head), #kind, #api_version, #namespaced, __issues)
+            ::kubeskema::__private::resource_meta(#got_kind, #got_api_version, #meta, ::core::option::Option::Some(#old_meta), #kind, #api_version, #namespaced, __issues)
         }
     }
 }

@@ -184,36 +184,37 @@ pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
 }
 
-/// A resource's `kind`, `apiVersion` and `metadata` as one JSON object.
-pub fn head(entries: [(&str, serde_json::Value); 3]) -> serde_json::Value {
-    serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-}
-
 /// TypeMeta, then (when it is right) root ObjectMeta of a resource: on create, or on update
-/// from the `old` head.
-pub fn resource_meta(
-    head: serde_json::Value,
-    old: Option<serde_json::Value>,
-    kind: &str,
-    api_version: &str,
+/// from the `old` metadata. `kind` and `api_version` are the values read, `want_*` the CRD's.
+#[allow(clippy::too_many_arguments)]
+pub fn resource_meta<M: crate::objectmeta::MetaView>(
+    kind: Option<&str>,
+    api_version: Option<&str>,
+    meta: Option<&M>,
+    old: Option<Option<&M>>,
+    want_kind: &str,
+    want_api_version: &str,
     namespaced: bool,
     issues: &mut Vec<crate::issue::Issue>,
 ) -> std::ops::ControlFlow<()> {
-    let type_meta = crate::objectmeta::validate_type_meta(&head, kind, api_version);
+    let type_meta = crate::objectmeta::type_meta(kind, api_version, want_kind, want_api_version);
     if !type_meta.is_empty() {
         issues.extend(type_meta);
         return std::ops::ControlFlow::Break(());
     }
-    issues.extend(match old {
-        None => crate::objectmeta::validate_object_meta(&head, namespaced),
-        Some(old) => crate::objectmeta::validate_object_meta_update(&head, &old, namespaced),
-    });
+    issues.extend(crate::objectmeta::root_meta(meta, old, namespaced));
     std::ops::ControlFlow::Continue(())
 }
 
-/// The checks of an `x-kubernetes-embedded-resource` object at `path`.
-pub fn embedded(head: serde_json::Value, path: &crate::path::Path, found: &mut crate::Phases) {
-    found.embedded.extend(crate::objectmeta::validate_embedded(&head, path));
+/// The checks of an `x-kubernetes-embedded-resource` object at `path`, from its fields.
+pub fn embedded<M: crate::objectmeta::MetaView>(
+    kind: Option<&str>,
+    api_version: Option<&str>,
+    meta: Option<&M>,
+    path: &crate::path::Path,
+    found: &mut crate::Phases,
+) {
+    found.embedded.extend(crate::objectmeta::embedded(kind, api_version, meta, path));
 }
 
 /// `unchanged_at` of a list-map field: items correlate by their key values.

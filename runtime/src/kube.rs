@@ -92,6 +92,47 @@ impl crate::cel::ToCel for ObjectMeta {
     }
 }
 
+/// Read in place by the metadata rules, as ours is.
+impl crate::objectmeta::MetaView for ObjectMeta {
+    fn text(&self, key: &str) -> Option<&str> {
+        match key {
+            "name" => self.name.as_deref(),
+            "generateName" => self.generate_name.as_deref(),
+            "namespace" => self.namespace.as_deref(),
+            "uid" => self.uid.as_deref(),
+            _ => None,
+        }
+    }
+    fn shown(&self, key: &str) -> String {
+        match (key, &self.creation_timestamp) {
+            ("creationTimestamp", Some(t)) => {
+                serde_json::to_value(t).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+            }
+            _ => self.text(key).unwrap_or_default().to_owned(),
+        }
+    }
+    fn labels(&self, each: &mut dyn FnMut(&str, &str)) {
+        self.labels.iter().flatten().for_each(|(k, v)| each(k, v));
+    }
+    fn annotations(&self, each: &mut dyn FnMut(&str, &str)) {
+        self.annotations.iter().flatten().for_each(|(k, v)| each(k, v));
+    }
+    fn finalizers(&self, each: &mut dyn FnMut(&str)) {
+        self.finalizers.iter().flatten().for_each(|f| each(f));
+    }
+    fn generation(&self) -> Option<i64> {
+        self.generation
+    }
+    fn same(new: Option<&Self>, old: Option<&Self>, key: &str) -> bool {
+        match key {
+            "creationTimestamp" => {
+                new.and_then(|m| m.creation_timestamp.as_ref()) == old.and_then(|m| m.creation_timestamp.as_ref())
+            }
+            _ => new.and_then(|m| m.text(key)) == old.and_then(|m| m.text(key)),
+        }
+    }
+}
+
 // ---- Condition and ObjectReference: a k8s-openapi type standing for a known schema. ----
 
 /// A known schema, parsed and with its patterns compiled once per process.

@@ -121,9 +121,15 @@ fn invalid(path: &Path, keyword: &'static str, value: &str, msg: String) -> Issu
 
 /// TypeMeta: `kind` and `apiVersion` must be the CRD's.
 pub fn validate_type_meta(object: &Value, kind: &str, api_version: &str) -> Vec<Issue> {
+    let text = |k: &str| object.get(k).and_then(Value::as_str);
+    type_meta(text("kind"), text("apiVersion"), kind, api_version)
+}
+
+/// [`validate_type_meta`] of the values read (`None`: absent, or not a string).
+pub fn type_meta(kind: Option<&str>, api_version: Option<&str>, want_kind: &str, want_api_version: &str) -> Vec<Issue> {
     let mut out = Vec::new();
-    for (key, want) in [("kind", kind), ("apiVersion", api_version)] {
-        let got = object.get(key).and_then(Value::as_str).unwrap_or_default();
+    for (key, got, want) in [("kind", kind, want_kind), ("apiVersion", api_version, want_api_version)] {
+        let got = got.unwrap_or_default();
         if got != want {
             out.push(invalid(&Path::root().key(key), "typemeta", got, format!("must be {want}")));
         }
@@ -134,27 +140,119 @@ pub fn validate_type_meta(object: &Value, kind: &str, api_version: &str) -> Vec<
 /// Root ObjectMeta on create: name or generateName, namespace by scope, labels, annotations,
 /// finalizers, generation.
 pub fn validate_object_meta(object: &Value, namespaced: bool) -> Vec<Issue> {
-    let meta = object.get("metadata").cloned().unwrap_or(Value::Null);
-    object_meta(&meta, &Path::root().key("metadata"), Rules::Root { namespaced })
+    root_meta(object.get("metadata"), None, namespaced)
 }
 
 /// Root ObjectMeta on update: the fields that may never change, then the create rules on the
 /// new metadata (labels, annotations, finalizers re-validated). Offline there is no
 /// `resourceVersion` to require: the apiserver takes it from the stored object on a patch.
 pub fn validate_object_meta_update(new: &Value, old: &Value, namespaced: bool) -> Vec<Issue> {
-    let meta = |o: &Value| o.get("metadata").cloned().unwrap_or(Value::Null);
-    let (new_meta, old_meta) = (meta(new), meta(old));
+    root_meta(new.get("metadata"), Some(old.get("metadata")), namespaced)
+}
+
+/// Root ObjectMeta of any [`MetaView`] (`None`: no metadata), on create or on update from
+/// `old`.
+pub fn root_meta<M: MetaView>(meta: Option<&M>, old: Option<Option<&M>>, namespaced: bool) -> Vec<Issue> {
     let path = Path::root().key("metadata");
     let mut out = Vec::new();
-    for key in ["name", "namespace", "uid", "creationTimestamp"] {
-        let now = new_meta.get(key);
-        if now != old_meta.get(key) {
-            let shown = now.and_then(Value::as_str).unwrap_or_default();
-            out.push(invalid(&path.key(key), "metadata", shown, "field is immutable".into()));
+    if let Some(old) = old {
+        for key in IMMUTABLE {
+            if !M::same(meta, old, key) {
+                let shown = meta.map(|m| m.shown(key)).unwrap_or_default();
+                out.push(invalid(&path.key(key), "metadata", &shown, "field is immutable".into()));
+            }
         }
     }
-    out.extend(object_meta(&new_meta, &path, Rules::Root { namespaced }));
+    out.extend(object_meta(meta, &path, Rules::Root { namespaced }));
     out
+}
+
+/// The metadata fields an update may not change.
+const IMMUTABLE: [&str; 4] = ["name", "namespace", "uid", "creationTimestamp"];
+
+/// What the metadata rules read of an object's `metadata`: the JSON the dynamic validator
+/// holds, or a typed `ObjectMeta` (read in place, never serialized), so that one set of rules
+/// serves both.
+pub trait MetaView {
+    /// A string field by its JSON name (`name`, `generateName`, `namespace`, `uid`,
+    /// `creationTimestamp`); `None` when absent or not a string.
+    fn text(&self, key: &str) -> Option<&str>;
+    /// Each label, its value `""` where it is not a string.
+    fn labels(&self, each: &mut dyn FnMut(&str, &str));
+    /// Each annotation, as [`MetaView::labels`].
+    fn annotations(&self, each: &mut dyn FnMut(&str, &str));
+    /// Each finalizer, `""` where it is not a string.
+    fn finalizers(&self, each: &mut dyn FnMut(&str));
+    /// `generation`, when it is an integer.
+    fn generation(&self) -> Option<i64>;
+    /// Whether this is an object at all (JSON metadata may be anything).
+    fn is_object(&self) -> bool {
+        true
+    }
+    /// The string field `key` as an issue shows it (`""` when absent).
+    fn shown(&self, key: &str) -> String {
+        self.text(key).unwrap_or_default().to_owned()
+    }
+    /// Whether the field `key` is the same in `new` and `old` (both absent included).
+    fn same(new: Option<&Self>, old: Option<&Self>, key: &str) -> bool {
+        new.and_then(|m| m.text(key)) == old.and_then(|m| m.text(key))
+    }
+}
+
+impl MetaView for Value {
+    fn is_object(&self) -> bool {
+        self.is_object()
+    }
+    fn text(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+    fn labels(&self, each: &mut dyn FnMut(&str, &str)) {
+        for (k, v) in self.get("labels").and_then(Value::as_object).into_iter().flatten() {
+            each(k, v.as_str().unwrap_or_default());
+        }
+    }
+    fn annotations(&self, each: &mut dyn FnMut(&str, &str)) {
+        for (k, v) in self.get("annotations").and_then(Value::as_object).into_iter().flatten() {
+            each(k, v.as_str().unwrap_or_default());
+        }
+    }
+    fn finalizers(&self, each: &mut dyn FnMut(&str)) {
+        for f in self.get("finalizers").and_then(Value::as_array).into_iter().flatten() {
+            each(f.as_str().unwrap_or_default());
+        }
+    }
+    fn generation(&self) -> Option<i64> {
+        self.get("generation").and_then(Value::as_i64)
+    }
+    /// JSON values compare whole, strings or not.
+    fn same(new: Option<&Self>, old: Option<&Self>, key: &str) -> bool {
+        new.and_then(|m| m.get(key)) == old.and_then(|m| m.get(key))
+    }
+}
+
+impl MetaView for crate::ObjectMeta {
+    fn text(&self, key: &str) -> Option<&str> {
+        match key {
+            "name" => self.name.as_deref(),
+            "generateName" => self.generate_name.as_deref(),
+            "namespace" => self.namespace.as_deref(),
+            "uid" => self.uid.as_deref(),
+            "creationTimestamp" => self.creation_timestamp.as_deref(),
+            _ => None,
+        }
+    }
+    fn labels(&self, each: &mut dyn FnMut(&str, &str)) {
+        self.labels.iter().for_each(|(k, v)| each(k, v));
+    }
+    fn annotations(&self, each: &mut dyn FnMut(&str, &str)) {
+        self.annotations.iter().for_each(|(k, v)| each(k, v));
+    }
+    fn finalizers(&self, each: &mut dyn FnMut(&str)) {
+        self.finalizers.iter().for_each(|f| each(f));
+    }
+    fn generation(&self) -> Option<i64> {
+        self.generation
+    }
 }
 
 /// The fields of a resource (the root, or an embedded resource) that are its type and object
@@ -166,9 +264,19 @@ pub const RESOURCE_META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 /// required and well-formed, metadata with path-segment names (which may be absent) and a
 /// namespace checked only when set. `path` is where the embedded object sits.
 pub fn validate_embedded(object: &Value, path: &Path) -> Vec<Issue> {
+    let text = |k: &str| object.get(k).and_then(Value::as_str);
+    embedded(text("kind"), text("apiVersion"), object.get("metadata"), path)
+}
+
+/// [`validate_embedded`] of the values read (`None`: absent, or not a string; no metadata).
+pub fn embedded<M: MetaView>(
+    kind: Option<&str>,
+    api_version: Option<&str>,
+    meta: Option<&M>,
+    path: &Path,
+) -> Vec<Issue> {
     let mut out = Vec::new();
-    let text = |k: &str| object.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (kind, api_version) = (text("kind"), text("apiVersion"));
+    let (kind, api_version) = (kind.unwrap_or_default(), api_version.unwrap_or_default());
     let required = |key: &str| {
         Issue::new(ErrorType::Required, &path.key(key), EMBEDDED, BadValue::Omit, "").in_form(PathForm::Field)
     };
@@ -178,16 +286,16 @@ pub fn validate_embedded(object: &Value, path: &Path) -> Vec<Issue> {
         let errs = dns1035_label(&kind.to_lowercase());
         if !errs.is_empty() {
             let msg = format!("may have mixed case, but should otherwise match: {}", errs.join(","));
-            out.push(invalid(&path.key("kind"), EMBEDDED, &kind, msg));
+            out.push(invalid(&path.key("kind"), EMBEDDED, kind, msg));
         }
     }
     if api_version.is_empty() {
         out.push(required("apiVersion"));
-    } else if let Some(e) = group_version_error(&api_version) {
-        out.push(invalid(&path.key("apiVersion"), EMBEDDED, &api_version, e));
+    } else if let Some(e) = group_version_error(api_version) {
+        out.push(invalid(&path.key("apiVersion"), EMBEDDED, api_version, e));
     }
-    if let Some(meta) = object.get("metadata").filter(|m| m.is_object()) {
-        out.extend(object_meta(meta, &path.key("metadata"), Rules::Embedded));
+    if let Some(meta) = meta.filter(|m| m.is_object()) {
+        out.extend(object_meta(Some(meta), &path.key("metadata"), Rules::Embedded));
     }
     out
 }
@@ -244,24 +352,24 @@ impl Rules {
 /// The keyword of every issue about an embedded resource.
 pub const EMBEDDED: &str = "x-kubernetes-embedded-resource";
 
-fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
+fn object_meta<M: MetaView>(meta: Option<&M>, meta_path: &Path, rules: Rules) -> Vec<Issue> {
     let mut out = Vec::new();
     let keyword = rules.keyword();
     let name_rule = |s: &str, prefix: bool| match rules {
         Rules::Root { .. } => dns1123_subdomain(s),
         Rules::Embedded => path_segment_name(s, prefix),
     };
-    let text = |k: &str| meta.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let text = |k: &str| meta.and_then(|m| m.text(k)).unwrap_or_default();
     let (name, generate_name) = (text("name"), text("generateName"));
     if !generate_name.is_empty() {
         // A prefix may end in '-' (the apiserver masks a trailing dash before checking).
         let masked = match generate_name.strip_suffix('-') {
             Some(rest) if !rest.is_empty() => format!("{rest}a"),
-            _ => generate_name.clone(),
+            _ => generate_name.to_owned(),
         };
-        let checked = if matches!(rules, Rules::Root { .. }) { masked } else { generate_name.clone() };
-        for msg in name_rule(&checked, true) {
-            out.push(invalid(&meta_path.key("generateName"), keyword, &generate_name, msg));
+        let checked = if matches!(rules, Rules::Root { .. }) { masked.as_str() } else { generate_name };
+        for msg in name_rule(checked, true) {
+            out.push(invalid(&meta_path.key("generateName"), keyword, generate_name, msg));
         }
     }
     if name.is_empty() {
@@ -278,15 +386,15 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
             );
         }
     } else {
-        for msg in name_rule(&name, false) {
-            out.push(invalid(&meta_path.key("name"), keyword, &name, msg));
+        for msg in name_rule(name, false) {
+            out.push(invalid(&meta_path.key("name"), keyword, name, msg));
         }
     }
     let namespace = text("namespace");
     if !namespace.is_empty() {
         if !matches!(rules, Rules::Root { namespaced: false }) {
-            for msg in dns1123_label(&namespace) {
-                out.push(invalid(&meta_path.key("namespace"), keyword, &namespace, msg));
+            for msg in dns1123_label(namespace) {
+                out.push(invalid(&meta_path.key("namespace"), keyword, namespace, msg));
             }
         } else {
             out.push(
@@ -301,43 +409,38 @@ fn object_meta(meta: &Value, meta_path: &Path, rules: Rules) -> Vec<Issue> {
             );
         }
     }
-    if let Some(labels) = meta.get("labels").and_then(Value::as_object) {
-        let path = meta_path.key("labels");
-        for (k, v) in labels {
-            out.extend(qualified_name(k).into_iter().map(|m| invalid(&path, keyword, k, m)));
-            let v = v.as_str().unwrap_or_default();
-            out.extend(label_value(v).into_iter().map(|m| invalid(&path, keyword, v, m)));
-        }
+    let Some(meta) = meta else { return out };
+    let path = meta_path.key("labels");
+    meta.labels(&mut |k, v| {
+        out.extend(qualified_name(k).into_iter().map(|m| invalid(&path, keyword, k, m)));
+        out.extend(label_value(v).into_iter().map(|m| invalid(&path, keyword, v, m)));
+    });
+    let path = meta_path.key("annotations");
+    let mut total = 0;
+    meta.annotations(&mut |k, v| {
+        out.extend(qualified_name(&k.to_lowercase()).into_iter().map(|m| invalid(&path, keyword, k, m)));
+        total += k.len() + v.len();
+    });
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+        out.push(
+            Issue::new(
+                ErrorType::TooLong,
+                &path,
+                keyword,
+                BadValue::Omit,
+                format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            )
+            .in_form(PathForm::Field),
+        );
     }
-    if let Some(annotations) = meta.get("annotations").and_then(Value::as_object) {
-        let path = meta_path.key("annotations");
-        let mut total = 0;
-        for (k, v) in annotations {
-            out.extend(qualified_name(&k.to_lowercase()).into_iter().map(|m| invalid(&path, keyword, k, m)));
-            total += k.len() + v.as_str().map_or(0, str::len);
-        }
-        if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-            out.push(
-                Issue::new(
-                    ErrorType::TooLong,
-                    &path,
-                    keyword,
-                    BadValue::Omit,
-                    format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
-                )
-                .in_form(PathForm::Field),
-            );
-        }
-    }
-    if let Some(finalizers) = meta.get("finalizers").and_then(Value::as_array) {
-        for (i, f) in finalizers.iter().enumerate() {
-            let f = f.as_str().unwrap_or_default();
-            out.extend(
-                qualified_name(f).into_iter().map(|m| invalid(&meta_path.key("finalizers").index(i), keyword, f, m)),
-            );
-        }
-    }
-    if let Some(generation) = meta.get("generation").and_then(Value::as_i64).filter(|g| *g < 0) {
+    let mut i = 0;
+    meta.finalizers(&mut |f| {
+        out.extend(
+            qualified_name(f).into_iter().map(|m| invalid(&meta_path.key("finalizers").index(i), keyword, f, m)),
+        );
+        i += 1;
+    });
+    if let Some(generation) = meta.generation().filter(|g| *g < 0) {
         out.push(
             Issue::new(
                 ErrorType::Invalid,
