@@ -95,13 +95,8 @@ impl crate::cel::ToCel for ObjectMeta {
 /// Read in place by the metadata rules, as ours is.
 impl crate::objectmeta::MetaView for ObjectMeta {
     fn text(&self, key: &str) -> Option<&str> {
-        match key {
-            "name" => self.name.as_deref(),
-            "generateName" => self.generate_name.as_deref(),
-            "namespace" => self.namespace.as_deref(),
-            "uid" => self.uid.as_deref(),
-            _ => None,
-        }
+        let strings = [&self.name, &self.generate_name, &self.namespace, &self.uid].map(Option::as_deref);
+        crate::objectmeta::named_text(key, strings)
     }
     fn shown(&self, key: &str) -> String {
         match (key, &self.creation_timestamp) {

@@ -230,15 +230,27 @@ impl MetaView for Value {
     }
 }
 
+/// A typed metadata's string field by JSON name, from its `name`, `generateName`,
+/// `namespace` and `uid` (the ones every typed `ObjectMeta` holds as strings).
+pub(crate) fn named_text<'m>(
+    key: &str,
+    [name, generate_name, namespace, uid]: [Option<&'m str>; 4],
+) -> Option<&'m str> {
+    match key {
+        "name" => name,
+        "generateName" => generate_name,
+        "namespace" => namespace,
+        "uid" => uid,
+        _ => None,
+    }
+}
+
 impl MetaView for crate::ObjectMeta {
     fn text(&self, key: &str) -> Option<&str> {
+        let strings = [&self.name, &self.generate_name, &self.namespace, &self.uid].map(Option::as_deref);
         match key {
-            "name" => self.name.as_deref(),
-            "generateName" => self.generate_name.as_deref(),
-            "namespace" => self.namespace.as_deref(),
-            "uid" => self.uid.as_deref(),
             "creationTimestamp" => self.creation_timestamp.as_deref(),
-            _ => None,
+            _ => named_text(key, strings),
         }
     }
     fn labels(&self, each: &mut dyn FnMut(&str, &str)) {
