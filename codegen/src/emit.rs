@@ -49,10 +49,26 @@ pub fn emit_module(m: &Module) -> (String, CelCount) {
         #[allow(unused_imports)]
         use ::std::collections::BTreeMap;
         #(#items)*
-        #(#native_fns)*
     };
     let parsed: syn::File = syn::parse2(file).expect("invariant: generated tokens parse as a file");
-    (space_items(&prettyplease::unparse(&parsed)), natives.count)
+    let mut source = space_items(&prettyplease::unparse(&parsed));
+    if !native_fns.is_empty() {
+        // The rules compiled to Rust call `kubeskema::cel`, which the runtime has only with its
+        // `cel` feature: they sit in `__cel!`, which drops them without it. Formatted as items
+        // first, since a formatter leaves a macro's body on one line.
+        let fns: syn::File = syn::parse2(quote!(#(#native_fns)*)).expect("invariant: native rules parse as items");
+        let body = space_items(&prettyplease::unparse(&fns));
+        source.push_str("\n::kubeskema::__cel! {\n");
+        for line in body.lines() {
+            if !line.is_empty() {
+                source.push_str("    ");
+            }
+            source.push_str(line);
+            source.push('\n');
+        }
+        source.push_str("}\n");
+    }
+    (source, natives.count)
 }
 
 /// prettyplease puts top-level items edge to edge; a blank line between them reads better.

@@ -136,15 +136,20 @@ impl<'a> ResourceValidator<'a> {
                 issues.extend(crate::listtype::validate(&obj, schema));
             }
         }
-        let mut warnings = Vec::new();
         let blocked = issues.iter().any(|i| i.error_type.blocks_cel());
+        // Failures of rules that ratcheting lets pass.
         #[cfg(feature = "cel")]
-        if let (Some(rules), Some(schema), false) = (&self.rules, &self.version.schema, blocked) {
-            let mut cx = crate::cel::Cx::default();
-            rules.validate(&obj, old, schema, &mut cx);
-            issues.extend(cx.issues);
-            warnings = cx.warnings;
-        }
+        let warnings = match (&self.rules, &self.version.schema, blocked) {
+            (Some(rules), Some(schema), false) => {
+                let mut cx = crate::cel::Cx::default();
+                rules.validate(&obj, old, schema, &mut cx);
+                issues.extend(cx.issues);
+                cx.warnings
+            }
+            _ => Vec::new(),
+        };
+        #[cfg(not(feature = "cel"))]
+        let warnings = Vec::new();
         if blocked {
             crate::validate_trait::gate_cel(self.has_rules, &mut issues);
         }

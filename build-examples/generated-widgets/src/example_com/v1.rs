@@ -381,23 +381,25 @@ pub enum Status {
     Unknown,
 }
 
-/// `!has(self.minReplicas) || self.minReplicas <= self.replicas`, compiled to Rust.
-#[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
-fn __cel_rule_0(
-    __self: &WidgetSpec,
-    __old: ::core::option::Option<&WidgetSpec>,
-    __m: &mut ::kubeskema::cel::native::Meter,
-) -> ::kubeskema::cel::native::Result<bool> {
-    ::core::result::Result::Ok({
-        __m.charge(3)?;
-        ((!(__self).min_replicas.is_some())
-            || (i64::from(
-                *(__self)
-                    .min_replicas
-                    .as_ref()
-                    .ok_or_else(|| ::kubeskema::cel::native::Error::no_such_key(
-                        "minReplicas",
-                    ))?,
-            ) <= i64::from(*(&(__self).replicas))))
-    })
+::kubeskema::__cel! {
+    /// `!has(self.minReplicas) || self.minReplicas <= self.replicas`, compiled to Rust.
+    #[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
+    fn __cel_rule_0(
+        __self: &WidgetSpec,
+        __old: ::core::option::Option<&WidgetSpec>,
+        __m: &mut ::kubeskema::cel::native::Meter,
+    ) -> ::kubeskema::cel::native::Result<bool> {
+        ::core::result::Result::Ok({
+            __m.charge(3)?;
+            ((!(__self).min_replicas.is_some())
+                || (i64::from(
+                    *(__self)
+                        .min_replicas
+                        .as_ref()
+                        .ok_or_else(|| ::kubeskema::cel::native::Error::no_such_key(
+                            "minReplicas",
+                        ))?,
+                ) <= i64::from(*(&(__self).replicas))))
+        })
+    }
 }
