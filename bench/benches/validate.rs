@@ -12,8 +12,11 @@
 //! - (f) plain `serde_json::from_slice::<T>` then the derived `validate()` (what (b) costs
 //!   without recording decoding problems).
 //!
-//! `cargo bench -p kubeskema-bench` (`ROUNDS=n` for more rounds). Targets (issue 4): (b)/(a)
-//! at most 1.10 geometric mean and 1.25 on every object; (b) 1.6x faster than (c).
+//! `cargo bench -p kubeskema-bench --bench validate` (`ROUNDS=n` for more rounds) runs CEL
+//! rules; with `--no-default-features` they are compiled out, for the figures of validation
+//! without CEL (which the peers do not run either). Targets (issue 16, CEL off): (b)/(a) at
+//! most 1.25 geometric mean and 1.5 on every object; (b) 1.6x faster than (c) and never
+//! slower than (d); at least 150 MB/s on the large objects.
 
 use std::time::Duration;
 
@@ -125,24 +128,23 @@ fn main() {
     let b_over_a = ratio_of(1, 0);
     let c_over_b = ratio_of(2, 1);
     let b_over_d = ratio_of(1, 3);
-    println!("\nsummary over {} objects (from medians):", all.len());
-    println!(
-        "  (b)/(a): geometric mean {:.2}, worst {:.2} (targets: ≤ 1.10, ≤ 1.25 each)",
-        geomean(&b_over_a),
-        b_over_a.iter().copied().fold(0.0, f64::max)
-    );
-    println!("  (c)/(b): geometric mean {:.2} (target: ≥ 1.6)", geomean(&c_over_b));
-    println!("  (b)/(d): worst {:.2} (target: ≤ 1.0)", b_over_d.iter().copied().fold(0.0, f64::max));
+    let cel = if cfg!(feature = "cel") { "on" } else { "off" };
+    let large: Vec<f64> = all.iter().filter(|(name, _)| name.ends_with("-large")).map(|(_, r)| r[1].3).collect();
+    println!("\nsummary over {} objects (from medians), CEL {cel}:", all.len());
     println!("  (e)/(c): geometric mean {:.2} (the dynamic validator against today's way)", geomean(&ratio_of(4, 2)));
     println!(
-        "  (b)/(f): geometric mean {:.2} (recording decoding problems against a plain read)",
+        "  (b)/(f): geometric mean {:.2} (recording decoding problems against a plain read and validate())",
         geomean(&ratio_of(1, 5))
     );
-    let large: Vec<f64> = all.iter().filter(|(name, _)| name.ends_with("-large")).map(|(_, r)| r[1].3).collect();
-    if !large.is_empty() {
-        println!(
-            "  (b) on large objects: slowest {:.0} MB/s (target: ≥ 150)",
-            large.iter().copied().fold(f64::MAX, f64::min)
-        );
-    }
+    println!(
+        "summary (CEL {cel}): (b)/(a) geometric mean {:.2}, worst {:.2}; (c)/(b) geometric mean {:.2}; (b)/(d) worst {:.2}; large objects slowest {:.0} MB/s",
+        geomean(&b_over_a),
+        b_over_a.iter().copied().fold(0.0, f64::max),
+        geomean(&c_over_b),
+        b_over_d.iter().copied().fold(0.0, f64::max),
+        large.iter().copied().fold(f64::MAX, f64::min),
+    );
+    println!(
+        "  targets with CEL off: (b)/(a) ≤ 1.25 geometric mean and ≤ 1.5 each; (c)/(b) ≥ 1.6; (b)/(d) ≤ 1.0; ≥ 150 MB/s"
+    );
 }
