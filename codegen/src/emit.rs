@@ -122,6 +122,7 @@ pub(crate) fn ty_tokens(m: &Module, ty: &Ty) -> TokenStream {
 
 fn field_ty(m: &Module, f: &FieldDef) -> TokenStream {
     let t = ty_tokens(m, &f.ty);
+    let t = if f.boxed { quote!(Box<#t>) } else { t };
     match f.shape {
         Shape::Required | Shape::Defaulted | Shape::UnknownFields => t,
         Shape::Optional | Shape::Nullable => quote!(Option<#t>),

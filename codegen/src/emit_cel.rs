@@ -415,12 +415,16 @@ impl Emitter<'_> {
                 let fid = field_ident(f);
                 let key = &f.json_name;
                 let at = match f.shape {
+                    // A boxed field reads as a reference to what the box holds.
+                    Shape::Required | Shape::Defaulted if f.boxed => quote!((&*(#operand).#fid)),
                     Shape::Required | Shape::Defaulted => quote!((&(#operand).#fid)),
                     Shape::Optional | Shape::Nullable => {
-                        quote!((#operand).#fid.as_ref().ok_or_else(|| #native::Error::no_such_key(#key))?)
+                        let as_ref = if f.boxed { quote!(as_deref) } else { quote!(as_ref) };
+                        quote!((#operand).#fid.#as_ref().ok_or_else(|| #native::Error::no_such_key(#key))?)
                     }
                     Shape::MaybeNull => {
-                        quote!((#operand).#fid.as_ref().and_then(|__v| __v.as_ref()).ok_or_else(|| #native::Error::no_such_key(#key))?)
+                        let as_ref = if f.boxed { quote!(as_deref) } else { quote!(as_ref) };
+                        quote!((#operand).#fid.as_ref().and_then(|__v| __v.#as_ref()).ok_or_else(|| #native::Error::no_such_key(#key))?)
                     }
                     Shape::UnknownFields => return Err("unknown fields".into()),
                 };

@@ -112,6 +112,9 @@ pub struct FieldDef {
     pub ident: String,
     /// The value type.
     pub ty: Ty,
+    /// Held in a `Box` (`Option<Box<T>>`): a struct too large to sit inline (see
+    /// [`BOX_ABOVE_BYTES`]).
+    pub boxed: bool,
     /// How absence and null are encoded.
     pub shape: Shape,
     /// The schema default.
@@ -120,6 +123,76 @@ pub struct FieldDef {
     pub doc: Option<String>,
     /// The constraints that stay on the field.
     pub attrs: Vec<Attr>,
+}
+
+/// A field holding a struct larger than this (estimated) holds it in a `Box`. Schemas nest
+/// large optional subtrees (a Workflow's templates each hold a container, a script, a
+/// resource...), and inline they make every value as large as the whole tree: 14 KB per
+/// Argo template, 7.5 KB per Prometheus spec, however little of it a document sets. Every
+/// move of such a value copies all of it, and a read moves each value several times on its
+/// way up. Boxed, a parent pays one allocation for a child the document has.
+pub const BOX_ABOVE_BYTES: usize = 256;
+
+/// Marks the fields whose struct is larger than [`BOX_ABOVE_BYTES`] as boxed.
+fn box_large_fields(types: &mut [TypeDef]) {
+    let mut sizes = vec![None; types.len()];
+    let large: Vec<bool> = (0..types.len())
+        .map(|id| matches!(types[id], TypeDef::Struct(_)) && type_size(types, id, &mut sizes) > BOX_ABOVE_BYTES)
+        .collect();
+    for def in types.iter_mut() {
+        // A resource keeps its `spec` and `status` inline, in the shape kube-rs gives them
+        // (`HasSpec`); what is large inside them is boxed there.
+        if let TypeDef::Struct(s) = def
+            && s.root.is_none()
+        {
+            for f in &mut s.fields {
+                f.boxed = matches!(f.ty, Ty::Named(id) if large[id]);
+            }
+        }
+    }
+}
+
+/// An estimate of a type's size in bytes (as rustc lays it out on 64-bit targets, near
+/// enough to tell large from small), with boxed fields counted as the pointer they become.
+fn type_size(types: &[TypeDef], id: TypeId, sizes: &mut Vec<Option<usize>>) -> usize {
+    if let Some(size) = sizes[id] {
+        return size;
+    }
+    let size = match &types[id] {
+        TypeDef::Enum(_) => 1,
+        TypeDef::Struct(s) => s
+            .fields
+            .iter()
+            .map(|f| {
+                let inner = ty_size(types, &f.ty, sizes);
+                match f.shape {
+                    Shape::Required | Shape::Defaulted | Shape::UnknownFields => inner,
+                    Shape::Optional | Shape::Nullable => inner + 8,
+                    Shape::MaybeNull => inner + 16,
+                }
+            })
+            .sum(),
+    };
+    sizes[id] = Some(size);
+    size
+}
+
+fn ty_size(types: &[TypeDef], ty: &Ty, sizes: &mut Vec<Option<usize>>) -> usize {
+    match ty {
+        Ty::Bool => 1,
+        Ty::I32 => 4,
+        Ty::I64 | Ty::F64 => 8,
+        Ty::String | Ty::Vec(_) | Ty::Map(_) | Ty::JsonMap => 24,
+        Ty::IntOrString | Ty::Value => 32,
+        Ty::EmptyObject => 0,
+        Ty::ObjectMeta => 344,
+        Ty::Condition | Ty::ObjectReference => 200,
+        Ty::Option(inner) => ty_size(types, inner, sizes) + 8,
+        Ty::Named(id) => match type_size(types, *id, sizes) {
+            size if size > BOX_ABOVE_BYTES && matches!(types[*id], TypeDef::Struct(_)) => 8,
+            size => size,
+        },
+    }
 }
 
 /// A `oneOf`/`anyOf` whose branches each require one property: the typed view of which
@@ -448,9 +521,11 @@ impl<'a> ModuleBuilder<'a> {
         self.roots.push(id);
     }
 
-    /// Names every type and fixes the emission order.
+    /// Names every type, boxes the large ones where fields hold them, and fixes the emission
+    /// order.
     pub fn finish(mut self) -> Module {
         self.assign_names();
+        box_large_fields(&mut self.types);
         let mut order = Vec::new();
         let mut seen = vec![false; self.types.len()];
         for &r in &self.roots {
@@ -787,6 +862,7 @@ impl<'a> ModuleBuilder<'a> {
                 (false, false) => Shape::Optional,
             };
             fields.push(FieldDef {
+                boxed: false,
                 json_name: name.clone(),
                 ident: String::new(),
                 ty,
@@ -801,6 +877,7 @@ impl<'a> ModuleBuilder<'a> {
             || matches!(node.additional_properties, Some(AdditionalProperties::Bool(true)));
         if keeps_unknown {
             fields.push(FieldDef {
+                boxed: false,
                 json_name: String::new(),
                 ident: "unknown_fields".into(),
                 ty: Ty::JsonMap,
@@ -929,6 +1006,7 @@ fn visit(types: &[TypeDef], id: TypeId, seen: &mut [bool], order: &mut Vec<TypeI
 
 fn plain_field(json: &str, ty: Ty, shape: Shape, doc: Option<&str>) -> FieldDef {
     FieldDef {
+        boxed: false,
         json_name: json.to_owned(),
         ident: String::new(),
         ty,

@@ -142,7 +142,7 @@ pub struct WidgetSpec {
     #[kubeskema(default = 1, format = "int32", minimum = 0, maximum = 10)]
     pub replicas: i32,
     pub source: Option<Source>,
-    pub template: Option<Template>,
+    pub template: Option<Box<Template>>,
     /// The size of the widget.
     pub r#type: Type,
 }
