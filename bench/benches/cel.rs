@@ -47,7 +47,7 @@ fn methods<'a, T: DeserializeOwned + Validate>(
             run: Box::new(|b| {
                 let t: T = serde_json::from_slice(b).expect("valid");
                 let mut found = kubeskema::Phases::default();
-                t.validate_at(&Path::root(), &mut found);
+                t.validate_at(&kubeskema::path::At::ROOT, &mut found);
                 found.values.len() + found.list_types.len()
             }),
         },

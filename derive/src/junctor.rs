@@ -89,7 +89,7 @@ fn check_branch(branch: &Map<String, Value>, at: &str) -> Result<(), String> {
 /// `metadata` schema an `ObjectMeta` cannot carry) as one schema node, parsed once into a
 /// `static` and checked by the runtime's schema walk (`kubeskema::openapi`), which orders
 /// them as kube-openapi does (junctors, then the object's properties). `v` is an expression
-/// of a serializable type, `p` a `Path` expression; the value is serialized once, and not at
+/// of a serializable type, `p` an `At` expression; the value is serialized once, and not at
 /// all when the node has neither.
 pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
     let mut node = match attrs.str("schema_json").and_then(|lit| serde_json::from_str(&lit.value()).ok()) {
@@ -111,7 +111,7 @@ pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
     let json = Value::Object(node).to_string();
     quote! {{
         static __SCHEMA: ::kubeskema::openapi::StaticSchema = ::kubeskema::openapi::StaticSchema::new(#json);
-        __SCHEMA.check(&::kubeskema::__private::to_json(#v), &#p, &mut __issues.values);
+        __SCHEMA.check(&::kubeskema::__private::to_json(#v), &::kubeskema::path::Place::to_path(&#p), &mut __issues.values);
     }}
 }
 

@@ -59,7 +59,7 @@ pub fn expand(c: &Container) -> TokenStream {
             #meta
             #unchanged
             #cel_walk
-            fn validate_at(&self, __path: &::kubeskema::path::Path, __issues: &mut ::kubeskema::Phases) {
+            fn validate_at(&self, __path: &::kubeskema::path::At<'_>, __issues: &mut ::kubeskema::Phases) {
                 #body
             }
         }
@@ -352,7 +352,7 @@ pub(crate) fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
     }
 }
 
-/// maxLength → minLength → pattern over `__s: &str` at `path` (a `&Path` expression): an
+/// maxLength → minLength → pattern over `__s: &str` at `path` (a `&At` expression): an
 /// `Option<Issue>` expression with the first failure only, as kube-openapi reports strings.
 pub fn first_string_failure(
     max: Option<u64>,
@@ -379,7 +379,7 @@ pub fn first_string_failure(
     Some(quote!(#first #(#rest)*))
 }
 
-/// The `enum` check of `value` at `path` (a `&Path` expression) against allowed values
+/// The `enum` check of `value` at `path` (a `&At` expression) against allowed values
 /// given as JSON, parsed once.
 pub fn enum_check(json: &str, path: &TokenStream, value: &TokenStream) -> TokenStream {
     quote! {{
@@ -466,7 +466,7 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
         out.extend(quote! { if let ::core::option::Option::Some(__len) = #kind::props_len(#v) { #min #max } });
     }
     if let (Some(Item::Nested(nested)), Some(value)) = (attrs.get("values"), generic_arg(ty, "BTreeMap")) {
-        out.extend(each_element(nested, value, quote!(for (__k, __e) in (#v).iter()), quote!(#p.map_key(__k))));
+        out.extend(each_element(nested, value, quote!(for (__k, __e) in (#v).iter()), quote!(#p.key(__k))));
     }
     out
 }

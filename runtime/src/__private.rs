@@ -136,7 +136,7 @@ impl Pattern {
     }
 
     /// The `pattern` check of a string.
-    pub fn check(&self, path: &crate::path::Path, value: &str) -> Option<crate::issue::Issue> {
+    pub fn check(&self, path: &dyn crate::path::Place, value: &str) -> Option<crate::issue::Issue> {
         let compiled = self.compiled.get_or_init(|| crate::pattern::compile(self.source));
         crate::keywords::compiled_pattern(path, value, compiled, self.source)
     }
@@ -155,7 +155,7 @@ impl Allowed {
     }
 
     /// The `enum` check of any serializable value.
-    pub fn check<T: serde::Serialize>(&self, path: &crate::path::Path, value: &T) -> Option<crate::issue::Issue> {
+    pub fn check<T: serde::Serialize>(&self, path: &dyn crate::path::Place, value: &T) -> Option<crate::issue::Issue> {
         let allowed = self.parsed.get_or_init(|| serde_json::from_str(self.json).unwrap_or_default());
         let v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
         crate::keywords::enumeration(path, &v, allowed)
@@ -163,18 +163,23 @@ impl Allowed {
 }
 
 /// The `format` check of a string, for a format name as the schema wrote it.
-pub fn check_format(path: &crate::path::Path, value: &str, written: &str) -> Option<crate::issue::Issue> {
+pub fn check_format(path: &dyn crate::path::Place, value: &str, written: &str) -> Option<crate::issue::Issue> {
     crate::format::supported("string", written).and_then(|f| crate::format::check(path, value, f, written))
 }
 
 /// `x-kubernetes-list-type: set` over typed items (compared as the JSON they serialize to).
-pub fn list_set<T: serde::Serialize>(path: &crate::path::Path, items: &[T], found: &mut crate::Phases) {
+pub fn list_set<T: serde::Serialize>(path: &dyn crate::path::Place, items: &[T], found: &mut crate::Phases) {
     let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
     crate::listtype::check_set(&values, path, &mut found.list_types);
 }
 
 /// `x-kubernetes-list-type: map` with these keys over typed items.
-pub fn list_map<T: serde::Serialize>(path: &crate::path::Path, items: &[T], keys: &[&str], found: &mut crate::Phases) {
+pub fn list_map<T: serde::Serialize>(
+    path: &dyn crate::path::Place,
+    items: &[T],
+    keys: &[&str],
+    found: &mut crate::Phases,
+) {
     let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
     crate::listtype::check_map(&values, keys, path, &mut found.list_types);
 }
@@ -211,10 +216,10 @@ pub fn embedded<M: crate::objectmeta::MetaView>(
     kind: Option<&str>,
     api_version: Option<&str>,
     meta: Option<&M>,
-    path: &crate::path::Path,
+    path: &dyn crate::path::Place,
     found: &mut crate::Phases,
 ) {
-    found.embedded.extend(crate::objectmeta::embedded(kind, api_version, meta, path));
+    found.embedded.extend(crate::objectmeta::embedded(kind, api_version, meta, &path.to_path()));
 }
 
 /// `unchanged_at` of a list-map field: items correlate by their key values.

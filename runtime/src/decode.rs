@@ -42,6 +42,7 @@ use serde_json::{Map, Value};
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::keywords::{self, Num, NumberType};
+pub use crate::path::At;
 use crate::path::Path;
 use crate::{EmptyObject, IntOrString, ObjectMeta, Validate};
 
@@ -247,7 +248,7 @@ impl<'o> Cx<'o> {
     }
 
     fn type_mismatch(&mut self, at: &At<'_>, actual: &str, expected: &str) {
-        let issue = if at.parent.is_none() {
+        let issue = if at.is_root() {
             // The apiserver cannot even find the kind of a body that is not an object (400).
             let detail = format!("the document is of type {actual}, not {expected}");
             Issue::new(ErrorType::Malformed, &Path::root(), "decode", BadValue::Omit, detail)
@@ -319,52 +320,6 @@ pub fn duplicate_issue(pointer: &str) -> Issue {
         };
     }
     strict_issue(path, "duplicate")
-}
-
-/// Where a value sits while it is read: a chain borrowed from the callers' stack frames.
-#[derive(Clone, Copy)]
-pub struct At<'a> {
-    parent: Option<&'a At<'a>>,
-    step: Step<'a>,
-}
-
-#[derive(Clone, Copy)]
-enum Step<'a> {
-    Root,
-    Property(&'static str),
-    Key(&'a str),
-    Index(usize),
-}
-
-impl<'a> At<'a> {
-    /// The document's root.
-    pub const ROOT: At<'static> = At { parent: None, step: Step::Root };
-
-    /// A property named by the type.
-    pub fn property(&'a self, name: &'static str) -> At<'a> {
-        At { parent: Some(self), step: Step::Property(name) }
-    }
-
-    /// A map key.
-    pub fn key(&'a self, key: &'a str) -> At<'a> {
-        At { parent: Some(self), step: Step::Key(key) }
-    }
-
-    /// A list index.
-    pub fn index(&'a self, i: usize) -> At<'a> {
-        At { parent: Some(self), step: Step::Index(i) }
-    }
-
-    /// The place as a [`Path`] (allocates; done only when an issue is made).
-    pub fn to_path(&self) -> Path {
-        let base = self.parent.map(At::to_path).unwrap_or_default();
-        match self.step {
-            Step::Root => base,
-            Step::Property(n) => base.property(n),
-            Step::Key(k) => base.map_key(k),
-            Step::Index(i) => base.index(i),
-        }
-    }
 }
 
 /// A type that reads itself from any serde [`Deserializer`], recording problems in `cx`.

@@ -16,7 +16,7 @@ use regex::Regex;
 
 use crate::go::{duration, mail, net, url};
 use crate::issue::{BadValue, ErrorType, Issue, go_quote};
-use crate::path::Path;
+use crate::path::Place;
 
 /// A string format the apiserver validates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,7 +93,7 @@ pub fn supported(schema_type: &str, format: &str) -> Option<Format> {
 /// `format`: `spec.x: Invalid value: "abc": spec.x in body must be of type date-time: "abc"`
 /// (the format named as the schema wrote it). kube-openapi reports it as a type error
 /// (`InvalidTypeCode`), so it is `FieldValueTypeInvalid` and keeps CEL rules from running.
-pub fn check(path: &Path, value: &str, format: Format, written: &str) -> Option<Issue> {
+pub fn check(path: &dyn Place, value: &str, format: Format, written: &str) -> Option<Issue> {
     (!format.is_valid(value)).then(|| {
         Issue::new(
             ErrorType::TypeInvalid,
@@ -271,6 +271,7 @@ fn is_credit_card(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::path::Path;
 
     fn table(format: Format, good: &[&str], bad: &[&str]) {
         for g in good {

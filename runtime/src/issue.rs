@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::path::Path;
+use crate::path::{Path, Place};
 
 /// The apiserver's field error types (`field.ErrorType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -308,18 +308,18 @@ impl Issue {
     /// An issue at a path.
     pub fn new(
         error_type: ErrorType,
-        path: &Path,
+        path: &dyn Place,
         keyword: &'static str,
         value: BadValue,
         detail: impl Into<String>,
     ) -> Self {
-        Issue { error_type, path: path.clone(), form: PathForm::OpenApi, keyword, value, detail: detail.into() }
+        Issue { error_type, path: path.to_path(), form: PathForm::OpenApi, keyword, value, detail: detail.into() }
     }
 
     /// \[quirk\] A plain (non-field) error of kube-openapi: junctor summaries, range-of-format
     /// errors. The apiserver renders them at its base path (`<nil>`) with the value `""`; the
     /// node's path appears only inside `detail`.
-    pub fn plain(path: &Path, keyword: &'static str, detail: impl Into<String>) -> Issue {
+    pub fn plain(path: &dyn Place, keyword: &'static str, detail: impl Into<String>) -> Issue {
         Issue::new(ErrorType::Invalid, path, keyword, BadValue::Str(String::new()), detail).in_form(PathForm::Base)
     }
 

@@ -9,7 +9,7 @@
 use serde_json::{Number, Value};
 
 use crate::issue::{BadValue, ErrorType, Issue, go_float, go_quote};
-use crate::path::Path;
+use crate::path::Place;
 
 /// A numeric bound from the schema (`maximum: 10`, `minimum: 0.5`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,7 +58,7 @@ impl Num {
     }
 }
 
-fn in_body(path: &Path) -> String {
+fn in_body(path: &dyn Place) -> String {
     format!("{} in body", path.openapi())
 }
 
@@ -67,13 +67,13 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 /// `required`: a key that is absent (a present `null` satisfies `required`).
-pub fn required(parent: &Path, key: &str) -> Issue {
-    Issue::new(ErrorType::Required, &parent.key(key), "required", BadValue::Omit, "")
+pub fn required(parent: &dyn Place, key: &str) -> Issue {
+    Issue::new(ErrorType::Required, &parent.to_path().key(key), "required", BadValue::Omit, "")
 }
 
 /// `maxLength`, counted in runes (Unicode scalar values), reported in bytes' words as the
 /// apiserver does.
-pub fn max_length(path: &Path, value: &str, max: u64) -> Option<Issue> {
+pub fn max_length(path: &dyn Place, value: &str, max: u64) -> Option<Issue> {
     (value.chars().count() as u64 > max).then(|| {
         Issue::new(
             ErrorType::TooLong,
@@ -86,7 +86,7 @@ pub fn max_length(path: &Path, value: &str, max: u64) -> Option<Issue> {
 }
 
 /// `minLength`, counted in runes.
-pub fn min_length(path: &Path, value: &str, min: u64) -> Option<Issue> {
+pub fn min_length(path: &dyn Place, value: &str, min: u64) -> Option<Issue> {
     ((value.chars().count() as u64) < min).then(|| {
         Issue::new(
             ErrorType::Invalid,
@@ -100,7 +100,7 @@ pub fn min_length(path: &Path, value: &str, min: u64) -> Option<Issue> {
 
 /// `pattern`: the (already translated) regular expression must match somewhere in the value.
 /// `source` is the pattern as the schema wrote it, for the message.
-pub fn pattern(path: &Path, value: &str, re: &regex::Regex, source: &str) -> Option<Issue> {
+pub fn pattern(path: &dyn Place, value: &str, re: &regex::Regex, source: &str) -> Option<Issue> {
     (!re.is_match(value)).then(|| {
         Issue::new(
             ErrorType::Invalid,
@@ -116,7 +116,7 @@ pub fn pattern(path: &Path, value: &str, re: &regex::Regex, source: &str) -> Opt
 /// reachable for schemas that skipped the structural check) fails every string, in
 /// kube-openapi's words.
 pub fn compiled_pattern(
-    path: &Path,
+    path: &dyn Place,
     value: &str,
     compiled: &Result<regex::Regex, crate::pattern::PatternError>,
     source: &str,
@@ -134,16 +134,16 @@ pub fn compiled_pattern(
 }
 
 /// `maxItems`.
-pub fn max_items(path: &Path, len: usize, max: u64) -> Option<Issue> {
+pub fn max_items(path: &dyn Place, len: usize, max: u64) -> Option<Issue> {
     too_many(path, "maxItems", len, max)
 }
 
 /// `maxProperties` (reported with the word "items", as the apiserver does).
-pub fn max_properties(path: &Path, len: usize, max: u64) -> Option<Issue> {
+pub fn max_properties(path: &dyn Place, len: usize, max: u64) -> Option<Issue> {
     too_many(path, "maxProperties", len, max)
 }
 
-fn too_many(path: &Path, keyword: &'static str, len: usize, max: u64) -> Option<Issue> {
+fn too_many(path: &dyn Place, keyword: &'static str, len: usize, max: u64) -> Option<Issue> {
     (len as u64 > max).then(|| {
         Issue::new(
             ErrorType::TooMany,
@@ -156,16 +156,16 @@ fn too_many(path: &Path, keyword: &'static str, len: usize, max: u64) -> Option<
 }
 
 /// `minItems`.
-pub fn min_items(path: &Path, len: usize, min: u64) -> Option<Issue> {
+pub fn min_items(path: &dyn Place, len: usize, min: u64) -> Option<Issue> {
     too_few(path, "minItems", len, min, "items")
 }
 
 /// `minProperties`.
-pub fn min_properties(path: &Path, len: usize, min: u64) -> Option<Issue> {
+pub fn min_properties(path: &dyn Place, len: usize, min: u64) -> Option<Issue> {
     too_few(path, "minProperties", len, min, "properties")
 }
 
-fn too_few(path: &Path, keyword: &'static str, len: usize, min: u64, what: &str) -> Option<Issue> {
+fn too_few(path: &dyn Place, keyword: &'static str, len: usize, min: u64, what: &str) -> Option<Issue> {
     ((len as u64) < min).then(|| {
         Issue::new(
             ErrorType::Invalid,
@@ -178,7 +178,7 @@ fn too_few(path: &Path, keyword: &'static str, len: usize, min: u64, what: &str)
 }
 
 /// `maximum` with `exclusiveMaximum`.
-pub fn maximum(path: &Path, value: Num, max: Bound, exclusive: bool) -> Option<Issue> {
+pub fn maximum(path: &dyn Place, value: Num, max: Bound, exclusive: bool) -> Option<Issue> {
     let (fails, shown) = match value {
         Num::Int(v) => {
             let m = max.truncated();
@@ -199,7 +199,7 @@ pub fn maximum(path: &Path, value: Num, max: Bound, exclusive: bool) -> Option<I
 }
 
 /// `minimum` with `exclusiveMinimum`.
-pub fn minimum(path: &Path, value: Num, min: Bound, exclusive: bool) -> Option<Issue> {
+pub fn minimum(path: &dyn Place, value: Num, min: Bound, exclusive: bool) -> Option<Issue> {
     let (fails, shown) = match value {
         Num::Int(v) => {
             let m = min.truncated();
@@ -264,7 +264,7 @@ impl<'a> NumberType<'a> {
     }
 
     /// The plain error when `n` is out of range; `what` names the checked number.
-    pub(crate) fn range_issue(self, path: &Path, what: &str, n: Num) -> Option<Issue> {
+    pub(crate) fn range_issue(self, path: &dyn Place, what: &str, n: Num) -> Option<Issue> {
         if self.holds(n) {
             return None;
         }
@@ -297,7 +297,7 @@ pub struct NumberRules<'a> {
 /// its type and format, then multipleOf, maximum, minimum. A bound the type cannot hold (a
 /// fractional `maximum` of an integer) is reported itself, on every value **\[quirk\]**, and
 /// compared in float math instead of the int64 truncation.
-pub fn number_checks(path: &Path, value: Num, rules: &NumberRules, out: &mut Vec<Issue>) {
+pub fn number_checks(path: &dyn Place, value: Num, rules: &NumberRules, out: &mut Vec<Issue>) {
     let range = |what: &str, n: Num| rules.number_type.and_then(|t| t.range_issue(path, what, n));
     out.extend(range("Checked", value));
     let compared = |what: &str, bound: f64, out: &mut Vec<Issue>| match range(what, Num::Float(bound)) {
@@ -334,7 +334,7 @@ pub fn is_json_integer(f: f64) -> bool {
 }
 
 /// `multipleOf`.
-pub fn multiple_of(path: &Path, value: Num, factor: Bound) -> Option<Issue> {
+pub fn multiple_of(path: &dyn Place, value: Num, factor: Bound) -> Option<Issue> {
     match value {
         Num::Int(v) => {
             // [quirk] the factor is truncated to int64 for an int64 value; a fractional factor
@@ -391,7 +391,13 @@ pub fn json_type(value: &Value) -> &'static str {
 /// The type check (§7.3) of `value` against the schema's `types` (empty: untyped) and
 /// `format` as written, with the format-named pre-check and the format short-cut for strings
 /// and arrays.
-pub fn type_check(path: &Path, value: &Value, types: &[&str], format: Option<&str>, nullable: bool) -> Option<Issue> {
+pub fn type_check(
+    path: &dyn Place,
+    value: &Value,
+    types: &[&str],
+    format: Option<&str>,
+    nullable: bool,
+) -> Option<Issue> {
     let kept_format = format.filter(|f| kept_format(f, types));
     if types.is_empty() && kept_format.is_none() {
         return None;
@@ -443,7 +449,7 @@ pub(crate) fn kept_format(f: &str, types: &[&str]) -> bool {
 /// A value of the wrong JSON type: `spec.x: Invalid value: "string": spec.x in body must be
 /// of type integer: "string"`. `types` is the schema's type list (`integer,string` for
 /// int-or-string).
-pub fn type_mismatch(path: &Path, actual: &str, types: &str) -> Issue {
+pub fn type_mismatch(path: &dyn Place, actual: &str, types: &str) -> Issue {
     Issue::new(
         ErrorType::TypeInvalid,
         path,
@@ -479,7 +485,7 @@ pub fn enum_matches(value: &Value, allowed: &Value) -> bool {
 
 /// `enum`: `spec.x: Unsupported value: "v": supported values: "a", "b"` (every allowed value
 /// quoted, numbers included).
-pub fn enumeration(path: &Path, value: &Value, allowed: &[Value]) -> Option<Issue> {
+pub fn enumeration(path: &dyn Place, value: &Value, allowed: &[Value]) -> Option<Issue> {
     if allowed.iter().any(|a| enum_matches(value, a)) {
         return None;
     }
@@ -503,6 +509,7 @@ pub fn enumeration(path: &Path, value: &Value, allowed: &[Value]) -> Option<Issu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::path::Path;
     use serde_json::json;
 
     fn at(p: &str) -> Path {

@@ -188,8 +188,8 @@ macro_rules! known_schema {
 
         /// Validated against its known schema, with the apiserver's messages.
         impl Validate for $t {
-            fn validate_at(&self, path: &Path, found: &mut Phases) {
-                $cell.validate_at(&crate::__private::to_json(self), path, found);
+            fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
+                $cell.validate_at(&crate::__private::to_json(self), &at.to_path(), found);
             }
             fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
                 let (new, old) = (crate::__private::to_json(self), crate::__private::to_json(old));

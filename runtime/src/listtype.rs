@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
-use crate::path::Path;
+use crate::path::{Path, Place};
 #[cfg(feature = "dynamic")]
 use crate::schema::Schema;
 
@@ -75,24 +75,24 @@ fn set_identity(v: &Value) -> String {
 }
 
 /// `x-kubernetes-list-type: set` over the items of one list at `path`.
-pub fn check_set(items: &[Value], path: &Path, out: &mut Vec<Issue>) {
+pub fn check_set(items: &[Value], path: &dyn Place, out: &mut Vec<Issue>) {
     let mut seen = HashSet::new();
     let mut reported = HashSet::new();
     for (i, item) in items.iter().enumerate() {
         let id = set_identity(item);
         if !seen.insert(id.clone()) && reported.insert(id) {
-            out.push(duplicate(&path.index(i), BadValue::of(item)));
+            out.push(duplicate(&path.to_path().index(i), BadValue::of(item)));
         }
     }
 }
 
 /// `x-kubernetes-list-type: map` with these keys over the items of one list at `path`.
-pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &Path, out: &mut Vec<Issue>) {
+pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &dyn Place, out: &mut Vec<Issue>) {
     if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !(v.is_object() || v.is_null())) {
         out.push(
             Issue::new(
                 ErrorType::Invalid,
-                &path.index(i),
+                &path.to_path().index(i),
                 KEYWORD,
                 BadValue::of(bad),
                 "must be an object for an array of list-type map",
@@ -112,7 +112,7 @@ pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &Path, out: &
         if !seen.insert(id.clone()) && reported.insert(id) {
             let shown: Map<String, Value> =
                 keys.iter().filter_map(|k| obj.get(k.as_ref()).map(|v| (k.as_ref().to_owned(), v.clone()))).collect();
-            out.push(duplicate(&path.index(i), BadValue::Json(go_json(&Value::Object(shown)))));
+            out.push(duplicate(&path.to_path().index(i), BadValue::Json(go_json(&Value::Object(shown)))));
         }
     }
 }

@@ -152,6 +152,85 @@ impl Path {
     }
 }
 
+/// Where a value sits while it is walked (read, or validated): a chain borrowed from the
+/// callers' stack frames, made into a [`Path`] only when an issue is made, so a walk over a
+/// valid value allocates nothing for places.
+#[derive(Clone, Copy)]
+pub struct At<'a> {
+    parent: Option<&'a At<'a>>,
+    step: Step<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Root,
+    Property(&'static str),
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> At<'a> {
+    /// The document's root.
+    pub const ROOT: At<'static> = At { parent: None, step: Step::Root };
+
+    /// A property named by the type.
+    pub fn property(&'a self, name: &'static str) -> At<'a> {
+        At { parent: Some(self), step: Step::Property(name) }
+    }
+
+    /// A map key.
+    pub fn key(&'a self, key: &'a str) -> At<'a> {
+        At { parent: Some(self), step: Step::Key(key) }
+    }
+
+    /// A list index.
+    pub fn index(&'a self, i: usize) -> At<'a> {
+        At { parent: Some(self), step: Step::Index(i) }
+    }
+
+    /// Whether this is the root.
+    pub fn is_root(&self) -> bool {
+        self.parent.is_none()
+    }
+
+    /// The place as a [`Path`] (allocates; done only when an issue is made).
+    pub fn to_path(&self) -> Path {
+        let base = self.parent.map(At::to_path).unwrap_or_default();
+        match self.step {
+            Step::Root => base,
+            Step::Property(n) => base.property(n),
+            Step::Key(k) => base.map_key(k),
+            Step::Index(i) => base.index(i),
+        }
+    }
+}
+
+/// A place an issue can be made at: a [`Path`], or an [`At`] that becomes one only then. The
+/// checks take `&dyn Place`, so a walk pays for a path only where it finds something.
+pub trait Place {
+    /// The place as a path.
+    fn to_path(&self) -> Path;
+    /// kube-openapi's form ([`Path::openapi`]).
+    fn openapi(&self) -> String {
+        self.to_path().openapi()
+    }
+}
+
+impl Place for Path {
+    fn to_path(&self) -> Path {
+        self.clone()
+    }
+    fn openapi(&self) -> String {
+        Path::openapi(self)
+    }
+}
+
+impl Place for At<'_> {
+    fn to_path(&self) -> Path {
+        At::to_path(self)
+    }
+}
+
 impl PartialEq for Path {
     fn eq(&self, other: &Path) -> bool {
         self.each() == other.each()

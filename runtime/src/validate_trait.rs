@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
-use crate::path::Path;
+use crate::path::{At, Path};
 use crate::ratchet::Unchanged;
 
 /// What [`Validate::validate_at`] finds, kept apart by the pipeline step that reports it, so
@@ -42,8 +42,8 @@ pub trait Validate {
     /// the apiserver then says once that blocking errors kept the rules from running.
     const HAS_RULES: bool = false;
 
-    /// Appends the issues of this value, which sits at `path`, each to its pipeline step.
-    fn validate_at(&self, path: &Path, found: &mut Phases);
+    /// Appends the issues of this value, which sits at `at`, each to its pipeline step.
+    fn validate_at(&self, at: &At<'_>, found: &mut Phases);
 
     /// The TypeMeta and root ObjectMeta checks of a resource (types with
     /// `#[kubeskema(resource(...))]`; nothing for others). `Break` when `kind` or `apiVersion`
@@ -114,7 +114,7 @@ pub trait Validate {
 /// The issues of `value` as the root, by pipeline step.
 fn phases<T: Validate + ?Sized>(value: &T) -> Phases {
     let mut found = Phases::default();
-    value.validate_at(&Path::root(), &mut found);
+    value.validate_at(&At::ROOT, &mut found);
     found
 }
 
@@ -161,7 +161,7 @@ pub(crate) fn gate_cel(has_rules: bool, issues: &mut Vec<Issue>) {
 macro_rules! leaf {
     ($($t:ty),*) => {
         $(impl Validate for $t {
-            fn validate_at(&self, _: &Path, _: &mut Phases) {}
+            fn validate_at(&self, _: &At<'_>, _: &mut Phases) {}
             fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
                 let same = self == old;
                 if same {
@@ -199,9 +199,9 @@ impl<T: Validate> Validate for Option<T> {
             _ => false,
         }
     }
-    fn validate_at(&self, path: &Path, found: &mut Phases) {
+    fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
         if let Some(v) = self {
-            v.validate_at(path, found);
+            v.validate_at(at, found);
         }
     }
 }
@@ -212,8 +212,8 @@ impl<T: Validate> Validate for Box<T> {
     fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
         (**self).unchanged_at(old, path, out)
     }
-    fn validate_at(&self, path: &Path, found: &mut Phases) {
-        (**self).validate_at(path, found);
+    fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
+        (**self).validate_at(at, found);
     }
     #[cfg(feature = "cel")]
     fn validate_cel_at(&self, old: Option<&Self>, path: &Path, cx: &mut crate::cel::Cx) {
@@ -234,9 +234,9 @@ impl<T: Validate> Validate for Vec<T> {
         }
         same
     }
-    fn validate_at(&self, path: &Path, found: &mut Phases) {
+    fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
         for (i, v) in self.iter().enumerate() {
-            v.validate_at(&path.index(i), found);
+            v.validate_at(&at.index(i), found);
         }
     }
 }
@@ -256,9 +256,9 @@ impl<T: Validate> Validate for BTreeMap<String, T> {
         }
         same
     }
-    fn validate_at(&self, path: &Path, found: &mut Phases) {
+    fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
         for (k, v) in self {
-            v.validate_at(&path.map_key(k), found);
+            v.validate_at(&at.key(k), found);
         }
     }
 }
