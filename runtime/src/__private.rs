@@ -173,15 +173,15 @@ pub fn list_set<T: serde::Serialize>(path: &dyn crate::path::Place, items: &[T],
     crate::listtype::check_set(&values, path, &mut found.list_types);
 }
 
-/// `x-kubernetes-list-type: map` with these keys over typed items.
+/// `x-kubernetes-list-type: map` with these keys over typed items (their key fields only).
 pub fn list_map<T: serde::Serialize>(
     path: &dyn crate::path::Place,
     items: &[T],
     keys: &[&str],
     found: &mut crate::Phases,
 ) {
-    let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
-    crate::listtype::check_map(&values, keys, path, &mut found.list_types);
+    let picked: Vec<serde_json::Value> = items.iter().map(|i| crate::listtype::item_keys(i, keys)).collect();
+    crate::listtype::check_map(&picked, keys, path, &mut found.list_types);
 }
 
 /// A value as the JSON it serializes to (what junctor branches of derived code read).
@@ -235,9 +235,8 @@ pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
         (None, None) => return true,
         _ => return false,
     };
-    let json = |items: &[T]| items.iter().map(to_json).collect::<Vec<_>>();
     let mut same = new.len() == old.len();
-    for (i, j) in crate::ratchet::correlate_map_items(&json(new), &json(old), keys).into_iter().enumerate() {
+    for (i, j) in crate::listtype::correlate(new, old, keys).into_iter().enumerate() {
         match j {
             Some(j) => same &= new[i].unchanged_at(&old[j], &path.index(i), out) && i == j,
             None => same = false,

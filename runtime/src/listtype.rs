@@ -117,6 +117,193 @@ pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &dyn Place, o
     }
 }
 
+/// The key fields of a typed list-map item as a JSON object (`null` for a null item): only
+/// they are serialized, not the whole item, for [`check_map`] and correlation by key.
+pub fn item_keys<T: serde::Serialize + ?Sized>(item: &T, keys: &[&str]) -> Value {
+    item.serialize(picker::Picker { keys }).unwrap_or_else(|picker::Whole| {
+        // Not a struct or map (a hand-written item type): the whole item, its keys kept.
+        match serde_json::to_value(item) {
+            Ok(Value::Object(map)) => {
+                Value::Object(map.into_iter().filter(|(k, _)| keys.contains(&k.as_str())).collect())
+            }
+            Ok(other) => other,
+            Err(_) => Value::Null,
+        }
+    })
+}
+
+/// For each item of `new`, the index of the item of `old` with the same list-map key values.
+pub fn correlate<T: serde::Serialize>(new: &[T], old: &[T], keys: &[&str]) -> Vec<Option<usize>> {
+    let picked = |items: &[T]| items.iter().map(|i| item_keys(i, keys)).collect::<Vec<_>>();
+    crate::ratchet::correlate_map_items(&picked(new), &picked(old), keys)
+}
+
+/// A serializer that keeps the named top-level fields of a struct or map and serializes
+/// nothing else.
+mod picker {
+    use serde::ser::{self, Impossible, Serialize};
+    use serde_json::{Map, Value};
+
+    pub(super) struct Picker<'k> {
+        pub keys: &'k [&'k str],
+    }
+
+    /// Anything but a struct, a map or null: the caller serializes the whole item instead.
+    #[derive(Debug)]
+    pub(super) struct Whole;
+
+    impl std::fmt::Display for Whole {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("not an object")
+        }
+    }
+    impl std::error::Error for Whole {}
+    impl ser::Error for Whole {
+        fn custom<T: std::fmt::Display>(_: T) -> Self {
+            Whole
+        }
+    }
+
+    pub(super) struct Fields<'k> {
+        keys: &'k [&'k str],
+        out: Map<String, Value>,
+        /// The key just given to a map, when it is one of `keys`.
+        next: Option<String>,
+    }
+
+    impl Fields<'_> {
+        fn keep<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+            if self.keys.contains(&key) {
+                self.out.insert(key.to_owned(), serde_json::to_value(value).unwrap_or(Value::Null));
+            }
+        }
+    }
+
+    impl ser::SerializeStruct for Fields<'_> {
+        type Ok = Value;
+        type Error = Whole;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Whole> {
+            self.keep(key, value);
+            Ok(())
+        }
+        fn end(self) -> Result<Value, Whole> {
+            Ok(Value::Object(self.out))
+        }
+    }
+
+    impl ser::SerializeMap for Fields<'_> {
+        type Ok = Value;
+        type Error = Whole;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Whole> {
+            self.next = match serde_json::to_value(key) {
+                Ok(Value::String(k)) if self.keys.contains(&k.as_str()) => Some(k),
+                _ => None,
+            };
+            Ok(())
+        }
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Whole> {
+            if let Some(k) = self.next.take() {
+                self.keep(&k, value);
+            }
+            Ok(())
+        }
+        fn end(self) -> Result<Value, Whole> {
+            Ok(Value::Object(self.out))
+        }
+    }
+
+    macro_rules! whole {
+        ($($name:ident($($arg:ty),*)),* $(,)?) => {
+            $(fn $name(self, $(_: $arg),*) -> Result<Value, Whole> { Err(Whole) })*
+        };
+    }
+
+    impl<'k> ser::Serializer for Picker<'k> {
+        type Ok = Value;
+        type Error = Whole;
+        type SerializeSeq = Impossible<Value, Whole>;
+        type SerializeTuple = Impossible<Value, Whole>;
+        type SerializeTupleStruct = Impossible<Value, Whole>;
+        type SerializeTupleVariant = Impossible<Value, Whole>;
+        type SerializeMap = Fields<'k>;
+        type SerializeStruct = Fields<'k>;
+        type SerializeStructVariant = Impossible<Value, Whole>;
+
+        fn serialize_none(self) -> Result<Value, Whole> {
+            Ok(Value::Null)
+        }
+        fn serialize_unit(self) -> Result<Value, Whole> {
+            Ok(Value::Null)
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Value, Whole> {
+            value.serialize(self)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Fields<'k>, Whole> {
+            Ok(Fields { keys: self.keys, out: Map::new(), next: None })
+        }
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Fields<'k>, Whole> {
+            Ok(Fields { keys: self.keys, out: Map::new(), next: None })
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<Value, Whole> {
+            value.serialize(self)
+        }
+        whole!(
+            serialize_bool(bool),
+            serialize_i8(i8),
+            serialize_i16(i16),
+            serialize_i32(i32),
+            serialize_i64(i64),
+            serialize_u8(u8),
+            serialize_u16(u16),
+            serialize_u32(u32),
+            serialize_u64(u64),
+            serialize_f32(f32),
+            serialize_f64(f64),
+            serialize_char(char),
+            serialize_str(&str),
+            serialize_bytes(&[u8]),
+            serialize_unit_struct(&'static str),
+            serialize_unit_variant(&'static str, u32, &'static str),
+        );
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Value, Whole> {
+            Err(Whole)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Whole> {
+            Err(Whole)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Whole> {
+            Err(Whole)
+        }
+        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Whole> {
+            Err(Whole)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, Whole> {
+            Err(Whole)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, Whole> {
+            Err(Whole)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +379,39 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties":
             {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}});
         assert_eq!(issues(schema, json!({"m": {"a.b": ["x", "x"]}})), vec!["m[a.b][1]: Duplicate value: \"x\""]);
+    }
+
+    #[derive(serde::Serialize)]
+    struct Port {
+        name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        protocol: Option<String>,
+        big: Vec<u64>,
+    }
+
+    #[test]
+    fn typed_items_serialize_their_keys_only() {
+        let port = |name: &str, protocol: Option<&str>| Port {
+            name: name.into(),
+            protocol: protocol.map(Into::into),
+            big: vec![1; 1000],
+        };
+        assert_eq!(item_keys(&port("a", None), &["name", "protocol"]), json!({"name": "a"}));
+        assert_eq!(item_keys(&Some(port("a", Some("TCP"))), &["protocol"]), json!({"protocol": "TCP"}));
+        assert_eq!(item_keys(&None::<Port>, &["name"]), Value::Null);
+        // A map (`Value` objects serialize as one) and a scalar, which is no object at all.
+        assert_eq!(item_keys(&json!({"name": "a", "x": 1}), &["name"]), json!({"name": "a"}));
+        assert_eq!(item_keys(&json!(5), &["name"]), json!(5));
+        let (new, old) =
+            (vec![port("b", None), port("a", None), port("c", None)], vec![port("a", None), port("b", None)]);
+        assert_eq!(correlate(&new, &old, &["name"]), [Some(1), Some(0), None]);
+        // An absent key is not a null one.
+        let (absent, null) = (json!({"name": "a"}), json!({"name": "a", "protocol": null}));
+        let keys = ["name", "protocol"];
+        assert_eq!(crate::ratchet::correlate_map_items(std::slice::from_ref(&absent), &[null], &keys), [None]);
+        assert_eq!(
+            crate::ratchet::correlate_map_items(std::slice::from_ref(&absent), std::slice::from_ref(&absent), &keys),
+            [Some(0)]
+        );
     }
 }

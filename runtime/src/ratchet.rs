@@ -47,9 +47,17 @@ impl Unchanged {
 
 /// For each new item of a list-map, the index of the old item with the same key values.
 pub fn correlate_map_items(new: &[Value], old: &[Value], keys: &[&str]) -> Vec<Option<usize>> {
-    let key_of = |item: &Value| -> Vec<Option<Value>> { keys.iter().map(|k| item.get(*k).cloned()).collect() };
-    let old_keys: Vec<_> = old.iter().map(key_of).collect();
-    new.iter().map(|item| old_keys.iter().position(|k| *k == key_of(item))).collect()
+    // The key values as text (absent keys apart from null ones), hashed: a lookup per item,
+    // not a scan of the old list, so a long list correlates in linear time.
+    let key_of = |item: &Value| -> String {
+        let values: Vec<(bool, Option<&Value>)> = keys.iter().map(|k| (item.get(*k).is_some(), item.get(*k))).collect();
+        serde_json::to_string(&values).unwrap_or_default()
+    };
+    let mut first = std::collections::HashMap::new();
+    for (j, item) in old.iter().enumerate() {
+        first.entry(key_of(item)).or_insert(j);
+    }
+    new.iter().map(|item| first.get(&key_of(item)).copied()).collect()
 }
 
 /// The unchanged places of `new` against `old` under `schema` (the dynamic walk).

@@ -52,9 +52,10 @@ mod walk;
 
 pub use types::Type;
 
+pub use crate::listtype::correlate;
 #[cfg(feature = "dynamic")]
 pub use value::from_json_with;
-pub use value::{ToCel, correlate, deep_equal, escape, from_json, object, struct_value, with_format, with_format_each};
+pub use value::{ToCel, deep_equal, escape, from_json, object, struct_value, with_format, with_format_each};
 #[cfg(feature = "dynamic")]
 pub use walk::SchemaRules;
 

@@ -367,10 +367,3 @@ fn metadata(v: &serde_json::Value) -> Value {
         .collect();
     object(fields)
 }
-
-/// For each item of `new`, the index of the item of `old` with the same list-map key values
-/// (correlation by key, over the items' JSON as the dynamic validator and ratcheting do it).
-pub fn correlate<T: serde::Serialize>(new: &[T], old: &[T], keys: &[&str]) -> Vec<Option<usize>> {
-    let json = |items: &[T]| items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect::<Vec<_>>();
-    crate::ratchet::correlate_map_items(&json(new), &json(old), keys)
-}
