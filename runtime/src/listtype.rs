@@ -60,17 +60,27 @@ fn duplicate(path: &Path, value: BadValue) -> Issue {
 }
 
 /// The identity of a set element: scalars keep their decoded Go type, composites their
-/// canonical JSON.
-fn set_identity(v: &Value) -> String {
+/// canonical JSON. Strings are borrowed: identifying a list of scalars allocates nothing.
+#[derive(PartialEq, Eq, Hash)]
+enum Identity<'v> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(&'v str),
+    Json(String),
+}
+
+fn set_identity(v: &Value) -> Identity<'_> {
     match v {
-        Value::Null => "n".into(),
-        Value::Bool(b) => format!("b{b}"),
+        Value::Null => Identity::Null,
+        Value::Bool(b) => Identity::Bool(*b),
         Value::Number(n) => match n.as_i64() {
-            Some(i) => format!("i{i}"),
-            None => format!("f{}", n.as_f64().unwrap_or_default().to_bits()),
+            Some(i) => Identity::Int(i),
+            None => Identity::Float(n.as_f64().unwrap_or_default().to_bits()),
         },
-        Value::String(s) => format!("s{s}"),
-        composite => format!("j{}", go_json(composite)),
+        Value::String(s) => Identity::Str(s),
+        composite => Identity::Json(go_json(composite)),
     }
 }
 
@@ -79,8 +89,7 @@ pub fn check_set(items: &[Value], path: &dyn Place, out: &mut Vec<Issue>) {
     let mut seen = HashSet::new();
     let mut reported = HashSet::new();
     for (i, item) in items.iter().enumerate() {
-        let id = set_identity(item);
-        if !seen.insert(id.clone()) && reported.insert(id) {
+        if !seen.insert(set_identity(item)) && reported.insert(set_identity(item)) {
             out.push(duplicate(&path.to_path().index(i), BadValue::of(item)));
         }
     }
@@ -103,13 +112,12 @@ pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &dyn Place, o
     }
     let mut seen = HashSet::new();
     let mut reported = HashSet::new();
+    let empty = Map::new();
     for (i, item) in items.iter().enumerate() {
-        let empty = Map::new();
         let obj = item.as_object().unwrap_or(&empty);
-        // The key tuple: each key's value, or "unspecified" (not the same as null).
-        let id: Vec<String> =
-            keys.iter().map(|k| obj.get(k.as_ref()).map_or_else(|| "u".to_owned(), set_identity)).collect();
-        if !seen.insert(id.clone()) && reported.insert(id) {
+        // The key tuple: each key's value, or `None`, unspecified (not the same as null).
+        let id = || -> Vec<Option<Identity>> { keys.iter().map(|k| obj.get(k.as_ref()).map(set_identity)).collect() };
+        if !seen.insert(id()) && reported.insert(id()) {
             let shown: Map<String, Value> =
                 keys.iter().filter_map(|k| obj.get(k.as_ref()).map(|v| (k.as_ref().to_owned(), v.clone()))).collect();
             out.push(duplicate(&path.to_path().index(i), BadValue::Json(go_json(&Value::Object(shown)))));
