@@ -272,6 +272,11 @@ fn field_checks(f: &Field) -> TokenStream {
             enum_check(&json.value(), &quote!(&__path.property(#name)), &quote!(&::kubeskema::serde_json::Value::Null));
         quote!(if #is_null #check)
     });
+    // A primitive's own `validate_at` does nothing: a field of one with no constraints
+    // expands to nothing (most fields of a generated type are such strings and numbers).
+    if checks.is_empty() && null_enum.is_none() && holds_primitives(f.value_ty) {
+        return TokenStream::new();
+    }
     quote! {
         #null_enum
         if let ::core::option::Option::Some(__v) = #access {
@@ -279,6 +284,24 @@ fn field_checks(f: &Field) -> TokenStream {
             #checks
             ::kubeskema::Validate::validate_at(__v, &__p, __issues);
         }
+    }
+}
+
+/// Whether `ty` is a primitive (`String`, `bool`, `i32`, `i64`, `f64`) or a `Vec`, `Option`
+/// or map of them: a value whose `Validate` finds nothing by itself.
+fn holds_primitives(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    if p.qself.is_some() {
+        return false;
+    }
+    match &last.arguments {
+        syn::PathArguments::None => ["String", "bool", "i32", "i64", "f64"].iter().any(|t| last.ident == t),
+        syn::PathArguments::AngleBracketed(_) => {
+            ["Vec", "Option", "BTreeMap"].iter().any(|c| last.ident == c)
+                && generic_arg(ty, &last.ident.to_string()).is_some_and(holds_primitives)
+        }
+        syn::PathArguments::Parenthesized(_) => false,
     }
 }
 
