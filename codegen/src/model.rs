@@ -136,9 +136,7 @@ pub const BOX_ABOVE_BYTES: usize = 256;
 /// Marks the fields whose struct is larger than [`BOX_ABOVE_BYTES`] as boxed.
 fn box_large_fields(types: &mut [TypeDef]) {
     let mut sizes = vec![None; types.len()];
-    let large: Vec<bool> = (0..types.len())
-        .map(|id| matches!(types[id], TypeDef::Struct(_)) && type_size(types, id, &mut sizes) > BOX_ABOVE_BYTES)
-        .collect();
+    let large: Vec<bool> = (0..types.len()).map(|id| boxed(types, id, &mut sizes)).collect();
     for def in types.iter_mut() {
         // A resource keeps its `spec` and `status` inline, in the shape kube-rs gives them
         // (`HasSpec`); what is large inside them is boxed there.
@@ -188,11 +186,14 @@ fn ty_size(types: &[TypeDef], ty: &Ty, sizes: &mut Vec<Option<usize>>) -> usize 
         Ty::ObjectMeta => 344,
         Ty::Condition | Ty::ObjectReference => 200,
         Ty::Option(inner) => ty_size(types, inner, sizes) + 8,
-        Ty::Named(id) => match type_size(types, *id, sizes) {
-            size if size > BOX_ABOVE_BYTES && matches!(types[*id], TypeDef::Struct(_)) => 8,
-            size => size,
-        },
+        Ty::Named(id) if boxed(types, *id, sizes) => 8,
+        Ty::Named(id) => type_size(types, *id, sizes),
     }
+}
+
+/// Whether a field holding type `id` holds it in a `Box`: a struct above [`BOX_ABOVE_BYTES`].
+fn boxed(types: &[TypeDef], id: TypeId, sizes: &mut Vec<Option<usize>>) -> bool {
+    matches!(types[id], TypeDef::Struct(_)) && type_size(types, id, sizes) > BOX_ABOVE_BYTES
 }
 
 /// A `oneOf`/`anyOf` whose branches each require one property: the typed view of which

@@ -306,13 +306,13 @@ fn holds_primitives(ty: &Type) -> bool {
 }
 
 /// A node's numeric keywords, from its attributes.
-pub struct Numbers {
-    pub multiple_of: Option<f64>,
-    pub maximum: Option<f64>,
-    pub exclusive_maximum: bool,
-    pub minimum: Option<f64>,
-    pub exclusive_minimum: bool,
-    pub format: String,
+struct Numbers {
+    multiple_of: Option<f64>,
+    maximum: Option<f64>,
+    exclusive_maximum: bool,
+    minimum: Option<f64>,
+    exclusive_minimum: bool,
+    format: String,
 }
 
 impl Numbers {
@@ -333,7 +333,7 @@ impl Numbers {
 
     /// A `NumberRules` expression when there is a bound, or a format whose range a value of
     /// its type may leave (`int32`, `float`); `number_type` is the node's numeric type.
-    pub fn rules(&self, number_type: TokenStream) -> Option<TokenStream> {
+    fn rules(&self, number_type: TokenStream) -> Option<TokenStream> {
         let kw = quote!(::kubeskema::keywords);
         let some = |n: Option<f64>| match n.map(Literal::f64_unsuffixed) {
             Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -377,7 +377,7 @@ pub(crate) fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
 
 /// maxLength → minLength → pattern over `__s: &str` at `path` (a `&At` expression): an
 /// `Option<Issue>` expression with the first failure only, as kube-openapi reports strings.
-pub fn first_string_failure(
+fn first_string_failure(
     max: Option<u64>,
     min: Option<u64>,
     pattern: Option<&str>,
@@ -404,7 +404,7 @@ pub fn first_string_failure(
 
 /// The `enum` check of `value` at `path` (a `&At` expression) against allowed values
 /// given as JSON, parsed once.
-pub fn enum_check(json: &str, path: &TokenStream, value: &TokenStream) -> TokenStream {
+fn enum_check(json: &str, path: &TokenStream, value: &TokenStream) -> TokenStream {
     quote! {{
         static __ALLOWED: ::kubeskema::__private::Allowed = ::kubeskema::__private::Allowed::new(#json);
         __issues.extend(__ALLOWED.check(#path, #value));
