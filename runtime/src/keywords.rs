@@ -179,15 +179,17 @@ fn too_few(path: &dyn Place, keyword: &'static str, len: usize, min: u64, what: 
 
 /// `maximum` with `exclusiveMaximum`.
 pub fn maximum(path: &dyn Place, value: Num, max: Bound, exclusive: bool) -> Option<Issue> {
-    let (fails, shown) = match value {
+    // The bound is written out only for a failure: this runs on every number.
+    let (fails, shown): (bool, fn(Bound) -> String) = match value {
         Num::Int(v) => {
             let m = max.truncated();
-            (if exclusive { v >= m } else { v > m }, m.to_string())
+            (if exclusive { v >= m } else { v > m }, |b| b.truncated().to_string())
         }
-        Num::Float(v) => (if exclusive { v >= max.value } else { v > max.value }, go_float(max.value)),
+        Num::Float(v) => (if exclusive { v >= max.value } else { v > max.value }, |b| go_float(b.value)),
     };
     let phrase = if exclusive { "less than" } else { "less than or equal to" };
     fails.then(|| {
+        let shown = shown(max);
         Issue::new(
             ErrorType::Invalid,
             path,
@@ -200,15 +202,17 @@ pub fn maximum(path: &dyn Place, value: Num, max: Bound, exclusive: bool) -> Opt
 
 /// `minimum` with `exclusiveMinimum`.
 pub fn minimum(path: &dyn Place, value: Num, min: Bound, exclusive: bool) -> Option<Issue> {
-    let (fails, shown) = match value {
+    // The bound is written out only for a failure: this runs on every number.
+    let (fails, shown): (bool, fn(Bound) -> String) = match value {
         Num::Int(v) => {
             let m = min.truncated();
-            (if exclusive { v <= m } else { v < m }, m.to_string())
+            (if exclusive { v <= m } else { v < m }, |b| b.truncated().to_string())
         }
-        Num::Float(v) => (if exclusive { v <= min.value } else { v < min.value }, go_float(min.value)),
+        Num::Float(v) => (if exclusive { v <= min.value } else { v < min.value }, |b| go_float(b.value)),
     };
     let phrase = if exclusive { "greater than" } else { "greater than or equal to" };
     fails.then(|| {
+        let shown = shown(min);
         Issue::new(
             ErrorType::Invalid,
             path,
