@@ -10,23 +10,41 @@ use crate::model::{Body, Container, Field, Shape, Variant, VariantValue};
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
-    let (decode, fields_impl) = match &c.data {
-        Body::Struct(fields) => {
-            (quote! { ::kubeskema::decode::decode_struct(__d, __cx, __at) }, expand_fields(c, fields))
+    let (method, fields_impl) = match &c.data {
+        // A struct is written into its place (it can be large); an enum is returned.
+        Body::Struct(fields) => (
+            quote! {
+                #[inline]
+                fn decode_into<'de, __D: _serde::Deserializer<'de>>(
+                    __d: __D,
+                    __cx: &mut ::kubeskema::decode::Cx<'_>,
+                    __at: &::kubeskema::decode::At<'_>,
+                    __out: &mut ::core::option::Option<Self>,
+                ) -> ::core::result::Result<(), __D::Error> {
+                    ::kubeskema::decode::decode_struct(__d, __cx, __at, __out)
+                }
+            },
+            expand_fields(c, fields),
+        ),
+        Body::Enum(variants) => {
+            let decode = expand_enum(c, variants);
+            let method = quote! {
+                fn decode<'de, __D: _serde::Deserializer<'de>>(
+                    __d: __D,
+                    __cx: &mut ::kubeskema::decode::Cx<'_>,
+                    __at: &::kubeskema::decode::At<'_>,
+                ) -> ::core::result::Result<::core::option::Option<Self>, __D::Error> {
+                    #decode
+                }
+            };
+            (method, quote! {})
         }
-        Body::Enum(variants) => (expand_enum(c, variants), quote! {}),
     };
     quote! {
         #fields_impl
         #[automatically_derived]
         impl ::kubeskema::decode::Decode for #ident {
-            fn decode<'de, __D: _serde::Deserializer<'de>>(
-                __d: __D,
-                __cx: &mut ::kubeskema::decode::Cx<'_>,
-                __at: &::kubeskema::decode::At<'_>,
-            ) -> ::core::result::Result<::core::option::Option<Self>, __D::Error> {
-                #decode
-            }
+            #method
         }
     }
 }
@@ -39,7 +57,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     let indexes = 0..named.len();
     let slots = named.iter().zip(&tags).map(|(f, tag)| {
         let ty = f.value_ty;
-        quote! { let mut #tag: ::kubeskema::decode::Slot<#ty> = ::kubeskema::decode::Slot::Absent; }
+        quote! { let mut #tag: ::kubeskema::decode::Slot<#ty> = ::kubeskema::decode::Slot::ABSENT; }
     });
     let reads = named.iter().zip(&tags).enumerate().map(|(i, (f, tag))| {
         let name = &f.json_name;
@@ -79,9 +97,9 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         };
         quote! { let #tag = #call; }
     });
-    let usable = (!named.is_empty()).then(|| {
-        let somes = tags.iter().map(|t| quote! { ::core::option::Option::Some(#t) });
-        quote! { let (#(#somes,)*) = (#(#tags,)*) else { return ::core::result::Result::Ok(::core::option::Option::None) }; }
+    // One `let-else` per field, not a tuple of all: a tuple is one more copy of the struct.
+    let usable = tags.iter().map(|t| {
+        quote! { let ::core::option::Option::Some(#t) = #t else { return ::core::result::Result::Ok(()) }; }
     });
     let inits = crate::de::inits(fields, &tags, &format_ident!("__kept"));
     quote! {
@@ -91,7 +109,8 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 mut __map: __A,
                 __cx: &mut ::kubeskema::decode::Cx<'_>,
                 __at: &::kubeskema::decode::At<'_>,
-            ) -> ::core::result::Result<::core::option::Option<Self>, __A::Error> {
+                __out: &mut ::core::option::Option<Self>,
+            ) -> ::core::result::Result<(), __A::Error> {
                 fn __index(__name: &str) -> ::core::option::Option<usize> {
                     match __name {
                         #(#names => ::core::option::Option::Some(#indexes),)*
@@ -112,8 +131,9 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                     }
                 }
                 #(#finishes)*
-                #usable
-                ::core::result::Result::Ok(::core::option::Option::Some(#ident { #(#inits,)* }))
+                #(#usable)*
+                *__out = ::core::option::Option::Some(#ident { #(#inits,)* });
+                ::core::result::Result::Ok(())
             }
         }
     }

@@ -325,28 +325,46 @@ pub fn duplicate_issue(pointer: &str) -> Issue {
 /// A type that reads itself from any serde [`Deserializer`], recording problems in `cx`.
 /// `Ok(None)`: the value is unusable and an issue says why. `Err`: the input itself is broken
 /// (not JSON), and reading stops.
+///
+/// Implement one of the two methods: leaves return their value ([`Decode::decode`]); structs
+/// write theirs into the caller's place ([`Decode::decode_into`]), so a large struct is built
+/// where it is kept instead of being moved through every layer of the read on its way up.
 pub trait Decode: Sized {
     /// Reads one value sitting at `at`.
-    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error>;
-}
+    #[inline]
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        let mut out = None;
+        Self::decode_into(d, cx, at, &mut out)?;
+        Ok(out)
+    }
 
-/// A [`DeserializeSeed`] carrying the read's state to a [`Decode`] type.
-pub struct Seed<'c, 'o, 'a, 'b, T> {
-    cx: &'c mut Cx<'o>,
-    at: &'b At<'a>,
-    ty: PhantomData<T>,
-}
-
-impl<'c, 'o, 'a, 'b, T> Seed<'c, 'o, 'a, 'b, T> {
-    fn new(cx: &'c mut Cx<'o>, at: &'b At<'a>) -> Self {
-        Seed { cx, at, ty: PhantomData }
+    /// Reads one value sitting at `at` into `out`, which is `None` when called and stays
+    /// `None` when the value is unusable.
+    #[inline]
+    fn decode_into<'de, D: Deserializer<'de>>(
+        d: D,
+        cx: &mut Cx<'_>,
+        at: &At<'_>,
+        out: &mut Option<Self>,
+    ) -> Result<(), D::Error> {
+        *out = Self::decode(d, cx, at)?;
+        Ok(())
     }
 }
 
-impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, '_, '_, T> {
-    type Value = Option<T>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
-        T::decode(d, self.cx, self.at)
+/// A [`DeserializeSeed`] carrying the read's state to a [`Decode`] type and the place its
+/// value goes (`None` when called).
+pub struct Seed<'c, 'o, 'a, 'b, 's, T> {
+    cx: &'c mut Cx<'o>,
+    at: &'b At<'a>,
+    out: &'s mut Option<T>,
+}
+
+impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, '_, '_, '_, T> {
+    type Value = ();
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        T::decode_into(d, self.cx, self.at, self.out)
     }
 }
 
@@ -358,49 +376,49 @@ macro_rules! refuse {
     (@bool $e:literal) => {
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
             self.cx.type_mismatch(self.at, "boolean", $e);
-            Ok(None)
+            Ok(Default::default())
         }
     };
     (@int $e:literal) => {
         fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
             self.cx.type_mismatch(self.at, "integer", $e);
-            Ok(None)
+            Ok(Default::default())
         }
         fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
             self.cx.type_mismatch(self.at, "integer", $e);
-            Ok(None)
+            Ok(Default::default())
         }
     };
     (@float $e:literal) => {
         fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
             self.cx.type_mismatch(self.at, Scalar::Float(v).kind(), $e);
-            Ok(None)
+            Ok(Default::default())
         }
     };
     (@str $e:literal) => {
         fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
             self.cx.type_mismatch(self.at, "string", $e);
-            Ok(None)
+            Ok(Default::default())
         }
     };
     (@null $e:literal) => {
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
             self.cx.type_mismatch(self.at, "null", $e);
-            Ok(None)
+            Ok(Default::default())
         }
     };
     (@seq $e:literal) => {
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             self.cx.type_mismatch(self.at, "array", $e);
-            Ok(None)
+            Ok(Default::default())
         }
     };
     (@map $e:literal) => {
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             self.cx.type_mismatch(self.at, "object", $e);
-            Ok(None)
+            Ok(Default::default())
         }
     };
 }
@@ -713,13 +731,17 @@ impl Decode for ObjectMeta {
 }
 
 impl<T: Decode> Decode for Box<T> {
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-        Ok(T::decode(d, cx, at)?.map(Box::new))
+        let mut out = None;
+        T::decode_into(d, cx, at, &mut out)?;
+        Ok(out.map(Box::new))
     }
 }
 
 /// `null` is `Some(None)`; anything else is read as `T`.
 impl<T: Decode> Decode for Option<T> {
+    #[inline]
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
         struct OptionVisitor<'c, 'o, 'a, 'b, T> {
             cx: &'c mut Cx<'o>,
@@ -737,8 +759,11 @@ impl<T: Decode> Decode for Option<T> {
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
                 Ok(Some(None))
             }
+            #[inline]
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                Ok(T::decode(d, self.cx, self.at)?.map(Some))
+                let mut out = None;
+                T::decode_into(d, self.cx, self.at, &mut out)?;
+                Ok(out.map(Some))
             }
         }
         d.deserialize_option(OptionVisitor { cx, at, ty: PhantomData })
@@ -760,14 +785,17 @@ impl<T: Decode> Decode for Vec<T> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
                 let mut usable = true;
+                let mut item = None;
                 for i in 0.. {
                     let here = self.at.index(i);
-                    match seq.next_element_seed(Seed::<T>::new(self.cx, &here))? {
-                        None => break,
-                        Some(Some(item)) => items.push(item),
+                    if seq.next_element_seed(Seed { cx: self.cx, at: &here, out: &mut item })?.is_none() {
+                        break;
+                    }
+                    match item.take() {
+                        Some(item) => items.push(item),
                         // One unusable item makes the list unusable; the rest is still read
                         // and checked.
-                        Some(None) => usable = false,
+                        None => usable = false,
                     }
                 }
                 Ok(usable.then_some(items))
@@ -799,7 +827,9 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
                         map.next_value::<IgnoredAny>()?;
                         continue;
                     }
-                    match map.next_value_seed(Seed::<T>::new(self.cx, &here))? {
+                    let mut value = None;
+                    map.next_value_seed(Seed { cx: self.cx, at: &here, out: &mut value })?;
+                    match value {
                         Some(v) => {
                             out.insert(key, v);
                         }
@@ -830,32 +860,41 @@ fn unknown_key(cx: &mut Cx<'_>, at: &At<'_>, key: &str, value: Value) {
 #[doc(hidden)]
 pub trait DecodeFields: Sized {
     /// The name the type has in type errors: `object`.
-    fn decode_fields<'de, A: MapAccess<'de>>(map: A, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, A::Error>;
+    /// Reads the fields and, when the struct is usable, writes it into `out`.
+    fn decode_fields<'de, A: MapAccess<'de>>(
+        map: A,
+        cx: &mut Cx<'_>,
+        at: &At<'_>,
+        out: &mut Option<Self>,
+    ) -> Result<(), A::Error>;
 }
 
 /// Reads a struct: an object goes to its fields, anything else is a type error.
 #[doc(hidden)]
+#[inline]
 pub fn decode_struct<'de, D: Deserializer<'de>, T: DecodeFields>(
     d: D,
     cx: &mut Cx<'_>,
     at: &At<'_>,
-) -> Result<Option<T>, D::Error> {
-    struct StructVisitor<'c, 'o, 'a, 'b, T> {
+    out: &mut Option<T>,
+) -> Result<(), D::Error> {
+    struct StructVisitor<'c, 'o, 'a, 'b, 's, T> {
         cx: &'c mut Cx<'o>,
         at: &'b At<'a>,
-        ty: PhantomData<T>,
+        out: &'s mut Option<T>,
     }
-    impl<'de, T: DecodeFields> Visitor<'de> for StructVisitor<'_, '_, '_, '_, T> {
-        type Value = Option<T>;
+    impl<'de, T: DecodeFields> Visitor<'de> for StructVisitor<'_, '_, '_, '_, '_, T> {
+        type Value = ();
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("an object")
         }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            T::decode_fields(map, self.cx, self.at)
+        #[inline]
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+            T::decode_fields(map, self.cx, self.at, self.out)
         }
         refuse!("object"; bool int float str null seq);
     }
-    d.deserialize_any(StructVisitor { cx, at, ty: PhantomData })
+    d.deserialize_any(StructVisitor { cx, at, out })
 }
 
 /// One key of a struct's object: a field's index, or a name no field has.
@@ -889,32 +928,75 @@ impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for FieldKeySeed<F> {
     }
 }
 
-/// What one field of a struct holds while its object is read.
+/// What one field of a struct holds while its object is read: how the key was seen, and the
+/// value, read in place.
 #[doc(hidden)]
-pub enum Slot<T> {
+pub struct Slot<T> {
+    seen: Seen,
+    value: Option<T>,
+}
+
+/// How a field's key was seen.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
     /// Not seen.
     Absent,
     /// Seen as `null`.
     Null,
     /// Seen with a usable value.
-    Value(T),
+    Value,
     /// Seen with an unusable value (an issue says why).
     Bad,
 }
 
 impl<T> Slot<T> {
+    /// A field not seen (yet).
+    pub const ABSENT: Slot<T> = Slot { seen: Seen::Absent, value: None };
+
     fn map<U>(self, f: impl FnOnce(T) -> U) -> Slot<U> {
-        match self {
-            Slot::Absent => Slot::Absent,
-            Slot::Null => Slot::Null,
-            Slot::Value(v) => Slot::Value(f(v)),
-            Slot::Bad => Slot::Bad,
-        }
+        Slot { seen: self.seen, value: self.value.map(f) }
+    }
+}
+
+/// Reads a field's value (or `null`) into its slot.
+struct FieldSeed<'c, 'o, 'a, 'b, 's, T> {
+    cx: &'c mut Cx<'o>,
+    at: &'b At<'a>,
+    slot: &'s mut Slot<T>,
+}
+
+impl<'de, T: Decode> DeserializeSeed<'de> for FieldSeed<'_, '_, '_, '_, '_, T> {
+    type Value = ();
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, T: Decode> Visitor<'de> for FieldSeed<'_, '_, '_, '_, '_, T> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value or null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.slot.seen = Seen::Null;
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.slot.seen = Seen::Null;
+        Ok(())
+    }
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        T::decode_into(d, self.cx, self.at, &mut self.slot.value)?;
+        self.slot.seen = if self.slot.value.is_some() { Seen::Value } else { Seen::Bad };
+        Ok(())
     }
 }
 
 /// Reads the value of field `name` into its slot, minding duplicate keys.
 #[doc(hidden)]
+#[inline]
 pub fn field<'de, A: MapAccess<'de>, T: Decode>(
     map: &mut A,
     cx: &mut Cx<'_>,
@@ -923,16 +1005,14 @@ pub fn field<'de, A: MapAccess<'de>, T: Decode>(
     slot: &mut Slot<T>,
 ) -> Result<(), A::Error> {
     let here = at.property(name);
-    if !matches!(slot, Slot::Absent) && !cx.take_duplicate(&here) {
-        map.next_value::<IgnoredAny>()?;
-        return Ok(());
+    if slot.seen != Seen::Absent {
+        if !cx.take_duplicate(&here) {
+            map.next_value::<IgnoredAny>()?;
+            return Ok(());
+        }
+        *slot = Slot::ABSENT;
     }
-    *slot = match map.next_value_seed(Seed::<Option<T>>::new(cx, &here))? {
-        Some(Some(v)) => Slot::Value(v),
-        Some(None) => Slot::Null,
-        None => Slot::Bad,
-    };
-    Ok(())
+    map.next_value_seed(FieldSeed { cx, at: &here, slot })
 }
 
 /// [`field`] for a field with a `format`: its type errors name the format, as the apiserver's do.
@@ -987,22 +1067,57 @@ pub fn kept_field<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
+/// What a slot without a usable value saw.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Missing {
+    Absent,
+    Null,
+    Bad,
+}
+
+impl<T> Slot<T> {
+    /// The value, or what was seen instead.
+    #[inline]
+    fn take(self) -> Result<T, Missing> {
+        match (self.value, self.seen) {
+            (Some(v), _) => Ok(v),
+            (None, Seen::Null) => Err(Missing::Null),
+            (None, Seen::Bad) => Err(Missing::Bad),
+            (None, Seen::Absent | Seen::Value) => Err(Missing::Absent),
+        }
+    }
+}
+
+// The finishers below are inlined into every struct's read with only the given-value case;
+// the rest (issues, defaults, presence) is outlined and cold, so a valid document's read
+// moves each value once.
+
 /// A field that must be given (`null` reads as absent, as after null pruning).
 /// `None`: the struct is unusable.
 #[doc(hidden)]
+#[inline]
 pub fn required<T>(slot: Slot<T>, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) -> Option<T> {
-    match slot {
-        Slot::Value(v) => Some(v),
-        Slot::Bad => None,
-        absent => {
-            record_absence(cx, at, name, &absent);
-            cx.issues.push(keywords::required(&at.to_path(), name));
+    match slot.take() {
+        Ok(v) => Some(v),
+        Err(missing) => {
+            required_missing(missing, cx, at, name);
             None
         }
     }
 }
 
+#[cold]
+#[inline(never)]
+fn required_missing(missing: Missing, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) {
+    if missing != Missing::Bad {
+        record_absence(cx, at, name, missing);
+        cx.issues.push(keywords::required(&at.to_path(), name));
+    }
+}
+
 /// The default of field `name` for a place where it applies.
+#[cold]
+#[inline(never)]
 fn default_of<T: serde::de::DeserializeOwned>(
     cx: &mut Cx<'_>,
     at: &At<'_>,
@@ -1013,7 +1128,7 @@ fn default_of<T: serde::de::DeserializeOwned>(
     if cx.options.presence || cx.options.defaults != Defaults::Apply {
         cx.record(&here, Presence::Defaulted(json.to_owned()));
     }
-    match serde_json::from_str(json) {
+    match crate::__private::parse_default(json) {
         Ok(v) => Some(v),
         Err(e) => {
             let detail = format!("the default {json} does not fit the field's type: {e}");
@@ -1023,9 +1138,9 @@ fn default_of<T: serde::de::DeserializeOwned>(
     }
 }
 
-fn record_absence<T>(cx: &mut Cx<'_>, at: &At<'_>, name: &'static str, slot: &Slot<T>) {
+fn record_absence(cx: &mut Cx<'_>, at: &At<'_>, name: &'static str, missing: Missing) {
     if cx.options.presence {
-        let p = if matches!(slot, Slot::Null) { Presence::Null } else { Presence::Missing };
+        let p = if missing == Missing::Null { Presence::Null } else { Presence::Missing };
         cx.record(&at.property(name), p);
     }
 }
@@ -1033,6 +1148,7 @@ fn record_absence<T>(cx: &mut Cx<'_>, at: &At<'_>, name: &'static str, slot: &Sl
 /// A non-`Option` field with a default: absent and `null` take it (whatever the defaults
 /// option: the type needs a value).
 #[doc(hidden)]
+#[inline]
 pub fn defaulted<T: serde::de::DeserializeOwned>(
     slot: Slot<T>,
     cx: &mut Cx<'_>,
@@ -1040,16 +1156,17 @@ pub fn defaulted<T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: &str,
 ) -> Option<T> {
-    match slot {
-        Slot::Value(v) => Some(v),
-        Slot::Bad => None,
-        Slot::Absent | Slot::Null => default_of(cx, at, name, default),
+    match slot.take() {
+        Ok(v) => Some(v),
+        Err(Missing::Bad) => None,
+        Err(Missing::Absent | Missing::Null) => default_of(cx, at, name, default),
     }
 }
 
 /// An `Option` field: absent, `null` and unusable read as `None`, or as the default when it
 /// has one and defaults apply.
 #[doc(hidden)]
+#[inline]
 pub fn optional<T: serde::de::DeserializeOwned>(
     slot: Slot<T>,
     cx: &mut Cx<'_>,
@@ -1057,19 +1174,32 @@ pub fn optional<T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: Option<&str>,
 ) -> Option<Option<T>> {
-    match slot {
-        Slot::Value(v) => Some(Some(v)),
-        Slot::Bad => {
+    match slot.take() {
+        Ok(v) => Some(Some(v)),
+        Err(Missing::Absent) if default.is_none() && !cx.options.presence => Some(None),
+        Err(missing) => optional_missing(missing, cx, at, name, default),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn optional_missing<T: serde::de::DeserializeOwned>(
+    missing: Missing,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    default: Option<&str>,
+) -> Option<Option<T>> {
+    match (missing, default) {
+        (Missing::Bad, _) => {
             cx.unread.push(at.property(name).to_path().pointer());
             Some(None)
         }
-        absent => match default {
-            Some(json) if cx.options.defaults != Defaults::Ignore => Some(Some(default_of(cx, at, name, json)?)),
-            _ => {
-                record_absence(cx, at, name, &absent);
-                Some(None)
-            }
-        },
+        (_, Some(json)) if cx.options.defaults != Defaults::Ignore => Some(Some(default_of(cx, at, name, json)?)),
+        _ => {
+            record_absence(cx, at, name, missing);
+            Some(None)
+        }
     }
 }
 
@@ -1083,8 +1213,8 @@ pub fn nullable<T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: Option<&str>,
 ) -> Option<Option<T>> {
-    if let Slot::Null = slot {
-        record_absence(cx, at, name, &slot);
+    if slot.seen == Seen::Null {
+        record_absence(cx, at, name, Missing::Null);
         return Some(None);
     }
     match default {
@@ -1103,8 +1233,8 @@ pub fn maybe_null<T: serde::de::DeserializeOwned>(
     name: &'static str,
     default: Option<&str>,
 ) -> Option<Option<Option<T>>> {
-    if let Slot::Null = slot {
-        record_absence(cx, at, name, &slot);
+    if slot.seen == Seen::Null {
+        record_absence(cx, at, name, Missing::Null);
         return Some(Some(None));
     }
     optional(slot.map(Some), cx, at, name, default)
