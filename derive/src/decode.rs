@@ -78,6 +78,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         ),
         None => (quote! {}, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k)? }),
     };
+    // Every finisher runs (each records what is missing), then the values move once.
     let finishes = named.iter().zip(&tags).map(|(f, tag)| {
         let name = &f.json_name;
         let default = match &f.default {
@@ -85,21 +86,26 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             None => quote! { ::core::option::Option::None },
         };
         let call = match f.shape {
-            Shape::Required => quote! { ::kubeskema::decode::required(#tag, __cx, __at, #name) },
+            Shape::Required => quote! { ::kubeskema::decode::required(&mut #tag, __cx, __at, #name) },
             Shape::Defaulted => {
                 let json = f.default.as_deref().unwrap_or("null");
-                quote! { ::kubeskema::decode::defaulted(#tag, __cx, __at, #name, #json) }
+                quote! { ::kubeskema::decode::defaulted(&mut #tag, __cx, __at, #name, #json) }
             }
-            Shape::Optional => quote! { ::kubeskema::decode::optional(#tag, __cx, __at, #name, #default) },
-            Shape::Nullable => quote! { ::kubeskema::decode::nullable(#tag, __cx, __at, #name, #default) },
-            Shape::MaybeNull => quote! { ::kubeskema::decode::maybe_null(#tag, __cx, __at, #name, #default) },
+            Shape::Optional => quote! { ::kubeskema::decode::optional(&mut #tag, __cx, __at, #name, #default) },
+            Shape::Nullable => quote! { ::kubeskema::decode::nullable(&mut #tag, __cx, __at, #name, #default) },
+            Shape::MaybeNull => quote! { ::kubeskema::decode::maybe_null(&mut #tag, __cx, __at, #name, #default) },
             Shape::UnknownFields => unreachable!("invariant: the unknown-fields map has no slot"),
         };
-        quote! { let #tag = #call; }
+        quote! { __usable &= #call; }
     });
-    // One `let-else` per field, not a tuple of all: a tuple is one more copy of the struct.
-    let usable = tags.iter().map(|t| {
-        quote! { let ::core::option::Option::Some(#t) = #t else { return ::core::result::Result::Ok(()) }; }
+    let values = named.iter().zip(&tags).map(|(f, tag)| match f.shape {
+        // Checked by the finisher: the `else` is never taken.
+        Shape::Required | Shape::Defaulted => quote! {
+            let ::core::option::Option::Some(#tag) = #tag.value() else { return ::core::result::Result::Ok(()) };
+        },
+        Shape::Optional | Shape::Nullable => quote! { let #tag = #tag.value(); },
+        Shape::MaybeNull => quote! { let #tag = #tag.maybe_null(); },
+        Shape::UnknownFields => unreachable!("invariant: the unknown-fields map has no slot"),
     });
     let inits = crate::de::inits(fields, &tags, &format_ident!("__kept"));
     quote! {
@@ -130,8 +136,12 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                         ::kubeskema::decode::FieldKey::Unknown(__k) => #other,
                     }
                 }
+                let mut __usable = true;
                 #(#finishes)*
-                #(#usable)*
+                if !__usable {
+                    return ::core::result::Result::Ok(());
+                }
+                #(#values)*
                 *__out = ::core::option::Option::Some(#ident { #(#inits,)* });
                 ::core::result::Result::Ok(())
             }

@@ -952,10 +952,6 @@ enum Seen {
 impl<T> Slot<T> {
     /// A field not seen (yet).
     pub const ABSENT: Slot<T> = Slot { seen: Seen::Absent, value: None };
-
-    fn map<U>(self, f: impl FnOnce(T) -> U) -> Slot<U> {
-        Slot { seen: self.seen, value: self.value.map(f) }
-    }
 }
 
 /// Reads a field's value (or `null`) into its slot.
@@ -1076,43 +1072,56 @@ enum Missing {
 }
 
 impl<T> Slot<T> {
-    /// The value, or what was seen instead.
+    /// What was seen instead of a value (when there is none).
+    fn missing(&self) -> Missing {
+        match self.seen {
+            Seen::Null => Missing::Null,
+            Seen::Bad => Missing::Bad,
+            Seen::Absent | Seen::Value => Missing::Absent,
+        }
+    }
+
+    /// The finished value of a required, defaulted, optional or nullable field.
+    #[doc(hidden)]
     #[inline]
-    fn take(self) -> Result<T, Missing> {
+    pub fn value(self) -> Option<T> {
+        self.value
+    }
+
+    /// The finished value of a nullable optional field: `None` absent, `Some(None)` null.
+    #[doc(hidden)]
+    #[inline]
+    pub fn maybe_null(self) -> Option<Option<T>> {
         match (self.value, self.seen) {
-            (Some(v), _) => Ok(v),
-            (None, Seen::Null) => Err(Missing::Null),
-            (None, Seen::Bad) => Err(Missing::Bad),
-            (None, Seen::Absent | Seen::Value) => Err(Missing::Absent),
+            (Some(v), _) => Some(Some(v)),
+            (None, Seen::Null) => Some(None),
+            (None, _) => None,
         }
     }
 }
 
-// The finishers below are inlined into every struct's read with only the given-value case;
-// the rest (issues, defaults, presence) is outlined and cold, so a valid document's read
-// moves each value once.
+// Finishing a struct's read is two steps. First each field's finisher below looks at its slot
+// in place: it records what is missing, fills defaults, and says whether the struct is still
+// usable. Only then are the values moved, once, from the slots into the struct. The finishers
+// are inlined with only the given-value case; the rest (issues, defaults, presence) is
+// outlined and cold.
 
 /// A field that must be given (`null` reads as absent, as after null pruning).
-/// `None`: the struct is unusable.
+/// `false`: the struct is unusable.
 #[doc(hidden)]
 #[inline]
-pub fn required<T>(slot: Slot<T>, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) -> Option<T> {
-    match slot.take() {
-        Ok(v) => Some(v),
-        Err(missing) => {
-            required_missing(missing, cx, at, name);
-            None
-        }
-    }
+pub fn required<T>(slot: &mut Slot<T>, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) -> bool {
+    slot.value.is_some() || required_missing(slot.missing(), cx, at, name)
 }
 
 #[cold]
 #[inline(never)]
-fn required_missing(missing: Missing, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) {
+fn required_missing(missing: Missing, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) -> bool {
     if missing != Missing::Bad {
         record_absence(cx, at, name, missing);
         cx.issues.push(keywords::required(&at.to_path(), name));
     }
+    false
 }
 
 /// The default of field `name` for a place where it applies.
@@ -1150,17 +1159,20 @@ fn record_absence(cx: &mut Cx<'_>, at: &At<'_>, name: &'static str, missing: Mis
 #[doc(hidden)]
 #[inline]
 pub fn defaulted<T: serde::de::DeserializeOwned>(
-    slot: Slot<T>,
+    slot: &mut Slot<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: &str,
-) -> Option<T> {
-    match slot.take() {
-        Ok(v) => Some(v),
-        Err(Missing::Bad) => None,
-        Err(Missing::Absent | Missing::Null) => default_of(cx, at, name, default),
+) -> bool {
+    if slot.value.is_some() {
+        return true;
     }
+    if slot.missing() == Missing::Bad {
+        return false;
+    }
+    slot.value = default_of(cx, at, name, default);
+    slot.value.is_some()
 }
 
 /// An `Option` field: absent, `null` and unusable read as `None`, or as the default when it
@@ -1168,37 +1180,37 @@ pub fn defaulted<T: serde::de::DeserializeOwned>(
 #[doc(hidden)]
 #[inline]
 pub fn optional<T: serde::de::DeserializeOwned>(
-    slot: Slot<T>,
+    slot: &mut Slot<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
-) -> Option<Option<T>> {
-    match slot.take() {
-        Ok(v) => Some(Some(v)),
-        Err(Missing::Absent) if default.is_none() && !cx.options.presence => Some(None),
-        Err(missing) => optional_missing(missing, cx, at, name, default),
-    }
+) -> bool {
+    let plainly_absent = slot.seen == Seen::Absent && default.is_none() && !cx.options.presence;
+    slot.value.is_some() || plainly_absent || optional_missing(slot, cx, at, name, default)
 }
 
 #[cold]
 #[inline(never)]
 fn optional_missing<T: serde::de::DeserializeOwned>(
-    missing: Missing,
+    slot: &mut Slot<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
-) -> Option<Option<T>> {
-    match (missing, default) {
+) -> bool {
+    match (slot.missing(), default) {
         (Missing::Bad, _) => {
             cx.unread.push(at.property(name).to_path().pointer());
-            Some(None)
+            true
         }
-        (_, Some(json)) if cx.options.defaults != Defaults::Ignore => Some(Some(default_of(cx, at, name, json)?)),
-        _ => {
+        (_, Some(json)) if cx.options.defaults != Defaults::Ignore => {
+            slot.value = default_of(cx, at, name, json);
+            slot.value.is_some()
+        }
+        (missing, _) => {
             record_absence(cx, at, name, missing);
-            Some(None)
+            true
         }
     }
 }
@@ -1207,35 +1219,66 @@ fn optional_missing<T: serde::de::DeserializeOwned>(
 /// `None`; otherwise it reads as a required or defaulted field of type `Option<T>`.
 #[doc(hidden)]
 pub fn nullable<T: serde::de::DeserializeOwned>(
-    slot: Slot<T>,
+    slot: &mut Slot<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
-) -> Option<Option<T>> {
-    if slot.seen == Seen::Null {
-        record_absence(cx, at, name, Missing::Null);
-        return Some(None);
-    }
-    match default {
-        Some(json) => defaulted(slot.map(Some), cx, at, name, json),
-        None => required(slot.map(Some), cx, at, name),
-    }
+) -> bool {
+    finish_nullable(slot, cx, at, name, default, false)
 }
 
-/// A nullable optional field (`Option<Option<T>>`): `None` absent, `Some(None)` null;
-/// otherwise it reads as an optional field of type `Option<T>`.
+/// A nullable optional field (`Option<Option<T>>`, finished by [`Slot::maybe_null`]): `None`
+/// absent, `Some(None)` null; otherwise it reads as an optional field of type `Option<T>`.
 #[doc(hidden)]
 pub fn maybe_null<T: serde::de::DeserializeOwned>(
-    slot: Slot<T>,
+    slot: &mut Slot<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
-) -> Option<Option<Option<T>>> {
-    if slot.seen == Seen::Null {
-        record_absence(cx, at, name, Missing::Null);
-        return Some(Some(None));
+) -> bool {
+    finish_nullable(slot, cx, at, name, default, true)
+}
+
+/// [`nullable`] and [`maybe_null`]: `null` is a value; the rest is as a required (or
+/// defaulted) field or, when `optional`, as an optional one.
+fn finish_nullable<T: serde::de::DeserializeOwned>(
+    slot: &mut Slot<T>,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    default: Option<&str>,
+    optional: bool,
+) -> bool {
+    if slot.value.is_some() {
+        return true;
     }
-    optional(slot.map(Some), cx, at, name, default)
+    // A required field takes its default whatever the option: its type needs a value.
+    let default = default.filter(|_| !optional || cx.options.defaults != Defaults::Ignore);
+    match (slot.missing(), default) {
+        (Missing::Null, _) => {
+            record_absence(cx, at, name, Missing::Null);
+            true
+        }
+        (Missing::Bad, _) if optional => {
+            cx.unread.push(at.property(name).to_path().pointer());
+            true
+        }
+        (Missing::Bad, _) => false,
+        (Missing::Absent, Some(json)) => {
+            match default_of::<Option<T>>(cx, at, name, json) {
+                Some(Some(v)) => slot.value = Some(v),
+                // A `null` default.
+                Some(None) => slot.seen = Seen::Null,
+                None => return false,
+            }
+            true
+        }
+        (Missing::Absent, None) if optional => {
+            record_absence(cx, at, name, Missing::Absent);
+            true
+        }
+        (Missing::Absent, None) => required_missing(Missing::Absent, cx, at, name),
+    }
 }
