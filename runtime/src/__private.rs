@@ -241,10 +241,9 @@ pub fn check_format(path: &dyn crate::path::Place, value: &str, written: &str) -
     crate::format::supported("string", written).and_then(|f| crate::format::check(path, value, f, written))
 }
 
-/// `x-kubernetes-list-type: set` over typed items (compared as the JSON they serialize to).
+/// `x-kubernetes-list-type: set` over typed items (identified as the JSON they serialize to).
 pub fn list_set<T: serde::Serialize>(path: &dyn crate::path::Place, items: &[T], found: &mut crate::Phases) {
-    let values: Vec<serde_json::Value> = items.iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
-    crate::listtype::check_set(&values, path, &mut found.list_types);
+    crate::listtype::check_typed_set(items, path, &mut found.list_types);
 }
 
 /// `x-kubernetes-list-type: map` with these keys over typed items (their key fields only).
@@ -254,8 +253,7 @@ pub fn list_map<T: serde::Serialize>(
     keys: &[&str],
     found: &mut crate::Phases,
 ) {
-    let picked: Vec<serde_json::Value> = items.iter().map(|i| crate::listtype::item_keys(i, keys)).collect();
-    crate::listtype::check_map(&picked, keys, path, &mut found.list_types);
+    crate::listtype::check_typed_map(items, keys, path, &mut found.list_types);
 }
 
 /// A value as the JSON it serializes to (what junctor branches of derived code read).

@@ -8,6 +8,7 @@
 //!   and the list is not checked further. Elements are identified by their key fields, a
 //!   missing key being different from a `null` one; again only the second occurrence.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
@@ -19,6 +20,43 @@ use crate::schema::Schema;
 
 /// The keyword of every list-type issue (the pipeline reports them after the values).
 pub const KEYWORD: &str = "x-kubernetes-list-type";
+
+/// What the serializers below refuse: a composite value where a scalar is identified, an item
+/// that is neither a struct, a map nor null where key fields are picked. The caller then goes
+/// through the value's JSON.
+#[derive(Debug)]
+struct Refused;
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a value this serializer takes")
+    }
+}
+impl std::error::Error for Refused {}
+impl serde::ser::Error for Refused {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        Refused
+    }
+}
+
+/// Serializer methods that refuse what a serializer does not take, with `$err` (the
+/// serializers below identify or pick from only some kinds of values).
+macro_rules! refuse {
+    ($err:expr => $($name:ident($($arg:ty),*) -> $ok:ty),* $(,)?) => {
+        $(fn $name(self, $(_: $arg),*) -> Result<$ok, Self::Error> { Err($err) })*
+    };
+    (newtype_variant $err:expr => $ok:ty) => {
+        fn serialize_newtype_variant<T: serde::Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ok, Self::Error> {
+            Err($err)
+        }
+    };
+}
 
 /// Every list-type problem of `value` against `schema`, walking properties, map values and
 /// list items (lists of lists are checked at every level).
@@ -60,15 +98,29 @@ fn duplicate(path: &Path, value: BadValue) -> Issue {
 }
 
 /// The identity of a set element: scalars keep their decoded Go type, composites their
-/// canonical JSON. Strings are borrowed: identifying a list of scalars allocates nothing.
-#[derive(PartialEq, Eq, Hash)]
+/// canonical JSON. Strings of JSON are borrowed: identifying a list of scalars allocates
+/// nothing.
+#[derive(Clone, PartialEq, Eq, Hash)]
 enum Identity<'v> {
     Null,
     Bool(bool),
     Int(i64),
     Float(u64),
-    Str(&'v str),
+    Str(Cow<'v, str>),
     Json(String),
+}
+
+impl Identity<'_> {
+    fn into_owned(self) -> Identity<'static> {
+        match self {
+            Identity::Null => Identity::Null,
+            Identity::Bool(b) => Identity::Bool(b),
+            Identity::Int(i) => Identity::Int(i),
+            Identity::Float(f) => Identity::Float(f),
+            Identity::Str(s) => Identity::Str(Cow::Owned(s.into_owned())),
+            Identity::Json(j) => Identity::Json(j),
+        }
+    }
 }
 
 fn set_identity(v: &Value) -> Identity<'_> {
@@ -79,7 +131,7 @@ fn set_identity(v: &Value) -> Identity<'_> {
             Some(i) => Identity::Int(i),
             None => Identity::Float(n.as_f64().unwrap_or_default().to_bits()),
         },
-        Value::String(s) => Identity::Str(s),
+        Value::String(s) => Identity::Str(Cow::Borrowed(s)),
         composite => Identity::Json(go_json(composite)),
     }
 }
@@ -125,10 +177,192 @@ pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &dyn Place, o
     }
 }
 
+/// [`check_set`] over typed items: each identified as the JSON it serializes to would be,
+/// without building that JSON (only a duplicate's is built, to report it).
+pub fn check_typed_set<T: serde::Serialize>(items: &[T], path: &dyn Place, out: &mut Vec<Issue>) {
+    let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = typed::identity(item);
+        if seen.contains(&id) {
+            if reported.insert(id) {
+                let json = serde_json::to_value(item).unwrap_or(Value::Null);
+                out.push(duplicate(&path.to_path().index(i), BadValue::of(&json)));
+            }
+        } else {
+            seen.insert(id);
+        }
+    }
+}
+
+/// [`check_map`] over typed items: each item's key fields identified while it serializes,
+/// without building JSON (only a duplicate's keys are built, to report them). Items that are
+/// not structs (hand-written item types) go through [`check_map`] over their JSON.
+pub fn check_typed_map<T: serde::Serialize>(items: &[T], keys: &[&str], path: &dyn Place, out: &mut Vec<Issue>) {
+    let ids: Option<Vec<Vec<Option<Identity>>>> = items.iter().map(|i| typed::key_identities(i, keys)).collect();
+    let Some(ids) = ids else {
+        let picked: Vec<Value> = items.iter().map(|i| item_keys(i, keys)).collect();
+        return check_map(&picked, keys, path, out);
+    };
+    let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
+    for (i, id) in ids.iter().enumerate() {
+        if !seen.insert(id) && reported.insert(id) {
+            // The keys given (none for a null item), as `check_map` shows them.
+            let shown = match item_keys(&items[i], keys) {
+                Value::Null => Value::Object(Map::new()),
+                keys => keys,
+            };
+            out.push(duplicate(&path.to_path().index(i), BadValue::Json(go_json(&shown))));
+        }
+    }
+}
+
+/// Identities of typed values, from the calls their `Serialize` makes.
+mod typed {
+    use std::borrow::Cow;
+
+    use serde::ser::{self, Impossible, Serialize};
+
+    use super::{Identity, Refused, set_identity};
+
+    /// The identity of `value`, as [`set_identity`] gives for its JSON.
+    pub(super) fn identity<T: Serialize + ?Sized>(value: &T) -> Identity<'static> {
+        value.serialize(Scalar).unwrap_or_else(|Refused| {
+            let json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+            set_identity(&json).into_owned()
+        })
+    }
+
+    /// The identities of an item's `keys` fields (`None` for a key it does not give), or
+    /// `None` when the item is not a struct, a map or null.
+    pub(super) fn key_identities<T: Serialize + ?Sized>(
+        item: &T,
+        keys: &[&str],
+    ) -> Option<Vec<Option<Identity<'static>>>> {
+        item.serialize(super::picker::Picker::<Ids> { keys, keep: std::marker::PhantomData }).ok()
+    }
+
+    /// Integers that an int64 holds.
+    macro_rules! int {
+        ($($name:ident($t:ty)),* $(,)?) => {
+            $(fn $name(self, v: $t) -> Result<Identity<'static>, Refused> { Ok(Identity::Int(v.into())) })*
+        };
+    }
+
+    /// Identifies a scalar; refuses anything composite.
+    struct Scalar;
+
+    /// What serde_json makes of a float: a number, or `null` when it is not finite.
+    fn float(f: f64) -> Identity<'static> {
+        if f.is_finite() { Identity::Float(f.to_bits()) } else { Identity::Null }
+    }
+
+    impl ser::Serializer for Scalar {
+        type Ok = Identity<'static>;
+        type Error = Refused;
+        type SerializeSeq = Impossible<Identity<'static>, Refused>;
+        type SerializeTuple = Impossible<Identity<'static>, Refused>;
+        type SerializeTupleStruct = Impossible<Identity<'static>, Refused>;
+        type SerializeTupleVariant = Impossible<Identity<'static>, Refused>;
+        type SerializeMap = Impossible<Identity<'static>, Refused>;
+        type SerializeStruct = Impossible<Identity<'static>, Refused>;
+        type SerializeStructVariant = Impossible<Identity<'static>, Refused>;
+
+        fn serialize_bool(self, v: bool) -> Result<Identity<'static>, Refused> {
+            Ok(Identity::Bool(v))
+        }
+        int!(
+            serialize_i8(i8),
+            serialize_i16(i16),
+            serialize_i32(i32),
+            serialize_i64(i64),
+            serialize_u8(u8),
+            serialize_u16(u16),
+            serialize_u32(u32),
+        );
+        fn serialize_u64(self, v: u64) -> Result<Identity<'static>, Refused> {
+            // Beyond int64, serde_json's number has no `as_i64`: a float identity.
+            Ok(i64::try_from(v).map_or(Identity::Float((v as f64).to_bits()), Identity::Int))
+        }
+        fn serialize_f32(self, v: f32) -> Result<Identity<'static>, Refused> {
+            Ok(float(v.into()))
+        }
+        fn serialize_f64(self, v: f64) -> Result<Identity<'static>, Refused> {
+            Ok(float(v))
+        }
+        fn serialize_char(self, v: char) -> Result<Identity<'static>, Refused> {
+            Ok(Identity::Str(Cow::Owned(v.to_string())))
+        }
+        fn serialize_str(self, v: &str) -> Result<Identity<'static>, Refused> {
+            Ok(Identity::Str(Cow::Owned(v.to_owned())))
+        }
+        fn serialize_none(self) -> Result<Identity<'static>, Refused> {
+            Ok(Identity::Null)
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Identity<'static>, Refused> {
+            value.serialize(self)
+        }
+        fn serialize_unit(self) -> Result<Identity<'static>, Refused> {
+            Ok(Identity::Null)
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<Identity<'static>, Refused> {
+            Ok(Identity::Null)
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+        ) -> Result<Identity<'static>, Refused> {
+            Ok(Identity::Str(Cow::Borrowed(variant)))
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<Identity<'static>, Refused> {
+            value.serialize(self)
+        }
+        refuse!(Refused =>
+            serialize_bytes(&[u8]) -> Identity<'static>,
+            serialize_i128(i128) -> Identity<'static>,
+            serialize_u128(u128) -> Identity<'static>,
+            serialize_map(Option<usize>) -> Self::SerializeMap,
+            serialize_struct(&'static str, usize) -> Self::SerializeStruct,
+            serialize_seq(Option<usize>) -> Self::SerializeSeq,
+            serialize_tuple(usize) -> Self::SerializeTuple,
+            serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct,
+            serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant,
+            serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant,
+        );
+        refuse!(newtype_variant Refused => Identity<'static>);
+    }
+
+    /// The identities of the key fields, by the index of each key.
+    pub(super) struct Ids(Vec<Option<Identity<'static>>>);
+
+    impl super::picker::Keep for Ids {
+        type Out = Vec<Option<Identity<'static>>>;
+        fn new(keys: &[&str]) -> Self {
+            Ids(vec![None; keys.len()])
+        }
+        fn keep<T: Serialize + ?Sized>(&mut self, at: usize, _: &str, value: &T) {
+            self.0[at] = Some(identity(value));
+        }
+        fn finish(self) -> Self::Out {
+            self.0
+        }
+        fn null(keys: &[&str]) -> Self::Out {
+            vec![None; keys.len()]
+        }
+    }
+}
+
 /// The key fields of a typed list-map item as a JSON object (`null` for a null item): only
 /// they are serialized, not the whole item, for [`check_map`] and correlation by key.
 pub fn item_keys<T: serde::Serialize + ?Sized>(item: &T, keys: &[&str]) -> Value {
-    item.serialize(picker::Picker { keys }).unwrap_or_else(|picker::Whole| {
+    item.serialize(picker::Picker::<picker::Json> { keys, keep: std::marker::PhantomData }).unwrap_or_else(|Refused| {
         // Not a struct or map (a hand-written item type): the whole item, its keys kept.
         match serde_json::to_value(item) {
             Ok(Value::Object(map)) => {
@@ -146,169 +380,151 @@ pub fn correlate<T: serde::Serialize>(new: &[T], old: &[T], keys: &[&str]) -> Ve
     crate::ratchet::correlate_map_items(&picked(new), &picked(old), keys)
 }
 
-/// A serializer that keeps the named top-level fields of a struct or map and serializes
-/// nothing else.
+/// A serializer that hands the named top-level fields of a struct or map to a [`picker::Keep`]
+/// and serializes nothing else: the key fields as JSON ([`item_keys`]) and as identities
+/// ([`check_typed_map`]) come from the same calls.
 mod picker {
+    use std::marker::PhantomData;
+
     use serde::ser::{self, Impossible, Serialize};
     use serde_json::{Map, Value};
 
-    pub(super) struct Picker<'k> {
+    use super::Refused;
+
+    /// What is made of the key fields of one item.
+    pub(super) trait Keep: Sized {
+        type Out;
+        fn new(keys: &[&str]) -> Self;
+        /// The value of key `at` (its index in `keys`), named `key`.
+        fn keep<T: Serialize + ?Sized>(&mut self, at: usize, key: &str, value: &T);
+        fn finish(self) -> Self::Out;
+        /// A null item: no key given.
+        fn null(keys: &[&str]) -> Self::Out;
+    }
+
+    /// The key fields as a JSON object (a null item as `null`).
+    pub(super) struct Json(Map<String, Value>);
+
+    impl Keep for Json {
+        type Out = Value;
+        fn new(_: &[&str]) -> Self {
+            Json(Map::new())
+        }
+        fn keep<T: Serialize + ?Sized>(&mut self, _: usize, key: &str, value: &T) {
+            self.0.insert(key.to_owned(), serde_json::to_value(value).unwrap_or(Value::Null));
+        }
+        fn finish(self) -> Value {
+            Value::Object(self.0)
+        }
+        fn null(_: &[&str]) -> Value {
+            Value::Null
+        }
+    }
+
+    pub(super) struct Picker<'k, K> {
         pub keys: &'k [&'k str],
+        pub keep: PhantomData<K>,
     }
 
-    /// Anything but a struct, a map or null: the caller serializes the whole item instead.
-    #[derive(Debug)]
-    pub(super) struct Whole;
-
-    impl std::fmt::Display for Whole {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("not an object")
-        }
-    }
-    impl std::error::Error for Whole {}
-    impl ser::Error for Whole {
-        fn custom<T: std::fmt::Display>(_: T) -> Self {
-            Whole
-        }
-    }
-
-    pub(super) struct Fields<'k> {
+    pub(super) struct Fields<'k, K> {
         keys: &'k [&'k str],
-        out: Map<String, Value>,
-        /// The key just given to a map, when it is one of `keys`.
-        next: Option<String>,
+        out: K,
+        /// The key just given to a map, when it is one of `keys`, with its index.
+        next: Option<(usize, String)>,
     }
 
-    impl Fields<'_> {
-        fn keep<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
-            if self.keys.contains(&key) {
-                self.out.insert(key.to_owned(), serde_json::to_value(value).unwrap_or(Value::Null));
+    impl<K: Keep> ser::SerializeStruct for Fields<'_, K> {
+        type Ok = K::Out;
+        type Error = Refused;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
+            if let Some(at) = self.keys.iter().position(|k| *k == key) {
+                self.out.keep(at, key, value);
             }
-        }
-    }
-
-    impl ser::SerializeStruct for Fields<'_> {
-        type Ok = Value;
-        type Error = Whole;
-        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Whole> {
-            self.keep(key, value);
             Ok(())
         }
-        fn end(self) -> Result<Value, Whole> {
-            Ok(Value::Object(self.out))
+        fn end(self) -> Result<K::Out, Refused> {
+            Ok(self.out.finish())
         }
     }
 
-    impl ser::SerializeMap for Fields<'_> {
-        type Ok = Value;
-        type Error = Whole;
-        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Whole> {
+    impl<K: Keep> ser::SerializeMap for Fields<'_, K> {
+        type Ok = K::Out;
+        type Error = Refused;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Refused> {
             self.next = match serde_json::to_value(key) {
-                Ok(Value::String(k)) if self.keys.contains(&k.as_str()) => Some(k),
+                Ok(Value::String(k)) => self.keys.iter().position(|want| *want == k).map(|at| (at, k)),
                 _ => None,
             };
             Ok(())
         }
-        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Whole> {
-            if let Some(k) = self.next.take() {
-                self.keep(&k, value);
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
+            if let Some((at, k)) = self.next.take() {
+                self.out.keep(at, &k, value);
             }
             Ok(())
         }
-        fn end(self) -> Result<Value, Whole> {
-            Ok(Value::Object(self.out))
+        fn end(self) -> Result<K::Out, Refused> {
+            Ok(self.out.finish())
         }
     }
 
-    macro_rules! whole {
-        ($($name:ident($($arg:ty),*)),* $(,)?) => {
-            $(fn $name(self, $(_: $arg),*) -> Result<Value, Whole> { Err(Whole) })*
-        };
-    }
+    impl<'k, K: Keep> ser::Serializer for Picker<'k, K> {
+        type Ok = K::Out;
+        type Error = Refused;
+        type SerializeSeq = Impossible<K::Out, Refused>;
+        type SerializeTuple = Impossible<K::Out, Refused>;
+        type SerializeTupleStruct = Impossible<K::Out, Refused>;
+        type SerializeTupleVariant = Impossible<K::Out, Refused>;
+        type SerializeMap = Fields<'k, K>;
+        type SerializeStruct = Fields<'k, K>;
+        type SerializeStructVariant = Impossible<K::Out, Refused>;
 
-    impl<'k> ser::Serializer for Picker<'k> {
-        type Ok = Value;
-        type Error = Whole;
-        type SerializeSeq = Impossible<Value, Whole>;
-        type SerializeTuple = Impossible<Value, Whole>;
-        type SerializeTupleStruct = Impossible<Value, Whole>;
-        type SerializeTupleVariant = Impossible<Value, Whole>;
-        type SerializeMap = Fields<'k>;
-        type SerializeStruct = Fields<'k>;
-        type SerializeStructVariant = Impossible<Value, Whole>;
-
-        fn serialize_none(self) -> Result<Value, Whole> {
-            Ok(Value::Null)
+        fn serialize_none(self) -> Result<K::Out, Refused> {
+            Ok(K::null(self.keys))
         }
-        fn serialize_unit(self) -> Result<Value, Whole> {
-            Ok(Value::Null)
+        fn serialize_unit(self) -> Result<K::Out, Refused> {
+            Ok(K::null(self.keys))
         }
-        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Value, Whole> {
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<K::Out, Refused> {
             value.serialize(self)
         }
-        fn serialize_map(self, _: Option<usize>) -> Result<Fields<'k>, Whole> {
-            Ok(Fields { keys: self.keys, out: Map::new(), next: None })
+        fn serialize_map(self, _: Option<usize>) -> Result<Fields<'k, K>, Refused> {
+            Ok(Fields { keys: self.keys, out: K::new(self.keys), next: None })
         }
-        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Fields<'k>, Whole> {
-            Ok(Fields { keys: self.keys, out: Map::new(), next: None })
+        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Fields<'k, K>, Refused> {
+            Ok(Fields { keys: self.keys, out: K::new(self.keys), next: None })
         }
-        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<Value, Whole> {
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<K::Out, Refused> {
             value.serialize(self)
         }
-        whole!(
-            serialize_bool(bool),
-            serialize_i8(i8),
-            serialize_i16(i16),
-            serialize_i32(i32),
-            serialize_i64(i64),
-            serialize_u8(u8),
-            serialize_u16(u16),
-            serialize_u32(u32),
-            serialize_u64(u64),
-            serialize_f32(f32),
-            serialize_f64(f64),
-            serialize_char(char),
-            serialize_str(&str),
-            serialize_bytes(&[u8]),
-            serialize_unit_struct(&'static str),
-            serialize_unit_variant(&'static str, u32, &'static str),
+        refuse!(Refused =>
+            serialize_bool(bool) -> K::Out,
+            serialize_i8(i8) -> K::Out,
+            serialize_i16(i16) -> K::Out,
+            serialize_i32(i32) -> K::Out,
+            serialize_i64(i64) -> K::Out,
+            serialize_u8(u8) -> K::Out,
+            serialize_u16(u16) -> K::Out,
+            serialize_u32(u32) -> K::Out,
+            serialize_u64(u64) -> K::Out,
+            serialize_f32(f32) -> K::Out,
+            serialize_f64(f64) -> K::Out,
+            serialize_char(char) -> K::Out,
+            serialize_str(&str) -> K::Out,
+            serialize_bytes(&[u8]) -> K::Out,
+            serialize_unit_struct(&'static str) -> K::Out,
+            serialize_unit_variant(&'static str, u32, &'static str) -> K::Out,
+            serialize_seq(Option<usize>) -> Self::SerializeSeq,
+            serialize_tuple(usize) -> Self::SerializeTuple,
+            serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct,
+            serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant,
+            serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant,
         );
-        fn serialize_newtype_variant<T: Serialize + ?Sized>(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: &T,
-        ) -> Result<Value, Whole> {
-            Err(Whole)
-        }
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Whole> {
-            Err(Whole)
-        }
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Whole> {
-            Err(Whole)
-        }
-        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Whole> {
-            Err(Whole)
-        }
-        fn serialize_tuple_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleVariant, Whole> {
-            Err(Whole)
-        }
-        fn serialize_struct_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStructVariant, Whole> {
-            Err(Whole)
-        }
+        refuse!(newtype_variant Refused => K::Out);
     }
 }
 
@@ -421,5 +637,112 @@ mod tests {
             crate::ratchet::correlate_map_items(std::slice::from_ref(&absent), std::slice::from_ref(&absent), &keys),
             [Some(0)]
         );
+    }
+}
+
+/// The typed checks report what the JSON checks report for the JSON the items serialize to.
+#[cfg(test)]
+mod typed_tests {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::*;
+
+    #[derive(serde::Serialize, Debug, Clone)]
+    struct Item {
+        name: Option<String>,
+        port: Option<i64>,
+        weight: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        protocol: Option<String>,
+        tags: Vec<String>,
+    }
+
+    fn item() -> impl Strategy<Value = Item> {
+        let text = prop::option::of(prop::sample::select(vec!["a".to_owned(), "b".to_owned(), "é".to_owned()]));
+        (
+            text.clone(),
+            prop::option::of(0i64..3),
+            prop::option::of(prop::sample::select(vec![1.0, 1.5])),
+            text,
+            prop::collection::vec("[ab]", 0..2),
+        )
+            .prop_map(|(name, port, weight, protocol, tags)| Item { name, port, weight, protocol, tags })
+    }
+
+    fn texts(issues: &[Issue]) -> Vec<String> {
+        issues.iter().map(ToString::to_string).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn typed_map_reports_as_json_map(items in prop::collection::vec(item(), 0..8), keys in prop::sample::subsequence(vec!["name", "port", "weight", "protocol", "tags"], 1..3)) {
+            let json: Vec<Value> = items.iter().map(|i| item_keys(i, &keys)).collect();
+            let (mut typed, mut plain) = (Vec::new(), Vec::new());
+            check_typed_map(&items, &keys, &Path::root().key("l"), &mut typed);
+            check_map(&json, &keys, &Path::root().key("l"), &mut plain);
+            prop_assert_eq!(texts(&typed), texts(&plain));
+        }
+
+        #[test]
+        fn typed_set_reports_as_json_set(items in prop::collection::vec(item(), 0..8)) {
+            let json: Vec<Value> = items.iter().map(|i| serde_json::to_value(i).unwrap()).collect();
+            let (mut typed, mut plain) = (Vec::new(), Vec::new());
+            check_typed_set(&items, &Path::root().key("l"), &mut typed);
+            check_set(&json, &Path::root().key("l"), &mut plain);
+            prop_assert_eq!(texts(&typed), texts(&plain));
+            let names: Vec<Option<String>> = items.iter().map(|i| i.name.clone()).collect();
+            let names_json: Vec<Value> = names.iter().map(|n| serde_json::to_value(n).unwrap()).collect();
+            let (mut typed, mut plain) = (Vec::new(), Vec::new());
+            check_typed_set(&names, &Path::root().key("l"), &mut typed);
+            check_set(&names_json, &Path::root().key("l"), &mut plain);
+            prop_assert_eq!(texts(&typed), texts(&plain));
+        }
+    }
+
+    #[test]
+    fn numbers_keep_their_go_type() {
+        let (mut typed, mut plain) = (Vec::new(), Vec::new());
+        let items = [Value::from(1), Value::from(1.0), Value::from(1), Value::from(u64::MAX), Value::from(u64::MAX)];
+        check_set(&items, &Path::root(), &mut plain);
+        check_typed_set(
+            &[1i64.into(), 1.0f64.into(), 1i64.into(), u64::MAX.into(), u64::MAX.into()] as &[Num],
+            &Path::root(),
+            &mut typed,
+        );
+        assert_eq!(texts(&typed), texts(&plain));
+        assert_eq!(plain.len(), 2, "{plain:?}");
+    }
+
+    /// A number as serde serializes each kind.
+    #[derive(Debug)]
+    enum Num {
+        Int(i64),
+        Float(f64),
+        Big(u64),
+    }
+    impl From<i64> for Num {
+        fn from(i: i64) -> Num {
+            Num::Int(i)
+        }
+    }
+    impl From<f64> for Num {
+        fn from(f: f64) -> Num {
+            Num::Float(f)
+        }
+    }
+    impl From<u64> for Num {
+        fn from(u: u64) -> Num {
+            Num::Big(u)
+        }
+    }
+    impl serde::Serialize for Num {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self {
+                Num::Int(i) => s.serialize_i64(*i),
+                Num::Float(f) => s.serialize_f64(*f),
+                Num::Big(u) => s.serialize_u64(*u),
+            }
+        }
     }
 }
