@@ -71,10 +71,16 @@ pub fn required(parent: &dyn Place, key: &str) -> Issue {
     Issue::new(ErrorType::Required, &parent.to_path().key(key), "required", BadValue::Omit, "")
 }
 
+/// The runes (Unicode scalar values) of a string. A string has no more runes than bytes, so
+/// the length checks count them only when the byte length does not decide.
+fn runes(value: &str) -> u64 {
+    value.chars().count() as u64
+}
+
 /// `maxLength`, counted in runes (Unicode scalar values), reported in bytes' words as the
 /// apiserver does.
 pub fn max_length(path: &dyn Place, value: &str, max: u64) -> Option<Issue> {
-    (value.chars().count() as u64 > max).then(|| {
+    (value.len() as u64 > max && runes(value) > max).then(|| {
         Issue::new(
             ErrorType::TooLong,
             path,
@@ -87,7 +93,8 @@ pub fn max_length(path: &dyn Place, value: &str, max: u64) -> Option<Issue> {
 
 /// `minLength`, counted in runes.
 pub fn min_length(path: &dyn Place, value: &str, min: u64) -> Option<Issue> {
-    ((value.chars().count() as u64) < min).then(|| {
+    // Four bytes at most per rune: a string of 4·min bytes has min runes.
+    ((value.len() as u64) < min || ((value.len() as u64) < min.saturating_mul(4) && runes(value) < min)).then(|| {
         Issue::new(
             ErrorType::Invalid,
             path,
@@ -255,7 +262,9 @@ impl<'a> NumberType<'a> {
     /// in decimal, parses as the type and (surviving) format: an int64 by default, an int32,
     /// or a float32 for `number` + `float`.
     fn holds(self, n: Num) -> bool {
-        let format = self.surviving_format();
+        // Of the formats that bound a range, `int32` survives for integers and `float` for
+        // numbers whenever written: no need to ask which survive (this runs on every number).
+        let format = self.format;
         let whole_in = |range: std::ops::Range<f64>, f: f64| f.fract() == 0.0 && range.contains(&f);
         match (self.type_, format, n) {
             ("integer", "int32", Num::Int(i)) => i32::try_from(i).is_ok(),
