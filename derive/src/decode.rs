@@ -51,7 +51,7 @@ pub fn expand(c: &Container) -> TokenStream {
 
 fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     let ident = c.ident;
-    let (named, tags) = crate::de::slots(fields);
+    let (named, tags) = slots(fields);
     let kept = fields.iter().find(|f| f.shape == Shape::UnknownFields);
     let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
     let indexes = 0..named.len();
@@ -107,7 +107,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         Shape::MaybeNull => quote! { let #tag = #tag.maybe_null(); },
         Shape::UnknownFields => unreachable!("invariant: the unknown-fields map has no slot"),
     });
-    let inits = crate::de::inits(fields, &tags, &format_ident!("__kept"));
+    let inits = inits(fields, &tags, &format_ident!("__kept"));
     quote! {
         #[automatically_derived]
         impl ::kubeskema::decode::DecodeFields for #ident {
@@ -147,6 +147,32 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             }
         }
     }
+}
+
+/// The fields a struct's object names (all but the unknown-fields map), each with the
+/// identifier of the local slot it is read into (`__f0`, `__f1`, ...).
+fn slots<'f, 'a>(fields: &'f [Field<'a>]) -> (Vec<&'f Field<'a>>, Vec<syn::Ident>) {
+    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
+    let tags = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
+    (named, tags)
+}
+
+/// The struct literal's initializers: each named field from its slot (in [`slots`] order),
+/// the unknown-fields map from `rest`.
+fn inits(fields: &[Field], tags: &[syn::Ident], rest: &syn::Ident) -> Vec<TokenStream> {
+    let mut tags = tags.iter();
+    fields
+        .iter()
+        .map(|f| {
+            let member = f.ident;
+            if f.shape == Shape::UnknownFields {
+                quote! { #member: #rest }
+            } else {
+                let tag = tags.next().expect("invariant: one slot per named field");
+                quote! { #member: #tag }
+            }
+        })
+        .collect()
 }
 
 fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {

@@ -28,7 +28,8 @@ pub fn derive_serialize(input: TokenStream) -> TokenStream {
 /// Deserializes a struct from a JSON object (or an enum from its `enum` value) as the
 /// apiserver decodes it: `null` of a non-nullable field reads as absent, defaults fill absent
 /// fields, unknown keys are dropped or kept in the `unknown_fields` map. Also implements
-/// `kubeskema::decode::Decode`, the validating read that records issues instead of stopping.
+/// `kubeskema::decode::Decode`, the validating read that records issues instead of stopping;
+/// a struct's `Deserialize` is that read stopping at its first issue, as its error.
 #[proc_macro_derive(Deserialize, attributes(kubeskema))]
 pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -40,8 +40,6 @@ pub struct Field<'a> {
     pub shape: Shape,
     /// The type that one present, non-null value deserializes into.
     pub value_ty: &'a Type,
-    /// The field's whole type.
-    pub ty: &'a Type,
     /// The schema default, as JSON text.
     pub default: Option<String>,
     #[allow(dead_code)] // Read by the validation derive.
@@ -265,7 +263,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     if shape != Shape::UnknownFields {
         check_node(cx, &attrs, value_ty, span);
     }
-    Some(Field { ident, json_name, shape, value_ty, ty: &f.ty, default, attrs })
+    Some(Field { ident, json_name, shape, value_ty, default, attrs })
 }
 
 fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {

@@ -14,21 +14,11 @@ pub fn whole_f64_to_i64(v: f64) -> Option<i64> {
     }
 }
 
-/// Deserializes a schema `default` (carried as JSON text in an attribute) into the field's
-/// type. Going through the type's own `Deserialize` makes defaults nest as the apiserver's
-/// do: a default `{}` for an object gets that object's own property defaults filled in.
-pub fn default_from_json<T, E>(field: &str, json: &str) -> Result<T, E>
-where
-    T: serde::de::DeserializeOwned,
-    E: serde::de::Error,
-{
-    parse_default(json)
-        .map_err(|e| E::custom(format_args!("the default of field `{field}` ({json}) does not fit its type: {e}")))
-}
-
-/// A schema default's JSON text read into `T`. Defaults are read each time a field is absent,
-/// so the common literals (integers, booleans, strings without escapes) go straight to `T`'s
-/// visitor; anything else is parsed as JSON.
+/// A schema default's JSON text (as the `default` attribute carries it) read into `T`. Going
+/// through the type's own `Deserialize` makes defaults nest as the apiserver's do: a default
+/// `{}` for an object gets that object's own property defaults filled in. Defaults are read
+/// each time a field is absent, so the common literals (integers, booleans, strings without
+/// escapes) go straight to `T`'s visitor; anything else is parsed as JSON.
 pub(crate) fn parse_default<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, serde_json::Error> {
     let literal = match json.as_bytes() {
         b"true" => Some(Literal::Bool(true)),

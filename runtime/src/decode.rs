@@ -210,6 +210,8 @@ fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_
 /// The state of one read: the options and what has been found.
 pub struct Cx<'o> {
     options: &'o Options,
+    /// Stop at the first issue, as an error (plain `Deserialize`).
+    fail_fast: bool,
     /// The `format` of the field being read, for the apiserver's format-named type errors.
     format: Option<&'static str>,
     /// Pointers of `Option` fields left empty because their value could not be read.
@@ -223,6 +225,7 @@ impl<'o> Cx<'o> {
     fn new(options: &'o Options) -> Self {
         Cx {
             options,
+            fail_fast: false,
             format: None,
             unread: Vec::new(),
             issues: Vec::new(),
@@ -286,6 +289,32 @@ impl<'o> Cx<'o> {
     fn record(&mut self, at: &At<'_>, presence: Presence) {
         self.presence.insert(at.to_path().pointer(), presence);
     }
+
+    /// Under plain `Deserialize`, the first issue as the read's error, raised where the read
+    /// is (so a deserializer that tracks positions gives the issue's line and column).
+    #[inline]
+    fn stop<E: de::Error>(&self) -> Result<(), E> {
+        match self.fail_fast.then(|| self.issues.first()).flatten() {
+            Some(issue) => Err(E::custom(issue)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `Deserialize` of derived structs: the validating read with the default [`Options`] (the
+/// apiserver's decoding), stopping at the first problem with the apiserver's words for it.
+/// One reader for both: what plain `Deserialize` accepts is what the validating read reads
+/// without a decoding issue.
+#[doc(hidden)]
+pub fn deserialize_struct<'de, D: Deserializer<'de>, T: DecodeFields>(d: D) -> Result<T, D::Error> {
+    let options = Options::default();
+    let mut cx = Cx::new(&options);
+    cx.fail_fast = true;
+    let mut out = None;
+    decode_struct(d, &mut cx, &At::ROOT, &mut out)?;
+    cx.stop()?;
+    // Invariant: an unusable value has an issue saying why, and the read stopped at it.
+    out.ok_or_else(|| de::Error::custom("the value could not be read"))
 }
 
 /// A value of a JSON kind, standing in for the value the type check saw.
@@ -788,9 +817,10 @@ impl<T: Decode> Decode for Vec<T> {
                 let mut item = None;
                 for i in 0.. {
                     let here = self.at.index(i);
-                    if seq.next_element_seed(Seed { cx: self.cx, at: &here, out: &mut item })?.is_none() {
+                    if seq.next_element_seed(Seed { cx: &mut *self.cx, at: &here, out: &mut item })?.is_none() {
                         break;
                     }
+                    self.cx.stop()?;
                     match item.take() {
                         Some(item) => items.push(item),
                         // One unusable item makes the list unusable; the rest is still read
@@ -828,7 +858,8 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
                         continue;
                     }
                     let mut value = None;
-                    map.next_value_seed(Seed { cx: self.cx, at: &here, out: &mut value })?;
+                    map.next_value_seed(Seed { cx: &mut *self.cx, at: &here, out: &mut value })?;
+                    self.cx.stop()?;
                     match value {
                         Some(v) => {
                             out.insert(key, v);
@@ -890,7 +921,9 @@ pub fn decode_struct<'de, D: Deserializer<'de>, T: DecodeFields>(
         }
         #[inline]
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-            T::decode_fields(map, self.cx, self.at, self.out)
+            T::decode_fields(map, self.cx, self.at, self.out)?;
+            // Required fields are known missing at the object's end.
+            self.cx.stop()
         }
         refuse!("object"; bool int float str null seq);
     }
@@ -1008,7 +1041,8 @@ pub fn field<'de, A: MapAccess<'de>, T: Decode>(
         }
         *slot = Slot::ABSENT;
     }
-    map.next_value_seed(FieldSeed { cx, at: &here, slot })
+    map.next_value_seed(FieldSeed { cx: &mut *cx, at: &here, slot })?;
+    cx.stop()
 }
 
 /// [`field`] for a field with a `format`: its type errors name the format, as the apiserver's do.
