@@ -2,7 +2,8 @@
 //! interleaved in one run, reported as ratios to plain `serde_json::from_slice` into the same
 //! generated types (validation off):
 //!
-//! - (a) `serde_json::from_slice::<T>`: the baseline;
+//! - (a) `serde_json::from_slice::<T>`: the baseline (the generated types' `Deserialize`, which
+//!   is the read of (b) stopping at its first issue, without `validate()`);
 //! - (b) kubeskema's validating read: `kubeskema::decode::from_slice::<T>` (one pass that
 //!   records every decoding problem, then the derived `validate()`);
 //! - (c) `Value` parse + `jsonschema` validation (compiled once) + `from_value::<T>`: today's
