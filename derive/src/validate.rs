@@ -272,17 +272,20 @@ fn field_checks(f: &Field) -> TokenStream {
             enum_check(&json.value(), &quote!(&__path.property(#name)), &quote!(&::kubeskema::serde_json::Value::Null));
         quote!(if #is_null #check)
     });
-    // A primitive's own `validate_at` does nothing: a field of one with no constraints
-    // expands to nothing (most fields of a generated type are such strings and numbers).
-    if checks.is_empty() && null_enum.is_none() && holds_primitives(f.value_ty) {
+    // A primitive's own `validate_at` does nothing: it is not called, and a field of one with
+    // no constraints expands to nothing (most fields of a generated type are such strings and
+    // numbers).
+    let primitive = holds_primitives(f.value_ty);
+    if checks.is_empty() && null_enum.is_none() && primitive {
         return TokenStream::new();
     }
+    let inner = (!primitive).then(|| quote!(::kubeskema::Validate::validate_at(__v, &__p, __issues);));
     quote! {
         #null_enum
         if let ::core::option::Option::Some(__v) = #access {
             let __p = __path.property(#name);
             #checks
-            ::kubeskema::Validate::validate_at(__v, &__p, __issues);
+            #inner
         }
     }
 }
