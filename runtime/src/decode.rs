@@ -890,7 +890,6 @@ fn unknown_key(cx: &mut Cx<'_>, at: &At<'_>, key: &str, value: Value) {
 /// A struct's side of decoding: its fields read from a JSON object.
 #[doc(hidden)]
 pub trait DecodeFields: Sized {
-    /// The name the type has in type errors: `object`.
     /// Reads the fields and, when the struct is usable, writes it into `out`.
     fn decode_fields<'de, A: MapAccess<'de>>(
         map: A,

@@ -7,6 +7,9 @@
 //! - `map`: every element must be an object (or null): the first one that is not is reported
 //!   and the list is not checked further. Elements are identified by their key fields, a
 //!   missing key being different from a `null` one; again only the second occurrence.
+//!
+//! Derived code checks typed items ([`check_typed_set`], [`check_typed_map`]): each is
+//! identified from the calls its `Serialize` makes, as its JSON would be, without building it.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
