@@ -261,6 +261,7 @@ impl<'a> NumberType<'a> {
     /// [ver 1.36+] go-openapi's `IsValueValidAgainstRange`: whether the number, written out
     /// in decimal, parses as the type and (surviving) format: an int64 by default, an int32,
     /// or a float32 for `number` + `float`.
+    #[inline]
     fn holds(self, n: Num) -> bool {
         // Of the formats that bound a range, `int32` survives for integers and `float` for
         // numbers whenever written: no need to ask which survive (this runs on every number).
@@ -276,11 +277,16 @@ impl<'a> NumberType<'a> {
         }
     }
 
-    /// The plain error when `n` is out of range; `what` names the checked number.
+    /// The plain error when `n` is out of range; `what` names the checked number. Inlined
+    /// down to `holds`: it runs on every number and on every bound.
+    #[inline]
     pub(crate) fn range_issue(self, path: &dyn Place, what: &str, n: Num) -> Option<Issue> {
-        if self.holds(n) {
-            return None;
-        }
+        if self.holds(n) { None } else { self.out_of_range(path, what) }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn out_of_range(self, path: &dyn Place, what: &str) -> Option<Issue> {
         let of_type = match self.surviving_format() {
             "" => format!("{} (default format)", self.type_),
             f => format!("{} with format {f}", self.type_),
