@@ -531,7 +531,7 @@ mod picker {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "dynamic"))]
 mod tests {
     use super::*;
     use serde_json::json;
