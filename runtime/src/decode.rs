@@ -772,30 +772,11 @@ impl<T: Decode> Decode for Box<T> {
 impl<T: Decode> Decode for Option<T> {
     #[inline]
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-        struct OptionVisitor<'c, 'o, 'a, 'b, T> {
-            cx: &'c mut Cx<'o>,
-            at: &'b At<'a>,
-            ty: PhantomData<T>,
-        }
-        impl<'de, T: Decode> Visitor<'de> for OptionVisitor<'_, '_, '_, '_, T> {
-            type Value = Option<Option<T>>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a value or null")
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Some(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Some(None))
-            }
-            #[inline]
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                let mut out = None;
-                T::decode_into(d, self.cx, self.at, &mut out)?;
-                Ok(out.map(Some))
-            }
-        }
-        d.deserialize_option(OptionVisitor { cx, at, ty: PhantomData })
+        // Read as a field's value is, into a slot that tells `null` from a value; an unusable
+        // value (the only way a read slot has neither) makes the option unusable.
+        let mut slot = Slot::ABSENT;
+        FieldSeed { cx, at, slot: &mut slot }.deserialize(d)?;
+        Ok(slot.maybe_null())
     }
 }
 
