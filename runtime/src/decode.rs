@@ -1151,13 +1151,89 @@ fn default_of<T: serde::de::DeserializeOwned>(
     if cx.options.presence || cx.options.defaults != Defaults::Apply {
         cx.record(&here, Presence::Defaulted(json.to_owned()));
     }
-    match crate::__private::parse_default(json) {
+    match parse_default(json) {
         Ok(v) => Some(v),
         Err(e) => {
             let detail = format!("the default {json} does not fit the field's type: {e}");
             cx.issues.push(Issue::new(ErrorType::Internal, &here.to_path(), "default", BadValue::Omit, detail));
             None
         }
+    }
+}
+
+/// A schema default's JSON text (as the `default` attribute carries it) read into `T`. Going
+/// through the type's own `Deserialize` makes defaults nest as the apiserver's do: a default
+/// `{}` for an object gets that object's own property defaults filled in. Defaults are read
+/// each time a field is absent, so the common literals (integers, booleans, strings without
+/// escapes) go straight to `T`'s visitor; anything else is parsed as JSON.
+pub(crate) fn parse_default<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, serde_json::Error> {
+    let literal = match json.as_bytes() {
+        b"true" => Some(Literal::Bool(true)),
+        b"false" => Some(Literal::Bool(false)),
+        [b'"', inner @ .., b'"'] if !inner.iter().any(|&b| b == b'\\' || b == b'"' || b < 0x20) => {
+            // The text is a `&str` and the quotes are ASCII, so the inside is UTF-8 too.
+            std::str::from_utf8(inner).ok().map(Literal::Str)
+        }
+        _ => json.parse::<i64>().ok().map(Literal::Int),
+    };
+    match literal {
+        Some(literal) => T::deserialize(literal),
+        None => serde_json::from_str(json),
+    }
+}
+
+/// A JSON literal, deserialized as serde_json would deserialize its text.
+#[derive(Clone, Copy)]
+enum Literal<'a> {
+    Bool(bool),
+    Int(i64),
+    Str(&'a str),
+}
+
+impl<'de> serde::Deserializer<'de> for Literal<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        match self {
+            Literal::Bool(b) => visitor.visit_bool(b),
+            // serde_json gives non-negative integers as `u64`.
+            Literal::Int(i) => match u64::try_from(i) {
+                Ok(u) => visitor.visit_u64(u),
+                Err(_) => visitor.visit_i64(i),
+            },
+            Literal::Str(s) => visitor.visit_borrowed_str(s),
+        }
+    }
+
+    /// A literal is never `null`.
+    fn deserialize_option<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: serde::de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        match self {
+            Literal::Str(s) => serde::de::IntoDeserializer::<serde_json::Error>::into_deserializer(s)
+                .deserialize_enum(name, variants, visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
     }
 }
 
@@ -1294,5 +1370,52 @@ fn finish_nullable<T: serde::de::DeserializeOwned>(
             true
         }
         (Missing::Absent, None) => required_missing(Missing::Absent, cx, at, name),
+    }
+}
+
+#[cfg(test)]
+mod default_tests {
+    use std::collections::BTreeMap;
+
+    use super::parse_default;
+    use crate::IntOrString;
+
+    /// The literal fast path reads what serde_json reads, and refuses what it refuses.
+    #[test]
+    fn defaults_read_as_serde_json_reads_them() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        enum Mode {
+            Fast,
+        }
+        fn same<T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(json: &str) {
+            let fast = parse_default::<T>(json).map_err(|e| e.to_string().split(" at line").next().map(str::to_owned));
+            let slow =
+                serde_json::from_str::<T>(json).map_err(|e| e.to_string().split(" at line").next().map(str::to_owned));
+            assert_eq!(fast.is_ok(), slow.is_ok(), "{json} as {}: {fast:?} vs {slow:?}", std::any::type_name::<T>());
+            if let (Ok(a), Ok(b)) = (fast, slow) {
+                assert_eq!(a, b, "{json}");
+            }
+        }
+        for json in ["0", "1", "-3", "9223372036854775807", "true", "false", r#""""#, r#""a b""#, r#""Fast""#, r#""é""#]
+        {
+            same::<i32>(json);
+            same::<i64>(json);
+            same::<u8>(json);
+            same::<f64>(json);
+            same::<bool>(json);
+            same::<String>(json);
+            same::<Option<i64>>(json);
+            same::<Option<String>>(json);
+            same::<Box<Option<bool>>>(json);
+            same::<IntOrString>(json);
+            same::<Mode>(json);
+            same::<serde_json::Value>(json);
+            same::<Vec<i64>>(json);
+            same::<BTreeMap<String, i64>>(json);
+        }
+        // Not literals of the fast path: read by serde_json.
+        assert_eq!(parse_default::<String>(r#""a\"b""#).unwrap(), "a\"b");
+        assert_eq!(parse_default::<f64>("1.5").unwrap(), 1.5);
+        assert_eq!(parse_default::<Vec<i64>>("[1]").unwrap(), [1]);
     }
 }
