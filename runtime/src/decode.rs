@@ -1166,7 +1166,7 @@ fn default_of<T: serde::de::DeserializeOwned>(
 /// `{}` for an object gets that object's own property defaults filled in. Defaults are read
 /// each time a field is absent, so the common literals (integers, booleans, strings without
 /// escapes) go straight to `T`'s visitor; anything else is parsed as JSON.
-pub(crate) fn parse_default<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, serde_json::Error> {
+fn parse_default<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, serde_json::Error> {
     let literal = match json.as_bytes() {
         b"true" => Some(Literal::Bool(true)),
         b"false" => Some(Literal::Bool(false)),
