@@ -1,6 +1,5 @@
 //! Every file of the corpus (CRDs and instances) reads with the YAML loader.
-//! `cargo test -p kubeskema-tests --release --features corpus --test corpus_yaml`.
-#![cfg(feature = "corpus")]
+//! `cargo test -p kubeskema-tests --release --features corpus --test corpus yaml::`.
 
 #[test]
 fn every_corpus_file_reads() {

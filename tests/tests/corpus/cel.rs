@@ -3,8 +3,7 @@
 //! files, Istio's `_err` field, crossplane's immutability updates) get that error, through
 //! the dynamic validator (interpreted) and through the generated types (CEL compiled to Rust,
 //! also compared with the interpreter on the same value).
-//! `cargo test -p kubeskema-tests --features corpus --test corpus_cel -- --nocapture`.
-#![cfg(feature = "corpus")]
+//! `cargo test -p kubeskema-tests --features corpus --test corpus cel:: -- --nocapture`.
 
 use kubeskema::cel::{Scope, types};
 use kubeskema::schema::Schema;

@@ -13,8 +13,7 @@
 //! rules run natively and interpreted, and must give the same issues and warnings.
 //!
 //! Heavy (it compiles every corpus CRD): `cargo test -p kubeskema-tests --features corpus
-//! --test corpus_agree -- --nocapture`.
-#![cfg(feature = "corpus")]
+//! --test corpus agree:: -- --nocapture`.
 
 use kubeskema::schema::Schema;
 use kubeskema::validate::ResourceValidator;

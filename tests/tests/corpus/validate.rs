@@ -1,8 +1,7 @@
 //! The create pipeline (`ResourceValidator`) over the corpus: `valid` instances pass, except
 //! those listed below, each an upstream example the apiserver refuses as well; every `invalid`
 //! instance is caught (by the schema or its CEL rules), but the updates listed below.
-//! `cargo test -p kubeskema-tests --features corpus --test corpus_validate -- --nocapture`.
-#![cfg(feature = "corpus")]
+//! `cargo test -p kubeskema-tests --features corpus --test corpus validate:: -- --nocapture`.
 
 use kubeskema::validate::ResourceValidator;
 
@@ -168,7 +167,7 @@ const UPSTREAM_MISTAKES: &[(&str, &str)] = &[
 ];
 
 /// `invalid` instances that a create cannot refuse: updates, refused by a transition rule
-/// against the stored object (`corpus_cel` runs them as updates).
+/// against the stored object (`cel.rs` runs them as updates).
 const UPDATES: &[&str] = &[
     "crossplane__crossplane/test/e2e/manifests/apiextensions/mrd/validation/mrd-immutable-updated.yaml#0",
     "crossplane__crossplane/test/e2e/manifests/apiextensions/xrd/validation/xrd-immutable-updated.yaml#0",

@@ -2,11 +2,10 @@
 //! serializes back to what the apiserver would store: the input after its metadata
 //! normalization, pruning, null pruning and defaulting (unknown data under
 //! `x-kubernetes-preserve-unknown-fields` kept). Instances the apiserver refuses (see
-//! `corpus_validate.rs`) are reported, not failures.
+//! `validate.rs`) are reported, not failures.
 //!
 //! Heavy (it compiles every corpus CRD): `cargo test -p kubeskema-tests --features corpus
-//! --test corpus_roundtrip -- --nocapture`.
-#![cfg(feature = "corpus")]
+//! --test corpus roundtrip:: -- --nocapture`.
 
 use kubeskema::validate::ResourceValidator;
 use serde_json::Value;

@@ -3,8 +3,7 @@
 //! typeless `inline: {}` and a list of lists without `items`), each message at its line.
 //! Two projects shipping different copies of one CRD is not an apiserver error (the second
 //! apply replaces the first), so `check` does not report it.
-//! `cargo test -p kubeskema-tests --features corpus --test corpus_check`.
-#![cfg(feature = "corpus")]
+//! `cargo test -p kubeskema-tests --features corpus --test corpus check::`.
 
 use kubeskema_codegen::pipeline;
 
