@@ -183,18 +183,13 @@ pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &dyn Place, o
 /// [`check_set`] over typed items: each identified as the JSON it serializes to would be,
 /// without building that JSON (only a duplicate's is built, to report it).
 pub fn check_typed_set<T: serde::Serialize>(items: &[T], path: &dyn Place, out: &mut Vec<Issue>) {
-    let mut seen = HashSet::new();
-    let mut reported = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        let id = typed::identity(item);
-        if seen.contains(&id) {
-            if reported.insert(id) {
-                let json = serde_json::to_value(item).unwrap_or(Value::Null);
-                out.push(duplicate(&path.to_path().index(i), BadValue::of(&json)));
-            }
-        } else {
-            seen.insert(id);
-        }
+    let mut ids = Vec::with_capacity(items.len());
+    for item in items {
+        ids.push(typed::identity(item));
+    }
+    for i in first_repeats(&ids) {
+        let json = serde_json::to_value(&items[i]).unwrap_or(Value::Null);
+        out.push(duplicate(&path.to_path().index(i), BadValue::of(&json)));
     }
 }
 
@@ -202,23 +197,36 @@ pub fn check_typed_set<T: serde::Serialize>(items: &[T], path: &dyn Place, out: 
 /// without building JSON (only a duplicate's keys are built, to report them). Items that are
 /// not structs (hand-written item types) go through [`check_map`] over their JSON.
 pub fn check_typed_map<T: serde::Serialize>(items: &[T], keys: &[&str], path: &dyn Place, out: &mut Vec<Issue>) {
-    let ids: Option<Vec<Vec<Option<Identity>>>> = items.iter().map(|i| typed::key_identities(i, keys)).collect();
-    let Some(ids) = ids else {
-        let picked: Vec<Value> = items.iter().map(|i| item_keys(i, keys)).collect();
-        return check_map(&picked, keys, path, out);
-    };
-    let mut seen = HashSet::new();
-    let mut reported = HashSet::new();
-    for (i, id) in ids.iter().enumerate() {
-        if !seen.insert(id) && reported.insert(id) {
-            // The keys given (none for a null item), as `check_map` shows them.
-            let shown = match item_keys(&items[i], keys) {
-                Value::Null => Value::Object(Map::new()),
-                keys => keys,
-            };
-            out.push(duplicate(&path.to_path().index(i), BadValue::Json(go_json(&shown))));
+    let mut ids = Vec::with_capacity(items.len());
+    for item in items {
+        match typed::key_identities(item, keys) {
+            Some(id) => ids.push(id),
+            None => return check_map(&keys_of_items(items, keys), keys, path, out),
         }
     }
+    for i in first_repeats(&ids) {
+        // The keys given (none for a null item), as `check_map` shows them.
+        let shown = match item_keys(&items[i], keys) {
+            Value::Null => Value::Object(Map::new()),
+            keys => keys,
+        };
+        out.push(duplicate(&path.to_path().index(i), BadValue::Json(go_json(&shown))));
+    }
+}
+
+/// The index of each identity's first repetition, in order: the items to report as duplicates
+/// (once per identity, as the apiserver does). Generic over the identity only, so the typed
+/// checks' per-item-type code stays the identification loop.
+fn first_repeats<K: std::hash::Hash + Eq>(ids: &[K]) -> Vec<usize> {
+    let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
+    let mut repeats = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        if !seen.insert(id) && reported.insert(id) {
+            repeats.push(i);
+        }
+    }
+    repeats
 }
 
 /// Identities of typed values, from the calls their `Serialize` makes.
@@ -365,22 +373,34 @@ mod typed {
 /// The key fields of a typed list-map item as a JSON object (`null` for a null item): only
 /// they are serialized, not the whole item, for [`check_map`] and correlation by key.
 pub fn item_keys<T: serde::Serialize + ?Sized>(item: &T, keys: &[&str]) -> Value {
-    item.serialize(picker::Picker::<picker::Json> { keys, keep: std::marker::PhantomData }).unwrap_or_else(|Refused| {
+    match item.serialize(picker::Picker::<picker::Json> { keys, keep: std::marker::PhantomData }) {
+        Ok(picked) => picked,
         // Not a struct or map (a hand-written item type): the whole item, its keys kept.
-        match serde_json::to_value(item) {
-            Ok(Value::Object(map)) => {
-                Value::Object(map.into_iter().filter(|(k, _)| keys.contains(&k.as_str())).collect())
-            }
-            Ok(other) => other,
-            Err(_) => Value::Null,
-        }
-    })
+        Err(Refused) => keys_of_json(serde_json::to_value(item).unwrap_or(Value::Null), keys),
+    }
+}
+
+/// The `keys` entries of an object (anything else as it is). Not generic: in [`item_keys`],
+/// the collect into a map was one sort implementation per item type.
+fn keys_of_json(json: Value, keys: &[&str]) -> Value {
+    match json {
+        Value::Object(map) => Value::Object(map.into_iter().filter(|(k, _)| keys.contains(&k.as_str())).collect()),
+        other => other,
+    }
 }
 
 /// For each item of `new`, the index of the item of `old` with the same list-map key values.
 pub fn correlate<T: serde::Serialize>(new: &[T], old: &[T], keys: &[&str]) -> Vec<Option<usize>> {
-    let picked = |items: &[T]| items.iter().map(|i| item_keys(i, keys)).collect::<Vec<_>>();
-    crate::ratchet::correlate_map_items(&picked(new), &picked(old), keys)
+    crate::ratchet::correlate_map_items(&keys_of_items(new, keys), &keys_of_items(old, keys), keys)
+}
+
+/// [`item_keys`] of each item.
+fn keys_of_items<T: serde::Serialize>(items: &[T], keys: &[&str]) -> Vec<Value> {
+    let mut picked = Vec::with_capacity(items.len());
+    for item in items {
+        picked.push(item_keys(item, keys));
+    }
+    picked
 }
 
 /// A serializer that hands the named top-level fields of a struct or map to a [`picker::Keep`]
