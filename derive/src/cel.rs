@@ -37,7 +37,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 let name = &f.json_name;
                 let access = access(f, &quote!(self))?;
                 let value = cel_value(&f.attrs, &quote!(__v));
-                Some(quote!((#name, #access.map(|__v| #value))))
+                Some(quote!((#name, match #access { ::core::option::Option::Some(__v) => ::core::option::Option::Some(#value), ::core::option::Option::None => ::core::option::Option::None })))
             });
             let unknown = match fields.iter().find(|f| f.shape == Shape::UnknownFields) {
                 Some(f) => {
@@ -133,7 +133,7 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
         Some(quote! {
             if let ::core::option::Option::Some(__v) = #new {
                 let __p = __path.property(#name);
-                let __ov = __old.and_then(|__o| #old);
+                let __ov = match __old { ::core::option::Option::Some(__o) => #old, ::core::option::Option::None => ::core::option::Option::None };
                 #walk
             }
         })
@@ -181,15 +181,15 @@ fn walk(
         let body = nullable_element(walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me)?, nullable);
         match list_map_keys(attrs) {
             Some(keys) => quote! {
-                let __matched = #o.map(|__ol| #cel::correlate(#v, __ol, &[#(#keys),*]));
+                let __matched = match #o { ::core::option::Option::Some(__ol) => ::core::option::Option::Some(#cel::correlate(#v, __ol, &[#(#keys),*])), ::core::option::Option::None => ::core::option::Option::None };
                 for (__i, __e) in #v.iter().enumerate() {
                     let __pe = #p.index(__i);
-                    let __oe = __matched.as_ref().and_then(|__m| __m[__i]).and_then(|__j| #o.and_then(|__ol| __ol.get(__j)));
+                    let __oe = match (&__matched, #o) { (::core::option::Option::Some(__m), ::core::option::Option::Some(__ol)) => match __m[__i] { ::core::option::Option::Some(__j) => __ol.get(__j), ::core::option::Option::None => ::core::option::Option::None }, _ => ::core::option::Option::None };
                     #body
                 }
             },
             None => quote! {
-                let __same = #o.is_some_and(|__ol| ::kubeskema::Validate::unchanged_at(#v, __ol, &#p, &mut ::core::default::Default::default()));
+                let __same = match #o { ::core::option::Option::Some(__ol) => ::kubeskema::Validate::unchanged_at(#v, __ol, &#p, &mut ::core::default::Default::default()), ::core::option::Option::None => false };
                 let __prev = __cx.enter_uncorrelated(__same);
                 for (__i, __e) in #v.iter().enumerate() {
                     let __pe = #p.index(__i);
@@ -207,7 +207,7 @@ fn walk(
         quote! {
             for (__k, __e) in #v.iter() {
                 let __pe = #p.map_key(__k);
-                let __oe = #o.and_then(|__om| __om.get(__k));
+                let __oe = match #o { ::core::option::Option::Some(__om) => __om.get(__k), ::core::option::Option::None => ::core::option::Option::None };
                 #body
             }
         }
@@ -236,7 +236,7 @@ fn nullable_element(body: TokenStream, nullable: bool) -> TokenStream {
     if !nullable {
         return body;
     }
-    quote!(if let ::core::option::Option::Some(__e) = __e { let __oe = __oe.and_then(|__x| __x.as_ref()); #body })
+    quote!(if let ::core::option::Option::Some(__e) = __e { let __oe = match __oe { ::core::option::Option::Some(__x) => __x.as_ref(), ::core::option::Option::None => ::core::option::Option::None }; #body })
 }
 
 /// The `kubeskema::cel::Cx::evaluate` call for the rules directly in `attrs`, at value `v`,

@@ -248,7 +248,9 @@ pub(crate) fn access(f: &Field, receiver: &TokenStream) -> Option<TokenStream> {
     Some(match f.shape {
         Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#receiver.#m)),
         Shape::Optional | Shape::Nullable => quote!(#receiver.#m.as_ref()),
-        Shape::MaybeNull => quote!(#receiver.#m.as_ref().and_then(|__v| __v.as_ref())),
+        Shape::MaybeNull => {
+            quote!(::core::option::Option::and_then(#receiver.#m.as_ref(), ::core::option::Option::as_ref))
+        }
         Shape::UnknownFields => return None,
     })
 }

@@ -222,8 +222,9 @@ pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
         _ => return false,
     };
     let mut same = new.len() == old.len();
-    for (i, j) in crate::listtype::correlate(new, old, keys).into_iter().enumerate() {
-        match j {
+    let matched = crate::listtype::correlate(new, old, keys);
+    for i in 0..matched.len() {
+        match matched[i] {
             Some(j) => same &= new[i].unchanged_at(&old[j], &path.index(i), out) && i == j,
             None => same = false,
         }

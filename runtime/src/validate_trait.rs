@@ -225,18 +225,25 @@ impl<T: Validate> Validate for Vec<T> {
     const HAS_RULES: bool = T::HAS_RULES;
     /// Items of atomic lists and sets do not correlate: the list is unchanged as a whole or
     /// not at all. (List-map fields correlate their items in derived code, by key.)
+    // Index loops, not iterator adapters: these are instantiated for every item type of a
+    // generated crate, and each adapter is a function of its own per type in a debug build.
     fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
-        let mut items = Unchanged::default();
-        let same = self.len() == old.len()
-            && self.iter().zip(old).enumerate().all(|(i, (n, o))| n.unchanged_at(o, &path.index(i), &mut items));
-        if same {
-            out.insert(path);
+        if self.len() != old.len() {
+            return false;
         }
-        same
+        let mut items = Unchanged::default();
+        for i in 0..self.len() {
+            if !self[i].unchanged_at(&old[i], &path.index(i), &mut items) {
+                return false;
+            }
+        }
+        out.insert(path);
+        true
     }
+    #[allow(clippy::needless_range_loop)] // an index loop, as said above
     fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
-        for (i, v) in self.iter().enumerate() {
-            v.validate_at(&at.index(i), found);
+        for i in 0..self.len() {
+            self[i].validate_at(&at.index(i), found);
         }
     }
 }

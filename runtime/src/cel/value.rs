@@ -104,8 +104,14 @@ impl<T: ToCel> ToCel for Box<T> {
 
 impl<T: ToCel> ToCel for Vec<T> {
     const SCHEMA_TYPE: &'static str = "array";
+    // Loops, not iterator adapters, here and below: instantiated for every item type of a
+    // generated crate, each adapter is a function per type in a debug build.
     fn to_cel(&self) -> Value {
-        Value::List(Arc::new(self.iter().map(ToCel::to_cel).collect()))
+        let mut items = Vec::with_capacity(self.len());
+        for item in self {
+            items.push(item.to_cel());
+        }
+        Value::List(Arc::new(items))
     }
     fn cel_type() -> Type {
         Type::list(T::cel_type())
@@ -116,8 +122,10 @@ impl<T: ToCel> ToCel for Vec<T> {
 impl<T: ToCel> ToCel for BTreeMap<String, T> {
     const SCHEMA_TYPE: &'static str = "object";
     fn to_cel(&self) -> Value {
-        let map: HashMap<Key, Value> =
-            self.iter().map(|(k, v)| (Key::String(Arc::new(k.clone())), v.to_cel())).collect();
+        let mut map = HashMap::with_capacity(self.len());
+        for (k, v) in self {
+            map.insert(Key::String(Arc::new(k.clone())), v.to_cel());
+        }
         Value::Map(Map { map: Arc::new(map) })
     }
     fn cel_type() -> Type {
@@ -144,9 +152,18 @@ pub fn object(fields: Vec<(String, Value)>) -> Value {
 }
 
 /// An object from its fields, for derived code: `(json name, value)`, absent ones left out.
-pub fn struct_value<const N: usize>(fields: [(&str, Option<Value>); N], unknown: Option<Value>) -> Value {
-    let mut all: Vec<(String, Value)> =
-        fields.into_iter().filter_map(|(name, v)| Some((name.to_owned(), v?))).collect();
+pub fn struct_value<const N: usize>(mut fields: [(&str, Option<Value>); N], unknown: Option<Value>) -> Value {
+    fields_value(&mut fields, unknown)
+}
+
+/// [`struct_value`]'s work, not generic over the number of fields.
+fn fields_value(fields: &mut [(&str, Option<Value>)], unknown: Option<Value>) -> Value {
+    let mut all: Vec<(String, Value)> = Vec::with_capacity(fields.len());
+    for (name, v) in fields {
+        if let Some(v) = v.take() {
+            all.push(((*name).to_owned(), v));
+        }
+    }
     if let Some(Value::Map(m)) = unknown {
         for (k, v) in m.map.iter() {
             if let Key::String(k) = k {
