@@ -66,7 +66,9 @@ fn corpus(out: &Path) {
         // Docs off: the corpus-wide build tests types, and descriptions are most of its text.
         let generation = pipeline::run(
             std::slice::from_ref(folder),
-            Options { docs: false, keep_going: true, ..Options::default() },
+            // Interpretable: the corpus tests compare each rule compiled to Rust with its
+            // interpretation (`__private::cel_differential`).
+            Options { docs: false, keep_going: true, interpretable: true, ..Options::default() },
         )
         .unwrap_or_else(|d| panic!("{d}"));
         writeln!(include, "pub mod {prefix} {{").unwrap();

@@ -145,7 +145,7 @@ pub fn run(args: Args) -> i32 {
             }
             let generation = match pipeline::run(
                 &paths,
-                pipeline::Options { docs: !no_docs, keep_going: false, skip_non_crds, kube },
+                pipeline::Options { docs: !no_docs, keep_going: false, skip_non_crds, kube, interpretable: false },
             ) {
                 Ok(g) => g,
                 Err(diags) => {

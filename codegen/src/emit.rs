@@ -7,7 +7,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::emit_cel::{CelCount, Natives, Node};
+use crate::emit_cel::{CelCount, NativeRule, Natives, Node};
 use crate::model::{Attr, CrdJson, EnumDef, FieldDef, Module, RootInfo, Shape, StructDef, Ty, TypeDef};
 
 fn ident(name: &str) -> Ident {
@@ -17,16 +17,27 @@ fn ident(name: &str) -> Ident {
     }
 }
 
-/// Rust source of one module (without the header comment).
-pub fn emit_module(m: &Module) -> (String, CelCount) {
-    let reach = CelReach::of(m);
+/// Rust source of one module (without the header comment). `interpretable`: every type a rule
+/// sees keeps its CEL value, so that rules compiled to Rust can be interpreted too (see
+/// [`crate::pipeline::Options::interpretable`]).
+pub fn emit_module(m: &Module, interpretable: bool) -> (String, CelCount) {
+    // Rules compile first, in emission order (their functions are numbered): the ones that
+    // stay interpreted decide which types need CEL values.
     let mut natives = Natives::default();
+    let mut node_attrs: Vec<Option<NodeAttrs>> = (0..m.types.len()).map(|_| None).collect();
+    for &id in &m.order {
+        if let TypeDef::Struct(s) = &m.types[id] {
+            node_attrs[id] = Some(NodeAttrs::of(m, s, id, &mut natives));
+        }
+    }
+    let reach = CelReach::of(m, &node_attrs, interpretable);
     let items: Vec<TokenStream> = m
         .order
         .iter()
-        .map(|&id| match &m.types[id] {
-            TypeDef::Struct(s) => emit_struct(m, s, &reach, id, &mut natives),
-            TypeDef::Enum(e) => emit_enum(e),
+        .map(|&id| match (&m.types[id], node_attrs[id].take()) {
+            (TypeDef::Struct(s), Some(attrs)) => emit_struct(m, s, &reach, id, attrs),
+            (TypeDef::Enum(e), _) => emit_enum(e),
+            (TypeDef::Struct(_), None) => unreachable!("invariant: every struct's attributes were made above"),
         })
         .collect();
     let native_fns = &natives.items;
@@ -168,14 +179,23 @@ pub fn sanitize_doc(doc: &str) -> Vec<String> {
 }
 
 /// The attributes of a node of Rust type `ty` (a rule's `self`), each rule compiled to Rust
-/// where it can be (`native = ...`).
-fn attrs_at(m: &Module, attrs: &[Attr], ty: &Ty, owner: &str, natives: &mut Natives) -> Vec<TokenStream> {
+/// where it can be (`native = ...`); `interpreted` is set when a rule here cannot be.
+fn attrs_at(
+    m: &Module,
+    attrs: &[Attr],
+    ty: &Ty,
+    owner: &str,
+    natives: &mut Natives,
+    interpreted: &mut bool,
+) -> Vec<TokenStream> {
     attrs
         .iter()
         .map(|a| match a {
             Attr::Rule(r) => {
                 let node = Node { ty: ty.clone(), attrs, owner };
-                rule_tokens(r, natives.compile(m, &node, r))
+                let native = natives.compile(m, &node, r);
+                *interpreted |= native.is_none();
+                rule_tokens(r, native)
             }
             Attr::Nested(k, inner) => {
                 // The derive reads rules on items and values after a null is skipped.
@@ -187,7 +207,7 @@ fn attrs_at(m: &Module, attrs: &[Attr], ty: &Ty, owner: &str, natives: &mut Nati
                     _ => Ty::Value,
                 };
                 let k = format_ident!("{}", k);
-                let inner = attrs_at(m, inner, &element, owner, natives);
+                let inner = attrs_at(m, inner, &element, owner, natives, interpreted);
                 quote!(#k(#(#inner),*))
             }
             a => attr_tokens(a),
@@ -195,7 +215,7 @@ fn attrs_at(m: &Module, attrs: &[Attr], ty: &Ty, owner: &str, natives: &mut Nati
         .collect()
 }
 
-fn rule_tokens(r: &kubeskema::schema::ValidationRule, native: Option<(Ident, Option<Ident>)>) -> TokenStream {
+fn rule_tokens(r: &kubeskema::schema::ValidationRule, native: Option<NativeRule>) -> TokenStream {
     let mut parts = vec![{
         let rule = &r.rule;
         quote!(rule = #rule)
@@ -214,10 +234,13 @@ fn rule_tokens(r: &kubeskema::schema::ValidationRule, native: Option<(Ident, Opt
     if let Some(b) = r.optional_old_self {
         parts.push(quote!(optional_old_self = #b));
     }
-    if let Some((rule, message)) = native {
+    if let Some(NativeRule { rule, message, transition }) = native {
         parts.push(quote!(native = #rule));
         if let Some(message) = message {
             parts.push(quote!(native_message = #message));
+        }
+        if transition {
+            parts.push(quote!(transition));
         }
     }
     quote!(rule(#(#parts),*))
@@ -297,16 +320,45 @@ fn default_attr(v: &Value) -> TokenStream {
     }
 }
 
+/// The schema attributes of a struct and of its fields, and whether a rule among them stays
+/// interpreted.
+struct NodeAttrs {
+    container: Vec<TokenStream>,
+    fields: Vec<Vec<TokenStream>>,
+    interpreted_container: bool,
+    interpreted_fields: Vec<bool>,
+}
+
+impl NodeAttrs {
+    fn of(m: &Module, s: &StructDef, id: usize, natives: &mut Natives) -> NodeAttrs {
+        let mut interpreted_container = false;
+        let container = attrs_at(m, &s.attrs, &Ty::Named(id), &s.name, natives, &mut interpreted_container);
+        let mut interpreted_fields = Vec::with_capacity(s.fields.len());
+        let fields = s
+            .fields
+            .iter()
+            .map(|f| {
+                let mut interpreted = false;
+                let attrs = attrs_at(m, &f.attrs, &f.ty, &s.name, natives, &mut interpreted);
+                interpreted_fields.push(interpreted);
+                attrs
+            })
+            .collect();
+        NodeAttrs { container, fields, interpreted_container, interpreted_fields }
+    }
+}
+
 /// Which types CEL rules concern, so the derive emits CEL code only for them (the rest would
 /// be dead code that every whole-corpus build pays for): types with rules at or below them
-/// (`validate_cel_at`), and types a rule at or above them can read (`ToCel`).
+/// (`validate_cel_at`), and types an interpreted rule at or above them reads (`ToCel`; with
+/// `interpretable`, any rule). Rules compiled to Rust read the typed fields.
 struct CelReach {
     rules_inside: Vec<bool>,
     seen_by_rules: Vec<bool>,
 }
 
 impl CelReach {
-    fn of(m: &Module) -> CelReach {
+    fn of(m: &Module, node_attrs: &[Option<NodeAttrs>], interpretable: bool) -> CelReach {
         fn has_rules(attrs: &[Attr]) -> bool {
             attrs.iter().any(|a| match a {
                 Attr::Rule(_) => true,
@@ -323,40 +375,53 @@ impl CelReach {
         }
         let n = m.types.len();
         let own = |id: usize| matches!(&m.types[id], TypeDef::Struct(s) if has_rules(&s.attrs));
+        // Whether a rule that reads CEL values sits on the type itself, or on field `k`.
+        let reads_own = |id: usize| match &node_attrs[id] {
+            Some(a) if !interpretable => a.interpreted_container,
+            _ => own(id),
+        };
+        let reads_field = |id: usize, k: usize, rules: bool| match &node_attrs[id] {
+            Some(a) if !interpretable => a.interpreted_fields[k],
+            _ => rules,
+        };
+        // Per field: rules on it, rules on it that read CEL values, the types inside it.
         let fields = |id: usize| match &m.types[id] {
             TypeDef::Struct(s) => s
                 .fields
                 .iter()
-                .map(|f| {
+                .enumerate()
+                .map(|(k, f)| {
                     let mut inner = Vec::new();
                     named(&f.ty, &mut inner);
-                    (has_rules(&f.attrs), inner)
+                    let rules = has_rules(&f.attrs);
+                    (rules, reads_field(id, k, rules), inner)
                 })
                 .collect(),
             TypeDef::Enum(_) => Vec::new(),
         };
-        let fields: Vec<Vec<(bool, Vec<usize>)>> = (0..n).map(fields).collect();
+        let fields: Vec<Vec<(bool, bool, Vec<usize>)>> = (0..n).map(fields).collect();
         // Fixpoints: recursive types reach themselves.
         let mut rules_inside: Vec<bool> = (0..n).map(own).collect();
         let mut changed = true;
         while changed {
             changed = false;
             for id in 0..n {
-                let inside = fields[id].iter().any(|(rules, inner)| *rules || inner.iter().any(|&i| rules_inside[i]));
+                let inside =
+                    fields[id].iter().any(|(rules, _, inner)| *rules || inner.iter().any(|&i| rules_inside[i]));
                 if inside && !rules_inside[id] {
                     rules_inside[id] = true;
                     changed = true;
                 }
             }
         }
-        let mut seen_by_rules: Vec<bool> = (0..n).map(own).collect();
+        let mut seen_by_rules: Vec<bool> = (0..n).map(reads_own).collect();
         changed = true;
         while changed {
             changed = false;
             for id in 0..n {
-                for (rules, inner) in &fields[id] {
+                for (_, reads, inner) in &fields[id] {
                     for &i in inner {
-                        if !seen_by_rules[i] && (seen_by_rules[id] || *rules) {
+                        if !seen_by_rules[i] && (seen_by_rules[id] || *reads) {
                             seen_by_rules[i] = true;
                             changed = true;
                         }
@@ -368,10 +433,10 @@ impl CelReach {
     }
 }
 
-fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, natives: &mut Natives) -> TokenStream {
+fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, attrs: NodeAttrs) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs(s.doc.as_deref());
-    let mut container_attrs = attrs_at(m, &s.attrs, &Ty::Named(id), &s.name, natives);
+    let mut container_attrs = attrs.container;
     if !reach.rules_inside[id] {
         container_attrs.push(quote!(no_cel_rules));
     }
@@ -382,7 +447,8 @@ fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, natives: 
     let fields: Vec<TokenStream> = s
         .fields
         .iter()
-        .map(|f| {
+        .zip(attrs.fields)
+        .map(|(f, schema_attrs)| {
             let fdoc = docs(f.doc.as_deref());
             let fid = ident(&f.ident);
             let ty = field_ty(m, f);
@@ -402,7 +468,7 @@ fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, natives: 
             if let Some(d) = &f.default {
                 parts.push(default_attr(d));
             }
-            parts.extend(attrs_at(m, &f.attrs, &f.ty, &s.name, natives));
+            parts.extend(schema_attrs);
             let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
             quote! {
                 #fdoc

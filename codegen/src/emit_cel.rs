@@ -82,10 +82,21 @@ pub(crate) struct Node<'a> {
     pub owner: &'a str,
 }
 
+/// A rule compiled to Rust: its function, its messageExpression's, and whether it reads
+/// `oldSelf`.
+pub struct NativeRule {
+    /// The rule's function.
+    pub rule: Ident,
+    /// The messageExpression's function.
+    pub message: Option<Ident>,
+    /// Whether the rule reads `oldSelf`.
+    pub transition: bool,
+}
+
 impl Natives {
     /// Compiles `rule` at `node`: the names of its function and its messageExpression's, or
     /// `None` (counted with the reason) where it stays interpreted.
-    pub fn compile(&mut self, m: &Module, node: &Node, rule: &ValidationRule) -> Option<(Ident, Option<Ident>)> {
+    pub fn compile(&mut self, m: &Module, node: &Node, rule: &ValidationRule) -> Option<NativeRule> {
         match self.try_compile(m, node, rule) {
             Ok(names) => {
                 self.count.native += 1;
@@ -98,12 +109,7 @@ impl Natives {
         }
     }
 
-    fn try_compile(
-        &mut self,
-        m: &Module,
-        node: &Node,
-        rule: &ValidationRule,
-    ) -> Result<(Ident, Option<Ident>), String> {
+    fn try_compile(&mut self, m: &Module, node: &Node, rule: &ValidationRule) -> Result<NativeRule, String> {
         let self_type = node_cel_type(m, &node.ty, node.attrs)?;
         let scope = Scope::typed(self_type, rule.optional_old_self == Some(true));
         let lowered = kubeskema::cel::lower(&rule.rule, rule.message_expression.as_deref(), &scope)
@@ -141,7 +147,7 @@ impl Natives {
             });
             name
         });
-        Ok((rule_fn, message_fn))
+        Ok(NativeRule { rule: rule_fn, message: message_fn, transition: lowered.transition })
     }
 }
 

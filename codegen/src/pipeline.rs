@@ -44,11 +44,17 @@ pub struct Options {
     /// k8s-openapi's `ObjectMeta`, and k8s-openapi's `Condition` and `ObjectReference` where
     /// the schema is theirs. Needs the runtime's `kube` feature.
     pub kube: bool,
+    /// Every type a CEL rule sees gets a CEL value (`ToCel`), so that the rules compiled to
+    /// Rust can be interpreted too (`kubeskema::cel::Cx::interpreted`): what the differential
+    /// tests of the native code need. Off, only the types that rules which stay interpreted
+    /// read have one (rules compiled to Rust read the typed fields), and the crate compiles
+    /// faster.
+    pub interpretable: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { docs: true, keep_going: false, skip_non_crds: false, kube: false }
+        Options { docs: true, keep_going: false, skip_non_crds: false, kube: false, interpretable: false }
     }
 }
 
@@ -195,7 +201,7 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             header.push_str(&format!("//   {} ({}/{})\n", s.file, s.crd, s.version));
             crd_names.push(format!("{}/{}", s.crd, s.version));
         }
-        let (code, cel) = crate::emit::emit_module(&module);
+        let (code, cel) = crate::emit::emit_module(&module, options.interpretable);
         let code = format!("{header}\n{code}");
         out.push(GeneratedModule {
             group: group.clone(),

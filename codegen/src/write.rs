@@ -114,6 +114,7 @@ impl Config {
                 keep_going: false,
                 skip_non_crds: self.skip_non_crds,
                 kube: self.kube,
+                interpretable: false,
             },
         )
     }

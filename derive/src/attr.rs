@@ -193,6 +193,8 @@ pub struct Rule {
     pub native: Option<syn::Path>,
     /// The messageExpression compiled to Rust (`-> Result<String>`).
     pub native_message: Option<syn::Path>,
+    /// With `native`: the rule reads `oldSelf` (what codegen's compilation found).
+    pub transition: bool,
 }
 
 /// A parsed keyword with its value.
@@ -464,9 +466,10 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
             "optional_old_self" => rule.optional_old_self = Some(m.value()?.parse::<syn::LitBool>()?.value),
             "native" => rule.native = Some(m.value()?.parse()?),
             "native_message" => rule.native_message = Some(m.value()?.parse()?),
+            "transition" => rule.transition = true,
             _ => {
                 return Err(m.error(
-                    "expected one of: rule, message, message_expression, reason, field_path, optional_old_self, native, native_message",
+                    "expected one of: rule, message, message_expression, reason, field_path, optional_old_self, native, native_message, transition",
                 ));
             }
         }
@@ -474,6 +477,9 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
     })?;
     if rule.rule.is_none() {
         return Err(meta.error("`rule(...)` needs `rule = \"<CEL expression>\"`"));
+    }
+    if rule.native.is_none() && (rule.native_message.is_some() || rule.transition) {
+        return Err(meta.error("`native_message` and `transition` describe a `native` rule: add `native = <function>`"));
     }
     Ok(rule)
 }

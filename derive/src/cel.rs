@@ -23,7 +23,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
     }
     let ident = c.ident;
     let cel = quote!(::kubeskema::cel);
-    let (schema_type, body, cel_type) = match &c.data {
+    let (body, cel_type) = match &c.data {
         Body::Struct(fields) => {
             let name = ident.to_string();
             let typed = fields.iter().filter(|f| access(f, &quote!(self)).is_some()).map(|f| {
@@ -46,7 +46,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 }
                 None => quote!(::core::option::Option::None),
             };
-            ("object", quote!(#cel::struct_value([#(#entries),*], #unknown)), cel_type)
+            (quote!(#cel::struct_value([#(#entries),*], #unknown)), cel_type)
         }
         Body::Enum(variants) => {
             let arms = variants.iter().map(|v| {
@@ -57,12 +57,12 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                     VariantValue::Bool(b) => quote!(#ident::#var => #cel::Value::Bool(#b),),
                 }
             });
-            let (schema_type, cel_type) = match variants.first().map(|v| &v.value) {
-                Some(VariantValue::Int(_)) => ("integer", quote!(#cel::Type::Int)),
-                Some(VariantValue::Bool(_)) => ("boolean", quote!(#cel::Type::Bool)),
-                _ => ("string", quote!(#cel::Type::String)),
+            let cel_type = match variants.first().map(|v| &v.value) {
+                Some(VariantValue::Int(_)) => quote!(#cel::Type::Int),
+                Some(VariantValue::Bool(_)) => quote!(#cel::Type::Bool),
+                _ => quote!(#cel::Type::String),
             };
-            (schema_type, quote!(match self { #(#arms)* }), cel_type)
+            (quote!(match self { #(#arms)* }), cel_type)
         }
     };
     // What rules compiled to Rust read of an enum: its value, without a `cel::Value`. Only
@@ -103,7 +103,6 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
         ::kubeskema::__cel! {
             #[automatically_derived]
             impl #cel::ToCel for #ident {
-                const SCHEMA_TYPE: &'static str = #schema_type;
                 fn to_cel(&self) -> #cel::Value {
                     #body
                 }
@@ -123,13 +122,16 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
         return TokenStream::new();
     }
     let ident = c.ident;
+    // Whether the types here have CEL values (codegen leaves them out where only rules
+    // compiled to Rust see a type); hand-written types always have them.
+    let values = !c.attrs.flag("no_cel_value");
     let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
-    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), Some("object"), None, own_type);
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type, values);
     let fields = fields.iter().filter_map(|f| {
         let name = &f.json_name;
         let new = access(f, &quote!(self))?;
         let old = access(f, &quote!(__o))?;
-        let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident)?;
+        let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident, values)?;
         Some(quote! {
             if let ::core::option::Option::Some(__v) = #new {
                 let __p = __path.property(#name);
@@ -166,8 +168,9 @@ fn walk(
     o: &TokenStream,
     p: &TokenStream,
     me: &syn::Ident,
+    values: bool,
 ) -> Option<TokenStream> {
-    let own = rules_check(attrs, v, o, p, None, Some(ty), node_type(attrs, ty));
+    let own = rules_check(attrs, v, o, p, Some(ty), node_type(attrs, ty), values);
     let cel = quote!(::kubeskema::cel);
     let nested = |key: &str| match attrs.get(key) {
         Some(Item::Nested(n)) => Some(n),
@@ -178,7 +181,8 @@ fn walk(
         let item_attrs = nested("items").unwrap_or(&empty);
         let elem_full = elem;
         let (elem, nullable) = option_inner(elem).map_or((elem, false), |i| (i, true));
-        let body = nullable_element(walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me)?, nullable);
+        let body =
+            nullable_element(walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me, values)?, nullable);
         match list_map_keys(attrs) {
             Some(keys) => quote! {
                 let __matched = match #o { ::core::option::Option::Some(__ol) => ::core::option::Option::Some(#cel::correlate(#v, __ol, &[#(#keys),*])), ::core::option::Option::None => ::core::option::Option::None };
@@ -202,8 +206,10 @@ fn walk(
     } else if let Some(value) = generic_arg(ty, "BTreeMap") {
         let value_attrs = nested("values").unwrap_or(&empty);
         let (value, nullable) = option_inner(value).map_or((value, false), |i| (i, true));
-        let body =
-            nullable_element(walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me)?, nullable);
+        let body = nullable_element(
+            walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me, values)?,
+            nullable,
+        );
         quote! {
             for (__k, __e) in #v.iter() {
                 let __pe = #p.map_key(__k);
@@ -239,16 +245,17 @@ fn nullable_element(body: TokenStream, nullable: bool) -> TokenStream {
     quote!(if let ::core::option::Option::Some(__e) = __e { let __oe = match __oe { ::core::option::Option::Some(__x) => __x.as_ref(), ::core::option::Option::None => ::core::option::Option::None }; #body })
 }
 
-/// The `kubeskema::cel::Cx::evaluate` call for the rules directly in `attrs`, at value `v`,
-/// whose CEL type `self_type` gives.
+/// The `kubeskema::cel::Cx::evaluate_typed` call for the rules directly in `attrs`, at value
+/// `v` of type `ty` (`Self` without one), whose CEL type `self_type` gives. `values`: whether
+/// the types here have CEL values (`ToCel`); without them, rules must be native throughout.
 fn rules_check(
     attrs: &Attrs,
     v: &TokenStream,
     o: &TokenStream,
     p: &TokenStream,
-    schema_type: Option<&str>,
     ty: Option<&Type>,
     self_type: TokenStream,
+    values: bool,
 ) -> TokenStream {
     let rules: Vec<&Rule> = attrs
         .items
@@ -262,6 +269,14 @@ fn rules_check(
         return TokenStream::new();
     }
     let cel = quote!(::kubeskema::cel);
+    let fully_native =
+        rules.iter().all(|r| r.native.is_some() && (r.message_expression.is_none() || r.native_message.is_some()));
+    let interpretable = values || !fully_native;
+    let (declared_type, type_fn) = if interpretable {
+        (quote!(::core::option::Option::Some(__self_type)), quote!(fn __self_type() -> #cel::Type { #self_type }))
+    } else {
+        (quote!(::core::option::Option::None), TokenStream::new())
+    };
     let opt = |s: &Option<syn::LitStr>| match s {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
@@ -271,17 +286,16 @@ fn rules_check(
         let (message, expr, reason, field_path) =
             (opt(&r.message), opt(&r.message_expression), opt(&r.reason), opt(&r.field_path));
         let optional = r.optional_old_self.unwrap_or(false);
-        quote!(#cel::Rule::declared(#rule, #message, #expr, #reason, #field_path, #optional, ::core::option::Option::Some(__self_type)))
+        quote!(#cel::Rule::declared(#rule, #message, #expr, #reason, #field_path, #optional, #declared_type))
     });
     let n = rules.len();
     let format = match attrs.str("format") {
         Some(f) => quote!(::core::option::Option::Some(#f)),
         None => quote!(::core::option::Option::None),
     };
-    let schema_type = match (schema_type, ty) {
-        (Some(t), _) => quote!(#t),
-        (None, Some(ty)) => quote!(<#ty as #cel::ToCel>::SCHEMA_TYPE),
-        (None, None) => quote!(""),
+    let schema_type = match ty {
+        Some(ty) => quote!(<#ty as ::kubeskema::Validate>::SCHEMA_TYPE),
+        None => quote!(<Self as ::kubeskema::Validate>::SCHEMA_TYPE),
     };
     let natives = rules.iter().map(|r| match &r.native {
         Some(rule) => {
@@ -289,19 +303,23 @@ fn rules_check(
                 Some(m) => quote!(::core::option::Option::Some(#m)),
                 None => quote!(::core::option::Option::None),
             };
-            quote!(::core::option::Option::Some(#cel::native::Native { rule: #rule, message: #message }))
+            let transition = r.transition;
+            quote!(::core::option::Option::Some(#cel::native::Native { rule: #rule, message: #message, transition: #transition }))
         }
         None => quote!(::core::option::Option::None),
     });
-    // The CEL value, for the rules not compiled to Rust and for ratcheting: made only when
-    // one of those needs it.
+    // The CEL value and type, for the rules not compiled to Rust (and for the differential
+    // tests, which interpret every rule where the types have CEL values).
     let to_cel = items_formatted(attrs, &quote!(__x));
+    let to_cel_fn = if interpretable {
+        quote!(::core::option::Option::Some(|__x| #to_cel))
+    } else {
+        quote!(::core::option::Option::None)
+    };
     quote! {{
-        fn __self_type() -> #cel::Type {
-            #self_type
-        }
+        #type_fn
         static __RULES: [#cel::Rule; #n] = [#(#each),*];
-        __cx.evaluate_typed(&__RULES, &[#(#natives),*], &#p, #v, #o, |__x| #to_cel, #format, #schema_type);
+        __cx.evaluate_typed(&__RULES, &[#(#natives),*], &#p, #v, #o, #to_cel_fn, #format, #schema_type);
     }}
 }
 

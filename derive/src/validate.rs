@@ -21,7 +21,7 @@ use quote::quote;
 use syn::Type;
 
 use crate::attr::{Attrs, Item};
-use crate::model::{Body, Container, Field, Shape, generic_arg, option_inner};
+use crate::model::{Body, Container, Field, Shape, VariantValue, generic_arg, option_inner};
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
@@ -46,6 +46,15 @@ pub fn expand(c: &Container) -> TokenStream {
     };
     let unchanged = unchanged(c);
     let has_rules = has_rules(c);
+    // A mixed enum (hand-written) prints as its first variant's kind.
+    let schema_type = match &c.data {
+        Body::Struct(_) => "object",
+        Body::Enum(variants) => match variants.first().map(|v| &v.value) {
+            Some(VariantValue::Int(_)) => "integer",
+            Some(VariantValue::Bool(_)) => "boolean",
+            _ => "string",
+        },
+    };
     let cel_walk = crate::cel::validate_cel_at(c);
     let to_cel = crate::cel::to_cel_impl(c);
     let meta = match (&c.data, c.attrs.get("resource")) {
@@ -56,6 +65,7 @@ pub fn expand(c: &Container) -> TokenStream {
         #[automatically_derived]
         impl ::kubeskema::Validate for #ident {
             const HAS_RULES: bool = #has_rules;
+            const SCHEMA_TYPE: &'static str = #schema_type;
             #meta
             #unchanged
             #cel_walk

@@ -269,8 +269,12 @@ pub fn cel_differential<T: crate::Validate + ?Sized>(value: &T, old: Option<&T>)
     let run = |mut cx: crate::cel::Cx| {
         value.validate_cel_at(old, &crate::path::Path::root(), &mut cx);
         let show = |issues: &[crate::issue::Issue]| issues.iter().map(ToString::to_string).collect::<Vec<_>>();
-        (show(&cx.issues), show(&cx.warnings), cx.stopped())
+        ((show(&cx.issues), show(&cx.warnings), cx.stopped()), cx.uninterpretable())
     };
-    let (native, interpreted) = (run(crate::cel::Cx::default()), run(crate::cel::Cx::interpreted()));
+    let ((native, _), (interpreted, uninterpretable)) =
+        (run(crate::cel::Cx::default()), run(crate::cel::Cx::interpreted()));
+    if uninterpretable {
+        return Err("rules ran natively in the interpreted run: their types have no CEL values (generate with codegen's `interpretable` option)".to_owned());
+    }
     if native == interpreted { Ok(()) } else { Err(format!("native: {native:?}\ninterpreted: {interpreted:?}")) }
 }

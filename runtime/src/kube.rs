@@ -78,7 +78,6 @@ impl Decode for ObjectMeta {
 /// Only `name` and `generateName` are visible to rules (semantics §9.4).
 #[cfg(feature = "cel")]
 impl crate::cel::ToCel for ObjectMeta {
-    const SCHEMA_TYPE: &'static str = "object";
     fn to_cel(&self) -> cel::Value {
         let ours = crate::ObjectMeta {
             name: self.name.clone(),
@@ -188,6 +187,7 @@ macro_rules! known_schema {
 
         /// Validated against its known schema, with the apiserver's messages.
         impl Validate for $t {
+            const SCHEMA_TYPE: &'static str = "object";
             fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
                 $cell.validate_at(&crate::__private::to_json(self), &at.to_path(), found);
             }
@@ -206,7 +206,6 @@ macro_rules! known_schema {
         /// Typed as its schema types it (`lastTransitionTime` a timestamp).
         #[cfg(feature = "cel")]
         impl crate::cel::ToCel for $t {
-            const SCHEMA_TYPE: &'static str = "object";
             fn to_cel(&self) -> cel::Value {
                 crate::cel::from_json_with(&crate::__private::to_json(self), $cell.0.schema(), false)
             }

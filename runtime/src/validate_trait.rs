@@ -42,6 +42,10 @@ pub trait Validate {
     /// the apiserver then says once that blocking errors kept the rules from running.
     const HAS_RULES: bool = false;
 
+    /// The schema `type` of values of this type, as evaluation errors print it
+    /// (`Invalid value: "object": ...`); empty for int-or-string and untyped values.
+    const SCHEMA_TYPE: &'static str;
+
     /// Appends the issues of this value, which sits at `at`, each to its pipeline step.
     fn validate_at(&self, at: &At<'_>, found: &mut Phases);
 
@@ -159,8 +163,9 @@ pub(crate) fn gate_cel(has_rules: bool, issues: &mut Vec<Issue>) {
 
 /// Leaves: their constraints are checked by the field that holds them.
 macro_rules! leaf {
-    ($($t:ty),*) => {
+    ($($t:ty => $schema:literal),* $(,)?) => {
         $(impl Validate for $t {
+            const SCHEMA_TYPE: &'static str = $schema;
             fn validate_at(&self, _: &At<'_>, _: &mut Phases) {}
             fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
                 let same = self == old;
@@ -174,24 +179,25 @@ macro_rules! leaf {
 }
 
 leaf!(
-    String,
-    bool,
-    i32,
-    i64,
-    f64,
-    crate::IntOrString,
-    crate::EmptyObject,
-    crate::ObjectMeta,
-    serde_json::Value,
-    serde_json::Map<String, serde_json::Value>
+    String => "string",
+    bool => "boolean",
+    i32 => "integer",
+    i64 => "integer",
+    f64 => "number",
+    crate::IntOrString => "",
+    crate::EmptyObject => "object",
+    crate::ObjectMeta => "object",
+    serde_json::Value => "",
+    serde_json::Map<String, serde_json::Value> => "object",
 );
 
 // Root and embedded metadata are checked by the resource that holds them.
 #[cfg(feature = "kube")]
-leaf!(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
+leaf!(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta => "object");
 
 impl<T: Validate> Validate for Option<T> {
     const HAS_RULES: bool = T::HAS_RULES;
+    const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
         match (self, old) {
             (Some(new), Some(old)) => new.unchanged_at(old, path, out),
@@ -209,6 +215,7 @@ impl<T: Validate> Validate for Option<T> {
 /// Recursive types hold themselves in a `Box`.
 impl<T: Validate> Validate for Box<T> {
     const HAS_RULES: bool = T::HAS_RULES;
+    const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
         (**self).unchanged_at(old, path, out)
     }
@@ -223,6 +230,7 @@ impl<T: Validate> Validate for Box<T> {
 
 impl<T: Validate> Validate for Vec<T> {
     const HAS_RULES: bool = T::HAS_RULES;
+    const SCHEMA_TYPE: &'static str = "array";
     /// Items of atomic lists and sets do not correlate: the list is unchanged as a whole or
     /// not at all. (List-map fields correlate their items in derived code, by key.)
     // Index loops, not iterator adapters: these are instantiated for every item type of a
@@ -250,6 +258,7 @@ impl<T: Validate> Validate for Vec<T> {
 
 impl<T: Validate> Validate for BTreeMap<String, T> {
     const HAS_RULES: bool = T::HAS_RULES;
+    const SCHEMA_TYPE: &'static str = "object";
     fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
         let mut same = self.len() == old.len();
         for (k, v) in self {

@@ -112,7 +112,6 @@ pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
         message_expression: None,
         depth: parsed.depth,
         transition: parsed.reads_old_self,
-        field_path: Vec::new(),
     };
     let mut cx = Context::with_env(env().clone());
     cx.add_variable_from_value("self", self_value);
@@ -169,8 +168,6 @@ pub struct Compiled {
     depth: usize,
     /// Whether the rule reads `oldSelf` (a transition rule).
     pub transition: bool,
-    /// The `fieldPath` as path steps.
-    field_path: Vec<String>,
 }
 
 /// The trees are dropped without recursion, as a derived drop would recurse over them.
@@ -335,13 +332,9 @@ pub fn check_rule(
     let mut errors = Vec::new();
     let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
     let message_expression = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
-    let field_path = match field_path.map(parse_field_path).transpose() {
-        Ok(p) => p.unwrap_or_default(),
-        Err(e) => {
-            errors.push(e);
-            Vec::new()
-        }
-    };
+    if let Some(Err(e)) = field_path.map(parse_field_path) {
+        errors.push(e);
+    }
     match program {
         Some(rule) if errors.is_empty() => Ok(Compiled {
             max_cost: rule.cost.map(|c| c.max),
@@ -350,7 +343,6 @@ pub fn check_rule(
             depth: rule.depth.max(message_expression.as_ref().map_or(0, |m| m.depth)),
             message_expression: message_expression.map(|m| m.metered),
             transition: rule.reads_old_self,
-            field_path,
         }),
         _ => Err(errors),
     }
@@ -366,6 +358,8 @@ pub struct Lowered {
     pub rule_types: std::collections::HashMap<u64, Type>,
     /// The messageExpression's tree and types.
     pub message: Option<(Expression, std::collections::HashMap<u64, Type>)>,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub transition: bool,
 }
 
 impl Drop for Lowered {
@@ -384,7 +378,13 @@ pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Res
     let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
     match program {
         Some(p) if errors.is_empty() => {
-            Ok(Lowered { rule: p.metered, rule_types: p.types, message: message.map(|m| (m.metered, m.types)) })
+            let transition = p.reads_old_self;
+            Ok(Lowered {
+                rule: p.metered,
+                rule_types: p.types,
+                message: message.map(|m| (m.metered, m.types)),
+                transition,
+            })
         }
         _ => Err(errors),
     }
@@ -578,6 +578,9 @@ pub struct Cx {
     /// Whether rules compiled to Rust run natively (else every rule is interpreted: what
     /// the differential tests compare against).
     native: bool,
+    /// Set when an interpreted evaluation met rules it could not interpret: their types
+    /// have no CEL values (codegen's `interpretable` option was off).
+    uninterpretable: bool,
 }
 
 impl Default for Cx {
@@ -589,6 +592,7 @@ impl Default for Cx {
             stopped: false,
             unchanged_above: false,
             native: true,
+            uninterpretable: false,
         }
     }
 }
@@ -598,6 +602,11 @@ impl Cx {
     /// the native code is tested against.
     pub fn interpreted() -> Cx {
         Cx { native: false, ..Cx::default() }
+    }
+
+    /// Whether an [`Cx::interpreted`] evaluation ran rules natively, for want of CEL values.
+    pub fn uninterpretable(&self) -> bool {
+        self.uninterpretable
     }
 
     /// Whether evaluation has stopped (budget or per-call limit).
@@ -665,17 +674,21 @@ impl Cx {
 
     /// Evaluates `rules` for the typed value at `path`, each natively where it has a
     /// [`native::Native`] (`natives[i]` for `rules[i]`), else interpreted over `to_cel` of the
-    /// value (converted only when a rule needs it, or a failure asks whether the place is
-    /// unchanged). The issues, warnings and costs are those [`Cx::evaluate`] gives.
+    /// value (converted only when a rule needs it). The issues, warnings and costs are those
+    /// [`Cx::evaluate`] gives.
+    ///
+    /// `to_cel` is `None` where every rule runs natively (messageExpression included): then
+    /// the value's type need not have a CEL value at all, and the rules run natively even in
+    /// an [`Cx::interpreted`] evaluation.
     #[allow(clippy::too_many_arguments)]
-    pub fn evaluate_typed<T: ?Sized>(
+    pub fn evaluate_typed<T: crate::Validate>(
         &mut self,
         rules: &[Rule],
         natives: &[Option<native::Native<T>>],
         path: &Path,
         value: &T,
         old: Option<&T>,
-        to_cel: fn(&T) -> Value,
+        to_cel: Option<fn(&T) -> Value>,
         format: Option<&str>,
         schema_type: &str,
     ) {
@@ -683,7 +696,8 @@ impl Cx {
             return;
         }
         let unchanged_above = self.unchanged_above;
-        let natives = if self.native { natives } else { &[] };
+        self.uninterpretable |= !self.native && to_cel.is_none();
+        let natives = if self.native || to_cel.is_none() { natives } else { &[] };
         let mut runs = Typed { value, old, natives, to_cel, format, unchanged_above, interpreted: None };
         self.run_rules(rules, path, schema_type, &mut runs);
     }
@@ -701,8 +715,8 @@ impl Cx {
             if self.stopped {
                 return;
             }
-            let compiled = match rule.compiled() {
-                Ok(c) => c,
+            let way = match runs.way(i, rule) {
+                Ok(way) => way,
                 Err(e) => {
                     let detail = format!("rule compile error: {e}");
                     self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
@@ -710,10 +724,10 @@ impl Cx {
                 }
             };
             // Transition rules need an old value, unless it is optional.
-            if compiled.transition && !runs.has_old() && !rule.optional_old_self {
+            if way.transition() && !runs.has_old() && !rule.optional_old_self {
                 continue;
             }
-            let (result, cost) = runs.rule(i, rule, compiled);
+            let (result, cost) = runs.rule(i, rule, way);
             if self.out_of_budget(path, schema_type, cost, "validation failed") {
                 return;
             }
@@ -747,8 +761,8 @@ impl Cx {
                     continue;
                 }
             }
-            let message = if compiled.has_message_expression() {
-                let (result, cost) = runs.message(i, rule, compiled);
+            let message = if rule.message_expression.is_some() {
+                let (result, cost) = runs.message(i, rule, way);
                 // Running out of budget (or past the per-call limit) in a messageExpression
                 // stops everything, in its own words.
                 if self.out_of_budget(path, schema_type, cost, "messageExpression evaluation failed")
@@ -765,7 +779,10 @@ impl Cx {
                 None
             };
             let detail = message.unwrap_or_else(|| rule.message_or_default());
-            let at = compiled.field_path.iter().fold(path.clone(), |p, step| p.key(step));
+            // A fieldPath that does not parse kept the rule from compiling (codegen compiled
+            // the native ones).
+            let steps = rule.field_path.as_deref().and_then(|f| parse_field_path(f).ok()).unwrap_or_default();
+            let at = steps.iter().fold(path.clone(), |p, step| p.key(step));
             let issue = match rule.reason.as_deref() {
                 Some("FieldValueForbidden") => Issue::new(ErrorType::Forbidden, &at, KEYWORD, BadValue::Omit, detail),
                 Some("FieldValueRequired") => Issue::new(ErrorType::Required, &at, KEYWORD, BadValue::Omit, detail),
@@ -775,7 +792,7 @@ impl Cx {
             }
             .in_form(PathForm::Field);
             // Ratcheting: a non-transition rule failing on an unchanged place is a warning.
-            if !compiled.transition && *unchanged.get_or_insert_with(|| runs.unchanged()) {
+            if !way.transition() && *unchanged.get_or_insert_with(|| runs.unchanged()) {
                 self.warnings.push(issue);
             } else {
                 self.issues.push(issue);
@@ -790,14 +807,35 @@ struct RunError {
     no_such_overload: bool,
 }
 
+/// How one rule runs.
+#[derive(Clone, Copy)]
+enum Way<'r> {
+    /// Compiled to Rust: nothing is compiled at run time.
+    Native { transition: bool },
+    /// Interpreted: its programs, compiled on first use.
+    Interpreted(&'r Compiled),
+}
+
+impl Way<'_> {
+    /// Whether the rule reads `oldSelf`.
+    fn transition(self) -> bool {
+        match self {
+            Way::Native { transition } => transition,
+            Way::Interpreted(compiled) => compiled.transition,
+        }
+    }
+}
+
 /// How one node's rules run ([`Cx::run_rules`]).
 trait Runs {
     /// Whether there is an old value.
     fn has_old(&self) -> bool;
+    /// How rule `i` runs, or why it does not compile.
+    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str>;
     /// Runs rule `i`: whether it holds (a non-bool result does not), and its cost.
-    fn rule(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Result<bool, RunError>, meter::Cost);
+    fn rule(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost);
     /// Runs rule `i`'s messageExpression: its string, if it gave one, and its cost.
-    fn message(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Option<String>, meter::Cost);
+    fn message(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Option<String>, meter::Cost);
     /// Whether the value equals the old value (or, without one, the place above it is
     /// unchanged): a failure there is a warning on update.
     fn unchanged(&mut self) -> bool;
@@ -842,7 +880,14 @@ impl Runs for Interpreted {
         self.old.is_some()
     }
 
-    fn rule(&mut self, _: usize, rule: &Rule, compiled: &Compiled) -> (Result<bool, RunError>, meter::Cost) {
+    fn way<'r>(&self, _: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
+        rule.compiled().map(Way::Interpreted)
+    }
+
+    fn rule(&mut self, _: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost) {
+        let Way::Interpreted(compiled) = way else {
+            unreachable!("invariant: Interpreted::way gives interpreted ways only")
+        };
         let (result, cost) = self.run(rule, compiled, &compiled.metered);
         let result = match result {
             Ok(v) => Ok(v == Value::Bool(true)),
@@ -856,7 +901,10 @@ impl Runs for Interpreted {
         (result, cost)
     }
 
-    fn message(&mut self, _: usize, rule: &Rule, compiled: &Compiled) -> (Option<String>, meter::Cost) {
+    fn message(&mut self, _: usize, rule: &Rule, way: Way<'_>) -> (Option<String>, meter::Cost) {
+        let Way::Interpreted(compiled) = way else {
+            unreachable!("invariant: Interpreted::way gives interpreted ways only")
+        };
         let Some(m) = &compiled.message_expression else { return (None, meter::Cost { actual: 0, exceeded: false }) };
         let (result, cost) = self.run(rule, compiled, m);
         match result {
@@ -875,32 +923,43 @@ impl Runs for Interpreted {
 
 /// Rules over a typed value: native where compiled to Rust, else interpreted over its CEL
 /// value, made on first need.
-struct Typed<'a, T: ?Sized> {
+struct Typed<'a, T> {
     value: &'a T,
     old: Option<&'a T>,
     natives: &'a [Option<native::Native<T>>],
-    to_cel: fn(&T) -> Value,
+    to_cel: Option<fn(&T) -> Value>,
     format: Option<&'a str>,
     unchanged_above: bool,
     interpreted: Option<Interpreted>,
 }
 
-impl<T: ?Sized> Typed<'_, T> {
+impl<T> Typed<'_, T> {
+    fn native(&self, i: usize) -> Option<native::Native<T>> {
+        self.natives.get(i).copied().flatten()
+    }
+
     fn interpreted(&mut self) -> &mut Interpreted {
-        let (value, old, to_cel, format, above) =
-            (self.value, self.old, self.to_cel, self.format, self.unchanged_above);
+        let (value, old, format, above) = (self.value, self.old, self.format, self.unchanged_above);
+        let to_cel = self.to_cel.expect("invariant: derived code gives to_cel wherever a rule is not fully native");
         self.interpreted.get_or_insert_with(|| Interpreted::new(to_cel(value), old.map(to_cel), format, above))
     }
 }
 
-impl<T: ?Sized> Runs for Typed<'_, T> {
+impl<T: crate::Validate> Runs for Typed<'_, T> {
     fn has_old(&self) -> bool {
         self.old.is_some()
     }
 
-    fn rule(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Result<bool, RunError>, meter::Cost) {
-        let Some(native) = self.natives.get(i).copied().flatten() else {
-            return self.interpreted().rule(i, rule, compiled);
+    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
+        match self.native(i) {
+            Some(native) => Ok(Way::Native { transition: native.transition }),
+            None => rule.compiled().map(Way::Interpreted),
+        }
+    }
+
+    fn rule(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost) {
+        let Some(native) = self.native(i) else {
+            return self.interpreted().rule(i, rule, way);
         };
         let mut meter = native::Meter::new(cost::PER_CALL_LIMIT);
         let result = (native.rule)(self.value, self.old, &mut meter);
@@ -908,17 +967,29 @@ impl<T: ?Sized> Runs for Typed<'_, T> {
         (result, meter.cost())
     }
 
-    fn message(&mut self, i: usize, rule: &Rule, compiled: &Compiled) -> (Option<String>, meter::Cost) {
-        let Some(message) = self.natives.get(i).copied().flatten().and_then(|n| n.message) else {
-            return self.interpreted().message(i, rule, compiled);
+    fn message(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Option<String>, meter::Cost) {
+        let Some(message) = self.native(i).and_then(|n| n.message) else {
+            // A native rule with an interpreted messageExpression (hand-written attributes):
+            // the message compiles now.
+            let way = match (way, rule.compiled()) {
+                (Way::Native { .. }, Ok(compiled)) => Way::Interpreted(compiled),
+                (Way::Native { .. }, Err(_)) => return (None, meter::Cost { actual: 0, exceeded: false }),
+                (way, _) => way,
+            };
+            return self.interpreted().message(i, rule, way);
         };
         let mut meter = native::Meter::new(cost::PER_CALL_LIMIT);
         let result = message(self.value, self.old, &mut meter);
         (result.ok(), meter.cost())
     }
 
+    /// The typed values compared, as the apiserver compares the stored objects (not their
+    /// CEL values: two texts of one time are different values to it).
     fn unchanged(&mut self) -> bool {
-        self.interpreted().unchanged()
+        match self.old {
+            Some(old) => self.value.unchanged_at(old, &Path::root(), &mut crate::ratchet::Unchanged::default()),
+            None => self.unchanged_above,
+        }
     }
 }
 

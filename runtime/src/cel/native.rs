@@ -122,6 +122,9 @@ pub struct Native<T: ?Sized> {
     pub rule: Function<T, bool>,
     /// The messageExpression.
     pub message: Option<Function<T, String>>,
+    /// Whether the rule reads `oldSelf` (a transition rule): what its compilation would say,
+    /// said by codegen, which compiled it, so that a native rule is never compiled at run time.
+    pub transition: bool,
 }
 
 impl<T: ?Sized> Clone for Native<T> {

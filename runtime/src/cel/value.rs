@@ -13,10 +13,6 @@ use crate::{EmptyObject, IntOrString, ObjectMeta};
 
 /// A value as CEL sees it when it is `self` of a rule (or inside one).
 pub trait ToCel {
-    /// The schema `type` of the value's node, printed in evaluation errors
-    /// (`Invalid value: "object": ...`); empty for int-or-string and untyped nodes.
-    const SCHEMA_TYPE: &'static str;
-
     /// The CEL value.
     fn to_cel(&self) -> Value;
 
@@ -28,9 +24,8 @@ pub trait ToCel {
 }
 
 macro_rules! scalar {
-    ($($t:ty => $schema:literal, $cel:expr, |$v:ident| $e:expr;)*) => {$(
+    ($($t:ty => $cel:expr, |$v:ident| $e:expr;)*) => {$(
         impl ToCel for $t {
-            const SCHEMA_TYPE: &'static str = $schema;
             fn to_cel(&self) -> Value {
                 let $v = self;
                 $e
@@ -43,21 +38,20 @@ macro_rules! scalar {
 }
 
 scalar! {
-    String => "string", Type::String, |s| Value::String(Arc::new(s.clone()));
-    bool => "boolean", Type::Bool, |b| Value::Bool(*b);
-    i64 => "integer", Type::Int, |i| Value::Int(*i);
-    i32 => "integer", Type::Int, |i| Value::Int(i64::from(*i));
-    f64 => "number", Type::Double, |f| Value::Float(*f);
-    IntOrString => "", Type::Dyn, |v| match v {
+    String => Type::String, |s| Value::String(Arc::new(s.clone()));
+    bool => Type::Bool, |b| Value::Bool(*b);
+    i64 => Type::Int, |i| Value::Int(*i);
+    i32 => Type::Int, |i| Value::Int(i64::from(*i));
+    f64 => Type::Double, |f| Value::Float(*f);
+    IntOrString => Type::Dyn, |v| match v {
         IntOrString::Int(i) => Value::Int(*i),
         IntOrString::String(s) => Value::String(Arc::new(s.clone())),
     };
-    serde_json::Value => "", Type::Dyn, |v| from_json(v);
-    EmptyObject => "object", super::types::derived_object("object", false, Vec::new), |_e| object(Vec::new());
+    serde_json::Value => Type::Dyn, |v| from_json(v);
+    EmptyObject => super::types::derived_object("object", false, Vec::new), |_e| object(Vec::new());
 }
 
 impl ToCel for serde_json::Map<String, serde_json::Value> {
-    const SCHEMA_TYPE: &'static str = "object";
     fn to_cel(&self) -> Value {
         object(self.iter().map(|(k, v)| (k.clone(), from_json(v))).collect())
     }
@@ -65,7 +59,6 @@ impl ToCel for serde_json::Map<String, serde_json::Value> {
 
 /// Only `name` and `generateName` of the root metadata are visible to rules (§9.4).
 impl ToCel for ObjectMeta {
-    const SCHEMA_TYPE: &'static str = "object";
     fn to_cel(&self) -> Value {
         let mut fields = Vec::new();
         if let Some(n) = &self.name {
@@ -83,7 +76,6 @@ impl ToCel for ObjectMeta {
 }
 
 impl<T: ToCel> ToCel for Option<T> {
-    const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn to_cel(&self) -> Value {
         self.as_ref().map_or(Value::Null, ToCel::to_cel)
     }
@@ -93,7 +85,6 @@ impl<T: ToCel> ToCel for Option<T> {
 }
 
 impl<T: ToCel> ToCel for Box<T> {
-    const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn to_cel(&self) -> Value {
         (**self).to_cel()
     }
@@ -103,7 +94,6 @@ impl<T: ToCel> ToCel for Box<T> {
 }
 
 impl<T: ToCel> ToCel for Vec<T> {
-    const SCHEMA_TYPE: &'static str = "array";
     // Loops, not iterator adapters, here and below: instantiated for every item type of a
     // generated crate, each adapter is a function per type in a debug build.
     fn to_cel(&self) -> Value {
@@ -120,7 +110,6 @@ impl<T: ToCel> ToCel for Vec<T> {
 
 /// Map keys are never escaped.
 impl<T: ToCel> ToCel for BTreeMap<String, T> {
-    const SCHEMA_TYPE: &'static str = "object";
     fn to_cel(&self) -> Value {
         let mut map = HashMap::with_capacity(self.len());
         for (k, v) in self {

@@ -117,7 +117,8 @@ impl Widget {
         rule = "!has(self.minReplicas) || self.minReplicas <= self.replicas",
         message = "minReplicas must not exceed replicas",
         native = __cel_rule_0
-    )
+    ),
+    no_cel_value
 )]
 pub struct WidgetSpec {
     pub config: Option<Config>,
@@ -155,7 +156,7 @@ pub struct WidgetSpec {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(preserve_unknown_fields, no_cel_rules)]
+#[kubeskema(preserve_unknown_fields, no_cel_rules, no_cel_value)]
 pub struct Config {
     pub mode: Option<String>,
     /// Fields the schema does not name, kept as the apiserver keeps them (x-kubernetes-preserve-unknown-fields).
@@ -171,7 +172,7 @@ pub struct Config {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(map_type = "atomic", no_cel_rules)]
+#[kubeskema(map_type = "atomic", no_cel_rules, no_cel_value)]
 pub struct Owner {
     #[kubeskema(rename = "apiVersion")]
     pub api_version: Option<String>,
@@ -193,7 +194,7 @@ pub struct Owner {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(no_cel_rules)]
+#[kubeskema(no_cel_rules, no_cel_value)]
 pub struct Port {
     pub name: String,
     #[kubeskema(format = "int32")]
@@ -234,7 +235,8 @@ pub enum Protocol {
 )]
 #[kubeskema(
     one_of = "[{\"required\":[\"git\"]},{\"required\":[\"oci\"]}]",
-    no_cel_rules
+    no_cel_rules,
+    no_cel_value
 )]
 pub struct Source {
     #[kubeskema(format = "uri")]
@@ -273,7 +275,7 @@ impl Source {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(preserve_unknown_fields, embedded_resource, no_cel_rules)]
+#[kubeskema(preserve_unknown_fields, embedded_resource, no_cel_rules, no_cel_value)]
 pub struct Template {
     #[kubeskema(rename = "apiVersion")]
     pub api_version: Option<String>,
