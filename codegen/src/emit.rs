@@ -24,20 +24,20 @@ pub fn emit_module(m: &Module, interpretable: bool) -> (String, CelCount) {
     // Rules compile first, in emission order (their functions are numbered): the ones that
     // stay interpreted decide which types need CEL values.
     let mut natives = Natives::default();
-    let mut node_attrs: Vec<Option<NodeAttrs>> = (0..m.types.len()).map(|_| None).collect();
+    let mut rules: Vec<Option<StructRules>> = (0..m.types.len()).map(|_| None).collect();
     for &id in &m.order {
         if let TypeDef::Struct(s) = &m.types[id] {
-            node_attrs[id] = Some(NodeAttrs::of(m, s, id, &mut natives));
+            rules[id] = Some(StructRules::of(m, s, id, &mut natives));
         }
     }
-    let reach = CelReach::of(m, &node_attrs, interpretable);
+    let reach = CelReach::of(m, &rules, interpretable);
     let items: Vec<TokenStream> = m
         .order
         .iter()
-        .map(|&id| match (&m.types[id], node_attrs[id].take()) {
-            (TypeDef::Struct(s), Some(attrs)) => emit_struct(m, s, &reach, id, attrs),
+        .map(|&id| match (&m.types[id], rules[id].take()) {
+            (TypeDef::Struct(s), Some(rules)) => emit_struct(m, s, &reach, id, rules),
             (TypeDef::Enum(e), _) => emit_enum(e),
-            (TypeDef::Struct(_), None) => unreachable!("invariant: every struct's attributes were made above"),
+            (TypeDef::Struct(_), None) => unreachable!("invariant: every struct's rules were compiled above"),
         })
         .collect();
     let native_fns = &natives.items;
@@ -178,41 +178,71 @@ pub fn sanitize_doc(doc: &str) -> Vec<String> {
     out
 }
 
-/// The attributes of a node of Rust type `ty` (a rule's `self`), each rule compiled to Rust
-/// where it can be (`native = ...`); `interpreted` is set when a rule here cannot be.
-fn attrs_at(
+/// The type a rule under `items` or `values` of a node of type `ty` sees: the element, after a
+/// null is skipped (as the derive reads it).
+fn element_ty(key: &str, ty: &Ty) -> Ty {
+    match (key, ty) {
+        ("items", Ty::Vec(e)) | ("values", Ty::Map(e)) => match &**e {
+            Ty::Option(inner) => (**inner).clone(),
+            e => e.clone(),
+        },
+        _ => Ty::Value,
+    }
+}
+
+/// Compiles the rules of a node of Rust type `ty` (a rule's `self`) and of the nodes nested in
+/// it, in the order [`attrs_at`] reads them back; `interpreted` is set when one stays
+/// interpreted.
+fn compile_rules(
     m: &Module,
     attrs: &[Attr],
     ty: &Ty,
     owner: &str,
     natives: &mut Natives,
+    out: &mut Vec<Option<NativeRule>>,
     interpreted: &mut bool,
+) {
+    for a in attrs {
+        match a {
+            Attr::Rule(r) => {
+                let native = natives.compile(m, &Node { ty: ty.clone(), attrs, owner }, r);
+                *interpreted |= native.is_none();
+                out.push(native);
+            }
+            Attr::Nested(k, inner) => compile_rules(m, inner, &element_ty(k, ty), owner, natives, out, interpreted),
+            _ => {}
+        }
+    }
+}
+
+/// The attributes of a node of Rust type `ty`, its rules with what [`compile_rules`] made of
+/// them (`native = ...`), and `no_cel_value` where rules sit on a value without a CEL value
+/// (only rules compiled to Rust read it; a struct's own flag is [`emit_struct`]'s, as it also
+/// says that the struct has no `ToCel`).
+fn attrs_at(
+    m: &Module,
+    attrs: &[Attr],
+    ty: &Ty,
+    compiled: &mut std::vec::IntoIter<Option<NativeRule>>,
+    reach: &CelReach,
+    container: bool,
 ) -> Vec<TokenStream> {
-    attrs
+    let mut tokens: Vec<TokenStream> = attrs
         .iter()
         .map(|a| match a {
-            Attr::Rule(r) => {
-                let node = Node { ty: ty.clone(), attrs, owner };
-                let native = natives.compile(m, &node, r);
-                *interpreted |= native.is_none();
-                rule_tokens(r, native)
-            }
+            Attr::Rule(r) => rule_tokens(r, compiled.next().expect("invariant: compile_rules compiled every rule")),
             Attr::Nested(k, inner) => {
-                // The derive reads rules on items and values after a null is skipped.
-                let element = match (k, ty) {
-                    (&"items", Ty::Vec(e)) | (&"values", Ty::Map(e)) => match &**e {
-                        Ty::Option(inner) => (**inner).clone(),
-                        e => e.clone(),
-                    },
-                    _ => Ty::Value,
-                };
+                let inner = attrs_at(m, inner, &element_ty(k, ty), compiled, reach, false);
                 let k = format_ident!("{}", k);
-                let inner = attrs_at(m, inner, &element, owner, natives, interpreted);
                 quote!(#k(#(#inner),*))
             }
             a => attr_tokens(a),
         })
-        .collect()
+        .collect();
+    if !container && attrs.iter().any(|a| matches!(a, Attr::Rule(_))) && !reach.has_cel_value(m, ty) {
+        tokens.push(quote!(no_cel_value));
+    }
+    tokens
 }
 
 fn rule_tokens(r: &kubeskema::schema::ValidationRule, native: Option<NativeRule>) -> TokenStream {
@@ -320,31 +350,31 @@ fn default_attr(v: &Value) -> TokenStream {
     }
 }
 
-/// The schema attributes of a struct and of its fields, and whether a rule among them stays
+/// The rules of a struct and of its fields as compiled, and whether one among them stays
 /// interpreted.
-struct NodeAttrs {
-    container: Vec<TokenStream>,
-    fields: Vec<Vec<TokenStream>>,
+struct StructRules {
+    container: Vec<Option<NativeRule>>,
+    fields: Vec<Vec<Option<NativeRule>>>,
     interpreted_container: bool,
     interpreted_fields: Vec<bool>,
 }
 
-impl NodeAttrs {
-    fn of(m: &Module, s: &StructDef, id: usize, natives: &mut Natives) -> NodeAttrs {
-        let mut interpreted_container = false;
-        let container = attrs_at(m, &s.attrs, &Ty::Named(id), &s.name, natives, &mut interpreted_container);
+impl StructRules {
+    fn of(m: &Module, s: &StructDef, id: usize, natives: &mut Natives) -> StructRules {
+        let (mut container, mut interpreted_container) = (Vec::new(), false);
+        compile_rules(m, &s.attrs, &Ty::Named(id), &s.name, natives, &mut container, &mut interpreted_container);
         let mut interpreted_fields = Vec::with_capacity(s.fields.len());
         let fields = s
             .fields
             .iter()
             .map(|f| {
-                let mut interpreted = false;
-                let attrs = attrs_at(m, &f.attrs, &f.ty, &s.name, natives, &mut interpreted);
+                let (mut rules, mut interpreted) = (Vec::new(), false);
+                compile_rules(m, &f.attrs, &f.ty, &s.name, natives, &mut rules, &mut interpreted);
                 interpreted_fields.push(interpreted);
-                attrs
+                rules
             })
             .collect();
-        NodeAttrs { container, fields, interpreted_container, interpreted_fields }
+        StructRules { container, fields, interpreted_container, interpreted_fields }
     }
 }
 
@@ -358,7 +388,7 @@ struct CelReach {
 }
 
 impl CelReach {
-    fn of(m: &Module, node_attrs: &[Option<NodeAttrs>], interpretable: bool) -> CelReach {
+    fn of(m: &Module, node_attrs: &[Option<StructRules>], interpretable: bool) -> CelReach {
         fn has_rules(attrs: &[Attr]) -> bool {
             attrs.iter().any(|a| match a {
                 Attr::Rule(_) => true,
@@ -431,12 +461,22 @@ impl CelReach {
         }
         CelReach { rules_inside, seen_by_rules }
     }
+
+    /// Whether values of `ty` have a CEL value (`ToCel`): scalars and enums always, structs
+    /// where a rule that may be interpreted reads them.
+    fn has_cel_value(&self, m: &Module, ty: &Ty) -> bool {
+        match ty {
+            Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => self.has_cel_value(m, inner),
+            Ty::Named(id) => matches!(m.types[*id], TypeDef::Enum(_)) || self.seen_by_rules[*id],
+            _ => true,
+        }
+    }
 }
 
-fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, attrs: NodeAttrs) -> TokenStream {
+fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, rules: StructRules) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs(s.doc.as_deref());
-    let mut container_attrs = attrs.container;
+    let mut container_attrs = attrs_at(m, &s.attrs, &Ty::Named(id), &mut rules.container.into_iter(), reach, true);
     if !reach.rules_inside[id] {
         container_attrs.push(quote!(no_cel_rules));
     }
@@ -447,8 +487,8 @@ fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, attrs: No
     let fields: Vec<TokenStream> = s
         .fields
         .iter()
-        .zip(attrs.fields)
-        .map(|(f, schema_attrs)| {
+        .zip(rules.fields)
+        .map(|(f, field_rules)| {
             let fdoc = docs(f.doc.as_deref());
             let fid = ident(&f.ident);
             let ty = field_ty(m, f);
@@ -468,7 +508,7 @@ fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, attrs: No
             if let Some(d) = &f.default {
                 parts.push(default_attr(d));
             }
-            parts.extend(schema_attrs);
+            parts.extend(attrs_at(m, &f.attrs, &f.ty, &mut field_rules.into_iter(), reach, false));
             let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
             quote! {
                 #fdoc

@@ -115,9 +115,11 @@ const KEYWORDS: &[(&str, Arg, u8)] = &[
     ("value", Arg::Literal, V),
     ("resource", Arg::Resource, C),
     // Written by code generation for types no CEL rule concerns: no rules at or below them
-    // (`validate_cel_at` stays the no-op default), none above them (no `ToCel`).
+    // (`validate_cel_at` stays the no-op default), none that may be interpreted above them (no
+    // `ToCel`). On a field or its items: the value there has no `ToCel`, so its rules (all
+    // compiled to Rust) cannot be interpreted.
     ("no_cel_rules", Arg::Flag, C),
-    ("no_cel_value", Arg::Flag, C),
+    ("no_cel_value", Arg::Flag, C | F | N),
     // Required keys that no field names (`required` listing a key `properties` does not).
     ("required_keys", Arg::Strs, C),
     // A further schema the field's value must satisfy (root `metadata` restrictions).

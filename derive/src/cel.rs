@@ -14,7 +14,7 @@ use syn::Type;
 
 use crate::attr::{Attrs, Item, Rule};
 use crate::model::{Body, Container, Shape, VariantValue, generic_arg, option_inner};
-use crate::validate::{access, list_map_keys, mentions};
+use crate::validate::{access, holds_primitives, list_map_keys, mentions};
 
 /// The `ToCel` impl of the container (outside the `Validate` impl).
 pub fn to_cel_impl(c: &Container) -> TokenStream {
@@ -122,16 +122,13 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
         return TokenStream::new();
     }
     let ident = c.ident;
-    // Whether the types here have CEL values (codegen leaves them out where only rules
-    // compiled to Rust see a type); hand-written types always have them.
-    let values = !c.attrs.flag("no_cel_value");
     let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
-    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type, values);
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
     let fields = fields.iter().filter_map(|f| {
         let name = &f.json_name;
         let new = access(f, &quote!(self))?;
         let old = access(f, &quote!(__o))?;
-        let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident, values)?;
+        let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident)?;
         Some(quote! {
             if let ::core::option::Option::Some(__v) = #new {
                 let __p = __path.property(#name);
@@ -168,9 +165,8 @@ fn walk(
     o: &TokenStream,
     p: &TokenStream,
     me: &syn::Ident,
-    values: bool,
 ) -> Option<TokenStream> {
-    let own = rules_check(attrs, v, o, p, Some(ty), node_type(attrs, ty), values);
+    let own = rules_check(attrs, v, o, p, Some(ty), node_type(attrs, ty));
     let cel = quote!(::kubeskema::cel);
     let nested = |key: &str| match attrs.get(key) {
         Some(Item::Nested(n)) => Some(n),
@@ -181,10 +177,12 @@ fn walk(
         let item_attrs = nested("items").unwrap_or(&empty);
         let elem_full = elem;
         let (elem, nullable) = option_inner(elem).map_or((elem, false), |i| (i, true));
-        let body =
-            nullable_element(walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me, values)?, nullable);
-        match list_map_keys(attrs) {
-            Some(keys) => quote! {
+        // Items without rules (primitives, say) are not walked; the list's own rules still run.
+        let body = walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me)
+            .map(|body| nullable_element(body, nullable));
+        match (body, list_map_keys(attrs)) {
+            (None, _) => TokenStream::new(),
+            (Some(body), Some(keys)) => quote! {
                 let __matched = match #o { ::core::option::Option::Some(__ol) => ::core::option::Option::Some(#cel::correlate(#v, __ol, &[#(#keys),*])), ::core::option::Option::None => ::core::option::Option::None };
                 for (__i, __e) in #v.iter().enumerate() {
                     let __pe = #p.index(__i);
@@ -192,7 +190,7 @@ fn walk(
                     #body
                 }
             },
-            None => quote! {
+            (Some(body), None) => quote! {
                 let __same = match #o { ::core::option::Option::Some(__ol) => ::kubeskema::Validate::unchanged_at(#v, __ol, &#p, &mut ::core::default::Default::default()), ::core::option::Option::None => false };
                 let __prev = __cx.enter_uncorrelated(__same);
                 for (__i, __e) in #v.iter().enumerate() {
@@ -206,17 +204,22 @@ fn walk(
     } else if let Some(value) = generic_arg(ty, "BTreeMap") {
         let value_attrs = nested("values").unwrap_or(&empty);
         let (value, nullable) = option_inner(value).map_or((value, false), |i| (i, true));
-        let body = nullable_element(
-            walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me, values)?,
-            nullable,
-        );
-        quote! {
-            for (__k, __e) in #v.iter() {
-                let __pe = #p.map_key(__k);
-                let __oe = match #o { ::core::option::Option::Some(__om) => __om.get(__k), ::core::option::Option::None => ::core::option::Option::None };
-                #body
+        match walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me) {
+            None => TokenStream::new(),
+            Some(body) => {
+                let body = nullable_element(body, nullable);
+                quote! {
+                    for (__k, __e) in #v.iter() {
+                        let __pe = #p.map_key(__k);
+                        let __oe = match #o { ::core::option::Option::Some(__om) => __om.get(__k), ::core::option::Option::None => ::core::option::Option::None };
+                        #body
+                    }
+                }
             }
         }
+    } else if holds_primitives(ty) {
+        // No rules inside a primitive: nothing to walk (and nothing to expand, per field).
+        TokenStream::new()
     } else if has_own_rules(attrs) || mentions(quote!(#ty), me) {
         quote!(::kubeskema::Validate::validate_cel_at(#v, #o, &#p, __cx);)
     } else {
@@ -226,13 +229,9 @@ fn walk(
             }
         }
     };
-    if own.is_empty()
-        && !has_own_rules(attrs)
-        && generic_arg(ty, "Vec").is_none()
-        && generic_arg(ty, "BTreeMap").is_none()
-    {
-        // A plain field: its type's own rules only.
-        return Some(inner);
+    // `None`: nothing here or inside can have rules.
+    if own.is_empty() && inner.is_empty() {
+        return None;
     }
     Some(quote! { #own #inner })
 }
@@ -246,8 +245,8 @@ fn nullable_element(body: TokenStream, nullable: bool) -> TokenStream {
 }
 
 /// The `kubeskema::cel::Cx::evaluate_typed` call for the rules directly in `attrs`, at value
-/// `v` of type `ty` (`Self` without one), whose CEL type `self_type` gives. `values`: whether
-/// the types here have CEL values (`ToCel`); without them, rules must be native throughout.
+/// `v` of type `ty` (`Self` without one), whose CEL type `self_type` gives. Where the value
+/// has no CEL value (`no_cel_value`), every rule there must be compiled to Rust.
 fn rules_check(
     attrs: &Attrs,
     v: &TokenStream,
@@ -255,7 +254,6 @@ fn rules_check(
     p: &TokenStream,
     ty: Option<&Type>,
     self_type: TokenStream,
-    values: bool,
 ) -> TokenStream {
     let rules: Vec<&Rule> = attrs
         .items
@@ -271,7 +269,15 @@ fn rules_check(
     let cel = quote!(::kubeskema::cel);
     let fully_native =
         rules.iter().all(|r| r.native.is_some() && (r.message_expression.is_none() || r.native_message.is_some()));
-    let interpretable = values || !fully_native;
+    let interpretable = !attrs.flag("no_cel_value");
+    if !interpretable && !fully_native {
+        let span = rules.iter().find_map(|r| r.rule.as_ref()).map_or_else(proc_macro2::Span::call_site, |r| r.span());
+        return syn::Error::new(
+            span,
+            "`no_cel_value`: every rule here must be compiled to Rust (`native`, and `native_message` for a messageExpression)",
+        )
+        .to_compile_error();
+    }
     let (declared_type, type_fn) = if interpretable {
         (quote!(::core::option::Option::Some(__self_type)), quote!(fn __self_type() -> #cel::Type { #self_type }))
     } else {

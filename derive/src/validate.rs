@@ -137,7 +137,8 @@ fn has_rules(c: &Container) -> TokenStream {
             let ty = f.value_ty;
             // A field holding the type itself (`Option<Box<Self>>`) adds no rules, and asking
             // its constant would be a cycle the compiler refuses.
-            if !mentions(quote!(#ty), c.ident) {
+            // Primitives hold no rules.
+            if !mentions(quote!(#ty), c.ident) && !holds_primitives(ty) {
                 inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
             }
         }
@@ -304,7 +305,7 @@ fn field_checks(f: &Field) -> TokenStream {
 
 /// Whether `ty` is a primitive (`String`, `bool`, `i32`, `i64`, `f64`) or a `Vec`, `Option`
 /// or map of them: a value whose `Validate` finds nothing by itself.
-fn holds_primitives(ty: &Type) -> bool {
+pub(crate) fn holds_primitives(ty: &Type) -> bool {
     let Type::Path(p) = ty else { return false };
     let Some(last) = p.path.segments.last() else { return false };
     if p.qself.is_some() {
