@@ -34,6 +34,7 @@ fn methods<'a, T: DeserializeOwned + Validate>(
             let t: T = serde_json::from_slice(b).expect("valid");
             let mut cx = if interpreted { kubeskema::cel::Cx::interpreted() } else { kubeskema::cel::Cx::default() };
             t.validate_cel_at(None, &Path::root(), &mut cx);
+            assert!(!cx.uninterpretable(), "the interpreted run ran rules natively: generate with `interpretable`");
             cx.issues.len()
         })
     };

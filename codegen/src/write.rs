@@ -30,6 +30,7 @@ pub struct Config {
     cargo_instructions: bool,
     skip_non_crds: bool,
     kube: bool,
+    interpretable: bool,
 }
 
 impl Default for Config {
@@ -42,6 +43,7 @@ impl Default for Config {
             cargo_instructions: true,
             skip_non_crds: false,
             kube: false,
+            interpretable: false,
         }
     }
 }
@@ -105,6 +107,13 @@ impl Config {
         self
     }
 
+    /// CEL values for every type a rule sees, so that rules compiled to Rust can also be
+    /// interpreted (see [`pipeline::Options::interpretable`]); off by default.
+    pub fn interpretable(&mut self, on: bool) -> &mut Self {
+        self.interpretable = on;
+        self
+    }
+
     /// Runs every phase without writing anything.
     pub fn run(&self) -> Result<Generation, Diagnostics> {
         pipeline::run(
@@ -114,7 +123,7 @@ impl Config {
                 keep_going: false,
                 skip_non_crds: self.skip_non_crds,
                 kube: self.kube,
-                interpretable: false,
+                interpretable: self.interpretable,
             },
         )
     }
