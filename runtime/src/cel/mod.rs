@@ -940,7 +940,7 @@ impl<T> Typed<'_, T> {
 
     fn interpreted(&mut self) -> &mut Interpreted {
         let (value, old, format, above) = (self.value, self.old, self.format, self.unchanged_above);
-        let to_cel = self.to_cel.expect("invariant: derived code gives to_cel wherever a rule is not fully native");
+        let to_cel = self.to_cel.expect("invariant: `way` and `message` interpret only where there is to_cel");
         self.interpreted.get_or_insert_with(|| Interpreted::new(to_cel(value), old.map(to_cel), format, above))
     }
 }
@@ -953,6 +953,8 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
     fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
         match self.native(i) {
             Some(native) => Ok(Way::Native { transition: native.transition }),
+            // Derived code never asks this (a value without CEL values has native rules only).
+            None if self.to_cel.is_none() => Err("the value has no CEL value to interpret the rule over"),
             None => rule.compiled().map(Way::Interpreted),
         }
     }
@@ -972,8 +974,8 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
             // A native rule with an interpreted messageExpression (hand-written attributes):
             // the message compiles now.
             let way = match (way, rule.compiled()) {
-                (Way::Native { .. }, Ok(compiled)) => Way::Interpreted(compiled),
-                (Way::Native { .. }, Err(_)) => return (None, meter::Cost { actual: 0, exceeded: false }),
+                (Way::Native { .. }, Ok(compiled)) if self.to_cel.is_some() => Way::Interpreted(compiled),
+                (Way::Native { .. }, _) => return (None, meter::Cost { actual: 0, exceeded: false }),
                 (way, _) => way,
             };
             return self.interpreted().message(i, rule, way);
