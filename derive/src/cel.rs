@@ -191,7 +191,7 @@ fn walk(
                 }
             },
             (Some(body), None) => quote! {
-                let __same = match #o { ::core::option::Option::Some(__ol) => ::kubeskema::Validate::unchanged_at(#v, __ol, &#p, &mut ::core::default::Default::default()), ::core::option::Option::None => false };
+                let __same = match #o { ::core::option::Option::Some(__ol) => ::kubeskema::Validate::unchanged_at(#v, __ol, &::kubeskema::path::At::ROOT, &mut ::core::default::Default::default()), ::core::option::Option::None => false };
                 let __prev = __cx.enter_uncorrelated(__same);
                 for (__i, __e) in #v.iter().enumerate() {
                     let __pe = #p.index(__i);

@@ -64,19 +64,19 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         match f.attrs.str("format") {
             Some(format) => quote! {
                 ::kubeskema::decode::FieldKey::Known(#i) =>
-                    ::kubeskema::decode::field_with_format(&mut __map, __cx, __at, #name, &mut #tag, #format)?,
+                    ::kubeskema::decode::field_with_format(&mut __map, __cx, __at, #name, &mut #tag, #format),
             },
             None => quote! {
-                ::kubeskema::decode::FieldKey::Known(#i) => ::kubeskema::decode::field(&mut __map, __cx, __at, #name, &mut #tag)?,
+                ::kubeskema::decode::FieldKey::Known(#i) => ::kubeskema::decode::field(&mut __map, __cx, __at, #name, &mut #tag),
             },
         }
     });
     let (kept_slot, other) = match kept {
         Some(_) => (
             quote! { let mut __kept = ::kubeskema::__private::serde_json::Map::new(); },
-            quote! { ::kubeskema::decode::kept_field(&mut __map, __cx, __at, __k, &mut __kept)? },
+            quote! { ::kubeskema::decode::kept_field(&mut __map, __cx, __at, __k, &mut __kept) },
         ),
-        None => (quote! {}, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k)? }),
+        None => (quote! {}, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k) }),
     };
     // Every finisher runs (each records what is missing), then the values move once.
     let finishes = named.iter().zip(&tags).map(|(f, tag)| {
@@ -101,9 +101,9 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     let values = named.iter().zip(&tags).map(|(f, tag)| match f.shape {
         // Checked by the finisher: the `else` is never taken.
         Shape::Required | Shape::Defaulted => quote! {
-            let ::core::option::Option::Some(#tag) = #tag.value() else { return ::core::result::Result::Ok(()) };
+            let ::core::option::Option::Some(#tag) = #tag.value else { return ::core::result::Result::Ok(()) };
         },
-        Shape::Optional | Shape::Nullable => quote! { let #tag = #tag.value(); },
+        Shape::Optional | Shape::Nullable => quote! { let #tag = #tag.value; },
         Shape::MaybeNull => quote! { let #tag = #tag.maybe_null(); },
         Shape::UnknownFields => unreachable!("invariant: the unknown-fields map has no slot"),
     });
@@ -128,13 +128,13 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 while let ::core::option::Option::Some(__key) =
                     _serde::de::MapAccess::next_key_seed(&mut __map, ::kubeskema::decode::FieldKeySeed(__index))?
                 {
-                    match __key {
+                    // One `?` for all arms: each would be a branch and a conversion of its own.
+                    let __read = match __key {
                         #(#reads)*
-                        ::kubeskema::decode::FieldKey::Known(_) => {
-                            _serde::de::MapAccess::next_value::<_serde::de::IgnoredAny>(&mut __map)?;
-                        }
+                        ::kubeskema::decode::FieldKey::Known(_) => ::kubeskema::decode::ignored_field(&mut __map),
                         ::kubeskema::decode::FieldKey::Unknown(__k) => #other,
-                    }
+                    };
+                    __read?;
                 }
                 let mut __usable = true;
                 #(#finishes)*

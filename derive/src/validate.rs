@@ -116,7 +116,7 @@ fn unchanged(c: &Container) -> TokenStream {
         }
     };
     quote! {
-        fn unchanged_at(&self, __old: &Self, __path: &::kubeskema::path::Path, __out: &mut ::kubeskema::ratchet::Unchanged) -> bool {
+        fn unchanged_at(&self, __old: &Self, __path: &::kubeskema::path::At<'_>, __out: &mut ::kubeskema::ratchet::Unchanged) -> bool {
             #body
         }
     }
@@ -391,31 +391,25 @@ pub(crate) fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
     }
 }
 
-/// maxLength → minLength → pattern over `__s: &str` at `path` (a `&At` expression): an
-/// `Option<Issue>` expression with the first failure only, as kube-openapi reports strings.
-fn first_string_failure(
-    max: Option<u64>,
-    min: Option<u64>,
-    pattern: Option<&str>,
-    path: &TokenStream,
-) -> Option<TokenStream> {
-    let kw = quote!(::kubeskema::keywords);
-    let mut checks = Vec::new();
-    if let Some(n) = max.map(Literal::u64_unsuffixed) {
-        checks.push(quote!(#kw::max_length(#path, __s, #n)));
+/// A string node's `StringRules` (maxLength, minLength, pattern, format), when it has any:
+/// checked by one runtime call, in kube-openapi's order.
+fn string_rules(attrs: &Attrs) -> Option<TokenStream> {
+    let some = |t: Option<TokenStream>| match t {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let max = count(attrs, "max_length").map(Literal::u64_unsuffixed);
+    let min = count(attrs, "min_length").map(Literal::u64_unsuffixed);
+    let pattern = attrs.str("pattern").map(|p| quote!(::kubeskema::__private::Pattern::new(#p)));
+    let format = attrs.str("format").map(|f| quote!(#f));
+    if max.is_none() && min.is_none() && pattern.is_none() && format.is_none() {
+        return None;
     }
-    if let Some(n) = min.map(Literal::u64_unsuffixed) {
-        checks.push(quote!(#kw::min_length(#path, __s, #n)));
-    }
-    if let Some(pat) = pattern {
-        checks.push(quote!({
-            static __PATTERN: ::kubeskema::__private::Pattern = ::kubeskema::__private::Pattern::new(#pat);
-            __PATTERN.check(#path, __s)
-        }));
-    }
-    let (first, rest) = checks.split_first()?;
-    let rest = rest.iter().map(|r| quote!(.or_else(|| #r)));
-    Some(quote!(#first #(#rest)*))
+    let (max, min, pattern, format) =
+        (some(max.map(|n| quote!(#n))), some(min.map(|n| quote!(#n))), some(pattern), some(format));
+    Some(
+        quote!(::kubeskema::__private::StringRules { max_length: #max, min_length: #min, pattern: #pattern, format: #format }),
+    )
 }
 
 /// The `enum` check of `value` at `path` (a `&At` expression) against allowed values
@@ -446,17 +440,11 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
     let mut out = crate::junctor::checks(attrs, v, p);
 
     // Strings: maxLength → minLength → pattern, the first failure only; then format.
-    let pattern = attrs.str("pattern").map(syn::LitStr::value);
-    let first =
-        first_string_failure(count(attrs, "max_length"), count(attrs, "min_length"), pattern.as_deref(), &quote!(&#p))
-            .map(|first| quote!(__issues.extend(#first);));
-    let format =
-        attrs.str("format").map(|f| quote!(__issues.extend(::kubeskema::__private::check_format(&#p, __s, #f));));
-    if first.is_some() || format.is_some() {
+    if let Some(rules) = string_rules(attrs) {
         out.extend(quote! {
             if let ::core::option::Option::Some(__s) = #kind::as_str(#v) {
-                #first
-                #format
+                static __STRING: ::kubeskema::__private::StringRules = #rules;
+                __STRING.check(&#p, __s, &mut __issues.values);
             }
         });
     }

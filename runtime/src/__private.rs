@@ -114,7 +114,7 @@ impl Kind for serde_json::Value {
 /// A compiled `pattern` for derived code: translated once, kept for the process.
 pub struct Pattern {
     source: &'static str,
-    compiled: std::sync::OnceLock<Result<regex::Regex, crate::pattern::PatternError>>,
+    compiled: std::sync::OnceLock<Result<crate::pattern::Matcher, crate::pattern::PatternError>>,
 }
 
 impl Pattern {
@@ -125,8 +125,48 @@ impl Pattern {
 
     /// The `pattern` check of a string.
     pub fn check(&self, path: &dyn crate::path::Place, value: &str) -> Option<crate::issue::Issue> {
-        let compiled = self.compiled.get_or_init(|| crate::pattern::compile(self.source));
+        let compiled = self.compiled.get_or_init(|| crate::pattern::Matcher::compile(self.source));
         crate::keywords::compiled_pattern(path, value, compiled, self.source)
+    }
+}
+
+/// A string node's checks for derived code: `maxLength`, `minLength` and `pattern`, of which
+/// only the first failure is reported (as kube-openapi's string validator does), then `format`.
+/// One call per string with the rules in a `static`, rather than a call and a closure per
+/// keyword: generated code stays small to compile.
+pub struct StringRules {
+    /// `maxLength`.
+    pub max_length: Option<u64>,
+    /// `minLength`.
+    pub min_length: Option<u64>,
+    /// `pattern`.
+    pub pattern: Option<Pattern>,
+    /// `format`, as the schema wrote it.
+    pub format: Option<&'static str>,
+}
+
+impl StringRules {
+    /// The checks of one string value at `path`. Inlined down to the length test that passes
+    /// most strings without a call (runes are at most four bytes, so a string of at most `max`
+    /// bytes and at least `4 * min` bytes fits both); the rest is one call.
+    #[inline]
+    pub fn check(&self, path: &dyn crate::path::Place, value: &str, out: &mut Vec<crate::issue::Issue>) {
+        let len = value.len() as u64;
+        let lengths_fit = self.max_length.is_none_or(|max| len <= max)
+            && self.min_length.is_none_or(|min| len >= min.saturating_mul(4));
+        if !lengths_fit || self.pattern.is_some() || self.format.is_some() {
+            self.check_all(path, value, out);
+        }
+    }
+
+    #[inline(never)]
+    fn check_all(&self, path: &dyn crate::path::Place, value: &str, out: &mut Vec<crate::issue::Issue>) {
+        out.extend(crate::keywords::first_string_failure(path, value, self.max_length, self.min_length, || {
+            self.pattern.as_ref().and_then(|p| p.check(path, value))
+        }));
+        if let Some(written) = self.format {
+            out.extend(check_format(path, value, written));
+        }
     }
 }
 
@@ -213,7 +253,7 @@ pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
     new: Option<&Vec<T>>,
     old: Option<&Vec<T>>,
     keys: &[&str],
-    path: &crate::path::Path,
+    path: &crate::path::At<'_>,
     out: &mut crate::ratchet::Unchanged,
 ) -> bool {
     let (new, old) = match (new, old) {

@@ -157,24 +157,27 @@ impl<T> Decoded<T> {
 /// Reads JSON text into `T`, recording every problem, then validates the value (on create).
 pub fn from_slice<T: Decode + Validate>(bytes: &[u8], options: &Options) -> Decoded<T> {
     let mut cx = Cx::new(options);
+    // Read in place and moved once, into the result: a resource's value can be kilobytes.
+    let mut value = None;
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = T::decode(&mut de, &mut cx, &At::ROOT).and_then(|v| de.end().map(|()| v));
-    finish(read, cx)
+    let read = T::decode_into(&mut de, &mut cx, &At::ROOT, &mut value).and_then(|()| de.end());
+    finish(value, read, cx)
 }
 
 /// Reads a parsed document (for example one from [`crate::yaml`]) into `T`, as [`from_slice`].
 pub fn from_value<T: Decode + Validate>(value: &Value, options: &Options) -> Decoded<T> {
     let mut cx = Cx::new(options);
-    let read = T::decode(value, &mut cx, &At::ROOT);
-    finish(read, cx)
+    let mut read_value = None;
+    let read = T::decode_into(value, &mut cx, &At::ROOT, &mut read_value);
+    finish(read_value, read, cx)
 }
 
-fn finish<T: Validate>(read: Result<Option<T>, serde_json::Error>, mut cx: Cx<'_>) -> Decoded<T> {
-    let value = read.unwrap_or_else(|e| {
+fn finish<T: Validate>(mut value: Option<T>, read: Result<(), serde_json::Error>, mut cx: Cx<'_>) -> Decoded<T> {
+    if let Err(e) = read {
         let issue = Issue::new(ErrorType::Malformed, &Path::root(), "json", BadValue::Omit, e.to_string());
         cx.issues.push(issue.in_form(PathForm::Detached));
-        None
-    });
+        value = None;
+    }
     if let Some(v) = &value {
         // A place that could not be read reads as absent; what its ancestors' checks say
         // about their contents (property counts, junctors over their JSON) is then not about
@@ -661,7 +664,7 @@ impl Decode for i32 {
 /// [ver 1.36+] an integer that its Rust type (the schema's format) cannot hold: the range
 /// check's error, which the dynamic validator reports for the same value.
 fn out_of_range(path: &Path, format: &str, n: Num) -> Issue {
-    NumberType { type_: "integer", format }
+    NumberType::new("integer", format)
         .range_issue(path, "Checked", n)
         .unwrap_or_else(|| keywords::type_mismatch(path, "number", "integer"))
 }
@@ -946,7 +949,8 @@ impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for FieldKeySeed<F> {
 #[doc(hidden)]
 pub struct Slot<T> {
     seen: Seen,
-    value: Option<T>,
+    /// The value read (or defaulted), moved out by the generated code once finished.
+    pub value: Option<T>,
 }
 
 /// How a field's key was seen.
@@ -1041,6 +1045,13 @@ pub fn field_with_format<'de, A: MapAccess<'de>, T: Decode>(
     read
 }
 
+/// The value of a key whose index no field has (the struct's own name table never gives
+/// one; the arm makes the generated `match` exhaustive): skipped.
+#[doc(hidden)]
+pub fn ignored_field<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    map.next_value::<IgnoredAny>().map(drop)
+}
+
 /// A key the struct has no field for: pruned, reported or preserved, as the options say.
 #[doc(hidden)]
 pub fn unknown_field<'de, A: MapAccess<'de>>(
@@ -1093,13 +1104,6 @@ impl<T> Slot<T> {
             Seen::Bad => Missing::Bad,
             Seen::Absent | Seen::Value => Missing::Absent,
         }
-    }
-
-    /// The finished value of a required, defaulted, optional or nullable field.
-    #[doc(hidden)]
-    #[inline]
-    pub fn value(self) -> Option<T> {
-        self.value
     }
 
     /// The finished value of a nullable optional field: `None` absent, `Some(None)` null.

@@ -133,7 +133,6 @@ rx!(
     r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9\-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$"
 );
 rx!(DATETIME_TIME, r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$");
-rx!(K8S_SHORT, r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
 
 impl Format {
     /// Whether `s` is valid for this format, as kube-openapi decides. Empty strings are not
@@ -164,8 +163,8 @@ impl Format {
             Format::Date => is_date(s),
             Format::Duration => duration::parse_strfmt(s).is_some(),
             Format::DateTime => is_date_time(s),
-            Format::K8sShortName => s.len() <= 63 && K8S_SHORT.is_match(s),
-            Format::K8sLongName => s.len() <= 253 && s.split('.').all(|part| K8S_SHORT.is_match(part)),
+            Format::K8sShortName => s.len() <= 63 && crate::shapes::dns1123_label(s),
+            Format::K8sLongName => s.len() <= 253 && crate::shapes::dns1123_subdomain(s),
         }
     }
 }

@@ -105,9 +105,23 @@ pub fn min_length(path: &dyn Place, value: &str, min: u64) -> Option<Issue> {
     })
 }
 
+/// `maxLength`, then `minLength`, then `pattern` (asked only when both lengths pass): the
+/// first failure alone, as kube-openapi's string validator reports a string.
+pub fn first_string_failure(
+    path: &dyn Place,
+    value: &str,
+    max: Option<u64>,
+    min: Option<u64>,
+    pattern: impl FnOnce() -> Option<Issue>,
+) -> Option<Issue> {
+    max.and_then(|n| max_length(path, value, n))
+        .or_else(|| min.and_then(|n| min_length(path, value, n)))
+        .or_else(pattern)
+}
+
 /// `pattern`: the (already translated) regular expression must match somewhere in the value.
 /// `source` is the pattern as the schema wrote it, for the message.
-pub fn pattern(path: &dyn Place, value: &str, re: &regex::Regex, source: &str) -> Option<Issue> {
+pub fn pattern(path: &dyn Place, value: &str, re: &crate::pattern::Matcher, source: &str) -> Option<Issue> {
     (!re.is_match(value)).then(|| {
         Issue::new(
             ErrorType::Invalid,
@@ -125,7 +139,7 @@ pub fn pattern(path: &dyn Place, value: &str, re: &regex::Regex, source: &str) -
 pub fn compiled_pattern(
     path: &dyn Place,
     value: &str,
-    compiled: &Result<regex::Regex, crate::pattern::PatternError>,
+    compiled: &Result<crate::pattern::Matcher, crate::pattern::PatternError>,
     source: &str,
 ) -> Option<Issue> {
     match compiled {
@@ -242,13 +256,54 @@ pub struct NumberType<'a> {
     pub type_: &'a str,
     /// The format as the schema wrote it.
     pub format: &'a str,
+    /// The range `type_` and `format` bound, decided once (the check runs on every number).
+    range: FormatRange,
+}
+
+/// The range a numeric type and format hold numbers to ([`NumberType::holds`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FormatRange {
+    Int32,
+    Int64,
+    Float32,
+    Unbounded,
+}
+
+/// `a == b` in a `const fn`.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl<'a> NumberType<'a> {
+    /// The number type `type_` (`integer` or `number`) with `format` as written.
+    pub const fn new(type_: &'a str, format: &'a str) -> NumberType<'a> {
+        // Of the formats that bound a range, `int32` survives for integers and `float` for
+        // numbers whenever written: no need to ask which survive.
+        let range = if same(type_, "integer") {
+            if same(format, "int32") { FormatRange::Int32 } else { FormatRange::Int64 }
+        } else if same(type_, "number") && same(format, "float") {
+            FormatRange::Float32
+        } else {
+            FormatRange::Unbounded
+        };
+        NumberType { type_, format, range }
+    }
+
     /// The number type of a node typed `type_` (when that is `integer` or `number`).
     pub const fn of(type_: Option<&'a str>, format: &'a str) -> Option<NumberType<'a>> {
         match type_ {
-            Some(t) => Some(NumberType { type_: t, format }),
+            Some(t) => Some(NumberType::new(t, format)),
             None => None,
         }
     }
@@ -263,16 +318,13 @@ impl<'a> NumberType<'a> {
     /// or a float32 for `number` + `float`.
     #[inline]
     fn holds(self, n: Num) -> bool {
-        // Of the formats that bound a range, `int32` survives for integers and `float` for
-        // numbers whenever written: no need to ask which survive (this runs on every number).
-        let format = self.format;
         let whole_in = |range: std::ops::Range<f64>, f: f64| f.fract() == 0.0 && range.contains(&f);
-        match (self.type_, format, n) {
-            ("integer", "int32", Num::Int(i)) => i32::try_from(i).is_ok(),
-            ("integer", "int32", Num::Float(f)) => whole_in(f64::from(i32::MIN)..f64::from(i32::MAX) + 1.0, f),
-            ("integer", _, Num::Int(_)) => true,
-            ("integer", _, Num::Float(f)) => whole_in(-TWO_POW_63..TWO_POW_63, f),
-            ("number", "float", Num::Float(f)) => f.abs() <= f64::from(f32::MAX),
+        match (self.range, n) {
+            (FormatRange::Int32, Num::Int(i)) => i32::try_from(i).is_ok(),
+            (FormatRange::Int32, Num::Float(f)) => whole_in(f64::from(i32::MIN)..f64::from(i32::MAX) + 1.0, f),
+            (FormatRange::Int64, Num::Int(_)) => true,
+            (FormatRange::Int64, Num::Float(f)) => whole_in(-TWO_POW_63..TWO_POW_63, f),
+            (FormatRange::Float32, Num::Float(f)) => f.abs() <= f64::from(f32::MAX),
             _ => true,
         }
     }
@@ -550,7 +602,7 @@ mod tests {
             "spec.name: Invalid value: \"ab\": spec.name in body should be at least 3 chars long"
         );
         assert!(min_length(&p, "abc", 3).is_none());
-        let re = crate::pattern::compile("^[a-z]+$").unwrap();
+        let re = crate::pattern::Matcher::compile("^[a-z]+$").unwrap();
         assert_eq!(
             text(pattern(&p, "ABC", &re, "^[a-z]+$")),
             "spec.name: Invalid value: \"ABC\": spec.name in body should match '^[a-z]+$'"
@@ -614,9 +666,9 @@ mod tests {
             number_checks(&p, v, &rules, &mut out);
             out.iter().map(ToString::to_string).collect()
         };
-        let integer = Some(NumberType { type_: "integer", format: "" });
-        let int32 = Some(NumberType { type_: "integer", format: "int32" });
-        let float = Some(NumberType { type_: "number", format: "float" });
+        let integer = Some(NumberType::new("integer", ""));
+        let int32 = Some(NumberType::new("integer", "int32"));
+        let float = Some(NumberType::new("number", "float"));
         assert!(run(NumberRules { number_type: integer, ..Default::default() }, Num::Float(3.0)).is_empty());
         assert_eq!(
             run(NumberRules { number_type: integer, ..Default::default() }, Num::Float(1.0000000001)),

@@ -191,9 +191,9 @@ macro_rules! known_schema {
             fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
                 $cell.validate_at(&crate::__private::to_json(self), &at.to_path(), found);
             }
-            fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+            fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
                 let (new, old) = (crate::__private::to_json(self), crate::__private::to_json(old));
-                $cell.unchanged_at(&new, &old, path, out)
+                $cell.unchanged_at(&new, &old, &at.to_path(), out)
             }
         }
 

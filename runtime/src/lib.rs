@@ -19,6 +19,7 @@
 mod empty_object;
 mod int_or_string;
 mod meta;
+mod shapes;
 mod validate_trait;
 
 #[cfg(feature = "dynamic")]

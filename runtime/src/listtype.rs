@@ -141,17 +141,14 @@ fn set_identity(v: &Value) -> Identity<'_> {
 
 /// `x-kubernetes-list-type: set` over the items of one list at `path`.
 pub fn check_set(items: &[Value], path: &dyn Place, out: &mut Vec<Issue>) {
-    let mut seen = HashSet::new();
-    let mut reported = HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        if !seen.insert(set_identity(item)) && reported.insert(set_identity(item)) {
-            out.push(duplicate(&path.to_path().index(i), BadValue::of(item)));
-        }
+    let ids: Vec<Identity> = items.iter().map(set_identity).collect();
+    for i in first_repeats(&ids) {
+        out.push(duplicate(&path.to_path().index(i), BadValue::of(&items[i])));
     }
 }
 
 /// `x-kubernetes-list-type: map` with these keys over the items of one list at `path`.
-pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &dyn Place, out: &mut Vec<Issue>) {
+pub fn check_map<'v, K: AsRef<str>>(items: &'v [Value], keys: &[K], path: &dyn Place, out: &mut Vec<Issue>) {
     if let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !(v.is_object() || v.is_null())) {
         out.push(
             Issue::new(
@@ -165,18 +162,18 @@ pub fn check_map<K: AsRef<str>>(items: &[Value], keys: &[K], path: &dyn Place, o
         );
         return;
     }
-    let mut seen = HashSet::new();
-    let mut reported = HashSet::new();
     let empty = Map::new();
-    for (i, item) in items.iter().enumerate() {
-        let obj = item.as_object().unwrap_or(&empty);
-        // The key tuple: each key's value, or `None`, unspecified (not the same as null).
-        let id = || -> Vec<Option<Identity>> { keys.iter().map(|k| obj.get(k.as_ref()).map(set_identity)).collect() };
-        if !seen.insert(id()) && reported.insert(id()) {
-            let shown: Map<String, Value> =
-                keys.iter().filter_map(|k| obj.get(k.as_ref()).map(|v| (k.as_ref().to_owned(), v.clone()))).collect();
-            out.push(duplicate(&path.to_path().index(i), BadValue::Json(go_json(&Value::Object(shown)))));
-        }
+    let object = |item: &'v Value| item.as_object().unwrap_or(&empty);
+    // The key tuple: each key's value, or `None`, unspecified (not the same as null).
+    let ids: Vec<Vec<Option<Identity>>> = items
+        .iter()
+        .map(|item| keys.iter().map(|k| object(item).get(k.as_ref()).map(set_identity)).collect())
+        .collect();
+    for i in first_repeats(&ids) {
+        let obj = object(&items[i]);
+        let shown: Map<String, Value> =
+            keys.iter().filter_map(|k| obj.get(k.as_ref()).map(|v| (k.as_ref().to_owned(), v.clone()))).collect();
+        out.push(duplicate(&path.to_path().index(i), BadValue::Json(go_json(&Value::Object(shown)))));
     }
 }
 
@@ -218,6 +215,26 @@ pub fn check_typed_map<T: serde::Serialize>(items: &[T], keys: &[&str], path: &d
 /// (once per identity, as the apiserver does). Generic over the identity only, so the typed
 /// checks' per-item-type code stays the identification loop.
 fn first_repeats<K: std::hash::Hash + Eq>(ids: &[K]) -> Vec<usize> {
+    // Short lists (most are: schemas bound them to a few dozen items) are scanned pairwise,
+    // which is cheaper than hashing every identity.
+    const PAIRWISE_UP_TO: usize = 32;
+    if ids.len() <= PAIRWISE_UP_TO { first_repeats_pairwise(ids) } else { first_repeats_hashed(ids) }
+}
+
+/// [`first_repeats`] by comparing each identity with the earlier ones: an item is a first
+/// repetition when exactly one earlier item has its identity.
+fn first_repeats_pairwise<K: Eq>(ids: &[K]) -> Vec<usize> {
+    let mut repeats = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        if ids[..i].iter().filter(|earlier| *earlier == id).count() == 1 {
+            repeats.push(i);
+        }
+    }
+    repeats
+}
+
+/// [`first_repeats`] through sets of the identities seen and reported.
+fn first_repeats_hashed<K: std::hash::Hash + Eq>(ids: &[K]) -> Vec<usize> {
     let mut seen = HashSet::new();
     let mut reported = HashSet::new();
     let mut repeats = Vec::new();
@@ -554,7 +571,16 @@ mod picker {
 #[cfg(all(test, feature = "dynamic"))]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    proptest! {
+        /// Both ways of finding first repetitions agree (short lists take the pairwise one).
+        #[test]
+        fn first_repeats_pairwise_and_hashed_agree(ids in proptest::collection::vec(0u8..6, 0..40)) {
+            prop_assert_eq!(first_repeats_pairwise(&ids), first_repeats_hashed(&ids));
+        }
+    }
 
     fn issues(schema: Value, value: Value) -> Vec<String> {
         let (s, errors) = Schema::parse(&schema, "");

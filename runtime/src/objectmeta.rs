@@ -5,23 +5,12 @@
 //! Offline, a namespaced object without `metadata.namespace` is not an error: the apiserver
 //! takes the namespace from the request (kubectl's context), before validating.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde_json::Value;
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::path::Path;
 
-static DNS1123_SUBDOMAIN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$").expect("valid"));
-static DNS1035_LABEL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[a-z]([-a-z0-9]*[a-z0-9])?$").expect("valid"));
-static DNS1123_LABEL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").expect("valid"));
-static QUALIFIED_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$").expect("valid"));
-static LABEL_VALUE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$").expect("valid"));
+use crate::shapes;
 
 const SUBDOMAIN_FORMAT: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_FORMAT: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -34,17 +23,17 @@ pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// `IsDNS1123Subdomain`.
 pub fn dns1123_subdomain(s: &str) -> Vec<String> {
-    bounded_format(s, 253, &DNS1123_SUBDOMAIN, SUBDOMAIN_FORMAT)
+    bounded_format(s, 253, shapes::dns1123_subdomain, SUBDOMAIN_FORMAT)
 }
 
 /// `IsDNS1123Label`.
 pub fn dns1123_label(s: &str) -> Vec<String> {
-    bounded_format(s, 63, &DNS1123_LABEL, LABEL_FORMAT)
+    bounded_format(s, 63, shapes::dns1123_label, LABEL_FORMAT)
 }
 
 /// `IsDNS1035Label`.
 pub fn dns1035_label(s: &str) -> Vec<String> {
-    bounded_format(s, 63, &DNS1035_LABEL, DNS1035_FORMAT)
+    bounded_format(s, 63, shapes::dns1035_label, DNS1035_FORMAT)
 }
 
 /// `ValidatePathSegmentName`: names of embedded objects may be anything a URL path segment
@@ -70,16 +59,15 @@ fn group_version_error(s: &str) -> Option<String> {
 /// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
 pub fn qualified_name(s: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let parts: Vec<&str> = s.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
+    let name = match s.split_once('/') {
+        None => s,
+        Some((prefix, name)) if !name.contains('/') => {
             if prefix.is_empty() {
                 out.push("prefix part must be non-empty".into());
             } else {
                 out.extend(dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
             }
-            *name
+            name
         }
         _ => {
             return vec![format!(
@@ -92,7 +80,7 @@ pub fn qualified_name(s: &str) -> Vec<String> {
     } else if name.len() > 63 {
         out.push("name part must be no more than 63 characters".into());
     }
-    if !QUALIFIED_NAME.is_match(name) {
+    if !shapes::qualified_name_part(name) {
         out.push(format!("name part {QUALIFIED_NAME_FORMAT}"));
     }
     out
@@ -100,16 +88,16 @@ pub fn qualified_name(s: &str) -> Vec<String> {
 
 /// `IsValidLabelValue`.
 pub fn label_value(s: &str) -> Vec<String> {
-    bounded_format(s, 63, &LABEL_VALUE, LABEL_VALUE_FORMAT)
+    bounded_format(s, 63, shapes::label_value, LABEL_VALUE_FORMAT)
 }
 
 /// apimachinery's usual pair of messages: too long, and not of the format.
-fn bounded_format(s: &str, max: usize, re: &Regex, format: &str) -> Vec<String> {
+fn bounded_format(s: &str, max: usize, shaped: fn(&str) -> bool, format: &str) -> Vec<String> {
     let mut out = Vec::new();
     if s.len() > max {
         out.push(format!("must be no more than {max} characters"));
     }
-    if !re.is_match(s) {
+    if !shaped(s) {
         out.push(format.to_owned());
     }
     out

@@ -19,13 +19,13 @@ use crate::issue::{BadValue, ErrorType, Issue};
 use crate::junctor;
 use crate::keywords::{self, Num, NumberRules, NumberType};
 use crate::path::Path;
-use crate::pattern::{self, PatternError};
+use crate::pattern::{Matcher, PatternError};
 use crate::schema::{AdditionalProperties, Schema};
 
 /// A validator for one schema: its patterns compiled once.
 pub struct OpenApiValidator<'s> {
     root: &'s Schema,
-    patterns: HashMap<&'s str, Result<regex::Regex, PatternError>>,
+    patterns: HashMap<&'s str, Result<Matcher, PatternError>>,
 }
 
 impl<'s> OpenApiValidator<'s> {
@@ -67,12 +67,9 @@ impl<'s> OpenApiValidator<'s> {
         self.type_check(v, s, path, out);
         self.junctors(v, s, path, out);
         if let Value::String(text) = v {
-            let first = s
-                .max_length
-                .and_then(|m| keywords::max_length(path, text, m))
-                .or_else(|| s.min_length.and_then(|m| keywords::min_length(path, text, m)))
-                .or_else(|| self.pattern(path, text, s));
-            out.extend(first);
+            out.extend(keywords::first_string_failure(path, text, s.max_length, s.min_length, || {
+                self.pattern(path, text, s)
+            }));
             if let Some((f, written)) = string_format(s) {
                 out.extend(format::check(path, text, f, written));
             }
@@ -209,9 +206,9 @@ fn string_format(s: &Schema) -> Option<(Format, &str)> {
     format::supported(t, f).map(|fmt| (fmt, f))
 }
 
-fn collect_patterns<'s>(s: &'s Schema, out: &mut HashMap<&'s str, Result<regex::Regex, PatternError>>) {
+fn collect_patterns<'s>(s: &'s Schema, out: &mut HashMap<&'s str, Result<Matcher, PatternError>>) {
     if let Some(p) = &s.pattern {
-        out.entry(p.as_str()).or_insert_with(|| pattern::compile(p));
+        out.entry(p.as_str()).or_insert_with(|| Matcher::compile(p));
     }
     for child in s.children() {
         collect_patterns(child, out);

@@ -183,6 +183,35 @@ fn regex_escape(literal: &str, in_class: bool) -> String {
     out
 }
 
+/// A compiled `pattern` keyword: patterns CRDs copy from apimachinery and a few other
+/// well-known places (over half the corpus's) matched by hand, any other by its regex.
+#[derive(Clone, Debug)]
+pub enum Matcher {
+    /// A well-known pattern's hand-written matcher, held to the pattern's regex by tests.
+    Known(fn(&str) -> bool),
+    /// Any other pattern, translated and compiled.
+    Regex(regex::Regex),
+}
+
+impl Matcher {
+    /// Compiles a Go pattern for matching only (no captures, no `find`).
+    pub fn compile(go: &str) -> Result<Matcher, PatternError> {
+        match crate::shapes::known_pattern(go) {
+            Some(shape) => Ok(Matcher::Known(shape)),
+            None => compile(go).map(Matcher::Regex),
+        }
+    }
+
+    /// Whether the pattern matches somewhere in `s`.
+    #[inline]
+    pub fn is_match(&self, s: &str) -> bool {
+        match self {
+            Matcher::Known(shape) => shape(s),
+            Matcher::Regex(re) => re.is_match(s),
+        }
+    }
+}
+
 /// Translates and compiles a Go pattern.
 pub fn compile(go: &str) -> Result<regex::Regex, PatternError> {
     let rust = translate(go)?;

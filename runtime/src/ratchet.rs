@@ -24,8 +24,8 @@ pub struct Unchanged(HashSet<Vec<Segment>>);
 
 impl Unchanged {
     /// Records an unchanged place.
-    pub fn insert(&mut self, path: &Path) {
-        self.0.insert(path.segments());
+    pub fn insert(&mut self, place: &dyn crate::path::Place) {
+        self.0.insert(place.to_path().segments());
     }
 
     /// Whether nothing was recorded.

@@ -67,8 +67,8 @@ pub trait Validate {
     /// Records the places under this value (at `path`) that equal `old`'s correlated places, and
     /// says whether the whole value is unchanged (semantics §10). The default knows nothing and
     /// ratchets nothing.
-    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
-        let _ = (old, path, out);
+    fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
+        let _ = (old, at, out);
         false
     }
 
@@ -89,7 +89,7 @@ pub trait Validate {
             return issues;
         }
         let mut unchanged = Unchanged::default();
-        self.unchanged_at(old, &Path::root(), &mut unchanged);
+        self.unchanged_at(old, &At::ROOT, &mut unchanged);
         let Phases { mut values, embedded, list_types } = phases(self);
         values.retain(|i| !unchanged.covers(i));
         issues.extend(values.into_iter().chain(embedded));
@@ -167,10 +167,10 @@ macro_rules! leaf {
         $(impl Validate for $t {
             const SCHEMA_TYPE: &'static str = $schema;
             fn validate_at(&self, _: &At<'_>, _: &mut Phases) {}
-            fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+            fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
                 let same = self == old;
                 if same {
-                    out.insert(path);
+                    out.insert(at);
                 }
                 same
             }
@@ -198,9 +198,9 @@ leaf!(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta => "object");
 impl<T: Validate> Validate for Option<T> {
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
-    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+    fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
         match (self, old) {
-            (Some(new), Some(old)) => new.unchanged_at(old, path, out),
+            (Some(new), Some(old)) => new.unchanged_at(old, at, out),
             (None, None) => true,
             _ => false,
         }
@@ -216,8 +216,8 @@ impl<T: Validate> Validate for Option<T> {
 impl<T: Validate> Validate for Box<T> {
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
-    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
-        (**self).unchanged_at(old, path, out)
+    fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
+        (**self).unchanged_at(old, at, out)
     }
     fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
         (**self).validate_at(at, found);
@@ -235,17 +235,17 @@ impl<T: Validate> Validate for Vec<T> {
     /// not at all. (List-map fields correlate their items in derived code, by key.)
     // Index loops, not iterator adapters: these are instantiated for every item type of a
     // generated crate, and each adapter is a function of its own per type in a debug build.
-    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+    fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
         if self.len() != old.len() {
             return false;
         }
         let mut items = Unchanged::default();
         for i in 0..self.len() {
-            if !self[i].unchanged_at(&old[i], &path.index(i), &mut items) {
+            if !self[i].unchanged_at(&old[i], &at.index(i), &mut items) {
                 return false;
             }
         }
-        out.insert(path);
+        out.insert(at);
         true
     }
     #[allow(clippy::needless_range_loop)] // an index loop, as said above
@@ -259,16 +259,16 @@ impl<T: Validate> Validate for Vec<T> {
 impl<T: Validate> Validate for BTreeMap<String, T> {
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = "object";
-    fn unchanged_at(&self, old: &Self, path: &Path, out: &mut Unchanged) -> bool {
+    fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
         let mut same = self.len() == old.len();
         for (k, v) in self {
             match old.get(k) {
-                Some(o) => same &= v.unchanged_at(o, &path.map_key(k), out),
+                Some(o) => same &= v.unchanged_at(o, &at.key(k), out),
                 None => same = false,
             }
         }
         if same {
-            out.insert(path);
+            out.insert(at);
         }
         same
     }

@@ -989,7 +989,9 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
     /// CEL values: two texts of one time are different values to it).
     fn unchanged(&mut self) -> bool {
         match self.old {
-            Some(old) => self.value.unchanged_at(old, &Path::root(), &mut crate::ratchet::Unchanged::default()),
+            Some(old) => {
+                self.value.unchanged_at(old, &crate::path::At::ROOT, &mut crate::ratchet::Unchanged::default())
+            }
             None => self.unchanged_above,
         }
     }

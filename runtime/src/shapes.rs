@@ -1,0 +1,222 @@
+//! String shapes matched by hand: apimachinery's name formats (object names, label keys and
+//! values, annotation keys) and the `pattern`s CRDs copy verbatim from them and from a few
+//! other well-known places. They run on every name and on most patterned strings, and a loop
+//! over the bytes is several times cheaper than a regex search; the test module holds each to
+//! the regex it replaces. Length limits are not part of a shape: callers check them beside,
+//! with their own message.
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`: a lowercase RFC 1123 label.
+pub(crate) fn dns1123_label(s: &str) -> bool {
+    let lower_alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    ends_and_inside(s, lower_alnum, lower_alnum, |c| lower_alnum(c) || c == b'-')
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`: a lowercase RFC 1123
+/// subdomain, labels joined by dots.
+pub(crate) fn dns1123_subdomain(s: &str) -> bool {
+    s.split('.').all(dns1123_label)
+}
+
+/// `[a-z]([-a-z0-9]*[a-z0-9])?`: a DNS-1035 label.
+pub(crate) fn dns1035_label(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii_lowercase) && dns1123_label(s)
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`: the name part of a qualified name.
+pub(crate) fn qualified_name_part(s: &str) -> bool {
+    let alnum = |c: u8| c.is_ascii_alphanumeric();
+    ends_and_inside(s, alnum, alnum, |c| alnum(c) || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?`: a label value.
+pub(crate) fn label_value(s: &str) -> bool {
+    s.is_empty() || qualified_name_part(s)
+}
+
+/// `([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])`:
+/// a qualified name, `[prefix/]name` (the shape only: `objectmeta::qualified_name` gives the
+/// apiserver's messages and limits).
+fn qualified_name(s: &str) -> bool {
+    match s.split_once('/') {
+        None => qualified_name_part(s),
+        Some((prefix, name)) => dns1123_subdomain(prefix) && qualified_name_part(name),
+    }
+}
+
+/// `[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?`: Gateway API's kind.
+fn alpha_then_alnum_dash(s: &str) -> bool {
+    let alnum = |c: u8| c.is_ascii_alphanumeric();
+    ends_and_inside(s, |c| c.is_ascii_alphabetic(), alnum, |c| alnum(c) || c == b'-')
+}
+
+/// Some first and last byte of their kinds, and every byte of `inside`'s.
+fn ends_and_inside(
+    s: &str,
+    first: impl Fn(u8) -> bool,
+    last: impl Fn(u8) -> bool,
+    inside: impl Fn(u8) -> bool,
+) -> bool {
+    match s.as_bytes() {
+        [f, .., l] | [f @ l] => first(*f) && last(*l) && s.bytes().all(inside),
+        [] => false,
+    }
+}
+
+/// Digits with at most one fraction, `([0-9]+(\.[0-9]*)?)|(\.[0-9]+)`: the bytes they take
+/// from the start of `b`, or `None` when `b` does not start with one.
+fn decimal(b: &[u8]) -> Option<usize> {
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let whole = digits(0);
+    match b.get(whole) {
+        Some(b'.') if whole > 0 => Some(whole + 1 + digits(whole + 1)),
+        Some(b'.') => Some(match digits(1) {
+            0 => return None,
+            fraction => 1 + fraction,
+        }),
+        _ if whole > 0 => Some(whole),
+        _ => None,
+    }
+}
+
+/// `b` without a leading sign, `(\+|-)?`.
+fn unsigned(b: &[u8]) -> &[u8] {
+    match b {
+        [b'+' | b'-', rest @ ..] => rest,
+        rest => rest,
+    }
+}
+
+/// apimachinery's resource quantity,
+/// `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`.
+fn quantity(s: &str) -> bool {
+    let b = unsigned(s.as_bytes());
+    let Some(n) = decimal(b) else { return false };
+    match &b[n..] {
+        [] | [b'n' | b'u' | b'm' | b'k' | b'M' | b'G' | b'T' | b'P' | b'E'] => true,
+        [b'K' | b'M' | b'G' | b'T' | b'P' | b'E', b'i'] => true,
+        [b'e' | b'E', exponent @ ..] => {
+            let exponent = unsigned(exponent);
+            decimal(exponent) == Some(exponent.len())
+        }
+        _ => false,
+    }
+}
+
+/// Gateway API's duration, `^([0-9]{1,5}(h|m|s|ms)){1,4}$`.
+fn gateway_duration(s: &str) -> bool {
+    let mut b = s.as_bytes();
+    for part in 0..4 {
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if !(1..=5).contains(&digits) {
+            return false;
+        }
+        // `m` then `s` is `ms`: a lone `m` would leave an `s` no part can start with.
+        let unit = match &b[digits..] {
+            [b'm', b's', ..] => 2,
+            [b'h' | b'm' | b's', ..] => 1,
+            _ => return false,
+        };
+        b = &b[digits + unit..];
+        if b.is_empty() {
+            return true;
+        }
+        if part == 3 {
+            return false;
+        }
+    }
+    false
+}
+
+/// `(http|https)://.+` and the like: `scheme://` and at least one more character, none of them
+/// a newline (what `.` matches).
+fn url_of(s: &str, schemes: &[&str]) -> bool {
+    schemes.iter().any(|scheme| {
+        s.strip_prefix(scheme)
+            .and_then(|rest| rest.strip_prefix("://"))
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('\n'))
+    })
+}
+
+/// Whether a string has a shape.
+pub(crate) type Shape = fn(&str) -> bool;
+
+/// The patterns matched by hand, by their text as CRDs write it. Over half the `pattern`s of
+/// the corpus's CRDs are one of these.
+const KNOWN_PATTERNS: &[(&str, Shape)] = &[
+    (r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", dns1123_subdomain),
+    (r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", dns1123_label),
+    (r"^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", |s| s.is_empty() || dns1123_subdomain(s)),
+    (r"^[a-z]([-a-z0-9]*[a-z0-9])?$", dns1035_label),
+    (r"^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$", alpha_then_alnum_dash),
+    (r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$", label_value),
+    (
+        r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
+        qualified_name,
+    ),
+    (r"^[-._a-zA-Z0-9]+$", |s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || b"-._".contains(&c))),
+    (r"^[A-Za-z0-9!#$%&'*+\-.^_\x60|~]+$", |s| {
+        !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c))
+    }),
+    (
+        r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$",
+        quantity,
+    ),
+    (r"^([0-9]{1,5}(h|m|s|ms)){1,4}$", gateway_duration),
+    (r"^(http|https)://.+$", |s| url_of(s, &["http", "https"])),
+    (r"^(http|https|socks5)://.+$", |s| url_of(s, &["http", "https", "socks5"])),
+];
+
+/// The hand-written matcher of a pattern written exactly so, if it has one.
+pub(crate) fn known_pattern(go: &str) -> Option<Shape> {
+    KNOWN_PATTERNS.iter().find(|(source, _)| *source == go).map(|(_, shape)| *shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Strings of the characters the shapes tell apart: names, quantities, durations, URLs,
+    /// HTTP tokens, and a non-ASCII letter and a newline.
+    fn candidates() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-zA-Z0-9._/é-]{0,12}",
+            "[-+0-9.eEKMGTPinumk]{0,8}",
+            "[0-9hms]{0,14}",
+            "(http|https|socks5|ftp)(://)?[a-z/.\n]{0,4}",
+            "[!#$%&'*+.^_`|~a-z0-9 ]{0,6}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// Each hand-written shape accepts exactly what its pattern's regex accepts.
+        #[test]
+        fn known_patterns_match_their_regexes(s in candidates()) {
+            for (source, shape) in KNOWN_PATTERNS {
+                let regex = crate::pattern::compile(source).expect("a known pattern compiles");
+                prop_assert_eq!(shape(&s), regex.is_match(&s), "pattern {} on {:?}", source, s);
+            }
+        }
+
+        /// The name formats of `objectmeta` against apimachinery's regexes.
+        #[test]
+        fn name_formats_match_apimachinerys_regexes(s in candidates()) {
+            let regex = |re: &str| regex::Regex::new(re).expect("valid").is_match(&s);
+            prop_assert_eq!(dns1123_label(&s), regex(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
+            prop_assert_eq!(dns1035_label(&s), regex(r"^[a-z]([-a-z0-9]*[a-z0-9])?$"));
+            prop_assert_eq!(qualified_name_part(&s), regex(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"));
+        }
+    }
+
+    #[test]
+    fn shapes_on_examples() {
+        assert!(quantity("100m") && quantity("1.5Gi") && quantity("-1e3") && quantity(".5") && quantity("1E"));
+        assert!(!quantity("1.5.5") && !quantity("Gi") && !quantity("1Ki5") && !quantity("."));
+        assert!(gateway_duration("1h30m") && gateway_duration("500ms") && gateway_duration("1h1m1s1ms"));
+        assert!(!gateway_duration("1h1m1s1ms1h") && !gateway_duration("123456s") && !gateway_duration("ms"));
+        assert!(qualified_name("example.com/MyName") && !qualified_name("/x") && !qualified_name("a/b/c"));
+        assert!(known_pattern(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").is_some() && known_pattern("^x$").is_none());
+    }
+}
