@@ -60,17 +60,7 @@ pub enum Command {
         force: bool,
     },
     /// Validate manifests against CRDs as the apiserver would, without a cluster.
-    Validate {
-        /// CRD files or folders (repeatable; documents that are not CRDs are skipped).
-        #[arg(long = "crd", required = true)]
-        crds: Vec<PathBuf>,
-        /// `human` (default) or `json` (one object per line per issue).
-        #[arg(long, default_value = "human")]
-        output: String,
-        /// Manifest files or folders (`-` reads standard input).
-        #[arg(required = true)]
-        manifests: Vec<PathBuf>,
-    },
+    Validate(ValidateArgs),
     /// Check CRDs as the apiserver does (structural schema rules) without generating.
     Check {
         /// CRD files or folders.
@@ -83,6 +73,49 @@ pub enum Command {
         #[arg(long)]
         skip_non_crds: bool,
     },
+}
+
+/// The arguments of `cargo kubeskema validate`.
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    /// CRD files or folders (repeatable; documents that are not CRDs are skipped).
+    #[arg(long = "crd", required = true)]
+    pub crds: Vec<PathBuf>,
+    /// What to print: compiler-style diagnostics, one JSON object per finding per line, a
+    /// SARIF 2.1.0 log (GitHub code scanning) or a JUnit XML report.
+    #[arg(long, value_enum, default_value = "human")]
+    pub output: crate::report::Format,
+    /// Validate as updates: documents whose apiVersion, kind, namespace and name match an old
+    /// object in these files or folders run transition rules and ratcheting against it.
+    #[arg(long, conflicts_with = "old_ref")]
+    pub old: Vec<PathBuf>,
+    /// Validate as updates from the same files at this git revision (a commit, branch or tag).
+    #[arg(long, value_name = "GIT_REF")]
+    pub old_ref: Option<String>,
+    /// Unknown and duplicate fields are errors (`kubectl --validate=strict`), not warnings.
+    #[arg(long)]
+    pub strict: bool,
+    /// Kinds not to validate: `Kind` or `apiVersion/Kind`, comma-separated or repeated.
+    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+    pub skip_kinds: Vec<String>,
+    /// Kinds that must not appear: every document of one is an error.
+    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+    pub reject_kinds: Vec<String>,
+    /// A document of a kind no schema is given for is skipped, not an error.
+    #[arg(long)]
+    pub ignore_missing_schemas: bool,
+    /// Warnings fail the run too (exit status 1).
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Threads to validate on (default: every core).
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
+    pub jobs: usize,
+    /// Print one line of counts and time on standard error at the end.
+    #[arg(long)]
+    pub summary: bool,
+    /// Manifest files or folders (`-` reads standard input).
+    #[arg(required = true)]
+    pub manifests: Vec<PathBuf>,
 }
 
 /// `target` (relative to the current folder) as a path relative to `base` (also relative
@@ -112,6 +145,7 @@ fn say(line: impl std::fmt::Display) {
     }
 }
 
+/// `check --output`: `human` or `json`.
 fn output_is_json(output: &str) -> Option<bool> {
     match output {
         "json" => Some(true),
@@ -192,44 +226,7 @@ pub fn run(args: Args) -> i32 {
             }
             0
         }
-        Command::Validate { crds, output, manifests } => {
-            let Some(json) = output_is_json(&output) else { return 2 };
-            let stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
-            if stdin(&crds) && stdin(&manifests) {
-                eprintln!(
-                    "error: standard input (-) can be read once: give either the CRDs or the manifests as -, not both"
-                );
-                return 2;
-            }
-            let report = match crate::manifests::validate(&crds, &manifests) {
-                Ok(r) => r,
-                Err(diags) => {
-                    eprintln!("{diags}");
-                    return 2;
-                }
-            };
-            // A manifest that could not be read is reported; the others are validated anyway.
-            for d in &report.files {
-                eprintln!("{d}");
-            }
-            let findings = report.findings;
-            for f in &findings {
-                if json {
-                    say(f.to_json());
-                } else {
-                    say(format!("{}\n", f.human()));
-                }
-            }
-            let errors = findings.iter().filter(|f| f.level == crate::manifests::Level::Error).count();
-            if !json {
-                let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-                eprintln!("{}, {}", count(errors, "error"), count(findings.len() - errors, "warning"));
-            }
-            if report.files.iter().any(Diagnostic::is_error) {
-                return 2;
-            }
-            i32::from(errors > 0)
-        }
+        Command::Validate(args) => validate(args),
         Command::Check { paths, output, skip_non_crds } => {
             let Some(json) = output_is_json(&output) else { return 2 };
             let diags = pipeline::check(&paths, skip_non_crds);
@@ -248,5 +245,92 @@ pub fn run(args: Args) -> i32 {
                 0
             }
         }
+    }
+}
+
+/// `cargo kubeskema validate`: exit status 0 when nothing fails, 1 when an error (or, with
+/// `--deny-warnings`, a warning) is found, 2 when the CRDs or a manifest cannot be used.
+fn validate(args: ValidateArgs) -> i32 {
+    use crate::manifests::{Level, OldObjects, Policy, Request};
+    use crate::report::Format;
+    let stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
+    if [stdin(&args.crds), stdin(&args.manifests), stdin(&args.old)].iter().filter(|&&s| s).count() > 1 {
+        eprintln!(
+            "error: standard input (-) can be read once: give the CRDs, the manifests or the old objects as -, not two of them"
+        );
+        return 2;
+    }
+    if args.old_ref.is_some() && stdin(&args.manifests) {
+        eprintln!("error: --old-ref reads the manifests' files at a git revision: standard input (-) has none");
+        return 2;
+    }
+    let old = match (args.old_ref, args.old.is_empty()) {
+        (Some(rev), _) => OldObjects::GitRef(rev),
+        (None, false) => OldObjects::Files(args.old),
+        (None, true) => OldObjects::None,
+    };
+    let request = Request {
+        crds: args.crds,
+        manifests: args.manifests,
+        old,
+        policy: Policy {
+            strict: args.strict,
+            skip_kinds: args.skip_kinds,
+            reject_kinds: args.reject_kinds,
+            ignore_missing_schemas: args.ignore_missing_schemas,
+        },
+        jobs: args.jobs,
+    };
+    let progress = crate::report::Progress::on_terminal();
+    let result = crate::manifests::validate_with_progress(&request, &|done, total| {
+        if let Some(p) = &progress {
+            p.update(done, total);
+        }
+    });
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(diags) => {
+            eprintln!("{diags}");
+            return 2;
+        }
+    };
+    match args.output {
+        Format::Human | Format::Json => {
+            // A manifest that could not be read is reported; the others are validated anyway.
+            for d in &report.files {
+                eprintln!("{d}");
+            }
+            for f in &report.findings {
+                if args.output == Format::Json {
+                    say(f.to_json());
+                } else {
+                    say(format!("{}\n", f.human()));
+                }
+            }
+        }
+        // The file problems are in the document; standard error repeats them for a reader of
+        // the CI log.
+        Format::Sarif => {
+            report.files.iter().for_each(|d| eprintln!("{d}"));
+            say(serde_json::to_string_pretty(&crate::report::sarif(&report)).unwrap_or_default());
+        }
+        Format::Junit => {
+            report.files.iter().for_each(|d| eprintln!("{d}"));
+            say(crate::report::junit(&report).trim_end());
+        }
+    }
+    if args.output == Format::Human {
+        eprintln!("{}", crate::report::tally(&report));
+    }
+    if args.summary {
+        eprintln!("{}", crate::report::summary(&report));
+    }
+    if report.files.iter().any(Diagnostic::is_error) {
+        2
+    } else {
+        i32::from(report.any(Level::Error) || (args.deny_warnings && report.any(Level::Warning)))
     }
 }

@@ -28,7 +28,9 @@ pub mod load;
 pub mod manifests;
 pub mod model;
 mod names;
+pub mod parallel;
 pub mod pipeline;
+pub mod report;
 pub mod write;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};

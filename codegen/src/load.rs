@@ -73,7 +73,7 @@ pub fn expand_paths(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> Vec<PathB
             Ok(_) => diags.push(not_regular(p)),
             Err(_) => diags.push(
                 Diagnostic::file_error(p, None, "NotFound", "no such file or folder")
-                    .with_help("give a CRD file (.yaml, .yml, .json), a folder of them, or - for standard input"),
+                    .with_help("give a file (.yaml, .yml, .json), a folder of them, or - for standard input"),
             ),
         }
     }
@@ -142,34 +142,58 @@ pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Optio
         .ok()
 }
 
-/// Loads every CRD in the given files and folders. Problems are pushed to `diags`; the CRDs
-/// that could be read are returned either way, with the list of files read.
+/// Why `rev` is not a commit of the repository `file` is in, if it is not.
+pub fn git_revision_problem(rev: &str, file: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(folder_of(file))
+        .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
+        .arg(format!("{rev}^{{commit}}"))
+        .output();
+    match output {
+        Ok(o) if o.status.success() => None,
+        Ok(_) => Some(format!("`{rev}` is not a commit of the git repository this file is in")),
+        Err(e) => Some(format!("cannot run git to read the old objects at `{rev}`: {e}")),
+    }
+}
+
+/// The text of `file` at git revision `rev` (`--old-ref`), or `None` when it did not exist
+/// there.
+pub fn read_at_revision(rev: &str, file: &Path) -> Option<String> {
+    let name = file.file_name()?.to_string_lossy();
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(folder_of(file))
+        .args(["show", "--end-of-options"])
+        .arg(format!("{rev}:./{name}"))
+        .output()
+        .ok()?;
+    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn folder_of(file: &Path) -> &Path {
+    file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+/// Loads every CRD in the given files and folders, the files read and parsed on up to `jobs`
+/// threads (0: every core). Problems are pushed to `diags`; the CRDs that could be read are
+/// returned either way, in file order, with the list of files read.
 pub fn load_crds(
     paths: &[PathBuf],
     skip_non_crds: bool,
+    jobs: usize,
     diags: &mut Vec<Diagnostic>,
 ) -> (Vec<LoadedCrd>, Vec<PathBuf>) {
-    let mut out = Vec::new();
     let files = expand_paths(paths, diags);
-    for file in files.iter() {
-        let Some(text) = read_text(file, diags) else {
-            continue;
-        };
-        let Some(docs) = parse_text(file, &text, diags) else {
-            continue;
-        };
-        let before = out.len();
-        for doc in docs {
-            crds_of_document(file, doc, skip_non_crds, &mut out, diags);
-        }
-        // With skip_non_crds a file of other objects is expected in a bundle; otherwise a
-        // file with no CRD at all is almost always a wrong path.
-        if out.len() == before && !skip_non_crds {
-            diags.push(
-                Diagnostic::file_error(file, None, "NoCrd", "no CustomResourceDefinition in this file")
-                    .with_help("CRDs have `apiVersion: apiextensions.k8s.io/v1` and `kind: CustomResourceDefinition`"),
-            );
-        }
+    let per_file = crate::parallel::map(&files, crate::parallel::threads(jobs), |file| {
+        let mut diags = Vec::new();
+        let crds = crds_of_file(file, skip_non_crds, &mut diags);
+        (crds, diags)
+    });
+    let mut out = Vec::new();
+    for (crds, file_diags) in per_file {
+        out.extend(crds);
+        diags.extend(file_diags);
     }
     // An empty folder (or one of other files) gives nothing to check or generate: say so
     // rather than succeed with nothing.
@@ -187,6 +211,24 @@ pub fn load_crds(
         );
     }
     (out, files)
+}
+
+fn crds_of_file(file: &Path, skip_non_crds: bool, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
+    let mut out = Vec::new();
+    let Some(text) = read_text(file, diags) else { return out };
+    let Some(docs) = parse_text(file, &text, diags) else { return out };
+    for doc in docs {
+        crds_of_document(file, doc, skip_non_crds, &mut out, diags);
+    }
+    // With skip_non_crds a file of other objects is expected in a bundle; otherwise a file
+    // with no CRD at all is almost always a wrong path.
+    if out.is_empty() && !skip_non_crds {
+        diags.push(
+            Diagnostic::file_error(file, None, "NoCrd", "no CustomResourceDefinition in this file")
+                .with_help("CRDs have `apiVersion: apiextensions.k8s.io/v1` and `kind: CustomResourceDefinition`"),
+        );
+    }
+    out
 }
 
 fn crds_of_document(
@@ -306,7 +348,7 @@ mod tests {
         let file = std::env::temp_dir().join(format!("kubeskema-list-{}.yaml", std::process::id()));
         std::fs::write(&file, text).unwrap();
         let mut diags = Vec::new();
-        let (crds, _) = load_crds(std::slice::from_ref(&file), false, &mut diags);
+        let (crds, _) = load_crds(std::slice::from_ref(&file), false, 1, &mut diags);
         std::fs::remove_file(&file).ok();
         assert_eq!(crds.len(), 50, "{diags:?}");
         assert!(crds.iter().all(|c| Arc::ptr_eq(&c.doc, &crds[0].doc)), "one document for all");

@@ -1,13 +1,21 @@
 //! Validating manifests against CRDs without a cluster: what `cargo kubeskema validate` does.
-//! Every document of every manifest file is matched to a CRD version by `apiVersion` and
-//! `kind` and validated as the apiserver validates it on create; each issue is placed at the
-//! line and column it came from.
+//!
+//! The phases: the CRDs are loaded and checked once (a refused CRD stops everything); the
+//! manifests are read and parsed, and the old objects when updates are asked for; then every
+//! document is matched to a CRD version by `apiVersion` and `kind` and validated as the
+//! apiserver validates it on create, or on update when an old object with the same
+//! `apiVersion`, `kind`, namespace and name was given. Documents are validated on every core;
+//! the findings come out in input order all the same, each placed at the line and column it
+//! came from. [`crate::report`] renders them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-use kubeskema::validate::ResourceValidator;
-use kubeskema::yaml::Pos;
+use kubeskema::validate::{Outcome, ResourceValidator};
+use kubeskema::yaml::{Document, Pos};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -58,135 +66,333 @@ pub struct Finding {
     pub note: Option<String>,
 }
 
-impl Finding {
-    /// The finding as one JSON object (the `--output json` contract).
-    pub fn to_json(&self) -> Value {
-        serde_json::json!({
-            "file": self.file.display().to_string(),
-            "document": self.document,
-            "line": self.pos.map(|p| p.line),
-            "column": self.pos.map(|p| p.column),
-            "apiVersion": self.api_version,
-            "kind": self.kind,
-            "name": self.name,
-            "field": self.field,
-            "pointer": self.pointer,
-            "type": self.kind_of_issue,
-            "detail": self.detail,
-            "message": self.message,
-            "level": match self.level { Level::Error => "error", Level::Warning => "warning" },
-            "note": self.note,
-        })
-    }
+/// What to validate and how: the CLI's arguments, as a value.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// CRD files or folders.
+    pub crds: Vec<PathBuf>,
+    /// Manifest files or folders (`-` reads standard input).
+    pub manifests: Vec<PathBuf>,
+    /// Where the old objects come from, when documents are validated as updates.
+    pub old: OldObjects,
+    /// What counts as an error.
+    pub policy: Policy,
+    /// Threads to validate on; 0 takes every core.
+    pub jobs: usize,
+}
 
-    /// The finding as a compiler diagnostic: the apiserver's message, `--> file:line:column`,
-    /// and the source line with the place marked.
-    pub fn human(&self) -> String {
-        use annotate_snippets::{AnnotationKind, Level as Severity, Renderer, Snippet};
-        let level = match self.level {
-            Level::Error => Severity::ERROR,
-            Level::Warning => Severity::WARNING,
-        };
-        let path = self.file.display().to_string();
-        let label = format!("{}/{}", self.kind, self.name);
-        let title = level.primary_title(&self.message);
-        let report = match (self.pos, &self.source_line) {
-            (Some(pos), Some(line)) => {
-                let span = token_span(line, pos.column);
-                title.element(
-                    Snippet::source(line.as_str())
-                        .line_start(pos.line)
-                        .path(path.as_str())
-                        .annotation(AnnotationKind::Primary.span(span).label(label.as_str())),
-                )
-            }
-            // No line to show: the place goes with the path.
-            (Some(pos), None) => {
-                let place = format!("{path}:{pos}");
-                title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(place))
-            }
-            (None, _) => title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(path.as_str())),
-        };
-        let report = match &self.note {
-            Some(note) => report.element(Severity::NOTE.message(note.as_str())),
-            None => report,
-        };
-        Renderer::plain().render(&[report]).to_string()
+/// Where the stored versions of the manifests' objects come from.
+#[derive(Clone, Debug, Default)]
+pub enum OldObjects {
+    /// Every document is a create.
+    #[default]
+    None,
+    /// Manifest files or folders holding the old objects (`--old`).
+    Files(Vec<PathBuf>),
+    /// The same manifest files at a git revision (`--old-ref`); a file that did not exist
+    /// there holds no old objects.
+    GitRef(String),
+}
+
+/// What counts as an error, beyond what the apiserver refuses (the CLI's policy flags).
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    /// Unknown and duplicate fields are errors, as with `kubectl --validate=strict` (the
+    /// apiserver's `fieldValidation=Strict`), not warnings.
+    pub strict: bool,
+    /// Kinds not validated at all: `Kind` or `apiVersion/Kind` (`Secret`, `apps/v1/Deployment`).
+    pub skip_kinds: Vec<String>,
+    /// Kinds that must not appear: each document of one is an error.
+    pub reject_kinds: Vec<String>,
+    /// A document no schema is given for is skipped, not an error.
+    pub ignore_missing_schemas: bool,
+}
+
+impl Policy {
+    fn lists(list: &[String], api_version: &str, kind: &str) -> bool {
+        list.iter().any(|k| {
+            k == kind || k.strip_suffix(kind).and_then(|v| v.strip_suffix('/')).is_some_and(|v| v == api_version)
+        })
     }
 }
 
-/// The longest source line shown under a finding.
-const MAX_SHOWN_LINE: usize = 500;
+/// What happened to one document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No error (warnings are possible).
+    Valid,
+    /// At least one error.
+    Invalid,
+    /// Not validated: its kind is skipped, or no schema is given for it and that is allowed.
+    Skipped,
+}
 
-/// The bytes of the key or value that starts at 1-based character `column` of `line`: up to a
-/// `:` followed by a space (a key) or the end of the line.
-fn token_span(line: &str, column: usize) -> std::ops::Range<usize> {
-    let start = line.char_indices().nth(column.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
-    let rest = &line[start..];
-    let end = rest.find(": ").or_else(|| rest.strip_suffix(':').map(str::len)).unwrap_or(rest.trim_end().len());
-    start..start + end.max(1).min(rest.len())
+/// One document and what became of it: what JUnit's test cases and the summary count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    /// The manifest file.
+    pub file: PathBuf,
+    /// 0-based document index in the file.
+    pub document: usize,
+    /// Where the document starts.
+    pub start: Pos,
+    /// The object's `apiVersion`, `kind` and `metadata.name`.
+    pub api_version: String,
+    /// See `api_version`.
+    pub kind: String,
+    /// See `api_version`.
+    pub name: String,
+    /// Valid, invalid or skipped.
+    pub verdict: Verdict,
+    /// Why a skipped document was skipped.
+    pub skipped_because: Option<String>,
+    /// Whether it was validated as an update of an old object.
+    pub update: bool,
 }
 
 /// What [`validate`] found.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// The findings of every document of every manifest that could be read.
+    /// The findings of every document of every manifest that could be read, in input order.
     pub findings: Vec<Finding>,
-    /// The manifests that could not be read (missing, unreadable, not YAML: errors) or were
-    /// skipped (not a regular file: warnings), each with its place and reason. The others are
-    /// validated all the same.
+    /// Every document read, in input order.
+    pub documents: Vec<Checked>,
+    /// The manifests (and old objects) that could not be read (missing, unreadable, not YAML:
+    /// errors) or were skipped (not a regular file: warnings), each with its place and reason.
+    /// The others are validated all the same.
     pub files: Vec<Diagnostic>,
+    /// How many manifest files were read.
+    pub files_read: usize,
+    /// The threads the documents were validated on.
+    pub jobs: usize,
+    /// From the first CRD read to the last document validated.
+    pub elapsed: Duration,
+    /// The part of `elapsed` spent reading and checking the CRDs (their validators are built
+    /// when a document first needs one, and counted with the documents).
+    pub loading_crds: Duration,
 }
 
-/// Validates every manifest against the CRDs. `Err` when the CRDs cannot be used (unreadable,
-/// or refused by the apiserver's checks); per-document problems are findings, per-file ones
-/// are reported beside them.
-pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Report, Diagnostics> {
-    let mut diags = Vec::new();
-    let (crds, _) = load_crds(crd_paths, true, &mut diags);
-    let mut usable: HashMap<(String, String), (usize, usize)> = HashMap::new();
-    for (ci, loaded) in crds.iter().enumerate() {
-        let ok = crate::check::check_crd(loaded, &mut diags);
-        for (vi, v) in loaded.crd.versions.iter().enumerate() {
-            if ok[vi] {
-                usable.insert((format!("{}/{}", loaded.crd.group, v.name), loaded.crd.names.kind.clone()), (ci, vi));
-            }
-        }
+impl Report {
+    /// Whether a finding at `level` was reported.
+    pub fn any(&self, level: Level) -> bool {
+        self.findings.iter().any(|f| f.level == level)
     }
+}
+
+/// Validates every manifest against the CRDs as creates. `Err` when the CRDs cannot be used
+/// (unreadable, or refused by the apiserver's checks); per-document problems are findings,
+/// per-file ones are reported beside them.
+pub fn validate(crd_paths: &[PathBuf], manifests: &[PathBuf]) -> Result<Report, Diagnostics> {
+    validate_request(&Request {
+        crds: crd_paths.to_vec(),
+        manifests: manifests.to_vec(),
+        jobs: 1,
+        ..Request::default()
+    })
+}
+
+/// Validates as `request` asks; see [`validate`].
+pub fn validate_request(request: &Request) -> Result<Report, Diagnostics> {
+    validate_with_progress(request, &|_, _| {})
+}
+
+/// [`validate_request`], calling `progress(done, total)` after each document (from whichever
+/// thread validated it).
+pub fn validate_with_progress(
+    request: &Request,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Report, Diagnostics> {
+    let started = Instant::now();
+    let jobs = crate::parallel::threads(request.jobs);
+    let mut diags = Vec::new();
+    let (crds, _) = load_crds(&request.crds, true, jobs, &mut diags);
+    let schemas = Schemas::new(&crds, jobs, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(Diagnostics(diags.into_iter().filter(Diagnostic::is_error).collect()));
     }
-    let mut validators: HashMap<(usize, usize), ResourceValidator> = HashMap::new();
-    let mut findings = Vec::new();
-    let mut io = Vec::new();
-    for file in expand_paths(manifests, &mut io) {
-        let Some(text) = read_text(&file, &mut io) else { continue };
-        let Some(docs) = parse_text(&file, &text, &mut io) else { continue };
-        let lines = kubeskema::yaml::lines(&text);
-        for doc in docs.iter().filter(|d| !d.value.is_null()) {
-            let before = findings.len();
-            validate_document(&file, doc, &crds, &usable, &mut validators, &mut findings);
-            for f in &mut findings[before..] {
-                let line = f.pos.and_then(|p| lines.get(p.line.checked_sub(1)?));
-                // A long line (a one-line JSON manifest) is not shown: copied into each of its
-                // findings, it made many findings quadratic.
-                f.source_line = line.filter(|l| l.len() <= MAX_SHOWN_LINE).map(|l| (*l).to_owned());
-            }
+    let loading_crds = started.elapsed();
+    let mut files = Vec::new();
+    let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &mut files);
+    let old = read_old_objects(&request.old, &manifests, jobs, &mut files);
+    let work: Vec<(&Manifest, &Document)> =
+        manifests.iter().flat_map(|m| m.documents.iter().filter(|d| !d.value.is_null()).map(move |d| (m, d))).collect();
+    let done = AtomicUsize::new(0);
+    let checked = crate::parallel::map(&work, jobs, |&(manifest, doc)| {
+        let (mut findings, checked) = validate_document(&manifest.file, doc, &schemas, &old, &request.policy);
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, work.len());
+        for f in &mut findings {
+            let line = f.pos.and_then(|p| manifest.line(p.line));
+            // A long line (a one-line JSON manifest) is not shown: copied into each of its
+            // findings, it made many findings quadratic.
+            f.source_line = line.filter(|l| l.len() <= MAX_SHOWN_LINE).map(str::to_owned);
         }
+        (findings, checked)
+    });
+    let mut report = Report { files, files_read: manifests.len(), jobs, loading_crds, ..Report::default() };
+    for (findings, checked) in checked {
+        report.findings.extend(findings);
+        report.documents.push(checked);
     }
-    Ok(Report { findings, files: io })
+    report.elapsed = started.elapsed();
+    Ok(report)
 }
 
-fn validate_document<'c>(
-    file: &Path,
-    doc: &kubeskema::yaml::Document,
+/// The longest source line shown under a finding.
+const MAX_SHOWN_LINE: usize = 500;
+
+/// The CRD versions the apiserver would serve, by `apiVersion` and `kind`, each compiled
+/// into a validator the first time a document needs it (and shared by every thread).
+struct Schemas<'c> {
     crds: &'c [LoadedCrd],
-    usable: &HashMap<(String, String), (usize, usize)>,
-    validators: &mut HashMap<(usize, usize), ResourceValidator<'c>>,
-    findings: &mut Vec<Finding>,
-) {
-    let text = |p: &str| doc.value.pointer(p).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (api_version, kind, name) = (text("/apiVersion"), text("/kind"), text("/metadata/name"));
+    by_type: HashMap<(String, String), usize>,
+    versions: Vec<(usize, usize)>,
+    validators: Vec<OnceLock<ResourceValidator<'c>>>,
+}
+
+impl<'c> Schemas<'c> {
+    fn new(crds: &'c [LoadedCrd], jobs: usize, diags: &mut Vec<Diagnostic>) -> Self {
+        let checked = crate::parallel::map(crds, jobs, |loaded| {
+            let mut diags = Vec::new();
+            let ok = crate::pipeline::with_deep_stack(|| crate::check::check_crd(loaded, &mut diags));
+            (ok, diags)
+        });
+        let (mut by_type, mut versions) = (HashMap::new(), Vec::new());
+        for ((ok, crd_diags), (ci, loaded)) in checked.into_iter().zip(crds.iter().enumerate()) {
+            diags.extend(crd_diags);
+            for (vi, v) in loaded.crd.versions.iter().enumerate() {
+                if ok[vi] {
+                    let key = (format!("{}/{}", loaded.crd.group, v.name), loaded.crd.names.kind.clone());
+                    by_type.insert(key, versions.len());
+                    versions.push((ci, vi));
+                }
+            }
+        }
+        let validators = versions.iter().map(|_| OnceLock::new()).collect();
+        Schemas { crds, by_type, versions, validators }
+    }
+
+    fn validator(&self, api_version: &str, kind: &str) -> Option<&ResourceValidator<'c>> {
+        let i = *self.by_type.get(&(api_version.to_owned(), kind.to_owned()))?;
+        let (ci, vi) = self.versions[i];
+        let crd = &self.crds[ci].crd;
+        Some(self.validators[i].get_or_init(|| ResourceValidator::new(crd, &crd.versions[vi])))
+    }
+}
+
+/// One manifest file, read and parsed.
+struct Manifest {
+    file: PathBuf,
+    text: String,
+    /// Where each line of `text` is (found once: a file's documents are validated apart).
+    lines: Vec<std::ops::Range<usize>>,
+    documents: Vec<Document>,
+}
+
+impl Manifest {
+    fn new(file: &Path, text: String, documents: Vec<Document>) -> Self {
+        let lines = kubeskema::yaml::lines(&text)
+            .iter()
+            .map(|line| {
+                let start = line.as_ptr() as usize - text.as_ptr() as usize;
+                start..start + line.len()
+            })
+            .collect();
+        Manifest { file: file.to_path_buf(), text, lines, documents }
+    }
+
+    /// Line `n` (1-based).
+    fn line(&self, n: usize) -> Option<&str> {
+        self.lines.get(n.checked_sub(1)?).map(|range| &self.text[range.clone()])
+    }
+}
+
+/// Reads and parses the files on `jobs` threads; a file that cannot be read or parsed is
+/// reported to `diags` and left out.
+fn read_manifests(files: &[PathBuf], jobs: usize, diags: &mut Vec<Diagnostic>) -> Vec<Manifest> {
+    let read = crate::parallel::map(files, jobs, |file| {
+        let mut diags = Vec::new();
+        let manifest = read_text(file, &mut diags).and_then(|text| {
+            let documents = parse_text(file, &text, &mut diags)?;
+            Some(Manifest::new(file, text, documents))
+        });
+        (manifest, diags)
+    });
+    let mut out = Vec::new();
+    for (manifest, file_diags) in read {
+        diags.extend(file_diags);
+        out.extend(manifest);
+    }
+    out
+}
+
+/// What identifies an object in a cluster: `apiVersion`, `kind`, namespace and name (an
+/// absent namespace is the empty one on both sides).
+type ObjectKey = (String, String, String, String);
+
+fn object_key(object: &Value) -> ObjectKey {
+    let text = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or_default().to_owned();
+    (text("/apiVersion"), text("/kind"), text("/metadata/namespace"), text("/metadata/name"))
+}
+
+/// The old objects by [`ObjectKey`]; the first of two with the same key wins.
+fn read_old_objects(
+    old: &OldObjects,
+    manifests: &[Manifest],
+    jobs: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<ObjectKey, Value> {
+    let read = match old {
+        OldObjects::None => Vec::new(),
+        OldObjects::Files(paths) => read_manifests(&expand_paths(paths, diags), jobs, diags),
+        OldObjects::GitRef(rev) => {
+            let files: Vec<&Path> =
+                manifests.iter().map(|m| m.file.as_path()).filter(|f| f.as_os_str() != "-").collect();
+            match files.first().map(|f| crate::load::git_revision_problem(rev, f)) {
+                Some(Some(problem)) => {
+                    diags.push(
+                        Diagnostic::file_error(files[0], None, "GitRef", problem)
+                            .with_help("give a commit, branch or tag of the repository the manifests are in"),
+                    );
+                    Vec::new()
+                }
+                _ => crate::parallel::map(&files, jobs, |file| crate::load::read_at_revision(rev, file))
+                    .into_iter()
+                    .zip(&files)
+                    .filter_map(|(text, file)| {
+                        let mut parse_diags = Vec::new();
+                        let documents = parse_text(file, text.as_deref()?, &mut parse_diags);
+                        // An old version that does not parse has no objects to compare with;
+                        // its documents are validated as creates.
+                        diags.extend(parse_diags.into_iter().map(|d| {
+                            Diagnostic { message: format!("at {rev}: {}", d.message), ..d }
+                                .as_warning()
+                                .with_help("its documents are validated as creates")
+                        }));
+                        Some(Manifest::new(file, String::new(), documents?))
+                    })
+                    .collect(),
+            }
+        }
+    };
+    let mut objects = HashMap::new();
+    for doc in read.into_iter().flat_map(|m| m.documents) {
+        if doc.value.is_object() {
+            objects.entry(object_key(&doc.value)).or_insert(doc.value);
+        }
+    }
+    objects
+}
+
+fn validate_document(
+    file: &Path,
+    doc: &Document,
+    schemas: &Schemas<'_>,
+    old: &HashMap<ObjectKey, Value>,
+    policy: &Policy,
+) -> (Vec<Finding>, Checked) {
+    let key = object_key(&doc.value);
+    let (api_version, kind, _, name) = &key;
+    let mut findings = Vec::new();
     let finding = |level, pointer: &str, field: String, kind_of_issue: &str, detail: String, message: String| Finding {
         level,
         file: file.to_owned(),
@@ -203,6 +409,22 @@ fn validate_document<'c>(
         source_line: None,
         note: None,
     };
+    let mut checked = Checked {
+        file: file.to_owned(),
+        document: doc.index,
+        start: doc.start,
+        api_version: api_version.clone(),
+        kind: kind.clone(),
+        name: name.clone(),
+        verdict: Verdict::Invalid,
+        skipped_because: None,
+        update: false,
+    };
+    let skip = |mut checked: Checked, because: String| {
+        checked.verdict = Verdict::Skipped;
+        checked.skipped_because = Some(because);
+        (Vec::new(), checked)
+    };
     if api_version.is_empty() || kind.is_empty() {
         let missing = match (api_version.is_empty(), kind.is_empty()) {
             (true, true) => "apiVersion and kind",
@@ -211,13 +433,27 @@ fn validate_document<'c>(
         };
         let message = format!("not a Kubernetes object: no {missing}");
         findings.push(finding(Level::Error, "", String::new(), "NotAnObject", message.clone(), message));
-        return;
+        return (findings, checked);
     }
-    let Some(&(ci, vi)) = usable.get(&(api_version.clone(), kind.clone())) else {
+    if Policy::lists(&policy.skip_kinds, api_version, kind) {
+        return skip(checked, format!("{kind} is skipped (--skip-kinds)"));
+    }
+    if Policy::lists(&policy.reject_kinds, api_version, kind) {
+        let message = format!("{api_version} {kind} is not allowed here (--reject-kinds)");
+        findings.push(finding(Level::Error, "/kind", "kind".into(), "RejectedKind", message.clone(), message));
+        return (findings, checked);
+    }
+    let Some(validator) = schemas.validator(api_version, kind) else {
         let message = format!("no CRD given for {api_version} {kind}");
+        if policy.ignore_missing_schemas {
+            return skip(checked, format!("{message} (--ignore-missing-schemas)"));
+        }
         findings.push(finding(Level::Error, "", String::new(), "NoSchema", message.clone(), message));
-        return;
+        return (findings, checked);
     };
+    // Unknown and duplicate fields: the apiserver warns (its default `fieldValidation=Warn`)
+    // or, in strict mode, refuses.
+    let strict = if policy.strict { Level::Error } else { Level::Warning };
     for dup in &doc.duplicates {
         let issue = kubeskema::decode::duplicate_issue(&dup.pointer);
         let dotted = issue.path.openapi();
@@ -225,22 +461,18 @@ fn validate_document<'c>(
         let message = issue.detail;
         findings.push(Finding {
             pos: Some(dup.pos),
-            ..finding(Level::Warning, &dup.pointer, dotted, "DuplicateField", message.clone(), message)
+            ..finding(strict, &dup.pointer, dotted, "DuplicateField", message.clone(), message)
         });
     }
-    let validator =
-        validators.entry((ci, vi)).or_insert_with(|| ResourceValidator::new(&crds[ci].crd, &crds[ci].crd.versions[vi]));
-    let outcome = validator.validate_create(&doc.value);
+    let previous = old.get(&key);
+    checked.update = previous.is_some();
+    let outcome: Outcome = match previous {
+        Some(previous) => validator.validate_update(&doc.value, previous),
+        None => validator.validate_create(&doc.value),
+    };
     for unknown in &outcome.pruned {
         let message = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
-        findings.push(finding(
-            Level::Warning,
-            &unknown.pointer(),
-            unknown.openapi(),
-            "UnknownField",
-            message.clone(),
-            message,
-        ));
+        findings.push(finding(strict, &unknown.pointer(), unknown.openapi(), "UnknownField", message.clone(), message));
     }
     for issue in &outcome.issues {
         let pointer = issue.path.pointer();
@@ -261,4 +493,26 @@ fn validate_document<'c>(
             ..finding(Level::Error, &pointer, issue.field(), issue.error_type.reason(), issue.body(), issue.to_string())
         });
     }
+    for issue in &outcome.warnings {
+        let pointer = issue.path.pointer();
+        findings.push(Finding {
+            note: Some(
+                "ratcheted: the old object fails this rule too and this place did not change, so the apiserver \
+                 warns and stores the update"
+                    .into(),
+            ),
+            ..finding(
+                Level::Warning,
+                &pointer,
+                issue.field(),
+                issue.error_type.reason(),
+                issue.body(),
+                issue.to_string(),
+            )
+        });
+    }
+    if !findings.iter().any(|f| f.level == Level::Error) {
+        checked.verdict = Verdict::Valid;
+    }
+    (findings, checked)
 }

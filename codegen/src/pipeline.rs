@@ -98,14 +98,14 @@ pub fn run(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostic
 /// refuses more than 128 levels, and the check, model and emit walks (and syn and prettyplease
 /// under them) recurse over what is left; a 2 MiB thread (a test's, a build script's
 /// worker) is not enough for that in a debug build.
-fn with_deep_stack<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) fn with_deep_stack<T>(f: impl FnOnce() -> T) -> T {
     const DEEPEST_SCHEMA: usize = 16 << 20;
     stacker::maybe_grow(DEEPEST_SCHEMA, 2 * DEEPEST_SCHEMA, f)
 }
 
 fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostics> {
     let mut diags = Vec::new();
-    let (crds, inputs) = load_crds(paths, options.skip_non_crds, &mut diags);
+    let (crds, inputs) = load_crds(paths, options.skip_non_crds, 0, &mut diags);
     let crds = dedupe(crds, &mut diags);
 
     // group/version → (kind → (crd index, version index)), sorted for deterministic output.
@@ -226,7 +226,7 @@ pub fn check(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
 
 fn check_phases(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let (crds, _) = load_crds(paths, skip_non_crds, &mut diags);
+    let (crds, _) = load_crds(paths, skip_non_crds, 0, &mut diags);
     for loaded in &crds {
         check_crd(loaded, &mut diags);
     }

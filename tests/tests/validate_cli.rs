@@ -3,11 +3,21 @@
 
 use std::path::PathBuf;
 
-use kubeskema_codegen::cli::{Args, Command, run};
+use clap::Parser;
+use kubeskema_codegen::cli::{CargoCli, run};
 use kubeskema_codegen::manifests::{Level, validate};
 
 fn fixture(rel: &str) -> PathBuf {
     kubeskema_tests::repo_dir().join("fixtures").join(rel)
+}
+
+/// `cargo kubeskema validate ARGS...` as a command line, parsed as the binary parses it; the
+/// exit status.
+fn validate_command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> i32 {
+    let line = ["cargo", "kubeskema", "validate"].map(std::ffi::OsString::from);
+    let parsed = CargoCli::try_parse_from(line.into_iter().chain(args.into_iter().map(|a| a.as_ref().to_owned())));
+    let CargoCli::Kubeskema(args) = parsed.unwrap_or_else(|e| panic!("{e}"));
+    run(args)
 }
 
 #[test]
@@ -101,13 +111,13 @@ fn json_lines_carry_the_contracts_fields() {
 #[test]
 fn exit_status_says_what_happened() {
     let validate = |crd: &str, manifest: &str| {
-        run(Args {
-            command: Command::Validate {
-                crds: vec![fixture(crd)],
-                output: "json".into(),
-                manifests: vec![fixture(manifest)],
-            },
-        })
+        validate_command([
+            "--output".as_ref(),
+            "json".as_ref(),
+            "--crd".as_ref(),
+            fixture(crd).as_os_str(),
+            fixture(manifest).as_os_str(),
+        ])
     };
     assert_eq!(validate("crds", "manifests/good-widget.json"), 0, "no issues");
     assert_eq!(validate("crds", "manifests/widgets.yaml"), 1, "issues found");
@@ -128,14 +138,9 @@ fn one_unreadable_manifest_does_not_hide_the_others() {
     assert_eq!(files.len(), 2, "{files:#?}");
     assert!(files[0].contains("missing.yaml") && files[0].contains("no such file or folder"), "{files:#?}");
     assert!(files[1].contains("malformed.yaml:") && files[1].contains("not valid YAML"), "{files:#?}");
-    let status = run(Args {
-        command: Command::Validate {
-            crds: vec![fixture("crds")],
-            output: "json".into(),
-            manifests: manifests.to_vec(),
-        },
-    });
-    assert_eq!(status, 2);
+    let crds = fixture("crds");
+    let args = ["--output".as_ref(), "json".as_ref(), "--crd".as_ref(), crds.as_os_str()];
+    assert_eq!(validate_command(args.into_iter().chain(manifests.iter().map(|m| m.as_os_str()))), 2);
 }
 
 /// Input that cannot mean anything is said to be so: a document without apiVersion or kind,
@@ -150,13 +155,19 @@ fn meaningless_input_gets_a_clear_error() {
     let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(messages, ["not a Kubernetes object: no apiVersion and kind", "not a Kubernetes object: no kind"]);
 
-    let status = |crds: Vec<PathBuf>, manifests: Vec<PathBuf>| {
-        run(Args { command: Command::Validate { crds, output: "json".into(), manifests } })
+    let status = |crd: PathBuf, manifest: PathBuf| {
+        validate_command([
+            "--output".as_ref(),
+            "json".as_ref(),
+            "--crd".as_ref(),
+            crd.as_os_str(),
+            manifest.as_os_str(),
+        ])
     };
-    assert_eq!(status(vec!["-".into()], vec!["-".into()]), 2, "standard input twice");
+    assert_eq!(status("-".into(), "-".into()), 2, "standard input twice");
     let err = validate(&[dir.join("empty")], std::slice::from_ref(&plain)).unwrap_err().to_string();
     assert!(err.contains("no CustomResourceDefinition found in"), "{err}");
-    assert_eq!(status(vec![dir.join("empty")], vec![plain]), 2, "a folder without CRDs");
+    assert_eq!(status(dir.join("empty"), plain), 2, "a folder without CRDs");
     std::fs::remove_dir_all(&dir).ok();
 }
 

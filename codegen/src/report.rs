@@ -1,0 +1,411 @@
+//! How `cargo kubeskema validate` prints what it found: `human` (compiler-style diagnostics),
+//! `json` (one object per finding per line), `sarif` (SARIF 2.1.0, for GitHub code scanning)
+//! and `junit` (one test case per document, for CI test reports), and the `--summary` line.
+//! Each machine format is a contract that tests hold it to.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::diagnostic::Diagnostic;
+use crate::manifests::{Checked, Finding, Level, Report, Verdict};
+
+/// The output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Compiler-style diagnostics with the source line (standard output), counts on standard error.
+    Human,
+    /// One JSON object per finding per line.
+    Json,
+    /// One SARIF 2.1.0 log (GitHub code scanning).
+    Sarif,
+    /// One JUnit XML report: a test suite per file, a test case per document.
+    Junit,
+}
+
+impl Finding {
+    /// The finding as one JSON object (the `--output json` contract).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "file": self.file.display().to_string(),
+            "document": self.document,
+            "line": self.pos.map(|p| p.line),
+            "column": self.pos.map(|p| p.column),
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "name": self.name,
+            "field": self.field,
+            "pointer": self.pointer,
+            "type": self.kind_of_issue,
+            "detail": self.detail,
+            "message": self.message,
+            "level": level_name(self.level),
+            "note": self.note,
+        })
+    }
+
+    /// The finding as a compiler diagnostic: the apiserver's message, `--> file:line:column`,
+    /// and the source line with the place marked.
+    pub fn human(&self) -> String {
+        use annotate_snippets::{AnnotationKind, Level as Severity, Renderer, Snippet};
+        let level = match self.level {
+            Level::Error => Severity::ERROR,
+            Level::Warning => Severity::WARNING,
+        };
+        let path = self.file.display().to_string();
+        let label = format!("{}/{}", self.kind, self.name);
+        let title = level.primary_title(&self.message);
+        let report = match (self.pos, &self.source_line) {
+            (Some(pos), Some(line)) => {
+                let span = token_span(line, pos.column);
+                title.element(
+                    Snippet::source(line.as_str())
+                        .line_start(pos.line)
+                        .path(path.as_str())
+                        .annotation(AnnotationKind::Primary.span(span).label(label.as_str())),
+                )
+            }
+            // No line to show: the place goes with the path.
+            (Some(pos), None) => {
+                let place = format!("{path}:{pos}");
+                title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(place))
+            }
+            (None, _) => title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(path.as_str())),
+        };
+        let report = match &self.note {
+            Some(note) => report.element(Severity::NOTE.message(note.as_str())),
+            None => report,
+        };
+        Renderer::plain().render(&[report]).to_string()
+    }
+}
+
+fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::Error => "error",
+        Level::Warning => "warning",
+    }
+}
+
+/// The bytes of the key or value that starts at 1-based character `column` of `line`: up to a
+/// `:` followed by a space (a key) or the end of the line.
+fn token_span(line: &str, column: usize) -> std::ops::Range<usize> {
+    let start = line.char_indices().nth(column.saturating_sub(1)).map_or(line.len(), |(i, _)| i);
+    let rest = &line[start..];
+    let end = rest.find(": ").or_else(|| rest.strip_suffix(':').map(str::len)).unwrap_or(rest.trim_end().len());
+    start..start + end.max(1).min(rest.len())
+}
+
+/// `n things`, or `1 thing`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `3 errors, 1 warning`: what human output ends with.
+pub fn tally(report: &Report) -> String {
+    let errors = report.findings.iter().filter(|f| f.level == Level::Error).count();
+    format!("{}, {}", count(errors, "error"), count(report.findings.len() - errors, "warning"))
+}
+
+/// The `--summary` line.
+pub fn summary(report: &Report) -> String {
+    let verdicts = |verdict| report.documents.iter().filter(|d| d.verdict == verdict).count();
+    let seconds = report.elapsed.as_secs_f64();
+    format!(
+        "summary: {}, {}: {} valid, {} invalid, {} skipped; {}; {seconds:.2}s ({:.0} documents/s on {})",
+        count(report.files_read, "file"),
+        count(report.documents.len(), "document"),
+        verdicts(Verdict::Valid),
+        verdicts(Verdict::Invalid),
+        verdicts(Verdict::Skipped),
+        tally(report),
+        report.documents.len() as f64 / seconds.max(1e-9),
+        count(report.jobs, "thread"),
+    )
+}
+
+/// A progress line on a terminal for runs longer than a second: `validated 1200/5000
+/// documents`, redrawn at most ten times a second and erased at the end.
+pub struct Progress {
+    started: std::time::Instant,
+    last_drawn: std::sync::Mutex<Option<std::time::Instant>>,
+}
+
+impl Progress {
+    /// A progress line, if standard error is a terminal.
+    pub fn on_terminal() -> Option<Self> {
+        use std::io::IsTerminal;
+        std::io::stderr()
+            .is_terminal()
+            .then(|| Progress { started: std::time::Instant::now(), last_drawn: std::sync::Mutex::new(None) })
+    }
+
+    /// After each document; cheap when there is nothing to draw (another thread drawing is
+    /// not waited for).
+    pub fn update(&self, done: usize, total: usize) {
+        let now = std::time::Instant::now();
+        if now - self.started < std::time::Duration::from_secs(1) {
+            return;
+        }
+        let Ok(mut last) = self.last_drawn.try_lock() else { return };
+        if last.is_some_and(|t| now - t < std::time::Duration::from_millis(100)) {
+            return;
+        }
+        *last = Some(now);
+        eprint!("\r\x1b[2Kvalidated {done}/{total} documents");
+    }
+
+    /// Erases the line, if one was drawn.
+    pub fn finish(&self) {
+        if self.last_drawn.lock().is_ok_and(|last| last.is_some()) {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// What each rule id (an apiserver error type, or one of ours) means: SARIF's rule list.
+const RULE_DESCRIPTIONS: &[(&str, &str)] = &[
+    ("FieldValueInvalid", "Invalid value: the value breaks a rule of the schema"),
+    ("FieldValueTypeInvalid", "Invalid value: the value has the wrong type"),
+    ("FieldValueRequired", "Required value: a required field is missing"),
+    ("FieldValueNotSupported", "Unsupported value: not one of the values the schema allows"),
+    ("FieldValueDuplicate", "Duplicate value: a list item repeats a key or value that must be unique"),
+    ("FieldValueForbidden", "Forbidden: the field or value is not allowed here"),
+    ("FieldValueTooLong", "Too long: the value is longer than the schema allows"),
+    ("FieldValueTooMany", "Too many: the list or map has more items than the schema allows"),
+    ("FieldValueTooShort", "Too short: the value is shorter than the schema allows"),
+    ("FieldValueNotFound", "Not found"),
+    ("InternalError", "Internal error: a rule could not be evaluated"),
+    ("BadRequest", "The object cannot be decoded"),
+    ("UnknownField", "Unknown field: the schema has no such field (pruned by the apiserver)"),
+    ("DuplicateField", "Duplicate field: a key appears twice in one mapping"),
+    ("NoSchema", "No schema: no CRD or OpenAPI document was given for the object's apiVersion and kind"),
+    ("NotAnObject", "Not a Kubernetes object: the document has no apiVersion or kind"),
+    ("RejectedKind", "Rejected kind: the kind is listed in --reject-kinds"),
+    ("YamlSyntax", "The file is not valid YAML or JSON"),
+    ("Io", "The file cannot be read"),
+    ("NotFound", "No such file or folder"),
+];
+
+fn rule_description(id: &str) -> &str {
+    RULE_DESCRIPTIONS.iter().find(|(rule, _)| *rule == id).map_or(id, |(_, text)| text)
+}
+
+/// A path as a SARIF artifact URI: relative paths stay relative (GitHub resolves them from the
+/// repository's root), with `/` separators and percent-encoding outside RFC 3986's unreserved
+/// characters; absolute ones become `file://` URIs.
+fn artifact_uri(path: &Path) -> String {
+    let text = path.display().to_string().replace('\\', "/");
+    let mut uri = String::new();
+    if path.is_absolute() {
+        uri.push_str(if text.starts_with('/') { "file://" } else { "file:///" });
+    }
+    for byte in text.trim_start_matches("./").bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => uri.push(byte as char),
+            _ => {
+                let _ = write!(uri, "%{byte:02X}");
+            }
+        }
+    }
+    uri
+}
+
+/// The report as one SARIF 2.1.0 log: a rule per error type found, a result per finding and
+/// per file that could not be read, each with its physical location (columns count Unicode
+/// code points, as the YAML reader does).
+pub fn sarif(report: &Report) -> Value {
+    let mut rule_ids: Vec<&str> = report
+        .findings
+        .iter()
+        .map(|f| f.kind_of_issue.as_str())
+        .chain(report.files.iter().map(|d| d.kind.as_str()))
+        .collect();
+    rule_ids.sort_unstable();
+    rule_ids.dedup();
+    let rules: Vec<Value> =
+        rule_ids.iter().map(|id| json!({"id": id, "shortDescription": {"text": rule_description(id)}})).collect();
+    let location = |file: &Path, pos: Option<kubeskema::yaml::Pos>| {
+        let mut physical = json!({"artifactLocation": {"uri": artifact_uri(file)}});
+        if let Some(pos) = pos {
+            physical["region"] = json!({"startLine": pos.line.max(1), "startColumn": pos.column.max(1)});
+        }
+        json!({"physicalLocation": physical})
+    };
+    let rule_index = |id: &str| rule_ids.binary_search(&id).ok();
+    let mut results: Vec<Value> = report
+        .files
+        .iter()
+        .map(|d: &Diagnostic| {
+            json!({
+                "ruleId": d.kind, "ruleIndex": rule_index(&d.kind),
+                "level": if d.is_error() { "error" } else { "warning" },
+                "message": {"text": match &d.help { Some(help) => format!("{}; {help}", d.message), None => d.message.clone() }},
+                "locations": [location(&d.file, d.pos)],
+            })
+        })
+        .collect();
+    results.extend(report.findings.iter().map(|f| {
+        let text = match &f.note {
+            Some(note) => format!("{} ({note})", f.message),
+            None => f.message.clone(),
+        };
+        json!({
+            "ruleId": f.kind_of_issue, "ruleIndex": rule_index(&f.kind_of_issue),
+            "level": level_name(f.level),
+            "message": {"text": text},
+            "locations": [location(&f.file, f.pos)],
+            "properties": {
+                "document": f.document, "apiVersion": f.api_version, "kind": f.kind, "name": f.name,
+                "field": f.field, "pointer": f.pointer,
+            },
+        })
+    }));
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "kubeskema",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://crates.io/crates/kubeskema",
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
+
+/// Text made safe for XML 1.0: markup characters escaped, characters XML cannot carry at all
+/// (most control characters) replaced by U+FFFD.
+fn xml_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'.. => out.push(c),
+            _ => out.push('\u{FFFD}'),
+        }
+    }
+    out
+}
+
+/// The report as JUnit XML: a test suite per manifest file, a test case per document (failed
+/// with its errors, skipped, or passed; warnings go to its `system-out`), and an erroring test
+/// case per file that could not be read.
+pub fn junit(report: &Report) -> String {
+    let mut suites: Vec<(&Path, Vec<&Checked>)> = Vec::new();
+    for checked in &report.documents {
+        match suites.last_mut() {
+            Some((file, cases)) if *file == checked.file.as_path() => cases.push(checked),
+            _ => suites.push((&checked.file, vec![checked])),
+        }
+    }
+    let mut findings = report.findings.iter().peekable();
+    let mut body = String::new();
+    let (mut tests, mut failures, mut skipped) = (0, 0, 0);
+    for (file, cases) in &suites {
+        let file_name = xml_text(&file.display().to_string());
+        let mut suite = String::new();
+        let (mut suite_failures, mut suite_skipped) = (0, 0);
+        for case in cases {
+            let mut errors = Vec::new();
+            let mut warnings = Vec::new();
+            while let Some(f) = findings.next_if(|f| f.file == case.file && f.document == case.document) {
+                match f.level {
+                    Level::Error => errors.push(f),
+                    Level::Warning => warnings.push(f),
+                }
+            }
+            let name =
+                xml_text(&format!("{} {}/{} (document {})", case.api_version, case.kind, case.name, case.document));
+            let _ = write!(suite, "    <testcase classname=\"{file_name}\" name=\"{name}\" time=\"0\">");
+            let place = |f: &Finding| match f.pos {
+                Some(pos) => format!("{}:{pos}: {}", f.file.display(), f.message),
+                None => format!("{}: {}", f.file.display(), f.message),
+            };
+            if let Some(first) = errors.first() {
+                suite_failures += 1;
+                let text: Vec<String> = errors.iter().map(|f| place(f)).collect();
+                let _ = write!(
+                    suite,
+                    "\n      <failure message=\"{}\" type=\"{}\">{}</failure>",
+                    xml_text(&first.message),
+                    xml_text(&first.kind_of_issue),
+                    xml_text(&text.join("\n"))
+                );
+            } else if case.verdict == Verdict::Skipped {
+                suite_skipped += 1;
+                let because = case.skipped_because.as_deref().unwrap_or("skipped");
+                let _ = write!(suite, "\n      <skipped message=\"{}\"/>", xml_text(because));
+            }
+            if !warnings.is_empty() {
+                let text: Vec<String> = warnings.iter().map(|f| format!("warning: {}", place(f))).collect();
+                let _ = write!(suite, "\n      <system-out>{}</system-out>", xml_text(&text.join("\n")));
+            }
+            suite.push_str(if errors.is_empty() && warnings.is_empty() && case.verdict != Verdict::Skipped {
+                "</testcase>\n"
+            } else {
+                "\n    </testcase>\n"
+            });
+        }
+        tests += cases.len();
+        failures += suite_failures;
+        skipped += suite_skipped;
+        let _ = write!(
+            body,
+            "  <testsuite name=\"{file_name}\" tests=\"{}\" failures=\"{suite_failures}\" errors=\"0\" \
+             skipped=\"{suite_skipped}\" time=\"0\">\n{suite}  </testsuite>\n",
+            cases.len()
+        );
+    }
+    let unreadable: Vec<&Diagnostic> = report.files.iter().filter(|d| d.is_error()).collect();
+    if !unreadable.is_empty() {
+        let _ = writeln!(
+            body,
+            "  <testsuite name=\"files that could not be read\" tests=\"{0}\" failures=\"0\" errors=\"{0}\" \
+             skipped=\"0\" time=\"0\">",
+            unreadable.len()
+        );
+        for d in &unreadable {
+            let _ = writeln!(
+                body,
+                "    <testcase classname=\"{0}\" name=\"{0}\" time=\"0\">\n      <error message=\"{1}\" type=\"{2}\">{3}</error>\n    </testcase>",
+                xml_text(&d.file.display().to_string()),
+                xml_text(&d.message),
+                xml_text(&d.kind),
+                xml_text(&d.to_string())
+            );
+        }
+        body.push_str("  </testsuite>\n");
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kubeskema validate\" tests=\"{}\" \
+         failures=\"{failures}\" errors=\"{}\" skipped=\"{skipped}\" time=\"{:.3}\">\n{body}</testsuites>\n",
+        tests + unreadable.len(),
+        unreadable.len(),
+        report.elapsed.as_secs_f64(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifact_uris_are_relative_with_slashes_and_escapes() {
+        assert_eq!(artifact_uri(Path::new("./deploy/app one.yaml")), "deploy/app%20one.yaml");
+        assert_eq!(artifact_uri(Path::new("/abs/x#1.yaml")), "file:///abs/x%231.yaml");
+    }
+
+    #[test]
+    fn xml_text_escapes_markup_and_replaces_what_xml_cannot_carry() {
+        assert_eq!(xml_text("a<b & \"c\" 'd'>\u{1}\te"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{FFFD}\te");
+    }
+}

@@ -1,0 +1,305 @@
+//! `cargo kubeskema validate` for CI: updates through `--old` and `--old-ref`, the policy
+//! flags, every core with the output in input order, and the SARIF and JUnit contracts.
+//! The fixtures are in `fixtures/ci/`: a CRD with a transition rule and a rule that ratchets,
+//! manifests and their old versions.
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use kubeskema_codegen::cli::{CargoCli, run};
+use kubeskema_codegen::manifests::{Finding, Level, OldObjects, Policy, Report, Request, Verdict, validate_request};
+
+fn fixture(rel: &str) -> PathBuf {
+    kubeskema_tests::repo_dir().join("fixtures/ci").join(rel)
+}
+
+fn request(old: OldObjects, policy: Policy) -> Request {
+    Request { crds: vec![fixture("crds")], manifests: vec![fixture("manifests")], old, policy, jobs: 1 }
+}
+
+fn report(request: &Request) -> Report {
+    validate_request(request).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `(document, level, type, message)` of every finding.
+fn findings(report: &Report) -> Vec<(usize, Level, String, String)> {
+    report.findings.iter().map(|f| (f.document, f.level, f.kind_of_issue.clone(), f.message.clone())).collect()
+}
+
+fn of_document(report: &Report, document: usize) -> Vec<&Finding> {
+    report.findings.iter().filter(|f| f.document == document).collect()
+}
+
+/// The command line `cargo kubeskema validate ARGS...`, parsed as the binary parses it.
+fn command(args: &[&str]) -> i32 {
+    let line = ["cargo", "kubeskema", "validate"].iter().chain(args);
+    let CargoCli::Kubeskema(args) = CargoCli::try_parse_from(line).unwrap_or_else(|e| panic!("{e}"));
+    run(args)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("fixture paths are UTF-8")
+}
+
+/// Through `--old`, `logs` (its region changed) is refused by the transition rule, and
+/// `archive` (its quota over the limit, unchanged) gets the rule's failure as a warning;
+/// validated as creates, neither happens that way: a transition rule does not run on create
+/// and the quota is an error.
+#[test]
+fn old_objects_make_updates_with_transition_rules_and_ratcheting() {
+    let update = report(&request(OldObjects::Files(vec![fixture("old")]), Policy::default()));
+    let logs = of_document(&update, 0);
+    assert_eq!(logs.len(), 1, "{logs:#?}");
+    assert_eq!(logs[0].level, Level::Error);
+    assert_eq!(logs[0].message, "spec.region: Invalid value: \"string\": region is immutable");
+    let archive = of_document(&update, 1);
+    assert_eq!(archive.len(), 1, "{archive:#?}");
+    assert_eq!(archive[0].level, Level::Warning);
+    assert_eq!(archive[0].message, "spec.quota: Invalid value: \"object\": a quota is at most 100 GiB");
+    assert!(archive[0].note.as_deref().is_some_and(|n| n.starts_with("ratcheted")), "{:?}", archive[0].note);
+    let updates: Vec<bool> = update.documents.iter().map(|d| d.update).collect();
+    assert_eq!(updates, [true, true, false, false, false], "media is new: a create");
+
+    let create = report(&request(OldObjects::None, Policy::default()));
+    assert!(of_document(&create, 0).is_empty(), "no transition rule on create");
+    let archive = of_document(&create, 1);
+    assert_eq!((archive.len(), archive[0].level), (1, Level::Error), "{archive:#?}");
+}
+
+/// An old object matches by apiVersion, kind, namespace and name: the same name in another
+/// namespace is another object.
+#[test]
+fn old_objects_match_by_namespace_and_name() {
+    let dir = temp_dir("old-namespace");
+    let old = std::fs::read_to_string(fixture("old/buckets.yaml")).unwrap().replace("team-a", "team-b");
+    std::fs::write(dir.join("old.yaml"), old).unwrap();
+    let update = report(&request(OldObjects::Files(vec![dir.join("old.yaml")]), Policy::default()));
+    assert!(update.documents.iter().all(|d| !d.update), "no old object in team-a");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// `--old-ref` reads the manifests' files at a git revision: the same update as `--old`.
+#[test]
+fn old_ref_reads_the_files_at_a_git_revision() {
+    let dir = temp_dir("old-ref");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&dir)
+            .args(["-c", "user.name=kubeskema", "-c", "user.email=kubeskema@example.invalid"])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q"]);
+    let manifest = dir.join("buckets.yaml");
+    std::fs::copy(fixture("old/buckets.yaml"), &manifest).unwrap();
+    git(&["add", "buckets.yaml"]);
+    git(&["commit", "-q", "-m", "old"]);
+    std::fs::copy(fixture("manifests/buckets.yaml"), &manifest).unwrap();
+    // A file the revision does not have holds no old objects: its documents are creates (in
+    // another namespace: objects are matched wherever they are, so the same ones would be
+    // updates).
+    let elsewhere = std::fs::read_to_string(fixture("manifests/buckets.yaml")).unwrap().replace("team-a", "team-z");
+    std::fs::write(dir.join("new.yaml"), elsewhere).unwrap();
+
+    let at_head = Request {
+        manifests: vec![manifest.clone(), dir.join("new.yaml")],
+        old: OldObjects::GitRef("HEAD".into()),
+        ..request(OldObjects::None, Policy::default())
+    };
+    let update = report(&at_head);
+    let from_files = report(&request(OldObjects::Files(vec![fixture("old")]), Policy::default()));
+    let first_file =
+        |r: &Report| findings(r).into_iter().filter(|f| f.0 < 5).take(from_files.findings.len()).collect::<Vec<_>>();
+    assert_eq!(first_file(&update), findings(&from_files));
+    let updates: Vec<bool> = update.documents.iter().map(|d| d.update).collect();
+    assert_eq!(updates, [true, true, false, false, false, false, false, false, false, false]);
+
+    let crds = fixture("crds");
+    assert_eq!(command(&["--crd", path(&crds), "--old-ref", "no-such-branch", path(&manifest)]), 2, "an unknown ref");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn strict_makes_unknown_and_duplicate_fields_errors() {
+    let dir = temp_dir("strict");
+    let manifest = dir.join("bucket.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: storage.example.com/v1\nkind: Bucket\nmetadata:\n  name: b\nspec:\n  region: eu\n  region: us\n  typo: 1\n",
+    )
+    .unwrap();
+    let run = |strict| {
+        report(&Request {
+            manifests: vec![manifest.clone()],
+            ..request(OldObjects::None, Policy { strict, ..Policy::default() })
+        })
+    };
+    let levels = |r: &Report| r.findings.iter().map(|f| (f.kind_of_issue.clone(), f.level)).collect::<Vec<_>>();
+    assert_eq!(
+        levels(&run(false)),
+        [("DuplicateField".into(), Level::Warning), ("UnknownField".into(), Level::Warning)]
+    );
+    assert_eq!(levels(&run(true)), [("DuplicateField".into(), Level::Error), ("UnknownField".into(), Level::Error)]);
+    let crds = fixture("crds");
+    assert_eq!(command(&["--crd", path(&crds), path(&manifest)]), 0, "warnings only");
+    assert_eq!(command(&["--crd", path(&crds), "--strict", path(&manifest)]), 1);
+    assert_eq!(command(&["--crd", path(&crds), "--deny-warnings", path(&manifest)]), 1, "warnings fail the run");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn kinds_can_be_skipped_rejected_or_allowed_without_a_schema() {
+    let policy = |policy| report(&request(OldObjects::None, policy));
+    let verdicts = |r: &Report| r.documents.iter().map(|d| d.verdict).collect::<Vec<_>>();
+    let types = |r: &Report| r.findings.iter().map(|f| (f.document, f.kind_of_issue.clone())).collect::<Vec<_>>();
+    use Verdict::{Invalid, Skipped, Valid};
+
+    let plain = policy(Policy::default());
+    assert_eq!(verdicts(&plain), [Valid, Invalid, Valid, Invalid, Invalid]);
+    assert_eq!(types(&plain)[2..], [(3, "NoSchema".into()), (4, "NoSchema".into())]);
+
+    // `Kind` and `apiVersion/Kind` both name a kind; comma-separated on the command line.
+    let skipped = policy(Policy { skip_kinds: vec!["Secret".into(), "v1/ConfigMap".into()], ..Policy::default() });
+    assert_eq!(verdicts(&skipped), [Valid, Invalid, Valid, Skipped, Skipped]);
+    assert_eq!(skipped.documents[3].skipped_because.as_deref(), Some("Secret is skipped (--skip-kinds)"));
+    assert!(types(&skipped).iter().all(|(_, t)| t != "NoSchema"));
+    let not_this_version = policy(Policy { skip_kinds: vec!["apps/v1/ConfigMap".into()], ..Policy::default() });
+    assert_eq!(verdicts(&not_this_version)[4], Invalid);
+
+    let rejected = policy(Policy { reject_kinds: vec!["Secret".into()], ..Policy::default() });
+    let secret = of_document(&rejected, 3);
+    assert_eq!(secret.len(), 1);
+    assert_eq!(secret[0].kind_of_issue, "RejectedKind");
+    assert_eq!(secret[0].pos.map(|p| (p.line, p.column)), Some((35, 1)), "at the kind");
+
+    let allowed = policy(Policy { ignore_missing_schemas: true, ..Policy::default() });
+    assert_eq!(verdicts(&allowed), [Valid, Invalid, Valid, Skipped, Skipped]);
+
+    let (crds, manifests) = (fixture("crds"), fixture("manifests"));
+    let status = |flags: &[&str]| command(&[&["--crd", path(&crds)], flags, &[path(&manifests)]].concat());
+    assert_eq!(status(&["--skip-kinds", "Secret,ConfigMap"]), 1, "archive's quota is still an error");
+    assert_eq!(status(&["--skip-kinds", "Secret,ConfigMap", "--skip-kinds", "Bucket"]), 0);
+    assert_eq!(status(&["--ignore-missing-schemas", "--skip-kinds", "Bucket"]), 0);
+    assert_eq!(status(&["--ignore-missing-schemas", "--reject-kinds", "Secret", "--skip-kinds", "Bucket"]), 1);
+}
+
+/// Every document validated on four threads gives the findings one thread gives, in the same
+/// order (the corpus's own manifests, when it is there, make the run long enough to interleave).
+#[test]
+fn every_core_gives_the_same_report_in_input_order() {
+    let corpus = kubeskema_tests::corpus_dir();
+    let (crds, manifests) = if corpus.join("instances").is_dir() {
+        (vec![corpus.join("crds/cert-manager__cert-manager")], vec![corpus.join("instances")])
+    } else {
+        (vec![fixture("crds")], vec![fixture("manifests"), fixture("old")])
+    };
+    let run = |jobs| report(&Request { crds: crds.clone(), manifests: manifests.clone(), jobs, ..Request::default() });
+    let (one, four) = (run(1), run(4));
+    assert_eq!(four.jobs, 4);
+    assert!(one.documents.len() > 4, "{} documents", one.documents.len());
+    assert_eq!(one.documents, four.documents);
+    assert_eq!(one.findings, four.findings);
+    let summary = kubeskema_codegen::report::summary(&four);
+    assert!(
+        summary.starts_with(&format!("summary: {} files, {} documents: ", four.files_read, four.documents.len())),
+        "{summary}"
+    );
+    assert!(summary.ends_with("on 4 threads)"), "{summary}");
+}
+
+/// The SARIF log has what SARIF 2.1.0 requires and GitHub code scanning reads: the version,
+/// one run with its tool's driver and rules, and results with a rule id in the rules, a level,
+/// a message and a physical location (a relative URI, line and column).
+#[test]
+fn sarif_output_has_sarif_2_1_0_structure() {
+    let manifest = PathBuf::from("fixtures/ci/manifests/buckets.yaml");
+    let mut request = request(OldObjects::Files(vec![fixture("old")]), Policy::default());
+    request.manifests = vec![kubeskema_tests::repo_dir().join(&manifest)];
+    let mut report = report(&request);
+    // As the CLI prints it when run from the repository's root.
+    report.findings.iter_mut().for_each(|f| f.file = manifest.clone());
+    let log = kubeskema_codegen::report::sarif(&report);
+    assert_eq!(log["version"], "2.1.0");
+    assert!(log["$schema"].as_str().is_some_and(|s| s.contains("sarif-2.1.0")));
+    let runs = log["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 1);
+    let driver = &runs[0]["tool"]["driver"];
+    assert_eq!(driver["name"], "kubeskema");
+    let rules: Vec<&str> = driver["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["FieldValueInvalid", "NoSchema", "UnknownField"]);
+    assert!(driver["rules"].as_array().unwrap().iter().all(|r| r["shortDescription"]["text"].is_string()));
+    let results = runs[0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), report.findings.len());
+    for (result, finding) in results.iter().zip(&report.findings) {
+        let rule = result["ruleId"].as_str().unwrap();
+        assert_eq!(rules[result["ruleIndex"].as_u64().unwrap() as usize], rule);
+        assert_eq!(rule, finding.kind_of_issue);
+        assert!(matches!(result["level"].as_str(), Some("error" | "warning")));
+        assert!(result["message"]["text"].as_str().unwrap().starts_with(&finding.message));
+        let physical = &result["locations"][0]["physicalLocation"];
+        assert_eq!(physical["artifactLocation"]["uri"], "fixtures/ci/manifests/buckets.yaml");
+        let pos = finding.pos.unwrap();
+        assert_eq!(physical["region"]["startLine"], pos.line);
+        assert_eq!(physical["region"]["startColumn"], pos.column);
+    }
+    assert_eq!(results[0]["properties"]["field"], "spec.region");
+}
+
+/// The JUnit report parses as XML: a suite per file, a case per document (failed with its
+/// errors, skipped, or passed), the counts adding up, and text that needs escaping escaped.
+#[test]
+fn junit_output_parses_back() {
+    let dir = temp_dir("junit");
+    let odd = dir.join("odd.yaml");
+    std::fs::write(&odd, "apiVersion: v1\nkind: Odd\nmetadata:\n  name: \"<a & 'b'>\\u0001\"\n").unwrap();
+    let mut request = request(
+        OldObjects::Files(vec![fixture("old")]),
+        Policy { skip_kinds: vec!["ConfigMap".into()], ..Policy::default() },
+    );
+    request.manifests.push(odd.clone());
+    request.manifests.push(dir.join("missing.yaml"));
+    let report = report(&request);
+    let xml = kubeskema_codegen::report::junit(&report);
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let attr = |node: roxmltree::Node, name| {
+        node.attribute(name).unwrap_or_else(|| panic!("no {name}")).parse::<usize>().unwrap()
+    };
+    let suites: Vec<_> = root.children().filter(|n| n.has_tag_name("testsuite")).collect();
+    assert_eq!(suites.len(), 3, "two files and the unreadable one");
+    assert_eq!(suites[0].attribute("name").unwrap(), fixture("manifests/buckets.yaml").display().to_string());
+    let cases: Vec<_> = suites[0].children().filter(|n| n.has_tag_name("testcase")).collect();
+    assert_eq!(cases.len(), 5);
+    let outcome = |case: &roxmltree::Node| {
+        let child = case.children().find(|n| n.is_element() && !n.has_tag_name("system-out"));
+        child.map_or("passed".to_owned(), |c| c.tag_name().name().to_owned())
+    };
+    let outcomes: Vec<String> = cases.iter().map(outcome).collect();
+    assert_eq!(outcomes, ["failure", "passed", "passed", "failure", "skipped"]);
+    let failure = cases[0].children().find(|n| n.has_tag_name("failure")).unwrap();
+    assert_eq!(failure.attribute("type"), Some("FieldValueInvalid"));
+    assert_eq!(failure.attribute("message"), Some("spec.region: Invalid value: \"string\": region is immutable"));
+    let warned = cases[1].children().find(|n| n.has_tag_name("system-out")).unwrap();
+    assert!(warned.text().unwrap().contains("a quota is at most 100 GiB"));
+    assert_eq!(cases[2].attribute("name"), Some("storage.example.com/v1 Bucket/media (document 2)"));
+    assert_eq!((attr(suites[0], "tests"), attr(suites[0], "failures"), attr(suites[0], "skipped")), (5, 2, 1));
+    let odd_case = suites[1].children().find(|n| n.has_tag_name("testcase")).unwrap();
+    assert_eq!(odd_case.attribute("name"), Some("v1 Odd/<a & 'b'>\u{FFFD} (document 0)"));
+    let error = suites[2].children().find(|n| n.has_tag_name("testcase")).unwrap().first_element_child().unwrap();
+    assert_eq!(error.tag_name().name(), "error");
+    assert_eq!(
+        (attr(root, "tests"), attr(root, "failures"), attr(root, "errors"), attr(root, "skipped")),
+        (7, 3, 1, 1)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kubeskema-ci-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
