@@ -81,6 +81,11 @@ pub struct ValidateArgs {
     /// CRD files or folders (repeatable; documents that are not CRDs are skipped).
     #[arg(long = "crd", required = true)]
     pub crds: Vec<PathBuf>,
+    /// OpenAPI v3 documents with native kinds' schemas (what `kubectl get --raw
+    /// /openapi/v3/apis/apps/v1` prints), files or folders: Deployments, Services... are then
+    /// validated too (against the schema only; the apiserver's hand-written checks are not run).
+    #[arg(long, value_name = "PATH")]
+    pub schemas: Vec<PathBuf>,
     /// What to print: compiler-style diagnostics, one JSON object per finding per line, a
     /// SARIF 2.1.0 log (GitHub code scanning) or a JUnit XML report.
     #[arg(long, value_enum, default_value = "human")]
@@ -271,6 +276,7 @@ fn validate(args: ValidateArgs) -> i32 {
     };
     let request = Request {
         crds: args.crds,
+        schemas: args.schemas,
         manifests: args.manifests,
         old,
         policy: Policy {

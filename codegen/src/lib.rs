@@ -28,6 +28,7 @@ pub mod load;
 pub mod manifests;
 pub mod model;
 mod names;
+pub mod native;
 pub mod parallel;
 pub mod pipeline;
 pub mod report;

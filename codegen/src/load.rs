@@ -175,6 +175,27 @@ fn folder_of(file: &Path) -> &Path {
     file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
+/// What `read` makes of each file, on up to `jobs` threads (0: every core), in file order; the
+/// problems each file has are pushed to `diags` in file order too.
+pub fn read_each<T: Send, I: IntoIterator<Item = T>>(
+    files: &[PathBuf],
+    jobs: usize,
+    diags: &mut Vec<Diagnostic>,
+    read: impl Fn(&Path, &mut Vec<Diagnostic>) -> I + Sync,
+) -> Vec<T> {
+    let per_file = crate::parallel::map(files, crate::parallel::threads(jobs), |file| {
+        let mut diags = Vec::new();
+        let items: Vec<T> = read(file, &mut diags).into_iter().collect();
+        (items, diags)
+    });
+    let mut out = Vec::new();
+    for (items, file_diags) in per_file {
+        out.extend(items);
+        diags.extend(file_diags);
+    }
+    out
+}
+
 /// Loads every CRD in the given files and folders, the files read and parsed on up to `jobs`
 /// threads (0: every core). Problems are pushed to `diags`; the CRDs that could be read are
 /// returned either way, in file order, with the list of files read.
@@ -185,16 +206,7 @@ pub fn load_crds(
     diags: &mut Vec<Diagnostic>,
 ) -> (Vec<LoadedCrd>, Vec<PathBuf>) {
     let files = expand_paths(paths, diags);
-    let per_file = crate::parallel::map(&files, crate::parallel::threads(jobs), |file| {
-        let mut diags = Vec::new();
-        let crds = crds_of_file(file, skip_non_crds, &mut diags);
-        (crds, diags)
-    });
-    let mut out = Vec::new();
-    for (crds, file_diags) in per_file {
-        out.extend(crds);
-        diags.extend(file_diags);
-    }
+    let out = read_each(&files, jobs, diags, |file, diags| crds_of_file(file, skip_non_crds, diags));
     // An empty folder (or one of other files) gives nothing to check or generate: say so
     // rather than succeed with nothing.
     if out.is_empty() && !diags.iter().any(Diagnostic::is_error) {

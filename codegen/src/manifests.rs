@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::{LoadedCrd, expand_paths, load_crds, parse_text, read_text};
+use crate::native::NativeKind;
 
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +72,8 @@ pub struct Finding {
 pub struct Request {
     /// CRD files or folders.
     pub crds: Vec<PathBuf>,
+    /// OpenAPI v3 documents (files or folders) with the schemas of native kinds.
+    pub schemas: Vec<PathBuf>,
     /// Manifest files or folders (`-` reads standard input).
     pub manifests: Vec<PathBuf>,
     /// Where the old objects come from, when documents are validated as updates.
@@ -148,7 +151,14 @@ pub struct Checked {
     pub skipped_because: Option<String>,
     /// Whether it was validated as an update of an old object.
     pub update: bool,
+    /// Whether its schema is a native kind's, from an OpenAPI document.
+    pub native: bool,
 }
+
+/// Said once per run, with the first finding about a native kind.
+pub const NATIVE_KINDS_NOTE: &str = "native kinds are validated against their OpenAPI schema only: the \
+    apiserver also runs hand-written checks for them (a Deployment's selector must match its template's \
+    labels, ...) that no OpenAPI document carries";
 
 /// What [`validate`] found.
 #[derive(Debug, Default)]
@@ -206,7 +216,8 @@ pub fn validate_with_progress(
     let jobs = crate::parallel::threads(request.jobs);
     let mut diags = Vec::new();
     let (crds, _) = load_crds(&request.crds, true, jobs, &mut diags);
-    let schemas = Schemas::new(&crds, jobs, &mut diags);
+    let natives = crate::native::load(&request.schemas, jobs, &mut diags);
+    let schemas = Schemas::new(&crds, &natives, jobs, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(Diagnostics(diags.into_iter().filter(Diagnostic::is_error).collect()));
     }
@@ -229,7 +240,15 @@ pub fn validate_with_progress(
         (findings, checked)
     });
     let mut report = Report { files, files_read: manifests.len(), jobs, loading_crds, ..Report::default() };
-    for (findings, checked) in checked {
+    let mut native_noted = false;
+    for (mut findings, checked) in checked {
+        if let (true, false, Some(first)) = (checked.native, native_noted, findings.first_mut()) {
+            first.note = Some(match first.note.take() {
+                Some(note) => format!("{note}; {NATIVE_KINDS_NOTE}"),
+                None => NATIVE_KINDS_NOTE.to_owned(),
+            });
+            native_noted = true;
+        }
         report.findings.extend(findings);
         report.documents.push(checked);
     }
@@ -240,42 +259,55 @@ pub fn validate_with_progress(
 /// The longest source line shown under a finding.
 const MAX_SHOWN_LINE: usize = 500;
 
-/// The CRD versions the apiserver would serve, by `apiVersion` and `kind`, each compiled
-/// into a validator the first time a document needs it (and shared by every thread).
+/// The schemas documents are validated against, by `apiVersion` and `kind`: the CRD versions
+/// the apiserver would serve, and the native kinds of the OpenAPI documents given (a CRD wins
+/// over a native kind of the same name). Each is compiled into a validator the first time a
+/// document needs it, and shared by every thread.
 struct Schemas<'c> {
-    crds: &'c [LoadedCrd],
     by_type: HashMap<(String, String), usize>,
-    versions: Vec<(usize, usize)>,
+    versions: Vec<SchemaVersion<'c>>,
     validators: Vec<OnceLock<ResourceValidator<'c>>>,
 }
 
+struct SchemaVersion<'c> {
+    crd: &'c kubeskema::crd::Crd,
+    version: usize,
+    native: bool,
+}
+
 impl<'c> Schemas<'c> {
-    fn new(crds: &'c [LoadedCrd], jobs: usize, diags: &mut Vec<Diagnostic>) -> Self {
+    fn new(crds: &'c [LoadedCrd], natives: &'c [NativeKind], jobs: usize, diags: &mut Vec<Diagnostic>) -> Self {
         let checked = crate::parallel::map(crds, jobs, |loaded| {
             let mut diags = Vec::new();
             let ok = crate::pipeline::with_deep_stack(|| crate::check::check_crd(loaded, &mut diags));
             (ok, diags)
         });
-        let (mut by_type, mut versions) = (HashMap::new(), Vec::new());
-        for ((ok, crd_diags), (ci, loaded)) in checked.into_iter().zip(crds.iter().enumerate()) {
+        let mut schemas = Schemas { by_type: HashMap::new(), versions: Vec::new(), validators: Vec::new() };
+        for native in natives {
+            schemas.add(SchemaVersion { crd: &native.crd, version: 0, native: true });
+        }
+        for ((ok, crd_diags), loaded) in checked.into_iter().zip(crds) {
             diags.extend(crd_diags);
-            for (vi, v) in loaded.crd.versions.iter().enumerate() {
-                if ok[vi] {
-                    let key = (format!("{}/{}", loaded.crd.group, v.name), loaded.crd.names.kind.clone());
-                    by_type.insert(key, versions.len());
-                    versions.push((ci, vi));
-                }
+            for (version, _) in ok.iter().enumerate().filter(|(_, ok)| **ok) {
+                schemas.add(SchemaVersion { crd: &loaded.crd, version, native: false });
             }
         }
-        let validators = versions.iter().map(|_| OnceLock::new()).collect();
-        Schemas { crds, by_type, versions, validators }
+        schemas
     }
 
-    fn validator(&self, api_version: &str, kind: &str) -> Option<&ResourceValidator<'c>> {
+    fn add(&mut self, version: SchemaVersion<'c>) {
+        let api_version = ResourceValidator::api_version_of(version.crd, &version.crd.versions[version.version]);
+        self.by_type.insert((api_version, version.crd.names.kind.clone()), self.versions.len());
+        self.versions.push(version);
+        self.validators.push(OnceLock::new());
+    }
+
+    /// The validator of `apiVersion` `kind`, and whether it is a native kind's.
+    fn validator(&self, api_version: &str, kind: &str) -> Option<(&ResourceValidator<'c>, bool)> {
         let i = *self.by_type.get(&(api_version.to_owned(), kind.to_owned()))?;
-        let (ci, vi) = self.versions[i];
-        let crd = &self.crds[ci].crd;
-        Some(self.validators[i].get_or_init(|| ResourceValidator::new(crd, &crd.versions[vi])))
+        let SchemaVersion { crd, version, native } = self.versions[i];
+        let validator = self.validators[i].get_or_init(|| ResourceValidator::new(crd, &crd.versions[version]));
+        Some((validator, native))
     }
 }
 
@@ -309,20 +341,11 @@ impl Manifest {
 /// Reads and parses the files on `jobs` threads; a file that cannot be read or parsed is
 /// reported to `diags` and left out.
 fn read_manifests(files: &[PathBuf], jobs: usize, diags: &mut Vec<Diagnostic>) -> Vec<Manifest> {
-    let read = crate::parallel::map(files, jobs, |file| {
-        let mut diags = Vec::new();
-        let manifest = read_text(file, &mut diags).and_then(|text| {
-            let documents = parse_text(file, &text, &mut diags)?;
-            Some(Manifest::new(file, text, documents))
-        });
-        (manifest, diags)
-    });
-    let mut out = Vec::new();
-    for (manifest, file_diags) in read {
-        diags.extend(file_diags);
-        out.extend(manifest);
-    }
-    out
+    crate::load::read_each(files, jobs, diags, |file, diags| {
+        let text = read_text(file, diags)?;
+        let documents = parse_text(file, &text, diags)?;
+        Some(Manifest::new(file, text, documents))
+    })
 }
 
 /// What identifies an object in a cluster: `apiVersion`, `kind`, namespace and name (an
@@ -419,6 +442,7 @@ fn validate_document(
         verdict: Verdict::Invalid,
         skipped_because: None,
         update: false,
+        native: false,
     };
     let skip = |mut checked: Checked, because: String| {
         checked.verdict = Verdict::Skipped;
@@ -443,14 +467,15 @@ fn validate_document(
         findings.push(finding(Level::Error, "/kind", "kind".into(), "RejectedKind", message.clone(), message));
         return (findings, checked);
     }
-    let Some(validator) = schemas.validator(api_version, kind) else {
-        let message = format!("no CRD given for {api_version} {kind}");
+    let Some((validator, native)) = schemas.validator(api_version, kind) else {
+        let message = format!("no CRD or OpenAPI schema given for {api_version} {kind}");
         if policy.ignore_missing_schemas {
             return skip(checked, format!("{message} (--ignore-missing-schemas)"));
         }
         findings.push(finding(Level::Error, "", String::new(), "NoSchema", message.clone(), message));
         return (findings, checked);
     };
+    checked.native = native;
     // Unknown and duplicate fields: the apiserver warns (its default `fieldValidation=Warn`)
     // or, in strict mode, refuses.
     let strict = if policy.strict { Level::Error } else { Level::Warning };

@@ -14,7 +14,14 @@ fn fixture(rel: &str) -> PathBuf {
 }
 
 fn request(old: OldObjects, policy: Policy) -> Request {
-    Request { crds: vec![fixture("crds")], manifests: vec![fixture("manifests")], old, policy, jobs: 1 }
+    Request {
+        crds: vec![fixture("crds")],
+        manifests: vec![fixture("manifests")],
+        old,
+        policy,
+        jobs: 1,
+        ..Request::default()
+    }
 }
 
 fn report(request: &Request) -> Report {
@@ -184,6 +191,61 @@ fn kinds_can_be_skipped_rejected_or_allowed_without_a_schema() {
     assert_eq!(status(&["--skip-kinds", "Secret,ConfigMap", "--skip-kinds", "Bucket"]), 0);
     assert_eq!(status(&["--ignore-missing-schemas", "--skip-kinds", "Bucket"]), 0);
     assert_eq!(status(&["--ignore-missing-schemas", "--reject-kinds", "Secret", "--skip-kinds", "Bucket"]), 1);
+}
+
+/// A native kind validates against the OpenAPI v3 document given with `--schemas` (its
+/// `$ref`s inlined, int-or-string and quantity accepted in both spellings), and is `NoSchema`
+/// without it; the first finding about a native kind says once that its hand-written checks
+/// are not run.
+#[test]
+fn native_kinds_validate_against_openapi_documents() {
+    let with = |schemas: Vec<PathBuf>| {
+        report(&Request {
+            crds: vec![fixture("crds")],
+            schemas,
+            manifests: vec![fixture("native/deployment.yaml")],
+            jobs: 1,
+            ..Request::default()
+        })
+    };
+    let found = with(vec![fixture("schemas")]);
+    let lines: Vec<String> = found
+        .findings
+        .iter()
+        .map(|f| {
+            format!("{}:{} {:?} {} {}", f.pos.unwrap().line, f.pos.unwrap().column, f.level, f.kind_of_issue, f.message)
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "23:11 Warning UnknownField unknown field \"spec.template.spec.containers[0].imagePullPolcy\"",
+            "10:3 Error FieldValueTypeInvalid spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"",
+        ]
+    );
+    assert_eq!(found.findings[0].note.as_deref(), Some(kubeskema_codegen::manifests::NATIVE_KINDS_NOTE));
+    assert_eq!(found.findings[1].note, None, "once per run");
+    assert!(found.documents[0].native);
+
+    // The core group's apiVersion is the version alone (`v1`).
+    let core = report(&Request { schemas: vec![fixture("schemas")], ..request(OldObjects::None, Policy::default()) });
+    let verdicts: Vec<(&str, Verdict)> = core.documents.iter().map(|d| (d.kind.as_str(), d.verdict)).collect();
+    assert_eq!(verdicts[3..], [("Secret", Verdict::Invalid), ("ConfigMap", Verdict::Valid)]);
+
+    let without = with(Vec::new());
+    let types: Vec<&str> = without.findings.iter().map(|f| f.kind_of_issue.as_str()).collect();
+    assert_eq!(types, ["NoSchema"]);
+
+    // A document that is not OpenAPI stops the run, as a refused CRD does, naming the file.
+    let err = validate_request(&Request {
+        crds: vec![fixture("crds")],
+        schemas: vec![fixture("crds/buckets.yaml")],
+        manifests: vec![fixture("native")],
+        ..Request::default()
+    })
+    .expect_err("not OpenAPI")
+    .to_string();
+    assert!(err.contains("buckets.yaml:3:1") && err.contains("not an OpenAPI v3 document"), "{err}");
 }
 
 /// Every document validated on four threads gives the findings one thread gives, in the same

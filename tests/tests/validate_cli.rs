@@ -41,7 +41,7 @@ fn every_problem_of_every_document_is_found_at_its_place() {
         "1:19:3 FieldValueInvalid spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
         "1:18:3 FieldValueNotSupported spec.type: Unsupported value: \"Medium\": supported values: \"Small\", \"Large\", \"\"",
         "1:24:7 FieldValueDuplicate spec.ports[1]: Duplicate value: {\"name\":\"http\"}",
-        "2:28:1 NoSchema no CRD given for example.com/v1 Gizmo",
+        "2:28:1 NoSchema no CRD or OpenAPI schema given for example.com/v1 Gizmo",
     ];
     for e in expected {
         assert!(lines.iter().any(|l| l == e), "missing {e:?} in {lines:#?}");

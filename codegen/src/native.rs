@@ -1,0 +1,310 @@
+//! Native kinds (Deployments, Services, ConfigMaps...) from OpenAPI v3 documents as a cluster
+//! serves them (`kubectl get --raw /openapi/v3/apis/apps/v1`): each schema that names a
+//! group/version/kind (`x-kubernetes-group-version-kind`) becomes a CRD-shaped [`Crd`] the
+//! validator runs like any other, its `$ref`s inlined.
+//!
+//! Best effort by nature: the apiserver validates native kinds with hand-written Go code
+//! (a Deployment's selector must match its template's labels, ...) that no OpenAPI document
+//! carries. What the documents do carry is checked: types, required fields, enums, formats,
+//! list types, unknown fields.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use kubeskema::crd::Crd;
+use serde_json::{Map, Value, json};
+
+use crate::diagnostic::Diagnostic;
+
+/// A native kind's schema, from an OpenAPI document.
+#[derive(Debug)]
+pub struct NativeKind {
+    /// The document it came from.
+    pub file: PathBuf,
+    /// The schema as a one-version CRD.
+    pub crd: Crd,
+}
+
+/// The keys of an OpenAPI schema that mean something to validation; the rest (descriptions,
+/// patch strategies, `x-kubernetes-group-version-kind`...) is left out.
+const KEPT_KEYS: &[&str] = &[
+    "type",
+    "format",
+    "properties",
+    "additionalProperties",
+    "items",
+    "required",
+    "enum",
+    "default",
+    "nullable",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-validations",
+];
+
+/// Deeper than any native type nests (a Pod's volumes are about 12 levels): what is below is
+/// accepted as it is rather than inlined further.
+const MAX_DEPTH: usize = 64;
+
+/// The native kinds of the OpenAPI documents in `paths` (files or folders; JSON or YAML).
+/// A document that is not OpenAPI v3 with `components.schemas` is reported to `diags`.
+pub fn load(paths: &[PathBuf], jobs: usize, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
+    let files = crate::load::expand_paths(paths, diags);
+    crate::load::read_each(&files, jobs, diags, kinds_of_file)
+}
+
+fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
+    let Some(text) = crate::load::read_text(file, diags) else { return Vec::new() };
+    let Some(documents) = crate::load::parse_text(file, &text, diags) else { return Vec::new() };
+    let mut out = Vec::new();
+    for doc in documents.iter().filter(|d| !d.value.is_null()) {
+        let Some(schemas) = doc.value.pointer("/components/schemas").and_then(Value::as_object) else {
+            diags.push(
+                Diagnostic::file_error(
+                    file,
+                    Some(doc.start),
+                    "NotOpenApi",
+                    "no `components.schemas`: not an OpenAPI v3 document",
+                )
+                .with_help("give what `kubectl get --raw /openapi/v3/apis/apps/v1` (or `/openapi/v3/api/v1`) prints"),
+            );
+            continue;
+        };
+        let scopes = scopes(&doc.value);
+        for (name, schema) in schemas {
+            for gvk in schema.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
+                let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+                let (group, version, kind) = (text("group"), text("version"), text("kind"));
+                if version.is_empty() || kind.is_empty() {
+                    continue;
+                }
+                let mut resolving = vec![name.as_str()];
+                let inlined = inline(schema, schemas, &mut resolving);
+                let (plural, namespaced) = scopes
+                    .get(&(group.clone(), version.clone(), kind.clone()))
+                    .cloned()
+                    .unwrap_or_else(|| (format!("{}s", kind.to_lowercase()), true));
+                out.push(NativeKind {
+                    file: file.to_owned(),
+                    crd: crd(&group, &version, &kind, &plural, namespaced, inlined),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Each kind's plural and whether it is namespaced, from the document's `paths` (an operation
+/// names its kind; a namespaced kind's paths go through `/namespaces/{namespace}/`).
+fn scopes(document: &Value) -> HashMap<(String, String, String), (String, bool)> {
+    let mut out: HashMap<(String, String, String), (String, bool)> = HashMap::new();
+    for (path, operations) in document.get("paths").and_then(Value::as_object).into_iter().flatten() {
+        // `/apis/apps/v1/namespaces/{namespace}/deployments/{name}`: the plural is the last
+        // segment that is not a parameter; watches and subresources (`.../{name}/status`, whose
+        // operations name another kind) are left out.
+        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        let Some(last) = segments.iter().rposition(|s| !s.starts_with('{')) else { continue };
+        if segments.contains(&"watch") || (last > 0 && segments[last - 1] == "{name}") {
+            continue;
+        }
+        let plural = segments[last];
+        for operation in operations.as_object().into_iter().flat_map(Map::values) {
+            let Some(gvk) = operation.get("x-kubernetes-group-version-kind") else { continue };
+            let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let key = (text("group"), text("version"), text("kind"));
+            let namespaced = path.contains("/namespaces/{namespace}/");
+            let entry = out.entry(key).or_insert_with(|| (plural.to_owned(), namespaced));
+            entry.1 |= namespaced;
+        }
+    }
+    out
+}
+
+/// `schema` with every `$ref` (also the `allOf: [{$ref}]` form the apiserver writes beside a
+/// description or default) replaced by what it names, reduced to what validation reads, and
+/// the OpenAPI spellings of Kubernetes types turned into the structural schema's.
+/// `resolving` holds the names being inlined: a type that contains itself (apiextensions'
+/// `JSONSchemaProps`) is accepted as it is below its first level, as is anything nested
+/// deeper than [`MAX_DEPTH`].
+fn inline<'a>(schema: &Value, components: &'a Map<String, Value>, resolving: &mut Vec<&'a str>) -> Value {
+    let Some(node) = schema.as_object() else { return schema.clone() };
+    let referenced = node
+        .get("$ref")
+        .or_else(|| match node.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
+            Some([only]) => only.get("$ref"),
+            _ => None,
+        })
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/components/schemas/"));
+    let mut merged: Map<String, Value> = match referenced {
+        Some(name) if resolving.contains(&name) || resolving.len() >= MAX_DEPTH => {
+            return json!({"x-kubernetes-preserve-unknown-fields": true});
+        }
+        Some(name) => {
+            let Some((name, target)) = components.get_key_value(name) else {
+                return json!({"x-kubernetes-preserve-unknown-fields": true});
+            };
+            resolving.push(name);
+            let target = inline(target, components, resolving);
+            resolving.pop();
+            target.as_object().cloned().unwrap_or_default()
+        }
+        None => Map::new(),
+    };
+    for (key, value) in node {
+        let value = match key.as_str() {
+            "properties" => Value::Object(
+                value
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, v)| (k.clone(), inline(v, components, resolving)))
+                    .collect(),
+            ),
+            "items" | "additionalProperties" if value.is_object() => inline(value, components, resolving),
+            k if KEPT_KEYS.contains(&k) => value.clone(),
+            _ => continue,
+        };
+        merged.insert(key.clone(), value);
+    }
+    structural(merged, node)
+}
+
+/// The OpenAPI spellings of Kubernetes' own types as a structural schema spells them.
+fn structural(mut merged: Map<String, Value>, original: &Map<String, Value>) -> Value {
+    let one_of_types: Vec<&str> = original
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|branch| branch.get("type").and_then(Value::as_str))
+        .collect();
+    let untyped = !merged.contains_key("type");
+    if merged.get("format").and_then(Value::as_str) == Some("int-or-string") || one_of_types == ["integer", "string"] {
+        // intstr.IntOrString: `{format: int-or-string, oneOf: [integer, string]}` (v2: type string).
+        merged.retain(|k, _| k == "default" || k == "nullable");
+        merged.insert("x-kubernetes-int-or-string".into(), Value::Bool(true));
+    } else if untyped && !merged.contains_key("x-kubernetes-int-or-string") {
+        // resource.Quantity (`oneOf: [string, number]`), apiextensions' JSON and anything else
+        // without a type: any value.
+        merged.retain(|k, _| k == "default" || k == "nullable");
+        merged.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
+    } else if merged.get("type").and_then(Value::as_str) == Some("object")
+        && !merged.contains_key("properties")
+        && !merged.contains_key("additionalProperties")
+    {
+        // runtime.RawExtension, metav1.FieldsV1: an object of any shape.
+        merged.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
+    }
+    Value::Object(merged)
+}
+
+/// A one-version CRD holding `schema` for `group/version` `kind`.
+fn crd(group: &str, version: &str, kind: &str, plural: &str, namespaced: bool, schema: Value) -> Crd {
+    let document = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": if group.is_empty() { plural.to_owned() } else { format!("{plural}.{group}") }},
+        "spec": {
+            "group": group,
+            "names": {"kind": kind, "plural": plural},
+            "scope": if namespaced { "Namespaced" } else { "Cluster" },
+            "versions": [{"name": version, "served": true, "storage": true, "schema": {"openAPIV3Schema": schema}}],
+        },
+    });
+    Crd::parse(&document).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inlined(name: &str, components: Value) -> Value {
+        let components = components.as_object().unwrap().clone();
+        let mut resolving = vec![name];
+        inline(&components[name], &components, &mut resolving)
+    }
+
+    #[test]
+    fn refs_are_inlined_with_their_siblings_and_kubernetes_spellings_made_structural() {
+        let got = inlined(
+            "A",
+            json!({
+                "A": {"type": "object", "description": "dropped", "properties": {
+                    "b": {"allOf": [{"$ref": "#/components/schemas/B"}], "default": {}, "description": "dropped"},
+                    "port": {"$ref": "#/components/schemas/IntOrString"},
+                    "cpu": {"$ref": "#/components/schemas/Quantity"},
+                    "raw": {"$ref": "#/components/schemas/RawExtension"},
+                    "v2port": {"type": "string", "format": "int-or-string"},
+                }},
+                "B": {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer", "format": "int32"}},
+                      "x-kubernetes-patch-strategy": "merge"},
+                "IntOrString": {"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]},
+                "Quantity": {"oneOf": [{"type": "string"}, {"type": "number"}]},
+                "RawExtension": {"type": "object"},
+            }),
+        );
+        assert_eq!(
+            got,
+            json!({"type": "object", "properties": {
+                "b": {"type": "object", "required": ["n"], "default": {},
+                      "properties": {"n": {"type": "integer", "format": "int32"}}},
+                "port": {"x-kubernetes-int-or-string": true},
+                "cpu": {"x-kubernetes-preserve-unknown-fields": true},
+                "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                "v2port": {"x-kubernetes-int-or-string": true},
+            }})
+        );
+    }
+
+    #[test]
+    fn a_type_that_contains_itself_is_open_below_its_first_level() {
+        let got = inlined(
+            "Props",
+            json!({"Props": {"type": "object", "properties": {
+                "not": {"$ref": "#/components/schemas/Props"},
+                "missing": {"$ref": "#/components/schemas/Nowhere"},
+            }}}),
+        );
+        assert_eq!(
+            got,
+            json!({"type": "object", "properties": {
+                "not": {"x-kubernetes-preserve-unknown-fields": true},
+                "missing": {"x-kubernetes-preserve-unknown-fields": true},
+            }})
+        );
+    }
+
+    #[test]
+    fn scopes_and_plurals_come_from_the_paths() {
+        let gvk = |kind: &str| json!({"group": "", "version": "v1", "kind": kind});
+        let document = json!({"paths": {
+            "/api/v1/namespaces/{namespace}/pods": {"post": {"x-kubernetes-group-version-kind": gvk("Pod")}},
+            "/api/v1/namespaces/{namespace}/pods/{name}/status": {"put": {"x-kubernetes-group-version-kind": gvk("Status")}},
+            "/api/v1/namespaces/{name}": {"get": {"x-kubernetes-group-version-kind": gvk("Namespace")}},
+            "/api/v1/watch/namespaces": {"get": {"x-kubernetes-group-version-kind": gvk("WatchEvent")}},
+        }});
+        let scopes = scopes(&document);
+        let key = |kind: &str| (String::new(), "v1".to_owned(), kind.to_owned());
+        assert_eq!(scopes.get(&key("Pod")), Some(&("pods".to_owned(), true)));
+        assert_eq!(scopes.get(&key("Namespace")), Some(&("namespaces".to_owned(), false)));
+        assert_eq!(scopes.len(), 2, "subresources and watches are left out: {scopes:?}");
+    }
+}
