@@ -59,10 +59,6 @@ const KEPT_KEYS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-/// Deeper than any native type nests (a Pod's volumes are about 12 levels): what is below is
-/// accepted as it is rather than inlined further.
-const MAX_DEPTH: usize = 64;
-
 /// The native kinds of the OpenAPI documents in `paths` (files or folders; JSON or YAML).
 /// A document that is not OpenAPI v3 with `components.schemas` is reported to `diags`.
 pub fn load(paths: &[PathBuf], jobs: usize, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
@@ -95,8 +91,23 @@ fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
                 if version.is_empty() || kind.is_empty() {
                     continue;
                 }
-                let mut resolving = vec![name.as_str()];
-                let inlined = inline(schema, schemas, &mut resolving);
+                let mut inliner = Inliner::new(schemas, name);
+                let inlined = inliner.inline(schema, 0);
+                if inliner.truncated {
+                    diags.push(
+                        Diagnostic::file_error(
+                            file,
+                            Some(doc.start),
+                            "SchemaTooLarge",
+                            format!(
+                                "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels or inlines to \
+                                 more than {MAX_NODES} nodes; below that it accepts any value",
+                                api_version(&group, &version)
+                            ),
+                        )
+                        .as_warning(),
+                    );
+                }
                 let (plural, namespaced) = scopes
                     .get(&(group.clone(), version.clone(), kind.clone()))
                     .cloned()
@@ -137,54 +148,84 @@ fn scopes(document: &Value) -> HashMap<(String, String, String), (String, bool)>
     out
 }
 
-/// `schema` with every `$ref` (also the `allOf: [{$ref}]` form the apiserver writes beside a
-/// description or default) replaced by what it names, reduced to what validation reads, and
-/// the OpenAPI spellings of Kubernetes types turned into the structural schema's.
-/// `resolving` holds the names being inlined: a type that contains itself (apiextensions'
-/// `JSONSchemaProps`) is accepted as it is below its first level, as is anything nested
-/// deeper than [`MAX_DEPTH`].
-fn inline<'a>(schema: &Value, components: &'a Map<String, Value>, resolving: &mut Vec<&'a str>) -> Value {
-    let Some(node) = schema.as_object() else { return schema.clone() };
-    let referenced = node
-        .get("$ref")
-        .or_else(|| match node.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
-            Some([only]) => only.get("$ref"),
-            _ => None,
-        })
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix("#/components/schemas/"));
-    let mut merged: Map<String, Value> = match referenced {
-        Some(name) if resolving.contains(&name) || resolving.len() >= MAX_DEPTH => {
-            return json!({"x-kubernetes-preserve-unknown-fields": true});
-        }
-        Some(name) => {
-            let Some((name, target)) = components.get_key_value(name) else {
-                return json!({"x-kubernetes-preserve-unknown-fields": true});
-            };
-            resolving.push(name);
-            let target = inline(target, components, resolving);
-            resolving.pop();
-            target.as_object().cloned().unwrap_or_default()
-        }
-        None => Map::new(),
-    };
-    for (key, value) in node {
-        let value = match key.as_str() {
-            "properties" => Value::Object(
-                value
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(k, v)| (k.clone(), inline(v, components, resolving)))
-                    .collect(),
-            ),
-            "items" | "additionalProperties" if value.is_object() => inline(value, components, resolving),
-            k if KEPT_KEYS.contains(&k) => value.clone(),
-            _ => continue,
-        };
-        merged.insert(key.clone(), value);
+/// Inlines one kind's schema: every `$ref` (also the `allOf: [{$ref}]` form the apiserver
+/// writes beside a description or default) replaced by what it names, reduced to what
+/// validation reads, and the OpenAPI spellings of Kubernetes types turned into the structural
+/// schema's.
+///
+/// A document is input like any other: a type that contains itself (apiextensions'
+/// `JSONSchemaProps`) is left open below its first level, and so is whatever lies deeper than
+/// [`MAX_DEPTH`] or past [`MAX_NODES`] (references that fan out, each naming the next twice,
+/// would otherwise double the schema at every level); `truncated` says that happened.
+struct Inliner<'a> {
+    components: &'a Map<String, Value>,
+    resolving: Vec<&'a str>,
+    nodes: usize,
+    truncated: bool,
+}
+
+/// Far deeper than any native type nests.
+const MAX_DEPTH: usize = 200;
+
+/// 25 times the schema nodes of the largest native kind (a `PodList`: 2,020 in 1.35).
+const MAX_NODES: usize = 50_000;
+
+impl<'a> Inliner<'a> {
+    fn new(components: &'a Map<String, Value>, name: &'a str) -> Self {
+        Inliner { components, resolving: vec![name], nodes: 0, truncated: false }
     }
-    structural(merged, node)
+
+    fn open(&mut self) -> Value {
+        json!({"x-kubernetes-preserve-unknown-fields": true})
+    }
+
+    fn inline(&mut self, schema: &Value, depth: usize) -> Value {
+        let Some(node) = schema.as_object() else { return schema.clone() };
+        self.nodes += 1;
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
+            self.truncated = true;
+            return self.open();
+        }
+        let referenced = node
+            .get("$ref")
+            .or_else(|| match node.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
+                Some([only]) => only.get("$ref"),
+                _ => None,
+            })
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/components/schemas/"));
+        let mut merged: Map<String, Value> = match referenced.map(|name| self.components.get_key_value(name)) {
+            Some(Some((name, target))) if !self.resolving.contains(&name.as_str()) => {
+                self.resolving.push(name);
+                let target = self.inline(target, depth + 1);
+                self.resolving.pop();
+                match target {
+                    Value::Object(map) => map,
+                    _ => Map::new(),
+                }
+            }
+            // Itself again, or a name the document does not define.
+            Some(_) => return self.open(),
+            None => Map::new(),
+        };
+        for (key, value) in node {
+            let value = match key.as_str() {
+                "properties" => Value::Object(
+                    value
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), self.inline(v, depth + 1)))
+                        .collect(),
+                ),
+                "items" | "additionalProperties" if value.is_object() => self.inline(value, depth + 1),
+                k if KEPT_KEYS.contains(&k) => value.clone(),
+                _ => continue,
+            };
+            merged.insert(key.clone(), value);
+        }
+        structural(merged, node)
+    }
 }
 
 /// The OpenAPI spellings of Kubernetes' own types as a structural schema spells them.
@@ -216,6 +257,11 @@ fn structural(mut merged: Map<String, Value>, original: &Map<String, Value>) -> 
     Value::Object(merged)
 }
 
+/// The `apiVersion` of a group and version: the core group has none (`v1`).
+fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") }
+}
+
 /// A one-version CRD holding `schema` for `group/version` `kind`.
 fn crd(group: &str, version: &str, kind: &str, plural: &str, namespaced: bool, schema: Value) -> Crd {
     let document = json!({
@@ -238,8 +284,26 @@ mod tests {
 
     fn inlined(name: &str, components: Value) -> Value {
         let components = components.as_object().unwrap().clone();
-        let mut resolving = vec![name];
-        inline(&components[name], &components, &mut resolving)
+        let mut inliner = Inliner::new(&components, name);
+        let out = inliner.inline(&components[name], 0);
+        assert!(!inliner.truncated);
+        out
+    }
+
+    /// Forty types, each naming the next twice: 2^40 nodes inlined whole. The budget stops it
+    /// (the nodes visited past it are only the children of those inlined), and says so.
+    #[test]
+    fn references_that_fan_out_are_cut_off_and_reported() {
+        let mut components = Map::new();
+        for i in 0..40 {
+            let next = json!({"$ref": format!("#/components/schemas/T{}", i + 1)});
+            components.insert(format!("T{i}"), json!({"type": "object", "properties": {"a": next, "b": next}}));
+        }
+        components.insert("T40".into(), json!({"type": "string"}));
+        let mut inliner = Inliner::new(&components, "T0");
+        inliner.inline(&components["T0"], 0);
+        assert!(inliner.truncated);
+        assert!(inliner.nodes <= 3 * MAX_NODES, "{} nodes visited", inliner.nodes);
     }
 
     #[test]
