@@ -157,9 +157,93 @@ pub fn git_revision_problem(rev: &str, file: &Path) -> Option<String> {
     }
 }
 
-/// The text of `file` at git revision `rev` (`--old-ref`), or `None` when it did not exist
-/// there.
-pub fn read_at_revision(rev: &str, file: &Path) -> Option<String> {
+/// The text of each file at git revision `rev` (`--old-ref`), `None` for one that did not
+/// exist there. One `git cat-file --batch` reads every file of the first file's repository (a
+/// process per file took seconds for a few thousand); a file outside it gets a `git show` of
+/// its own.
+pub fn read_at_revision(rev: &str, files: &[&Path]) -> Vec<Option<String>> {
+    let Some(first) = files.first() else { return Vec::new() };
+    let toplevel = std::process::Command::new("git")
+        .arg("-C")
+        .arg(folder_of(first))
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| std::fs::canonicalize(String::from_utf8_lossy(&o.stdout).trim_end()).ok());
+    // Each file's path in the repository, where it has one the batch protocol can carry.
+    let in_repository: Vec<Option<String>> = files
+        .iter()
+        .map(|file| {
+            let relative = std::fs::canonicalize(file).ok()?.strip_prefix(toplevel.as_ref()?).ok()?.to_owned();
+            let relative = relative.to_str()?.replace('\\', "/");
+            (!relative.contains('\n')).then_some(relative)
+        })
+        .collect();
+    let requests: Vec<&str> = in_repository.iter().flatten().map(String::as_str).collect();
+    let mut batch = match (&toplevel, requests.is_empty()) {
+        (Some(toplevel), false) => cat_file_batch(toplevel, rev, &requests).into_iter(),
+        _ => Vec::new().into_iter(),
+    };
+    files
+        .iter()
+        .zip(&in_repository)
+        .map(|(file, relative)| match relative {
+            Some(_) => batch.next().flatten(),
+            None => show_one(rev, file),
+        })
+        .collect()
+}
+
+/// `git cat-file --batch` in `repository`: each path's text at `rev`, `None` where it is
+/// missing (or git failed).
+fn cat_file_batch(repository: &Path, rev: &str, paths: &[&str]) -> Vec<Option<String>> {
+    use std::io::{BufRead, Read, Write};
+    use std::process::{Command, Stdio};
+    let child = Command::new("git")
+        .arg("-C")
+        .arg(repository)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else { return vec![None; paths.len()] };
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return vec![None; paths.len()];
+    };
+    let requests: String = paths.iter().map(|p| format!("{rev}:{p}\n")).collect();
+    let mut out = Vec::with_capacity(paths.len());
+    std::thread::scope(|scope| {
+        // Written from another thread: git answers while it reads, and a pipe holds little.
+        scope.spawn(move || stdin.write_all(requests.as_bytes()));
+        let mut reader = std::io::BufReader::new(stdout);
+        for _ in paths {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                break;
+            }
+            // `<oid> blob <size>`, or `<object> missing`.
+            let size = header.trim_end().rsplit(' ').next().and_then(|n| n.parse::<usize>().ok());
+            let Some(size) = size.filter(|_| header.split(' ').nth(1) == Some("blob")) else {
+                out.push(None);
+                continue;
+            };
+            let mut body = vec![0; size + 1];
+            if reader.read_exact(&mut body).is_err() {
+                break;
+            }
+            body.pop();
+            out.push(Some(String::from_utf8_lossy(&body).into_owned()));
+        }
+    });
+    let _ = child.wait();
+    out.resize(paths.len(), None);
+    out
+}
+
+/// `git show rev:./name` in the file's folder.
+fn show_one(rev: &str, file: &Path) -> Option<String> {
     let name = file.file_name()?.to_string_lossy();
     let output = std::process::Command::new("git")
         .arg("-C")

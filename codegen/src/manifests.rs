@@ -378,7 +378,7 @@ fn read_old_objects(
                     );
                     Vec::new()
                 }
-                _ => crate::parallel::map(&files, jobs, |file| crate::load::read_at_revision(rev, file))
+                _ => crate::load::read_at_revision(rev, &files)
                     .into_iter()
                     .zip(&files)
                     .filter_map(|(text, file)| {
