@@ -4,7 +4,8 @@
 //! manifests are read and parsed, and the old objects when updates are asked for; then every
 //! document is matched to a CRD version by `apiVersion` and `kind` and validated as the
 //! apiserver validates it on create, or on update when an old object with the same
-//! `apiVersion`, `kind`, namespace and name was given. Documents are validated on every core;
+//! `apiVersion`, `kind`, namespace and name was given. The validators the documents need are
+//! compiled first, then the documents validated, each phase on every core;
 //! the findings come out in input order all the same, each placed at the line and column it
 //! came from. [`crate::report`] renders them.
 
@@ -227,6 +228,7 @@ pub fn validate_with_progress(
     let old = read_old_objects(&request.old, &manifests, jobs, &mut files);
     let work: Vec<(&Manifest, &Document)> =
         manifests.iter().flat_map(|m| m.documents.iter().filter(|d| !d.value.is_null()).map(move |d| (m, d))).collect();
+    schemas.compile_for(work.iter().map(|(_, d)| &d.value), jobs);
     let done = AtomicUsize::new(0);
     let checked = crate::parallel::map(&work, jobs, |&(manifest, doc)| {
         let (mut findings, checked) = validate_document(&manifest.file, doc, &schemas, &old, &request.policy);
@@ -302,12 +304,32 @@ impl<'c> Schemas<'c> {
         self.validators.push(OnceLock::new());
     }
 
+    /// Builds the validators `objects` need, on `jobs` threads: each compiles its CEL rules,
+    /// which takes longer than validating most documents, and threads that met at the first
+    /// document of a kind would wait for one another.
+    fn compile_for<'v>(&self, objects: impl Iterator<Item = &'v Value>, jobs: usize) {
+        let mut needed: Vec<usize> = objects
+            .filter_map(|object| {
+                let (api_version, kind, _, _) = object_key(object);
+                self.by_type.get(&(api_version, kind)).copied()
+            })
+            .collect();
+        needed.sort_unstable();
+        needed.dedup();
+        crate::parallel::map(&needed, jobs, |&i| {
+            self.compiled(i);
+        });
+    }
+
+    fn compiled(&self, i: usize) -> &ResourceValidator<'c> {
+        let SchemaVersion { crd, version, .. } = self.versions[i];
+        self.validators[i].get_or_init(|| ResourceValidator::new(crd, &crd.versions[version]))
+    }
+
     /// The validator of `apiVersion` `kind`, and whether it is a native kind's.
     fn validator(&self, api_version: &str, kind: &str) -> Option<(&ResourceValidator<'c>, bool)> {
         let i = *self.by_type.get(&(api_version.to_owned(), kind.to_owned()))?;
-        let SchemaVersion { crd, version, native } = self.versions[i];
-        let validator = self.validators[i].get_or_init(|| ResourceValidator::new(crd, &crd.versions[version]));
-        Some((validator, native))
+        Some((self.compiled(i), self.versions[i].native))
     }
 }
 
