@@ -79,7 +79,7 @@ pub enum Command {
 #[derive(clap::Args, Debug)]
 pub struct ValidateArgs {
     /// CRD files or folders (repeatable; documents that are not CRDs are skipped).
-    #[arg(long = "crd", required = true)]
+    #[arg(long = "crd", value_name = "PATH", required_unless_present = "schemas")]
     pub crds: Vec<PathBuf>,
     /// OpenAPI v3 documents with native kinds' schemas (what `kubectl get --raw
     /// /openapi/v3/apis/apps/v1` prints), files or folders: Deployments, Services... are then
@@ -92,7 +92,7 @@ pub struct ValidateArgs {
     pub output: crate::report::Format,
     /// Validate as updates: documents whose apiVersion, kind, namespace and name match an old
     /// object in these files or folders run transition rules and ratcheting against it.
-    #[arg(long, conflicts_with = "old_ref")]
+    #[arg(long, value_name = "PATH", conflicts_with = "old_ref")]
     pub old: Vec<PathBuf>,
     /// Validate as updates from the same files at this git revision (a commit, branch or tag).
     #[arg(long, value_name = "GIT_REF")]

@@ -216,7 +216,8 @@ pub fn validate_with_progress(
     let started = Instant::now();
     let jobs = crate::parallel::threads(request.jobs);
     let mut diags = Vec::new();
-    let (crds, _) = load_crds(&request.crds, true, jobs, &mut diags);
+    // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
+    let crds = if request.crds.is_empty() { Vec::new() } else { load_crds(&request.crds, true, jobs, &mut diags).0 };
     let natives = crate::native::load(&request.schemas, jobs, &mut diags);
     let schemas = Schemas::new(&crds, &natives, jobs, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {

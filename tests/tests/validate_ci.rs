@@ -232,6 +232,12 @@ fn native_kinds_validate_against_openapi_documents() {
     let verdicts: Vec<(&str, Verdict)> = core.documents.iter().map(|d| (d.kind.as_str(), d.verdict)).collect();
     assert_eq!(verdicts[3..], [("Secret", Verdict::Invalid), ("ConfigMap", Verdict::Valid)]);
 
+    // Native kinds alone need no CRD.
+    let schemas = fixture("schemas");
+    let deployment = fixture("native/deployment.yaml");
+    assert_eq!(command(&["--schemas", path(&schemas), path(&deployment)]), 1);
+    assert_eq!(command(&["--schemas", path(&schemas), "--skip-kinds", "Deployment", path(&deployment)]), 0);
+
     let without = with(Vec::new());
     let types: Vec<&str> = without.findings.iter().map(|f| f.kind_of_issue.as_str()).collect();
     assert_eq!(types, ["NoSchema"]);
