@@ -499,17 +499,18 @@ fn validate_document(
         return (findings, checked);
     };
     checked.native = native;
-    // Unknown and duplicate fields: the apiserver warns (its default `fieldValidation=Warn`)
-    // or, in strict mode, refuses.
-    let strict = if policy.strict { Level::Error } else { Level::Warning };
+    // Unknown and duplicate fields: under the apiserver's default `fieldValidation=Warn` a
+    // warning each, in its words; under `Strict` its error, whose text each finding carries
+    // (the apiserver then answers 400 with all of them joined, and validates nothing more; a
+    // linter goes on, so that one run shows every problem).
+    let (strict, prefix) = if policy.strict { (Level::Error, "strict decoding error: ") } else { (Level::Warning, "") };
     for dup in &doc.duplicates {
         let issue = kubeskema::decode::duplicate_issue(&dup.pointer);
         let dotted = issue.path.openapi();
-        // The apiserver's warning text (its Strict-mode error prefixes `strict decoding error: `).
-        let message = issue.detail;
+        let message = format!("{prefix}{}", issue.detail);
         findings.push(Finding {
             pos: Some(dup.pos),
-            ..finding(strict, &dup.pointer, dotted, "DuplicateField", message.clone(), message)
+            ..finding(strict, &dup.pointer, dotted, "DuplicateField", issue.detail, message)
         });
     }
     let previous = old.get(&key);
@@ -519,8 +520,9 @@ fn validate_document(
         None => validator.validate_create(&doc.value),
     };
     for unknown in &outcome.pruned {
-        let message = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
-        findings.push(finding(strict, &unknown.pointer(), unknown.openapi(), "UnknownField", message.clone(), message));
+        let detail = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
+        let message = format!("{prefix}{detail}");
+        findings.push(finding(strict, &unknown.pointer(), unknown.openapi(), "UnknownField", detail, message));
     }
     for issue in &outcome.issues {
         let pointer = issue.path.pointer();

@@ -150,6 +150,15 @@ fn strict_makes_unknown_and_duplicate_fields_errors() {
         [("DuplicateField".into(), Level::Warning), ("UnknownField".into(), Level::Warning)]
     );
     assert_eq!(levels(&run(true)), [("DuplicateField".into(), Level::Error), ("UnknownField".into(), Level::Error)]);
+    let messages = |r: &Report| r.findings.iter().map(|f| f.message.clone()).collect::<Vec<_>>();
+    assert_eq!(messages(&run(false)), ["duplicate field \"spec.region\"", "unknown field \"spec.typo\""]);
+    assert_eq!(
+        messages(&run(true)),
+        [
+            "strict decoding error: duplicate field \"spec.region\"",
+            "strict decoding error: unknown field \"spec.typo\""
+        ]
+    );
     let crds = fixture("crds");
     assert_eq!(command(&["--crd", path(&crds), path(&manifest)]), 0, "warnings only");
     assert_eq!(command(&["--crd", path(&crds), "--strict", path(&manifest)]), 1);
