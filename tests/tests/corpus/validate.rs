@@ -1,6 +1,7 @@
 //! The create pipeline (`ResourceValidator`) over the corpus: `valid` instances pass, except
 //! those listed below, each an upstream example the apiserver refuses as well; every `invalid`
-//! instance is caught (by the schema or its CEL rules), but the updates listed below.
+//! instance is caught (by the schema or its CEL rules), but the updates listed below; every
+//! `invalid-update` instance is refused by `cargo kubeskema validate --old` given its old object.
 //! `cargo test -p kubeskema-tests --features corpus --test corpus validate:: -- --nocapture`.
 
 use kubeskema::validate::ResourceValidator;
@@ -219,4 +220,35 @@ fn the_pipeline_over_the_corpus() {
     let uncaught: Vec<_> = missed.iter().filter(|(id, _)| !UPDATES.contains(&id.as_str())).collect();
     assert!(uncaught.is_empty(), "invalid instances not caught: {uncaught:#?}");
     assert!(caught >= 168, "only {caught} invalid instances caught");
+}
+
+/// Upstream's `invalid-update` instances (`x.post.yaml`, refused as an update of `x.pre.yaml`
+/// by a transition rule) through `cargo kubeskema validate --old`: each is refused with the
+/// `.pre` file as the old object, and each passes as a create, which no transition rule stops.
+#[test]
+fn invalid_updates_are_refused_given_their_old_objects() {
+    use kubeskema_codegen::manifests::{OldObjects, Request, validate_request};
+    let corpus = kubeskema_tests::corpus_dir();
+    let mut posts: Vec<kubeskema_tests::Instance> =
+        kubeskema_tests::instances().into_iter().filter(|i| i.expect == "invalid-update").collect();
+    posts.dedup_by(|a, b| a.file == b.file);
+    assert!(posts.len() >= 20, "only {} invalid-update instances", posts.len());
+    let errors = |old: OldObjects, post: &kubeskema_tests::Instance| {
+        let request = Request {
+            crds: vec![corpus.join(&post.crd_file)],
+            manifests: vec![corpus.join(&post.file)],
+            old,
+            jobs: 1,
+            ..Request::default()
+        };
+        let report = validate_request(&request).unwrap_or_else(|e| panic!("{}: {e}", post.file));
+        report.findings.iter().filter(|f| f.level == kubeskema_codegen::manifests::Level::Error).count()
+    };
+    for post in &posts {
+        let pre = post.file.replace(".post.", ".pre.");
+        assert_ne!(pre, post.file, "{} is not a .post file", post.file);
+        assert!(errors(OldObjects::Files(vec![corpus.join(&pre)]), post) > 0, "{} passed as an update", post.file);
+        assert_eq!(errors(OldObjects::None, post), 0, "{} is refused as a create", post.file);
+    }
+    println!("invalid updates: {} refused given their old objects, none as creates", posts.len());
 }
