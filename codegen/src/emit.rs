@@ -535,7 +535,7 @@ fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, rules: St
 /// `kube::Resource`, `kube::CustomResourceExt`, `HasSpec`/`HasStatus` and `new`.
 fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream {
     let name = ident(&s.name);
-    let api_version = if r.group.is_empty() { r.version.clone() } else { format!("{}/{}", r.group, r.version) };
+    let api_version = kubeskema::crd::api_version(&r.group, &r.version);
     let (group, version, kind, plural, crd_name) = (&r.group, &r.version, &r.kind, &r.plural, &r.crd_name);
     let (namespaced, status_subresource, short_names) = (r.namespaced, r.status_subresource, &r.short_names);
     let option = |v: &Option<String>| match v {

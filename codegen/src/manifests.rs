@@ -299,7 +299,7 @@ impl<'c> Schemas<'c> {
     }
 
     fn add(&mut self, version: SchemaVersion<'c>) {
-        let api_version = ResourceValidator::api_version_of(version.crd, &version.crd.versions[version.version]);
+        let api_version = kubeskema::crd::api_version(&version.crd.group, &version.crd.versions[version.version].name);
         self.by_type.insert((api_version, version.crd.names.kind.clone()), self.versions.len());
         self.versions.push(version);
         self.validators.push(OnceLock::new());

@@ -102,7 +102,7 @@ fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
                             format!(
                                 "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels or inlines to \
                                  more than {MAX_NODES} nodes; below that it accepts any value",
-                                api_version(&group, &version)
+                                kubeskema::crd::api_version(&group, &version)
                             ),
                         )
                         .as_warning(),
@@ -255,11 +255,6 @@ fn structural(mut merged: Map<String, Value>, original: &Map<String, Value>) -> 
         merged.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
     }
     Value::Object(merged)
-}
-
-/// The `apiVersion` of a group and version: the core group has none (`v1`).
-fn api_version(group: &str, version: &str) -> String {
-    if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") }
 }
 
 /// A one-version CRD holding `schema` for `group/version` `kind`.

@@ -67,6 +67,12 @@ pub struct CrdVersion {
     pub selectable_fields: Vec<String>,
 }
 
+/// The `apiVersion` objects of `version` in `group` carry: the version alone in the core
+/// group (`v1`), which native kinds' schemas can be in.
+pub fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") }
+}
+
 /// Whether a JSON document is a CustomResourceDefinition.
 pub fn is_crd(doc: &Value) -> bool {
     doc.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")

@@ -69,18 +69,9 @@ impl<'a> ResourceValidator<'a> {
         }
     }
 
-    /// The `apiVersion` objects of this version carry (`v1` alone in the core group, which a
-    /// native kind's schema can be in).
+    /// The `apiVersion` objects of this version carry ([`crate::crd::api_version`]).
     pub fn api_version(&self) -> String {
-        Self::api_version_of(self.crd, self.version)
-    }
-
-    /// The `apiVersion` objects of `version` of `crd` carry.
-    pub fn api_version_of(crd: &Crd, version: &CrdVersion) -> String {
-        match crd.group.as_str() {
-            "" => version.name.clone(),
-            group => format!("{group}/{}", version.name),
-        }
+        crate::crd::api_version(&self.crd.group, &self.version.name)
     }
 
     /// Validates an object as the apiserver does on create.
