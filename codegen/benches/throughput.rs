@@ -3,7 +3,7 @@
 //! (reading and parsing the files included, as the CLI does them; the CRDs' loading and checks
 //! are outside the timed part). Three runs of each, alternating; the best of each is reported.
 //!
-//! `cargo bench -p kubeskema-bench --bench throughput` (needs the corpus: `KUBESKEMA_CORPUS`,
+//! `cargo bench -p kubeskema-codegen --bench throughput` (needs the corpus: `KUBESKEMA_CORPUS`,
 //! or `../shared/corpus` beside the repository).
 
 use std::path::{Path, PathBuf};
