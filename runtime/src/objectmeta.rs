@@ -5,6 +5,8 @@
 //! Offline, a namespaced object without `metadata.namespace` is not an error: the apiserver
 //! takes the namespace from the request (kubectl's context), before validating.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
@@ -141,17 +143,17 @@ pub fn validate_object_meta_update(new: &Value, old: &Value, namespaced: bool) -
 /// Root ObjectMeta of any [`MetaView`] (`None`: no metadata), on create or on update from
 /// `old`.
 pub fn root_meta<M: MetaView>(meta: Option<&M>, old: Option<Option<&M>>, namespaced: bool) -> Vec<Issue> {
-    let path = Path::root().key("metadata");
+    let at = |key: &str| Path::root().property("metadata").key(key);
     let mut out = Vec::new();
     if let Some(old) = old {
         for key in IMMUTABLE {
             if !M::same(meta, old, key) {
                 let shown = meta.map(|m| m.shown(key)).unwrap_or_default();
-                out.push(invalid(&path.key(key), "metadata", &shown, "field is immutable".into()));
+                out.push(invalid(&at(key), "metadata", &shown, "field is immutable".into()));
             }
         }
     }
-    out.extend(object_meta(meta, &path, Rules::Root { namespaced }));
+    out.extend(object_meta(meta, &at, Rules::Root { namespaced }));
     out
 }
 
@@ -295,7 +297,7 @@ pub fn embedded<M: MetaView>(
         out.push(invalid(&path.key("apiVersion"), EMBEDDED, api_version, e));
     }
     if let Some(meta) = meta.filter(|m| m.is_object()) {
-        out.extend(object_meta(Some(meta), &path.key("metadata"), Rules::Embedded));
+        out.extend(object_meta(Some(meta), &|key| path.key("metadata").key(key), Rules::Embedded));
     }
     out
 }
@@ -352,7 +354,10 @@ impl Rules {
 /// The keyword of every issue about an embedded resource.
 pub const EMBEDDED: &str = "x-kubernetes-embedded-resource";
 
-fn object_meta<M: MetaView>(meta: Option<&M>, meta_path: &Path, rules: Rules) -> Vec<Issue> {
+///
+/// `at` gives the path of a field of the metadata; it is called only for an issue, so a valid
+/// object allocates nothing here.
+fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rules) -> Vec<Issue> {
     let mut out = Vec::new();
     let keyword = rules.keyword();
     let name_rule = |s: &str, prefix: bool| match rules {
@@ -369,7 +374,7 @@ fn object_meta<M: MetaView>(meta: Option<&M>, meta_path: &Path, rules: Rules) ->
         };
         let checked = if matches!(rules, Rules::Root { .. }) { masked.as_str() } else { generate_name };
         for msg in name_rule(checked, true) {
-            out.push(invalid(&meta_path.key("generateName"), keyword, generate_name, msg));
+            out.push(invalid(&at("generateName"), keyword, generate_name, msg));
         }
     }
     if name.is_empty() {
@@ -377,7 +382,7 @@ fn object_meta<M: MetaView>(meta: Option<&M>, meta_path: &Path, rules: Rules) ->
             out.push(
                 Issue::new(
                     ErrorType::Required,
-                    &meta_path.key("name"),
+                    &at("name"),
                     keyword,
                     BadValue::Omit,
                     "name or generateName is required",
@@ -387,45 +392,43 @@ fn object_meta<M: MetaView>(meta: Option<&M>, meta_path: &Path, rules: Rules) ->
         }
     } else {
         for msg in name_rule(name, false) {
-            out.push(invalid(&meta_path.key("name"), keyword, name, msg));
+            out.push(invalid(&at("name"), keyword, name, msg));
         }
     }
     let namespace = text("namespace");
     if !namespace.is_empty() {
         if !matches!(rules, Rules::Root { namespaced: false }) {
             for msg in dns1123_label(namespace) {
-                out.push(invalid(&meta_path.key("namespace"), keyword, namespace, msg));
+                out.push(invalid(&at("namespace"), keyword, namespace, msg));
             }
         } else {
             out.push(
-                Issue::new(
-                    ErrorType::Forbidden,
-                    &meta_path.key("namespace"),
-                    keyword,
-                    BadValue::Omit,
-                    "not allowed on this type",
-                )
-                .in_form(PathForm::Field),
+                Issue::new(ErrorType::Forbidden, &at("namespace"), keyword, BadValue::Omit, "not allowed on this type")
+                    .in_form(PathForm::Field),
             );
         }
     }
     let Some(meta) = meta else { return out };
-    let path = meta_path.key("labels");
     meta.labels(&mut |k, v| {
-        out.extend(qualified_name(k).into_iter().map(|m| invalid(&path, keyword, k, m)));
-        out.extend(label_value(v).into_iter().map(|m| invalid(&path, keyword, v, m)));
+        out.extend(qualified_name(k).into_iter().map(|m| invalid(&at("labels"), keyword, k, m)));
+        out.extend(label_value(v).into_iter().map(|m| invalid(&at("labels"), keyword, v, m)));
     });
-    let path = meta_path.key("annotations");
     let mut total = 0;
     meta.annotations(&mut |k, v| {
-        out.extend(qualified_name(&k.to_lowercase()).into_iter().map(|m| invalid(&path, keyword, k, m)));
+        // Keys are checked lowercased; most already are, and need no copy.
+        let lowered = if k.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+            Cow::Borrowed(k)
+        } else {
+            Cow::Owned(k.to_lowercase())
+        };
+        out.extend(qualified_name(&lowered).into_iter().map(|m| invalid(&at("annotations"), keyword, k, m)));
         total += k.len() + v.len();
     });
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         out.push(
             Issue::new(
                 ErrorType::TooLong,
-                &path,
+                &at("annotations"),
                 keyword,
                 BadValue::Omit,
                 format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
@@ -435,16 +438,14 @@ fn object_meta<M: MetaView>(meta: Option<&M>, meta_path: &Path, rules: Rules) ->
     }
     let mut i = 0;
     meta.finalizers(&mut |f| {
-        out.extend(
-            qualified_name(f).into_iter().map(|m| invalid(&meta_path.key("finalizers").index(i), keyword, f, m)),
-        );
+        out.extend(qualified_name(f).into_iter().map(|m| invalid(&at("finalizers").index(i), keyword, f, m)));
         i += 1;
     });
     if let Some(generation) = meta.generation().filter(|g| *g < 0) {
         out.push(
             Issue::new(
                 ErrorType::Invalid,
-                &meta_path.key("generation"),
+                &at("generation"),
                 keyword,
                 BadValue::Int(generation),
                 "must be greater than or equal to 0",
