@@ -51,63 +51,153 @@ pub fn expand(c: &Container) -> TokenStream {
 
 fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     let ident = c.ident;
-    let (named, tags) = slots(fields);
+    let (named, tags) = locals(fields);
+    let count = named.len();
     let kept = fields.iter().find(|f| f.shape == Shape::UnknownFields);
+    // A struct whose fields are all `Option`s (most of a CRD's) is made first, every field
+    // `None`, and read into its own fields where it lives: its value is never moved. A struct
+    // with a field that must have a value is read into locals and made at the end.
+    let in_place = named.iter().all(|f| !matches!(f.shape, Shape::Required | Shape::Defaulted));
+    // Where each field is read: the struct's own field, or a local `Option` (`__f0`, ...).
+    let in_struct: Vec<bool> =
+        named.iter().map(|f| in_place && matches!(f.shape, Shape::Optional | Shape::Nullable)).collect();
+    let places: Vec<TokenStream> = named
+        .iter()
+        .zip(&tags)
+        .zip(&in_struct)
+        .map(|((f, tag), &in_struct)| {
+            let member = f.ident;
+            if in_struct {
+                quote! { __this.#member }
+            } else {
+                quote! { #tag }
+            }
+        })
+        .collect();
+    let local_decls =
+        named.iter().zip(&tags).zip(&in_struct).filter(|(_, in_struct)| !**in_struct).map(|((f, tag), _)| {
+            let ty = f.value_ty;
+            quote! { let mut #tag: ::core::option::Option<#ty> = ::core::option::Option::None; }
+        });
     let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
-    let indexes = 0..named.len();
-    let slots = named.iter().zip(&tags).map(|(f, tag)| {
-        let ty = f.value_ty;
-        quote! { let mut #tag: ::kubeskema::decode::Slot<#ty> = ::kubeskema::decode::Slot::ABSENT; }
-    });
-    let reads = named.iter().zip(&tags).enumerate().map(|(i, (f, tag))| {
+    let indexes = 0..count;
+    let reads = named.iter().zip(&places).enumerate().map(|(i, (f, place))| {
         let name = &f.json_name;
-        match f.attrs.str("format") {
-            Some(format) => quote! {
-                ::kubeskema::decode::FieldKey::Known(#i) =>
-                    ::kubeskema::decode::field_with_format(&mut __map, __cx, __at, #name, &mut #tag, #format),
-            },
-            None => quote! {
-                ::kubeskema::decode::FieldKey::Known(#i) => ::kubeskema::decode::field(&mut __map, __cx, __at, #name, &mut #tag),
-            },
+        let (call, format) = match f.attrs.str("format") {
+            Some(format) => (quote! { field_with_format }, quote! { , #format }),
+            None => (quote! { field }, quote! {}),
+        };
+        quote! {
+            ::kubeskema::decode::FieldKey::Known(#i) =>
+                ::kubeskema::decode::#call(&mut __map, __cx, __at, #name, &mut __seen[#i], &mut #place #format),
         }
     });
-    let (kept_slot, other) = match kept {
-        Some(_) => (
-            quote! { let mut __kept = ::kubeskema::__private::serde_json::Map::new(); },
-            quote! { ::kubeskema::decode::kept_field(&mut __map, __cx, __at, __k, &mut __kept) },
-        ),
-        None => (quote! {}, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k) }),
+    let kept_place = match (kept, in_place) {
+        (Some(f), true) => {
+            let member = f.ident;
+            quote! { __this.#member }
+        }
+        _ => quote! { __kept },
     };
-    // Every finisher runs (each records what is missing), then the values move once.
-    let finishes = named.iter().zip(&tags).map(|(f, tag)| {
+    let (kept_local, other) = match kept {
+        Some(_) => (
+            (!in_place).then(|| quote! { let mut __kept = ::kubeskema::__private::serde_json::Map::new(); }),
+            quote! { ::kubeskema::decode::kept_field(&mut __map, __cx, __at, __k, &mut #kept_place) },
+        ),
+        None => (None, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k) }),
+    };
+    // Every finisher runs (each records what is missing), then the locals move once.
+    let finishes = named.iter().zip(&places).enumerate().map(|(i, (f, place))| {
         let name = &f.json_name;
         let default = match &f.default {
             Some(json) => quote! { ::core::option::Option::Some(#json) },
             None => quote! { ::core::option::Option::None },
         };
-        let call = match f.shape {
-            Shape::Required => quote! { ::kubeskema::decode::required(&mut #tag, __cx, __at, #name) },
+        let (finisher, default) = match f.shape {
+            Shape::Required => (quote! { required }, quote! {}),
             Shape::Defaulted => {
                 let json = f.default.as_deref().unwrap_or("null");
-                quote! { ::kubeskema::decode::defaulted(&mut #tag, __cx, __at, #name, #json) }
+                (quote! { defaulted }, quote! { , #json })
             }
-            Shape::Optional => quote! { ::kubeskema::decode::optional(&mut #tag, __cx, __at, #name, #default) },
-            Shape::Nullable => quote! { ::kubeskema::decode::nullable(&mut #tag, __cx, __at, #name, #default) },
-            Shape::MaybeNull => quote! { ::kubeskema::decode::maybe_null(&mut #tag, __cx, __at, #name, #default) },
-            Shape::UnknownFields => unreachable!("invariant: the unknown-fields map has no slot"),
+            Shape::Optional => (quote! { optional }, quote! { , #default }),
+            Shape::Nullable => (quote! { nullable }, quote! { , #default }),
+            Shape::MaybeNull => (quote! { maybe_null }, quote! { , #default }),
+            Shape::UnknownFields => unreachable!("invariant: the unknown-fields map is not a named field"),
         };
-        quote! { __usable &= #call; }
+        quote! { __usable &= ::kubeskema::decode::#finisher(&mut __seen[#i], &mut #place, __cx, __at, #name #default); }
     });
-    let values = named.iter().zip(&tags).map(|(f, tag)| match f.shape {
-        // Checked by the finisher: the `else` is never taken.
-        Shape::Required | Shape::Defaulted => quote! {
-            let ::core::option::Option::Some(#tag) = #tag.value else { return ::core::result::Result::Ok(()) };
-        },
-        Shape::Optional | Shape::Nullable => quote! { let #tag = #tag.value; },
-        Shape::MaybeNull => quote! { let #tag = #tag.maybe_null(); },
-        Shape::UnknownFields => unreachable!("invariant: the unknown-fields map has no slot"),
-    });
-    let inits = inits(fields, &tags, &format_ident!("__kept"));
+    // Nullable optional fields (`Option<Option<T>>`) are read into a local `Option<T>`.
+    let maybe_null = |i: usize, tag: &syn::Ident| quote! { ::kubeskema::decode::null_or_value(__seen[#i], #tag) };
+    let read = quote! {
+        fn __index(__name: &str) -> ::core::option::Option<usize> {
+            match __name {
+                #(#names => ::core::option::Option::Some(#indexes),)*
+                _ => ::core::option::Option::None,
+            }
+        }
+        let mut __seen = [::kubeskema::decode::Seen::Absent; #count];
+        #(#local_decls)*
+        #kept_local
+        while let ::core::option::Option::Some(__key) =
+            _serde::de::MapAccess::next_key_seed(&mut __map, ::kubeskema::decode::FieldKeySeed(__index))?
+        {
+            // One `?` for all arms: each would be a branch and a conversion of its own.
+            let __read = match __key {
+                #(#reads)*
+                ::kubeskema::decode::FieldKey::Known(_) => ::kubeskema::decode::ignored_field(&mut __map),
+                ::kubeskema::decode::FieldKey::Unknown(__k) => #other,
+            };
+            __read?;
+        }
+        let mut __usable = true;
+        #(#finishes)*
+    };
+    let body = if in_place {
+        let empty = fields.iter().map(|f| {
+            let member = f.ident;
+            match f.shape {
+                Shape::UnknownFields => quote! { #member: ::kubeskema::__private::serde_json::Map::new() },
+                _ => quote! { #member: ::core::option::Option::None },
+            }
+        });
+        let assigns = named.iter().zip(&tags).enumerate().filter(|(_, (f, _))| f.shape == Shape::MaybeNull).map(
+            |(i, (f, tag))| {
+                let member = f.ident;
+                let value = maybe_null(i, tag);
+                quote! { __this.#member = #value; }
+            },
+        );
+        quote! {
+            let __this = __out.insert(#ident { #(#empty,)* });
+            #read
+            #(#assigns)*
+            if !__usable {
+                *__out = ::core::option::Option::None;
+            }
+        }
+    } else {
+        let values = named.iter().zip(&tags).enumerate().map(|(i, (f, tag))| match f.shape {
+            // Checked by the finisher: the `else` is never taken.
+            Shape::Required | Shape::Defaulted => quote! {
+                let ::core::option::Option::Some(#tag) = #tag else { return ::core::result::Result::Ok(()) };
+            },
+            Shape::Optional | Shape::Nullable => quote! {},
+            Shape::MaybeNull => {
+                let value = maybe_null(i, tag);
+                quote! { let #tag = #value; }
+            }
+            Shape::UnknownFields => unreachable!("invariant: the unknown-fields map is not a named field"),
+        });
+        let inits = inits(fields, &tags, &format_ident!("__kept"));
+        quote! {
+            #read
+            if !__usable {
+                return ::core::result::Result::Ok(());
+            }
+            #(#values)*
+            *__out = ::core::option::Option::Some(#ident { #(#inits,)* });
+        }
+    };
     quote! {
         #[automatically_derived]
         impl ::kubeskema::decode::DecodeFields for #ident {
@@ -117,32 +207,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 __at: &::kubeskema::decode::At<'_>,
                 __out: &mut ::core::option::Option<Self>,
             ) -> ::core::result::Result<(), __A::Error> {
-                fn __index(__name: &str) -> ::core::option::Option<usize> {
-                    match __name {
-                        #(#names => ::core::option::Option::Some(#indexes),)*
-                        _ => ::core::option::Option::None,
-                    }
-                }
-                #(#slots)*
-                #kept_slot
-                while let ::core::option::Option::Some(__key) =
-                    _serde::de::MapAccess::next_key_seed(&mut __map, ::kubeskema::decode::FieldKeySeed(__index))?
-                {
-                    // One `?` for all arms: each would be a branch and a conversion of its own.
-                    let __read = match __key {
-                        #(#reads)*
-                        ::kubeskema::decode::FieldKey::Known(_) => ::kubeskema::decode::ignored_field(&mut __map),
-                        ::kubeskema::decode::FieldKey::Unknown(__k) => #other,
-                    };
-                    __read?;
-                }
-                let mut __usable = true;
-                #(#finishes)*
-                if !__usable {
-                    return ::core::result::Result::Ok(());
-                }
-                #(#values)*
-                *__out = ::core::option::Option::Some(#ident { #(#inits,)* });
+                #body
                 ::core::result::Result::Ok(())
             }
         }
@@ -150,14 +215,14 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
 }
 
 /// The fields a struct's object names (all but the unknown-fields map), each with the
-/// identifier of the local slot it is read into (`__f0`, `__f1`, ...).
-fn slots<'f, 'a>(fields: &'f [Field<'a>]) -> (Vec<&'f Field<'a>>, Vec<syn::Ident>) {
+/// identifier of the local it is read into when it is not read into the struct (`__f0`, ...).
+fn locals<'f, 'a>(fields: &'f [Field<'a>]) -> (Vec<&'f Field<'a>>, Vec<syn::Ident>) {
     let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
     let tags = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
     (named, tags)
 }
 
-/// The struct literal's initializers: each named field from its slot (in [`slots`] order),
+/// The struct literal's initializers: each named field from its local (in [`locals`] order),
 /// the unknown-fields map from `rest`.
 fn inits(fields: &[Field], tags: &[syn::Ident], rest: &syn::Ident) -> Vec<TokenStream> {
     let mut tags = tags.iter();
@@ -168,7 +233,7 @@ fn inits(fields: &[Field], tags: &[syn::Ident], rest: &syn::Ident) -> Vec<TokenS
             if f.shape == Shape::UnknownFields {
                 quote! { #member: #rest }
             } else {
-                let tag = tags.next().expect("invariant: one slot per named field");
+                let tag = tags.next().expect("invariant: one local per named field");
                 quote! { #member: #tag }
             }
         })

@@ -157,28 +157,31 @@ impl<T> Decoded<T> {
 /// Reads JSON text into `T`, recording every problem, then validates the value (on create).
 pub fn from_slice<T: Decode + Validate>(bytes: &[u8], options: &Options) -> Decoded<T> {
     let mut cx = Cx::new(options);
-    // Read in place and moved once, into the result: a resource's value can be kilobytes.
-    let mut value = None;
+    // Read where the result keeps it: a resource's value can be kilobytes.
+    let mut decoded = Decoded { value: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() };
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = T::decode_into(&mut de, &mut cx, &At::ROOT, &mut value).and_then(|()| de.end());
-    finish(value, read, cx)
+    let read = T::decode_into(&mut de, &mut cx, &At::ROOT, &mut decoded.value).and_then(|()| de.end());
+    finish(&mut decoded, read, cx);
+    decoded
 }
 
 /// Reads a parsed document (for example one from [`crate::yaml`]) into `T`, as [`from_slice`].
 pub fn from_value<T: Decode + Validate>(value: &Value, options: &Options) -> Decoded<T> {
     let mut cx = Cx::new(options);
-    let mut read_value = None;
-    let read = T::decode_into(value, &mut cx, &At::ROOT, &mut read_value);
-    finish(read_value, read, cx)
+    let mut decoded = Decoded { value: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() };
+    let read = T::decode_into(value, &mut cx, &At::ROOT, &mut decoded.value);
+    finish(&mut decoded, read, cx);
+    decoded
 }
 
-fn finish<T: Validate>(mut value: Option<T>, read: Result<(), serde_json::Error>, mut cx: Cx<'_>) -> Decoded<T> {
+/// Validates what was read into `decoded.value`, and moves the read's findings into `decoded`.
+fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Error>, mut cx: Cx<'_>) {
     if let Err(e) = read {
         let issue = Issue::new(ErrorType::Malformed, &Path::root(), "json", BadValue::Omit, e.to_string());
         cx.issues.push(issue.in_form(PathForm::Detached));
-        value = None;
+        decoded.value = None;
     }
-    if let Some(v) = &value {
+    if let Some(v) = &decoded.value {
         // A place that could not be read reads as absent; what its ancestors' checks say
         // about their contents (property counts, junctors over their JSON) is then not about
         // the document, so those issues are dropped: issues at an ancestor, and `required`
@@ -207,7 +210,7 @@ fn finish<T: Validate>(mut value: Option<T>, read: Result<(), serde_json::Error>
             crate::validate_trait::gate_cel(T::HAS_RULES, &mut cx.issues);
         }
     }
-    Decoded { value, issues: cx.issues, unknown: cx.unknown, presence: cx.presence }
+    (decoded.issues, decoded.unknown, decoded.presence) = (cx.issues, cx.unknown, cx.presence);
 }
 
 /// The state of one read: the options and what has been found.
@@ -775,11 +778,11 @@ impl<T: Decode> Decode for Box<T> {
 impl<T: Decode> Decode for Option<T> {
     #[inline]
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-        // Read as a field's value is, into a slot that tells `null` from a value; an unusable
-        // value (the only way a read slot has neither) makes the option unusable.
-        let mut slot = Slot::ABSENT;
-        FieldSeed { cx, at, slot: &mut slot }.deserialize(d)?;
-        Ok(slot.maybe_null())
+        // Read as a field's value is, telling `null` from a value; an unusable value (the
+        // only way a read has neither) makes the option unusable.
+        let (mut seen, mut value) = (Seen::Absent, None);
+        FieldSeed { cx, at, seen: &mut seen, value: &mut value }.deserialize(d)?;
+        Ok(null_or_value(seen, value))
     }
 }
 
@@ -944,18 +947,12 @@ impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for FieldKeySeed<F> {
     }
 }
 
-/// What one field of a struct holds while its object is read: how the key was seen, and the
-/// value, read in place.
+/// How a field's key was seen while its object is read. Generated code keeps one per field
+/// beside the field's value place (`&mut Option<T>`): the struct's own field when it is an
+/// `Option` (the struct is then read where it lives, and never moved), a local otherwise.
 #[doc(hidden)]
-pub struct Slot<T> {
-    seen: Seen,
-    /// The value read (or defaulted), moved out by the generated code once finished.
-    pub value: Option<T>,
-}
-
-/// How a field's key was seen.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Seen {
+pub enum Seen {
     /// Not seen.
     Absent,
     /// Seen as `null`.
@@ -966,16 +963,12 @@ enum Seen {
     Bad,
 }
 
-impl<T> Slot<T> {
-    /// A field not seen (yet).
-    pub const ABSENT: Slot<T> = Slot { seen: Seen::Absent, value: None };
-}
-
-/// Reads a field's value (or `null`) into its slot.
+/// Reads a field's value (or `null`) into its place.
 struct FieldSeed<'c, 'o, 'a, 'b, 's, T> {
     cx: &'c mut Cx<'o>,
     at: &'b At<'a>,
-    slot: &'s mut Slot<T>,
+    seen: &'s mut Seen,
+    value: &'s mut Option<T>,
 }
 
 impl<'de, T: Decode> DeserializeSeed<'de> for FieldSeed<'_, '_, '_, '_, '_, T> {
@@ -992,22 +985,22 @@ impl<'de, T: Decode> Visitor<'de> for FieldSeed<'_, '_, '_, '_, '_, T> {
         f.write_str("a value or null")
     }
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        self.slot.seen = Seen::Null;
+        *self.seen = Seen::Null;
         Ok(())
     }
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.slot.seen = Seen::Null;
+        *self.seen = Seen::Null;
         Ok(())
     }
     #[inline]
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        T::decode_into(d, self.cx, self.at, &mut self.slot.value)?;
-        self.slot.seen = if self.slot.value.is_some() { Seen::Value } else { Seen::Bad };
+        T::decode_into(d, self.cx, self.at, self.value)?;
+        *self.seen = if self.value.is_some() { Seen::Value } else { Seen::Bad };
         Ok(())
     }
 }
 
-/// Reads the value of field `name` into its slot, minding duplicate keys.
+/// Reads the value of field `name` into its place (`None` when called), minding duplicate keys.
 #[doc(hidden)]
 #[inline]
 pub fn field<'de, A: MapAccess<'de>, T: Decode>(
@@ -1015,17 +1008,18 @@ pub fn field<'de, A: MapAccess<'de>, T: Decode>(
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
-    slot: &mut Slot<T>,
+    seen: &mut Seen,
+    value: &mut Option<T>,
 ) -> Result<(), A::Error> {
     let here = at.property(name);
-    if slot.seen != Seen::Absent {
+    if *seen != Seen::Absent {
         if !cx.take_duplicate(&here) {
             map.next_value::<IgnoredAny>()?;
             return Ok(());
         }
-        *slot = Slot::ABSENT;
+        (*seen, *value) = (Seen::Absent, None);
     }
-    map.next_value_seed(FieldSeed { cx: &mut *cx, at: &here, slot })?;
+    map.next_value_seed(FieldSeed { cx: &mut *cx, at: &here, seen, value })?;
     cx.stop()
 }
 
@@ -1036,11 +1030,12 @@ pub fn field_with_format<'de, A: MapAccess<'de>, T: Decode>(
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
-    slot: &mut Slot<T>,
+    seen: &mut Seen,
+    value: &mut Option<T>,
     format: &'static str,
 ) -> Result<(), A::Error> {
     cx.format = Some(format);
-    let read = field(map, cx, at, name, slot);
+    let read = field(map, cx, at, name, seen, value);
     cx.format = None;
     read
 }
@@ -1088,7 +1083,7 @@ pub fn kept_field<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
-/// What a slot without a usable value saw.
+/// What a field without a usable value saw.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Missing {
     Absent,
@@ -1096,40 +1091,40 @@ enum Missing {
     Bad,
 }
 
-impl<T> Slot<T> {
+impl Seen {
     /// What was seen instead of a value (when there is none).
-    fn missing(&self) -> Missing {
-        match self.seen {
+    fn missing(self) -> Missing {
+        match self {
             Seen::Null => Missing::Null,
             Seen::Bad => Missing::Bad,
             Seen::Absent | Seen::Value => Missing::Absent,
         }
     }
+}
 
-    /// The finished value of a nullable optional field: `None` absent, `Some(None)` null.
-    #[doc(hidden)]
-    #[inline]
-    pub fn maybe_null(self) -> Option<Option<T>> {
-        match (self.value, self.seen) {
-            (Some(v), _) => Some(Some(v)),
-            (None, Seen::Null) => Some(None),
-            (None, _) => None,
-        }
+/// The finished value of a nullable optional field: `None` absent, `Some(None)` null.
+#[doc(hidden)]
+#[inline]
+pub fn null_or_value<T>(seen: Seen, value: Option<T>) -> Option<Option<T>> {
+    match (value, seen) {
+        (Some(v), _) => Some(Some(v)),
+        (None, Seen::Null) => Some(None),
+        (None, _) => None,
     }
 }
 
-// Finishing a struct's read is two steps. First each field's finisher below looks at its slot
-// in place: it records what is missing, fills defaults, and says whether the struct is still
-// usable. Only then are the values moved, once, from the slots into the struct. The finishers
-// are inlined with only the given-value case; the rest (issues, defaults, presence) is
-// outlined and cold.
+// Finishing a struct's read: each field's finisher below looks at the field's place: it
+// records what is missing, fills defaults, and says whether the struct is still usable. Then
+// the values held in locals (fields that are not an `Option`) are moved, once, into the
+// struct. The finishers are inlined with only the given-value case; the rest (issues,
+// defaults, presence) is outlined and cold.
 
 /// A field that must be given (`null` reads as absent, as after null pruning).
 /// `false`: the struct is unusable.
 #[doc(hidden)]
 #[inline]
-pub fn required<T>(slot: &mut Slot<T>, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) -> bool {
-    slot.value.is_some() || required_missing(slot.missing(), cx, at, name)
+pub fn required<T>(seen: &mut Seen, value: &mut Option<T>, cx: &mut Cx<'_>, at: &At<'_>, name: &'static str) -> bool {
+    value.is_some() || required_missing(seen.missing(), cx, at, name)
 }
 
 #[cold]
@@ -1253,20 +1248,21 @@ fn record_absence(cx: &mut Cx<'_>, at: &At<'_>, name: &'static str, missing: Mis
 #[doc(hidden)]
 #[inline]
 pub fn defaulted<T: serde::de::DeserializeOwned>(
-    slot: &mut Slot<T>,
+    seen: &mut Seen,
+    value: &mut Option<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: &str,
 ) -> bool {
-    if slot.value.is_some() {
+    if value.is_some() {
         return true;
     }
-    if slot.missing() == Missing::Bad {
+    if seen.missing() == Missing::Bad {
         return false;
     }
-    slot.value = default_of(cx, at, name, default);
-    slot.value.is_some()
+    *value = default_of(cx, at, name, default);
+    value.is_some()
 }
 
 /// An `Option` field: absent, `null` and unusable read as `None`, or as the default when it
@@ -1274,33 +1270,35 @@ pub fn defaulted<T: serde::de::DeserializeOwned>(
 #[doc(hidden)]
 #[inline]
 pub fn optional<T: serde::de::DeserializeOwned>(
-    slot: &mut Slot<T>,
+    seen: &mut Seen,
+    value: &mut Option<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
 ) -> bool {
-    let plainly_absent = slot.seen == Seen::Absent && default.is_none() && !cx.options.presence;
-    slot.value.is_some() || plainly_absent || optional_missing(slot, cx, at, name, default)
+    let plainly_absent = *seen == Seen::Absent && default.is_none() && !cx.options.presence;
+    value.is_some() || plainly_absent || optional_missing(*seen, value, cx, at, name, default)
 }
 
 #[cold]
 #[inline(never)]
 fn optional_missing<T: serde::de::DeserializeOwned>(
-    slot: &mut Slot<T>,
+    seen: Seen,
+    value: &mut Option<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
 ) -> bool {
-    match (slot.missing(), default) {
+    match (seen.missing(), default) {
         (Missing::Bad, _) => {
             cx.unread.push(at.property(name).to_path().pointer());
             true
         }
         (_, Some(json)) if cx.options.defaults != Defaults::Ignore => {
-            slot.value = default_of(cx, at, name, json);
-            slot.value.is_some()
+            *value = default_of(cx, at, name, json);
+            value.is_some()
         }
         (missing, _) => {
             record_absence(cx, at, name, missing);
@@ -1313,44 +1311,48 @@ fn optional_missing<T: serde::de::DeserializeOwned>(
 /// `None`; otherwise it reads as a required or defaulted field of type `Option<T>`.
 #[doc(hidden)]
 pub fn nullable<T: serde::de::DeserializeOwned>(
-    slot: &mut Slot<T>,
+    seen: &mut Seen,
+    value: &mut Option<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
 ) -> bool {
-    finish_nullable(slot, cx, at, name, default, false)
+    finish_nullable(seen, value, cx, at, name, default, false)
 }
 
-/// A nullable optional field (`Option<Option<T>>`, finished by [`Slot::maybe_null`]): `None`
+/// A nullable optional field (`Option<Option<T>>`, finished by [`null_or_value`]): `None`
 /// absent, `Some(None)` null; otherwise it reads as an optional field of type `Option<T>`.
 #[doc(hidden)]
 pub fn maybe_null<T: serde::de::DeserializeOwned>(
-    slot: &mut Slot<T>,
+    seen: &mut Seen,
+    value: &mut Option<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
 ) -> bool {
-    finish_nullable(slot, cx, at, name, default, true)
+    finish_nullable(seen, value, cx, at, name, default, true)
 }
 
 /// [`nullable`] and [`maybe_null`]: `null` is a value; the rest is as a required (or
 /// defaulted) field or, when `optional`, as an optional one.
+#[allow(clippy::too_many_arguments)]
 fn finish_nullable<T: serde::de::DeserializeOwned>(
-    slot: &mut Slot<T>,
+    seen: &mut Seen,
+    value: &mut Option<T>,
     cx: &mut Cx<'_>,
     at: &At<'_>,
     name: &'static str,
     default: Option<&str>,
     optional: bool,
 ) -> bool {
-    if slot.value.is_some() {
+    if value.is_some() {
         return true;
     }
     // A required field takes its default whatever the option: its type needs a value.
     let default = default.filter(|_| !optional || cx.options.defaults != Defaults::Ignore);
-    match (slot.missing(), default) {
+    match (seen.missing(), default) {
         (Missing::Null, _) => {
             record_absence(cx, at, name, Missing::Null);
             true
@@ -1362,9 +1364,9 @@ fn finish_nullable<T: serde::de::DeserializeOwned>(
         (Missing::Bad, _) => false,
         (Missing::Absent, Some(json)) => {
             match default_of::<Option<T>>(cx, at, name, json) {
-                Some(Some(v)) => slot.value = Some(v),
+                Some(Some(v)) => *value = Some(v),
                 // A `null` default.
-                Some(None) => slot.seen = Seen::Null,
+                Some(None) => *seen = Seen::Null,
                 None => return false,
             }
             true

@@ -382,3 +382,88 @@ fn an_unread_field_is_reported_as_the_apiserver_reports_it_and_nothing_else_is_s
     let keywords: Vec<&str> = r.issues.iter().map(|i| i.keyword).collect();
     assert_eq!(keywords, ["minProperties"], "an object that is really empty");
 }
+
+/// Read in place: every field is an `Option`, so the struct is made first and each field is
+/// read into it.
+#[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct AllOptional {
+    #[kubeskema(maximum = 10)]
+    count: Option<i64>,
+    #[kubeskema(default = "fast")]
+    mode: Option<Mode>,
+    #[kubeskema(nullable)]
+    note: Option<Option<String>>,
+    ports: Option<Vec<Port>>,
+    inner: Option<Box<AllOptional>>,
+    #[kubeskema(unknown_fields)]
+    rest: Map<String, Value>,
+}
+
+/// The same fields beside one that must have a value: read into locals, made at the end.
+#[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct WithRequired {
+    id: String,
+    #[kubeskema(maximum = 10)]
+    count: Option<i64>,
+    #[kubeskema(default = "fast")]
+    mode: Option<Mode>,
+    #[kubeskema(nullable)]
+    note: Option<Option<String>>,
+    ports: Option<Vec<Port>>,
+    inner: Option<Box<AllOptional>>,
+    #[kubeskema(unknown_fields)]
+    rest: Map<String, Value>,
+}
+
+#[test]
+fn structs_read_in_place_read_as_structs_read_into_locals() {
+    let documents = [
+        r#"{}"#,
+        r#"{"count": 3, "count": 12, "mode": "safe", "mode": "slow"}"#,
+        r#"{"note": null, "count": null, "mode": null}"#,
+        r#"{"note": "n", "note": null, "count": "three"}"#,
+        r#"{"ports": [{"number": 1}], "extra": 1, "extra": 2}"#,
+        r#"{"inner": {"count": 11, "inner": {"mode": 7, "ports": [{"name": "p"}]}}, "x": {"y": null}}"#,
+        r#"{"inner": [], "ports": {}, "count": 1.5}"#,
+    ];
+    let modes = [
+        Options::default(),
+        Options::strict(),
+        Options { duplicate_keys: DuplicateKeys::FirstWins, ..Options::default() },
+        Options {
+            duplicate_keys: DuplicateKeys::LastWins,
+            unknown_fields: UnknownFields::Preserve,
+            ..Options::default()
+        },
+        Options { defaults: Defaults::Annotate, presence: true, ..Options::default() },
+        Options { defaults: Defaults::Ignore, ..Options::default() },
+    ];
+    for doc in documents {
+        // The required field first, so that it adds no issue and moves no other.
+        let with_id = format!(r#"{{"id": "i", {}"#, doc.trim_start_matches('{'));
+        let with_id = with_id.replace(r#""i", }"#, r#""i"}"#);
+        for options in &modes {
+            let in_place = from_slice::<AllOptional>(doc.as_bytes(), options);
+            let locals = from_slice::<WithRequired>(with_id.as_bytes(), options);
+            assert_eq!(messages(&in_place), messages(&locals), "{doc} {options:?}");
+            assert_eq!(in_place.presence, locals.presence, "{doc} {options:?}");
+            let unknown = |d: &[(kubeskema::path::Path, Value)]| {
+                d.iter().map(|(p, v)| (p.pointer(), v.clone())).collect::<Vec<_>>()
+            };
+            assert_eq!(unknown(&in_place.unknown), unknown(&locals.unknown), "{doc} {options:?}");
+            let mut locals_json = serde_json::to_value(locals.value.expect("the required field is given")).unwrap();
+            locals_json.as_object_mut().unwrap().remove("id");
+            assert_eq!(
+                serde_json::to_value(in_place.value.expect("usable")).unwrap(),
+                locals_json,
+                "{doc} {options:?}"
+            );
+        }
+    }
+    // What was read in place is what the document says.
+    let r = from_slice::<AllOptional>(documents[5].as_bytes(), &Options::default());
+    let inner = r.value.unwrap().inner.unwrap();
+    assert_eq!(inner.count, Some(11));
+    assert_eq!(inner.inner.as_ref().unwrap().mode, None, "an unusable value reads as absent, and is not defaulted");
+    assert_eq!(inner.inner.unwrap().ports.unwrap()[0].name, "p");
+}
