@@ -60,6 +60,12 @@ fn group_version_error(s: &str) -> Option<String> {
 
 /// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
 pub fn qualified_name(s: &str) -> Vec<String> {
+    // Most keys are well formed, and need no messages.
+    let (prefix, name) = s.split_once('/').map_or((None, s), |(prefix, name)| (Some(prefix), name));
+    let prefix_fits = prefix.is_none_or(|p| p.len() <= 253 && shapes::dns1123_subdomain(p));
+    if prefix_fits && name.len() <= 63 && shapes::qualified_name_part(name) {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     let name = match s.split_once('/') {
         None => s,
@@ -366,7 +372,10 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
     };
     let text = |k: &str| meta.and_then(|m| m.text(k)).unwrap_or_default();
     let (name, generate_name) = (text("name"), text("generateName"));
-    if !generate_name.is_empty() {
+    // Most generated names are well formed, and need no masked copy.
+    let plainly_valid =
+        matches!(rules, Rules::Root { .. }) && generate_name.len() <= 253 && shapes::generate_name(generate_name);
+    if !generate_name.is_empty() && !plainly_valid {
         // A prefix may end in '-' (the apiserver masks a trailing dash before checking).
         let masked = match generate_name.strip_suffix('-') {
             Some(rest) if !rest.is_empty() => format!("{rest}a"),

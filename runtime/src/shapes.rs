@@ -7,14 +7,46 @@
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`: a lowercase RFC 1123 label.
 pub(crate) fn dns1123_label(s: &str) -> bool {
-    let lower_alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     ends_and_inside(s, lower_alnum, lower_alnum, |c| lower_alnum(c) || c == b'-')
 }
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`: a lowercase RFC 1123
 /// subdomain, labels joined by dots.
 pub(crate) fn dns1123_subdomain(s: &str) -> bool {
-    s.split('.').all(dns1123_label)
+    subdomain_start(s).is_some_and(lower_alnum)
+}
+
+/// A `generateName` as the apiserver checks it: a subdomain once a trailing `-` is masked
+/// (`name-` is checked as `name-a`).
+pub(crate) fn generate_name(s: &str) -> bool {
+    match s.strip_suffix('-') {
+        Some(rest) if !rest.is_empty() => subdomain_start(rest).is_some(),
+        _ => dns1123_subdomain(s),
+    }
+}
+
+fn lower_alnum(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+/// Whether `s` can begin a subdomain (every byte fits where it is), and its last byte: one
+/// pass, with no split, as this runs on every object's name and annotation keys.
+fn subdomain_start(s: &str) -> Option<u8> {
+    // A label starts after a dot (or at the start) and cannot start with '-'; a dot must
+    // follow a label's last letter or digit.
+    let mut previous = b'.';
+    for &c in s.as_bytes() {
+        let fits = match c {
+            b'.' => lower_alnum(previous),
+            b'-' => previous != b'.',
+            c => lower_alnum(c),
+        };
+        if !fits {
+            return None;
+        }
+        previous = c;
+    }
+    (!s.is_empty()).then_some(previous)
 }
 
 /// `[a-z]([-a-z0-9]*[a-z0-9])?`: a DNS-1035 label.
@@ -36,7 +68,7 @@ pub(crate) fn label_value(s: &str) -> bool {
 /// `([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])`:
 /// a qualified name, `[prefix/]name` (the shape only: `objectmeta::qualified_name` gives the
 /// apiserver's messages and limits).
-fn qualified_name(s: &str) -> bool {
+pub(crate) fn qualified_name(s: &str) -> bool {
     match s.split_once('/') {
         None => qualified_name_part(s),
         Some((prefix, name)) => dns1123_subdomain(prefix) && qualified_name_part(name),
@@ -207,6 +239,15 @@ mod tests {
             prop_assert_eq!(dns1123_label(&s), regex(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
             prop_assert_eq!(dns1035_label(&s), regex(r"^[a-z]([-a-z0-9]*[a-z0-9])?$"));
             prop_assert_eq!(qualified_name_part(&s), regex(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"));
+            prop_assert_eq!(
+                dns1123_subdomain(&s),
+                regex(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+            );
+            let masked = match s.strip_suffix('-') {
+                Some(rest) if !rest.is_empty() => format!("{rest}a"),
+                _ => s.clone(),
+            };
+            prop_assert_eq!(generate_name(&s), dns1123_subdomain(&masked));
         }
     }
 
