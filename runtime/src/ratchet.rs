@@ -16,7 +16,9 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use crate::issue::Issue;
-use crate::path::{Path, Segment};
+#[cfg(feature = "dynamic")]
+use crate::path::Path;
+use crate::path::Segment;
 
 /// The places of a new object whose value equals the old object's at the correlated place.
 #[derive(Debug, Default)]
