@@ -374,7 +374,8 @@ pub trait Decode: Sized {
     }
 
     /// Reads one value sitting at `at` into `out`, which is `None` when called and stays
-    /// `None` when the value is unusable.
+    /// `None` when the value is unusable. (A struct may be made in `out` before its fields
+    /// are read: after an error, which ends the read, `out` may hold part of a value.)
     #[inline]
     fn decode_into<'de, D: Deserializer<'de>>(
         d: D,
