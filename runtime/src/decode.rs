@@ -135,6 +135,11 @@ pub struct Decoded<T> {
 }
 
 impl<T> Decoded<T> {
+    /// Nothing read yet: the place a read writes its value into, and then its findings.
+    fn unread() -> Decoded<T> {
+        Decoded { value: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() }
+    }
+
     /// How the field at `pointer` appeared: recorded absence, `null` or default, absence of
     /// a parent, or else [`Presence::Given`].
     pub fn presence_of(&self, pointer: &str) -> Presence {
@@ -158,7 +163,7 @@ impl<T> Decoded<T> {
 pub fn from_slice<T: Decode + Validate>(bytes: &[u8], options: &Options) -> Decoded<T> {
     let mut cx = Cx::new(options);
     // Read where the result keeps it: a resource's value can be kilobytes.
-    let mut decoded = Decoded { value: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() };
+    let mut decoded = Decoded::unread();
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let read = T::decode_into(&mut de, &mut cx, &At::ROOT, &mut decoded.value).and_then(|()| de.end());
     finish(&mut decoded, read, cx);
@@ -168,7 +173,7 @@ pub fn from_slice<T: Decode + Validate>(bytes: &[u8], options: &Options) -> Deco
 /// Reads a parsed document (for example one from [`crate::yaml`]) into `T`, as [`from_slice`].
 pub fn from_value<T: Decode + Validate>(value: &Value, options: &Options) -> Decoded<T> {
     let mut cx = Cx::new(options);
-    let mut decoded = Decoded { value: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() };
+    let mut decoded = Decoded::unread();
     let read = T::decode_into(value, &mut cx, &At::ROOT, &mut decoded.value);
     finish(&mut decoded, read, cx);
     decoded

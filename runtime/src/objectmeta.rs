@@ -60,29 +60,23 @@ fn group_version_error(s: &str) -> Option<String> {
 
 /// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
 pub fn qualified_name(s: &str) -> Vec<String> {
-    // Most keys are well formed, and need no messages.
     let (prefix, name) = s.split_once('/').map_or((None, s), |(prefix, name)| (Some(prefix), name));
+    // Most keys are well formed, and need no messages.
     let prefix_fits = prefix.is_none_or(|p| p.len() <= 253 && shapes::dns1123_subdomain(p));
     if prefix_fits && name.len() <= 63 && shapes::qualified_name_part(name) {
         return Vec::new();
     }
+    if name.contains('/') {
+        return vec![format!(
+            "a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        )];
+    }
     let mut out = Vec::new();
-    let name = match s.split_once('/') {
-        None => s,
-        Some((prefix, name)) if !name.contains('/') => {
-            if prefix.is_empty() {
-                out.push("prefix part must be non-empty".into());
-            } else {
-                out.extend(dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
-            }
-            name
-        }
-        _ => {
-            return vec![format!(
-                "a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-            )];
-        }
-    };
+    match prefix {
+        Some("") => out.push("prefix part must be non-empty".into()),
+        Some(prefix) => out.extend(dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}"))),
+        None => {}
+    }
     if name.is_empty() {
         out.push("name part must be non-empty".into());
     } else if name.len() > 63 {
@@ -360,9 +354,8 @@ impl Rules {
 /// The keyword of every issue about an embedded resource.
 pub const EMBEDDED: &str = "x-kubernetes-embedded-resource";
 
-///
-/// `at` gives the path of a field of the metadata; it is called only for an issue, so a valid
-/// object allocates nothing here.
+/// The ObjectMeta rules `rules` names. `at` gives the path of a field of the metadata; it is
+/// called only for an issue, so a valid object allocates nothing here.
 fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rules) -> Vec<Issue> {
     let mut out = Vec::new();
     let keyword = rules.keyword();

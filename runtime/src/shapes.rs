@@ -68,7 +68,7 @@ pub(crate) fn label_value(s: &str) -> bool {
 /// `([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])`:
 /// a qualified name, `[prefix/]name` (the shape only: `objectmeta::qualified_name` gives the
 /// apiserver's messages and limits).
-pub(crate) fn qualified_name(s: &str) -> bool {
+fn qualified_name(s: &str) -> bool {
     match s.split_once('/') {
         None => qualified_name_part(s),
         Some((prefix, name)) => dns1123_subdomain(prefix) && qualified_name_part(name),
