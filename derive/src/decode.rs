@@ -52,7 +52,9 @@ pub fn expand(c: &Container) -> TokenStream {
 fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     let ident = c.ident;
     let (named, tags) = locals(fields);
-    let count = named.len();
+    // One `Seen` local per field, not an array: an index would be a bounds check in every
+    // function's MIR, and the corpus crate's memory is mostly MIR.
+    let seen: Vec<syn::Ident> = (0..named.len()).map(|i| format_ident!("__s{}", i)).collect();
     let kept = fields.iter().find(|f| f.shape == Shape::UnknownFields);
     // A struct whose fields are all `Option`s (most of a CRD's) is made first, every field
     // `None`, and read into its own fields where it lives: its value is never moved. A struct
@@ -80,8 +82,8 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             quote! { let mut #tag: ::core::option::Option<#ty> = ::core::option::Option::None; }
         });
     let names: Vec<&str> = named.iter().map(|f| f.json_name.as_str()).collect();
-    let indexes = 0..count;
-    let reads = named.iter().zip(&places).enumerate().map(|(i, (f, place))| {
+    let indexes = 0..named.len();
+    let reads = named.iter().zip(&places).zip(&seen).enumerate().map(|(i, ((f, place), seen))| {
         let name = &f.json_name;
         let (call, format) = match f.attrs.str("format") {
             Some(format) => (quote! { field_with_format }, quote! { , #format }),
@@ -89,7 +91,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         };
         quote! {
             ::kubeskema::decode::FieldKey::Known(#i) =>
-                ::kubeskema::decode::#call(&mut __map, __cx, __at, #name, &mut __seen[#i], &mut #place #format),
+                ::kubeskema::decode::#call(&mut __map, __cx, __at, #name, &mut #seen, &mut #place #format),
         }
     });
     let kept_place = match (kept, in_place) {
@@ -107,7 +109,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         None => (None, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k) }),
     };
     // Every finisher runs (each records what is missing), then the locals move once.
-    let finishes = named.iter().zip(&places).enumerate().map(|(i, (f, place))| {
+    let finishes = named.iter().zip(&places).zip(&seen).map(|((f, place), seen)| {
         let name = &f.json_name;
         let default = match &f.default {
             Some(json) => quote! { ::core::option::Option::Some(#json) },
@@ -124,10 +126,13 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             Shape::MaybeNull => (quote! { maybe_null }, quote! { , #default }),
             Shape::UnknownFields => unreachable!("invariant: the unknown-fields map is not a named field"),
         };
-        quote! { __usable &= ::kubeskema::decode::#finisher(&mut __seen[#i], &mut #place, __cx, __at, #name #default); }
+        quote! { __usable &= ::kubeskema::decode::#finisher(&mut #seen, &mut #place, __cx, __at, #name #default); }
     });
     // Nullable optional fields (`Option<Option<T>>`) are read into a local `Option<T>`.
-    let maybe_null = |i: usize, tag: &syn::Ident| quote! { ::kubeskema::decode::null_or_value(__seen[#i], #tag) };
+    let maybe_null = |i: usize, tag: &syn::Ident| {
+        let seen = &seen[i];
+        quote! { ::kubeskema::decode::null_or_value(#seen, #tag) }
+    };
     let read = quote! {
         fn __index(__name: &str) -> ::core::option::Option<usize> {
             match __name {
@@ -135,7 +140,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 _ => ::core::option::Option::None,
             }
         }
-        let mut __seen = [::kubeskema::decode::Seen::Absent; #count];
+        #(let mut #seen = ::kubeskema::decode::Seen::Absent;)*
         #(#local_decls)*
         #kept_local
         while let ::core::option::Option::Some(__key) =
