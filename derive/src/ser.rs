@@ -17,25 +17,18 @@ pub fn expand(c: &Container) -> TokenStream {
                     // Always written: required and defaulted values are always there, and a
                     // nullable never-absent field writes `None` as `null`.
                     Shape::Required | Shape::Defaulted | Shape::Nullable => {
-                        quote! { _serde::ser::SerializeMap::serialize_entry(&mut __map, #name, &self.#member)?; }
+                        quote! { __map.entry(#name, &self.#member); }
                     }
                     // Absent stays absent; for `Option<Option<T>>` a `Some(None)` writes `null`.
-                    Shape::Optional | Shape::MaybeNull => quote! {
-                        if let ::core::option::Option::Some(__v) = &self.#member {
-                            _serde::ser::SerializeMap::serialize_entry(&mut __map, #name, __v)?;
-                        }
-                    },
-                    Shape::UnknownFields => quote! {
-                        for (__k, __v) in &self.#member {
-                            _serde::ser::SerializeMap::serialize_entry(&mut __map, __k, __v)?;
-                        }
-                    },
+                    Shape::Optional | Shape::MaybeNull => quote! { __map.optional(#name, &self.#member); },
+                    Shape::UnknownFields => quote! { __map.kept(&self.#member); },
                 }
             });
+            // One call per field, no `?` (see `MapWriter`).
             quote! {
-                let mut __map = _serde::Serializer::serialize_map(__serializer, ::core::option::Option::None)?;
+                let mut __map = ::kubeskema::__private::MapWriter::start(__serializer)?;
                 #(#entries)*
-                _serde::ser::SerializeMap::end(__map)
+                __map.end()
             }
         }
         Body::Enum(variants) => {

@@ -210,6 +210,61 @@ pub fn list_map<T: serde::Serialize>(
     crate::listtype::check_typed_map(items, keys, path, &mut found.list_types);
 }
 
+/// A struct written as a map, one call per field. The derived `Serialize` calls it instead of
+/// a `?` per field: each `?` is a branch, a conversion and an unwind edge in every struct's
+/// MIR, and the whole corpus's generated crate spends most of its memory on MIR. After the
+/// first error no more entries are written, and [`MapWriter::end`] returns that error.
+pub struct MapWriter<M: serde::ser::SerializeMap> {
+    map: M,
+    error: Option<M::Error>,
+}
+
+impl<M: serde::ser::SerializeMap> MapWriter<M> {
+    /// Starts the map.
+    #[inline]
+    pub fn start<S>(serializer: S) -> Result<Self, S::Error>
+    where
+        S: serde::Serializer<SerializeMap = M, Error = M::Error>,
+    {
+        Ok(MapWriter { map: serializer.serialize_map(None)?, error: None })
+    }
+
+    /// Writes one entry (a field that is always written).
+    #[inline]
+    pub fn entry<T: serde::Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        if self.error.is_none()
+            && let Err(e) = self.map.serialize_entry(key, value)
+        {
+            self.error = Some(e);
+        }
+    }
+
+    /// Writes an entry when the field has a value (absent stays absent).
+    #[inline]
+    pub fn optional<T: serde::Serialize>(&mut self, key: &str, value: &Option<T>) {
+        if let Some(value) = value {
+            self.entry(key, value);
+        }
+    }
+
+    /// Writes the kept unknown fields.
+    #[inline]
+    pub fn kept(&mut self, fields: &serde_json::Map<String, serde_json::Value>) {
+        for (key, value) in fields {
+            self.entry(key, value);
+        }
+    }
+
+    /// Ends the map, or returns the first error.
+    #[inline]
+    pub fn end(self) -> Result<M::Ok, M::Error> {
+        match self.error {
+            None => self.map.end(),
+            Some(e) => Err(e),
+        }
+    }
+}
+
 /// A value as the JSON it serializes to (what junctor branches of derived code read).
 pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)

@@ -140,3 +140,117 @@ fn duplicate_keys_and_wrong_types_are_errors() {
     assert_eq!(err.to_string(), "name: Required value at line 1 column 29");
     assert!(serde_json::from_str::<Spec>(r#"[1]"#).is_err());
 }
+
+/// A serializer whose maps fail at one key: the derived `Serialize` stops writing there and
+/// returns that error.
+#[test]
+fn serializing_stops_at_the_first_error_and_returns_it() {
+    use serde::ser::{self, Impossible, Serialize};
+    #[derive(Debug)]
+    struct Failed(String);
+    impl std::fmt::Display for Failed {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+    impl std::error::Error for Failed {}
+    impl ser::Error for Failed {
+        fn custom<T: std::fmt::Display>(msg: T) -> Self {
+            Failed(msg.to_string())
+        }
+    }
+    // Records the keys written; refuses `fail_at`.
+    struct Keys<'k> {
+        written: &'k mut Vec<String>,
+        fail_at: &'static str,
+    }
+    impl ser::SerializeMap for Keys<'_> {
+        type Ok = ();
+        type Error = Failed;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Failed> {
+            unreachable!("entries are written whole")
+        }
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, _: &T) -> Result<(), Failed> {
+            unreachable!("entries are written whole")
+        }
+        fn serialize_entry<K: Serialize + ?Sized, V: Serialize + ?Sized>(
+            &mut self,
+            k: &K,
+            _: &V,
+        ) -> Result<(), Failed> {
+            let key = serde_json::to_value(k).unwrap().as_str().unwrap().to_owned();
+            if key == self.fail_at {
+                return Err(Failed(format!("refused {key}")));
+            }
+            self.written.push(key);
+            Ok(())
+        }
+        fn end(self) -> Result<(), Failed> {
+            self.written.push("(end)".into());
+            Ok(())
+        }
+    }
+    struct Maps<'k>(Keys<'k>);
+    macro_rules! refuse {
+        ($($name:ident($($arg:ty),*) -> $ret:ty;)*) => {
+            $(fn $name(self, $(_: $arg),*) -> Result<$ret, Failed> { Err(Failed("not a map".into())) })*
+        };
+    }
+    impl<'k> ser::Serializer for Maps<'k> {
+        type Ok = ();
+        type Error = Failed;
+        type SerializeSeq = Impossible<(), Failed>;
+        type SerializeTuple = Impossible<(), Failed>;
+        type SerializeTupleStruct = Impossible<(), Failed>;
+        type SerializeTupleVariant = Impossible<(), Failed>;
+        type SerializeMap = Keys<'k>;
+        type SerializeStruct = Impossible<(), Failed>;
+        type SerializeStructVariant = Impossible<(), Failed>;
+        fn serialize_map(self, _: Option<usize>) -> Result<Keys<'k>, Failed> {
+            Ok(self.0)
+        }
+        refuse! {
+            serialize_bool(bool) -> (); serialize_i8(i8) -> (); serialize_i16(i16) -> ();
+            serialize_i32(i32) -> (); serialize_i64(i64) -> (); serialize_u8(u8) -> ();
+            serialize_u16(u16) -> (); serialize_u32(u32) -> (); serialize_u64(u64) -> ();
+            serialize_f32(f32) -> (); serialize_f64(f64) -> (); serialize_char(char) -> ();
+            serialize_str(&str) -> (); serialize_bytes(&[u8]) -> (); serialize_none() -> ();
+            serialize_unit() -> (); serialize_unit_struct(&'static str) -> ();
+            serialize_unit_variant(&'static str, u32, &'static str) -> ();
+            serialize_seq(Option<usize>) -> Self::SerializeSeq;
+            serialize_tuple(usize) -> Self::SerializeTuple;
+            serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+            serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+            serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Failed> {
+            Err(Failed("not a map".into()))
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> Result<(), Failed> {
+            Err(Failed("not a map".into()))
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<(), Failed> {
+            Err(Failed("not a map".into()))
+        }
+    }
+    let spec = read(json!({"name": "a", "owner": null, "typo": 1, "nested": {"known": "k"}})).unwrap();
+    let all = serde_json::to_value(&spec).unwrap();
+    let keys: Vec<&String> = all.as_object().unwrap().keys().collect();
+    assert!(keys.len() >= 3, "{keys:?}");
+    let mut written = Vec::new();
+    spec.serialize(Maps(Keys { written: &mut written, fail_at: "" })).unwrap();
+    assert_eq!(written.last().map(String::as_str), Some("(end)"));
+    let order: Vec<String> = written[..written.len() - 1].to_vec();
+    let fail_at: &'static str = Box::leak(order[1].clone().into_boxed_str());
+    let mut written = Vec::new();
+    let err = spec.serialize(Maps(Keys { written: &mut written, fail_at })).unwrap_err();
+    assert_eq!(err.to_string(), format!("refused {fail_at}"));
+    assert_eq!(written, order[..1], "nothing is written after the error, and the map is not ended");
+}
