@@ -102,7 +102,7 @@ fn unchanged(c: &Container) -> TokenStream {
                         let (new, old) = (access(f, &quote!(self)), access(f, &quote!(__old)));
                         quote!(__same &= ::kubeskema::__private::unchanged_map_list(#new, #old, &[#(#keys),*], &__path.property(#name), #out);)
                     }
-                    None => quote!(__same &= ::kubeskema::Validate::unchanged_at(&self.#m, &__old.#m, &__path.property(#name), #out);),
+                    None => quote!(__same &= ::kubeskema::__private::unchanged_field(&self.#m, &__old.#m, __path, #name, #out);),
                 }
             });
             quote! {

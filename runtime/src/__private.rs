@@ -303,6 +303,19 @@ pub fn embedded<M: crate::objectmeta::MetaView>(
     found.embedded.extend(crate::objectmeta::embedded(kind, api_version, meta, &path.to_path()));
 }
 
+/// `unchanged_at` of a struct's field: one call per field in derived code, where the path
+/// step and the call would be two.
+#[inline]
+pub fn unchanged_field<T: crate::Validate + ?Sized>(
+    new: &T,
+    old: &T,
+    path: &crate::path::At<'_>,
+    name: &'static str,
+    out: &mut crate::ratchet::Unchanged,
+) -> bool {
+    new.unchanged_at(old, &path.property(name), out)
+}
+
 /// `unchanged_at` of a list-map field: items correlate by their key values.
 pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
     new: Option<&Vec<T>>,
