@@ -306,6 +306,8 @@ impl<'o> Cx<'o> {
     #[inline]
     fn stop<E: de::Error>(&self) -> Result<(), E> {
         match self.fail_fast.then(|| self.issues.first()).flatten() {
+            // A value read alone (an enum) has no path to name.
+            Some(issue) if issue.path.is_root() => Err(E::custom(issue.body())),
             Some(issue) => Err(E::custom(issue)),
             None => Ok(()),
         }
@@ -318,11 +320,27 @@ impl<'o> Cx<'o> {
 /// without a decoding issue.
 #[doc(hidden)]
 pub fn deserialize_struct<'de, D: Deserializer<'de>, T: DecodeFields>(d: D) -> Result<T, D::Error> {
+    deserialize_value(d, |d, cx, out| decode_struct(d, cx, &At::ROOT, out))
+}
+
+/// `Deserialize` of derived enums, as [`deserialize_struct`] for structs: their `Decode`, so
+/// plain and validating reads accept the same values and refuse the rest in the same words.
+#[doc(hidden)]
+pub fn deserialize_enum<'de, D: Deserializer<'de>, T: Decode>(d: D) -> Result<T, D::Error> {
+    deserialize_value(d, |d, cx, out| T::decode_into(d, cx, &At::ROOT, out))
+}
+
+/// Runs `read` with the default [`Options`], stopping at the first issue as an error.
+#[inline]
+fn deserialize_value<'de, D: Deserializer<'de>, T>(
+    d: D,
+    read: impl FnOnce(D, &mut Cx<'_>, &mut Option<T>) -> Result<(), D::Error>,
+) -> Result<T, D::Error> {
     let options = Options::default();
     let mut cx = Cx::new(&options);
     cx.fail_fast = true;
     let mut out = None;
-    decode_struct(d, &mut cx, &At::ROOT, &mut out)?;
+    read(d, &mut cx, &mut out)?;
     cx.stop()?;
     // Invariant: an unusable value has an issue saying why, and the read stopped at it.
     out.ok_or_else(|| de::Error::custom("the value could not be read"))
@@ -532,31 +550,31 @@ where
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(self.scalar(Scalar::Bool(v)))
+        self.scalar(Scalar::Bool(v))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(self.scalar(Scalar::Int(v)))
+        self.scalar(Scalar::Int(v))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(self.scalar(i64::try_from(v).map_or(Scalar::Uint(v), Scalar::Int)))
+        self.scalar(i64::try_from(v).map_or(Scalar::Uint(v), Scalar::Int))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(self.scalar(Scalar::Float(v)))
+        self.scalar(Scalar::Float(v))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.scalar(Scalar::Str(v)))
+        self.scalar(Scalar::Str(v))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(self.other("null"))
+        self.other("null")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(self.other("array"))
+        self.other("array")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(self.other("object"))
+        self.other("object")
     }
 }
 
@@ -565,20 +583,24 @@ where
     F: FnOnce(Scalar<'_>) -> Option<T>,
     R: FnOnce(&Path, Scalar<'_>) -> Issue,
 {
-    fn scalar(self, v: Scalar<'_>) -> Option<T> {
+    // Under plain `Deserialize` an issue is raised here, inside the deserializer's call, so
+    // one that tracks positions gives the value's line and column.
+    fn scalar<E: de::Error>(self, v: Scalar<'_>) -> Result<Option<T>, E> {
         let converted = (self.convert)(v);
         if converted.is_none() {
             let path = self.at.to_path();
             let issue =
                 self.cx.format_named(&path, &v.to_value(), self.expected).unwrap_or_else(|| (self.refuse)(&path, v));
             self.cx.issues.push(issue);
+            self.cx.stop()?;
         }
-        converted
+        Ok(converted)
     }
 
-    fn other(self, kind: &str) -> Option<T> {
+    fn other<E: de::Error>(self, kind: &str) -> Result<Option<T>, E> {
         self.cx.type_mismatch(self.at, kind, self.expected);
-        None
+        self.cx.stop()?;
+        Ok(None)
     }
 }
 

@@ -141,6 +141,24 @@ fn duplicate_keys_and_wrong_types_are_errors() {
     assert!(serde_json::from_str::<Spec>(r#"[1]"#).is_err());
 }
 
+#[test]
+fn an_enum_read_alone_refuses_as_the_validating_read_does_and_says_where() {
+    // Through its `Decode`: the apiserver's words, and the deserializer's position.
+    let err = |json: &str| serde_json::from_str::<Vec<Mode>>(json).unwrap_err().to_string();
+    assert_eq!(
+        err(r#"["Fast", 7]"#),
+        r#"Unsupported value: 7: supported values: "Fast", "", "3", "true" at line 1 column 10"#
+    );
+    assert_eq!(
+        err(r#"[2.5]"#),
+        r#"Unsupported value: 2.5: supported values: "Fast", "", "3", "true" at line 1 column 4"#
+    );
+    assert_eq!(
+        serde_json::from_str::<Mode>("[1]").unwrap_err().to_string(),
+        "cannot be decoded: the document is of type array, not an enum value at line 1 column 3"
+    );
+}
+
 /// A serializer whose maps fail at one key: the derived `Serialize` stops writing there and
 /// returns that error.
 #[test]
