@@ -18,10 +18,14 @@ fn main() {
 fn golden(out: &Path) {
     let dir = Path::new("tests/snapshots");
     println!("cargo::rerun-if-changed={}", dir.display());
-    let mut index = String::new();
     let mut entries: Vec<_> =
         std::fs::read_dir(dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
     entries.sort();
+    // `golden__<fixture>__<group>__<version>.snap` → `<fixture>::<group>::<version>`: the
+    // modules of one fixture sit in one tree, as generated, so those that re-export each
+    // other's types (`super::super::<group>::<version>::T`) compile.
+    let mut tree: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>> =
+        Default::default();
     for path in entries {
         let Some(stem) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".snap")) else {
             continue;
@@ -29,15 +33,30 @@ fn golden(out: &Path) {
         let Some(module) = stem.strip_prefix("golden__") else {
             continue;
         };
+        let [fixture, group, version] = module.split("__").collect::<Vec<_>>()[..] else {
+            panic!("{}: a golden snapshot is named golden__<fixture>__<group>__<version>", path.display());
+        };
         let text = std::fs::read_to_string(&path).expect("snapshot is readable");
         // insta's header is a YAML front matter between two `---` lines.
         let body = text.splitn(3, "---\n").nth(2).expect("snapshot has insta's header");
         std::fs::write(out.join(format!("golden_{module}.rs")), body).expect("OUT_DIR is writable");
-        writeln!(
-            index,
-            "#[allow(non_snake_case)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/golden_{module}.rs\")); }}"
-        )
-        .unwrap();
+        tree.entry(fixture.to_owned()).or_default().entry(group.to_owned()).or_default().push(version.to_owned());
+    }
+    let mut index = String::new();
+    for (fixture, groups) in &tree {
+        writeln!(index, "pub mod {fixture} {{").unwrap();
+        for (group, versions) in groups {
+            writeln!(index, "    pub mod {group} {{").unwrap();
+            for version in versions {
+                writeln!(
+                    index,
+                    "        pub mod {version} {{ include!(concat!(env!(\"OUT_DIR\"), \"/golden_{fixture}__{group}__{version}.rs\")); }}"
+                )
+                .unwrap();
+            }
+            writeln!(index, "    }}").unwrap();
+        }
+        writeln!(index, "}}").unwrap();
     }
     std::fs::write(out.join("golden.rs"), index).expect("OUT_DIR is writable");
 }

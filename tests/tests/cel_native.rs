@@ -121,7 +121,7 @@ fn native_and_interpreted_cel_stop_at_the_same_cost() {
         "spec": {"items": items, "count": 1, "labels": {}, "name": "a", "timeout": "1m", "level": "a",
                  "number": "1", "tags": [], "link": "https://example.com"}
     });
-    let value: cel_native__native_example_com_v1::Edge = serde_json::from_value(edge).unwrap();
+    let value: cel_native::native_example_com::v1::Edge = serde_json::from_value(edge).unwrap();
     kubeskema::__private::cel_differential(&value, None).unwrap();
     let mut cx = kubeskema::cel::Cx::default();
     value.validate_cel_at(None, &kubeskema::path::Path::root(), &mut cx);
@@ -142,7 +142,7 @@ fn native_and_interpreted_cel_agree_on_edge_values() {
             "set": ["a", "b"]
         }
     });
-    let n = compare::<cel_native__native_example_com_v1::Edge>(edge);
+    let n = compare::<cel_native::native_example_com::v1::Edge>(edge);
     let route = json!({
         "apiVersion": "cel.example.com/v1", "kind": "Route", "metadata": {"name": "r"},
         "spec": {"size": 1, "timeout": "1m", "since": "2024-01-01T00:00:00Z", "memory": "1Mi",
@@ -150,11 +150,11 @@ fn native_and_interpreted_cel_agree_on_edge_values() {
                  "tags": ["a", "b"], "hosts": ["a.example.com"], "weights": {"a": 1},
                  "ports": [{"name": "http", "port": 80}]}
     });
-    let n = n + compare::<cel_environment__cel_example_com_v1::Route>(route);
+    let n = n + compare::<cel_environment::cel_example_com::v1::Route>(route);
     let policy = json!({
         "apiVersion": "validations.example.com/v1", "kind": "Policy", "metadata": {"name": "p"},
         "spec": {"min": 1, "max": 5, "name": "x"}
     });
-    let n = n + compare::<validations__validations_example_com_v1::Policy>(policy);
+    let n = n + compare::<validations::validations_example_com::v1::Policy>(policy);
     assert!(n > 500, "only {n} comparisons");
 }

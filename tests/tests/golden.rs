@@ -28,13 +28,14 @@ fn generated_code_matches_the_golden_files() {
             PathBuf::from("fixtures").join(fixture.strip_prefix(kubeskema_tests::repo_dir().join("fixtures")).unwrap());
         // The differential tests (`cel_native.rs`) compare these fixtures' rules compiled to
         // Rust with their interpretation, which needs CEL values; the others show the default.
-        let interpretable = ["cel_environment", "cel_native", "validations"].contains(&stem.as_str());
+        let interpretable =
+            ["cel_environment", "cel_native", "shared_across_modules", "validations"].contains(&stem.as_str());
         let options = Options { interpretable, ..Options::default() };
         let generation = kubeskema_tests::in_repo_root(|| pipeline::run(std::slice::from_ref(&relative), options))
             .unwrap_or_else(|d| panic!("{} does not generate:\n{d}", fixture.display()));
         assert!(generation.warnings.is_empty(), "{:?}", generation.warnings);
         for module in &generation.modules {
-            let name = format!("{stem}__{}", module.path.join("_"));
+            let name = format!("{stem}__{}", module.path.join("__"));
             insta::assert_snapshot!(name, module.code);
         }
     }
@@ -47,7 +48,7 @@ fn kube_mode_matches_its_golden_file() {
     let generation = kubeskema_tests::in_repo_root(|| pipeline::run(std::slice::from_ref(&relative), options))
         .unwrap_or_else(|d| panic!("widgets.yaml does not generate in kube-rs mode:\n{d}"));
     for module in &generation.modules {
-        insta::assert_snapshot!(format!("kube_widgets__{}", module.path.join("_")), module.code);
+        insta::assert_snapshot!(format!("kube_widgets__{}", module.path.join("__")), module.code);
     }
 }
 
@@ -137,7 +138,7 @@ mod golden_files_compile {
     /// Generated code checks rules against the schema's types: a set compares without order.
     #[test]
     fn generated_rules_see_set_lists_as_sets() {
-        use cel_environment__cel_example_com_v1::*;
+        use cel_environment::cel_example_com::v1::*;
         use kubeskema::Validate;
         let route = |tags: serde_json::Value| -> Route {
             serde_json::from_value(serde_json::json!({
@@ -157,7 +158,7 @@ mod golden_files_compile {
 
     #[test]
     fn the_demo_widget_reads_and_writes_as_the_apiserver_would() {
-        use widgets__example_com_v1::*;
+        use widgets::example_com::v1::*;
         let w: Widget = serde_json::from_value(serde_json::json!({
             "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
             "spec": {"type": "Small", "ports": [{"name": "http", "port": 80}], "config": {"mode": "x", "extra": 1},
@@ -179,7 +180,7 @@ mod golden_files_compile {
 
     #[test]
     fn the_demo_widget_validates_with_the_apiservers_messages() {
-        use widgets__example_com_v1::*;
+        use widgets::example_com::v1::*;
         let w: Widget = serde_json::from_value(serde_json::json!({
             "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
             "spec": {"type": "", "replicas": 11, "maxSurge": "lots", "labels": {"k": "x".repeat(64)},
@@ -202,7 +203,7 @@ mod golden_files_compile {
 
     #[test]
     fn the_demo_widget_checks_its_type_meta_and_metadata_as_the_apiserver_does() {
-        use widgets__example_com_v1::*;
+        use widgets::example_com::v1::*;
         let widget = |v: serde_json::Value| -> Vec<String> {
             let w: Widget = serde_json::from_value(v).unwrap();
             kubeskema::Validate::validate(&w).iter().map(ToString::to_string).collect()
@@ -244,7 +245,7 @@ mod golden_files_compile {
     /// dynamic validator reports (`spec.pod.metadata.name: Too long`).
     #[test]
     fn embedded_resource_metadata_keeps_its_constraints() {
-        use embedded__embed_example_com_v1::*;
+        use embedded::embed_example_com::v1::*;
         let object = serde_json::json!({"apiVersion": "embed.example.com/v1", "kind": "Wrapper", "metadata": {"name": "w"},
             "spec": {"pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "toolong"}}}});
         let w: Wrapper = serde_json::from_value(object.clone()).unwrap();
@@ -266,7 +267,7 @@ mod golden_files_compile {
     /// code and the validating read say what the dynamic validator says.
     #[test]
     fn enum_lists_and_null_as_the_apiserver_reports_them() {
-        use enums__enums_example_com_v1::*;
+        use enums::enums_example_com::v1::*;
         let text = std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/golden/enums.yaml")).unwrap();
         let crd = kubeskema::crd::Crd::parse(&kubeskema::yaml::parse_documents(&text).unwrap().remove(0).value).0;
         let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);
@@ -293,7 +294,7 @@ mod golden_files_compile {
     /// conversion, are renamed deterministically; the kind itself stays as written.
     #[test]
     fn kinds_that_name_rust_types_are_renamed() {
-        use kinds__kinds_example_com_v1::*;
+        use kinds::kinds_example_com::v1::*;
         assert_eq!([Self2::KIND, String2::KIND, Foo::KIND, Foo2::KIND], ["Self", "String", "Foo", "foo"]);
     }
 
@@ -301,7 +302,7 @@ mod golden_files_compile {
         //! The kube-rs mode's Widget: kube's traits, the CRD given back, and k8s-openapi's
         //! `Condition`/`ObjectReference`/`ObjectMeta` validated exactly as the dynamic
         //! validator validates the same JSON against the CRD.
-        use super::kube_widgets__example_com_v1::*;
+        use super::kube_widgets::example_com::v1::*;
         use kubeskema::kube_core::crd::v1::CustomResourceExt;
         use kubeskema::kube_core::object::HasStatus;
         use kubeskema::kube_core::{Resource, ResourceExt};
