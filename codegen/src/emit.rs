@@ -17,27 +17,79 @@ fn ident(name: &str) -> Ident {
     }
 }
 
-/// Rust source of one module (without the header comment). `interpretable`: every type a rule
-/// sees keeps its CEL value, so that rules compiled to Rust can be interpreted too (see
+/// Rust source of each module of a generation (without the header comment), after
+/// [`crate::model::share_types`]. `interpretable`: every type a rule sees keeps its CEL value,
+/// so that rules compiled to Rust can be interpreted too (see
 /// [`crate::pipeline::Options::interpretable`]).
-pub fn emit_module(m: &Module, interpretable: bool) -> (String, CelCount) {
+pub fn emit_modules(modules: &[Module], paths: &[Vec<String>], interpretable: bool) -> Vec<(String, CelCount)> {
     // Rules compile first, in emission order (their functions are numbered): the ones that
-    // stay interpreted decide which types need CEL values.
-    let mut natives = Natives::default();
-    let mut rules: Vec<Option<StructRules>> = (0..m.types.len()).map(|_| None).collect();
-    for &id in &m.order {
-        if let TypeDef::Struct(s) = &m.types[id] {
-            rules[id] = Some(StructRules::of(m, s, id, &mut natives));
+    // stay interpreted decide which types need CEL values. A shared type's rules compile where
+    // it is defined; elsewhere they are compiled only to learn what they read.
+    let mut compiled: Vec<(Natives, Vec<Option<StructRules>>)> = modules
+        .iter()
+        .map(|m| {
+            let mut natives = Natives::default();
+            let mut rules: Vec<Option<StructRules>> = (0..m.types.len()).map(|_| None).collect();
+            for &id in &m.order {
+                if let TypeDef::Struct(s) = &m.types[id] {
+                    let target = if m.shared[id].is_some() { &mut Natives::default() } else { &mut natives };
+                    rules[id] = Some(StructRules::of(m, s, id, target));
+                }
+            }
+            (natives, rules)
+        })
+        .collect();
+    // A type that rules of any module read has a CEL value where it is defined.
+    let mut seen: Vec<Vec<bool>> = modules.iter().map(|m| vec![false; m.types.len()]).collect();
+    let mut reach: Vec<Option<CelReach>> = modules.iter().map(|_| None).collect();
+    let mut dirty = vec![true; modules.len()];
+    while let Some(mi) = dirty.iter().position(|&d| d) {
+        dirty[mi] = false;
+        let r = CelReach::of(&modules[mi], &compiled[mi].1, interpretable, &seen[mi]);
+        for (id, shared) in modules[mi].shared.iter().enumerate() {
+            if let Some(shared) = shared
+                && r.seen_by_rules[id]
+                && !seen[shared.module][shared.id]
+            {
+                seen[shared.module][shared.id] = true;
+                dirty[shared.module] = true;
+            }
         }
+        reach[mi] = Some(r);
     }
-    let reach = CelReach::of(m, &rules, interpretable);
+    modules
+        .iter()
+        .zip(compiled.iter_mut())
+        .zip(reach)
+        .enumerate()
+        .map(|(mi, ((m, (natives, rules)), reach))| {
+            let reach = reach.expect("invariant: every module's reach was computed");
+            emit_module(m, &paths[mi], modules, paths, natives, rules, &reach)
+        })
+        .collect()
+}
+
+/// One module's source, its types' rules compiled and their CEL reach known.
+fn emit_module(
+    m: &Module,
+    path: &[String],
+    modules: &[Module],
+    paths: &[Vec<String>],
+    natives: &mut Natives,
+    rules: &mut [Option<StructRules>],
+    reach: &CelReach,
+) -> (String, CelCount) {
     let items: Vec<TokenStream> = m
         .order
         .iter()
-        .map(|&id| match (&m.types[id], rules[id].take()) {
-            (TypeDef::Struct(s), Some(rules)) => emit_struct(m, s, &reach, id, rules),
-            (TypeDef::Enum(e), _) => emit_enum(e),
-            (TypeDef::Struct(_), None) => unreachable!("invariant: every struct's rules were compiled above"),
+        .map(|&id| match (&m.types[id], rules[id].take(), &m.shared[id]) {
+            (_, _, Some(shared)) => {
+                let there = &modules[shared.module];
+                reexport(path, &paths[shared.module], there.types[shared.id].name(), m.types[id].name())
+            }
+            (TypeDef::Struct(s), Some(rules), None) => emit_struct(m, s, reach, id, rules),
+            (TypeDef::Enum(e), _, None) => emit_enum(e),
+            (TypeDef::Struct(_), None, None) => unreachable!("invariant: every struct's rules were compiled above"),
         })
         .collect();
     let native_fns = &natives.items;
@@ -79,7 +131,22 @@ pub fn emit_module(m: &Module, interpretable: bool) -> (String, CelCount) {
         }
         source.push_str("}\n");
     }
-    (source, natives.count)
+    (source, std::mem::take(&mut natives.count))
+}
+
+/// `pub use super::super::<group>::<version>::Name as Local;`: a type another module defines,
+/// under this module's name for it. Modules sit at the same depth of one tree.
+fn reexport(from: &[String], to: &[String], name: &str, local: &str) -> TokenStream {
+    let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+    let ups = (common..from.len()).map(|_| quote!(super));
+    let downs = to[common..].iter().map(|segment| ident(segment));
+    let (name, local) = (ident(name), ident(local));
+    let alias = (name != local).then(|| quote!(as #local));
+    // Every type of the module's schemas is there by its name, used here or not.
+    quote! {
+        #[allow(unused_imports)]
+        pub use #(#ups::)* #(#downs::)* #name #alias;
+    }
 }
 
 /// prettyplease puts top-level items edge to edge; a blank line between them reads better.
@@ -151,7 +218,8 @@ fn docs(doc: Option<&str>) -> TokenStream {
     quote! { #(#[doc = #lines])* }
 }
 
-/// Doc lines for a description (see [`emit_module`]'s doc rules).
+/// Doc lines for a description: trimmed, and code fences marked `text` unless they name a
+/// language other than Rust (a schema's examples are not doc tests).
 pub fn sanitize_doc(doc: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_fence = false;
@@ -388,7 +456,8 @@ struct CelReach {
 }
 
 impl CelReach {
-    fn of(m: &Module, node_attrs: &[Option<StructRules>], interpretable: bool) -> CelReach {
+    /// `seen`: types that rules of other modules read (where this module defines them).
+    fn of(m: &Module, node_attrs: &[Option<StructRules>], interpretable: bool, seen: &[bool]) -> CelReach {
         fn has_rules(attrs: &[Attr]) -> bool {
             attrs.iter().any(|a| match a {
                 Attr::Rule(_) => true,
@@ -444,7 +513,7 @@ impl CelReach {
                 }
             }
         }
-        let mut seen_by_rules: Vec<bool> = (0..n).map(reads_own).collect();
+        let mut seen_by_rules: Vec<bool> = (0..n).map(|id| seen[id] || reads_own(id)).collect();
         changed = true;
         while changed {
             changed = false;

@@ -5,6 +5,7 @@
 //!   `enum` an [`EnumDef`]; scalars, lists and maps become [`Ty`]s.
 //! - Identical subschemas share one type: a struct's key is its fields (with the ids of their
 //!   already-built types) and constraints, descriptions left out, so children are built first.
+//!   Across the modules of one generation, [`share_types`] does the same by the same key.
 //! - Names come from the path (`spec.template.selector` → `Selector`, then `TemplateSelector`,
 //!   ...): every type claims its shortest candidate and all claimants of a contested name move
 //!   on to a longer one, so adding a CRD never renames an unrelated type.
@@ -370,6 +371,18 @@ pub struct Module {
     pub sources: Vec<Source>,
     /// kube-rs mode (see [`ModuleBuilder::new`]).
     pub kube: bool,
+    /// Per type: the module of the generation that defines it, when that is another one (see
+    /// [`share_types`]); this module re-exports it under its own name.
+    pub shared: Vec<Option<SharedType>>,
+}
+
+/// A type another module of the generation defines.
+#[derive(Clone, Debug)]
+pub struct SharedType {
+    /// That module's index in the generation.
+    pub module: usize,
+    /// The type's id there.
+    pub id: TypeId,
 }
 
 /// The path segments a type's name is made from, and whether it is a root.
@@ -535,6 +548,7 @@ impl<'a> ModuleBuilder<'a> {
         Module {
             group: self.group,
             version: self.version,
+            shared: vec![None; self.types.len()],
             types: self.types,
             order,
             sources: self.sources,
@@ -1059,6 +1073,62 @@ fn struct_key(def: &StructDef) -> String {
     let fields: Vec<_> =
         def.fields.iter().map(|f| (&f.json_name, &f.ident, &f.ty, f.shape, &f.default, &f.attrs)).collect();
     format!("struct {fields:?} {:?} {:?}", def.attrs, def.unions)
+}
+
+/// Types alike across the modules of one generation are defined once, in the first module
+/// that has them; the others re-export it. "Alike" is the rule that makes one type of a
+/// module's identical subschemas (fields, constraints and the types they hold; descriptions
+/// left out, so the first module's documentation is kept), so a CRD's versions and a
+/// project's groups share what they repeat (pod templates, references, conditions): less code
+/// to compile, and one type where the schemas are one. Roots are never shared.
+pub fn share_types(modules: &mut [Module]) {
+    // Canonical key → global number; global number → where it was first defined.
+    let mut numbers: HashMap<String, usize> = HashMap::new();
+    let mut first: Vec<(usize, TypeId)> = Vec::new();
+    for (mi, m) in modules.iter_mut().enumerate() {
+        // Each type's global number; a type's fields hold types built before it.
+        let mut canon: Vec<Option<usize>> = vec![None; m.types.len()];
+        for id in 0..m.types.len() {
+            canon[id] = canonical_key(m, id, &canon).map(|key| {
+                *numbers.entry(key).or_insert_with(|| {
+                    first.push((mi, id));
+                    first.len() - 1
+                })
+            });
+        }
+        let shared = canon
+            .iter()
+            .map(|g| g.map(|g| first[g]).filter(|&(dm, _)| dm != mi).map(|(module, id)| SharedType { module, id }))
+            .collect();
+        m.shared = shared;
+    }
+}
+
+/// What makes two types alike across modules: [`struct_key`] with each held type by its
+/// global number. `None` for roots, and for a type holding one that has none.
+fn canonical_key(m: &Module, id: TypeId, canon: &[Option<usize>]) -> Option<String> {
+    fn global_ty(ty: &Ty, canon: &[Option<usize>]) -> Option<Ty> {
+        Some(match ty {
+            Ty::Vec(t) => Ty::Vec(Box::new(global_ty(t, canon)?)),
+            Ty::Map(t) => Ty::Map(Box::new(global_ty(t, canon)?)),
+            Ty::Option(t) => Ty::Option(Box::new(global_ty(t, canon)?)),
+            // A type not numbered yet (only a recursive one could be) is not shared.
+            Ty::Named(child) => Ty::Named(canon.get(*child).copied().flatten()?),
+            other => other.clone(),
+        })
+    }
+    match &m.types[id] {
+        TypeDef::Struct(s) if s.root.is_some() => None,
+        TypeDef::Struct(s) => {
+            let mut fields = Vec::with_capacity(s.fields.len());
+            for f in &s.fields {
+                let ty = global_ty(&f.ty, canon)?;
+                fields.push((&f.json_name, &f.ident, ty, f.boxed, f.shape, &f.default, &f.attrs));
+            }
+            Some(format!("struct {fields:?} {:?} {:?}", s.attrs, s.unions))
+        }
+        TypeDef::Enum(e) => Some(format!("enum {:?} {:?}", e.variants, e.supported)),
+    }
 }
 
 /// `oneOf`/`anyOf` branches that each require one property (a `not` branch meaning "none of

@@ -167,7 +167,8 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             crd_json_version.entry(ci).or_insert(version);
         }
     }
-    let mut out = Vec::new();
+    let mut built = Vec::new();
+    let mut paths = Vec::new();
     for ((group, version), kinds) in &modules {
         let mut builder = ModuleBuilder::new(group, version, options.docs, options.kube);
         for &(ci, vi) in kinds.values() {
@@ -182,7 +183,13 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
                 Some(crd_json_version[&ci]).filter(|v| *v != version).map(|v| module_name(v)).as_deref(),
             );
         }
-        let module = builder.finish();
+        built.push(builder.finish());
+        paths.push(vec![group_modules[group].clone(), module_name(version)]);
+    }
+    crate::model::share_types(&mut built);
+    let emitted = crate::emit::emit_modules(&built, &paths, options.interpretable);
+    let mut out = Vec::new();
+    for ((module, path), (code, cel)) in built.iter().zip(paths).zip(emitted) {
         let roots = module
             .types
             .iter()
@@ -201,14 +208,14 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             header.push_str(&format!("//   {} ({}/{})\n", s.file, s.crd, s.version));
             crd_names.push(format!("{}/{}", s.crd, s.version));
         }
-        let (code, cel) = crate::emit::emit_module(&module, options.interpretable);
         let code = format!("{header}\n{code}");
         out.push(GeneratedModule {
-            group: group.clone(),
-            version: version.clone(),
-            path: vec![group_modules[group].clone(), module_name(version)],
+            group: module.group.clone(),
+            version: module.version.clone(),
+            path,
             code,
-            types: module.types.len(),
+            // Defined here: a type another module defines is only re-exported.
+            types: module.shared.iter().filter(|s| s.is_none()).count(),
             crds: crd_names,
             roots,
             cel,

@@ -135,6 +135,41 @@ mod golden_files_compile {
     #![allow(dead_code)]
     include!(concat!(env!("OUT_DIR"), "/golden.rs"));
 
+    /// Types alike across modules are one type: v1's `Endpoint` is v1alpha1's `Target` and
+    /// ops.example.com's `Target`, each module reads and checks it, and a rule of v1alpha1
+    /// reads it where v1 defines it.
+    #[test]
+    fn modules_share_the_types_they_repeat() {
+        use shared_across_modules::net_example_com::{v1, v1alpha1};
+        use shared_across_modules::ops_example_com::v1 as ops;
+        let endpoint = v1::Endpoint { host: "db".into(), port: Some(0), protocol: Some(v1::Protocol::Tcp) };
+        let target: v1alpha1::Target = endpoint.clone();
+        let probe_target: ops::Target = target.clone();
+        assert_eq!(probe_target, endpoint);
+        let issues = |object: serde_json::Value| -> Vec<String> {
+            let read = match object["apiVersion"].as_str() {
+                Some("ops.example.com/v1") => {
+                    kubeskema::decode::from_value::<ops::Probe>(&object, &Default::default()).issues
+                }
+                _ => kubeskema::decode::from_value::<v1alpha1::Tunnel>(&object, &Default::default()).issues,
+            };
+            read.iter().map(ToString::to_string).collect()
+        };
+        let probe = serde_json::json!({"apiVersion": "ops.example.com/v1", "kind": "Probe", "metadata": {"name": "p"},
+            "spec": {"targets": [{"host": "db", "port": 0, "protocol": "SCTP"}]}});
+        assert_eq!(
+            issues(probe),
+            [
+                // An enum's value is refused as it is read; the value checks come after.
+                "spec.targets[0].protocol: Unsupported value: \"SCTP\": supported values: \"TCP\", \"UDP\"",
+                "spec.targets[0].port: Invalid value: 0: spec.targets[0].port in body should be greater than or equal to 1",
+            ]
+        );
+        let tunnel = serde_json::json!({"apiVersion": "net.example.com/v1alpha1", "kind": "Tunnel", "metadata": {"name": "t"},
+            "spec": {"target": {"host": "localhost"}}});
+        assert_eq!(issues(tunnel), ["spec: Invalid value: \"object\": a tunnel leaves the host"]);
+    }
+
     /// Generated code checks rules against the schema's types: a set compares without order.
     #[test]
     fn generated_rules_see_set_lists_as_sets() {
