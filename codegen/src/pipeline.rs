@@ -20,7 +20,8 @@ pub struct GeneratedModule {
     pub path: Vec<String>,
     /// The formatted source, starting with the `@generated` header.
     pub code: String,
-    /// How many structs and enums it declares.
+    /// How many structs and enums it declares (not counting those it re-exports from another
+    /// module of the generation).
     pub types: usize,
     /// The CRD versions it holds (`widgets.example.com/v1`).
     pub crds: Vec<String>,
@@ -214,7 +215,6 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             version: module.version.clone(),
             path,
             code,
-            // Defined here: a type another module defines is only re-exported.
             types: module.shared.iter().filter(|s| s.is_none()).count(),
             crds: crd_names,
             roots,

@@ -52,6 +52,7 @@ fn generate_kube_writes_a_kube_rs_crate() {
     ] {
         assert!(code.contains(expected), "missing {expected}");
     }
+    std::fs::remove_dir_all(out).ok();
 }
 
 #[test]
