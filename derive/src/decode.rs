@@ -56,10 +56,13 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     // function's MIR, and the corpus crate's memory is mostly MIR.
     let seen: Vec<syn::Ident> = (0..named.len()).map(|i| format_ident!("__s{}", i)).collect();
     let kept = fields.iter().find(|f| f.shape == Shape::UnknownFields);
-    // A struct whose fields are all `Option`s (most of a CRD's) is made first, every field
-    // `None`, and read into its own fields where it lives: its value is never moved. A struct
-    // with a field that must have a value is read into locals and made at the end.
-    let in_place = named.iter().all(|f| !matches!(f.shape, Shape::Required | Shape::Defaulted));
+    // A struct is made first, its `Option` fields `None` (most of a CRD's fields), and read
+    // into its own fields where it lives: its value is never moved. A field that must have a
+    // value is read into a local and moved in at the end; the struct is made with a
+    // placeholder there, so this needs one: a struct with a required or defaulted field of
+    // another type (a struct, an enum) is read into locals and made at the end.
+    let in_place =
+        named.iter().all(|f| !matches!(f.shape, Shape::Required | Shape::Defaulted) || has_placeholder(f.value_ty));
     // Where each field is read: the struct's own field, or a local `Option` (`__f0`, ...).
     let in_struct: Vec<bool> =
         named.iter().map(|f| in_place && matches!(f.shape, Shape::Optional | Shape::Nullable)).collect();
@@ -162,16 +165,26 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             let member = f.ident;
             match f.shape {
                 Shape::UnknownFields => quote! { #member: ::kubeskema::__private::serde_json::Map::new() },
+                Shape::Required | Shape::Defaulted => quote! { #member: ::core::default::Default::default() },
                 _ => quote! { #member: ::core::option::Option::None },
             }
         });
-        let assigns = named.iter().zip(&tags).enumerate().filter(|(_, (f, _))| f.shape == Shape::MaybeNull).map(
-            |(i, (f, tag))| {
-                let member = f.ident;
-                let value = maybe_null(i, tag);
-                quote! { __this.#member = #value; }
-            },
-        );
+        let assigns = named.iter().zip(&tags).enumerate().filter_map(|(i, (f, tag))| {
+            let member = f.ident;
+            match f.shape {
+                Shape::MaybeNull => {
+                    let value = maybe_null(i, tag);
+                    Some(quote! { __this.#member = #value; })
+                }
+                // `None` only when the struct is unusable, and then it is dropped below.
+                Shape::Required | Shape::Defaulted => Some(quote! {
+                    if let ::core::option::Option::Some(__v) = #tag {
+                        __this.#member = __v;
+                    }
+                }),
+                _ => None,
+            }
+        });
         quote! {
             let __this = __out.insert(#ident { #(#empty,)* });
             #read
@@ -216,6 +229,20 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 ::core::result::Result::Ok(())
             }
         }
+    }
+}
+
+/// Whether a required or defaulted field's type has a cheap placeholder (its `Default`, which
+/// the struct holds until the value read is moved in): strings, scalars, lists, maps, JSON and
+/// metadata, by the last segment of the type's path. A struct or enum has none.
+fn has_placeholder(ty: &syn::Type) -> bool {
+    const PLACEHOLDERS: [&str; 10] =
+        ["String", "bool", "i32", "i64", "f64", "Vec", "BTreeMap", "Map", "Value", "ObjectMeta"];
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| PLACEHOLDERS.iter().any(|name| s.ident == name))
+        }
+        _ => false,
     }
 }
 

@@ -399,10 +399,30 @@ struct AllOptional {
     rest: Map<String, Value>,
 }
 
-/// The same fields beside one that must have a value: read into locals, made at the end.
+/// The same fields beside one that must have a value and has no placeholder (an enum): read
+/// into locals, made at the end.
 #[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
 struct WithRequired {
+    id: Mode,
+    #[kubeskema(maximum = 10)]
+    count: Option<i64>,
+    #[kubeskema(default = "fast")]
+    mode: Option<Mode>,
+    #[kubeskema(nullable)]
+    note: Option<Option<String>>,
+    ports: Option<Vec<Port>>,
+    inner: Option<Box<AllOptional>>,
+    #[kubeskema(unknown_fields)]
+    rest: Map<String, Value>,
+}
+
+/// The same fields beside a required and a defaulted string: made first with placeholders
+/// there, the `Option`s read in place, the two strings moved in at the end.
+#[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct WithPlaceholders {
     id: String,
+    #[kubeskema(default = "d")]
+    tag: String,
     #[kubeskema(maximum = 10)]
     count: Option<i64>,
     #[kubeskema(default = "fast")]
@@ -438,28 +458,49 @@ fn structs_read_in_place_read_as_structs_read_into_locals() {
         Options { defaults: Defaults::Annotate, presence: true, ..Options::default() },
         Options { defaults: Defaults::Ignore, ..Options::default() },
     ];
+    // The twin's read against the all-`Option` read of the same document without `id`
+    // (and `tag`, which only the placeholder twin has, given).
+    fn same_as_in_place<T: kubeskema::decode::Decode + kubeskema::Validate + serde::Serialize>(
+        doc: &str,
+        with_id: &str,
+        options: &Options,
+        in_place: &Decoded<AllOptional>,
+    ) {
+        let twin = from_slice::<T>(with_id.as_bytes(), options);
+        assert_eq!(messages(in_place), messages(&twin), "{doc} {options:?}");
+        assert_eq!(in_place.presence, twin.presence, "{doc} {options:?}");
+        let unknown =
+            |d: &[(kubeskema::path::Path, Value)]| d.iter().map(|(p, v)| (p.pointer(), v.clone())).collect::<Vec<_>>();
+        assert_eq!(unknown(&in_place.unknown), unknown(&twin.unknown), "{doc} {options:?}");
+        let mut twin_json = serde_json::to_value(twin.value.expect("the required field is given")).unwrap();
+        let twin_object = twin_json.as_object_mut().unwrap();
+        assert_eq!(twin_object.remove("id"), Some(json!("fast")), "{doc} {options:?}");
+        if let Some(tag) = twin_object.remove("tag") {
+            assert_eq!(tag, json!("t"), "{doc} {options:?}");
+        }
+        assert_eq!(
+            serde_json::to_value(in_place.value.as_ref().expect("usable")).unwrap(),
+            twin_json,
+            "{doc} {options:?}"
+        );
+    }
     for doc in documents {
         // The required field first, so that it adds no issue and moves no other.
-        let with_id = format!(r#"{{"id": "i", {}"#, doc.trim_start_matches('{'));
-        let with_id = with_id.replace(r#""i", }"#, r#""i"}"#);
+        let with_id = format!(r#"{{"id": "fast", "tag": "t", {}"#, doc.trim_start_matches('{'));
+        let with_id = with_id.replace(r#""t", }"#, r#""t"}"#);
         for options in &modes {
             let in_place = from_slice::<AllOptional>(doc.as_bytes(), options);
-            let locals = from_slice::<WithRequired>(with_id.as_bytes(), options);
-            assert_eq!(messages(&in_place), messages(&locals), "{doc} {options:?}");
-            assert_eq!(in_place.presence, locals.presence, "{doc} {options:?}");
-            let unknown = |d: &[(kubeskema::path::Path, Value)]| {
-                d.iter().map(|(p, v)| (p.pointer(), v.clone())).collect::<Vec<_>>()
-            };
-            assert_eq!(unknown(&in_place.unknown), unknown(&locals.unknown), "{doc} {options:?}");
-            let mut locals_json = serde_json::to_value(locals.value.expect("the required field is given")).unwrap();
-            locals_json.as_object_mut().unwrap().remove("id");
-            assert_eq!(
-                serde_json::to_value(in_place.value.expect("usable")).unwrap(),
-                locals_json,
-                "{doc} {options:?}"
-            );
+            same_as_in_place::<WithRequired>(doc, &with_id, options, &in_place);
+            same_as_in_place::<WithPlaceholders>(doc, &with_id, options, &in_place);
         }
     }
+    // A missing required string and a defaulted one: the placeholder never shows.
+    let r = from_slice::<WithPlaceholders>(br#"{"count": 1}"#, &Options::default());
+    assert_eq!(messages(&r), ["id: Required value"]);
+    assert!(r.value.is_none(), "unusable without its required field");
+    let r = from_slice::<WithPlaceholders>(br#"{"id": "x"}"#, &Options::default());
+    let value = r.value.expect("usable");
+    assert_eq!((value.id.as_str(), value.tag.as_str()), ("x", "d"), "the default, not the placeholder");
     // What was read in place is what the document says.
     let r = from_slice::<AllOptional>(documents[5].as_bytes(), &Options::default());
     let inner = r.value.unwrap().inner.unwrap();
