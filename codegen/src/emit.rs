@@ -57,35 +57,35 @@ pub fn emit_modules(modules: &[Module], paths: &[Vec<String>], interpretable: bo
         }
         reach[mi] = Some(r);
     }
-    modules
-        .iter()
-        .zip(compiled.iter_mut())
+    compiled
+        .iter_mut()
         .zip(reach)
         .enumerate()
-        .map(|(mi, ((m, (natives, rules)), reach))| {
+        .map(|(mi, ((natives, rules), reach))| {
             let reach = reach.expect("invariant: every module's reach was computed");
-            emit_module(m, &paths[mi], modules, paths, natives, rules, &reach)
+            emit_module(mi, modules, paths, natives, rules, &reach)
         })
         .collect()
 }
 
-/// One module's source, its types' rules compiled and their CEL reach known.
+/// The source of module `mi` of the generation, its types' rules compiled and their CEL reach
+/// known.
 fn emit_module(
-    m: &Module,
-    path: &[String],
+    mi: usize,
     modules: &[Module],
     paths: &[Vec<String>],
     natives: &mut Natives,
     rules: &mut [Option<StructRules>],
     reach: &CelReach,
 ) -> (String, CelCount) {
+    let m = &modules[mi];
     let items: Vec<TokenStream> = m
         .order
         .iter()
         .map(|&id| match (&m.types[id], rules[id].take(), &m.shared[id]) {
             (_, _, Some(shared)) => {
                 let there = &modules[shared.module];
-                reexport(path, &paths[shared.module], there.types[shared.id].name(), m.types[id].name())
+                reexport(&paths[mi], &paths[shared.module], there.types[shared.id].name(), m.types[id].name())
             }
             (TypeDef::Struct(s), Some(rules), None) => emit_struct(m, s, reach, id, rules),
             (TypeDef::Enum(e), _, None) => emit_enum(e),

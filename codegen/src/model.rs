@@ -805,15 +805,11 @@ impl<'a> ModuleBuilder<'a> {
                 _ => {}
             }
         }
-        let key = format!("enum {} {}", Value::Array(values.clone()), supported.clone().unwrap_or_default());
         // The node's description documents the field that uses the enum, not the enum.
-        let def = TypeDef::Enum(EnumDef {
-            name: String::new(),
-            doc: None,
-            variants: idents.into_iter().zip(values).collect(),
-            supported,
-        });
-        self.intern(key, def, names.candidates(), false)
+        let def =
+            EnumDef { name: String::new(), doc: None, variants: idents.into_iter().zip(values).collect(), supported };
+        let key = enum_key(&def);
+        self.intern(key, TypeDef::Enum(def), names.candidates(), false)
     }
 
     fn build_struct(
@@ -933,7 +929,7 @@ impl<'a> ModuleBuilder<'a> {
             }
         });
         let def = StructDef { name: String::new(), doc, fields, attrs, root: root.map(Box::new), unions };
-        let key = struct_key(&def);
+        let key = struct_key(&def, |ty| Some(ty.clone())).expect("invariant: every held type is kept as it is");
         let candidates = names.candidates();
         self.intern(key, TypeDef::Struct(def), candidates, is_root)
     }
@@ -1068,11 +1064,20 @@ fn enum_of(node: &Schema, ty: &str) -> Option<Vec<Value>> {
     Some(kept.into_iter().filter(|v| seen.insert(v.to_string())).collect())
 }
 
-/// A struct's identity for sharing: everything but names and docs.
-fn struct_key(def: &StructDef) -> String {
-    let fields: Vec<_> =
-        def.fields.iter().map(|f| (&f.json_name, &f.ident, &f.ty, f.shape, &f.default, &f.attrs)).collect();
-    format!("struct {fields:?} {:?} {:?}", def.attrs, def.unions)
+/// A struct's identity for sharing: everything but names and docs, each held type as `held`
+/// gives it (within a module, its id; across modules, a generation-wide number). `None` when
+/// `held` has none for one.
+fn struct_key(def: &StructDef, held: impl Fn(&Ty) -> Option<Ty>) -> Option<String> {
+    let mut fields = Vec::with_capacity(def.fields.len());
+    for f in &def.fields {
+        fields.push((&f.json_name, &f.ident, held(&f.ty)?, f.boxed, f.shape, &f.default, &f.attrs));
+    }
+    Some(format!("struct {fields:?} {:?} {:?}", def.attrs, def.unions))
+}
+
+/// An enum's identity for sharing: its values (and the `enum` as written, when it differs).
+fn enum_key(def: &EnumDef) -> String {
+    format!("enum {:?} {:?}", def.variants, def.supported)
 }
 
 /// Types alike across the modules of one generation are defined once, in the first module
@@ -1104,8 +1109,8 @@ pub fn share_types(modules: &mut [Module]) {
     }
 }
 
-/// What makes two types alike across modules: [`struct_key`] with each held type by its
-/// global number. `None` for roots, and for a type holding one that has none.
+/// What makes two types alike across modules: [`struct_key`] (or [`enum_key`]) with each held
+/// type by its global number. `None` for roots, and for a type holding one that has none.
 fn canonical_key(m: &Module, id: TypeId, canon: &[Option<usize>]) -> Option<String> {
     fn global_ty(ty: &Ty, canon: &[Option<usize>]) -> Option<Ty> {
         Some(match ty {
@@ -1119,15 +1124,8 @@ fn canonical_key(m: &Module, id: TypeId, canon: &[Option<usize>]) -> Option<Stri
     }
     match &m.types[id] {
         TypeDef::Struct(s) if s.root.is_some() => None,
-        TypeDef::Struct(s) => {
-            let mut fields = Vec::with_capacity(s.fields.len());
-            for f in &s.fields {
-                let ty = global_ty(&f.ty, canon)?;
-                fields.push((&f.json_name, &f.ident, ty, f.boxed, f.shape, &f.default, &f.attrs));
-            }
-            Some(format!("struct {fields:?} {:?} {:?}", s.attrs, s.unions))
-        }
-        TypeDef::Enum(e) => Some(format!("enum {:?} {:?}", e.variants, e.supported)),
+        TypeDef::Struct(s) => struct_key(s, |ty| global_ty(ty, canon)),
+        TypeDef::Enum(e) => Some(enum_key(e)),
     }
 }
 
