@@ -125,8 +125,17 @@ impl Pattern {
 
     /// The `pattern` check of a string.
     pub fn check(&self, path: &dyn crate::path::Place, value: &str) -> Option<crate::issue::Issue> {
-        let compiled = self.compiled.get_or_init(|| crate::pattern::Matcher::compile(self.source));
-        crate::keywords::compiled_pattern(path, value, compiled, self.source)
+        crate::keywords::compiled_pattern(path, value, self.compiled(), self.source)
+    }
+
+    /// Whether a string matches (never, when the pattern does not compile).
+    #[inline]
+    pub fn matches(&self, value: &str) -> bool {
+        self.compiled().as_ref().is_ok_and(|m| m.is_match(value))
+    }
+
+    fn compiled(&self) -> &Result<crate::pattern::Matcher, crate::pattern::PatternError> {
+        self.compiled.get_or_init(|| crate::pattern::Matcher::compile(self.source))
     }
 }
 
@@ -151,19 +160,28 @@ impl StringRules {
     /// bytes and at least `4 * min` bytes fits both); the rest is one call.
     #[inline]
     pub fn check(&self, path: &dyn crate::path::Place, value: &str, out: &mut Vec<crate::issue::Issue>) {
-        let len = value.len() as u64;
-        let lengths_fit = self.max_length.is_none_or(|max| len <= max)
-            && self.min_length.is_none_or(|min| len >= min.saturating_mul(4));
-        if !lengths_fit || self.pattern.is_some() || self.format.is_some() {
+        if !self.lengths_fit(value) || self.pattern.is_some() || self.format.is_some() {
             self.check_all(path, value, out);
         }
     }
 
+    /// Whether `value` certainly fits both lengths, by its bytes.
+    #[inline]
+    fn lengths_fit(&self, value: &str) -> bool {
+        let len = value.len() as u64;
+        self.max_length.is_none_or(|max| len <= max) && self.min_length.is_none_or(|min| len >= min.saturating_mul(4))
+    }
+
     #[inline(never)]
     fn check_all(&self, path: &dyn crate::path::Place, value: &str, out: &mut Vec<crate::issue::Issue>) {
-        out.extend(crate::keywords::first_string_failure(path, value, self.max_length, self.min_length, || {
-            self.pattern.as_ref().and_then(|p| p.check(path, value))
-        }));
+        // Most strings pass: that is answered here, and only a failing one is looked at again
+        // for its issue.
+        let passes = self.lengths_fit(value) && self.pattern.as_ref().is_none_or(|p| p.matches(value));
+        if !passes {
+            out.extend(crate::keywords::first_string_failure(path, value, self.max_length, self.min_length, || {
+                self.pattern.as_ref().and_then(|p| p.check(path, value))
+            }));
+        }
         if let Some(written) = self.format {
             out.extend(check_format(path, value, written));
         }
