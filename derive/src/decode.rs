@@ -21,6 +21,15 @@ pub fn expand(c: &Container) -> TokenStream {
                     __at: &::kubeskema::decode::At<'_>,
                     __out: &mut ::core::option::Option<Self>,
                 ) -> ::core::result::Result<(), __D::Error> {
+                    ::kubeskema::decode::decode_struct(__d, __cx, __at, ::kubeskema::decode::Slot::Option(__out))
+                }
+                #[inline]
+                fn decode_to<'de, __D: _serde::Deserializer<'de>>(
+                    __d: __D,
+                    __cx: &mut ::kubeskema::decode::Cx<'_>,
+                    __at: &::kubeskema::decode::At<'_>,
+                    __out: ::kubeskema::decode::Slot<'_, Self>,
+                ) -> ::core::result::Result<(), __D::Error> {
                     ::kubeskema::decode::decode_struct(__d, __cx, __at, __out)
                 }
             },
@@ -186,11 +195,11 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             }
         });
         quote! {
-            let __this = __out.insert(#ident { #(#empty,)* });
+            let __this = __out.make(#ident { #(#empty,)* });
             #read
             #(#assigns)*
             if !__usable {
-                *__out = ::core::option::Option::None;
+                __out.discard();
             }
         }
     } else {
@@ -213,7 +222,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 return ::core::result::Result::Ok(());
             }
             #(#values)*
-            *__out = ::core::option::Option::Some(#ident { #(#inits,)* });
+            __out.make(#ident { #(#inits,)* });
         }
     };
     quote! {
@@ -223,7 +232,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 mut __map: __A,
                 __cx: &mut ::kubeskema::decode::Cx<'_>,
                 __at: &::kubeskema::decode::At<'_>,
-                __out: &mut ::core::option::Option<Self>,
+                mut __out: ::kubeskema::decode::Slot<'_, Self>,
             ) -> ::core::result::Result<(), __A::Error> {
                 #body
                 ::core::result::Result::Ok(())

@@ -320,7 +320,7 @@ impl<'o> Cx<'o> {
 /// without a decoding issue.
 #[doc(hidden)]
 pub fn deserialize_struct<'de, D: Deserializer<'de>, T: DecodeFields>(d: D) -> Result<T, D::Error> {
-    deserialize_value(d, |d, cx, out| decode_struct(d, cx, &At::ROOT, out))
+    deserialize_value(d, |d, cx, out| decode_struct(d, cx, &At::ROOT, Slot::Option(out)))
 }
 
 /// `Deserialize` of derived enums, as [`deserialize_struct`] for structs: their `Decode`, so
@@ -384,9 +384,11 @@ pub fn duplicate_issue(pointer: &str) -> Issue {
 /// `Ok(None)`: the value is unusable and an issue says why. `Err`: the input itself is broken
 /// (not JSON), and reading stops.
 ///
-/// Implement one of the two methods: leaves return their value ([`Decode::decode`]); structs
-/// write theirs into the caller's place ([`Decode::decode_into`]), so a large struct is built
-/// where it is kept instead of being moved through every layer of the read on its way up.
+/// Implement one of the first two methods: leaves return their value ([`Decode::decode`]);
+/// structs write theirs into the caller's place ([`Decode::decode_into`], and
+/// [`Decode::decode_to`] for the places a [`Slot`] names: a box, the end of a list), so a
+/// large struct is built where it is kept instead of being moved through every layer of the
+/// read on its way up.
 pub trait Decode: Sized {
     /// Reads one value sitting at `at`.
     #[inline]
@@ -409,21 +411,75 @@ pub trait Decode: Sized {
         *out = Self::decode(d, cx, at)?;
         Ok(())
     }
+
+    /// Reads one value sitting at `at` into `slot`, which gets nothing when the value is
+    /// unusable.
+    #[inline]
+    fn decode_to<'de, D: Deserializer<'de>>(
+        d: D,
+        cx: &mut Cx<'_>,
+        at: &At<'_>,
+        mut slot: Slot<'_, Self>,
+    ) -> Result<(), D::Error> {
+        if let Some(value) = Self::decode(d, cx, at)? {
+            slot.make(value);
+        }
+        Ok(())
+    }
 }
 
-/// A [`DeserializeSeed`] carrying the read's state to a [`Decode`] type and the place its
-/// value goes (`None` when called).
+/// Where a value being read is kept: an `Option` (a field, a local, the result), a box, or a
+/// new last item of a list. A struct is made there first and its fields are read in place,
+/// so a large struct is never copied from the stack into a box or a list.
+#[doc(hidden)]
+pub enum Slot<'s, T> {
+    /// An `Option`, `None` when the read starts.
+    Option(&'s mut Option<T>),
+    /// A boxed `Option`, `None` when the read starts.
+    Boxed(&'s mut Option<Box<T>>),
+    /// After the last item of a list.
+    Push(&'s mut Vec<T>),
+}
+
+impl<T> Slot<'_, T> {
+    /// Puts `value` in its place, and gives it back there.
+    #[inline]
+    pub fn make(&mut self, value: T) -> &mut T {
+        match self {
+            Slot::Option(out) => out.insert(value),
+            Slot::Boxed(out) => out.insert(Box::new(value)),
+            Slot::Push(items) => {
+                items.push(value);
+                let last = items.len() - 1;
+                &mut items[last]
+            }
+        }
+    }
+
+    /// Takes back the value made: it turned out unusable.
+    #[inline]
+    pub fn discard(&mut self) {
+        match self {
+            Slot::Option(out) => **out = None,
+            Slot::Boxed(out) => **out = None,
+            Slot::Push(items) => drop(items.pop()),
+        }
+    }
+}
+
+/// A [`DeserializeSeed`] carrying the read's state to a [`Decode`] type and the [`Slot`] its
+/// value goes to.
 pub struct Seed<'c, 'o, 'a, 'b, 's, T> {
     cx: &'c mut Cx<'o>,
     at: &'b At<'a>,
-    out: &'s mut Option<T>,
+    slot: Slot<'s, T>,
 }
 
 impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, '_, '_, '_, T> {
     type Value = ();
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        T::decode_into(d, self.cx, self.at, self.out)
+        T::decode_to(d, self.cx, self.at, self.slot)
     }
 }
 
@@ -795,10 +851,13 @@ impl Decode for ObjectMeta {
 
 impl<T: Decode> Decode for Box<T> {
     #[inline]
-    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-        let mut out = None;
-        T::decode_into(d, cx, at, &mut out)?;
-        Ok(out.map(Box::new))
+    fn decode_into<'de, D: Deserializer<'de>>(
+        d: D,
+        cx: &mut Cx<'_>,
+        at: &At<'_>,
+        out: &mut Option<Self>,
+    ) -> Result<(), D::Error> {
+        T::decode_to(d, cx, at, Slot::Boxed(out))
     }
 }
 
@@ -829,19 +888,18 @@ impl<T: Decode> Decode for Vec<T> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
                 let mut usable = true;
-                let mut item = None;
                 for i in 0.. {
                     let here = self.at.index(i);
-                    if seq.next_element_seed(Seed { cx: &mut *self.cx, at: &here, out: &mut item })?.is_none() {
+                    let before = items.len();
+                    // Each item is read where the list keeps it.
+                    let seed = Seed { cx: &mut *self.cx, at: &here, slot: Slot::Push(&mut items) };
+                    if seq.next_element_seed(seed)?.is_none() {
                         break;
                     }
                     self.cx.stop()?;
-                    match item.take() {
-                        Some(item) => items.push(item),
-                        // One unusable item makes the list unusable; the rest is still read
-                        // and checked.
-                        None => usable = false,
-                    }
+                    // One unusable item makes the list unusable; the rest is still read and
+                    // checked.
+                    usable &= items.len() > before;
                 }
                 Ok(usable.then_some(items))
             }
@@ -873,7 +931,7 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
                         continue;
                     }
                     let mut value = None;
-                    map.next_value_seed(Seed { cx: &mut *self.cx, at: &here, out: &mut value })?;
+                    map.next_value_seed(Seed { cx: &mut *self.cx, at: &here, slot: Slot::Option(&mut value) })?;
                     self.cx.stop()?;
                     match value {
                         Some(v) => {
@@ -905,12 +963,12 @@ fn unknown_key(cx: &mut Cx<'_>, at: &At<'_>, key: &str, value: Value) {
 /// A struct's side of decoding: its fields read from a JSON object.
 #[doc(hidden)]
 pub trait DecodeFields: Sized {
-    /// Reads the fields and, when the struct is usable, writes it into `out`.
+    /// Reads the fields and, when the struct is usable, leaves it in `out`.
     fn decode_fields<'de, A: MapAccess<'de>>(
         map: A,
         cx: &mut Cx<'_>,
         at: &At<'_>,
-        out: &mut Option<Self>,
+        out: Slot<'_, Self>,
     ) -> Result<(), A::Error>;
 }
 
@@ -921,12 +979,12 @@ pub fn decode_struct<'de, D: Deserializer<'de>, T: DecodeFields>(
     d: D,
     cx: &mut Cx<'_>,
     at: &At<'_>,
-    out: &mut Option<T>,
+    out: Slot<'_, T>,
 ) -> Result<(), D::Error> {
     struct StructVisitor<'c, 'o, 'a, 'b, 's, T> {
         cx: &'c mut Cx<'o>,
         at: &'b At<'a>,
-        out: &'s mut Option<T>,
+        out: Slot<'s, T>,
     }
     impl<'de, T: DecodeFields> Visitor<'de> for StructVisitor<'_, '_, '_, '_, '_, T> {
         type Value = ();

@@ -508,3 +508,49 @@ fn structs_read_in_place_read_as_structs_read_into_locals() {
     assert_eq!(inner.inner.as_ref().unwrap().mode, None, "an unusable value reads as absent, and is not defaulted");
     assert_eq!(inner.inner.unwrap().ports.unwrap()[0].name, "p");
 }
+
+/// Boxes and lists of structs, whose values are made where they are kept.
+#[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Holder {
+    boxed: Option<Box<Port>>,
+    ports: Option<Vec<Port>>,
+    #[kubeskema(rename = "withRequired")]
+    with_required: Option<Vec<WithRequired>>,
+    modes: Option<Vec<Mode>>,
+}
+
+/// A struct made in its box or at the end of its list and then found unusable is taken back:
+/// the box is empty, the list unusable, and the items after it are still read.
+#[test]
+fn an_unusable_struct_made_in_a_box_or_a_list_is_taken_back() {
+    let doc = r#"{
+        "boxed": {"number": 1},
+        "ports": [{"name": "a"}, {"number": 2}, {"name": "c", "number": "x"}, {"name": "d"}],
+        "withRequired": [{"id": "fast"}, {"count": 1}, {"id": "slow"}],
+        "modes": ["fast", "slow", 3]
+    }"#;
+    let r = from_slice::<Holder>(doc.as_bytes(), &Options::default());
+    assert_eq!(
+        messages(&r),
+        [
+            "boxed.name: Required value",
+            "ports[1].name: Required value",
+            r#"ports[2].number: Invalid value: "string": ports[2].number in body must be of type integer: "string""#,
+            "withRequired[1].id: Required value",
+            r#"withRequired[2].id: Unsupported value: "slow": supported values: "fast", "safe""#,
+            r#"modes[1]: Unsupported value: "slow": supported values: "fast", "safe""#,
+            r#"modes[2]: Unsupported value: 3: supported values: "fast", "safe""#,
+        ]
+    );
+    let value = r.value.expect("usable: only optional fields are unusable");
+    assert_eq!(serde_json::to_value(&value).unwrap(), json!({}));
+
+    // Usable lists hold every item, in order, past the first buffer and several doublings.
+    let ports: Vec<Value> = (0..100).map(|i| json!({"name": format!("p{i}"), "number": i + 1})).collect();
+    let doc = json!({"boxed": {"name": "b"}, "ports": ports, "withRequired": [{"id": "safe", "count": 2, "mode": "safe"}], "modes": ["safe"]});
+    let r = from_slice::<Holder>(doc.to_string().as_bytes(), &Options::default());
+    assert_eq!(messages(&r), Vec::<String>::new());
+    let value = r.value.expect("usable");
+    assert_eq!(serde_json::to_value(&value).unwrap(), doc);
+    assert_eq!(value.boxed.unwrap().name, "b");
+}
