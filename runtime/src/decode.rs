@@ -467,6 +467,16 @@ impl<T> Slot<'_, T> {
     }
 }
 
+/// Makes room for one more item in a list being read. A list's first buffer is at most 1 KiB
+/// (where the vector's own first step is four items of any size): most lists of large items
+/// hold one or two, and the system allocator serves blocks above 1 KiB on a slower path.
+/// Later buffers double, as the vector's own growth does.
+#[inline]
+fn grow<T>(items: &mut Vec<T>) {
+    let first = (1024 / size_of::<T>().max(1)).clamp(1, 4);
+    items.reserve_exact(items.capacity().max(first));
+}
+
 /// A [`DeserializeSeed`] carrying the read's state to a [`Decode`] type and the [`Slot`] its
 /// value goes to.
 pub struct Seed<'c, 'o, 'a, 'b, 's, T> {
@@ -891,6 +901,9 @@ impl<T: Decode> Decode for Vec<T> {
                 for i in 0.. {
                     let here = self.at.index(i);
                     let before = items.len();
+                    if items.capacity() == before {
+                        grow(&mut items);
+                    }
                     // Each item is read where the list keeps it.
                     let seed = Seed { cx: &mut *self.cx, at: &here, slot: Slot::Push(&mut items) };
                     if seq.next_element_seed(seed)?.is_none() {
@@ -1509,5 +1522,39 @@ mod default_tests {
         assert_eq!(parse_default::<String>(r#""a\"b""#).unwrap(), "a\"b");
         assert_eq!(parse_default::<f64>("1.5").unwrap(), 1.5);
         assert_eq!(parse_default::<Vec<i64>>("[1]").unwrap(), [1]);
+    }
+}
+
+#[cfg(test)]
+mod grow_tests {
+    /// An item of `N` bytes.
+    struct Big<const N: usize>([u8; N]);
+
+    impl<const N: usize> Default for Big<N> {
+        fn default() -> Self {
+            Big([0; N])
+        }
+    }
+
+    /// The capacities a list read item by item goes through.
+    fn capacities<T: Default>(items: usize) -> Vec<usize> {
+        let mut list: Vec<T> = Vec::new();
+        let mut seen = Vec::new();
+        for _ in 0..items {
+            if list.capacity() == list.len() {
+                super::grow(&mut list);
+                seen.push(list.capacity());
+            }
+            list.push(T::default());
+        }
+        seen
+    }
+
+    #[test]
+    fn a_lists_first_buffer_is_at_most_one_kib_then_doubles() {
+        assert_eq!(capacities::<Big<1760>>(9), [1, 2, 4, 8, 16]);
+        assert_eq!(capacities::<Big<384>>(9), [2, 4, 8, 16]);
+        assert_eq!(capacities::<Big<24>>(9), [4, 8, 16]);
+        assert_eq!(capacities::<()>(9), Vec::<usize>::new(), "a list of nothing never allocates");
     }
 }
