@@ -15,15 +15,6 @@ pub fn expand(c: &Container) -> TokenStream {
         Body::Struct(fields) => (
             quote! {
                 #[inline]
-                fn decode_into<'de, __D: _serde::Deserializer<'de>>(
-                    __d: __D,
-                    __cx: &mut ::kubeskema::decode::Cx<'_>,
-                    __at: &::kubeskema::decode::At<'_>,
-                    __out: &mut ::core::option::Option<Self>,
-                ) -> ::core::result::Result<(), __D::Error> {
-                    ::kubeskema::decode::decode_struct(__d, __cx, __at, ::kubeskema::decode::Slot::Option(__out))
-                }
-                #[inline]
                 fn decode_to<'de, __D: _serde::Deserializer<'de>>(
                     __d: __D,
                     __cx: &mut ::kubeskema::decode::Cx<'_>,

@@ -385,35 +385,21 @@ pub fn duplicate_issue(pointer: &str) -> Issue {
 /// (not JSON), and reading stops.
 ///
 /// Implement one of the first two methods: leaves return their value ([`Decode::decode`]);
-/// structs write theirs into the caller's place ([`Decode::decode_into`], and
-/// [`Decode::decode_to`] for the places a [`Slot`] names: a box, the end of a list), so a
-/// large struct is built where it is kept instead of being moved through every layer of the
-/// read on its way up.
+/// structs write theirs into the caller's place ([`Decode::decode_to`]: an `Option`, a box,
+/// the end of a list), so a large struct is built where it is kept instead of being moved
+/// through every layer of the read on its way up.
 pub trait Decode: Sized {
     /// Reads one value sitting at `at`.
     #[inline]
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
         let mut out = None;
-        Self::decode_into(d, cx, at, &mut out)?;
+        Self::decode_to(d, cx, at, Slot::Option(&mut out))?;
         Ok(out)
     }
 
-    /// Reads one value sitting at `at` into `out`, which is `None` when called and stays
-    /// `None` when the value is unusable. (A struct may be made in `out` before its fields
-    /// are read: after an error, which ends the read, `out` may hold part of a value.)
-    #[inline]
-    fn decode_into<'de, D: Deserializer<'de>>(
-        d: D,
-        cx: &mut Cx<'_>,
-        at: &At<'_>,
-        out: &mut Option<Self>,
-    ) -> Result<(), D::Error> {
-        *out = Self::decode(d, cx, at)?;
-        Ok(())
-    }
-
     /// Reads one value sitting at `at` into `slot`, which gets nothing when the value is
-    /// unusable.
+    /// unusable. (A struct is made in its slot before its fields are read: after an error,
+    /// which ends the read, the slot may hold part of a value.)
     #[inline]
     fn decode_to<'de, D: Deserializer<'de>>(
         d: D,
@@ -425,6 +411,17 @@ pub trait Decode: Sized {
             slot.make(value);
         }
         Ok(())
+    }
+
+    /// [`Decode::decode_to`] into `out`, which is `None` when called.
+    #[inline]
+    fn decode_into<'de, D: Deserializer<'de>>(
+        d: D,
+        cx: &mut Cx<'_>,
+        at: &At<'_>,
+        out: &mut Option<Self>,
+    ) -> Result<(), D::Error> {
+        Self::decode_to(d, cx, at, Slot::Option(out))
     }
 }
 
@@ -861,13 +858,24 @@ impl Decode for ObjectMeta {
 
 impl<T: Decode> Decode for Box<T> {
     #[inline]
-    fn decode_into<'de, D: Deserializer<'de>>(
+    fn decode_to<'de, D: Deserializer<'de>>(
         d: D,
         cx: &mut Cx<'_>,
         at: &At<'_>,
-        out: &mut Option<Self>,
+        mut slot: Slot<'_, Self>,
     ) -> Result<(), D::Error> {
-        T::decode_to(d, cx, at, Slot::Boxed(out))
+        match slot {
+            // A boxed field's place: the value is made in its box.
+            Slot::Option(out) => T::decode_to(d, cx, at, Slot::Boxed(out)),
+            _ => {
+                let mut boxed = None;
+                T::decode_to(d, cx, at, Slot::Boxed(&mut boxed))?;
+                if let Some(boxed) = boxed {
+                    slot.make(boxed);
+                }
+                Ok(())
+            }
+        }
     }
 }
 
