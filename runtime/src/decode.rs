@@ -446,6 +446,11 @@ impl<T> Slot<'_, T> {
             Slot::Option(out) => out.insert(value),
             Slot::Boxed(out) => out.insert(Box::new(value)),
             Slot::Push(items) => {
+                // Grown here, for an item that is there: before reading one, the list may
+                // have ended.
+                if items.len() == items.capacity() {
+                    grow(items);
+                }
                 items.push(value);
                 let last = items.len() - 1;
                 &mut items[last]
@@ -909,9 +914,6 @@ impl<T: Decode> Decode for Vec<T> {
                 for i in 0.. {
                     let here = self.at.index(i);
                     let before = items.len();
-                    if items.capacity() == before {
-                        grow(&mut items);
-                    }
                     // Each item is read where the list keeps it.
                     let seed = Seed { cx: &mut *self.cx, at: &here, slot: Slot::Push(&mut items) };
                     if seq.next_element_seed(seed)?.is_none() {
@@ -1544,16 +1546,15 @@ mod grow_tests {
         }
     }
 
-    /// The capacities a list read item by item goes through.
+    /// The capacities a list read item by item goes through, as each item is made at its end.
     fn capacities<T: Default>(items: usize) -> Vec<usize> {
         let mut list: Vec<T> = Vec::new();
         let mut seen = Vec::new();
         for _ in 0..items {
-            if list.capacity() == list.len() {
-                super::grow(&mut list);
+            super::Slot::Push(&mut list).make(T::default());
+            if seen.last() != Some(&list.capacity()) {
                 seen.push(list.capacity());
             }
-            list.push(T::default());
         }
         seen
     }
@@ -1563,6 +1564,14 @@ mod grow_tests {
         assert_eq!(capacities::<Big<1760>>(9), [1, 2, 4, 8, 16]);
         assert_eq!(capacities::<Big<384>>(9), [2, 4, 8, 16]);
         assert_eq!(capacities::<Big<24>>(9), [4, 8, 16]);
-        assert_eq!(capacities::<()>(9), Vec::<usize>::new(), "a list of nothing never allocates");
+        assert_eq!(capacities::<()>(9), [usize::MAX], "a list of nothing never allocates");
+    }
+
+    #[test]
+    fn a_full_list_is_not_grown_for_an_item_that_does_not_come() {
+        assert_eq!(capacities::<Big<1760>>(1), [1]);
+        assert_eq!(capacities::<Big<24>>(4), [4]);
+        let read = super::from_slice::<Vec<i64>>(b"[1, 2, 3, 4]", &super::Options::default());
+        assert_eq!(read.value.map(|list| list.capacity()), Some(4));
     }
 }
