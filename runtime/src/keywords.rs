@@ -154,48 +154,55 @@ pub fn compiled_pattern(
     }
 }
 
+// The count checks run on every list and map that has one, and nearly always pass: the
+// comparison is inlined into the caller, the issue is built out of line.
+
 /// `maxItems`.
+#[inline]
 pub fn max_items(path: &dyn Place, len: usize, max: u64) -> Option<Issue> {
-    too_many(path, "maxItems", len, max)
+    (len as u64 > max).then(|| too_many(path, "maxItems", len, max))
 }
 
 /// `maxProperties` (reported with the word "items", as the apiserver does).
+#[inline]
 pub fn max_properties(path: &dyn Place, len: usize, max: u64) -> Option<Issue> {
-    too_many(path, "maxProperties", len, max)
+    (len as u64 > max).then(|| too_many(path, "maxProperties", len, max))
 }
 
-fn too_many(path: &dyn Place, keyword: &'static str, len: usize, max: u64) -> Option<Issue> {
-    (len as u64 > max).then(|| {
-        Issue::new(
-            ErrorType::TooMany,
-            path,
-            keyword,
-            BadValue::Int(len as i64),
-            format!("must have at most {}", plural(max, "item", "items")),
-        )
-    })
+#[cold]
+#[inline(never)]
+fn too_many(path: &dyn Place, keyword: &'static str, len: usize, max: u64) -> Issue {
+    Issue::new(
+        ErrorType::TooMany,
+        path,
+        keyword,
+        BadValue::Int(len as i64),
+        format!("must have at most {}", plural(max, "item", "items")),
+    )
 }
 
 /// `minItems`.
+#[inline]
 pub fn min_items(path: &dyn Place, len: usize, min: u64) -> Option<Issue> {
-    too_few(path, "minItems", len, min, "items")
+    ((len as u64) < min).then(|| too_few(path, "minItems", len, min, "items"))
 }
 
 /// `minProperties`.
+#[inline]
 pub fn min_properties(path: &dyn Place, len: usize, min: u64) -> Option<Issue> {
-    too_few(path, "minProperties", len, min, "properties")
+    ((len as u64) < min).then(|| too_few(path, "minProperties", len, min, "properties"))
 }
 
-fn too_few(path: &dyn Place, keyword: &'static str, len: usize, min: u64, what: &str) -> Option<Issue> {
-    ((len as u64) < min).then(|| {
-        Issue::new(
-            ErrorType::Invalid,
-            path,
-            keyword,
-            BadValue::Int(len as i64),
-            format!("{} should have at least {min} {what}", in_body(path)),
-        )
-    })
+#[cold]
+#[inline(never)]
+fn too_few(path: &dyn Place, keyword: &'static str, len: usize, min: u64, what: &str) -> Issue {
+    Issue::new(
+        ErrorType::Invalid,
+        path,
+        keyword,
+        BadValue::Int(len as i64),
+        format!("{} should have at least {min} {what}", in_body(path)),
+    )
 }
 
 /// `maximum` with `exclusiveMaximum`.
