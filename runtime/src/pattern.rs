@@ -270,12 +270,11 @@ impl AsciiRun {
         use regex_syntax::hir::{HirKind, Look};
         let hir = regex_syntax::Parser::new().parse(rust).ok()?;
         let HirKind::Concat(parts) = hir.kind() else { return None };
-        let (first, repeated) = match parts.as_slice() {
-            [start, first, repeated, end] => (Some(AsciiSet::of(first)?), (start, repeated, end)),
-            [start, repeated, end] => (None, (start, repeated, end)),
+        let (start, first, repeated, end) = match parts.as_slice() {
+            [start, first, repeated, end] => (start, Some(AsciiSet::of(first)?), repeated, end),
+            [start, repeated, end] => (start, None, repeated, end),
             _ => return None,
         };
-        let (start, repeated, end) = repeated;
         if start.kind() != &HirKind::Look(Look::Start) || end.kind() != &HirKind::Look(Look::End) {
             return None;
         }
