@@ -5,8 +5,6 @@
 //! Offline, a namespaced object without `metadata.namespace` is not an error: the apiserver
 //! takes the namespace from the request (kubectl's context), before validating.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
@@ -58,14 +56,19 @@ fn group_version_error(s: &str) -> Option<String> {
     (s.matches('/').count() > 1).then(|| format!("unexpected GroupVersion string: {s}"))
 }
 
+/// Whether `s` passes `IsQualifiedName`: what most keys need to know, with no messages made.
+fn is_qualified_name(s: &str) -> bool {
+    let (prefix, name) = s.split_once('/').map_or((None, s), |(prefix, name)| (Some(prefix), name));
+    let prefix_fits = prefix.is_none_or(|p| p.len() <= 253 && shapes::dns1123_subdomain(p));
+    prefix_fits && name.len() <= 63 && shapes::qualified_name_part(name)
+}
+
 /// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
 pub fn qualified_name(s: &str) -> Vec<String> {
-    let (prefix, name) = s.split_once('/').map_or((None, s), |(prefix, name)| (Some(prefix), name));
-    // Most keys are well formed, and need no messages.
-    let prefix_fits = prefix.is_none_or(|p| p.len() <= 253 && shapes::dns1123_subdomain(p));
-    if prefix_fits && name.len() <= 63 && shapes::qualified_name_part(name) {
+    if is_qualified_name(s) {
         return Vec::new();
     }
+    let (prefix, name) = s.split_once('/').map_or((None, s), |(prefix, name)| (Some(prefix), name));
     if name.contains('/') {
         return vec![format!(
             "a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
@@ -417,14 +420,13 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
     });
     let mut total = 0;
     meta.annotations(&mut |k, v| {
-        // Keys are checked lowercased; most already are, and need no copy.
-        let lowered = if k.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
-            Cow::Borrowed(k)
-        } else {
-            Cow::Owned(k.to_lowercase())
-        };
-        out.extend(qualified_name(&lowered).into_iter().map(|m| invalid(&at("annotations"), keyword, k, m)));
         total += k.len() + v.len();
+        // Keys are checked lowercased. A key that is a qualified name as written is one
+        // lowercased too (a prefix that fits is lowercase already), and needs no copy.
+        if !is_qualified_name(k) {
+            let lowered = k.to_lowercase();
+            out.extend(qualified_name(&lowered).into_iter().map(|m| invalid(&at("annotations"), keyword, k, m)));
+        }
     });
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         out.push(
@@ -493,6 +495,18 @@ mod tests {
             meta(json!({"name": "a", "namespace": "Bad"}), true),
             vec![format!("metadata.namespace: Invalid value: \"Bad\": {LABEL_FORMAT}")]
         );
+    }
+
+    proptest::proptest! {
+        /// The annotation check skips the lowercased copy of a key that is a qualified name
+        /// as written: lowercased, it is one too.
+        #[test]
+        fn a_qualified_name_is_one_lowercased(k in "[a-zA-Z0-9._/é-]{0,12}") {
+            proptest::prop_assert_eq!(is_qualified_name(&k), qualified_name(&k).is_empty());
+            if is_qualified_name(&k) {
+                proptest::prop_assert!(qualified_name(&k.to_lowercase()).is_empty());
+            }
+        }
     }
 
     #[test]

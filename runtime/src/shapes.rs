@@ -26,27 +26,62 @@ pub(crate) fn generate_name(s: &str) -> bool {
 }
 
 fn lower_alnum(c: u8) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit()
+    CLASSES[c as usize] & LOWER_ALNUM != 0
 }
 
-/// Whether `s` can begin a subdomain (every byte fits where it is), and its last byte: one
-/// pass, with no split, as this runs on every object's name and annotation keys.
+// What each byte may be in the name shapes, a bit per class: these run on every object's
+// name, label and annotation key, and a table answers in one load where a chain of range
+// tests takes several branches.
+/// `[a-z0-9]`.
+const LOWER_ALNUM: u8 = 1;
+/// `[A-Za-z0-9]`.
+const ALNUM: u8 = 2;
+/// `[-A-Za-z0-9_.]`: inside a qualified name's name part.
+const NAME_INSIDE: u8 = 4;
+/// `[-a-z0-9.]`: inside a subdomain.
+const SUBDOMAIN: u8 = 8;
+
+const CLASSES: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        let mut class = 0;
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            class |= LOWER_ALNUM | SUBDOMAIN;
+        }
+        if c.is_ascii_alphanumeric() {
+            class |= ALNUM | NAME_INSIDE;
+        }
+        if c == b'-' || c == b'.' {
+            class |= NAME_INSIDE | SUBDOMAIN;
+        }
+        if c == b'_' {
+            class |= NAME_INSIDE;
+        }
+        table[i] = class;
+        i += 1;
+    }
+    table
+};
+
+/// The classes every byte of `b` has (a fold with no early exit: the loop vectorizes).
+fn common_classes(b: &[u8]) -> u8 {
+    b.iter().fold(u8::MAX, |common, &c| common & CLASSES[c as usize])
+}
+
+/// Whether `s` can begin a subdomain (every byte fits where it is), and its last byte: it
+/// runs on every object's name and annotation keys.
 fn subdomain_start(s: &str) -> Option<u8> {
+    let b = s.as_bytes();
+    let (&first, &last) = (b.first()?, b.last()?);
     // A label starts after a dot (or at the start) and cannot start with '-'; a dot must
     // follow a label's last letter or digit.
-    let mut previous = b'.';
-    for &c in s.as_bytes() {
-        let fits = match c {
-            b'.' => lower_alnum(previous),
-            b'-' => previous != b'.',
-            c => lower_alnum(c),
-        };
-        if !fits {
-            return None;
-        }
-        previous = c;
-    }
-    (!s.is_empty()).then_some(previous)
+    let joins_fit = b.windows(2).fold(true, |fit, pair| {
+        let (previous, c) = (pair[0], pair[1]);
+        fit & (c != b'.' || lower_alnum(previous)) & (c != b'-' || previous != b'.')
+    });
+    (lower_alnum(first) && common_classes(b) & SUBDOMAIN != 0 && joins_fit).then_some(last)
 }
 
 /// `[a-z]([-a-z0-9]*[a-z0-9])?`: a DNS-1035 label.
@@ -56,8 +91,12 @@ pub(crate) fn dns1035_label(s: &str) -> bool {
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`: the name part of a qualified name.
 pub(crate) fn qualified_name_part(s: &str) -> bool {
-    let alnum = |c: u8| c.is_ascii_alphanumeric();
-    ends_and_inside(s, alnum, alnum, |c| alnum(c) || matches!(c, b'-' | b'_' | b'.'))
+    match s.as_bytes() {
+        b @ ([f, .., l] | [f @ l]) => {
+            CLASSES[*f as usize] & CLASSES[*l as usize] & ALNUM != 0 && common_classes(b) & NAME_INSIDE != 0
+        }
+        [] => false,
+    }
 }
 
 /// `(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?`: a label value.
