@@ -186,7 +186,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             }
         });
         quote! {
-            let __this = __out.make(#ident { #(#empty,)* });
+            let __this = __out.make_with(|| #ident { #(#empty,)* });
             #read
             #(#assigns)*
             if !__usable {
@@ -213,7 +213,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 return ::core::result::Result::Ok(());
             }
             #(#values)*
-            __out.make(#ident { #(#inits,)* });
+            __out.make_with(|| #ident { #(#inits,)* });
         }
     };
     quote! {
