@@ -58,11 +58,7 @@ fn group_version_error(s: &str) -> Option<String> {
 
 /// Whether `s` passes `IsQualifiedName`: what most keys need to know, with no messages made.
 fn is_qualified_name(s: &str) -> bool {
-    // A loop over the bytes: a key is short, and `split_once`'s searcher is made for long text.
-    let (prefix, name) = match s.bytes().position(|b| b == b'/') {
-        Some(slash) => (Some(&s[..slash]), &s[slash + 1..]),
-        None => (None, s),
-    };
+    let (prefix, name) = shapes::qualified_name_parts(s);
     let prefix_fits = prefix.is_none_or(|p| p.len() <= 253 && shapes::dns1123_subdomain(p));
     prefix_fits && name.len() <= 63 && shapes::qualified_name_part(name)
 }
@@ -72,7 +68,7 @@ pub fn qualified_name(s: &str) -> Vec<String> {
     if is_qualified_name(s) {
         return Vec::new();
     }
-    let (prefix, name) = s.split_once('/').map_or((None, s), |(prefix, name)| (Some(prefix), name));
+    let (prefix, name) = shapes::qualified_name_parts(s);
     if name.contains('/') {
         return vec![format!(
             "a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"

@@ -26,7 +26,7 @@ pub(crate) fn generate_name(s: &str) -> bool {
 }
 
 fn lower_alnum(c: u8) -> bool {
-    CLASSES[c as usize] & LOWER_ALNUM != 0
+    of_class(LOWER_ALNUM)(c)
 }
 
 // What each byte may be in the name shapes, a bit per class: these run on every object's
@@ -70,9 +70,9 @@ const CLASSES: [u8; 256] = {
     table
 };
 
-/// The classes every byte of `b` has (a fold with no early exit: the loop vectorizes).
-fn common_classes(b: &[u8]) -> u8 {
-    b.iter().fold(u8::MAX, |common, &c| common & CLASSES[c as usize])
+/// Whether a byte is of class `bit`.
+fn of_class(bit: u8) -> impl Fn(u8) -> bool {
+    move |c| CLASSES[c as usize] & bit != 0
 }
 
 /// Whether `s` can begin a subdomain (every byte fits where it is), and its last byte: it
@@ -106,12 +106,7 @@ pub(crate) fn dns1035_label(s: &str) -> bool {
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`: the name part of a qualified name.
 pub(crate) fn qualified_name_part(s: &str) -> bool {
-    match s.as_bytes() {
-        b @ ([f, .., l] | [f @ l]) => {
-            CLASSES[*f as usize] & CLASSES[*l as usize] & ALNUM != 0 && common_classes(b) & NAME_INSIDE != 0
-        }
-        [] => false,
-    }
+    ends_and_inside(s, of_class(ALNUM), of_class(ALNUM), of_class(NAME_INSIDE))
 }
 
 /// `(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?`: a label value.
@@ -123,9 +118,16 @@ pub(crate) fn label_value(s: &str) -> bool {
 /// a qualified name, `[prefix/]name` (the shape only: `objectmeta::qualified_name` gives the
 /// apiserver's messages and limits).
 fn qualified_name(s: &str) -> bool {
-    match s.split_once('/') {
-        None => qualified_name_part(s),
-        Some((prefix, name)) => dns1123_subdomain(prefix) && qualified_name_part(name),
+    let (prefix, name) = qualified_name_parts(s);
+    prefix.is_none_or(dns1123_subdomain) && qualified_name_part(name)
+}
+
+/// A qualified name's prefix (before its first '/', if it has one) and name. A loop over the
+/// bytes: a key is short, and `split_once`'s searcher is made for long text.
+pub(crate) fn qualified_name_parts(s: &str) -> (Option<&str>, &str) {
+    match s.bytes().position(|b| b == b'/') {
+        Some(slash) => (Some(&s[..slash]), &s[slash + 1..]),
+        None => (None, s),
     }
 }
 
