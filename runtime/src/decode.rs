@@ -160,14 +160,33 @@ impl<T> Decoded<T> {
 }
 
 /// Reads JSON text into `T`, recording every problem, then validates the value (on create).
+/// Bytes that are not UTF-8 are not JSON text: one [`ErrorType::Malformed`] issue, no value.
 pub fn from_slice<T: Decode + Validate>(bytes: &[u8], options: &Options) -> Decoded<T> {
     let mut cx = Cx::new(options);
     // Read where the result keeps it: a resource's value can be kilobytes.
     let mut decoded = Decoded::unread();
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = T::decode_into(&mut de, &mut cx, &At::ROOT, &mut decoded.value).and_then(|()| de.end());
+    // The text's UTF-8 is checked once, up front: several times cheaper than checking each
+    // string as it is read (what `Deserializer::from_slice` does), and the read then sees text.
+    let read = match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            T::decode_into(&mut de, &mut cx, &At::ROOT, &mut decoded.value).and_then(|()| de.end())
+        }
+        Err(e) => Err(not_utf8(bytes, e)),
+    };
     finish(&mut decoded, read, cx);
     decoded
+}
+
+/// Why `bytes`, which are not UTF-8, are not JSON (RFC 8259 §8.1): the parser's own error at
+/// its line and column, the bad bytes being an invalid code point in a string or a syntax error
+/// outside one. Not read as `T`: a second reader type would compile every `Decode` twice.
+fn not_utf8(bytes: &[u8], e: std::str::Utf8Error) -> serde_json::Error {
+    match serde_json::from_slice::<Value>(bytes) {
+        Err(parsed) => parsed,
+        // Not reached: every string of a `Value` is checked.
+        Ok(_) => de::Error::custom(format_args!("invalid UTF-8 after byte {}", e.valid_up_to())),
+    }
 }
 
 /// Reads a parsed document (for example one from [`crate::yaml`]) into `T`, as [`from_slice`].

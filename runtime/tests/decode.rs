@@ -202,6 +202,29 @@ fn defaults_in_each_mode() {
 }
 
 #[test]
+fn text_that_is_not_utf8_is_one_issue_at_the_parsers_place() {
+    let not_utf8 = |doc: &[u8]| {
+        let r = from_slice::<Spec>(doc, &Options::default());
+        assert!(r.value.is_none(), "{r:?}");
+        assert_eq!(r.issues.len(), 1, "{:?}", r.issues);
+        assert_eq!(r.issues[0].error_type, ErrorType::Malformed);
+        r.issues[0].detail.clone()
+    };
+    // In a string the schema names, and in one an unknown (pruned) key holds: UTF-8 is checked
+    // once for the whole text, so where a byte is does not change whether it is refused.
+    let detail = not_utf8(b"{\"name\": \"a\",\n \"tags\": [\"\xff\"]}");
+    assert!(detail.contains("invalid unicode code point at line 2 column"), "{detail}");
+    let detail = not_utf8(b"{\"name\": \"a\", \"extra\": \"\xc3\"}");
+    assert!(detail.contains("invalid unicode code point at line 1"), "{detail}");
+    // Outside a string it is a syntax error.
+    let detail = not_utf8(b"{\"name\": \"a\", \xff: 1}");
+    assert!(detail.contains("line 1 column"), "{detail}");
+    // Multi-byte UTF-8 is text.
+    let r = from_slice::<Spec>("{\"name\": \"ä→😀\"}".as_bytes(), &Options::default());
+    assert_eq!(r.value.map(|s| s.name), Some("ä→😀".to_owned()));
+}
+
+#[test]
 fn broken_json_is_one_issue_with_its_place_and_no_value() {
     let r = read("{\"name\": \"a\",\n \"port\": }", Options::default());
     assert!(r.value.is_none());
