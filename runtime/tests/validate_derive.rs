@@ -84,6 +84,8 @@ fn string_checks_stop_at_the_first_failure_and_follow_the_value_kind() {
     assert!(issues_of(json!({"name": "a", "maxSurge": 3})).is_empty());
 }
 
+// Defaulting and the JSON list-type and ratcheting walks are the dynamic validator's.
+#[cfg(feature = "dynamic")]
 #[test]
 fn derived_and_dynamic_validation_agree() {
     let schema = json!({"type": "object", "properties": {
@@ -217,6 +219,8 @@ fn updates_ratchet_errors_about_unchanged_places() {
     );
 }
 
+// Defaulting and the JSON list-type and ratcheting walks are the dynamic validator's.
+#[cfg(feature = "dynamic")]
 #[test]
 fn derived_and_dynamic_updates_agree() {
     let schema = json!({"type": "object", "properties": {
