@@ -4,8 +4,9 @@
 //!
 //! - (a) `serde_json::from_slice::<T>`: the baseline (the generated types' `Deserialize`, which
 //!   is the read of (b) stopping at its first issue, without `validate()`);
-//! - (b) kubeskema's validating read: `kubeskema::decode::from_slice::<T>` (one pass that
-//!   records every decoding problem, then the derived `validate()`);
+//! - (b) kubeskema's validating read: `kubeskema::decode::from_slice::<T>` (the text's UTF-8
+//!   checked once, where (a) checks each string; one pass that records every decoding problem,
+//!   then the derived `validate()`);
 //! - (c) `Value` parse + `jsonschema` validation (compiled once) + `from_value::<T>`: today's
 //!   way to get a validated typed object;
 //! - (d) `Value` parse + `jsonschema` validation alone;
