@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod oracle;
+
 /// The shared corpus (`../shared/corpus` from the repository root), or `KUBESKEMA_CORPUS`.
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("KUBESKEMA_CORPUS") {

@@ -1,0 +1,381 @@
+//! The live differential against kube-apiserver 1.36.3 (`../shared/oracle/`), and the recorder
+//! of the fixtures CI replays (`tests/tests/oracle.rs`).
+//!
+//! ```sh
+//! # mutated corpus objects and CRDs, seeded; agreement per operation and per mutator
+//! cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed 1 --creates 1500 --updates 500 --crds 1500
+//! # record a sample of each class (the apiserver's answers) for CI, and re-ask the targeted cases
+//! cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed 7 --record fixtures/oracle
+//! ```
+//!
+//! The oracle binary is `$ORACLE_BIN`, else `../oracle/bin/apiserver-oracle` (a writable copy
+//! of `../shared/oracle` built there), else `../shared/oracle/bin/apiserver-oracle`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kubeskema_tests::oracle::mutate::{CRD_CLASSES, Candidate, OBJECT_CLASSES, crd_candidates, object_candidates};
+use kubeskema_tests::oracle::rng::Rng;
+use kubeskema_tests::oracle::{
+    Answer, Case, Comparison, Documents, Op, Oracle, Source, answer_of, compare, ours, read_fixture, request,
+    write_fixture,
+};
+use kubeskema_tests::{corpus_dir, instances, repo_dir};
+use serde_json::Value;
+
+struct Args {
+    seed: u64,
+    creates: usize,
+    updates: usize,
+    crds: usize,
+    record: Option<PathBuf>,
+    per_class: usize,
+    show: usize,
+    replay: Vec<PathBuf>,
+}
+
+fn args() -> Args {
+    let mut a =
+        Args { seed: 1, creates: 0, updates: 0, crds: 0, record: None, per_class: 6, show: 3, replay: Vec::new() };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| usage(&format!("{flag} needs a value")));
+        let number = |s: String| s.parse::<usize>().unwrap_or_else(|_| usage(&format!("{s} is not a number")));
+        match flag.as_str() {
+            "--seed" => a.seed = number(value()) as u64,
+            "--creates" => a.creates = number(value()),
+            "--updates" => a.updates = number(value()),
+            "--crds" => a.crds = number(value()),
+            "--record" => a.record = Some(PathBuf::from(value())),
+            "--per-class" => a.per_class = number(value()),
+            "--show" => a.show = number(value()),
+            "--replay" => a.replay.push(PathBuf::from(value())),
+            _ => usage(&format!("unknown argument {flag}")),
+        }
+    }
+    if a.record.is_some() && a.creates + a.updates + a.crds == 0 {
+        // A recording holds `per_class` cases of each class; draw enough to find them.
+        a.creates = OBJECT_CLASSES.len() * a.per_class * 3;
+        a.updates = OBJECT_CLASSES.len() * a.per_class * 2;
+        a.crds = CRD_CLASSES.len() * a.per_class * 3;
+    }
+    a
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!(
+        "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N]\n       \
+         oracle-diff --record DIR [--per-class K] [--seed N]   (writes DIR/{{creates,updates,crds}}.jsonl, re-asks DIR/targeted.jsonl)\n       \
+         oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)"
+    );
+    std::process::exit(2)
+}
+
+fn oracle_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("ORACLE_BIN") {
+        return PathBuf::from(p);
+    }
+    let local = repo_dir().join("../oracle/bin/apiserver-oracle");
+    if local.exists() { local } else { corpus_dir().join("../oracle/bin/apiserver-oracle") }
+}
+
+/// The corpus's v1 CRDs: (file, document index, CRD).
+fn corpus_crds(docs: &mut Documents) -> Vec<(String, usize, Value)> {
+    let mut files = Vec::new();
+    let root = corpus_dir().join("crds");
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+                files.push(p.strip_prefix(corpus_dir()).expect("below the corpus").to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        for i in 0.. {
+            let Ok(d) = docs.get(&f, i) else { break };
+            if d["apiVersion"] == "apiextensions.k8s.io/v1" && d["kind"] == "CustomResourceDefinition" {
+                out.push((f.clone(), i, d));
+            }
+        }
+    }
+    out
+}
+
+/// Draws `n` cases of `op`, the classes in turn, each from a random input that has one.
+fn draw(
+    op: Op,
+    n: usize,
+    classes: &[&'static str],
+    inputs: &[(Source, Source, Vec<Candidate>)],
+    rng: &mut Rng,
+    tag: &str,
+) -> Vec<Case> {
+    let mut by_class: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+    for (i, (_, _, cands)) in inputs.iter().enumerate() {
+        for (j, c) in cands.iter().enumerate() {
+            by_class.entry(c.class).or_default().push((i, j));
+        }
+    }
+    let present: Vec<&str> = classes.iter().copied().filter(|c| by_class.contains_key(c)).collect();
+    let mut out = Vec::new();
+    for k in 0..n {
+        let Some(class) = present.get(k % present.len().max(1)) else { break };
+        let (i, j) = *rng.pick(&by_class[class]).expect("a class present has candidates");
+        let (crd, object, cands) = &inputs[i];
+        let patched = object.patched(cands[j].patch.clone());
+        let id = format!("{tag}-{k:05}");
+        out.push(match op {
+            Op::Check => {
+                Case { id, class: class.to_string(), op, crd: patched, object: None, old: None, apiserver: None }
+            }
+            Op::Create => Case {
+                id,
+                class: class.to_string(),
+                op,
+                crd: crd.clone(),
+                object: Some(patched),
+                old: None,
+                apiserver: None,
+            },
+            Op::Update => Case {
+                id,
+                class: class.to_string(),
+                op,
+                crd: crd.clone(),
+                object: Some(patched),
+                old: Some(object.clone()),
+                apiserver: None,
+            },
+        });
+    }
+    out
+}
+
+/// The corpus objects that upstream labels valid, with their CRD and their candidates.
+fn object_inputs(docs: &mut Documents) -> Vec<(Source, Source, Vec<Candidate>)> {
+    let mut crd_docs: BTreeMap<String, Vec<(usize, Value)>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for inst in instances().into_iter().filter(|i| i.expect == "valid") {
+        let list = crd_docs
+            .entry(inst.crd_file.clone())
+            .or_insert_with(|| (0..).map_while(|i| docs.get(&inst.crd_file, i).ok().map(|d| (i, d))).collect());
+        let (group, version) = inst.api_version.rsplit_once('/').unwrap_or(("", &inst.api_version));
+        let Some((crd_doc, crd)) = list.iter().find(|(_, c)| {
+            c["apiVersion"] == "apiextensions.k8s.io/v1"
+                && c["spec"]["group"] == group
+                && c["spec"]["names"]["kind"] == inst.kind.as_str()
+        }) else {
+            continue;
+        };
+        let (parsed, errors) = kubeskema::crd::Crd::parse(crd);
+        let Some(schema) = parsed.version(version).and_then(|v| v.schema.as_ref()) else { continue };
+        if !errors.is_empty() {
+            continue;
+        }
+        let Ok(object) = docs.get(&inst.file, inst.doc_index) else { continue };
+        let cands = object_candidates(&object, schema, parsed.scope == "Cluster");
+        out.push((Source::corpus(&inst.crd_file, *crd_doc), Source::corpus(&inst.file, inst.doc_index), cands));
+    }
+    out
+}
+
+/// Asks the oracle and ourselves; returns each case with both answers.
+fn run(cases: &mut [Case], docs: &mut Documents, ask_oracle: bool) -> Vec<(Answer, Answer)> {
+    let inputs: Vec<_> = cases.iter().map(|c| c.inputs(docs)).collect();
+    if ask_oracle {
+        let requests: Vec<Value> = cases
+            .iter()
+            .zip(&inputs)
+            .enumerate()
+            .map(|(i, (c, inp))| match inp {
+                Ok(inp) => request(i, c.op, inp),
+                Err(_) => Value::Null,
+            })
+            .collect();
+        let answers = Oracle::new(oracle_bin()).ask(&requests).unwrap_or_else(|e| {
+            eprintln!("oracle-diff: {e}");
+            std::process::exit(2)
+        });
+        for (c, a) in cases.iter_mut().zip(&answers) {
+            c.apiserver = Some(answer_of(a));
+        }
+    }
+    let scratch = std::env::temp_dir().join(format!("oracle-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("a scratch folder");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let ours_all: Vec<Answer> = std::thread::scope(|s| {
+        let chunk = cases.len().div_ceil(threads).max(1);
+        let handles: Vec<_> = cases
+            .chunks(chunk)
+            .zip(inputs.chunks(chunk))
+            .map(|(cs, is)| {
+                let scratch = &scratch;
+                s.spawn(move || {
+                    cs.iter()
+                        .zip(is)
+                        .map(|(c, i)| match i {
+                            Ok(i) => ours(c.op, i, scratch),
+                            Err(e) => Answer { error: Some(e.clone()), ..Answer::default() },
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("no panic")).collect()
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+    cases.iter().map(|c| c.apiserver.clone().unwrap_or_default()).zip(ours_all).collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    total: usize,
+    findings: usize,
+    messages: usize,
+    skipped: usize,
+}
+
+fn report(title: &str, cases: &[Case], answers: &[(Answer, Answer)], show: usize) {
+    let mut all = Tally::default();
+    let mut per: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut shown: BTreeMap<&str, usize> = BTreeMap::new();
+    for (c, (theirs, mine)) in cases.iter().zip(answers) {
+        let t = per.entry(&c.class).or_default();
+        if theirs.error.is_some() {
+            t.skipped += 1;
+            all.skipped += 1;
+            continue;
+        }
+        let cmp: Comparison = compare(c.op, theirs, mine);
+        for t in [&mut *t, &mut all] {
+            t.total += 1;
+            t.findings += cmp.same_findings as usize;
+            t.messages += cmp.same_messages as usize;
+        }
+        let n = shown.entry(&c.class).or_default();
+        if !cmp.same_messages && *n < show {
+            *n += 1;
+            println!(
+                "  differs {} [{}] {}",
+                c.id,
+                c.class,
+                serde_json::to_string(&c.object.as_ref().unwrap_or(&c.crd).patch).unwrap_or_default()
+            );
+            if let Some(e) = &mine.error {
+                println!("    ours failed: {e}");
+            }
+            for f in &cmp.only_apiserver {
+                println!("    apiserver: {} [{}]", f.message, f.type_);
+            }
+            for f in &cmp.only_ours {
+                println!("    ours:      {} [{}]", f.message, f.type_);
+            }
+            for w in &cmp.warnings.0 {
+                println!("    apiserver warning: {w}");
+            }
+            for w in &cmp.warnings.1 {
+                println!("    our warning:       {w}");
+            }
+        }
+    }
+    let pct = |n: usize, d: usize| if d == 0 { 100.0 } else { 100.0 * n as f64 / d as f64 };
+    println!(
+        "{title}: {} cases ({} the oracle could not answer): same (field, type) {:.1}%, same (field, type, message) {:.1}%",
+        all.total,
+        all.skipped,
+        pct(all.findings, all.total),
+        pct(all.messages, all.total)
+    );
+    for (class, t) in &per {
+        println!(
+            "  {class:28} {:5} cases  findings {:6.1}%  messages {:6.1}%{}",
+            t.total,
+            pct(t.findings, t.total),
+            pct(t.messages, t.total),
+            if t.skipped > 0 { format!("  ({} unanswered)", t.skipped) } else { String::new() }
+        );
+    }
+}
+
+/// Keeps up to `k` answered cases of each class, the disagreeing ones first (they are what
+/// CI must hold on to), then in drawing order.
+fn sample(cases: &[Case], answers: &[(Answer, Answer)], k: usize) -> Vec<Case> {
+    let mut idx: Vec<usize> = (0..cases.len()).filter(|&i| answers[i].0.error.is_none()).collect();
+    idx.sort_by_key(|&i| compare(cases[i].op, &answers[i].0, &answers[i].1).same_messages);
+    let mut per: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut keep: Vec<usize> = idx
+        .into_iter()
+        .filter(|&i| {
+            let n = per.entry(&cases[i].class).or_default();
+            *n += 1;
+            *n <= k
+        })
+        .collect();
+    keep.sort();
+    keep.into_iter().map(|i| cases[i].clone()).collect()
+}
+
+fn main() {
+    let a = args();
+    let mut docs = Documents::default();
+    let command = format!(
+        "cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed {} --record fixtures/oracle --per-class {}",
+        a.seed, a.per_class
+    );
+    for file in &a.replay {
+        let mut cases = read_fixture(file).unwrap_or_else(|e| usage(&e));
+        let answers = run(&mut cases, &mut docs, true);
+        report(&file.display().to_string(), &cases, &answers, a.show);
+    }
+    if let Some(dir) = &a.record {
+        let targeted = dir.join("targeted.jsonl");
+        if targeted.exists() {
+            let mut cases = read_fixture(&targeted).unwrap_or_else(|e| usage(&e));
+            let answers = run(&mut cases, &mut docs, true);
+            report("targeted", &cases, &answers, a.show);
+            write_fixture(&targeted, &command, &cases).expect("the fixture folder is writable");
+        }
+    }
+    let mut rng = Rng::new(a.seed);
+    let mut batches: Vec<(&str, Vec<Case>)> = Vec::new();
+    if a.creates + a.updates > 0 {
+        let inputs = object_inputs(&mut docs);
+        eprintln!("oracle-diff: {} valid corpus objects to mutate", inputs.len());
+        batches.push((
+            "creates",
+            draw(Op::Create, a.creates, OBJECT_CLASSES, &inputs, &mut rng, &format!("s{}-create", a.seed)),
+        ));
+        batches.push((
+            "updates",
+            draw(Op::Update, a.updates, OBJECT_CLASSES, &inputs, &mut rng, &format!("s{}-update", a.seed)),
+        ));
+    }
+    if a.crds > 0 {
+        let crds = corpus_crds(&mut docs);
+        eprintln!("oracle-diff: {} corpus v1 CRDs to mutate", crds.len());
+        let inputs: Vec<_> = crds
+            .iter()
+            .map(|(f, i, crd)| (Source::corpus(f, *i), Source::corpus(f, *i), crd_candidates(crd)))
+            .collect();
+        batches.push(("crds", draw(Op::Check, a.crds, CRD_CLASSES, &inputs, &mut rng, &format!("s{}-crd", a.seed))));
+    }
+    for (name, mut cases) in batches {
+        if cases.is_empty() {
+            continue;
+        }
+        let answers = run(&mut cases, &mut docs, true);
+        report(name, &cases, &answers, a.show);
+        if let Some(dir) = &a.record {
+            let kept = sample(&cases, &answers, a.per_class);
+            let path: PathBuf = Path::new(dir).join(format!("{name}.jsonl"));
+            write_fixture(&path, &command, &kept).expect("the fixture folder is writable");
+            eprintln!("oracle-diff: recorded {} cases in {}", kept.len(), path.display());
+        }
+    }
+}
