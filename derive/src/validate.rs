@@ -40,9 +40,16 @@ pub fn expand(c: &Container) -> TokenStream {
         // holds it checks its other constraints through `Kind`.
         Body::Enum(_) => quote! { let _ = (__path, __issues); },
     };
-    let kind = match &c.data {
-        Body::Enum(variants) => enum_kind(ident, variants),
-        Body::Struct(_) => TokenStream::new(),
+    let (kind, bad_value) = match &c.data {
+        Body::Enum(variants) => (
+            enum_kind(ident, variants),
+            quote! {
+                fn cel_bad_value(&self) -> ::kubeskema::issue::BadValue {
+                    ::kubeskema::__private::kind_bad_value(self)
+                }
+            },
+        ),
+        Body::Struct(_) => (TokenStream::new(), TokenStream::new()),
     };
     let unchanged = unchanged(c);
     let has_rules = has_rules(c);
@@ -69,6 +76,7 @@ pub fn expand(c: &Container) -> TokenStream {
             #meta
             #unchanged
             #cel_walk
+            #bad_value
             fn validate_at(&self, __path: &::kubeskema::path::At<'_>, __issues: &mut ::kubeskema::Phases) {
                 #body
             }

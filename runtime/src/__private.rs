@@ -404,3 +404,14 @@ pub fn cel_differential<T: crate::Validate + ?Sized>(value: &T, old: Option<&T>)
     }
     if native == interpreted { Ok(()) } else { Err(format!("native: {native:?}\ninterpreted: {interpreted:?}")) }
 }
+
+/// What a failing CEL rule prints for a derived enum's value: its string or number.
+pub fn kind_bad_value<K: Kind>(value: &K) -> crate::issue::BadValue {
+    use crate::issue::BadValue;
+    match (value.as_str(), value.as_num()) {
+        (Some(s), _) => BadValue::Str(s.to_owned()),
+        (None, Some(Num::Int(i))) => BadValue::Int(i),
+        (None, Some(Num::Float(f))) => BadValue::Float(f),
+        (None, None) => BadValue::Omit,
+    }
+}

@@ -166,11 +166,33 @@ pub fn go_json(v: &serde_json::Value) -> String {
         Value::Object(map) => {
             // serde_json's map is sorted by key already.
             let fields: Vec<String> =
-                map.iter().map(|(k, v)| format!("{}:{}", Value::String(k.clone()), go_json(v))).collect();
+                map.iter().map(|(k, v)| format!("{}:{}", go_json_string(k), go_json(v))).collect();
             format!("{{{}}}", fields.join(","))
         }
+        Value::String(s) => go_json_string(s),
         other => other.to_string(),
     }
+}
+
+/// A JSON string as Go's `encoding/json` writes it: HTML's `<`, `>` and `&` and the line and
+/// paragraph separators escaped (`\u003c`), the rest as any JSON writer does.
+fn go_json_string(s: &str) -> String {
+    let plain = serde_json::Value::String(s.to_owned()).to_string();
+    if !s.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
+        return plain;
+    }
+    let mut out = String::with_capacity(plain.len() + 8);
+    for c in plain.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 impl fmt::Display for BadValue {

@@ -117,6 +117,20 @@ impl crate::objectmeta::MetaView for ObjectMeta {
     fn generation(&self) -> Option<i64> {
         self.generation
     }
+    fn owner_references(&self) -> Vec<crate::objectmeta::OwnerRef<'_>> {
+        self.owner_references
+            .iter()
+            .flatten()
+            .map(|r| crate::objectmeta::OwnerRef {
+                api_version: &r.api_version,
+                kind: &r.kind,
+                name: &r.name,
+                uid: &r.uid,
+                controller: r.controller,
+                block_owner_deletion: r.block_owner_deletion,
+            })
+            .collect()
+    }
     fn same(new: Option<&Self>, old: Option<&Self>, key: &str) -> bool {
         match key {
             "creationTimestamp" => {

@@ -62,13 +62,18 @@ pub struct ObjectMeta {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
+    // Absent fields read as empty, as Go's decoder reads them: validation then names them.
     /// API version of the owner.
+    #[serde(default)]
     pub api_version: String,
     /// Kind of the owner.
+    #[serde(default)]
     pub kind: String,
     /// Name of the owner.
+    #[serde(default)]
     pub name: String,
     /// UID of the owner.
+    #[serde(default)]
     pub uid: String,
     /// Whether the owner blocks deletion of this object.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -38,12 +38,38 @@ pub fn normalize_resource(object: &mut Value, root: &Schema) -> Result<Normalize
 }
 
 /// Round-trips a `metadata` value through `ObjectMeta`: unknown keys and empty values go.
+/// A field that does not decode is dropped, as the request decoder does
+/// (`GetObjectMetaWithOptions` with `DropMalformedFields`: each field is decoded on its own,
+/// and those that fail are left out); a `metadata` that is not an object is refused.
 fn coerce_metadata(meta: &mut Value, path: &str) -> Result<(), MetadataError> {
-    if meta.is_null() {
-        return Ok(());
-    }
-    let typed: ObjectMeta = serde_json::from_value(meta.clone())
-        .map_err(|e| MetadataError { path: path.to_owned(), message: e.to_string() })?;
+    let typed: ObjectMeta = match meta {
+        Value::Null => return Ok(()),
+        Value::Object(map) => match serde_json::from_value(Value::Object(map.clone())) {
+            Ok(typed) => typed,
+            Err(_) => {
+                let decodes = |k: &String, v: &Value| {
+                    let one = serde_json::Map::from_iter([(k.clone(), v.clone())]);
+                    serde_json::from_value::<ObjectMeta>(Value::Object(one)).is_ok()
+                };
+                let kept: serde_json::Map<String, Value> =
+                    map.iter().filter(|(k, v)| decodes(k, v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                serde_json::from_value(Value::Object(kept))
+                    .expect("invariant: fields that decode alone decode together")
+            }
+        },
+        other => {
+            let got = match other {
+                Value::Bool(_) => "bool",
+                Value::Number(_) => "float64",
+                Value::String(_) => "string",
+                _ => "[]interface {}",
+            };
+            return Err(MetadataError {
+                path: path.to_owned(),
+                message: format!("invalid metadata: expected object, got {got}"),
+            });
+        }
+    };
     *meta = serde_json::to_value(typed).expect("invariant: ObjectMeta serializes");
     Ok(())
 }
@@ -107,9 +133,15 @@ mod tests {
     }
 
     #[test]
-    fn wrongly_typed_metadata_is_an_error() {
+    fn wrongly_typed_metadata_fields_are_dropped_and_metadata_that_is_no_object_is_an_error() {
         let (root, _) = Schema::parse(&json!({"type": "object"}), "");
-        let err = normalize_resource(&mut json!({"metadata": {"labels": {"a": 1}}}), &root).unwrap_err();
-        assert_eq!(err.path, "metadata");
+        let mut obj = json!({"metadata": {"name": "n", "labels": {"a": 1}, "uid": 7, "annotations": {"k": "v"}}});
+        normalize_resource(&mut obj, &root).unwrap();
+        assert_eq!(obj, json!({"metadata": {"name": "n", "annotations": {"k": "v"}}}));
+        let err = normalize_resource(&mut json!({"metadata": "n"}), &root).unwrap_err();
+        assert_eq!(
+            (err.path.as_str(), err.message.as_str()),
+            ("metadata", "invalid metadata: expected object, got string")
+        );
     }
 }

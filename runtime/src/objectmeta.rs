@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
 use crate::path::Path;
 
 use crate::shapes;
@@ -23,17 +23,17 @@ pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// `IsDNS1123Subdomain`.
 pub fn dns1123_subdomain(s: &str) -> Vec<String> {
-    bounded_format(s, 253, shapes::dns1123_subdomain, SUBDOMAIN_FORMAT)
+    bounded_format(s, 253, Unit::Characters, shapes::dns1123_subdomain, SUBDOMAIN_FORMAT)
 }
 
 /// `IsDNS1123Label`.
 pub fn dns1123_label(s: &str) -> Vec<String> {
-    bounded_format(s, 63, shapes::dns1123_label, LABEL_FORMAT)
+    bounded_format(s, 63, Unit::Characters, shapes::dns1123_label, LABEL_FORMAT)
 }
 
 /// `IsDNS1035Label`.
 pub fn dns1035_label(s: &str) -> Vec<String> {
-    bounded_format(s, 63, shapes::dns1035_label, DNS1035_FORMAT)
+    bounded_format(s, 63, Unit::Characters, shapes::dns1035_label, DNS1035_FORMAT)
 }
 
 /// `ValidatePathSegmentName`: names of embedded objects may be anything a URL path segment
@@ -63,7 +63,8 @@ fn is_qualified_name(s: &str) -> bool {
     prefix_fits && name.len() <= 63 && shapes::qualified_name_part(name)
 }
 
-/// `IsQualifiedName`: `[prefix/]name`, the prefix a DNS subdomain.
+/// `IsQualifiedName`, which 1.36 spells `content.IsLabelKey`: `[prefix/]name`, the prefix a
+/// DNS subdomain; lengths in bytes, as the `content` package words them.
 pub fn qualified_name(s: &str) -> Vec<String> {
     if is_qualified_name(s) {
         return Vec::new();
@@ -71,19 +72,23 @@ pub fn qualified_name(s: &str) -> Vec<String> {
     let (prefix, name) = shapes::qualified_name_parts(s);
     if name.contains('/') {
         return vec![format!(
-            "a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            "a valid label key {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         )];
     }
     let mut out = Vec::new();
     match prefix {
         Some("") => out.push("prefix part must be non-empty".into()),
-        Some(prefix) => out.extend(dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}"))),
+        Some(prefix) => out.extend(
+            bounded_format(prefix, 253, Unit::Bytes, shapes::dns1123_subdomain, SUBDOMAIN_FORMAT)
+                .into_iter()
+                .map(|m| format!("prefix part {m}")),
+        ),
         None => {}
     }
     if name.is_empty() {
         out.push("name part must be non-empty".into());
     } else if name.len() > 63 {
-        out.push("name part must be no more than 63 characters".into());
+        out.push("name part must be no more than 63 bytes".into());
     }
     if !shapes::qualified_name_part(name) {
         out.push(format!("name part {QUALIFIED_NAME_FORMAT}"));
@@ -91,16 +96,28 @@ pub fn qualified_name(s: &str) -> Vec<String> {
     out
 }
 
-/// `IsValidLabelValue`.
+/// `IsValidLabelValue` (`content.IsLabelValue`).
 pub fn label_value(s: &str) -> Vec<String> {
-    bounded_format(s, 63, shapes::label_value, LABEL_VALUE_FORMAT)
+    bounded_format(s, 63, Unit::Bytes, shapes::label_value, LABEL_VALUE_FORMAT)
+}
+
+/// How a length limit is worded: `util/validation` says characters, 1.36's
+/// `api/validate/content` (label keys and values) says bytes; both count bytes.
+#[derive(Clone, Copy)]
+enum Unit {
+    Characters,
+    Bytes,
 }
 
 /// apimachinery's usual pair of messages: too long, and not of the format.
-fn bounded_format(s: &str, max: usize, shaped: fn(&str) -> bool, format: &str) -> Vec<String> {
+fn bounded_format(s: &str, max: usize, unit: Unit, shaped: fn(&str) -> bool, format: &str) -> Vec<String> {
     let mut out = Vec::new();
     if s.len() > max {
-        out.push(format!("must be no more than {max} characters"));
+        let unit = match unit {
+            Unit::Characters => "characters",
+            Unit::Bytes => "bytes",
+        };
+        out.push(format!("must be no more than {max} {unit}"));
     }
     if !shaped(s) {
         out.push(format.to_owned());
@@ -178,6 +195,10 @@ pub trait MetaView {
     fn finalizers(&self, each: &mut dyn FnMut(&str));
     /// `generation`, when it is an integer.
     fn generation(&self) -> Option<i64>;
+    /// Each owner reference, as the apiserver's accessor reads them (none at all when the
+    /// list or one of its items is not what it should be; a field of the wrong type reads
+    /// as absent).
+    fn owner_references(&self) -> Vec<OwnerRef<'_>>;
     /// Whether this is an object at all (JSON metadata may be anything).
     fn is_object(&self) -> bool {
         true
@@ -216,6 +237,26 @@ impl MetaView for Value {
     }
     fn generation(&self) -> Option<i64> {
         self.get("generation").and_then(Value::as_i64)
+    }
+    fn owner_references(&self) -> Vec<OwnerRef<'_>> {
+        let Some(refs) = self.get("ownerReferences").and_then(Value::as_array) else { return Vec::new() };
+        if !refs.iter().all(Value::is_object) {
+            return Vec::new();
+        }
+        refs.iter()
+            .map(|r| {
+                let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
+                let flag = |k: &str| r.get(k).and_then(Value::as_bool);
+                OwnerRef {
+                    api_version: text("apiVersion"),
+                    kind: text("kind"),
+                    name: text("name"),
+                    uid: text("uid"),
+                    controller: flag("controller"),
+                    block_owner_deletion: flag("blockOwnerDeletion"),
+                }
+            })
+            .collect()
     }
     /// JSON values compare whole, strings or not.
     fn same(new: Option<&Self>, old: Option<&Self>, key: &str) -> bool {
@@ -257,6 +298,114 @@ impl MetaView for crate::ObjectMeta {
     }
     fn generation(&self) -> Option<i64> {
         self.generation
+    }
+    fn owner_references(&self) -> Vec<OwnerRef<'_>> {
+        self.owner_references
+            .iter()
+            .map(|r| OwnerRef {
+                api_version: &r.api_version,
+                kind: &r.kind,
+                name: &r.name,
+                uid: &r.uid,
+                controller: r.controller,
+                block_owner_deletion: r.block_owner_deletion,
+            })
+            .collect()
+    }
+}
+
+/// One owner reference as the metadata rules read it.
+#[derive(Clone, Copy, Debug)]
+pub struct OwnerRef<'a> {
+    /// `apiVersion`.
+    pub api_version: &'a str,
+    /// `kind`.
+    pub kind: &'a str,
+    /// `name`.
+    pub name: &'a str,
+    /// `uid`.
+    pub uid: &'a str,
+    /// `controller`.
+    pub controller: Option<bool>,
+    /// `blockOwnerDeletion`.
+    pub block_owner_deletion: Option<bool>,
+}
+
+impl OwnerRef<'_> {
+    /// As Go's `encoding/json` writes a `metav1.OwnerReference`: its fields in declaration
+    /// order, the optional ones only when set.
+    fn go_json(&self) -> String {
+        let s = |v: &str| go_json(&Value::String(v.to_owned()));
+        let mut out = format!(
+            "{{\"apiVersion\":{},\"kind\":{},\"name\":{},\"uid\":{}",
+            s(self.api_version),
+            s(self.kind),
+            s(self.name),
+            s(self.uid)
+        );
+        if let Some(c) = self.controller {
+            out.push_str(&format!(",\"controller\":{c}"));
+        }
+        if let Some(b) = self.block_owner_deletion {
+            out.push_str(&format!(",\"blockOwnerDeletion\":{b}"));
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// `ValidateOwnerReferences`: each reference's version, kind, name and uid present, no
+/// Event as an owner, at most one controller.
+fn owner_references<M: MetaView>(meta: &M, at: &Path, keyword: &'static str, out: &mut Vec<Issue>) {
+    let refs = meta.owner_references();
+    let mut first_controller: Option<String> = None;
+    for r in &refs {
+        // `schema.FromAPIVersionAndKind`: `group/version`, or a version alone; more than one
+        // slash parses as nothing.
+        let (group, version) = match r.api_version.matches('/').count() {
+            0 => ("", r.api_version),
+            1 => r.api_version.split_once('/').expect("one slash"),
+            _ => ("", ""),
+        };
+        if version.is_empty() {
+            out.push(invalid(&at.key("apiVersion"), keyword, r.api_version, "version must not be empty".into()));
+        }
+        for (key, value) in [("kind", r.kind), ("name", r.name), ("uid", r.uid)] {
+            if value.is_empty() {
+                out.push(invalid(&at.key(key), keyword, value, "must not be empty".into()));
+            }
+        }
+        if (group, version, r.kind) == ("", "v1", "Event") {
+            out.push(
+                Issue::new(
+                    ErrorType::Invalid,
+                    at,
+                    keyword,
+                    BadValue::Json(r.go_json()),
+                    "/v1, Kind=Event is disallowed from being an owner",
+                )
+                .in_form(PathForm::Field),
+            );
+        }
+        if r.controller == Some(true) {
+            let current = format!("{}/{}", r.kind, r.name);
+            match &first_controller {
+                Some(first) => {
+                    let all = format!("[{}]", refs.iter().map(OwnerRef::go_json).collect::<Vec<_>>().join(","));
+                    out.push(
+                        Issue::new(
+                            ErrorType::Invalid,
+                            at,
+                            keyword,
+                            BadValue::Json(all),
+                            format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"),
+                        )
+                        .in_form(PathForm::Field),
+                    );
+                }
+                None => first_controller = Some(current),
+            }
+        }
     }
 }
 
@@ -440,6 +589,7 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
             .in_form(PathForm::Field),
         );
     }
+    owner_references(meta, &at("ownerReferences"), keyword, &mut out);
     let mut i = 0;
     meta.finalizers(&mut |f| {
         out.extend(qualified_name(f).into_iter().map(|m| invalid(&at("finalizers").index(i), keyword, f, m)));
@@ -516,7 +666,7 @@ mod tests {
             meta(json!({"name": "a", "labels": {"a/b/c": "ok", "k": "has space"}}), true),
             vec![
                 format!(
-                    "metadata.labels: Invalid value: \"a/b/c\": a qualified name {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+                    "metadata.labels: Invalid value: \"a/b/c\": a valid label key {QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
                 ),
                 format!("metadata.labels: Invalid value: \"has space\": {LABEL_VALUE_FORMAT}"),
             ]

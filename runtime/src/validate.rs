@@ -45,6 +45,21 @@ pub struct Outcome {
     pub warnings: Vec<Issue>,
 }
 
+/// The request's namespace, as the create and update handlers settle it before validation: a
+/// cluster-scoped object loses its namespace (`rest.BeforeCreate` clears it, so it is never
+/// refused), a namespaced one without a namespace gets the request's, here `default` (what
+/// `kubectl apply` sends without `-n`).
+fn request_namespace(object: &mut Value, namespaced: bool) {
+    let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    if !namespaced {
+        if meta.contains_key("namespace") {
+            meta.insert("namespace".into(), Value::String(String::new()));
+        }
+    } else if meta.get("namespace").and_then(Value::as_str).is_none_or(str::is_empty) {
+        meta.insert("namespace".into(), Value::String("default".into()));
+    }
+}
+
 /// Validates objects of one CRD version; build once, use for many objects.
 pub struct ResourceValidator<'a> {
     crd: &'a Crd,
@@ -115,11 +130,18 @@ impl<'a> ResourceValidator<'a> {
         if let Some(map) = obj.as_object_mut() {
             map.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
         }
+        let namespaced = self.crd.is_namespaced();
+        request_namespace(&mut obj, namespaced);
+        let old = old.map(|o| {
+            let mut o = o.clone();
+            request_namespace(&mut o, namespaced);
+            o
+        });
+        let old = old.as_ref();
         let type_meta = validate_type_meta(&obj, &self.crd.names.kind, &self.api_version());
         if !type_meta.is_empty() {
             return Outcome { object: obj, pruned, issues: type_meta, warnings: Vec::new() };
         }
-        let namespaced = self.crd.is_namespaced();
         issues.extend(match old {
             None => validate_object_meta(&obj, namespaced),
             Some(old) => validate_object_meta_update(&obj, old, namespaced),

@@ -49,6 +49,12 @@ pub trait Validate {
     /// Appends the issues of this value, which sits at `at`, each to its pipeline step.
     fn validate_at(&self, at: &At<'_>, found: &mut Phases);
 
+    /// What a CEL rule that fails on this value prints as its value: the value itself for a
+    /// scalar (`Invalid value: 2147483648: ...`), nothing for an object or a list (1.36).
+    fn cel_bad_value(&self) -> BadValue {
+        BadValue::Omit
+    }
+
     /// The TypeMeta and root ObjectMeta checks of a resource (types with
     /// `#[kubeskema(resource(...))]`; nothing for others). `Break` when `kind` or `apiVersion`
     /// is wrong: the apiserver then checks nothing else.
@@ -166,10 +172,14 @@ pub(crate) fn gate_cel(has_rules: bool, issues: &mut Vec<Issue>) {
 
 /// Leaves: their constraints are checked by the field that holds them.
 macro_rules! leaf {
-    ($($t:ty => $schema:literal),* $(,)?) => {
+    ($($t:ty => $schema:literal $(, $bad:expr)?);* $(;)?) => {
         $(impl Validate for $t {
             const SCHEMA_TYPE: &'static str = $schema;
             fn validate_at(&self, _: &At<'_>, _: &mut Phases) {}
+            $(fn cel_bad_value(&self) -> BadValue {
+                let bad: fn(&Self) -> BadValue = $bad;
+                bad(self)
+            })?
             fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
                 let same = self == old;
                 if same {
@@ -182,16 +192,19 @@ macro_rules! leaf {
 }
 
 leaf!(
-    String => "string",
-    bool => "boolean",
-    i32 => "integer",
-    i64 => "integer",
-    f64 => "number",
-    crate::IntOrString => "",
-    crate::EmptyObject => "object",
-    crate::ObjectMeta => "object",
-    serde_json::Value => "",
-    serde_json::Map<String, serde_json::Value> => "object",
+    String => "string", |s| BadValue::Str(s.clone());
+    bool => "boolean", |b| BadValue::Bool(*b);
+    i32 => "integer", |i| BadValue::Int((*i).into());
+    i64 => "integer", |i| BadValue::Int(*i);
+    f64 => "number", |f| BadValue::Float(*f);
+    crate::IntOrString => "", |v| match v {
+        crate::IntOrString::Int(i) => BadValue::Int(*i),
+        crate::IntOrString::String(s) => BadValue::Str(s.clone()),
+    };
+    crate::EmptyObject => "object";
+    crate::ObjectMeta => "object";
+    serde_json::Value => "", BadValue::of;
+    serde_json::Map<String, serde_json::Value> => "object";
 );
 
 // Root and embedded metadata are checked by the resource that holds them.
@@ -213,6 +226,9 @@ impl<T: Validate> Validate for Option<T> {
             v.validate_at(at, found);
         }
     }
+    fn cel_bad_value(&self) -> BadValue {
+        self.as_ref().map_or(BadValue::Null, T::cel_bad_value)
+    }
 }
 
 /// Recursive types hold themselves in a `Box`.
@@ -224,6 +240,9 @@ impl<T: Validate> Validate for Box<T> {
     }
     fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
         (**self).validate_at(at, found);
+    }
+    fn cel_bad_value(&self) -> BadValue {
+        (**self).cel_bad_value()
     }
     #[cfg(feature = "cel")]
     fn validate_cel_at(&self, old: Option<&Self>, path: &Path, cx: &mut crate::cel::Cx) {

@@ -668,8 +668,9 @@ impl Cx {
             return;
         }
         let unchanged_above = self.unchanged_above;
+        let bad = failure_value(schema_type, || bad_value_of(&value));
         let mut runs = Interpreted::new(value, old, format, unchanged_above);
-        self.run_rules(rules, path, schema_type, &mut runs);
+        self.run_rules(rules, path, schema_type, bad, &mut runs);
     }
 
     /// Evaluates `rules` for the typed value at `path`, each natively where it has a
@@ -698,17 +699,17 @@ impl Cx {
         let unchanged_above = self.unchanged_above;
         self.uninterpretable |= !self.native && to_cel.is_none();
         let natives = if self.native || to_cel.is_none() { natives } else { &[] };
+        let bad = failure_value(schema_type, || value.cel_bad_value());
         let mut runs = Typed { value, old, natives, to_cel, format, unchanged_above, interpreted: None };
-        self.run_rules(rules, path, schema_type, &mut runs);
+        self.run_rules(rules, path, schema_type, bad, &mut runs);
     }
 
     /// The one loop over a node's rules, however they run: compile errors, transition rules
     /// without an old value skipped, the cost budget and the per-call limit, errors in the
     /// apiserver's words, messages, `fieldPath`, reasons and ratcheting.
-    fn run_rules(&mut self, rules: &[Rule], path: &Path, schema_type: &str, runs: &mut dyn Runs) {
-        // A failing rule's "value" is the node's schema type, as the apiserver prints it
-        // (`spec.driver: Invalid value: "string": driver is immutable once set`).
-        let bad = BadValue::Str(schema_type.to_owned());
+    fn run_rules(&mut self, rules: &[Rule], path: &Path, schema_type: &str, bad: BadValue, runs: &mut dyn Runs) {
+        // A rule that fails prints `bad` (see `failure_value`); a rule that cannot run prints
+        // the node's schema type (`Invalid value: "object": ... evaluating rule: ...`).
         // Whether the place is unchanged (ratcheting), asked only when a rule fails.
         let mut unchanged = None;
         for (i, rule) in rules.iter().enumerate() {
@@ -839,6 +840,29 @@ trait Runs {
     /// Whether the value equals the old value (or, without one, the place above it is
     /// unchanged): a failure there is a warning on update.
     fn unchanged(&mut self) -> bool;
+}
+
+/// What a failing rule prints as its value (1.36): nothing for an object or a list node, the
+/// value itself for any other (`Invalid value: 2147483648: port must be ...`).
+fn failure_value(schema_type: &str, value: impl FnOnce() -> BadValue) -> BadValue {
+    match schema_type {
+        "object" | "array" => BadValue::Omit,
+        _ => value(),
+    }
+}
+
+/// A CEL value as the apiserver holds it in the object it validates (the string of a
+/// formatted string, JSON for what a typeless node holds).
+fn bad_value_of(v: &Value) -> BadValue {
+    match v {
+        Value::Int(i) => BadValue::Int(*i),
+        Value::UInt(u) => BadValue::Uint(*u),
+        Value::Float(f) => BadValue::Float(*f),
+        Value::String(s) => BadValue::Str(s.to_string()),
+        Value::Bool(b) => BadValue::Bool(*b),
+        Value::Null => BadValue::Null,
+        other => BadValue::Json(crate::issue::go_json(&value::to_json(other))),
+    }
 }
 
 /// Rules interpreted over CEL values.

@@ -373,3 +373,39 @@ fn metadata(v: &serde_json::Value) -> Value {
         .collect();
     object(fields)
 }
+
+/// A CEL value as JSON, the inverse of [`from_json`] for what JSON can hold (bytes as base64,
+/// timestamps and durations as the strings they were read from are not kept: as CEL prints them).
+pub fn to_json(v: &Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::UInt(u) => J::from(*u),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        Value::String(s) => J::String(s.to_string()),
+        Value::Bytes(b) => {
+            use base64::Engine as _;
+            J::String(base64::engine::general_purpose::STANDARD.encode(&**b))
+        }
+        Value::List(items) => J::Array(items.iter().map(to_json).collect()),
+        Value::Map(m) => J::Object(
+            m.map
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Key::String(s) => s.to_string(),
+                        Key::Int(i) => i.to_string(),
+                        Key::Uint(u) => u.to_string(),
+                        Key::Bool(b) => b.to_string(),
+                    };
+                    (key, to_json(v))
+                })
+                .collect(),
+        ),
+        Value::Timestamp(t) => J::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+        Value::Duration(d) => J::String(format!("{}s", d.num_seconds())),
+        other => J::String(format!("{other:?}")),
+    }
+}

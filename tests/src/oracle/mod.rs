@@ -202,7 +202,13 @@ impl Case {
         let crd = self.crd.resolve(docs)?;
         let object = self.object.as_ref().map(|s| s.resolve(docs)).transpose()?;
         let old = self.old.as_ref().map(|s| s.resolve(docs)).transpose()?;
-        let version = object
+        // The version asked for is the one the object was written for, whatever a mutator did
+        // to its apiVersion.
+        let unpatched = match &self.object {
+            Some(s) => Some(Source { patch: Vec::new(), ..s.clone() }.resolve(docs)?),
+            None => None,
+        };
+        let version = unpatched
             .as_ref()
             .and_then(|o| o["apiVersion"].as_str())
             .map(|a| a.rsplit('/').next().unwrap_or(a).to_owned())
