@@ -11,6 +11,8 @@
 //! (the apiserver moves such a schema to the top level before validating: a quirk kept here)
 //! and `spec.versions[i].schema.openAPIV3Schema...` otherwise.
 
+pub(crate) mod go_dump;
+
 use kubeskema::crd::CrdVersion;
 use kubeskema::issue::{BadValue, ErrorType, field_error_body, supported_values};
 use kubeskema::schema::{AdditionalProperties, Schema};
@@ -66,9 +68,26 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
             });
             continue;
         };
-        let findings = check_schema(schema, &base, version.status_subresource);
+        let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
+        let findings = check_schema(schema, raw, &crd.raw, &base, version.status_subresource);
         let is_ok = findings.is_empty();
         ok.push(is_ok);
+        // A schema shared by every version is one schema to the apiserver: warned about once.
+        if i == 0 || !same_schema {
+            unrecognized_formats(schema, &mut |node, format| {
+                diags.push(Diagnostic {
+                    version: Some(version.name.clone()),
+                    help: Some("the apiserver does not validate this format; remove it or use one it knows".into()),
+                    ..loaded.diagnostic(
+                        Severity::Warning,
+                        &format!("{}/format", node.pointer),
+                        "UnrecognizedFormat",
+                        String::new(),
+                        format!("unrecognized format {}", kubeskema::issue::go_quote(format)),
+                    )
+                })
+            });
+        }
         // One shared schema is one set of errors (the apiserver validates it once).
         if !is_ok && same_schema && reported_shared {
             continue;
@@ -110,8 +129,14 @@ fn clear_pointers(s: &mut Schema) {
 
 /// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
 /// structural errors by their full text.
-fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Finding> {
-    let mut c = Checker { findings: Vec::new(), patterns: Default::default() };
+fn check_schema(
+    root: &Schema,
+    raw: &serde_json::Value,
+    document: &serde_json::Value,
+    base: &str,
+    status_subresource: bool,
+) -> Vec<Finding> {
+    let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: document };
     c.conversion(root, base);
     // A schema the structural model cannot hold (`$ref`, items as an array, ...) is never
     // checked structurally: `NewStructural` fails first and only the generic walk reports.
@@ -138,13 +163,18 @@ fn check_schema(root: &Schema, base: &str, status_subresource: bool) -> Vec<Find
             "nullable cannot be true at the root",
         );
     }
-    if status_subresource && let Some(t) = root.type_str().filter(|t| *t != "object") {
+    if status_subresource {
+        c.status_root(root, raw, base);
+    }
+    // `$schema` fails only the structural conversion, whose error is shown when nothing else
+    // is wrong with the schema.
+    if c.findings.is_empty() && has_keyword(root, "$schema") {
         c.push(
             root,
-            format!("{base}.type"),
+            base.to_owned(),
             ErrorType::Invalid,
-            BadValue::Str(t.to_owned()),
-            "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
+            BadValue::Str(String::new()),
+            "OpenAPIV3Schema 'schema' is not supported",
         );
     }
     let mut findings = c.findings;
@@ -170,17 +200,34 @@ enum Level {
     Field,
 }
 
-struct Checker {
+struct Checker<'a> {
     findings: Vec<Finding>,
+    /// The CRD as written, where schema nodes' pointers lead (for values shown whole).
+    raw: &'a serde_json::Value,
     /// Patterns already compiled, with their error if any (CRDs repeat the same few).
     patterns: std::collections::HashMap<String, Option<String>>,
+}
+
+/// Each node's format that the apiserver does not know for the node's type.
+fn unrecognized_formats<'s>(s: &'s Schema, found: &mut dyn FnMut(&'s Schema, &'s str)) {
+    if let Some(format) = s.format.as_deref().filter(|f| !f.is_empty())
+        && !kubeskema::format::recognized(s.type_str().unwrap_or_default(), format)
+    {
+        found(s, format);
+    }
+    s.children().for_each(|c| unrecognized_formats(c, found));
+}
+
+/// Whether `keyword` (an unsupported one) stands anywhere in the schema.
+fn has_keyword(s: &Schema, keyword: &str) -> bool {
+    s.unsupported.iter().any(|k| k == keyword) || s.children().any(|c| has_keyword(c, keyword))
 }
 
 fn prop_path(p: &str, name: &str) -> String {
     format!("{p}.properties[{name}]")
 }
 
-impl Checker {
+impl Checker<'_> {
     fn push(&mut self, node: &Schema, field: String, error_type: ErrorType, value: BadValue, detail: impl AsRef<str>) {
         self.push_at(node.pointer.clone(), field, error_type, value, detail);
     }
@@ -197,9 +244,72 @@ impl Checker {
         self.findings.push(Finding::new(field, error_type, value, detail.as_ref(), pointer));
     }
 
+    /// With the status subresource, the root may hold only the fields that keep their meaning
+    /// once `status` is cut out of it: the first other field found, in the internal struct's
+    /// order, is reported with the whole root schema (`type` other than `object` is its own
+    /// error, and ends the look too).
+    fn status_root(&mut self, root: &Schema, raw: &serde_json::Value, base: &str) {
+        const ALLOWED: [&str; 22] = [
+            "description",
+            "type",
+            "format",
+            "title",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "maxLength",
+            "minLength",
+            "pattern",
+            "maxItems",
+            "minItems",
+            "uniqueItems",
+            "multipleOf",
+            "required",
+            "items",
+            "properties",
+            "externalDocs",
+            "example",
+            "x-kubernetes-preserve-unknown-fields",
+            "x-kubernetes-validations",
+        ];
+        for key in go_dump::FIELD_KEYS {
+            let Some(value) = raw.get(key).filter(|v| !go_dump::is_zero(v)) else { continue };
+            if key == "type" {
+                if let Some(t) = value.as_str().filter(|t| *t != "object") {
+                    self.push(
+                        root,
+                        format!("{base}.type"),
+                        ErrorType::Invalid,
+                        BadValue::Str(t.to_owned()),
+                        "only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
+                    );
+                    return;
+                }
+                continue;
+            }
+            if !ALLOWED.contains(&key) {
+                self.push(
+                    root,
+                    base.to_owned(),
+                    ErrorType::Invalid,
+                    BadValue::Json(go_dump::schema(raw)),
+                    "only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength \
+                     MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs \
+                     Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the \
+                     status subresource is enabled",
+                );
+                return;
+            }
+        }
+    }
+
     /// `convert.go`: what the structural model cannot represent at all.
     fn conversion(&mut self, s: &Schema, p: &str) {
         for kw in &s.unsupported {
+            if kw == "$schema" {
+                continue; // see `check_schema`
+            }
             if kw == "items-array" {
                 self.push(
                     s,
@@ -874,13 +984,23 @@ impl Checker {
                 );
             }
             // (Items given as an array are refused on their own: `items must be a schema object`.)
-            if s.items.is_none() && !s.unsupported.iter().any(|k| k == "items-array") {
+            let items_array = s.unsupported.iter().any(|k| k == "items-array");
+            if s.items.is_none() && !items_array {
                 self.push(
                     s,
                     format!("{p}.items"),
                     ErrorType::Required,
                     BadValue::Omit,
                     "must have a schema if x-kubernetes-list-type is map",
+                );
+            }
+            if let Some(list) = items_array.then(|| self.raw.pointer(&format!("{}/items", s.pointer))).flatten() {
+                self.push(
+                    s,
+                    format!("{p}.items"),
+                    ErrorType::Invalid,
+                    BadValue::Json(go_dump::schema_or_array(list)),
+                    "must only have a single schema if x-kubernetes-list-type is map",
                 );
             }
             if let Some(items) = &s.items {
@@ -1292,7 +1412,7 @@ mod tests {
         let walk = |schema: serde_json::Value| -> Vec<(String, String)> {
             let (s, errors) = Schema::parse(&schema, "");
             assert!(errors.is_empty(), "{errors:?}");
-            let mut c = Checker { findings: Vec::new(), patterns: Default::default() };
+            let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: &serde_json::Value::Null };
             c.crd_rules(&s, "spec.validation.openAPIV3Schema", true, true, &MetaContext::default());
             let mut found: Vec<(String, String)> =
                 c.findings.into_iter().map(|f| (f.kind.to_owned(), f.field)).collect();

@@ -8,7 +8,7 @@
 
 use kubeskema::cel::cost;
 use kubeskema::cel::{Scope, types};
-use kubeskema::issue::{BadValue, ErrorType, go_quote};
+use kubeskema::issue::{BadValue, ErrorType};
 use kubeskema::schema::{Schema, ValidationRule};
 
 use crate::check::Finding;
@@ -108,8 +108,8 @@ impl Walk<'_> {
         let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
             self.out.push(Finding::new(field, error_type, value, detail, at));
         };
-        // The rule object as Go's `%#v` prints the internal type (it has no JSON form).
-        let shown = BadValue::Json(go_rule(rule));
+        // The rule object as Go's JSON prints the internal type (1.36).
+        let shown = BadValue::Json(crate::check::go_dump::rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
         let compiled = match kubeskema::cel::check_rule(
@@ -196,18 +196,4 @@ fn factor(cost: u64, limit: u64) -> String {
     } else {
         format!("{f:.1}x")
     }
-}
-
-/// The rule as Go's `%#v` prints the apiserver's `ValidationRule`.
-fn go_rule(r: &ValidationRule) -> String {
-    let opt = |s: &Option<String>| go_quote(s.as_deref().unwrap_or_default());
-    format!(
-        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{}, FieldPath:{}, OptionalOldSelf:{}}}",
-        go_quote(&r.rule),
-        opt(&r.message),
-        opt(&r.message_expression),
-        r.reason.as_deref().map_or("(*apiextensions.FieldValueErrorReason)(nil)".to_owned(), |x| format!("\"{x}\"")),
-        opt(&r.field_path),
-        r.optional_old_self.map_or("(*bool)(nil)".to_owned(), |b| b.to_string()),
-    )
 }

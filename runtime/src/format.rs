@@ -90,6 +90,17 @@ pub fn supported(schema_type: &str, format: &str) -> Option<Format> {
     })
 }
 
+/// Whether the apiserver knows `format` for a schema `type` (`GetUnrecognizedFormats`: a
+/// CRD with a format it does not know is accepted with a warning, `unrecognized format "x"`).
+pub fn recognized(schema_type: &str, format: &str) -> bool {
+    match schema_type {
+        "integer" => matches!(format, "int32" | "int64"),
+        "number" => matches!(format, "float" | "double"),
+        "" | "string" => supported(schema_type, format).is_some(),
+        _ => false,
+    }
+}
+
 /// `format`: `spec.x: Invalid value: "abc": spec.x in body must be of type date-time: "abc"`
 /// (the format named as the schema wrote it). kube-openapi reports it as a type error
 /// (`InvalidTypeCode`), so it is `FieldValueTypeInvalid` and keeps CEL rules from running.

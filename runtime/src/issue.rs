@@ -355,6 +355,9 @@ impl Issue {
     pub fn field(&self) -> String {
         match self.form {
             PathForm::OpenApi | PathForm::Detached => self.path.openapi(),
+            // A field path that is no path at all (a rule on the root) prints as Go's nil
+            // `*field.Path` does.
+            PathForm::Field if self.path.is_root() => "<nil>".into(),
             PathForm::Field => self.path.field(),
             PathForm::Base => "<nil>".into(),
         }

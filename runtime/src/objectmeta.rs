@@ -172,8 +172,25 @@ pub fn root_meta<M: MetaView>(meta: Option<&M>, old: Option<Option<&M>>, namespa
                 out.push(invalid(&at(key), "metadata", &shown, "field is immutable".into()));
             }
         }
+        let generation = |m: Option<&M>| m.and_then(M::generation).unwrap_or_default();
+        if generation(meta) < generation(old) {
+            out.push(
+                Issue::new(
+                    ErrorType::Invalid,
+                    &at("generation"),
+                    "metadata",
+                    BadValue::Int(generation(meta)),
+                    "must not be decremented",
+                )
+                .in_form(PathForm::Field),
+            );
+        }
     }
-    out.extend(object_meta(meta, &at, Rules::Root { namespaced }));
+    let rules = match old {
+        Some(_) => Rules::RootUpdate,
+        None => Rules::Root { namespaced },
+    };
+    out.extend(object_meta(meta, &at, rules));
     out
 }
 
@@ -207,9 +224,10 @@ pub trait MetaView {
     fn shown(&self, key: &str) -> String {
         self.text(key).unwrap_or_default().to_owned()
     }
-    /// Whether the field `key` is the same in `new` and `old` (both absent included).
+    /// Whether the field `key` is the same in `new` and `old`, absent reading as `""` (as
+    /// the accessors read it).
     fn same(new: Option<&Self>, old: Option<&Self>, key: &str) -> bool {
-        new.and_then(|m| m.text(key)) == old.and_then(|m| m.text(key))
+        new.and_then(|m| m.text(key)).unwrap_or_default() == old.and_then(|m| m.text(key)).unwrap_or_default()
     }
 }
 
@@ -257,10 +275,6 @@ impl MetaView for Value {
                 }
             })
             .collect()
-    }
-    /// JSON values compare whole, strings or not.
-    fn same(new: Option<&Self>, old: Option<&Self>, key: &str) -> bool {
-        new.and_then(|m| m.get(key)) == old.and_then(|m| m.get(key))
     }
 }
 
@@ -488,7 +502,13 @@ pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema)
 /// What differs between root and embedded metadata.
 #[derive(Clone, Copy)]
 enum Rules {
-    Root { namespaced: bool },
+    Root {
+        namespaced: bool,
+    },
+    /// The root on update (`ValidateObjectMetaAccessorUpdate`): name, generateName and
+    /// namespace are only held to their old values, and finalizers and generation are not
+    /// checked again.
+    RootUpdate,
     Embedded,
 }
 
@@ -497,7 +517,7 @@ impl Rules {
     /// the apiserver's pipeline, reported in different places of its order.
     fn keyword(self) -> &'static str {
         match self {
-            Rules::Root { .. } => "metadata",
+            Rules::Root { .. } | Rules::RootUpdate => "metadata",
             Rules::Embedded => EMBEDDED,
         }
     }
@@ -510,9 +530,19 @@ pub const EMBEDDED: &str = "x-kubernetes-embedded-resource";
 /// called only for an issue, so a valid object allocates nothing here.
 fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rules) -> Vec<Issue> {
     let mut out = Vec::new();
+    if !matches!(rules, Rules::RootUpdate) {
+        identity(meta, at, rules, &mut out);
+    }
+    let Some(meta) = meta else { return out };
+    meta_contents(meta, at, rules, &mut out);
+    out
+}
+
+/// name, generateName and namespace.
+fn identity<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rules, out: &mut Vec<Issue>) {
     let keyword = rules.keyword();
     let name_rule = |s: &str, prefix: bool| match rules {
-        Rules::Root { .. } => dns1123_subdomain(s),
+        Rules::Root { .. } | Rules::RootUpdate => dns1123_subdomain(s),
         Rules::Embedded => path_segment_name(s, prefix),
     };
     let text = |k: &str| meta.and_then(|m| m.text(k)).unwrap_or_default();
@@ -562,7 +592,11 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
             );
         }
     }
-    let Some(meta) = meta else { return out };
+}
+
+/// labels, annotations, owner references; finalizers and generation but on update.
+fn meta_contents<M: MetaView>(meta: &M, at: &dyn Fn(&str) -> Path, rules: Rules, out: &mut Vec<Issue>) {
+    let keyword = rules.keyword();
     meta.labels(&mut |k, v| {
         out.extend(qualified_name(k).into_iter().map(|m| invalid(&at("labels"), keyword, k, m)));
         out.extend(label_value(v).into_iter().map(|m| invalid(&at("labels"), keyword, v, m)));
@@ -589,7 +623,10 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
             .in_form(PathForm::Field),
         );
     }
-    owner_references(meta, &at("ownerReferences"), keyword, &mut out);
+    owner_references(meta, &at("ownerReferences"), keyword, out);
+    if matches!(rules, Rules::RootUpdate) {
+        return;
+    }
     let mut i = 0;
     meta.finalizers(&mut |f| {
         out.extend(qualified_name(f).into_iter().map(|m| invalid(&at("finalizers").index(i), keyword, f, m)));
@@ -607,7 +644,6 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
             .in_form(PathForm::Field),
         );
     }
-    out
 }
 
 #[cfg(test)]

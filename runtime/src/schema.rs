@@ -350,6 +350,8 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             "minProperties" => s.min_properties = r.count(k, v),
             "required" => s.required = r.strings(k, v),
             "items" => match v {
+                // An empty list converts to no items at all (`JSONSchemas` empty).
+                Value::Array(list) if list.is_empty() => {}
                 Value::Array(_) => s.unsupported.push("items-array".into()),
                 Value::Null => {}
                 _ => s.items = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),

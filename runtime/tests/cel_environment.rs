@@ -93,7 +93,7 @@ fn holds(rule: &'static str, value: Value) {
 }
 
 fn fails(rule: &'static str, value: Value) {
-    assert_eq!(check(rule, value, None), vec![format!(": Invalid value: \"object\": failed rule: {rule}")]);
+    assert_eq!(check(rule, value, None), vec![format!("<nil>: Invalid value: failed rule: {rule}")]);
 }
 
 fn base() -> Value {
@@ -128,7 +128,7 @@ fn transforms() {
     assert_eq!(
         issues,
         [
-            ": Invalid value: \"object\": insert failed: key k already exists evaluating rule: self.tags.transformMapEntry(i, t, {'k': i}).size() == 1"
+            "<nil>: Invalid value: \"object\": insert failed: key k already exists evaluating rule: self.tags.transformMapEntry(i, t, {'k': i}).size() == 1"
         ]
     );
 }
@@ -166,19 +166,19 @@ fn runtime_errors_of_the_features() {
     // An absent field read through an optional is none; `value()` of none is an error.
     assert_eq!(
         error("self.?name.value() == 'x'", json!({})),
-        ": Invalid value: \"object\": optional.none() dereference evaluating rule: self.?name.value() == 'x'"
+        "<nil>: Invalid value: \"object\": optional.none() dereference evaluating rule: self.?name.value() == 'x'"
     );
     // A missing key read inside a two-variable loop, in one iteration (cel-go reports the
     // first of several errors `all` meets, the interpreter the last: see the closing note of
     // issue 14).
     assert_eq!(
         error("self.tags.all(i, t, i == 0 || self.counts[t + 'x'] > i)", base()),
-        ": Invalid value: \"object\": no such key: bx evaluating rule: self.tags.all(i, t, i == 0 || self.counts[t + 'x'] > i)"
+        "<nil>: Invalid value: \"object\": no such key: bx evaluating rule: self.tags.all(i, t, i == 0 || self.counts[t + 'x'] > i)"
     );
     // `int` of a string that is not a number inside a transform.
     assert_eq!(
         error("self.tags.transformList(i, t, int(t)).size() == 2", base()),
-        ": Invalid value: \"object\": type conversion error from 'string' to 'int' evaluating rule: self.tags.transformList(i, t, int(t)).size() == 2"
+        "<nil>: Invalid value: \"object\": type conversion error from 'string' to 'int' evaluating rule: self.tags.transformList(i, t, int(t)).size() == 2"
     );
 }
 

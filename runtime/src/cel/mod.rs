@@ -21,7 +21,7 @@
 //! let spec = kubeskema::serde_json::json!({"min": 3, "max": 1});
 //! let mut cx = Cx::default();
 //! cx.evaluate(&RULES, &Path::root().key("spec"), kubeskema::cel::from_json(&spec), None, None, "object");
-//! assert_eq!(cx.issues[0].to_string(), "spec: Invalid value: \"object\": min above max");
+//! assert_eq!(cx.issues[0].to_string(), "spec: Invalid value: min above max");
 //! ```
 
 use std::borrow::Cow;
