@@ -148,11 +148,19 @@ fn check_schema(
             crate::check_defaults::check(root, base, &mut c.findings);
         }
     }
+    // CEL rules compile only in a structural schema with valid defaults, and at each node only
+    // when the schema rules found nothing wrong at that node or below it.
+    let cel_context = c.findings.is_empty();
+    let before = c.findings.len();
     c.crd_rules(root, base, true, true, &MetaContext::default());
-    // CEL rules compile only in a structural schema with valid defaults (the apiserver stops
-    // before them).
-    if c.findings.is_empty() {
-        crate::check_rules::check(root, base, &mut c.findings);
+    if cel_context {
+        let schema_errors: Vec<String> = c.findings[before..].iter().map(|f| f.pointer.clone()).collect();
+        let has_errors = |node: &Schema| {
+            schema_errors.iter().any(|e| {
+                e.strip_prefix(node.pointer.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+        };
+        crate::check_rules::check(root, base, &has_errors, &mut c.findings);
     }
     if root.nullable {
         c.push(
@@ -216,6 +224,11 @@ fn unrecognized_formats<'s>(s: &'s Schema, found: &mut dyn FnMut(&'s Schema, &'s
         found(s, format);
     }
     s.children().for_each(|c| unrecognized_formats(c, found));
+}
+
+/// Whether anything the structural model cannot hold stands in the schema.
+fn has_any_unsupported(s: &Schema) -> bool {
+    !s.unsupported.is_empty() || s.children().any(has_any_unsupported)
 }
 
 /// Whether `keyword` (an unsupported one) stands anywhere in the schema.
@@ -865,6 +878,16 @@ impl Checker<'_> {
                     ErrorType::Invalid,
                     BadValue::Str(field_path.to_owned()),
                     "must not contain line breaks",
+                );
+            }
+            // Resolved against the node's schema, when that converts to a structural one.
+            if !field_path.is_empty() && !has_any_unsupported(s) && !kubeskema::cel::valid_field_path(field_path, s) {
+                self.push_at(
+                    format!("{at}/fieldPath"),
+                    format!("{rp}.fieldPath"),
+                    ErrorType::Invalid,
+                    BadValue::Str(field_path.to_owned()),
+                    "must be a valid path",
                 );
             }
         }

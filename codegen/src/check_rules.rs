@@ -14,9 +14,11 @@ use kubeskema::schema::{Schema, ValidationRule};
 use crate::check::Finding;
 
 /// The findings of every rule under `root`, whose field path is `base`.
-pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
-    let mut walk = Walk { out, costs: Vec::new() };
-    walk.node(root, base, true, Some(1), true);
+/// A node for which `has_schema_errors` holds has its rules skipped, as the apiserver skips
+/// them where its schema rules reported anything at the node or below.
+pub(crate) fn check(root: &Schema, base: &str, has_schema_errors: &dyn Fn(&Schema) -> bool, out: &mut Vec<Finding>) {
+    let mut walk = Walk { out, costs: Vec::new(), has_schema_errors };
+    walk.node(root, base, None, Some(1), true);
     let total = walk.costs.iter().fold(0u64, |sum, (c, _, _)| sum.saturating_add(*c));
     if total > cost::STATIC_CRD_LIMIT {
         let mut costs = std::mem::take(&mut walk.costs);
@@ -46,18 +48,26 @@ pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
 
 struct Walk<'a> {
     out: &'a mut Vec<Finding>,
+    has_schema_errors: &'a dyn Fn(&Schema) -> bool,
     /// Each rule's estimated cost with its field and pointer.
     costs: Vec<(u64, String, String)>,
 }
 
 impl Walk<'_> {
-    /// `correlatable`: whether old values can be found for this node (not inside an atomic
-    /// list or set); `cardinality`: how many values this node can have in one object, the
+    /// `uncorrelatable_within`: the highest list above this node whose items have no old
+    /// values (an atomic list or a set), if any; `cardinality`: how many values this node can have in one object, the
     /// product of the enclosing lists' and maps' bounds (`None` when one is unbounded).
     /// `resource_root`: the root of the resource or of an embedded one, whose rules also
     /// see `apiVersion`, `kind` and `metadata.name`/`generateName`.
-    fn node(&mut self, s: &Schema, p: &str, correlatable: bool, cardinality: Option<u64>, resource_root: bool) {
-        if !s.validations.is_empty() {
+    fn node(
+        &mut self,
+        s: &Schema,
+        p: &str,
+        uncorrelatable_within: Option<&str>,
+        cardinality: Option<u64>,
+        resource_root: bool,
+    ) {
+        if !s.validations.is_empty() && !(self.has_schema_errors)(s) {
             // A node the apiserver cannot declare fails its rules with an internal error;
             // checking them untyped (and not estimating their cost) says more.
             let declaration = types::declare_rule_scope(s, resource_root);
@@ -77,22 +87,30 @@ impl Walk<'_> {
                     rule,
                     &format!("{p}.x-kubernetes-validations[{i}]"),
                     &format!("{}/x-kubernetes-validations/{i}", s.pointer),
-                    correlatable,
+                    uncorrelatable_within,
                     times,
                 );
             }
         }
+        // Properties correlate by name, under a map type the apiserver knows.
+        let properties_within = match s.map_type.as_deref() {
+            None | Some("granular" | "atomic") => uncorrelatable_within,
+            _ => uncorrelatable_within.or(Some(p)),
+        };
         for (name, child) in &s.properties {
-            self.node(child, &format!("{p}.properties[{name}]"), correlatable, cardinality, child.embedded_resource);
+            let path = format!("{p}.properties[{name}]");
+            self.node(child, &path, properties_within, cardinality, child.embedded_resource);
         }
         if let Some(items) = &s.items {
             let keyed = s.list_type.as_deref() == Some("map");
+            let within = if keyed { uncorrelatable_within } else { uncorrelatable_within.or(Some(p)) };
             let n = cardinality.zip(s.max_items).map(|(c, n)| c.saturating_mul(n));
-            self.node(items, &format!("{p}.items"), correlatable && keyed, n, items.embedded_resource);
+            self.node(items, &format!("{p}.items"), within, n, items.embedded_resource);
         }
         if let Some(values) = s.additional_properties_schema() {
             let n = cardinality.zip(s.max_properties).map(|(c, n)| c.saturating_mul(n));
-            self.node(values, &format!("{p}.additionalProperties"), correlatable, n, values.embedded_resource);
+            let path = format!("{p}.additionalProperties");
+            self.node(values, &path, uncorrelatable_within, n, values.embedded_resource);
         }
     }
 
@@ -102,7 +120,7 @@ impl Walk<'_> {
         rule: &ValidationRule,
         p: &str,
         pointer: &str,
-        correlatable: bool,
+        uncorrelatable_within: Option<&str>,
         cardinality: u64,
     ) {
         let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
@@ -131,6 +149,17 @@ impl Walk<'_> {
                     let e = e.strip_prefix("fieldPath: ").unwrap_or(&e);
                     push(field, ErrorType::Invalid, shown.clone(), e, at);
                 }
+                // A rule that does not compile does not use oldSelf, as far as the
+                // apiserver knows.
+                if let Some(optional) = rule.optional_old_self {
+                    push(
+                        format!("{p}.optionalOldSelf"),
+                        ErrorType::Invalid,
+                        BadValue::Bool(optional),
+                        "may not be set if oldSelf is not used in rule",
+                        format!("{pointer}/optionalOldSelf"),
+                    );
+                }
                 return;
             }
         };
@@ -152,15 +181,14 @@ impl Walk<'_> {
             }
             self.costs.push((estimate, format!("{p}.messageExpression"), format!("{pointer}/messageExpression")));
         }
-        if compiled.transition && !correlatable {
+        if compiled.transition
+            && let Some(within) = uncorrelatable_within
+        {
             push(
                 format!("{p}.rule"),
                 ErrorType::Invalid,
                 BadValue::Str(rule.rule.clone()),
-                &format!(
-                    "oldSelf cannot be used on the uncorrelatable portion of the schema within {}",
-                    p.trim_end_matches(|c| c != '.').trim_end_matches('.')
-                ),
+                &format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
                 format!("{pointer}/rule"),
             );
         }

@@ -511,6 +511,74 @@ fn visit(e: &Expression, f: &mut impl FnMut(&Expression)) {
     }
 }
 
+/// `cel.ValidFieldPath`, as the CRD check runs it: `path` (`.a['b'].c`) tokenized as the
+/// apiserver's scanner does, each step a declared property of the node reached, or a key of
+/// its `additionalProperties`.
+#[cfg(feature = "dynamic")]
+pub fn valid_field_path(path: &str, schema: &crate::schema::Schema) -> bool {
+    let tokens = field_path_tokens(path);
+    let mut tokens = tokens.iter().map(String::as_str);
+    let mut node = schema;
+    let step = |node: &mut &crate::schema::Schema, name: &str| -> bool {
+        if !node.properties.is_empty() {
+            match node.properties.get(name) {
+                Some(child) => {
+                    *node = child;
+                    true
+                }
+                None => false,
+            }
+        } else if let Some(values) = node.additional_properties_schema() {
+            *node = values;
+            true
+        } else {
+            false
+        }
+    };
+    while let Some(token) = tokens.next() {
+        match token {
+            "[" => {
+                let Some(quoted) = tokens.next().filter(|t| t.len() >= 2 && t.starts_with('\'') && t.ends_with('\''))
+                else {
+                    return false;
+                };
+                let name = quoted[1..quoted.len() - 1].replace("\\'", "'");
+                if !step(&mut node, &name) || tokens.next() != Some("]") {
+                    return false;
+                }
+            }
+            "." => match tokens.next() {
+                Some(name) if step(&mut node, name) => {}
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The apiserver's field path scanner: `.`, `[` and `]` alone, a single-quoted string whole
+/// (delimiters inside it kept), any other run of text up to the next delimiter.
+#[cfg(feature = "dynamic")]
+fn field_path_tokens(path: &str) -> Vec<String> {
+    let bytes = path.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let data = &bytes[start..];
+        let len = if data[0] == b'\'' {
+            (1..data.len()).find(|&i| data[i] == b'\'' && data[i - 1] != b'\\').map_or(data.len(), |i| i + 1)
+        } else if matches!(data[0], b'.' | b'[' | b']') {
+            1
+        } else {
+            data.iter().position(|b| matches!(b, b'.' | b'[' | b']')).unwrap_or(data.len())
+        };
+        out.push(String::from_utf8_lossy(&data[..len]).into_owned());
+        start += len;
+    }
+    out
+}
+
 /// `fieldPath` (§9.6): `.name` and `['quoted']` steps from the rule's node.
 pub fn parse_field_path(path: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
