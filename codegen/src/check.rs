@@ -46,6 +46,7 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
     let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
     let mut ok = Vec::new();
     let mut reported_shared = false;
+    selectable_fields_need_a_shared_schema(loaded, same_schema, diags);
     for (i, version) in crd.versions.iter().enumerate() {
         let base = if same_schema || version.schema.as_ref().is_some_and(|s| s.pointer.starts_with("/spec/validation"))
         {
@@ -103,6 +104,29 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
     ok
 }
 
+/// [quirk] The v1 → internal conversion moves `selectableFields` that every version has alike
+/// to the CRD's spec, and moves the schema only when every version has the same one: alike
+/// selectable fields over different schemas are then refused, though each version's would do.
+fn selectable_fields_need_a_shared_schema(loaded: &LoadedCrd, same_schema: bool, diags: &mut Vec<Diagnostic>) {
+    let versions = loaded.crd.raw["spec"]["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let first = versions.first().map(|v| &v["selectableFields"]);
+    let alike = versions.iter().all(|v| Some(&v["selectableFields"]) == first);
+    let listed = first.and_then(serde_json::Value::as_array).is_some_and(|l| !l.is_empty());
+    if alike && listed && !same_schema {
+        diags.push(loaded.diagnostic(
+            Severity::Error,
+            "/spec/versions/0/selectableFields",
+            ErrorType::Invalid.reason(),
+            "spec.selectableFields".into(),
+            field_error_body(
+                ErrorType::Invalid,
+                &BadValue::Str(String::new()),
+                "may only be set when validations.schema is included",
+            ),
+        ));
+    }
+}
+
 fn strip(v: &CrdVersion) -> Option<String> {
     // Schemas equal up to their source position count as the same schema.
     v.schema.as_ref().map(|s| {
@@ -138,9 +162,10 @@ fn check_schema(
 ) -> Vec<Finding> {
     let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: document };
     c.conversion(root, base);
-    // A schema the structural model cannot hold (`$ref`, items as an array, ...) is never
-    // checked structurally: `NewStructural` fails first and only the generic walk reports.
-    if c.findings.is_empty() {
+    // A schema the structural model cannot hold (`$ref`, items as an array, `$schema`, ...) is
+    // never checked structurally: `NewStructural` fails first and only the generic walk reports.
+    let convertible = c.findings.is_empty() && !has_keyword(root, "$schema");
+    if convertible {
         c.structural(root, base, Level::Root);
         c.root_metadata(root, base);
         // Defaults are validated only in a structural schema.
@@ -150,7 +175,7 @@ fn check_schema(
     }
     // CEL rules compile only in a structural schema with valid defaults, and at each node only
     // when the schema rules found nothing wrong at that node or below it.
-    let cel_context = c.findings.is_empty();
+    let cel_context = convertible && c.findings.is_empty();
     let before = c.findings.len();
     c.crd_rules(root, base, true, true, &MetaContext::default());
     if cel_context {
@@ -287,7 +312,7 @@ impl Checker<'_> {
             "x-kubernetes-validations",
         ];
         for key in go_dump::FIELD_KEYS {
-            let Some(value) = raw.get(key).filter(|v| !go_dump::is_zero(v)) else { continue };
+            let Some(value) = raw.get(key).filter(|v| !go_dump::is_zero(key, v)) else { continue };
             if key == "type" {
                 if let Some(t) = value.as_str().filter(|t| *t != "object") {
                     self.push(
@@ -467,7 +492,11 @@ impl Checker<'_> {
             }
         }
         self.value_validation(s, p, false);
-        self.completeness(s, p);
+        // [quirk] `validateStructuralCompleteness` looks at the root's junctors only: what a
+        // nested node's junctors name is never required on its spine.
+        if level == Level::Root {
+            self.completeness(s, p);
+        }
         for (name, child) in &s.properties {
             self.structural(child, &prop_path(p, name), Level::Field);
         }

@@ -153,10 +153,13 @@ pub const FIELD_KEYS: [&str; 44] = {
     keys
 };
 
-/// Whether a v1 value converts to the internal field's zero value (`false`, `""`; an empty
-/// list or map stays a non-nil, non-zero one).
-pub fn is_zero(v: &Value) -> bool {
-    matches!(v, Value::Null | Value::Bool(false)) || v.as_str().is_some_and(str::is_empty)
+/// Whether the v1 value of `key` converts to the internal field's zero value: absent, or
+/// `false` and `""` where the field is a plain bool or string (a pointer to `false`, an
+/// empty list or map is not zero).
+pub fn is_zero(key: &str, v: &Value) -> bool {
+    let plain =
+        FIELDS.iter().find(|(_, k, _)| *k == key).is_some_and(|(_, _, kind)| matches!(kind, Kind::Str | Kind::Bool));
+    v.is_null() || (plain && (matches!(v, Value::Bool(false)) || v.as_str().is_some_and(str::is_empty)))
 }
 
 #[derive(Clone, Copy)]

@@ -430,7 +430,9 @@ fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut V
     let (expression, source_info) = match depth::parsing(source, || parser.parse_with_source_info(source)) {
         Ok(parsed) => parsed,
         Err(e) => {
-            let text = e.to_string();
+            // cel-go indents the source snippet under its message by one space; the crate
+            // does not.
+            let text = e.to_string().replace("\n| ", "\n | ");
             // The crate's grammar stops at its own recursion limit with a debug dump: say it
             // in cel-go's words, at the place it gives.
             if text.contains("Recursion limit of") {
