@@ -91,6 +91,10 @@ impl Walk<'_> {
             self.push(at, pointer, invalid(default, "must not have unknown fields"));
         }
         let is_resource = s.embedded_resource || is_root;
+        if let Some(issue) = kubeskema::objectmeta::coerce_error(default, s, is_resource, &Path::root()) {
+            self.push_all(at, pointer, vec![issue]);
+            return;
+        }
         let mut meta = Vec::new();
         if is_resource && default.is_object() {
             meta.extend(kubeskema::objectmeta::validate_embedded(default, &Path::root()));
@@ -105,6 +109,10 @@ impl Walk<'_> {
 
     fn inside_meta(&mut self, s: &Schema, default: &Value, at: &str, pointer: &str, resource: &Schema, steps: &[Step]) {
         let object = surrounding_object(default, steps);
+        if let Some(issue) = kubeskema::objectmeta::coerce_error(&object, resource, true, &Path::root()) {
+            self.push(at, pointer, invalid(default, &format!("must result in valid metadata: {issue}")));
+            return;
+        }
         let mut errors = kubeskema::objectmeta::validate_embedded(&object, &Path::root());
         errors.extend(kubeskema::objectmeta::validate_embedded_resources(&object, resource));
         if !errors.is_empty() {

@@ -499,6 +499,111 @@ pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema)
     out
 }
 
+/// `schemaobjectmeta.Coerce` without dropping what does not decode: the first resource
+/// (`object` itself when `is_resource`, and every embedded one below it) whose `apiVersion` or
+/// `kind` is not a string, or whose `metadata` does not decode as Go decodes `ObjectMeta`,
+/// as the apiserver words it (`metadata: Invalid value: {"name":5}: json: cannot unmarshal
+/// number into Go struct field ObjectMeta.name of type string`).
+pub fn coerce_error(object: &Value, schema: &crate::schema::Schema, is_resource: bool, path: &Path) -> Option<Issue> {
+    match object {
+        Value::Object(map) => {
+            if is_resource || schema.embedded_resource {
+                for (k, v) in map {
+                    let bad = match k.as_str() {
+                        "apiVersion" | "kind" if !v.is_string() => Some("must be a string".to_owned()),
+                        "metadata" => go_decode_error(v),
+                        _ => None,
+                    };
+                    if let Some(detail) = bad {
+                        return Some(
+                            Issue::new(ErrorType::Invalid, &path.key(k), "metadata", BadValue::of(v), detail)
+                                .in_form(PathForm::Field),
+                        );
+                    }
+                }
+            }
+            map.iter().find_map(|(k, v)| {
+                let (child, child_path) = schema.key_child(k, path)?;
+                coerce_error(v, child, false, &child_path)
+            })
+        }
+        Value::Array(items) => {
+            let item = schema.items.as_deref()?;
+            items.iter().enumerate().find_map(|(i, v)| coerce_error(v, item, false, &path.index(i)))
+        }
+        _ => None,
+    }
+}
+
+/// Why Go's `encoding/json` would not decode `meta` into a `metav1.ObjectMeta`, in its words
+/// (the first type mismatch, keys in sorted order as Go wrote them).
+pub fn go_decode_error(meta: &Value) -> Option<String> {
+    fn kind(v: &Value) -> String {
+        match v {
+            Value::Bool(_) => "bool".into(),
+            Value::Number(n) => match n.as_i64() {
+                Some(_) => "number".into(),
+                None => format!("number {n}"),
+            },
+            Value::String(_) => "string".into(),
+            Value::Array(_) => "array".into(),
+            _ => "object".into(),
+        }
+    }
+    let err = |v: &Value, field: &str, ty: &str| {
+        Some(format!("json: cannot unmarshal {} into Go struct field ObjectMeta.{field} of type {ty}", kind(v)))
+    };
+    let string = |v: &Value, field: &str| if v.is_string() || v.is_null() { None } else { err(v, field, "string") };
+    let Value::Object(map) = meta else {
+        return match meta {
+            Value::Null => None,
+            other => Some(format!("json: cannot unmarshal {} into Go value of type v1.ObjectMeta", kind(other))),
+        };
+    };
+    map.iter().find_map(|(k, v)| match k.as_str() {
+        "name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion" => string(v, k),
+        "generation" | "deletionGracePeriodSeconds" => match v {
+            Value::Null => None,
+            Value::Number(n) if n.as_i64().is_some() => None,
+            other => err(other, k, "int64"),
+        },
+        "creationTimestamp" | "deletionTimestamp" => match v {
+            Value::Null | Value::String(_) => None,
+            other => Some(format!("json: cannot unmarshal {} into Go value of type string", kind(other))),
+        },
+        "labels" | "annotations" => match v {
+            Value::Null => None,
+            Value::Object(entries) => entries.values().find_map(|e| string(e, k)),
+            other => err(other, k, "map[string]string"),
+        },
+        "finalizers" => match v {
+            Value::Null => None,
+            Value::Array(items) => items.iter().find_map(|e| string(e, k)),
+            other => err(other, k, "[]string"),
+        },
+        "ownerReferences" => match v {
+            Value::Null => None,
+            Value::Array(items) => items.iter().find_map(|r| match r {
+                Value::Null => None,
+                Value::Object(fields) => fields.iter().find_map(|(f, x)| match f.as_str() {
+                    "apiVersion" | "kind" | "name" | "uid" => string(x, &format!("ownerReferences.{f}")),
+                    "controller" | "blockOwnerDeletion" if !(x.is_boolean() || x.is_null()) => {
+                        err(x, &format!("ownerReferences.{f}"), "bool")
+                    }
+                    _ => None,
+                }),
+                other => err(other, k, "v1.OwnerReference"),
+            }),
+            other => err(other, k, "[]v1.OwnerReference"),
+        },
+        "managedFields" => match v {
+            Value::Null | Value::Array(_) => None,
+            other => err(other, k, "[]v1.ManagedFieldsEntry"),
+        },
+        _ => None,
+    })
+}
+
 /// What differs between root and embedded metadata.
 #[derive(Clone, Copy)]
 enum Rules {
