@@ -592,9 +592,8 @@ impl Checker<'_> {
             if let Some(i) = &s.items {
                 self.value_validation(i, &format!("{p}.items"), true);
             }
-            if let Some(a) = s.additional_properties_schema() {
-                self.value_validation(a, &format!("{p}.additionalProperties"), true);
-            }
+            // additionalProperties in a junctor is refused whole (`junctor_forbidden`), and
+            // what it holds is not looked at.
         }
     }
 

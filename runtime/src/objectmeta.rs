@@ -444,23 +444,30 @@ pub fn embedded<M: MetaView>(
     path: &Path,
 ) -> Vec<Issue> {
     let mut out = Vec::new();
-    let (kind, api_version) = (kind.unwrap_or_default(), api_version.unwrap_or_default());
+    // Absent is required; present and empty is invalid.
     let required = |key: &str| {
         Issue::new(ErrorType::Required, &path.key(key), EMBEDDED, BadValue::Omit, "").in_form(PathForm::Field)
     };
-    if kind.is_empty() {
-        out.push(required("kind"));
-    } else {
-        let errs = dns1035_label(&kind.to_lowercase());
-        if !errs.is_empty() {
-            let msg = format!("may have mixed case, but should otherwise match: {}", errs.join(","));
-            out.push(invalid(&path.key("kind"), EMBEDDED, kind, msg));
+    let empty = |key: &str| invalid(&path.key(key), EMBEDDED, "", "must not be empty".into());
+    match kind {
+        None => out.push(required("kind")),
+        Some("") => out.push(empty("kind")),
+        Some(kind) => {
+            let errs = dns1035_label(&kind.to_lowercase());
+            if !errs.is_empty() {
+                let msg = format!("may have mixed case, but should otherwise match: {}", errs.join(","));
+                out.push(invalid(&path.key("kind"), EMBEDDED, kind, msg));
+            }
         }
     }
-    if api_version.is_empty() {
-        out.push(required("apiVersion"));
-    } else if let Some(e) = group_version_error(api_version) {
-        out.push(invalid(&path.key("apiVersion"), EMBEDDED, api_version, e));
+    match api_version {
+        None => out.push(required("apiVersion")),
+        Some("") => out.push(empty("apiVersion")),
+        Some(api_version) => {
+            if let Some(e) = group_version_error(api_version) {
+                out.push(invalid(&path.key("apiVersion"), EMBEDDED, api_version, e));
+            }
+        }
     }
     if let Some(meta) = meta.filter(|m| m.is_object()) {
         out.extend(object_meta(Some(meta), &|key| path.key("metadata").key(key), Rules::Embedded));

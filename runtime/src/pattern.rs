@@ -37,8 +37,12 @@ const DIGIT: &str = "0-9";
 const WORD: &str = "0-9A-Za-z_";
 const SPACE: &str = r"\t\n\f\r ";
 
-/// Translates a Go RE2 pattern into Rust `regex` syntax with the same matches.
+/// Translates a Go RE2 pattern into Rust `regex` syntax with the same matches. A pattern Go
+/// refuses is refused first, in Go's words ([`crate::go::regexp`]); what is left is valid Go.
 pub fn translate(go: &str) -> Result<String, PatternError> {
+    if let Some(e) = crate::go::regexp::parse_error(go) {
+        return Err(PatternError(e));
+    }
     let chars: Vec<char> = go.chars().collect();
     let mut out = String::with_capacity(go.len() + 8);
     let mut i = 0;
@@ -49,11 +53,8 @@ pub fn translate(go: &str) -> Result<String, PatternError> {
         let c = chars[i];
         match c {
             '\\' => {
-                let Some(&next) = chars.get(i + 1) else {
-                    return Err(PatternError(
-                        "error parsing regexp: trailing backslash at end of expression: ``".into(),
-                    ));
-                };
+                // Go refused a trailing backslash above.
+                let Some(&next) = chars.get(i + 1) else { break };
                 i += 2;
                 match next {
                     'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
@@ -88,9 +89,6 @@ pub fn translate(go: &str) -> Result<String, PatternError> {
                         write!(out, r"\x{{{value:x}}}").unwrap();
                     }
                     '<' | '>' => out.push(next),
-                    '8' | '9' => {
-                        return Err(PatternError(format!("error parsing regexp: invalid escape sequence: `\\{next}`")));
-                    }
                     other => {
                         out.push('\\');
                         out.push(other);
@@ -140,29 +138,6 @@ pub fn translate(go: &str) -> Result<String, PatternError> {
             }
             '-' if in_class && chars.get(i + 1) == Some(&'-') => {
                 out.push_str(r"\-");
-            }
-            '(' if !in_class && chars.get(i + 1) == Some(&'?') => {
-                // Flag groups: Go knows `i m s U` only.
-                let flags: String =
-                    chars[i + 2..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == '-').collect();
-                if flags.contains('x') {
-                    return Err(PatternError(format!(
-                        "error parsing regexp: invalid or unsupported Perl syntax: `(?{}`",
-                        &flags[..=flags.find('x').unwrap_or(0)]
-                    )));
-                }
-                out.push(c);
-            }
-            '{' if !in_class => {
-                // Repeat counts above 1000 are refused by Go. A count is digits and a comma:
-                // only those are read, so a pattern of many `{` stays linear.
-                let rest: String = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit() || **c == ',').collect();
-                if chars.get(i + 1 + rest.len()) == Some(&'}')
-                    && rest.split(',').any(|p| p.parse::<u32>().is_ok_and(|n| n > 1000))
-                {
-                    return Err(PatternError(format!("error parsing regexp: invalid repeat count: `{{{rest}}}`")));
-                }
-                out.push(c);
             }
             _ => out.push(c),
         }

@@ -2,11 +2,13 @@
 //! so that every subsystem (formats, CEL values, the CEL libraries) asks one implementation:
 //! `time.ParseDuration` and strfmt's `ParseDuration` ([`duration`]), `url.ParseRequestURI`
 //! ([`url`]), `net/mail.ParseAddress` ([`mail`]), and `net.ParseIP`, k8s.io/utils'
-//! `ParseIPSloppy`/`ParseCIDRSloppy` and `net.ParseMAC` ([`net`]).
+//! `ParseIPSloppy`/`ParseCIDRSloppy` and `net.ParseMAC` ([`net`]), and `regexp/syntax.Parse`'s
+//! errors ([`regexp`]).
 //!
 //! Errors are in Go's words where a message reaches a user (CEL conversion errors).
 
 pub mod duration;
 pub mod mail;
 pub mod net;
+pub mod regexp;
 pub mod url;
