@@ -116,7 +116,7 @@ pub fn check(expr: &IdedExpr, source: &SourceInfo, vars: &[(&str, Type)]) -> Che
     let types = std::mem::take(&mut c.out.types);
     c.out.types = types.into_iter().map(|(id, t)| (id, substitute(&c.mapping, &t, true))).collect();
     if c.out.errors.is_empty() {
-        validate_literals(expr, &c.out.types, source, &mut c.out.errors, None);
+        validate_literals(expr, &c.out.types, source, &mut c.out.errors, None, false);
     }
     c.out
 }
@@ -691,19 +691,23 @@ fn substitute(m: &Mapping, t: &Type, to_dyn: bool) -> Type {
 }
 
 /// cel-go's AST validators as 1.29 enables them, run on a checked expression: list and map
-/// literals are homogeneous (the apiserver exempts no function, not even `format`), and
-/// constant `duration`, `timestamp` and `matches` arguments are valid.
+/// literals are homogeneous, except anywhere inside a call of `format` (the strings
+/// extension's exemption: its argument list mixes types), and constant `duration`,
+/// `timestamp` and `matches` arguments are valid.
 fn validate_literals(
     e: &IdedExpr,
     types: &HashMap<u64, Type>,
     source: &SourceInfo,
     errors: &mut Vec<(Option<u32>, String)>,
     place: Option<u32>,
+    in_format: bool,
 ) {
     let place = source.offset_for(e.id).map(|(s, _)| s).or(place);
     let at = |e: &IdedExpr| source.offset_for(e.id).map(|(s, _)| s).or(place);
     let type_of = |e: &IdedExpr| types.get(&e.id).cloned().unwrap_or(Type::Dyn);
+    let in_format = in_format || matches!(&e.expr, Expr::Call(call) if call.func_name == "format");
     match &e.expr {
+        Expr::List(_) | Expr::Map(_) if in_format => {}
         Expr::List(list) => {
             let mut first: Option<Type> = None;
             for (i, el) in list.elements.iter().enumerate() {
@@ -760,7 +764,7 @@ fn validate_literals(
         _ => {}
     }
     for child in super::depth::children(e) {
-        validate_literals(child, types, source, errors, place);
+        validate_literals(child, types, source, errors, place, in_format);
     }
 }
 
