@@ -468,7 +468,10 @@ impl Checker<'_> {
         }
         if level == Level::Root || s.embedded_resource {
             for meta in ["kind", "apiVersion"] {
-                if let Some(t) = s.properties.get(meta).and_then(|m| m.type_str()).filter(|t| *t != "string") {
+                // A missing type is "" here, and not string either.
+                if let Some(t) =
+                    s.properties.get(meta).map(|m| m.type_str().unwrap_or_default()).filter(|t| *t != "string")
+                {
                     let node = &s.properties[meta];
                     self.push(
                         node,
@@ -480,7 +483,7 @@ impl Checker<'_> {
                 }
             }
             if let Some(m) = s.properties.get("metadata")
-                && let Some(t) = m.type_str().filter(|t| *t != "object")
+                && let Some(t) = Some(m.type_str().unwrap_or_default()).filter(|t| *t != "object")
             {
                 self.push(
                     m,

@@ -140,6 +140,11 @@ fn types_and_type_identifiers() {
     holds("type(null) == null_type && type(type(1)) == type && type(1u) == uint && type(1.0) == double", base());
     holds("type(b'x') == bytes && type(true) == bool", base());
     holds("self.at > timestamp('2023-01-01T00:00:00Z')", base());
+    // The library types and the protobuf names are identifiers too (kube-apiserver 1.36.3
+    // compiles each of these; `kubernetes.URL` and the others are not).
+    holds("type(ip('1.2.3.4')) == net.IP && type(cidr('10.0.0.0/8')) == net.CIDR", base());
+    holds("type(self.name) != net.IP && type(self.at) == google.protobuf.Timestamp", base());
+    holds("type(duration('1s')) == google.protobuf.Duration && type(optional.none()) == optional_type", base());
     fails("type(self.size) == string", json!({"size": 4}));
     holds("type(self.size) == string", json!({"size": "4%"}));
 }

@@ -134,6 +134,16 @@ fn type_identifier(name: &str) -> Option<Type> {
         "map" => Type::map(Type::Dyn, Type::Dyn),
         "null_type" => Type::Null,
         "type" => Type::Type(None),
+        "optional_type" => Type::optional(Type::Dyn),
+        "google.protobuf.Timestamp" => Type::Timestamp,
+        "google.protobuf.Duration" => Type::Duration,
+        // [quirk] These check, and then fail when the program is made (`reference to
+        // undefined type`): see `compile_one`.
+        "timestamp" => Type::Timestamp,
+        "duration" => Type::Duration,
+        // The 1.36 libraries declare these two types; the others (`kubernetes.URL`, ...) are
+        // not identifiers.
+        "net.IP" | "net.CIDR" => super::types::parse(name),
         _ => return None,
     }))
 }
@@ -203,6 +213,15 @@ impl Checker<'_> {
                         self.set(e, Type::Error);
                     }
                 }
+            }
+            // A qualified type identifier (`net.IP`), unless its first part is a variable.
+            Expr::Select(s)
+                if !s.test
+                    && let Some(t) = qualified_name(e)
+                        .filter(|q| !self.scopes.iter().any(|(n, _)| q.split('.').next() == Some(n.as_str())))
+                        .and_then(|q| type_identifier(&q)) =>
+            {
+                self.set(e, t);
             }
             Expr::Select(s) => {
                 let mut t = self.select_field(e, &s.operand, &s.field, false);

@@ -478,6 +478,15 @@ fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut V
         // Constant patterns of `find` and `findAll` are compiled when the program is made.
         let mut bad_pattern = false;
         visit(&expression, &mut |e| {
+            // [quirk] `timestamp` and `duration` name types to the checker, but the planner
+            // knows no such types.
+            if let Expr::Ident(name) = &e.expr
+                && matches!(name.as_str(), "timestamp" | "duration")
+                && matches!(checked.types.get(&e.id), Some(Type::Type(Some(_))))
+            {
+                errors.push(format!("program instantiation failed: reference to undefined type: {name}"));
+                bad_pattern = true;
+            }
             if let Expr::Call(call) = &e.expr
                 && matches!(call.func_name.as_str(), "find" | "findAll")
                 && let Some(Expr::Literal(LiteralValue::String(pattern))) = call.args.first().map(|a| &a.expr)

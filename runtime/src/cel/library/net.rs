@@ -99,6 +99,9 @@ fn contains(c: &Cidr, addr: IpAddr) -> bool {
 }
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    // The two types are identifiers too (`type(x) == net.IP`), as the library declares them.
+    env.add_type(opaque_type(IP_TYPE))?;
+    env.add_type(opaque_type(CIDR_TYPE))?;
     env.add_overload("ip", "string_to_ip", vec![STRING_TYPE], value_fn!(ip))?;
     env.add_overload("isIP", "is_ip", vec![STRING_TYPE], value_fn!(is_ip))?;
     env.add_overload("ip.isCanonical", "ip_is_canonical", vec![STRING_TYPE], value_fn!(is_canonical))?;
