@@ -548,7 +548,7 @@ fn mismatch(expected: &Type, actual: &Type) -> String {
 }
 
 /// `a.b.c` when `e` is a chain of selections ending in an identifier.
-fn qualified_name(e: &IdedExpr) -> Option<String> {
+pub(super) fn qualified_name(e: &IdedExpr) -> Option<String> {
     match &e.expr {
         Expr::Ident(name) => Some(name.clone()),
         Expr::Select(s) if !s.test => Some(format!("{}.{}", qualified_name(&s.operand)?, s.field)),

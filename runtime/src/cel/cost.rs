@@ -187,6 +187,15 @@ impl<'a> Coster<'a> {
                 self.paths.insert(e.id, path);
                 Estimate::fixed(SELECT_AND_IDENT)
             }
+            // A qualified type identifier (`net.IP`) is one identifier to cel-go's checker.
+            Expr::Select(s)
+                if !s.test
+                    && matches!(self.type_of(e), Type::Type(Some(_)))
+                    && let Some(name) = super::check::qualified_name(e) =>
+            {
+                self.paths.insert(e.id, vec![name]);
+                Estimate::fixed(SELECT_AND_IDENT)
+            }
             Expr::Select(s) => {
                 // A presence test costs nothing of its own (`PresenceTestHasCost(false)`).
                 if s.test {
