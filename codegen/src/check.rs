@@ -1058,7 +1058,8 @@ impl Checker<'_> {
                 );
             }
             if let Some(items) = &s.items {
-                if let Some(t) = items.type_str().filter(|t| *t != "object") {
+                // A missing type is "" here, and not object either.
+                if let Some(t) = Some(items.type_str().unwrap_or_default()).filter(|t| *t != "object") {
                     self.push(
                         items,
                         format!("{p}.items.type"),

@@ -489,6 +489,9 @@ impl Emitter<'_> {
                 let units = Literal::u64_unsuffixed(units);
                 Ok((quote!({ __m.charge(#units)?; #code }), rep))
             }
+            // A typed value holds an integer where the schema says integer: the apiserver's
+            // check of decoded JSON (`cel::int_data`) has nothing to refuse here.
+            ("@int_data", None, 1) => self.expr(&args[0]),
             ("@sized", None, 1) => {
                 let (code, rep) = self.expr(&args[0])?;
                 let v = self.fresh("v");

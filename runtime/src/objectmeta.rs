@@ -557,8 +557,10 @@ pub fn go_decode_error(meta: &Value) -> Option<String> {
             _ => "object".into(),
         }
     }
+    // Go names the innermost struct and the whole field path (`OwnerReference.ownerReferences.uid`).
     let err = |v: &Value, field: &str, ty: &str| {
-        Some(format!("json: cannot unmarshal {} into Go struct field ObjectMeta.{field} of type {ty}", kind(v)))
+        let owner = if field.starts_with("ownerReferences.") { "OwnerReference" } else { "ObjectMeta" };
+        Some(format!("json: cannot unmarshal {} into Go struct field {owner}.{field} of type {ty}", kind(v)))
     };
     let string = |v: &Value, field: &str| if v.is_string() || v.is_null() { None } else { err(v, field, "string") };
     let Value::Object(map) = meta else {

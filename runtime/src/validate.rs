@@ -60,6 +60,104 @@ fn request_namespace(object: &mut Value, namespaced: bool) {
     }
 }
 
+/// The scale subresource's checks (`validateScaleSpec`, `validateScaleStatus`): the replicas at
+/// its paths read as int64 (an error in the accessor's words when something on the way is not
+/// what it should be), not negative, at most int32; the label selector read as a string. The
+/// field is the path as the CRD writes it (`.spec.replicas`), not ratcheted on update.
+fn scale_replicas(object: &Value, scale: &Value) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let at = |json_path: &str| Path::root().key(json_path);
+    for key in ["specReplicasPath", "statusReplicasPath"] {
+        let Some(json_path) = scale.get(key).and_then(Value::as_str) else { continue };
+        let (value, issue) = match nested(object, json_path, "int64", |v| v.as_i64().map(BadValue::Int)) {
+            Err(e) => (BadValue::Int(0), Some(e)),
+            Ok(Some(BadValue::Int(n))) if n < 0 => (BadValue::Int(n), Some("should be a non-negative integer".into())),
+            Ok(Some(BadValue::Int(n))) if n > i64::from(i32::MAX) => {
+                (BadValue::Int(n), Some(format!("should be less than or equal to {}", i32::MAX)))
+            }
+            Ok(_) => (BadValue::Omit, None),
+        };
+        if let Some(detail) = issue {
+            out.push(Issue::new(ErrorType::Invalid, &at(json_path), "scale", value, detail).in_form(PathForm::Field));
+        }
+    }
+    if let Some(json_path) = scale.get("labelSelectorPath").and_then(Value::as_str)
+        && let Err(e) = nested(object, json_path, "string", |v| v.as_str().map(|s| BadValue::Str(s.to_owned())))
+    {
+        out.push(
+            Issue::new(ErrorType::Invalid, &at(json_path), "scale", BadValue::Str(String::new()), e)
+                .in_form(PathForm::Field),
+        );
+    }
+    out
+}
+
+/// `unstructured.NestedInt64`/`NestedString` at a `.a.b` path: `Ok(None)` when absent, the
+/// value when it has the type, else the accessor's error.
+fn nested(
+    object: &Value,
+    json_path: &str,
+    want: &str,
+    read: impl Fn(&Value) -> Option<BadValue>,
+) -> Result<Option<BadValue>, String> {
+    let fields: Vec<&str> = json_path.trim_start_matches('.').split('.').collect();
+    let mut here = object;
+    for (i, f) in fields.iter().enumerate() {
+        let Value::Object(map) = here else {
+            // The path named is the one being read when the map was not there.
+            let at = format!(".{}", fields[..=i].join("."));
+            return Err(format!(
+                "{at} accessor error: {} is of the type {}, expected map[string]interface{{}}",
+                go_value(here),
+                go_type(here)
+            ));
+        };
+        match map.get(*f) {
+            Some(v) => here = v,
+            None => return Ok(None),
+        }
+    }
+    match read(here) {
+        Some(v) => Ok(Some(v)),
+        None => Err(format!(
+            ".{} accessor error: {} is of the type {}, expected {want}",
+            fields.join("."),
+            go_value(here),
+            go_type(here)
+        )),
+    }
+}
+
+/// A decoded JSON value as Go's `%T` names its type.
+fn go_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+/// A decoded JSON value as Go's `%v` prints it (`[a b]`, `map[k:v]`, `1.5`, `<nil>`).
+fn go_value(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => crate::issue::go_float(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => s.clone(),
+        Value::Array(items) => format!("[{}]", items.iter().map(go_value).collect::<Vec<_>>().join(" ")),
+        Value::Object(map) => {
+            format!("map[{}]", map.iter().map(|(k, v)| format!("{k}:{}", go_value(v))).collect::<Vec<_>>().join(" "))
+        }
+    }
+}
+
 /// Validates objects of one CRD version; build once, use for many objects.
 pub struct ResourceValidator<'a> {
     crd: &'a Crd,
@@ -153,6 +251,9 @@ impl<'a> ResourceValidator<'a> {
                 values.retain(|i| !unchanged.covers(i));
             }
             issues.extend(values);
+            if let Some(scale) = &self.version.scale {
+                issues.extend(scale_replicas(&obj, scale));
+            }
             issues.extend(crate::objectmeta::validate_embedded_resources(&obj, schema));
             if old.is_none_or(|old| crate::listtype::validate(old, schema).is_empty()) {
                 issues.extend(crate::listtype::validate(&obj, schema));

@@ -41,6 +41,7 @@ mod comprehensions;
 pub mod cost;
 mod depth;
 mod functions;
+mod int_data;
 mod library;
 mod list_kinds;
 pub mod meter;
@@ -71,6 +72,7 @@ pub fn env() -> &'static Arc<Env> {
         library::register(&mut env).expect("invariant: the Kubernetes libraries declare each overload once");
         comprehensions::register(&mut env).expect("invariant: the two-variable comprehensions declare once");
         list_kinds::register(&mut env).expect("invariant: the set and map list functions declare once");
+        int_data::register(&mut env).expect("invariant: the integer read check declares once");
         meter::register(&mut env).expect("invariant: the meter's functions declare once");
         Arc::new(env)
     });
@@ -506,6 +508,7 @@ fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut V
         let mut lowered = expression;
         list_kinds::lower(&mut lowered, &checked.types);
         library::lower(&mut lowered);
+        int_data::lower(&mut lowered, &checked.types);
         comprehensions::two_variables(&mut lowered);
         let metered = meter::instrument(&lowered);
         depth::drop_tree(lowered);

@@ -179,6 +179,12 @@ fn object_inputs(docs: &mut Documents) -> Vec<(Source, Source, Vec<Candidate>)> 
             continue;
         }
         let Ok(object) = docs.get(&inst.file, inst.doc_index) else { continue };
+        // The oracle fills the request's namespace only into an existing `metadata` map (its
+        // README's known limit): an object without one would get a `Required` the apiserver
+        // does not give.
+        if !object["metadata"].is_object() {
+            continue;
+        }
         let cands = object_candidates(&object, schema, parsed.scope == "Cluster");
         out.push((Source::corpus(&inst.crd_file, *crd_doc), Source::corpus(&inst.file, inst.doc_index), cands));
     }
