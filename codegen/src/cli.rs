@@ -162,14 +162,18 @@ fn output_is_json(output: &str) -> Option<bool> {
     }
 }
 
-/// One finding of `check --output json`: a JSON object per line.
+/// One finding of `check --output json`: a JSON object per line, in the record shape of
+/// `validate --output json` (`field`, `type`, `detail`, and `message` = `<field>: <detail>` as
+/// the apiserver's `field.Error` prints it).
 pub fn check_json(d: &Diagnostic) -> serde_json::Value {
+    let message = if d.field.is_empty() { d.message.clone() } else { format!("{}: {}", d.field, d.message) };
     serde_json::json!({
         "file": d.file.display().to_string(),
         "line": d.pos.map(|p| p.line),
         "column": d.pos.map(|p| p.column),
         "crd": d.crd, "version": d.version, "field": d.field,
-        "type": d.kind, "message": d.message,
+        "type": d.kind, "detail": d.message, "message": message,
+        "level": if d.is_error() { "error" } else { "warning" },
     })
 }
 

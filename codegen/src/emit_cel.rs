@@ -479,6 +479,7 @@ impl Emitter<'_> {
     }
 
     fn call(&mut self, e: &Expression, c: &CallExpr) -> Emitted {
+        let is_call_of = |e: &Expression, name: &str| matches!(&e.expr, Expr::Call(c) if c.func_name == name);
         let native = native();
         let name = c.func_name.as_str();
         let args = &c.args;
@@ -490,8 +491,10 @@ impl Emitter<'_> {
                 Ok((quote!({ __m.charge(#units)?; #code }), rep))
             }
             // A typed value holds an integer where the schema says integer: the apiserver's
-            // check of decoded JSON (`cel::int_data`) has nothing to refuse here.
+            // check of decoded JSON (`cel::int_data`) has nothing to refuse here, and
+            // `has(x.f) && @int_present(x.f)` is the `has` alone.
             ("@int_data", None, 1) => self.expr(&args[0]),
+            ("_&&_", None, 2) if is_call_of(&args[1], "@int_present") => self.expr(&args[0]),
             ("@sized", None, 1) => {
                 let (code, rep) = self.expr(&args[0])?;
                 let v = self.fresh("v");

@@ -324,9 +324,10 @@ fn rules_that_do_not_type_check_are_refused_with_the_apiservers_messages() {
             .iter()
             .find(|f| f["line"] == *line)
             .unwrap_or_else(|| panic!("no finding at line {line}: {findings:#?}"));
-        let message = found["message"].as_str().unwrap();
+        let message = found["detail"].as_str().unwrap();
         assert_eq!(found["field"], field.as_str(), "{found}");
-        assert!(message.starts_with("Invalid value: apiextensions.ValidationRule{Rule:"), "{message}");
+        assert_eq!(found["message"], format!("{field}: {message}"), "{found}");
+        assert!(message.starts_with("Invalid value: {\"Rule\":"), "{message}");
         assert!(message.ends_with(&format!("}}: {detail}")), "line {line}:\n{message}\nshould end with\n{detail}");
         assert_eq!(found["crd"], "typos.example.com");
     }

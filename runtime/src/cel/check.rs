@@ -534,7 +534,7 @@ impl Checker<'_> {
 }
 
 /// A field of an object: its escaped name, or (1.31) a reserved word written plainly.
-fn field_type<'o>(object: &'o super::types::Object, field: &str) -> Option<&'o Type> {
+pub(super) fn field_type<'o>(object: &'o super::types::Object, field: &str) -> Option<&'o Type> {
     object.fields.get(field).or_else(|| {
         let escaped = super::escape(field)?;
         (escaped != field && escaped.starts_with("__") && escaped.ends_with("__"))

@@ -2,10 +2,12 @@
 //! hands rules the object as decoded JSON, where `1.0` and numbers beyond int64 are float64
 //! even in a field of `type: integer`; its `UnstructuredToVal` turns such a value into an error
 //! when a rule reads it (`invalid data, expected int, got float64`), and only then: a rule
-//! that does not read the field, or only asks `has()`, is not affected. The interpreter gets
-//! the same by [`lower`]: every read the checker typed `int` (an identifier, a field, an index)
-//! goes through [`INT_DATA`], which passes an integer and refuses anything else. A typed value
-//! always holds an integer there, so code compiled to Rust reads the value as it is.
+//! that does not read the field is not affected; `has()` of such a field fails too (the
+//! apiserver's `IsSet` converts what it finds). The interpreter gets the same by [`lower`]:
+//! every read the checker typed `int` (an identifier, a field, an index) goes through
+//! [`INT_DATA`], which passes an integer and refuses anything else, and `has(x.f)` of an `int`
+//! field becomes `has(x.f) && INT_PRESENT(x.f)`. A typed value always holds an integer there,
+//! so code compiled to Rust reads the value as it is.
 
 use std::collections::HashMap;
 
@@ -18,10 +20,13 @@ use super::types::Type;
 
 /// The check every integer read is lowered into.
 pub const INT_DATA: &str = "@int_data";
+/// The check after `has()` of an integer field: true, or the same error.
+pub const INT_PRESENT: &str = "@int_present";
 
-/// Registers [`INT_DATA`].
+/// Registers [`INT_DATA`] and [`INT_PRESENT`].
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload(INT_DATA, "@int_data_dyn", vec![DYN_TYPE], value_fn!(int_data))
+    env.add_overload(INT_DATA, "@int_data_dyn", vec![DYN_TYPE], value_fn!(int_data))?;
+    env.add_overload(INT_PRESENT, "@int_present_dyn", vec![DYN_TYPE], value_fn!(int_present))
 }
 
 fn int_data(args: &[Value]) -> Result<Value, ExecutionError> {
@@ -35,10 +40,33 @@ fn int_data(args: &[Value]) -> Result<Value, ExecutionError> {
     }
 }
 
+fn int_present(args: &[Value]) -> Result<Value, ExecutionError> {
+    int_data(args).map(|_| Value::Bool(true))
+}
+
 /// Wraps every read in `e` that `types` (the checker's, by node id) says is an `int`.
 pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     for child in super::depth::children_mut(e) {
         lower(child, types);
+    }
+    if let Expr::Select(s) = &e.expr
+        && s.test
+        && int_field(types.get(&s.operand.id), &s.field)
+    {
+        let mut read = s.clone();
+        read.test = false;
+        let value = IdedExpr { id: e.id, expr: Expr::Select(read) };
+        let present = IdedExpr {
+            id: e.id,
+            expr: Expr::Call(CallExpr { func_name: INT_PRESENT.to_owned(), target: None, args: vec![value] }),
+        };
+        let has = IdedExpr { id: e.id, expr: std::mem::take(&mut e.expr) };
+        e.expr = Expr::Call(CallExpr {
+            func_name: operators::LOGICAL_AND.to_owned(),
+            target: None,
+            args: vec![has, present],
+        });
+        return;
     }
     let read = match &e.expr {
         Expr::Ident(_) => true,
@@ -49,5 +77,14 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     if read && types.get(&e.id) == Some(&Type::Int) {
         let inner = IdedExpr { id: e.id, expr: std::mem::take(&mut e.expr) };
         e.expr = Expr::Call(CallExpr { func_name: INT_DATA.to_owned(), target: None, args: vec![inner] });
+    }
+}
+
+/// Whether field `field` of a value of type `operand` is an `int`.
+fn int_field(operand: Option<&Type>, field: &str) -> bool {
+    match operand {
+        Some(Type::Object(object)) => super::check::field_type(object, field) == Some(&Type::Int),
+        Some(Type::Map(_, values)) => **values == Type::Int,
+        _ => false,
     }
 }
