@@ -1038,7 +1038,9 @@ impl Checker<'_> {
                 );
             }
             // (Items given as an array are refused on their own: `items must be a schema object`.)
-            let items_array = s.unsupported.iter().any(|k| k == "items-array");
+            // An empty list of items converts to no schema at all, but is still a list here.
+            let items_array = s.unsupported.iter().any(|k| k == "items-array")
+                || self.raw.pointer(&format!("{}/items", s.pointer)).is_some_and(serde_json::Value::is_array);
             if s.items.is_none() && !items_array {
                 self.push(
                     s,

@@ -104,11 +104,11 @@ impl Walk<'_> {
         if let Some(items) = &s.items {
             let keyed = s.list_type.as_deref() == Some("map");
             let within = if keyed { uncorrelatable_within } else { uncorrelatable_within.or(Some(p)) };
-            let n = cardinality.zip(s.max_items).map(|(c, n)| c.saturating_mul(n));
+            let n = cardinality.zip(s.max_items).map(|(c, n)| c.saturating_mul(n.max(0).unsigned_abs()));
             self.node(items, &format!("{p}.items"), within, n, items.embedded_resource);
         }
         if let Some(values) = s.additional_properties_schema() {
-            let n = cardinality.zip(s.max_properties).map(|(c, n)| c.saturating_mul(n));
+            let n = cardinality.zip(s.max_properties).map(|(c, n)| c.saturating_mul(n.max(0).unsigned_abs()));
             let path = format!("{p}.additionalProperties");
             self.node(values, &path, uncorrelatable_within, n, values.embedded_resource);
         }

@@ -356,7 +356,7 @@ fn attr_tokens(a: &Attr) -> TokenStream {
         }
         Attr::Count(k, v) => {
             let k = format_ident!("{}", k);
-            let v = Literal::u64_unsuffixed(*v);
+            let v = Literal::i64_unsuffixed(*v);
             quote!(#k = #v)
         }
         Attr::Number(k, n) => {

@@ -87,7 +87,7 @@ pub enum Attr {
     /// `keyword = "text"`.
     Str(&'static str, String),
     /// `keyword = 5`.
-    Count(&'static str, u64),
+    Count(&'static str, i64),
     /// `keyword = 1.5`.
     Number(&'static str, Number),
     /// `keyword = "<JSON>"`.

@@ -205,7 +205,7 @@ pub struct Rule {
 pub enum Item {
     Flag,
     Str(LitStr),
-    Count(u64),
+    Count(i64),
     Number(f64),
     Literal(Literal),
     Strs(Vec<LitStr>),
@@ -337,9 +337,12 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
             }
             Item::Str(s)
         }
+        // Any int64, as the apiserver takes counts (a negative maximum refuses every value).
         Arg::Count => {
-            let lit: syn::LitInt = meta.value()?.parse()?;
-            Item::Count(lit.base10_parse()?)
+            let value = meta.value()?;
+            let negative = value.parse::<Option<syn::Token![-]>>()?.is_some();
+            let n: i64 = value.parse::<syn::LitInt>()?.base10_parse()?;
+            Item::Count(if negative { -n } else { n })
         }
         Arg::Number => Item::Number(parse_number(meta)?),
         Arg::Literal => Item::Literal(parse_literal(meta)?),

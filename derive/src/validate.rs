@@ -380,7 +380,7 @@ impl Numbers {
     }
 }
 
-fn count(attrs: &Attrs, kw: &str) -> Option<u64> {
+fn count(attrs: &Attrs, kw: &str) -> Option<i64> {
     match attrs.get(kw) {
         Some(Item::Count(n)) => Some(*n),
         _ => None,
@@ -388,7 +388,7 @@ fn count(attrs: &Attrs, kw: &str) -> Option<u64> {
 }
 
 fn count_literal(attrs: &Attrs, kw: &str) -> Option<Literal> {
-    count(attrs, kw).map(Literal::u64_unsuffixed)
+    count(attrs, kw).map(Literal::i64_unsuffixed)
 }
 
 /// The keys of a `list_type = "map"` node.
@@ -406,8 +406,8 @@ fn string_rules(attrs: &Attrs) -> Option<TokenStream> {
         Some(t) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
-    let max = count(attrs, "max_length").map(Literal::u64_unsuffixed);
-    let min = count(attrs, "min_length").map(Literal::u64_unsuffixed);
+    let max = count(attrs, "max_length").map(Literal::i64_unsuffixed);
+    let min = count(attrs, "min_length").map(Literal::i64_unsuffixed);
     let pattern = attrs.str("pattern").map(|p| quote!(::kubeskema::__private::Pattern::new(#p)));
     let format = attrs.str("format").map(|f| quote!(#f));
     if max.is_none() && min.is_none() && pattern.is_none() && format.is_none() {

@@ -145,9 +145,9 @@ impl Pattern {
 /// keyword: generated code stays small to compile.
 pub struct StringRules {
     /// `maxLength`.
-    pub max_length: Option<u64>,
+    pub max_length: Option<i64>,
     /// `minLength`.
-    pub min_length: Option<u64>,
+    pub min_length: Option<i64>,
     /// `pattern`.
     pub pattern: Option<Pattern>,
     /// `format`, as the schema wrote it.
@@ -168,7 +168,7 @@ impl StringRules {
     /// Whether `value` certainly fits both lengths, by its bytes.
     #[inline]
     fn lengths_fit(&self, value: &str) -> bool {
-        let len = value.len() as u64;
+        let len = value.len() as i64;
         self.max_length.is_none_or(|max| len <= max) && self.min_length.is_none_or(|min| len >= min.saturating_mul(4))
     }
 

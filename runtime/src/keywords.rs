@@ -79,22 +79,22 @@ fn runes(value: &str) -> u64 {
 
 /// `maxLength`, counted in runes (Unicode scalar values), reported in bytes' words as the
 /// apiserver does.
-pub fn max_length(path: &dyn Place, value: &str, max: u64) -> Option<Issue> {
-    (value.len() as u64 > max && runes(value) > max).then(|| {
-        Issue::new(
-            ErrorType::TooLong,
-            path,
-            "maxLength",
-            BadValue::Str(value.to_owned()),
-            format!("may not be more than {}", plural(max, "byte", "bytes")),
-        )
+pub fn max_length(path: &dyn Place, value: &str, max: i64) -> Option<Issue> {
+    (value.len() as i64 > max && runes(value) as i64 > max).then(|| {
+        // Go's `field.TooLong` words a negative limit differently.
+        let detail = match u64::try_from(max) {
+            Ok(max) => format!("may not be more than {}", plural(max, "byte", "bytes")),
+            Err(_) => "value is too long".to_owned(),
+        };
+        Issue::new(ErrorType::TooLong, path, "maxLength", BadValue::Str(value.to_owned()), detail)
     })
 }
 
 /// `minLength`, counted in runes.
-pub fn min_length(path: &dyn Place, value: &str, min: u64) -> Option<Issue> {
+pub fn min_length(path: &dyn Place, value: &str, min: i64) -> Option<Issue> {
     // Four bytes at most per rune: a string of 4·min bytes has min runes.
-    ((value.len() as u64) < min || ((value.len() as u64) < min.saturating_mul(4) && runes(value) < min)).then(|| {
+    let len = value.len() as i64;
+    (len < min || (len < min.saturating_mul(4) && (runes(value) as i64) < min)).then(|| {
         Issue::new(
             ErrorType::Invalid,
             path,
@@ -110,8 +110,8 @@ pub fn min_length(path: &dyn Place, value: &str, min: u64) -> Option<Issue> {
 pub fn first_string_failure(
     path: &dyn Place,
     value: &str,
-    max: Option<u64>,
-    min: Option<u64>,
+    max: Option<i64>,
+    min: Option<i64>,
     pattern: impl FnOnce() -> Option<Issue>,
 ) -> Option<Issue> {
     max.and_then(|n| max_length(path, value, n))
@@ -159,43 +159,42 @@ pub fn compiled_pattern(
 
 /// `maxItems`.
 #[inline]
-pub fn max_items(path: &dyn Place, len: usize, max: u64) -> Option<Issue> {
-    (len as u64 > max).then(|| too_many(path, "maxItems", len, max))
+pub fn max_items(path: &dyn Place, len: usize, max: i64) -> Option<Issue> {
+    (len as i64 > max).then(|| too_many(path, "maxItems", len, max))
 }
 
 /// `maxProperties` (reported with the word "items", as the apiserver does).
 #[inline]
-pub fn max_properties(path: &dyn Place, len: usize, max: u64) -> Option<Issue> {
-    (len as u64 > max).then(|| too_many(path, "maxProperties", len, max))
+pub fn max_properties(path: &dyn Place, len: usize, max: i64) -> Option<Issue> {
+    (len as i64 > max).then(|| too_many(path, "maxProperties", len, max))
 }
 
 #[cold]
 #[inline(never)]
-fn too_many(path: &dyn Place, keyword: &'static str, len: usize, max: u64) -> Issue {
-    Issue::new(
-        ErrorType::TooMany,
-        path,
-        keyword,
-        BadValue::Int(len as i64),
-        format!("must have at most {}", plural(max, "item", "items")),
-    )
+fn too_many(path: &dyn Place, keyword: &'static str, len: usize, max: i64) -> Issue {
+    // Go's `field.TooMany` words a negative limit differently.
+    let detail = match u64::try_from(max) {
+        Ok(max) => format!("must have at most {}", plural(max, "item", "items")),
+        Err(_) => "has too many items".to_owned(),
+    };
+    Issue::new(ErrorType::TooMany, path, keyword, BadValue::Int(len as i64), detail)
 }
 
 /// `minItems`.
 #[inline]
-pub fn min_items(path: &dyn Place, len: usize, min: u64) -> Option<Issue> {
-    ((len as u64) < min).then(|| too_few(path, "minItems", len, min, "items"))
+pub fn min_items(path: &dyn Place, len: usize, min: i64) -> Option<Issue> {
+    ((len as i64) < min).then(|| too_few(path, "minItems", len, min, "items"))
 }
 
 /// `minProperties`.
 #[inline]
-pub fn min_properties(path: &dyn Place, len: usize, min: u64) -> Option<Issue> {
-    ((len as u64) < min).then(|| too_few(path, "minProperties", len, min, "properties"))
+pub fn min_properties(path: &dyn Place, len: usize, min: i64) -> Option<Issue> {
+    ((len as i64) < min).then(|| too_few(path, "minProperties", len, min, "properties"))
 }
 
 #[cold]
 #[inline(never)]
-fn too_few(path: &dyn Place, keyword: &'static str, len: usize, min: u64, what: &str) -> Issue {
+fn too_few(path: &dyn Place, keyword: &'static str, len: usize, min: i64, what: &str) -> Issue {
     Issue::new(
         ErrorType::Invalid,
         path,
@@ -759,6 +758,26 @@ mod tests {
         assert_eq!(
             text(min_length(&Path::root(), "", 1)),
             ": Invalid value: \"\":  in body should be at least 1 chars long"
+        );
+    }
+}
+
+#[cfg(test)]
+mod negative_counts {
+    use super::*;
+    use crate::path::Path;
+
+    /// kube-apiserver 1.36.3 takes negative counts: a maximum fails every value, in Go's
+    /// words for a negative limit; a minimum fails none.
+    #[test]
+    fn a_negative_maximum_fails_everything_and_a_negative_minimum_nothing() {
+        let p = Path::root().property("spec").property("x");
+        let text = |i: Option<Issue>| i.map(|i| i.to_string());
+        assert_eq!(text(max_length(&p, "", -1)).as_deref(), Some("spec.x: Too long: value is too long"));
+        assert_eq!(text(max_items(&p, 1, -1)).as_deref(), Some("spec.x: Too many: 1: has too many items"));
+        assert_eq!(text(max_properties(&p, 0, -1)).as_deref(), Some("spec.x: Too many: 0: has too many items"));
+        assert!(
+            min_length(&p, "", -1).is_none() && min_items(&p, 0, -1).is_none() && min_properties(&p, 0, -1).is_none()
         );
     }
 }

@@ -46,21 +46,21 @@ pub struct Schema {
     /// `multipleOf`.
     pub multiple_of: Option<Number>,
     /// `maxLength` (in runes).
-    pub max_length: Option<u64>,
+    pub max_length: Option<i64>,
     /// `minLength` (in runes).
-    pub min_length: Option<u64>,
+    pub min_length: Option<i64>,
     /// `pattern` (Go RE2 syntax, matched unanchored).
     pub pattern: Option<String>,
     /// `maxItems`.
-    pub max_items: Option<u64>,
+    pub max_items: Option<i64>,
     /// `minItems`.
-    pub min_items: Option<u64>,
+    pub min_items: Option<i64>,
     /// `uniqueItems`.
     pub unique_items: bool,
     /// `maxProperties`.
-    pub max_properties: Option<u64>,
+    pub max_properties: Option<i64>,
     /// `minProperties`.
-    pub min_properties: Option<u64>,
+    pub min_properties: Option<i64>,
     /// `required`.
     pub required: Vec<String>,
     /// `items` (a single schema; an array form is reported by [`Schema::parse`]).
@@ -266,16 +266,11 @@ impl Reader<'_> {
         }
     }
 
-    fn count(&mut self, key: &str, v: &Value) -> Option<u64> {
+    /// A count keyword: any int64, as the apiserver takes it (a negative maximum fails every
+    /// value, a negative minimum none).
+    fn count(&mut self, key: &str, v: &Value) -> Option<i64> {
         match v {
-            Value::Number(n) if n.as_u64().is_some() => n.as_u64(),
-            Value::Number(_) => {
-                self.errors.push(ParseError {
-                    pointer: child_pointer(self.pointer, &[key]),
-                    message: format!("{key} must be a non-negative integer, not {v}"),
-                });
-                None
-            }
+            Value::Number(n) if n.as_i64().is_some() => n.as_i64(),
             Value::Null => None,
             _ => {
                 self.fail(key, v, "int64");

@@ -423,7 +423,7 @@ mod schema {
     /// such nodes.
     pub fn declare(s: &Schema, resource_root: bool, name: &str) -> Option<Declaration> {
         if s.int_or_string {
-            let longest = s.max_length.map_or(LONGEST_STRING, |n| n.saturating_mul(4));
+            let longest = nonnegative(s.max_length).map_or(LONGEST_STRING, |n| n.saturating_mul(4));
             return Some(Declaration::simple(Type::Dyn, 1, longest));
         }
         match s.type_str()? {
@@ -434,14 +434,15 @@ mod schema {
                     None => ListKind::Atomic,
                 };
                 let elem = declare(items, items.embedded_resource, &format!("{name}.@idx"))?;
-                let most = s.max_items.unwrap_or((MAX_REQUEST_BYTES - 2) / (elem.min_serialized_size + 1));
+                let most = nonnegative(s.max_items).unwrap_or((MAX_REQUEST_BYTES - 2) / (elem.min_serialized_size + 1));
                 let ty = Type::List(Arc::new(elem.ty.clone()), kind);
                 Some(Declaration { elem: Some(Box::new(elem)), ..Declaration::simple(ty, 2, most) })
             }
             "object" => {
                 if let Some(values) = s.additional_properties_schema() {
                     let v = declare(values, values.embedded_resource, &format!("{name}.@elem"))?;
-                    let most = s.max_properties.unwrap_or((MAX_REQUEST_BYTES - 2) / (v.min_serialized_size + 6));
+                    let most =
+                        nonnegative(s.max_properties).unwrap_or((MAX_REQUEST_BYTES - 2) / (v.min_serialized_size + 6));
                     let ty = Type::map(Type::String, v.ty.clone());
                     return Some(Declaration {
                         elem: Some(Box::new(v)),
@@ -492,7 +493,9 @@ mod schema {
                 Some(Declaration { fields, ..Declaration::simple(ty, min_serialized_size, 0) })
             }
             "string" => Some(match s.format.as_deref() {
-                Some("byte") => Declaration::simple(Type::Bytes, MIN_STRING, s.max_length.unwrap_or(LONGEST_STRING)),
+                Some("byte") => {
+                    Declaration::simple(Type::Bytes, MIN_STRING, nonnegative(s.max_length).unwrap_or(LONGEST_STRING))
+                }
                 Some("duration") => Declaration::simple(Type::Duration, MIN_DURATION, MAX_DURATION),
                 Some("date") => Declaration::simple(Type::Timestamp, DATE, DATE),
                 Some("date-time") => Declaration::simple(Type::Timestamp, MIN_DATE_TIME, MAX_DATE_TIME),
@@ -500,7 +503,7 @@ mod schema {
                     let longest_enum = || {
                         s.enum_.iter().flatten().filter_map(|v| v.as_str()).map(|v| v.len() as u64).max().unwrap_or(0)
                     };
-                    let longest = match (s.max_length, &s.enum_) {
+                    let longest = match (nonnegative(s.max_length), &s.enum_) {
                         (Some(n), _) => n.saturating_mul(4),
                         (None, Some(values)) if !values.is_empty() => longest_enum(),
                         _ => LONGEST_STRING,
@@ -554,4 +557,9 @@ mod tests {
         let Type::Object(o) = derived_object("Plain", false, || vec![("spec", Type::Int)]) else { panic!() };
         assert_eq!(o.fields.keys().collect::<Vec<_>>(), ["spec"]);
     }
+}
+
+/// A count keyword as the estimator reads it: a negative one is zero.
+fn nonnegative(n: Option<i64>) -> Option<u64> {
+    n.map(|n| n.max(0).unsigned_abs())
 }

@@ -107,7 +107,7 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
     }
     match v {
         Value::String(text) => {
-            if let Some(max) = s.max_length.filter(|m| *m < 4096) {
+            if let Some(max) = s.max_length.filter(|m| (0..4096).contains(m)) {
                 push("bounds", vec![rep(ptr, json!("a".repeat(max as usize + 1)))]);
             }
             if s.min_length.is_some_and(|m| m > 0) {
@@ -149,9 +149,9 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
             }
         }
         Value::Array(items) => {
-            if let (Some(max), Some(first)) = (s.max_items.filter(|m| *m < 256), items.first()) {
+            if let (Some(max), Some(first)) = (s.max_items.filter(|m| (0..256).contains(m)), items.first()) {
                 let mut grown = items.clone();
-                while grown.len() as u64 <= max {
+                while grown.len() as i64 <= max {
                     grown.push(first.clone());
                 }
                 push("bounds", vec![rep(ptr, Value::Array(grown))]);
@@ -174,7 +174,7 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
                     push("remove-required", vec![rm(&format!("{ptr}/{}", escape(r)))]);
                 }
             }
-            if let Some(max) = s.max_properties.filter(|m| *m < 64) {
+            if let Some(max) = s.max_properties.filter(|m| (0..64).contains(m)) {
                 let mut grown = map.clone();
                 for i in 0..=max {
                     grown.insert(format!("extra{i}"), map.values().next().cloned().unwrap_or(json!("x")));

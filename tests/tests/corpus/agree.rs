@@ -87,7 +87,7 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
     }
     match v {
         Value::String(text) => {
-            if let Some(max) = s.max_length.filter(|m| *m < 4096) {
+            if let Some(max) = s.max_length.filter(|m| (0..4096).contains(m)) {
                 out.push(here("too long", Change::Replace(json!("a".repeat(max as usize + 1)))));
             }
             if s.min_length.is_some_and(|m| m > 0) {
@@ -117,7 +117,7 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
             }
         }
         Value::Array(items) => {
-            if let (Some(max), Some(first)) = (s.max_items.filter(|m| *m < 512), items.first()) {
+            if let (Some(max), Some(first)) = (s.max_items.filter(|m| (0..512).contains(m)), items.first()) {
                 let mut more = items.clone();
                 more.resize(max as usize + 1, first.clone());
                 out.push(here("too many items", Change::Replace(Value::Array(more))));
@@ -138,7 +138,7 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
             for r in s.required.iter().filter(|r| map.contains_key(*r)) {
                 out.push(here("a required field dropped", Change::Remove(r.clone())));
             }
-            if let Some(max) = s.max_properties.filter(|m| *m < 512) {
+            if let Some(max) = s.max_properties.filter(|m| (0..512).contains(m)) {
                 let mut more = map.clone();
                 for i in 0..=max {
                     more.insert(format!("extra-{i}"), json!("x"));
