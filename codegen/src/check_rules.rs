@@ -136,7 +136,7 @@ impl Walk<'_> {
             rule.field_path.as_deref(),
             scope,
         ) {
-            Ok(c) => c,
+            Ok(c) => Some(c),
             Err(errors) => {
                 for e in errors {
                     let (field, at) = if e.starts_with("messageExpression") {
@@ -149,23 +149,12 @@ impl Walk<'_> {
                     let e = e.strip_prefix("fieldPath: ").unwrap_or(&e);
                     push(field, ErrorType::Invalid, shown.clone(), e, at);
                 }
-                // A rule that does not compile does not use oldSelf, as far as the
-                // apiserver knows.
-                if let Some(optional) = rule.optional_old_self {
-                    push(
-                        format!("{p}.optionalOldSelf"),
-                        ErrorType::Invalid,
-                        BadValue::Bool(optional),
-                        "may not be set if oldSelf is not used in rule",
-                        format!("{pointer}/optionalOldSelf"),
-                    );
-                }
-                return;
+                None
             }
         };
         // The apiserver reports a rule over budget first, then a messageExpression over
         // budget (its estimate not multiplied by the cardinality), then misuses of oldSelf.
-        if let Some(max_cost) = compiled.max_cost {
+        if let Some(max_cost) = compiled.as_ref().and_then(|c| c.max_cost) {
             let estimate = max_cost.saturating_mul(cardinality);
             if estimate > cost::STATIC_RULE_LIMIT {
                 let detail = over_budget("estimated rule cost", estimate, cost::STATIC_RULE_LIMIT);
@@ -173,7 +162,7 @@ impl Walk<'_> {
             }
             self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
         }
-        if let Some(estimate) = compiled.message_max_cost {
+        if let Some(estimate) = compiled.as_ref().and_then(|c| c.message_max_cost) {
             if estimate > cost::STATIC_RULE_LIMIT {
                 let detail = over_budget("estimated messageExpression cost", estimate, cost::STATIC_RULE_LIMIT);
                 let (field, at) = (format!("{p}.messageExpression"), format!("{pointer}/messageExpression"));
@@ -181,9 +170,9 @@ impl Walk<'_> {
             }
             self.costs.push((estimate, format!("{p}.messageExpression"), format!("{pointer}/messageExpression")));
         }
-        if compiled.transition
-            && let Some(within) = uncorrelatable_within
-        {
+        // A rule that does not compile does not use oldSelf, as far as the apiserver knows.
+        let uses_old_self = compiled.as_ref().is_some_and(|c| c.transition);
+        if uses_old_self && let Some(within) = uncorrelatable_within {
             push(
                 format!("{p}.rule"),
                 ErrorType::Invalid,
@@ -192,9 +181,7 @@ impl Walk<'_> {
                 format!("{pointer}/rule"),
             );
         }
-        if !compiled.transition
-            && let Some(optional) = rule.optional_old_self
-        {
+        if !uses_old_self && let Some(optional) = rule.optional_old_self {
             push(
                 format!("{p}.optionalOldSelf"),
                 ErrorType::Invalid,

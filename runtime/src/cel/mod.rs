@@ -253,7 +253,15 @@ impl Rule {
                     None => Type::Dyn,
                 };
                 let scope = Scope::typed(self_type, self.optional_old_self);
-                check_rule(&self.rule, self.message_expression.as_deref(), self.field_path.as_deref(), &scope)
+                let field_path = self.field_path.as_deref();
+                check_rule(&self.rule, self.message_expression.as_deref(), field_path, &scope)
+                    .or_else(|errors| {
+                        // A messageExpression that does not compile is left out: the rule still
+                        // runs, and a failure says `message` (the apiserver's validator does so;
+                        // the CRD check reports the expression).
+                        let only_message = errors.iter().all(|e| e.starts_with("messageExpression"));
+                        if only_message { check_rule(&self.rule, None, field_path, &scope) } else { Err(errors) }
+                    })
                     .map_err(|errors| errors.join("; "))
             })
             .as_ref()

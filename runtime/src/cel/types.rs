@@ -531,6 +531,11 @@ mod schema {
     }
 }
 
+/// A count keyword as the estimator reads it: a negative one is zero.
+fn nonnegative(n: Option<i64>) -> Option<u64> {
+    n.map(|n| n.max(0).unsigned_abs())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -557,9 +562,4 @@ mod tests {
         let Type::Object(o) = derived_object("Plain", false, || vec![("spec", Type::Int)]) else { panic!() };
         assert_eq!(o.fields.keys().collect::<Vec<_>>(), ["spec"]);
     }
-}
-
-/// A count keyword as the estimator reads it: a negative one is zero.
-fn nonnegative(n: Option<i64>) -> Option<u64> {
-    n.map(|n| n.max(0).unsigned_abs())
 }

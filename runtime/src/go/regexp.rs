@@ -161,7 +161,7 @@ impl<'a> Parser<'a> {
                         t = &t[1..];
                     }
                     Some((min, max, after)) => {
-                        if min < 0 || min > 1000 || max > 1000 || max >= 0 && min > max {
+                        if !(0..=1000).contains(&min) || max > 1000 || max >= 0 && min > max {
                             return err(INVALID_REPEAT_SIZE, consumed(t, after));
                         }
                         let before = t;
@@ -335,15 +335,16 @@ impl<'a> Parser<'a> {
         let mut first = true;
         while t.is_empty() || !t.starts_with(']') || first {
             first = false;
-            if t.len() > 2 && t.starts_with("[:") {
-                if let Some(i) = self.colon_bracket.find(self.whole, &t[2..]) {
-                    let name = &t[..i + 4];
-                    if !POSIX_CLASSES.contains(&name) {
-                        return err(INVALID_CHAR_RANGE, name);
-                    }
-                    t = &t[i + 4..];
-                    continue;
+            if t.len() > 2
+                && t.starts_with("[:")
+                && let Some(i) = self.colon_bracket.find(self.whole, &t[2..])
+            {
+                let name = &t[..i + 4];
+                if !POSIX_CLASSES.contains(&name) {
+                    return err(INVALID_CHAR_RANGE, name);
                 }
+                t = &t[i + 4..];
+                continue;
             }
             if let Some(rest) = self.unicode_class(t)? {
                 t = rest;
