@@ -1345,7 +1345,10 @@ mod tests {
                 "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[3].message: Required value: message must be specified if rule contains line breaks",
                 "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[4].messageExpression: Required value: messageExpression must be non-empty if specified",
                 "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[5].reason: Unsupported value: \"FieldValueBogus\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
+                // Neither resolves in the schema either (kube-apiserver 1.36.3 says both).
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[6].fieldPath: Invalid value: \" \": must be a valid path",
                 "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[6].fieldPath: Invalid value: \" \": must be non-empty if specified",
+                "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[7].fieldPath: Invalid value: \".a\\n\": must be a valid path",
                 "spec.validation.openAPIV3Schema.properties[a].x-kubernetes-validations[7].fieldPath: Invalid value: \".a\\n\": must not contain line breaks",
             ]
         );
@@ -1435,9 +1438,9 @@ mod tests {
         assert_eq!(
             findings(schema("nope", "nope", json!({"field1": 2, "field2": 1}))),
             vec![
-                "spec.validation.openAPIV3Schema.properties[embedded].properties[metadata].properties[name].default: Invalid value: \"string\": failed rule: self == 'singleton'",
-                "spec.validation.openAPIV3Schema.properties[object].default: Invalid value: \"object\": failed rule: self.field1 < self.field2",
-                "spec.validation.openAPIV3Schema.properties[value].default: Invalid value: \"string\": failed rule: self.startsWith('kube')",
+                "spec.validation.openAPIV3Schema.properties[embedded].properties[metadata].properties[name].default: Invalid value: \"nope\": failed rule: self == 'singleton'",
+                "spec.validation.openAPIV3Schema.properties[object].default: Invalid value: failed rule: self.field1 < self.field2",
+                "spec.validation.openAPIV3Schema.properties[value].default: Invalid value: \"nope\": failed rule: self.startsWith('kube')",
             ]
         );
     }

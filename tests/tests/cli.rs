@@ -122,7 +122,7 @@ fn defaults_the_apiserver_refuses_are_reported_at_their_lines() {
     for expected in [
         "bad_defaults.yaml:24:19: error: tunings.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].properties[limits].default: Invalid value: {\"cpu\":1,\"junk\":\"dropped\"}: must not have unknown fields",
         "bad_defaults.yaml:29:19: error: tunings.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].properties[mode].default: Invalid value: \"integer\":  in body must be of type string: \"integer\"",
-        "bad_defaults.yaml:32:19: error: tunings.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].properties[level].default: Invalid value: \"integer\": level starts at 1",
+        "bad_defaults.yaml:32:19: error: tunings.example.com/v1: spec.validation.openAPIV3Schema.properties[spec].properties[level].default: Invalid value: 0: level starts at 1",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }

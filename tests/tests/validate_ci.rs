@@ -58,11 +58,11 @@ fn old_objects_make_updates_with_transition_rules_and_ratcheting() {
     let logs = of_document(&update, 0);
     assert_eq!(logs.len(), 1, "{logs:#?}");
     assert_eq!(logs[0].level, Level::Error);
-    assert_eq!(logs[0].message, "spec.region: Invalid value: \"string\": region is immutable");
+    assert_eq!(logs[0].message, "spec.region: Invalid value: \"us-east-1\": region is immutable");
     let archive = of_document(&update, 1);
     assert_eq!(archive.len(), 1, "{archive:#?}");
     assert_eq!(archive[0].level, Level::Warning);
-    assert_eq!(archive[0].message, "spec.quota: Invalid value: \"object\": a quota is at most 100 GiB");
+    assert_eq!(archive[0].message, "spec.quota: Invalid value: a quota is at most 100 GiB");
     assert!(archive[0].note.as_deref().is_some_and(|n| n.starts_with("ratcheted")), "{:?}", archive[0].note);
     let updates: Vec<bool> = update.documents.iter().map(|d| d.update).collect();
     assert_eq!(updates, [true, true, false, false, false], "media is new: a create");
@@ -359,7 +359,7 @@ fn junit_output_parses_back() {
     assert_eq!(outcomes, ["failure", "passed", "passed", "failure", "skipped"]);
     let failure = cases[0].children().find(|n| n.has_tag_name("failure")).unwrap();
     assert_eq!(failure.attribute("type"), Some("FieldValueInvalid"));
-    assert_eq!(failure.attribute("message"), Some("spec.region: Invalid value: \"string\": region is immutable"));
+    assert_eq!(failure.attribute("message"), Some("spec.region: Invalid value: \"us-east-1\": region is immutable"));
     let warned = cases[1].children().find(|n| n.has_tag_name("system-out")).unwrap();
     assert!(warned.text().unwrap().contains("a quota is at most 100 GiB"));
     assert_eq!(cases[2].attribute("name"), Some("storage.example.com/v1 Bucket/media (document 2)"));

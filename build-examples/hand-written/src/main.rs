@@ -89,9 +89,9 @@ mod tests {
             issues,
             [
                 "spec.namespaces[1]: Duplicate value: \"a\"",
-                "spec.minKeep: Invalid value: \"object\": minKeep must not exceed maxKeep",
-                "spec: Invalid value: \"object\": bucket is immutable",
-                "spec.schedule: Invalid value: \"string\": schedule must have 5 fields, not 1",
+                "spec.minKeep: Invalid value: minKeep must not exceed maxKeep",
+                "spec: Invalid value: bucket is immutable",
+                "spec.schedule: Invalid value: \"@daily\": schedule must have 5 fields, not 1",
             ]
         );
         assert!(

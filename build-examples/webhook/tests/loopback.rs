@@ -102,6 +102,6 @@ async fn an_update_ratchets_and_runs_transition_rules() {
     let answer = post(&review("UPDATE", broken, Some(old))).await;
     assert_eq!(
         answer["response"]["status"]["message"],
-        "Widget.example.com \"w\" is invalid: spec: Invalid value: \"object\": minReplicas must not exceed replicas"
+        "Widget.example.com \"w\" is invalid: spec: Invalid value: minReplicas must not exceed replicas"
     );
 }

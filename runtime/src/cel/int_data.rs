@@ -69,7 +69,8 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
         return;
     }
     let read = match &e.expr {
-        Expr::Ident(_) => true,
+        // A comprehension's accumulator (`@result`, `__result__`) is the rule's own count.
+        Expr::Ident(name) => !matches!(name.as_str(), "@result" | "__result__"),
         Expr::Select(s) => !s.test,
         Expr::Call(c) => c.func_name == operators::INDEX && c.target.is_none() && c.args.len() == 2,
         _ => false,

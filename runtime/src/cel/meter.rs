@@ -268,7 +268,11 @@ fn spine(expr: &Expression) -> u64 {
         Expr::Literal(_) | Expr::Unspecified => 0,
         Expr::Ident(_) => 1,
         Expr::Select(s) => 1 + spine(&s.operand),
-        Expr::Call(c) if matches!(c.func_name.as_str(), "_&&_" | "_||_" | "_?_:_" | "@not_strictly_false") => {
+        // `@int_data` is the apiserver's conversion of a read, not a call of the rule's.
+        Expr::Call(c)
+            if matches!(c.func_name.as_str(), "_&&_" | "_||_" | "_?_:_" | "@not_strictly_false")
+                || c.func_name == super::int_data::INT_DATA =>
+        {
             c.args.first().map_or(0, spine)
         }
         Expr::Call(c) => c.target.as_deref().map_or(0, spine) + c.args.iter().map(spine).sum::<u64>() + 1,

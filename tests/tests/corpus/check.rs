@@ -2,7 +2,9 @@
 //! one non-structural CRD (kopium's test copy of argo's ClusterWorkflowTemplate, with a
 //! typeless `inline: {}` and a list of lists without `items`), each message at its line.
 //! Two projects shipping different copies of one CRD is not an apiserver error (the second
-//! apply replaces the first), so `check` does not report it.
+//! apply replaces the first), so `check` does not report it. Formats the apiserver does not
+//! know for their node's type are warnings (`unrecognized format "int-or-string"`), as the
+//! apiserver's.
 //! `cargo test -p kubeskema-tests --features corpus --test corpus check::`.
 
 use kubeskema_codegen::pipeline;
@@ -11,7 +13,10 @@ use kubeskema_codegen::pipeline;
 fn check_reports_only_what_the_apiserver_refuses() {
     let crds = kubeskema_tests::corpus_dir().join("crds");
     let diags = pipeline::check(&[crds], false);
-    let found: Vec<String> = diags
+    let (errors, warnings): (Vec<_>, Vec<_>) = diags.iter().partition(|d| d.is_error());
+    let unexpected: Vec<_> = warnings.iter().filter(|d| !d.message.starts_with("unrecognized format \"")).collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    let found: Vec<String> = errors
         .iter()
         .map(|d| {
             let file = d.file.file_name().unwrap_or_default().to_string_lossy();
@@ -37,5 +42,5 @@ fn check_reports_only_what_the_apiserver_refuses() {
             ),
         ]
     );
-    assert!(diags.iter().all(|d| d.is_error() && d.file.to_string_lossy().contains("kube-rs__kopium")));
+    assert!(errors.iter().all(|d| d.file.to_string_lossy().contains("kube-rs__kopium")));
 }
