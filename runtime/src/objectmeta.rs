@@ -167,8 +167,15 @@ pub fn root_meta<M: MetaView>(meta: Option<&M>, old: Option<Option<&M>>, namespa
     let mut out = Vec::new();
     if let Some(old) = old {
         for key in IMMUTABLE {
-            if !M::same(meta, old, key) {
-                let shown = meta.map(|m| m.shown(key)).unwrap_or_default();
+            let changed = match key {
+                "namespace" => request_namespace(meta, namespaced) != request_namespace(old, namespaced),
+                _ => !M::same(meta, old, key),
+            };
+            if changed {
+                let shown = match key {
+                    "namespace" => request_namespace(meta, namespaced).to_owned(),
+                    _ => meta.map(|m| m.shown(key)).unwrap_or_default(),
+                };
                 out.push(invalid(&at(key), "metadata", &shown, "field is immutable".into()));
             }
         }
@@ -187,7 +194,7 @@ pub fn root_meta<M: MetaView>(meta: Option<&M>, old: Option<Option<&M>>, namespa
         }
     }
     let rules = match old {
-        Some(_) => Rules::RootUpdate,
+        Some(_) => Rules::RootUpdate { namespaced },
         None => Rules::Root { namespaced },
     };
     out.extend(object_meta(meta, &at, rules));
@@ -622,7 +629,9 @@ enum Rules {
     /// The root on update (`ValidateObjectMetaAccessorUpdate`): name, generateName and
     /// namespace are only held to their old values, and finalizers and generation are not
     /// checked again.
-    RootUpdate,
+    RootUpdate {
+        namespaced: bool,
+    },
     Embedded,
 }
 
@@ -631,7 +640,7 @@ impl Rules {
     /// the apiserver's pipeline, reported in different places of its order.
     fn keyword(self) -> &'static str {
         match self {
-            Rules::Root { .. } | Rules::RootUpdate => "metadata",
+            Rules::Root { .. } | Rules::RootUpdate { .. } => "metadata",
             Rules::Embedded => EMBEDDED,
         }
     }
@@ -644,7 +653,7 @@ pub const EMBEDDED: &str = "x-kubernetes-embedded-resource";
 /// called only for an issue, so a valid object allocates nothing here.
 fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rules) -> Vec<Issue> {
     let mut out = Vec::new();
-    if !matches!(rules, Rules::RootUpdate) {
+    if !matches!(rules, Rules::RootUpdate { .. }) {
         identity(meta, at, rules, &mut out);
     }
     let Some(meta) = meta else { return out };
@@ -656,7 +665,7 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
 fn identity<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rules, out: &mut Vec<Issue>) {
     let keyword = rules.keyword();
     let name_rule = |s: &str, prefix: bool| match rules {
-        Rules::Root { .. } | Rules::RootUpdate => dns1123_subdomain(s),
+        Rules::Root { .. } | Rules::RootUpdate { .. } => dns1123_subdomain(s),
         Rules::Embedded => path_segment_name(s, prefix),
     };
     let text = |k: &str| meta.and_then(|m| m.text(k)).unwrap_or_default();
@@ -693,18 +702,26 @@ fn identity<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rul
             out.push(invalid(&at("name"), keyword, name, msg));
         }
     }
-    let namespace = text("namespace");
+    let namespace = match rules {
+        Rules::Root { namespaced } | Rules::RootUpdate { namespaced } => request_namespace(meta, namespaced),
+        Rules::Embedded => text("namespace"),
+    };
     if !namespace.is_empty() {
-        if !matches!(rules, Rules::Root { namespaced: false }) {
-            for msg in dns1123_label(namespace) {
-                out.push(invalid(&at("namespace"), keyword, namespace, msg));
-            }
-        } else {
-            out.push(
-                Issue::new(ErrorType::Forbidden, &at("namespace"), keyword, BadValue::Omit, "not allowed on this type")
-                    .in_form(PathForm::Field),
-            );
+        for msg in dns1123_label(namespace) {
+            out.push(invalid(&at("namespace"), keyword, namespace, msg));
         }
+    }
+}
+
+/// The namespace a root object has once the request handlers have settled it: a
+/// cluster-scoped object's is cleared (`rest.BeforeCreate`), so it is never refused; a
+/// namespaced object without one gets the request's, here `default` (what `kubectl apply`
+/// sends without `-n`).
+fn request_namespace<M: MetaView>(meta: Option<&M>, namespaced: bool) -> &str {
+    match meta.and_then(|m| m.text("namespace")).filter(|n| !n.is_empty()) {
+        _ if !namespaced => "",
+        Some(namespace) => namespace,
+        None => "default",
     }
 }
 
@@ -738,7 +755,7 @@ fn meta_contents<M: MetaView>(meta: &M, at: &dyn Fn(&str) -> Path, rules: Rules,
         );
     }
     owner_references(meta, &at("ownerReferences"), keyword, out);
-    if matches!(rules, Rules::RootUpdate) {
+    if matches!(rules, Rules::RootUpdate { .. }) {
         return;
     }
     let mut i = 0;
@@ -787,10 +804,9 @@ mod tests {
     #[test]
     fn namespaces_follow_the_scope() {
         assert!(meta(json!({"name": "a", "namespace": "default"}), true).is_empty());
-        assert_eq!(
-            meta(json!({"name": "a", "namespace": "default"}), false),
-            vec!["metadata.namespace: Forbidden: not allowed on this type"]
-        );
+        // The request clears a cluster-scoped object's namespace (kube-apiserver 1.36.3 accepts it).
+        assert!(meta(json!({"name": "a", "namespace": "Not A Namespace"}), false).is_empty());
+        assert!(meta(json!({"name": "a"}), true).is_empty(), "the request's namespace");
         assert_eq!(
             meta(json!({"name": "a", "namespace": "Bad"}), true),
             vec![format!("metadata.namespace: Invalid value: \"Bad\": {LABEL_FORMAT}")]

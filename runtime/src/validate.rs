@@ -45,21 +45,6 @@ pub struct Outcome {
     pub warnings: Vec<Issue>,
 }
 
-/// The request's namespace, as the create and update handlers settle it before validation: a
-/// cluster-scoped object loses its namespace (`rest.BeforeCreate` clears it, so it is never
-/// refused), a namespaced one without a namespace gets the request's, here `default` (what
-/// `kubectl apply` sends without `-n`).
-fn request_namespace(object: &mut Value, namespaced: bool) {
-    let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { return };
-    if !namespaced {
-        if meta.contains_key("namespace") {
-            meta.insert("namespace".into(), Value::String(String::new()));
-        }
-    } else if meta.get("namespace").and_then(Value::as_str).is_none_or(str::is_empty) {
-        meta.insert("namespace".into(), Value::String("default".into()));
-    }
-}
-
 /// The scale subresource's checks (`validateScaleSpec`, `validateScaleStatus`): the replicas at
 /// its paths read as int64 (an error in the accessor's words when something on the way is not
 /// what it should be), not negative, at most int32; the label selector read as a string. The
@@ -229,13 +214,6 @@ impl<'a> ResourceValidator<'a> {
             map.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
         }
         let namespaced = self.crd.is_namespaced();
-        request_namespace(&mut obj, namespaced);
-        let old = old.map(|o| {
-            let mut o = o.clone();
-            request_namespace(&mut o, namespaced);
-            o
-        });
-        let old = old.as_ref();
         let type_meta = validate_type_meta(&obj, &self.crd.names.kind, &self.api_version());
         if !type_meta.is_empty() {
             return Outcome { object: obj, pruned, issues: type_meta, warnings: Vec::new() };

@@ -100,6 +100,19 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(corpus_dir().join(path)).unwrap_or_default().trim().to_owned()
 }
 
+/// Whether `found` is the upstream expectation `text`. Upstream recorded its expectations with
+/// apiservers before 1.36, which printed the schema type as a failing rule's value
+/// (`Invalid value: "object": ...`); 1.36 prints a scalar's value and nothing for an object or
+/// a list (docs/apiserver-1.36-messages.md), so what stands around the old value is compared.
+fn matches_upstream(found: &str, text: &str) -> bool {
+    for schema_type in ["object", "array", "string", "integer", "number", "boolean"] {
+        if let Some((before, after)) = text.split_once(&format!("Invalid value: \"{schema_type}\": ")) {
+            return found.contains(before) && found.contains(after);
+        }
+    }
+    found.contains(text)
+}
+
 #[test]
 fn upstream_fixtures_get_the_error_they_expect() {
     let (mut crds, mut docs) = (CorpusCrds::default(), CorpusDocuments::default());
@@ -135,7 +148,7 @@ fn upstream_fixtures_get_the_error_they_expect() {
         let meets = |found: &[String]| match &expected {
             None => found.is_empty(),
             Some(text) if text.is_empty() => !found.is_empty(),
-            Some(text) => found.iter().any(|f| f.contains(text.as_str())),
+            Some(text) => found.iter().any(|f| matches_upstream(f, text)),
         };
         let id = format!("{}#{}", file.trim_start_matches("instances/"), inst.doc_index);
         // The generated type's rules, compiled to Rust: the same expectation, and the same
