@@ -174,6 +174,7 @@ fn function_body(
         next: 0,
         node_ty: node.ty.clone(),
         optional_old_self,
+        places: HashMap::new(),
     };
     let (code, rep) = e.expr(expr)?;
     let result = match (want, rep) {
@@ -240,6 +241,51 @@ struct Local {
     name: String,
     ident: TokenStream,
     rep: Rep,
+    /// Where its value lies in `self`, for a loop over a list of the object's.
+    place: Option<Place>,
+}
+
+/// Where a value a rule reads lies in the object: a JSON pointer relative to `self`, its
+/// segments known when the code is written or, for a loop's item, when it runs. Integer reads
+/// name it to the meter ([`kubeskema::cel::native::Meter::int_read`]), which fails the read
+/// where the document wrote a float.
+#[derive(Clone, Default)]
+struct Place(Vec<Segment>);
+
+#[derive(Clone)]
+enum Segment {
+    /// A property or map key, as written (escaped as a pointer's segments are).
+    Name(String),
+    /// A list index held by a variable of the loop (`usize`).
+    Index(Ident),
+    /// An index or key computed by the rule: any.
+    Any,
+}
+
+impl Place {
+    fn then(&self, segment: Segment) -> Place {
+        let mut place = self.clone();
+        place.0.push(segment);
+        place
+    }
+
+    fn name(&self, name: &str) -> Place {
+        self.then(Segment::Name(name.replace('~', "~0").replace('/', "~1")))
+    }
+
+    /// A closure making the pointer (called only where some integer was written as a float).
+    fn code(&self) -> TokenStream {
+        let mut parts = Vec::new();
+        for segment in &self.0 {
+            match segment {
+                Segment::Name(n) => parts.push(quote!(#n)),
+                Segment::Index(i) => parts.push(quote!(#i)),
+                Segment::Any => parts.push(quote!("*")),
+            }
+        }
+        let format = "/{}".repeat(parts.len());
+        quote!(|| ::std::format!(#format, #(#parts),*))
+    }
 }
 
 struct Emitter<'a> {
@@ -251,6 +297,8 @@ struct Emitter<'a> {
     next: usize,
     node_ty: Ty,
     optional_old_self: bool,
+    /// Where the values read lie in `self`, by the id of the expression reading them.
+    places: HashMap<u64, Place>,
 }
 
 type Emitted = Result<(TokenStream, Rep), String>;
@@ -279,7 +327,14 @@ fn fallible(code: &TokenStream) -> bool {
     })
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
+    /// `e` reads what `of` reads (a charge around a read).
+    fn same_place(&mut self, e: &Expression, of: &Expression) {
+        if let Some(place) = self.places.get(&of.id).cloned() {
+            self.places.insert(e.id, place);
+        }
+    }
+
     fn fresh(&mut self, base: &str) -> Ident {
         self.next += 1;
         format_ident!("__{}{}", base, self.next)
@@ -293,10 +348,10 @@ impl Emitter<'_> {
         match &e.expr {
             Expr::Literal(l) => literal(l),
             Expr::Ident(name) => self.ident(e, name),
-            Expr::Select(s) if s.test => self.has(&s.operand, &s.field),
+            Expr::Select(s) if s.test => self.has(e, &s.operand, &s.field),
             Expr::Select(s) => {
                 let (operand, rep) = self.expr(&s.operand)?;
-                self.select(e, operand, &rep, &s.field)
+                self.select(e, &s.operand, operand, &rep, &s.field)
             }
             Expr::Call(c) => self.call(e, c),
             Expr::Comprehension(c) => self.comprehension(c),
@@ -338,6 +393,9 @@ impl Emitter<'_> {
     fn ident(&mut self, e: &Expression, name: &str) -> Emitted {
         if let Some(local) = self.locals.iter().rev().find(|l| l.name == name) {
             let ident = local.ident.clone();
+            if let Some(place) = local.place.clone() {
+                self.places.insert(e.id, place);
+            }
             return Ok(match &local.rep {
                 Rep::Ref(ty) => {
                     let ty = ty.clone();
@@ -352,6 +410,7 @@ impl Emitter<'_> {
         match name {
             "self" => {
                 let ty = self.node_ty.clone();
+                self.places.insert(e.id, Place::default());
                 self.view(&ty, quote!(__self), self.checked(e))
             }
             "oldSelf" if self.optional_old_self => Ok((quote!(__old), Rep::Optional(self.node_ty.clone()))),
@@ -398,7 +457,7 @@ impl Emitter<'_> {
     }
 
     /// The struct fields (or ObjectMeta's) a selection on `rep` reads.
-    fn field<'f>(&'f self, rep: &Rep, name: &str) -> Result<FieldRef<'f>, String> {
+    fn field(&self, rep: &Rep, name: &str) -> Result<FieldRef<'a>, String> {
         match rep {
             Rep::Ref(Ty::Named(id)) => match &self.m.types[*id] {
                 TypeDef::Struct(s) => struct_field(s, name).map(FieldRef::Field),
@@ -414,10 +473,14 @@ impl Emitter<'_> {
         }
     }
 
-    fn select(&mut self, e: &Expression, operand: TokenStream, rep: &Rep, name: &str) -> Emitted {
+    fn select(&mut self, e: &Expression, of: &Expression, operand: TokenStream, rep: &Rep, name: &str) -> Emitted {
         let native = native();
+        let place = self.places.get(&of.id).cloned();
         match self.field(rep, name)? {
             FieldRef::Field(f) => {
+                if let Some(place) = place {
+                    self.places.insert(e.id, place.name(&f.json_name));
+                }
                 let fid = field_ident(f);
                 let key = &f.json_name;
                 let at = match f.shape {
@@ -445,6 +508,9 @@ impl Emitter<'_> {
                 ))
             }
             FieldRef::MapKey => {
+                if let Some(place) = place {
+                    self.places.insert(e.id, place.name(name));
+                }
                 let Rep::Ref(Ty::Map(value)) = rep else { unreachable!("FieldRef::MapKey is of a map") };
                 let value = (**value).clone();
                 let at = quote!((#operand).get(#name).ok_or_else(|| #native::Error::no_such_key(#name))?);
@@ -454,9 +520,18 @@ impl Emitter<'_> {
     }
 
     /// `has(operand.name)`.
-    fn has(&mut self, operand: &Expression, name: &str) -> Emitted {
+    fn has(&mut self, e: &Expression, operand: &Expression, name: &str) -> Emitted {
         let (code, rep) = self.expr(operand)?;
-        let present = match self.field(&rep, name)? {
+        let place = self.places.get(&operand.id).cloned();
+        let field = self.field(&rep, name)?;
+        if let Some(place) = place {
+            let key = match &field {
+                FieldRef::Field(f) => f.json_name.as_str(),
+                _ => name,
+            };
+            self.places.insert(e.id, place.name(key));
+        }
+        let present = match field {
             FieldRef::Field(f) => {
                 let fid = field_ident(f);
                 match f.shape {
@@ -487,16 +562,33 @@ impl Emitter<'_> {
             ("@charge", None, 2) => {
                 let units = int_literal(&args[0]).ok_or("a charge without units")?;
                 let (code, rep) = self.expr(&args[1])?;
+                self.same_place(e, &args[1]);
                 let units = Literal::u64_unsuffixed(units);
                 Ok((quote!({ __m.charge(#units)?; #code }), rep))
             }
-            // A typed value holds an integer where the schema says integer: the apiserver's
-            // check of decoded JSON (`cel::int_data`) has nothing to refuse here, and
-            // `has(x.f) && @int_present(x.f)` is the `has` alone.
-            ("@int_data", None, 1) => self.expr(&args[0]),
-            ("_&&_", None, 2) if is_call_of(&args[1], "@int_present") => self.expr(&args[0]),
+            // A typed value holds an integer where the schema says integer; the meter knows
+            // where the document wrote it as a float (`cel::int_data`), and fails that read.
+            ("@int_data", None, 1) => {
+                let (code, rep) = self.expr(&args[0])?;
+                match self.places.get(&args[0].id).map(Place::code) {
+                    Some(place) => {
+                        let v = self.fresh("v");
+                        Ok((quote!({ let #v = #code; __m.int_read(#place)?; #v }), rep))
+                    }
+                    None => Ok((code, rep)),
+                }
+            }
+            // `has(x.f) && @int_present(x.f)`: the `has`, then the same check.
+            ("_&&_", None, 2) if is_call_of(&args[1], "@int_present") => {
+                let (has, rep) = self.expr(&args[0])?;
+                match self.places.get(&args[0].id).map(Place::code) {
+                    Some(place) => Ok((quote!((#has && { __m.int_read(#place)?; true })), rep)),
+                    None => Ok((has, rep)),
+                }
+            }
             ("@sized", None, 1) => {
                 let (code, rep) = self.expr(&args[0])?;
+                self.same_place(e, &args[0]);
                 let v = self.fresh("v");
                 // What has no size (an int's `+`) charges nothing.
                 let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
@@ -506,6 +598,7 @@ impl Emitter<'_> {
                 let units = int_literal(&args[0]).ok_or("a charge without units")?;
                 let units = Literal::u64_unsuffixed(units);
                 let (code, rep) = self.expr(&args[1])?;
+                self.same_place(e, &args[1]);
                 let v = self.fresh("v");
                 let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
                 Ok((quote!({ __m.charge(#units)?; let #v = #code; __m.charge_size((#size) as usize)?; #v }), rep))
@@ -684,6 +777,14 @@ impl Emitter<'_> {
             ("_[_]", None, 2) => {
                 let (list, lr) = self.expr(&args[0])?;
                 let (i, ir) = self.expr(&args[1])?;
+                if let Some(place) = self.places.get(&args[0].id) {
+                    let item = match &args[1].expr {
+                        Expr::Literal(LiteralValue::Int(i)) => place.name(&i.inner().to_string()),
+                        Expr::Literal(LiteralValue::String(k)) => place.name(k.inner()),
+                        _ => place.then(Segment::Any),
+                    };
+                    self.places.insert(e.id, item);
+                }
                 let l = self.fresh("l");
                 match (&lr, &ir) {
                     (Rep::Ref(Ty::Vec(elem)), Rep::Int) => {
@@ -998,7 +1099,16 @@ impl Emitter<'_> {
         };
         let (range, range_rep) = self.expr(&c.iter_range)?;
         let item = self.fresh("item");
+        let mut binding = quote!(#item);
+        let mut place = None;
         let (iter, item_rep) = match &range_rep {
+            // A list of the object's: its items' places named by their index.
+            Rep::Ref(Ty::Vec(elem)) if self.places.contains_key(&c.iter_range.id) => {
+                let index = self.fresh("index");
+                place = self.places.get(&c.iter_range.id).map(|p| p.then(Segment::Index(index.clone())));
+                binding = quote!((#index, #item));
+                (quote!((#range).iter().enumerate()), Rep::Ref((**elem).clone()))
+            }
             Rep::Ref(Ty::Vec(elem)) => (quote!((#range).iter()), Rep::Ref((**elem).clone())),
             Rep::Ref(Ty::Map(_)) => {
                 (quote!((#range).keys().map(|__k| ::std::borrow::Cow::Borrowed(__k.as_str()))), Rep::Str)
@@ -1010,8 +1120,8 @@ impl Emitter<'_> {
             Rep::Ref(Ty::Option(_)) => return Err("a loop over nullable items".into()),
             r => r,
         };
-        self.locals.push(Local { name: c.iter_var.clone(), ident: quote!(#item), rep: item_rep });
-        let out = self.comprehension_body(c, init, iter, &item, &is_accu, &native);
+        self.locals.push(Local { name: c.iter_var.clone(), ident: quote!(#item), rep: item_rep, place });
+        let out = self.comprehension_body(c, init, iter, &binding, &is_accu, &native);
         self.locals.pop();
         out
     }
@@ -1021,7 +1131,7 @@ impl Emitter<'_> {
         c: &ComprehensionExpr,
         init: Option<(TokenStream, Rep)>,
         iter: TokenStream,
-        item: &Ident,
+        item: &TokenStream,
         is_accu: &dyn Fn(&Expression) -> bool,
         native: &TokenStream,
     ) -> Emitted {
@@ -1033,12 +1143,17 @@ impl Emitter<'_> {
             && let Some((init_code, Rep::Bool)) = &init
         {
             let absorbing = step.func_name == "_||_";
-            self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#accu.accu), rep: Rep::Bool });
+            self.locals.push(Local {
+                name: c.accu_var.clone(),
+                ident: quote!(#accu.accu),
+                rep: Rep::Bool,
+                place: None,
+            });
             let cond = self.expr(&c.loop_cond);
             let step = self.expr(&c.loop_step);
             self.locals.pop();
             let done = self.fresh("done");
-            self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#done), rep: Rep::Bool });
+            self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#done), rep: Rep::Bool, place: None });
             let result = self.expr(&c.result);
             self.locals.pop();
             let ((cond, cr), (step, sr), (result, rr)) = (cond?, step?, result?);
@@ -1103,7 +1218,7 @@ impl Emitter<'_> {
         if !matches!(init_rep, Rep::Bool | Rep::Int) {
             return Err(format!("a loop accumulating {init_rep}"));
         }
-        self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#accu), rep: init_rep.clone() });
+        self.locals.push(Local { name: c.accu_var.clone(), ident: quote!(#accu), rep: init_rep.clone(), place: None });
         let cond = self.expr(&c.loop_cond);
         let step = self.expr(&c.loop_step);
         let result = self.expr(&c.result);

@@ -132,12 +132,24 @@ pub struct Decoded<T> {
     pub unknown: Vec<(Path, Value)>,
     /// Declared fields that were absent, `null` or defaulted, by JSON pointer (see [`Options::presence`]).
     pub presence: BTreeMap<String, Presence>,
+    /// Integer fields the document wrote as whole floats (`1.0`), by JSON pointer. The value
+    /// holds the integer; the apiserver's CEL rules see the float, and a rule that reads it
+    /// fails (`invalid data, expected int, got float64`). The read's own validation reports
+    /// that; to validate the value again as the apiserver would (an update), validate it
+    /// inside `kubeskema::cel::with_written_as_float` with these places.
+    pub written_as_float: Vec<String>,
 }
 
 impl<T> Decoded<T> {
     /// Nothing read yet: the place a read writes its value into, and then its findings.
     fn unread() -> Decoded<T> {
-        Decoded { value: None, issues: Vec::new(), unknown: Vec::new(), presence: BTreeMap::new() }
+        Decoded {
+            value: None,
+            issues: Vec::new(),
+            unknown: Vec::new(),
+            presence: BTreeMap::new(),
+            written_as_float: Vec::new(),
+        }
     }
 
     /// How the field at `pointer` appeared: recorded absence, `null` or default, absence of
@@ -228,6 +240,9 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
                 under(u, &at) || (i.keyword == "required" && under(&at, holder))
             })
         };
+        #[cfg(feature = "cel")]
+        let validated = crate::cel::with_written_as_float(cx.written_as_float.clone(), || v.validate());
+        #[cfg(not(feature = "cel"))]
         let validated = v.validate();
         let decoding_blocks_cel = cx.issues.iter().any(|i| i.error_type.blocks_cel());
         cx.issues.extend(validated.into_iter().filter(|i| !about_unread(i)));
@@ -235,7 +250,8 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
             crate::validate_trait::gate_cel(T::HAS_RULES, &mut cx.issues);
         }
     }
-    (decoded.issues, decoded.unknown, decoded.presence) = (cx.issues, cx.unknown, cx.presence);
+    (decoded.issues, decoded.unknown, decoded.presence, decoded.written_as_float) =
+        (cx.issues, cx.unknown, cx.presence, cx.written_as_float);
 }
 
 /// The state of one read: the options and what has been found.
@@ -250,6 +266,8 @@ pub struct Cx<'o> {
     issues: Vec<Issue>,
     unknown: Vec<(Path, Value)>,
     presence: BTreeMap<String, Presence>,
+    /// Pointers of integers read from whole floats.
+    written_as_float: Vec<String>,
 }
 
 impl<'o> Cx<'o> {
@@ -262,6 +280,7 @@ impl<'o> Cx<'o> {
             issues: Vec::new(),
             unknown: Vec::new(),
             presence: BTreeMap::new(),
+            written_as_float: Vec::new(),
         }
     }
 
@@ -683,6 +702,9 @@ where
     // one that tracks positions gives the value's line and column.
     fn scalar<E: de::Error>(self, v: Scalar<'_>) -> Result<Option<T>, E> {
         let converted = (self.convert)(v);
+        if let (Scalar::Float(_), Some(_), "integer") = (v, &converted, self.expected) {
+            self.cx.written_as_float.push(self.at.to_path().pointer());
+        }
         if converted.is_none() {
             let path = self.at.to_path();
             let issue =

@@ -158,3 +158,71 @@ fn native_and_interpreted_cel_agree_on_edge_values() {
     let n = n + compare::<validations::validations_example_com::v1::Policy>(policy);
     assert!(n > 500, "only {n} comparisons");
 }
+
+/// The integer places of `v` (pointers), for writing them as floats.
+fn integer_places(v: &Value, at: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                integer_places(child, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                integer_places(child, format!("{at}/{i}"), out);
+            }
+        }
+        Value::Number(n) if n.is_i64() => out.push(at),
+        _ => {}
+    }
+}
+
+/// An integer the document writes as a float (`5.0`) is read into the typed value, and the
+/// validating read's CEL step fails each rule that reads it as the apiserver does (`invalid
+/// data, expected int, got float64`): natively, interpreted, and as the dynamic validator
+/// (which the recorded kube-apiserver 1.36.3 answers hold to) says, one float at a time and
+/// all at once.
+#[test]
+fn integers_written_as_floats_fail_the_rules_that_read_them() {
+    use kubeskema::decode::{Decoded, from_value};
+    let edge = json!({
+        "apiVersion": "native.example.com/v1", "kind": "Edge", "metadata": {"name": "e"},
+        "spec": {
+            "items": [{"name": "first", "count": 3, "divisor": 2}, {"name": "second", "count": 4, "divisor": 1}, {"name": "axe"}],
+            "count": 5, "labels": {"team": "core", "owner": "team-a"}, "name": "ab-cd", "timeout": "30m",
+            "level": "a", "number": "42", "tags": ["x", "é"], "extra": ["p"], "link": "https://example.com",
+            "ports": [{"name": "http", "protocol": "TCP", "port": 80}, {"name": "http", "port": 81}],
+            "set": ["a", "b"]
+        }
+    });
+    let text = std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/golden/cel_native.yaml")).unwrap();
+    let crd = kubeskema::crd::Crd::parse(&kubeskema::yaml::parse_documents(&text).unwrap().remove(0).value).0;
+    let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);
+    let mut places = Vec::new();
+    integer_places(&edge, String::new(), &mut places);
+    assert!(places.len() >= 7, "{places:?}");
+    let mut cases: Vec<Vec<String>> = places.iter().map(|p| vec![p.clone()]).collect();
+    cases.push(places.clone());
+    let mut failing = 0;
+    for floats in cases {
+        let mut object = edge.clone();
+        for p in &floats {
+            let n = object.pointer(p).unwrap().as_i64().unwrap();
+            *object.pointer_mut(p).unwrap() = json!(n as f64);
+        }
+        let dynamic: Vec<String> = validator.validate_create(&object).issues.iter().map(ToString::to_string).collect();
+        let read: Decoded<cel_native::native_example_com::v1::Edge> = from_value(&object, &Default::default());
+        let issues: Vec<String> = read.issues.iter().map(ToString::to_string).collect();
+        assert_eq!(issues, dynamic, "{floats:?}");
+        assert_eq!(read.written_as_float, floats);
+        failing += usize::from(dynamic.iter().any(|i| i.contains("expected int, got float64")));
+        // Interpreted, the same.
+        let value = read.value.unwrap();
+        kubeskema::cel::with_written_as_float(floats.clone(), || kubeskema::__private::cel_differential(&value, None))
+            .unwrap_or_else(|d| panic!("{floats:?}: {d}"));
+        // A value built in Rust (or validated outside the read) reads its integers.
+        let plain: Vec<String> = kubeskema::Validate::validate(&value).iter().map(ToString::to_string).collect();
+        assert!(!plain.iter().any(|i| i.contains("float64")), "{plain:?}");
+    }
+    assert!(failing >= 5, "only {failing} cases fail a rule");
+}

@@ -6,10 +6,18 @@
 //! apiserver's `IsSet` converts what it finds). The interpreter gets the same by [`lower`]:
 //! every read the checker typed `int` (an identifier, a field, an index) goes through
 //! [`INT_DATA`], which passes an integer and refuses anything else, and `has(x.f)` of an `int`
-//! field becomes `has(x.f) && INT_PRESENT(x.f)`. A typed value always holds an integer there,
-//! so code compiled to Rust reads the value as it is.
+//! field becomes `has(x.f) && INT_PRESENT(x.f)`.
+//!
+//! A typed value holds an `i64` there, however the document wrote it. The validating read
+//! ([`crate::decode`]) records the integers it read from a whole float (`1.0`), and validates
+//! the value inside [`with_written_as_float`]: there a node's CEL value has those places as
+//! floats again, and code compiled to Rust checks each integer read against them
+//! ([`super::native::Meter::int_read`]). A value built in Rust, or read by plain
+//! `Deserialize`, has none: its rules read its integers.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use cel::common::ast::{CallExpr, Expr, IdedExpr, operators};
 use cel::common::types::DYN_TYPE;
@@ -29,12 +37,13 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload(INT_PRESENT, "@int_present_dyn", vec![DYN_TYPE], value_fn!(int_present))
 }
 
+/// What a rule that reads a float where the schema says integer fails with.
+pub const FLOAT_READ: &str = "invalid data, expected int, got float64";
+
 fn int_data(args: &[Value]) -> Result<Value, ExecutionError> {
     match args.first() {
         // JSON numbers that are no int64 are float64 to the apiserver, uint64 ones included.
-        Some(Value::Float(_) | Value::UInt(_)) => {
-            Err(ExecutionError::function_error(INT_DATA, "invalid data, expected int, got float64"))
-        }
+        Some(Value::Float(_) | Value::UInt(_)) => Err(ExecutionError::function_error(INT_DATA, FLOAT_READ)),
         Some(other) => Ok(other.clone()),
         None => Err(ExecutionError::invalid_argument_count(1, 0)),
     }
@@ -87,5 +96,101 @@ fn int_field(operand: Option<&Type>, field: &str) -> bool {
         Some(Type::Object(object)) => super::check::field_type(object, field) == Some(&Type::Int),
         Some(Type::Map(_, values)) => **values == Type::Int,
         _ => false,
+    }
+}
+
+thread_local! {
+    /// The places (JSON pointers from the root) of the value being validated whose integers
+    /// were written as floats; empty outside [`with_written_as_float`].
+    static WRITTEN_AS_FLOAT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `validate` (a typed value's validation, on this thread) knowing that the integers at
+/// `places` (JSON pointers from the root, as [`crate::decode::Decoded::written_as_float`]
+/// records them) were written as floats in the document: a rule that reads one fails as the
+/// apiserver's does (`invalid data, expected int, got float64`), natively and interpreted.
+pub fn with_written_as_float<R>(places: Vec<String>, validate: impl FnOnce() -> R) -> R {
+    struct Restore(Vec<String>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WRITTEN_AS_FLOAT.with(|w| *w.borrow_mut() = std::mem::take(&mut self.0));
+        }
+    }
+    let _restore = Restore(WRITTEN_AS_FLOAT.with(|w| std::mem::replace(&mut *w.borrow_mut(), places)));
+    validate()
+}
+
+/// The places under `node` written as floats, relative to it (`/ports/3/port`); empty unless
+/// inside [`with_written_as_float`].
+pub(crate) fn written_as_float_under(node: &crate::path::Path) -> Vec<String> {
+    WRITTEN_AS_FLOAT.with(|w| {
+        let w = w.borrow();
+        if w.is_empty() {
+            return Vec::new();
+        }
+        let base = node.pointer();
+        w.iter()
+            .filter_map(|p| p.strip_prefix(base.as_str()))
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
+/// Whether a read at `pattern` (a pointer with `*` for any list index or map key, as code
+/// compiled to Rust names its integer reads) is one of the `places` written as floats.
+pub(crate) fn reads_float(pattern: &str, places: &[String]) -> bool {
+    places.iter().any(|place| {
+        let (mut want, mut have) = (pattern.split('/'), place.split('/'));
+        loop {
+            match (want.next(), have.next()) {
+                (None, None) => return true,
+                (Some(w), Some(h)) if w == "*" || w == h => {}
+                _ => return false,
+            }
+        }
+    })
+}
+
+/// `value` (a node's CEL value, `places` relative to it) with the integers at `places` as the
+/// floats the document wrote.
+pub(crate) fn as_written(value: Value, places: &[String]) -> Value {
+    places.iter().fold(value, |v, place| float_at(v, &place.split('/').skip(1).collect::<Vec<_>>()))
+}
+
+fn float_at(value: Value, place: &[&str]) -> Value {
+    let Some((segment, place)) = place.split_first() else {
+        return match value {
+            Value::Int(i) => Value::Float(i as f64),
+            other => other,
+        };
+    };
+    match value {
+        Value::List(mut items) => {
+            if let Ok(i) = segment.parse::<usize>()
+                && i < items.len()
+            {
+                let items = Arc::make_mut(&mut items);
+                let item = std::mem::replace(&mut items[i], Value::Null);
+                items[i] = float_at(item, place);
+            }
+            Value::List(items)
+        }
+        Value::Map(mut map) => {
+            // A map's keys are as written; an object's properties under their escaped names
+            // (a reserved word under both).
+            let name = segment.replace("~1", "/").replace("~0", "~");
+            let escaped = super::escape(&name).filter(|e| *e != name);
+            let entries = Arc::make_mut(&mut map.map);
+            for key in std::iter::once(name).chain(escaped) {
+                let key = cel::objects::Key::String(Arc::new(key));
+                if let Some(v) = entries.remove(&key) {
+                    let v = float_at(v, place);
+                    entries.insert(key, v);
+                }
+            }
+            Value::Map(map)
+        }
+        other => other,
     }
 }

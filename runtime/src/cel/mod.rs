@@ -51,6 +51,7 @@ mod value;
 #[cfg(feature = "dynamic")]
 mod walk;
 
+pub use int_data::with_written_as_float;
 pub use types::Type;
 
 pub use crate::listtype::correlate;
@@ -790,7 +791,9 @@ impl Cx {
         self.uninterpretable |= !self.native && to_cel.is_none();
         let natives = if self.native || to_cel.is_none() { natives } else { &[] };
         let bad = failure_value(schema_type, || value.cel_bad_value());
-        let mut runs = Typed { value, old, natives, to_cel, format, unchanged_above, interpreted: None };
+        let written_as_float = int_data::written_as_float_under(path);
+        let mut runs =
+            Typed { value, old, natives, to_cel, format, unchanged_above, written_as_float, interpreted: None };
         self.run_rules(rules, path, schema_type, bad, &mut runs);
     }
 
@@ -1044,6 +1047,9 @@ struct Typed<'a, T> {
     to_cel: Option<fn(&T) -> Value>,
     format: Option<&'a str>,
     unchanged_above: bool,
+    /// The integers under the node the document wrote as floats (relative pointers; almost
+    /// always none): see [`with_written_as_float`].
+    written_as_float: Vec<String>,
     interpreted: Option<Interpreted>,
 }
 
@@ -1055,7 +1061,11 @@ impl<T> Typed<'_, T> {
     fn interpreted(&mut self) -> &mut Interpreted {
         let (value, old, format, above) = (self.value, self.old, self.format, self.unchanged_above);
         let to_cel = self.to_cel.expect("invariant: `way` and `message` interpret only where there is to_cel");
-        self.interpreted.get_or_insert_with(|| Interpreted::new(to_cel(value), old.map(to_cel), format, above))
+        let floats = &self.written_as_float;
+        self.interpreted.get_or_insert_with(|| {
+            let value = if floats.is_empty() { to_cel(value) } else { int_data::as_written(to_cel(value), floats) };
+            Interpreted::new(value, old.map(to_cel), format, above)
+        })
     }
 }
 
@@ -1077,7 +1087,7 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
         let Some(native) = self.native(i) else {
             return self.interpreted().rule(i, rule, way);
         };
-        let mut meter = native::Meter::new(cost::PER_CALL_LIMIT);
+        let mut meter = native::Meter::new(cost::PER_CALL_LIMIT).written_as_float(self.written_as_float.clone());
         let result = (native.rule)(self.value, self.old, &mut meter);
         let result = result.map_err(|e| RunError { text: e.text(), no_such_overload: e.is_no_such_overload() });
         (result, meter.cost())
@@ -1094,7 +1104,7 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
             };
             return self.interpreted().message(i, rule, way);
         };
-        let mut meter = native::Meter::new(cost::PER_CALL_LIMIT);
+        let mut meter = native::Meter::new(cost::PER_CALL_LIMIT).written_as_float(self.written_as_float.clone());
         let result = message(self.value, self.old, &mut meter);
         (result.ok(), meter.cost())
     }

@@ -21,12 +21,34 @@ use super::meter::{self, Cost};
 pub struct Meter {
     used: u64,
     limit: u64,
+    /// The integers under the rule's node that the document wrote as floats (see
+    /// [`super::with_written_as_float`]); almost always none.
+    written_as_float: Vec<String>,
 }
 
 impl Meter {
     /// A meter stopping past `limit` (the per-call limit).
     pub fn new(limit: u64) -> Meter {
-        Meter { used: 0, limit }
+        Meter { used: 0, limit, written_as_float: Vec::new() }
+    }
+
+    /// The meter of a rule over a node whose integers at `places` (pointers relative to it)
+    /// were written as floats.
+    pub fn written_as_float(mut self, places: Vec<String>) -> Meter {
+        self.written_as_float = places;
+        self
+    }
+
+    /// An integer read at `place` (a pointer relative to the rule's node, made only where some
+    /// integer was written as a float; `*` for an index or key the rule computed): fails as
+    /// the apiserver's read of a float there fails.
+    #[inline]
+    pub fn int_read(&self, place: impl FnOnce() -> String) -> Result<()> {
+        if self.written_as_float.is_empty() || !super::int_data::reads_float(&place(), &self.written_as_float) {
+            Ok(())
+        } else {
+            Err(Error::Message(Cow::Borrowed(super::int_data::FLOAT_READ)))
+        }
     }
 
     /// Charges `units`; fails (and keeps failing) once the limit is passed.

@@ -532,6 +532,7 @@ mod schema {
 }
 
 /// A count keyword as the estimator reads it: a negative one is zero.
+#[cfg(feature = "dynamic")]
 fn nonnegative(n: Option<i64>) -> Option<u64> {
     n.map(|n| n.max(0).unsigned_abs())
 }
