@@ -6,6 +6,8 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
+use kubeskema::issue::printable;
+
 use crate::diagnostic::Diagnostic;
 use crate::pipeline;
 use crate::write::{Dependency, write_crate};
@@ -214,14 +216,14 @@ pub fn run(args: Args) -> i32 {
                 None => Dependency::default_for_this_build(),
             };
             if let Err(e) = write_crate(&out, &name, &dependency, kube, &generation.modules) {
-                eprintln!("{}: error: cannot write the crate: {e}", out.display());
+                eprintln!("{}: error: cannot write the crate: {e}", crate::diagnostic::shown(&out));
                 return 2;
             }
             let lines: usize = generation.modules.iter().map(|m| m.code.lines().count()).sum();
             let types: usize = generation.modules.iter().map(|m| m.types).sum();
             eprintln!(
                 "generated crate `{name}` in {}: {} CRDs, {} modules, {types} types, {lines} lines, in {:.2?}",
-                out.display(),
+                crate::diagnostic::shown(&out),
                 generation.crd_count,
                 generation.modules.len(),
                 started.elapsed()
@@ -230,6 +232,7 @@ pub fn run(args: Args) -> i32 {
             if cel.native + cel.interpreted.len() > 0 {
                 eprintln!("{}", cel.summary());
                 for (owner, rule, reason) in &cel.interpreted {
+                    let (owner, rule, reason) = (printable(owner), printable(rule), printable(reason));
                     eprintln!("  interpreted: {owner}: `{rule}`: {reason}");
                 }
             }
@@ -241,7 +244,7 @@ pub fn run(args: Args) -> i32 {
             let diags = pipeline::check(&paths, skip_non_crds);
             for d in &diags {
                 if json {
-                    say(check_json(d));
+                    say(crate::report::json_text(&check_json(d), false));
                 } else {
                     say(d);
                 }
@@ -315,7 +318,7 @@ fn validate(args: ValidateArgs) -> i32 {
             }
             for f in &report.findings {
                 if args.output == Format::Json {
-                    say(f.to_json());
+                    say(crate::report::json_text(&f.to_json(), false));
                 } else {
                     say(format!("{}\n", f.human()));
                 }
@@ -325,7 +328,7 @@ fn validate(args: ValidateArgs) -> i32 {
         // the CI log.
         Format::Sarif => {
             report.files.iter().for_each(|d| eprintln!("{d}"));
-            say(serde_json::to_string_pretty(&crate::report::sarif(&report)).unwrap_or_default());
+            say(crate::report::json_text(&crate::report::sarif(&report), true));
         }
         Format::Junit => {
             report.files.iter().for_each(|d| eprintln!("{d}"));

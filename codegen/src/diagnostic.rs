@@ -2,9 +2,18 @@
 //! came from, the CRD and version, the apiserver's field path and message.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use kubeskema::issue::{printable, printable_lines};
 use kubeskema::yaml::Pos;
+
+/// A file's path as printed anywhere: [`printable`], and never starting with `:` (a line
+/// that starts with a path must not read as a GitHub Actions workflow command).
+pub fn shown(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let text = printable(&text);
+    if text.starts_with(':') { format!("./{text}") } else { text.into_owned() }
+}
 
 /// How bad a problem is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,7 +84,8 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
+        // Everything from input is made printable (`kubeskema::issue::printable`).
+        f.write_str(&shown(&self.file))?;
         if let Some(pos) = self.pos {
             write!(f, ":{pos}")?;
         }
@@ -85,16 +95,16 @@ impl fmt::Display for Diagnostic {
         };
         write!(f, ": {level}: ")?;
         match (&self.crd, &self.version) {
-            (Some(c), Some(v)) => write!(f, "{c}/{v}: ")?,
-            (Some(c), None) => write!(f, "{c}: ")?,
+            (Some(c), Some(v)) => write!(f, "{}/{}: ", printable(c), printable(v))?,
+            (Some(c), None) => write!(f, "{}: ", printable(c))?,
             _ => {}
         }
         if !self.field.is_empty() {
-            write!(f, "{}: ", self.field)?;
+            write!(f, "{}: ", printable(&self.field))?;
         }
-        f.write_str(&self.message)?;
+        f.write_str(&printable_lines(&self.message))?;
         if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
+            write!(f, "\n  help: {}", printable_lines(help))?;
         }
         Ok(())
     }

@@ -53,14 +53,19 @@ impl Finding {
             Level::Error => Severity::ERROR,
             Level::Warning => Severity::WARNING,
         };
-        let path = self.file.display().to_string();
-        let label = format!("{}/{}", self.kind, self.name);
-        let title = level.primary_title(&self.message);
-        let report = match (self.pos, &self.source_line) {
+        // Everything from input is made printable (`kubeskema::issue::printable`).
+        use kubeskema::issue::{printable, printable_lines};
+        let path = crate::diagnostic::shown(&self.file);
+        let label = format!("{}/{}", printable(&self.kind), printable(&self.name));
+        let message = printable_lines(&self.message);
+        let title = level.primary_title(message.as_ref());
+        let source_line = self.source_line.as_deref().map(printable);
+        let report = match (self.pos, &source_line) {
             (Some(pos), Some(line)) => {
+                let line: &str = line;
                 let span = token_span(line, pos.column);
                 title.element(
-                    Snippet::source(line.as_str())
+                    Snippet::source(line)
                         .line_start(pos.line)
                         .path(path.as_str())
                         .annotation(AnnotationKind::Primary.span(span).label(label.as_str())),
@@ -73,12 +78,37 @@ impl Finding {
             }
             (None, _) => title.element(Snippet::<annotate_snippets::Annotation<'_>>::source("").path(path.as_str())),
         };
-        let report = match &self.note {
-            Some(note) => report.element(Severity::NOTE.message(note.as_str())),
+        let note = self.note.as_deref().map(printable_lines);
+        let report = match &note {
+            Some(note) => report.element(Severity::NOTE.message(note.as_ref())),
             None => report,
         };
         Renderer::plain().render(&[report]).to_string()
     }
+}
+
+/// JSON text as printed (`--output json`, SARIF): serde_json's, with what JSON lets through
+/// raw but a terminal acts on (DEL, C1 controls, bidi controls, line separators: what Go's
+/// `strconv.IsPrint` refuses) written as `\uXXXX`. A JSON reader reads the same value.
+pub fn json_text(value: &Value, pretty: bool) -> String {
+    let text = if pretty { serde_json::to_string_pretty(value) } else { serde_json::to_string(value) };
+    let text = text.unwrap_or_default();
+    // Outside its strings, JSON text is ASCII; serde_json escapes the ASCII controls in them.
+    if text.chars().all(|c| c != '\x7f' && (c.is_ascii() || kubeskema::issue::go_is_print(c))) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if c != '\x7f' && (c.is_ascii() || kubeskema::issue::go_is_print(c)) {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+    }
+    out
 }
 
 fn level_name(level: Level) -> &'static str {
@@ -278,9 +308,12 @@ pub fn sarif(report: &Report) -> Value {
     })
 }
 
-/// Text made safe for XML 1.0: markup characters escaped, characters XML cannot carry at all
-/// (most control characters) replaced by U+FFFD.
+/// Text made safe for XML 1.0 and for the CI log the document may be printed to: made
+/// printable (`kubeskema::issue::printable_lines`: control characters escaped, no line that
+/// reads as a workflow command), then markup characters escaped; what XML still cannot carry
+/// is replaced by U+FFFD.
 fn xml_text(text: &str) -> String {
+    let text = kubeskema::issue::printable_lines(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -311,7 +344,7 @@ pub fn junit(report: &Report) -> String {
     let mut body = String::new();
     let (mut tests, mut failures, mut skipped) = (0, 0, 0);
     for (file, cases) in &suites {
-        let file_name = xml_text(&file.display().to_string());
+        let file_name = xml_text(&crate::diagnostic::shown(file));
         let mut suite = String::new();
         let (mut suite_failures, mut suite_skipped) = (0, 0);
         for case in cases {
@@ -327,8 +360,8 @@ pub fn junit(report: &Report) -> String {
                 xml_text(&format!("{} {}/{} (document {})", case.api_version, case.kind, case.name, case.document));
             let _ = write!(suite, "    <testcase classname=\"{file_name}\" name=\"{name}\" time=\"0\">");
             let place = |f: &Finding| match f.pos {
-                Some(pos) => format!("{}:{pos}: {}", f.file.display(), f.message),
-                None => format!("{}: {}", f.file.display(), f.message),
+                Some(pos) => format!("{}:{pos}: {}", crate::diagnostic::shown(&f.file), f.message),
+                None => format!("{}: {}", crate::diagnostic::shown(&f.file), f.message),
             };
             if let Some(first) = errors.first() {
                 suite_failures += 1;
@@ -377,7 +410,7 @@ pub fn junit(report: &Report) -> String {
             let _ = writeln!(
                 body,
                 "    <testcase classname=\"{0}\" name=\"{0}\" time=\"0\">\n      <error message=\"{1}\" type=\"{2}\">{3}</error>\n    </testcase>",
-                xml_text(&d.file.display().to_string()),
+                xml_text(&crate::diagnostic::shown(&d.file)),
                 xml_text(&d.message),
                 xml_text(&d.kind),
                 xml_text(&d.to_string())

@@ -133,7 +133,7 @@ impl Config {
     pub fn generate(&self) -> Result<Generation, Diagnostics> {
         if self.cargo_instructions {
             for input in &self.inputs {
-                println!("cargo::rerun-if-changed={}", input.display());
+                rerun_if_changed(input);
             }
         }
         let generation = self.run()?;
@@ -151,7 +151,7 @@ impl Config {
         };
         if self.cargo_instructions {
             for file in &generation.inputs {
-                println!("cargo::rerun-if-changed={}", file.display());
+                rerun_if_changed(file);
             }
             for w in &generation.warnings {
                 println!("cargo::warning={}", w.to_string().replace('\n', " "));
@@ -386,8 +386,39 @@ pub fn write_crate(
     Ok(written)
 }
 
+/// `cargo::rerun-if-changed=<path>`. Cargo reads one directive a line: a path with a line
+/// break would end this one and start another of the file's choosing (`cargo::rustc-link-arg`),
+/// so such a file is watched through its folder.
+fn rerun_if_changed(path: &Path) {
+    if let Some(line) = rerun_directive(path) {
+        println!("{line}");
+    }
+}
+
+fn rerun_directive(path: &Path) -> Option<String> {
+    let mut watched = path;
+    while watched.to_string_lossy().contains(['\n', '\r']) {
+        watched = watched.parent()?;
+    }
+    (!watched.as_os_str().is_empty()).then(|| format!("cargo::rerun-if-changed={}", watched.display()))
+}
+
 #[cfg(test)]
 mod tests {
+    /// A file name with a line break cannot add a directive of its own to build.rs's output.
+    #[test]
+    fn a_line_break_in_a_file_name_cannot_forge_a_cargo_directive() {
+        let forged = Path::new("crds/x.yaml\ncargo::rustc-link-arg=-Wl,evil\n.yaml");
+        assert_eq!(super::rerun_directive(forged).as_deref(), Some("cargo::rerun-if-changed=crds"));
+        let nested = Path::new("crds/a\rb/c.yaml");
+        assert_eq!(super::rerun_directive(nested).as_deref(), Some("cargo::rerun-if-changed=crds"));
+        assert_eq!(super::rerun_directive(Path::new("\nx")), None);
+        assert_eq!(
+            super::rerun_directive(Path::new("crds/w.yaml")).as_deref(),
+            Some("cargo::rerun-if-changed=crds/w.yaml")
+        );
+    }
+
     use super::*;
 
     /// Cargo's package-name rule is checked before anything is written, and names and paths

@@ -258,6 +258,43 @@ pub fn go_quote_bytes(bytes: &[u8]) -> String {
     out
 }
 
+/// Text from input made safe to print on a terminal or in a CI log: every character Go's
+/// `strconv.IsPrint` refuses (control characters, ANSI escape sequences' `ESC`, bidi controls,
+/// line and paragraph separators, a bare CR) escaped as [`go_quote`] escapes it (`\n`,
+/// `\x1b`, `\u202e`), the tab and everything printable as it is. One line, always: a name
+/// cannot start a line of its own (GitHub Actions reads `::error ...::` at a line's start as a
+/// workflow command) nor move the cursor.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().all(|c| c == '\t' || go_is_print(c)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '"' | '\\' | '\t' => out.push(c),
+            c => push_escaped(&mut out, c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`printable`] for a message that may run over several lines (a CEL compile error's
+/// snippet): each line is made printable, and a line break is kept unless the next line would
+/// start, after spaces, with `::` (a workflow command), where it is escaped as `\n`.
+pub fn printable_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\n') {
+        return printable(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push_str(if line.trim_start().starts_with("::") { "\\n" } else { "\n" });
+        }
+        out.push_str(&printable(line));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn push_escaped(out: &mut String, c: char) {
     match c {
         '"' => out.push_str("\\\""),
@@ -277,7 +314,7 @@ fn push_escaped(out: &mut String, c: char) {
 }
 
 /// Go's `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
-fn go_is_print(c: char) -> bool {
+pub fn go_is_print(c: char) -> bool {
     use unicode_general_category::{GeneralCategory as G, get_general_category};
     if c.is_ascii() {
         return (' '..='~').contains(&c);

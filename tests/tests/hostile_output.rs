@@ -1,0 +1,100 @@
+//! Hostile input, printed: names, kinds, keys, rule messages and file names that carry line
+//! breaks, `::error ...::` (a GitHub Actions workflow command at a line's start), ANSI and
+//! OSC escape sequences and bidi controls reach every output (human, JSON, SARIF, JUnit, the
+//! file problems on standard error, `check`) printable: no control character but the tab and
+//! the line breaks of the output's own making, no bidi control, and no line that a CI runner
+//! reads as a command.
+
+use std::path::PathBuf;
+
+use kubeskema_codegen::manifests::{Request, validate_request};
+
+/// What an attacker puts in a string.
+const FORGED: &str =
+    "x\n::error file=a.yaml,line=1::forged\r\u{1b}[31mred\u{1b}]8;;https://e.example\u{7}\u{202e}evil\u{2028}";
+
+/// Every problem a printed text can carry, listed.
+fn unsafe_in(text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for c in text.chars() {
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}');
+        if (c.is_control() && c != '\n' && c != '\t') || bidi || c == '\u{2028}' || c == '\u{2029}' {
+            problems.push(format!("character {:?}", c));
+        }
+    }
+    for line in text.lines() {
+        if line.trim_start().starts_with("::") {
+            problems.push(format!("a workflow command line: {line:?}"));
+        }
+    }
+    problems
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kubeskema-hostile-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn text_from_input_is_printable_in_every_output() {
+    let dir = temp_dir("validate");
+    let crd = kubeskema_tests::repo_dir().join("fixtures/crds");
+    let forged_json = serde_json::to_string(FORGED).unwrap();
+    // A bad name (label and message), an unknown key (field path), an unknown kind, and a
+    // manifest whose file name is forged too.
+    let manifest = format!(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {forged_json}\n  namespace: {forged_json}\nspec:\n  {forged_json}: 1\n---\napiVersion: example.com/v1\nkind: {forged_json}\nmetadata:\n  name: a\n"
+    );
+    let plain = dir.join("widgets.yaml");
+    std::fs::write(&plain, &manifest).unwrap();
+    let forged_file = dir.join(format!("{}.yaml", FORGED.replace('/', "_")));
+    std::fs::write(&forged_file, "{not yaml: [").unwrap();
+    let request = Request { crds: vec![crd], manifests: vec![plain, forged_file], jobs: 1, ..Request::default() };
+    let report = validate_request(&request).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.findings.len() >= 3, "{:#?}", report.findings);
+    assert!(!report.files.is_empty(), "the unreadable file is reported");
+    let mut outputs: Vec<(String, String)> = Vec::new();
+    for f in &report.findings {
+        outputs.push(("human".into(), f.human()));
+        let json = kubeskema_codegen::report::json_text(&f.to_json(), false);
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, f.to_json(), "the JSON line carries the same value");
+        outputs.push(("json".into(), json));
+    }
+    for d in &report.files {
+        outputs.push(("file problem".into(), d.to_string()));
+    }
+    outputs
+        .push(("sarif".into(), kubeskema_codegen::report::json_text(&kubeskema_codegen::report::sarif(&report), true)));
+    outputs.push(("junit".into(), kubeskema_codegen::report::junit(&report)));
+    outputs.push(("summary".into(), kubeskema_codegen::report::summary(&report)));
+    let forged_seen = outputs.iter().filter(|(_, text)| text.contains("forged")).count();
+    assert!(forged_seen >= 5, "the hostile strings are printed (escaped), not dropped");
+    for (what, text) in &outputs {
+        let problems = unsafe_in(text);
+        assert!(problems.is_empty(), "{what}: {problems:?} in\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `check`'s diagnostics: a CRD whose name, property names, rule text and message are forged.
+#[test]
+fn crd_check_diagnostics_are_printable() {
+    let dir = temp_dir("check");
+    let forged_json = serde_json::to_string(FORGED).unwrap();
+    let crd = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {forged_json}\nspec:\n  group: example.com\n  names: {{kind: W, plural: ws}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          {forged_json}: {{type: strin}}\n          spec:\n            type: object\n            x-kubernetes-validations:\n            - rule: {forged_json}\n              message: {forged_json}\n"
+    );
+    let file = dir.join("crd.yaml");
+    std::fs::write(&file, crd).unwrap();
+    let diags = kubeskema_codegen::pipeline::check(&[file], false);
+    assert!(diags.len() >= 2, "{diags:#?}");
+    for d in &diags {
+        let text = d.to_string();
+        let problems = unsafe_in(&text);
+        assert!(problems.is_empty(), "{problems:?} in\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
