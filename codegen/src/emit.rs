@@ -209,8 +209,9 @@ fn field_ty(m: &Module, f: &FieldDef) -> TokenStream {
 }
 
 /// `#[doc]` attributes for a description, made safe for rustdoc: fenced blocks are marked
-/// `text` and lines lose their indentation, so no description ever becomes a doctest.
-fn docs(doc: Option<&str>) -> TokenStream {
+/// `text` and lines lose their indentation, so no description ever becomes a doctest. Every
+/// doc the generated code carries is written here (text from input reaches no other comment).
+pub(crate) fn docs(doc: Option<&str>) -> TokenStream {
     let Some(doc) = doc else {
         return TokenStream::new();
     };
@@ -219,8 +220,10 @@ fn docs(doc: Option<&str>) -> TokenStream {
 }
 
 /// Doc lines for a description: trimmed, and code fences marked `text` unless they name a
-/// language other than Rust (a schema's examples are not doc tests).
+/// language other than Rust (a schema's examples are not doc tests); what rustc refuses in a
+/// comment escaped ([`doc_safe`]).
 pub fn sanitize_doc(doc: &str) -> Vec<String> {
+    let doc = doc_safe(doc);
     let mut out = Vec::new();
     let mut in_fence = false;
     for line in doc.trim_end().lines() {
@@ -244,6 +247,31 @@ pub fn sanitize_doc(doc: &str) -> Vec<String> {
         out.push(" ```".to_owned());
     }
     out
+}
+
+/// Text for doc comments, as rustc takes it: the bidi controls its Trojan Source lint refuses
+/// (U+202A–U+202E, U+2066–U+2069, and the marks U+200E, U+200F), control characters other than
+/// the tab and the line feed (a bare CR, NUL, ESC) and the Unicode line and paragraph
+/// separators written as escapes (`\u{202e}`): the text shows what it holds, and the crate builds.
+pub fn doc_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let refused = |c: char| {
+        (c.is_control() && c != '\t' && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}')
+    };
+    // `\r\n` is a line break as `lines()` reads it; a CR alone is not.
+    let text = if text.contains("\r\n") { std::borrow::Cow::Owned(text.replace("\r\n", "\n")) } else { text.into() };
+    if !text.chars().any(refused) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if refused(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The type a rule under `items` or `values` of a node of type `ty` sees: the element, after a
@@ -789,8 +817,8 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
             }
             _ => ty_tokens(m, &f.ty),
         };
-        let doc = format!(" `{}` is set.", f.json_name);
-        quote! { #[doc = #doc] #v(&'a #inner), }
+        let doc = docs(Some(&format!("`{}` is set.", f.json_name)));
+        quote! { #doc #v(&'a #inner), }
     });
     let checks = members.iter().zip(&variant_names).map(|(f, v)| {
         let v = ident(v);
@@ -803,7 +831,7 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
         }
     });
     let listed = u.members.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
-    let enum_doc = format!(" Which of {listed} is set: the typed view of the schema's `{junctor}`.");
+    let enum_doc = docs(Some(&format!("Which of {listed} is set: the typed view of the schema's `{junctor}`.")));
     let body = if u.one_of {
         quote! {
             let mut found = Vec::new();
@@ -820,17 +848,19 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
     let (ret, method_doc) = if u.one_of {
         (
             quote!(Option<#enum_name<'_>>),
-            format!(" The member of the `oneOf` that is set ({listed}), or `None` when none or several are."),
+            docs(Some(&format!(
+                "The member of the `oneOf` that is set ({listed}), or `None` when none or several are."
+            ))),
         )
     } else {
-        (quote!(Vec<#enum_name<'_>>), format!(" The members of the `anyOf` that are set ({listed})."))
+        (quote!(Vec<#enum_name<'_>>), docs(Some(&format!("The members of the `anyOf` that are set ({listed})."))))
     };
     quote! {
-        #[doc = #enum_doc]
+        #enum_doc
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum #enum_name<'a> { #(#variants)* }
         impl #name {
-            #[doc = #method_doc]
+            #method_doc
             pub fn #method(&self) -> #ret { #body }
         }
     }
@@ -855,14 +885,14 @@ fn emit_enum(e: &EnumDef) -> TokenStream {
             }
             _ => quote!(),
         };
-        let vdoc = format!(
-            " `{}`",
+        let vdoc = docs(Some(&format!(
+            "`{}`",
             match value {
                 Value::String(s) => format!("{s:?}"),
                 other => other.to_string(),
             }
-        );
-        quote! { #[doc = #vdoc] #attr #vid, }
+        )));
+        quote! { #vdoc #attr #vid, }
     });
     // The schema's whole list, for the apiserver's `supported values` (nulls, repeats).
     let supported = e.supported.as_ref().map(|list| {

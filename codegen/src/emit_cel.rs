@@ -130,9 +130,9 @@ impl Natives {
         let native = quote!(::kubeskema::cel::native);
         // One line, no backticks of its own: a rule's text never becomes markdown or a doctest.
         let text = rule.rule.split_whitespace().collect::<Vec<_>>().join(" ").replace('`', "'");
-        let doc = format!(" `{text}`, compiled to Rust.");
+        let doc = crate::emit::docs(Some(&format!("`{text}`, compiled to Rust.")));
         self.items.push(quote! {
-            #[doc = #doc]
+            #doc
             #[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
             fn #rule_fn(__self: &#rust_ty, __old: ::core::option::Option<&#rust_ty>, __m: &mut #native::Meter) -> #native::Result<bool> {
                 #body

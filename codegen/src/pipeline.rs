@@ -206,7 +206,15 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
         header.push_str("; do not edit. Sources:\n");
         let mut crd_names = Vec::new();
         for s in &module.sources {
-            header.push_str(&format!("//   {} ({}/{})\n", s.file, s.crd, s.version));
+            // A line comment ends at a line break: input text here is made printable (one line,
+            // no bidi control), or a file name could write code into the module.
+            use kubeskema::issue::printable;
+            header.push_str(&format!(
+                "//   {} ({}/{})\n",
+                printable(&s.file),
+                printable(&s.crd),
+                printable(&s.version)
+            ));
             crd_names.push(format!("{}/{}", s.crd, s.version));
         }
         let code = format!("{header}\n{code}");
