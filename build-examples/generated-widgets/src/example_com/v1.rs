@@ -393,15 +393,38 @@ pub enum Status {
     ) -> ::kubeskema::cel::native::Result<bool> {
         ::core::result::Result::Ok({
             __m.charge(3)?;
-            ((!(__self).min_replicas.is_some())
-                || (i64::from(
-                    *(__self)
-                        .min_replicas
-                        .as_ref()
-                        .ok_or_else(|| ::kubeskema::cel::native::Error::no_such_key(
-                            "minReplicas",
-                        ))?,
-                ) <= i64::from(*(&(__self).replicas))))
+            ::kubeskema::cel::native::or(
+                (|| -> ::kubeskema::cel::native::Result<_> {
+                    ::core::result::Result::Ok(
+                        (!((__self).min_replicas.is_some()
+                            && {
+                                __m.int_read(|| ::std::format!("/{}", "minReplicas"))?;
+                                true
+                            })),
+                    )
+                })(),
+                || (|| -> ::kubeskema::cel::native::Result<_> {
+                    ::core::result::Result::Ok(
+                        ({
+                            let __v1 = i64::from(
+                                *(__self)
+                                    .min_replicas
+                                    .as_ref()
+                                    .ok_or_else(|| ::kubeskema::cel::native::Error::no_such_key(
+                                        "minReplicas",
+                                    ))?,
+                            );
+                            __m.int_read(|| ::std::format!("/{}", "minReplicas"))?;
+                            __v1
+                        }
+                            <= {
+                                let __v2 = i64::from(*(&(__self).replicas));
+                                __m.int_read(|| ::std::format!("/{}", "replicas"))?;
+                                __v2
+                            }),
+                    )
+                })(),
+            )?
         })
     }
 }
