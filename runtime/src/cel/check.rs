@@ -711,8 +711,9 @@ fn substitute(m: &Mapping, t: &Type, to_dyn: bool) -> Type {
 
 /// cel-go's AST validators as 1.29 enables them, run on a checked expression: list and map
 /// literals are homogeneous, except anywhere inside a call of `format` (the strings
-/// extension's exemption: its argument list mixes types), and constant `duration`,
-/// `timestamp` and `matches` arguments are valid.
+/// extension's exemption: its argument list mixes types), constant `duration`,
+/// `timestamp` and `matches` arguments are valid, and a literal format over a list literal
+/// takes its arguments' types (the strings extension's validator).
 fn validate_literals(
     e: &IdedExpr,
     types: &HashMap<u64, Type>,
@@ -767,6 +768,17 @@ fn validate_literals(
             }
         }
         Expr::Call(call) => {
+            // cel-go's `stringFormatValidator`: a literal format over a list literal.
+            if call.func_name == "format"
+                && let Some(Expr::Literal(LiteralValue::String(format))) = call.target.as_deref().map(|t| &t.expr)
+                && let [arg] = call.args.as_slice()
+                && let Expr::List(list) = &arg.expr
+                && let Err((node, message)) =
+                    super::library::format::check_literal_call(format.inner(), &list.elements, &type_of)
+            {
+                let at_node = node.and_then(|id| source.offset_for(id).map(|(s, _)| s)).or_else(|| at(e));
+                errors.push((at_node, message));
+            }
             if let Some(Expr::Literal(LiteralValue::String(arg))) = call.args.first().map(|a| &a.expr) {
                 let arg = arg.inner();
                 let bad = match (call.func_name.as_str(), call.target.is_some()) {

@@ -513,7 +513,7 @@ fn compile_one(source: &str, scope: &Scope, expecting: Expecting, errors: &mut V
         }
         let cost = scope.sizes.as_deref().map(|sizes| cost::estimate(&expression, &checked, sizes));
         // What runs: set and map lists' operators lowered (by the checked types), cel-go's
-        // `duration()`, then two-variable loops, then the meter's charges.
+        // `duration()` and v2 `format()`, then two-variable loops, then the meter's charges.
         let mut lowered = expression;
         list_kinds::lower(&mut lowered, &checked.types);
         library::lower(&mut lowered);

@@ -10,6 +10,7 @@ use cel::common::types::Type;
 use cel::objects::{Opaque, OptionalValue};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
+pub(crate) mod format;
 pub(crate) mod formats;
 mod lists;
 pub(crate) mod net;
@@ -40,6 +41,7 @@ pub(crate) use value_fn;
 
 /// Registers every Kubernetes library on `env`.
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    format::register(env)?;
     lists::register(env)?;
     regex::register(env)?;
     url::register(env)?;
@@ -62,10 +64,16 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
 /// of the same signature cannot replace it, so [`lower`] renames every call to this one.
 pub const GO_DURATION: &str = "@duration";
 
-/// Renames `duration(x)` to [`GO_DURATION`] throughout `e`.
+/// Renames `duration(x)` to [`GO_DURATION`] throughout `e`, and `s.format(args)` to cel-go
+/// v2's formatter ([`format::lower`]).
 pub(crate) fn lower(e: &mut cel::IdedExpr) {
+    format::lower(e);
+    rename_duration(e);
+}
+
+fn rename_duration(e: &mut cel::IdedExpr) {
     for child in super::depth::children_mut(e) {
-        lower(child);
+        rename_duration(child);
     }
     if let cel::common::ast::Expr::Call(call) = &mut e.expr
         && call.func_name == "duration"
