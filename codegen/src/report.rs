@@ -437,8 +437,11 @@ mod tests {
         assert_eq!(artifact_uri(Path::new("/abs/x#1.yaml")), "file:///abs/x%231.yaml");
     }
 
+    /// Markup is escaped; a control character XML cannot carry is written as its escape (it was
+    /// made printable first); a line that would start with `::` loses its line break.
     #[test]
-    fn xml_text_escapes_markup_and_replaces_what_xml_cannot_carry() {
-        assert_eq!(xml_text("a<b & \"c\" 'd'>\u{1}\te"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\u{FFFD}\te");
+    fn xml_text_escapes_markup_and_control_characters() {
+        assert_eq!(xml_text("a<b & \"c\" 'd'>\u{1}\te"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;\\x01\te");
+        assert_eq!(xml_text("x\n::error::y\nz"), "x\\n::error::y\nz");
     }
 }
