@@ -129,14 +129,17 @@ pub fn read_text(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<String> {
 
 /// Reads the documents of one text; a syntax error is reported to `diags` with its
 /// line:column.
+/// A `.json` file, or a text that starts with `{`, is JSON (kubectl's JSON decoder); the rest YAML.
 pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<Document>> {
-    yaml::parse_documents(text)
+    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || yaml::looks_like_json(text);
+    let parsed = if json { yaml::parse_json_documents(text) } else { yaml::parse_documents(text) };
+    parsed
         .map_err(|e| {
             diags.push(Diagnostic::file_error(
                 path,
                 Some(e.pos),
                 "YamlSyntax",
-                format!("not valid {}: {}", if yaml::looks_like_json(text) { "JSON" } else { "YAML" }, e.message),
+                format!("not valid {}: {}", if json { "JSON" } else { "YAML" }, e.message),
             ))
         })
         .ok()

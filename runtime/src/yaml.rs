@@ -150,7 +150,15 @@ pub const MAX_DEPTH: usize = 128;
 
 /// Reads every document of a YAML (or JSON) stream.
 pub fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
-    let json = looks_like_json(text);
+    parse(text, looks_like_json(text))
+}
+
+/// [`parse_documents`] of a text known to be JSON (a `.json` file), whatever it starts with.
+pub fn parse_json_documents(text: &str) -> Result<Vec<Document>, YamlError> {
+    parse(text, true)
+}
+
+fn parse(text: &str, json: bool) -> Result<Vec<Document>, YamlError> {
     let mut builder = Builder { json, ..Builder::default() };
     let mut options = granit_parser::Options::default();
     if json {
@@ -164,6 +172,64 @@ pub fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
         builder.on_event(event, span)?;
     }
     Ok(builder.documents)
+}
+
+/// A scalar of a JSON text, as kubectl's JSON decoder takes it: a double-quoted string, or a
+/// JSON number (decimal, no leading zero or `+`), `true`, `false` or `null`. YAML 1.1's words and
+/// numbers (`0x10`, `010`, `+1`, `yes`, `~`, `.inf`) and single quotes are syntax errors.
+fn json_scalar(text: &str, style: ScalarStyle, pos: Pos) -> Result<(), YamlError> {
+    let shown = || text.chars().take(40).collect::<String>();
+    match style {
+        ScalarStyle::DoubleQuoted => Ok(()),
+        ScalarStyle::Plain if matches!(text, "true" | "false" | "null") || is_json_number(text) => Ok(()),
+        ScalarStyle::Plain => Err(YamlError {
+            pos,
+            message: format!(
+                "invalid JSON value {}: a JSON number is decimal (no 0x, leading zero or +), other words are true, false or null, and strings are double-quoted",
+                crate::issue::go_quote(&shown())
+            ),
+        }),
+        _ => Err(YamlError {
+            pos,
+            message: format!("invalid JSON value {}: strings are double-quoted", crate::issue::go_quote(&shown())),
+        }),
+    }
+}
+
+/// RFC 8259's `number`: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn is_json_number(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > start
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 /// Whether kubectl would read the text as JSON: its first non-blank character is `{`.
@@ -307,6 +373,9 @@ impl Builder {
             Event::Scalar(text, style, anchor, tag) => {
                 let forced_string =
                     tag.as_ref().is_some_and(|t| t.suffix() == "str" || t.suffix() == "tag:yaml.org,2002:str");
+                if self.json {
+                    json_scalar(&text, style, pos)?;
+                }
                 let value = if style == ScalarStyle::Plain && !forced_string {
                     let value = resolve_plain(&text);
                     // YAML reads a number beyond float64 as a string (go-yaml does); JSON's
@@ -910,6 +979,22 @@ mod tests {
         let docs = parse_documents("a: 1e400\nb: [1, 2e999]\n").unwrap();
         assert_eq!(docs[0].value, json!({"a": "1e400", "b": [1, "2e999"]}));
         assert_eq!(docs[0].out_of_range, ["/a", "/b/1"]);
+    }
+
+    /// YAML 1.1's numbers and words are not JSON: a JSON text that uses them is a syntax error at
+    /// the value, as kubectl's JSON decoder says; a `.json` file is JSON whatever it starts with.
+    #[test]
+    fn json_has_json_numbers_and_words_only() {
+        for bad in ["0x10", "010", "+1", "yes", "~", ".inf", "1.", ".5", "01.5", "1e", "'x'", "abc"] {
+            let err = parse_documents(&format!("{{\"a\": {bad}}}")).unwrap_err();
+            assert!(err.message.starts_with("invalid JSON value"), "{bad}: {err}");
+            assert_eq!(err.pos, Pos { line: 1, column: 7 }, "{bad}");
+        }
+        for good in ["0", "-0", "10", "1.5", "-1.5e+3", "2E-7", "true", "null", "\"0x10\""] {
+            assert!(parse_documents(&format!("{{\"a\": {good}}}")).is_ok(), "{good}");
+        }
+        assert!(parse_json_documents("[0x10]").is_err());
+        assert_eq!(parse_documents("[0x10]").unwrap()[0].value, json!([16]), "YAML stays YAML");
     }
 
     #[test]

@@ -171,6 +171,38 @@ fn meaningless_input_gets_a_clear_error() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// JSON is read as kubectl's JSON decoder reads it: YAML 1.1's numbers (`0x10`, `010`, `+1`) in
+/// a `.json` file or a stream that starts with `{` are syntax errors naming the file and the
+/// place (exit 2), not numbers.
+#[test]
+fn json_with_yaml_numbers_is_a_syntax_error_at_its_place() {
+    let dir = std::env::temp_dir().join(format!("kubeskema-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text, place) in [
+        (
+            "hex.json",
+            "{\"apiVersion\": \"example.com/v1\", \"kind\": \"Widget\",\n \"spec\": {\"replicas\": 0x10}}",
+            "2:23",
+        ),
+        (
+            "octal.yaml",
+            "{\"apiVersion\": \"example.com/v1\", \"kind\": \"Widget\", \"spec\": {\"replicas\": 010}}",
+            "1:73",
+        ),
+        ("list.json", "[+1]", "1:2"),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let report = validate(&[fixture("crds")], std::slice::from_ref(&file)).unwrap();
+        assert!(report.findings.is_empty(), "{name}: no value was read: {:?}", report.findings);
+        let problem = report.files.first().unwrap_or_else(|| panic!("{name}: no file problem")).to_string();
+        assert!(problem.contains(&format!("{name}:{place}: error: not valid JSON: invalid JSON value")), "{problem}");
+        let crds = fixture("crds");
+        assert_eq!(validate_command(["--crd".as_ref(), crds.as_os_str(), file.as_os_str()]), 2, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Many findings on one long line (a one-line JSON manifest): each is placed and rendered in
 /// linear time (the line was copied into every finding and rescanned by the renderer), and
 /// the place goes with the path where the line is too long to show.
