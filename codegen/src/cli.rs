@@ -307,6 +307,14 @@ fn validate(args: ValidateArgs) -> i32 {
         Ok(r) => r,
         Err(diags) => {
             eprintln!("{diags}");
+            // A CI step uploads the document whatever the exit status: it is always written,
+            // the CRD and file problems its results.
+            let report = crate::manifests::Report { files: diags.0, ..Default::default() };
+            match args.output {
+                Format::Sarif => say(crate::report::json_text(&crate::report::sarif(&report), true)),
+                Format::Junit => say(crate::report::junit(&report).trim_end()),
+                Format::Human | Format::Json => {}
+            }
             return 2;
         }
     };

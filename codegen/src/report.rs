@@ -222,22 +222,57 @@ fn rule_description(id: &str) -> &str {
     RULE_DESCRIPTIONS.iter().find(|(rule, _)| *rule == id).map_or(id, |(_, text)| text)
 }
 
-/// A path as a SARIF artifact URI: relative paths stay relative (GitHub resolves them from the
-/// repository's root), with `/` separators and percent-encoding outside RFC 3986's unreserved
-/// characters; absolute ones become `file://` URIs.
-fn artifact_uri(path: &Path) -> String {
-    let text = path.display().to_string().replace('\\', "/");
-    let mut uri = String::new();
-    if path.is_absolute() {
-        uri.push_str(if text.starts_with('/') { "file://" } else { "file:///" });
+/// The `uriBaseId` of relative artifact URIs: the working directory, given in the run's
+/// `originalUriBaseIds`.
+const SRCROOT: &str = "%SRCROOT%";
+
+/// A path's bytes, as the file system has them (a name that is not UTF-8 keeps its bytes).
+fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        std::borrow::Cow::Borrowed(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()))
     }
-    for byte in text.trim_start_matches("./").bytes() {
+    #[cfg(not(unix))]
+    {
+        std::borrow::Cow::Owned(path.to_string_lossy().replace('\\', "/").into_bytes())
+    }
+}
+
+/// RFC 3986 percent-encoding of a path's bytes: unreserved characters and `/` as they are,
+/// everything else (a `:` too, which in a relative reference's first segment would read as a
+/// scheme) as `%XX`.
+fn percent_encoded(bytes: &[u8]) -> String {
+    let mut uri = String::with_capacity(bytes.len());
+    for &byte in bytes {
         match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => uri.push(byte as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => uri.push(byte as char),
             _ => {
                 let _ = write!(uri, "%{byte:02X}");
             }
         }
+    }
+    uri
+}
+
+/// A path as a SARIF `artifactLocation`: a relative path, or an absolute one under `root` (the
+/// working directory), as a relative URI with `uriBaseId` [`SRCROOT`]; any other absolute path
+/// as a `file://` URI.
+fn artifact_location(path: &Path, root: Option<&Path>) -> Value {
+    let relative = if path.is_absolute() { root.and_then(|r| path.strip_prefix(r).ok()) } else { Some(path) };
+    match relative {
+        Some(rel) => {
+            let rel = rel.strip_prefix(".").unwrap_or(rel);
+            json!({"uri": percent_encoded(&path_bytes(rel)), "uriBaseId": SRCROOT})
+        }
+        None => json!({"uri": format!("file://{}", percent_encoded(&path_bytes(path)))}),
+    }
+}
+
+/// The working directory as the base of relative URIs (`file:///.../`).
+fn srcroot(root: &Path) -> String {
+    let mut uri = format!("file://{}", percent_encoded(&path_bytes(root)));
+    if !uri.ends_with('/') {
+        uri.push('/');
     }
     uri
 }
@@ -256,22 +291,30 @@ pub fn sarif(report: &Report) -> Value {
     rule_ids.dedup();
     let rules: Vec<Value> =
         rule_ids.iter().map(|id| json!({"id": id, "shortDescription": {"text": rule_description(id)}})).collect();
+    let root = std::env::current_dir().ok();
+    // Every result has a region (GitHub's upload needs one): a problem with no place is the
+    // file's first line.
     let location = |file: &Path, pos: Option<kubeskema::yaml::Pos>| {
-        let mut physical = json!({"artifactLocation": {"uri": artifact_uri(file)}});
-        if let Some(pos) = pos {
-            physical["region"] = json!({"startLine": pos.line.max(1), "startColumn": pos.column.max(1)});
-        }
-        json!({"physicalLocation": physical})
+        let region = match pos {
+            Some(pos) => json!({"startLine": pos.line.max(1), "startColumn": pos.column.max(1)}),
+            None => json!({"startLine": 1}),
+        };
+        json!({"physicalLocation": {"artifactLocation": artifact_location(file, root.as_deref()), "region": region}})
     };
     let rule_index = |id: &str| rule_ids.binary_search(&id).ok();
     let mut results: Vec<Value> = report
         .files
         .iter()
         .map(|d: &Diagnostic| {
+            let message = if d.field.is_empty() { d.message.clone() } else { format!("{}: {}", d.field, d.message) };
+            let text = match &d.help {
+                Some(help) => format!("{message}; {help}"),
+                None => message,
+            };
             json!({
                 "ruleId": d.kind, "ruleIndex": rule_index(&d.kind),
                 "level": if d.is_error() { "error" } else { "warning" },
-                "message": {"text": match &d.help { Some(help) => format!("{}; {help}", d.message), None => d.message.clone() }},
+                "message": {"text": text},
                 "locations": [location(&d.file, d.pos)],
             })
         })
@@ -303,6 +346,7 @@ pub fn sarif(report: &Report) -> Value {
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
+            "originalUriBaseIds": {SRCROOT: {"uri": root.as_deref().map(srcroot)}},
             "results": results,
         }],
     })
@@ -431,10 +475,26 @@ pub fn junit(report: &Report) -> String {
 mod tests {
     use super::*;
 
+    /// Relative paths, and absolute ones under the working directory, are relative URIs on
+    /// `%SRCROOT%`; a `:` is encoded (a first segment with one would read as a scheme); a name
+    /// that is not UTF-8 keeps its bytes.
     #[test]
-    fn artifact_uris_are_relative_with_slashes_and_escapes() {
-        assert_eq!(artifact_uri(Path::new("./deploy/app one.yaml")), "deploy/app%20one.yaml");
-        assert_eq!(artifact_uri(Path::new("/abs/x#1.yaml")), "file:///abs/x%231.yaml");
+    fn artifact_uris_are_relative_on_srcroot_and_percent_encoded() {
+        let uri = |p: &str, root: Option<&str>| artifact_location(Path::new(p), root.map(Path::new));
+        assert_eq!(
+            uri("./deploy/app one.yaml", None),
+            json!({"uri": "deploy/app%20one.yaml", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(uri("c:d/x.yaml", None), json!({"uri": "c%3Ad/x.yaml", "uriBaseId": "%SRCROOT%"}));
+        assert_eq!(uri("/work/repo/a.yaml", Some("/work/repo")), json!({"uri": "a.yaml", "uriBaseId": "%SRCROOT%"}));
+        assert_eq!(uri("/abs/x#1.yaml", Some("/work/repo")), json!({"uri": "file:///abs/x%231.yaml"}));
+        assert_eq!(srcroot(Path::new("/work/my repo")), "file:///work/my%20repo/");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let raw = Path::new(std::ffi::OsStr::from_bytes(b"a\xffb.yaml"));
+            assert_eq!(artifact_location(raw, None)["uri"], "a%FFb.yaml");
+        }
     }
 
     /// Markup is escaped; a control character XML cannot carry is written as its escape (it was

@@ -318,11 +318,89 @@ fn sarif_output_has_sarif_2_1_0_structure() {
         assert!(result["message"]["text"].as_str().unwrap().starts_with(&finding.message));
         let physical = &result["locations"][0]["physicalLocation"];
         assert_eq!(physical["artifactLocation"]["uri"], "fixtures/ci/manifests/buckets.yaml");
+        assert_eq!(physical["artifactLocation"]["uriBaseId"], "%SRCROOT%");
         let pos = finding.pos.unwrap();
         assert_eq!(physical["region"]["startLine"], pos.line);
         assert_eq!(physical["region"]["startColumn"], pos.column);
     }
     assert_eq!(results[0]["properties"]["field"], "spec.region");
+    assert_eq!(sarif_shape_problems(&log), Vec::<String>::new());
+}
+
+/// What a SARIF 2.1.0 log must hold for GitHub's upload, as the problems found in `log`: the
+/// version and schema, one run whose driver has a name and rules, results whose rule is in
+/// the rules (by id and index), with a level, a message, and a location with an artifact URI
+/// (relative ones on a base the run names; no scheme but `file`) and a region from line 1.
+fn sarif_shape_problems(log: &serde_json::Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut need = |ok: bool, what: String| {
+        if !ok {
+            problems.push(what);
+        }
+    };
+    need(log["version"] == "2.1.0", "version".into());
+    need(log["$schema"].as_str().is_some_and(|s| s.contains("sarif-2.1.0")), "$schema".into());
+    let Some([run]) = log["runs"].as_array().map(Vec::as_slice) else {
+        return vec!["one run".into()];
+    };
+    need(run["tool"]["driver"]["name"].is_string(), "driver name".into());
+    let rules: Vec<&str> =
+        run["tool"]["driver"]["rules"].as_array().into_iter().flatten().filter_map(|r| r["id"].as_str()).collect();
+    let bases = &run["originalUriBaseIds"];
+    for (i, result) in run["results"].as_array().into_iter().flatten().enumerate() {
+        let rule = result["ruleId"].as_str().unwrap_or_default();
+        need(rules.contains(&rule), format!("result {i}: rule {rule} not in the rules"));
+        let index = result["ruleIndex"].as_u64().map(|n| n as usize);
+        need(index.and_then(|n| rules.get(n)) == Some(&rule), format!("result {i}: ruleIndex"));
+        need(
+            matches!(result["level"].as_str(), Some("error" | "warning" | "note" | "none")),
+            format!("result {i}: level"),
+        );
+        need(result["message"]["text"].as_str().is_some_and(|t| !t.is_empty()), format!("result {i}: message"));
+        let physical = &result["locations"][0]["physicalLocation"];
+        let uri = physical["artifactLocation"]["uri"].as_str().unwrap_or_default();
+        let scheme = uri.split_once(':').map(|(s, _)| s).filter(|s| !s.contains('/'));
+        need(!uri.is_empty() && uri.bytes().all(|b| b.is_ascii_graphic()), format!("result {i}: uri {uri:?}"));
+        need(scheme.is_none_or(|s| s == "file"), format!("result {i}: uri {uri:?} has a scheme"));
+        if let Some(base) = physical["artifactLocation"]["uriBaseId"].as_str() {
+            need(
+                bases[base]["uri"].as_str().is_some_and(|u| u.starts_with("file:///") && u.ends_with('/')),
+                format!("result {i}: base {base}"),
+            );
+        } else {
+            need(scheme == Some("file"), format!("result {i}: a relative uri without a base"));
+        }
+        need(physical["region"]["startLine"].as_u64().is_some_and(|l| l >= 1), format!("result {i}: region"));
+    }
+    problems
+}
+
+/// A run that cannot start (a `--crd` path that does not exist, a CRD the apiserver refuses:
+/// exit 2) still writes a SARIF log of SARIF 2.1.0's shape, its problems as results with a
+/// region, and a JUnit document with them as errors: what the CLI prints for `--output sarif`
+/// and `--output junit` then.
+#[test]
+fn ci_documents_are_written_when_the_run_cannot_start() {
+    let dir = temp_dir("exit2");
+    let refused = dir.join("refused.yaml");
+    std::fs::write(
+        &refused,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ws.example.com}\nspec:\n  group: example.com\n  names: {kind: W, plural: ws}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: strin}}\n",
+    )
+    .unwrap();
+    for crds in [vec![dir.join("missing")], vec![refused]] {
+        let request =
+            Request { crds: crds.clone(), manifests: vec![fixture("manifests")], jobs: 1, ..Request::default() };
+        let Err(diags) = validate_request(&request) else { panic!("{crds:?}: the run starts") };
+        let report = Report { files: diags.0, ..Report::default() };
+        let log = kubeskema_codegen::report::sarif(&report);
+        let problems = sarif_shape_problems(&log);
+        assert!(problems.is_empty(), "{crds:?}: {problems:?}\n{log:#}");
+        assert!(!log["runs"][0]["results"].as_array().unwrap().is_empty(), "{crds:?}: the problems are results");
+        let xml = kubeskema_codegen::report::junit(&report);
+        let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        assert!(doc.descendants().any(|n| n.has_tag_name("error")), "{xml}");
+    }
 }
 
 /// The JUnit report parses as XML: a suite per file, a case per document (failed with its
@@ -365,7 +443,11 @@ fn junit_output_parses_back() {
     assert_eq!(cases[2].attribute("name"), Some("storage.example.com/v1 Bucket/media (document 2)"));
     assert_eq!((attr(suites[0], "tests"), attr(suites[0], "failures"), attr(suites[0], "skipped")), (5, 2, 1));
     let odd_case = suites[1].children().find(|n| n.has_tag_name("testcase")).unwrap();
-    assert_eq!(odd_case.attribute("name"), Some("v1 Odd/<a & 'b'>\u{FFFD} (document 0)"));
+    assert_eq!(
+        odd_case.attribute("name"),
+        Some("v1 Odd/<a & 'b'>\\x01 (document 0)"),
+        "a control character shows as its escape"
+    );
     let error = suites[2].children().find(|n| n.has_tag_name("testcase")).unwrap().first_element_child().unwrap();
     assert_eq!(error.tag_name().name(), "error");
     assert_eq!(
