@@ -147,6 +147,17 @@ pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Optio
 
 /// Why `rev` is not a commit of the repository `file` is in, if it is not.
 pub fn git_revision_problem(rev: &str, file: &Path) -> Option<String> {
+    let repository =
+        std::process::Command::new("git").arg("-C").arg(folder_of(file)).args(["rev-parse", "--git-dir"]).output();
+    match repository {
+        Ok(o) if !o.status.success() => {
+            return Some(format!(
+                "this file is not in a git repository: --old-ref `{rev}` reads old objects from the repository a manifest is in"
+            ));
+        }
+        Err(e) => return Some(format!("cannot run git to read the old objects at `{rev}`: {e}")),
+        Ok(_) => {}
+    }
     let output = std::process::Command::new("git")
         .arg("-C")
         .arg(folder_of(file))
@@ -180,7 +191,9 @@ pub fn read_at_revision(rev: &str, files: &[&Path]) -> Vec<Option<String>> {
         .map(|file| {
             let relative = std::fs::canonicalize(file).ok()?.strip_prefix(toplevel.as_ref()?).ok()?.to_owned();
             let relative = relative.to_str()?.replace('\\', "/");
-            (!relative.contains('\n')).then_some(relative)
+            // The batch protocol is line-based, and git trims a line's trailing spaces and CR:
+            // a name with a control character goes to `git show` with its bytes as they are.
+            (!relative.contains(|c: char| c.is_control())).then_some(relative)
         })
         .collect();
     let requests: Vec<&str> = in_repository.iter().flatten().map(String::as_str).collect();
@@ -245,14 +258,15 @@ fn cat_file_batch(repository: &Path, rev: &str, paths: &[&str]) -> Vec<Option<St
     out
 }
 
-/// `git show rev:./name` in the file's folder.
+/// `git show rev:./name` in the file's folder, the name's bytes as the file system has them.
 fn show_one(rev: &str, file: &Path) -> Option<String> {
-    let name = file.file_name()?.to_string_lossy();
+    let mut object = std::ffi::OsString::from(format!("{rev}:./"));
+    object.push(file.file_name()?);
     let output = std::process::Command::new("git")
         .arg("-C")
         .arg(folder_of(file))
         .args(["show", "--end-of-options"])
-        .arg(format!("{rev}:./{name}"))
+        .arg(object)
         .output()
         .ok()?;
     output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())

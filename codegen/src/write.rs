@@ -188,7 +188,8 @@ pub fn write_if_changed(path: &Path, content: &str) -> io::Result<()> {
     {
         return Err(io::Error::other("it exists and is not a regular file (a FIFO, device or folder): remove it"));
     }
-    if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
+    // Read back only what could hold exactly `content`: the read is bounded by what is written.
+    if read_regular(path, content.len() as u64).is_some_and(|old| old == content.as_bytes()) {
         return Ok(());
     }
     if let Some(parent) = path.parent() {
@@ -271,13 +272,34 @@ pub fn out_dir_problem(dir: &Path) -> Option<String> {
     // A missing or empty folder may receive the crate.
     let mut entries = std::fs::read_dir(dir).ok()?;
     let _first = entries.next()?;
-    let ours = std::fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|t| t.starts_with(CRATE_MARKER));
+    // The marker is the file's start: nothing more is read, and nothing but a regular file
+    // (a FIFO would block, `/dev/zero` never ends).
+    let start = read_regular_start(&dir.join("Cargo.toml"), CRATE_MARKER.len());
+    let ours = start.is_some_and(|s| s == CRATE_MARKER.as_bytes());
     (!ours).then(|| {
         format!(
             "{} is not empty and was not written by kubeskema (no `{CRATE_MARKER}` Cargo.toml): its files would be overwritten",
             dir.display()
         )
     })
+}
+
+/// A regular file's bytes, if it is one of exactly `len` bytes; else `None` (a FIFO, device
+/// or folder is not opened; another length is not read).
+fn read_regular(path: &Path, len: u64) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    (meta.is_file() && meta.len() == len).then(|| std::fs::read(path).ok()).flatten()
+}
+
+/// The first `len` bytes of a regular file (fewer if it is shorter); `None` for anything else.
+fn read_regular_start(path: &Path, len: usize) -> Option<Vec<u8>> {
+    use std::io::Read;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut start = Vec::with_capacity(len);
+    std::fs::File::open(path).ok()?.take(len as u64).read_to_end(&mut start).ok()?;
+    Some(start)
 }
 
 /// Why Cargo would refuse `name` as a package name, if it would: empty, characters other than
@@ -455,5 +477,34 @@ mod tests {
         assert!(err.to_string().contains("not a regular file"), "{err}");
         write_if_changed(&dir.join("ok.rs"), "x").unwrap();
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// An output folder whose `Cargo.toml` is a FIFO or a link to `/dev/zero` is judged at
+    /// once (not ours), without blocking on the FIFO or reading the device: a check that hangs
+    /// fails here after ten seconds instead of hanging the tests.
+    #[test]
+    fn the_output_folder_check_reads_only_a_regular_files_start() {
+        let dir = std::env::temp_dir().join(format!("kubeskema-outdir-{}", std::process::id()));
+        for (name, make) in [("fifo", "mkfifo"), ("zero", "ln")] {
+            let out = dir.join(name);
+            std::fs::create_dir_all(&out).unwrap();
+            let toml = out.join("Cargo.toml");
+            let made = match make {
+                "mkfifo" => std::process::Command::new("mkfifo").arg(&toml).status(),
+                _ => std::process::Command::new("ln").arg("-s").arg("/dev/zero").arg(&toml).status(),
+            };
+            if !made.is_ok_and(|s| s.success()) {
+                continue;
+            }
+            let (tx, rx) = std::sync::mpsc::channel();
+            let judged = out.clone();
+            std::thread::spawn(move || tx.send(out_dir_problem(&judged)).ok());
+            let problem =
+                rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap_or_else(|_| panic!("{name}: hangs"));
+            assert!(problem.is_some_and(|p| p.contains("not written by kubeskema")), "{name}");
+            let err = write_if_changed(&toml, "x").unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{name}: {err}");
+        }
+        std::fs::remove_dir_all(dir).ok();
     }
 }

@@ -129,6 +129,49 @@ fn old_ref_reads_the_files_at_a_git_revision() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// A file name git's batch protocol cannot carry unchanged (a trailing CR, which git trims
+/// from the request line; other control bytes) gets its own old version, not another file's:
+/// here `same\r` did not exist at the revision, while `same` did, with the old objects. Outside
+/// a git repository, the error says so.
+#[test]
+fn old_ref_reads_each_odd_file_name_as_itself() {
+    let dir = temp_dir("old-ref-odd");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&dir)
+            .args(["-c", "user.name=kubeskema", "-c", "user.email=kubeskema@example.invalid"])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q"]);
+    std::fs::copy(fixture("old/buckets.yaml"), dir.join("same")).unwrap();
+    git(&["add", "same"]);
+    git(&["commit", "-q", "-m", "old"]);
+    for odd in ["same\r", "same\u{1b}"] {
+        let manifest = dir.join(odd);
+        std::fs::copy(fixture("manifests/buckets.yaml"), &manifest).unwrap();
+        let at_head = Request {
+            manifests: vec![manifest.clone()],
+            old: OldObjects::GitRef("HEAD".into()),
+            ..request(OldObjects::None, Policy::default())
+        };
+        let updates: Vec<bool> = report(&at_head).documents.iter().map(|d| d.update).collect();
+        assert!(updates.iter().all(|u| !u), "{odd:?} read another file's old version: {updates:?}");
+        std::fs::remove_file(&manifest).unwrap();
+    }
+    let outside = temp_dir("old-ref-outside");
+    let problem = kubeskema_codegen::load::git_revision_problem("HEAD", &outside.join("x.yaml"));
+    // A temp folder inside a repository (unusual) is not what this checks.
+    if let Some(problem) = problem.filter(|_| !std::path::Path::new("/tmp/.git").exists()) {
+        assert!(problem.contains("not in a git repository"), "{problem}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+    std::fs::remove_dir_all(outside).ok();
+}
+
 #[test]
 fn strict_makes_unknown_and_duplicate_fields_errors() {
     let dir = temp_dir("strict");
