@@ -218,13 +218,17 @@ pub fn validate_with_progress(
     let mut diags = Vec::new();
     // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
     let crds = if request.crds.is_empty() { Vec::new() } else { load_crds(&request.crds, true, jobs, &mut diags).0 };
-    let natives = crate::native::load(&request.schemas, jobs, &mut diags);
+    let mut native_diags = Vec::new();
+    let natives = crate::native::load(&request.schemas, jobs, &mut native_diags);
+    // The OpenAPI documents' warnings (a schema cut short) are the report's; their errors stop it.
+    let (native_errors, native_warnings): (Vec<_>, Vec<_>) = native_diags.into_iter().partition(Diagnostic::is_error);
+    diags.extend(native_errors);
     let schemas = Schemas::new(&crds, &natives, jobs, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(Diagnostics(diags.into_iter().filter(Diagnostic::is_error).collect()));
     }
     let loading_crds = started.elapsed();
-    let mut files = Vec::new();
+    let mut files = native_warnings;
     let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &mut files);
     let old = read_old_objects(&request.old, &manifests, jobs, &mut files);
     let work: Vec<(&Manifest, &Document)> =
@@ -276,6 +280,8 @@ struct SchemaVersion<'c> {
     crd: &'c kubeskema::crd::Crd,
     version: usize,
     native: bool,
+    /// Why a native kind's schema was cut short, when it was.
+    cut: Option<&'c str>,
 }
 
 impl<'c> Schemas<'c> {
@@ -287,12 +293,12 @@ impl<'c> Schemas<'c> {
         });
         let mut schemas = Schemas { by_type: HashMap::new(), versions: Vec::new(), validators: Vec::new() };
         for native in natives {
-            schemas.add(SchemaVersion { crd: &native.crd, version: 0, native: true });
+            schemas.add(SchemaVersion { crd: &native.crd, version: 0, native: true, cut: native.cut.as_deref() });
         }
         for ((ok, crd_diags), loaded) in checked.into_iter().zip(crds) {
             diags.extend(crd_diags);
             for (version, _) in ok.iter().enumerate().filter(|(_, ok)| **ok) {
-                schemas.add(SchemaVersion { crd: &loaded.crd, version, native: false });
+                schemas.add(SchemaVersion { crd: &loaded.crd, version, native: false, cut: None });
             }
         }
         schemas
@@ -328,9 +334,9 @@ impl<'c> Schemas<'c> {
     }
 
     /// The validator of `apiVersion` `kind`, and whether it is a native kind's.
-    fn validator(&self, api_version: &str, kind: &str) -> Option<(&ResourceValidator<'c>, bool)> {
+    fn validator(&self, api_version: &str, kind: &str) -> Option<(&ResourceValidator<'c>, &SchemaVersion<'c>)> {
         let i = *self.by_type.get(&(api_version.to_owned(), kind.to_owned()))?;
-        Some((self.compiled(i), self.versions[i].native))
+        Some((self.compiled(i), &self.versions[i]))
     }
 }
 
@@ -490,7 +496,7 @@ fn validate_document(
         findings.push(finding(Level::Error, "/kind", "kind".into(), "RejectedKind", message.clone(), message));
         return (findings, checked);
     }
-    let Some((validator, native)) = schemas.validator(api_version, kind) else {
+    let Some((validator, schema)) = schemas.validator(api_version, kind) else {
         let message = format!("no CRD or OpenAPI schema given for {api_version} {kind}");
         if policy.ignore_missing_schemas {
             return skip(checked, format!("{message} (--ignore-missing-schemas)"));
@@ -498,7 +504,12 @@ fn validate_document(
         findings.push(finding(Level::Error, "", String::new(), "NoSchema", message.clone(), message));
         return (findings, checked);
     };
-    checked.native = native;
+    checked.native = schema.native;
+    // A schema cut short passes what lies below the cut: the document says so, every time.
+    if let Some(cut) = schema.cut {
+        let message = format!("validated against a schema cut short ({cut}): values below the cut were not checked");
+        findings.push(finding(Level::Warning, "", String::new(), "SchemaTooLarge", message.clone(), message));
+    }
     // Unknown and duplicate fields: under the apiserver's default `fieldValidation=Warn` a
     // warning each, in its words; under `Strict` its error, whose text each finding carries
     // (the apiserver then answers 400 with all of them joined, and validates nothing more; a

@@ -23,6 +23,9 @@ pub struct NativeKind {
     pub file: PathBuf,
     /// The schema as a one-version CRD.
     pub crd: Crd,
+    /// Why the schema was cut short (left open below some depth or size), when it was: each
+    /// document validated against it carries this as a finding.
+    pub cut: Option<String>,
 }
 
 /// The keys of an OpenAPI schema that mean something to validation; the rest (descriptions,
@@ -93,19 +96,16 @@ fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
                 }
                 let mut inliner = Inliner::new(schemas, name);
                 let inlined = inliner.inline(schema, 0);
-                if inliner.truncated {
+                let cut = inliner.truncated.then(|| {
+                    format!(
+                        "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels or inlines to \
+                         more than {MAX_NODES} nodes; below that it accepts any value",
+                        kubeskema::crd::api_version(&group, &version)
+                    )
+                });
+                if let Some(cut) = &cut {
                     diags.push(
-                        Diagnostic::file_error(
-                            file,
-                            Some(doc.start),
-                            "SchemaTooLarge",
-                            format!(
-                                "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels or inlines to \
-                                 more than {MAX_NODES} nodes; below that it accepts any value",
-                                kubeskema::crd::api_version(&group, &version)
-                            ),
-                        )
-                        .as_warning(),
+                        Diagnostic::file_error(file, Some(doc.start), "SchemaTooLarge", cut.clone()).as_warning(),
                     );
                 }
                 let (plural, namespaced) = scopes
@@ -115,6 +115,7 @@ fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
                 out.push(NativeKind {
                     file: file.to_owned(),
                     crd: crd(&group, &version, &kind, &plural, namespaced, inlined),
+                    cut,
                 });
             }
         }

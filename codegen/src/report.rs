@@ -138,13 +138,20 @@ pub fn tally(report: &Report) -> String {
     format!("{}, {}", count(errors, "error"), count(report.findings.len() - errors, "warning"))
 }
 
-/// The `--summary` line.
+/// The `--summary` line: files read (and those that could not be), documents by verdict,
+/// findings, time; a run that validated nothing says so.
 pub fn summary(report: &Report) -> String {
     let verdicts = |verdict| report.documents.iter().filter(|d| d.verdict == verdict).count();
     let seconds = report.elapsed.as_secs_f64();
+    let unreadable = report.files.iter().filter(|d| d.is_error()).count();
+    let files = match unreadable {
+        0 => count(report.files_read, "file"),
+        n => format!("{} ({n} could not be read)", count(report.files_read + n, "file")),
+    };
+    let nothing =
+        if verdicts(Verdict::Valid) + verdicts(Verdict::Invalid) == 0 { "; nothing was validated" } else { "" };
     format!(
-        "summary: {}, {}: {} valid, {} invalid, {} skipped; {}; {seconds:.2}s ({:.0} documents/s on {})",
-        count(report.files_read, "file"),
+        "summary: {files}, {}: {} valid, {} invalid, {} skipped; {}{nothing}; {seconds:.2}s ({:.0} documents/s on {})",
         count(report.documents.len(), "document"),
         verdicts(Verdict::Valid),
         verdicts(Verdict::Invalid),
@@ -214,6 +221,8 @@ const RULE_DESCRIPTIONS: &[(&str, &str)] = &[
     ("NotAnObject", "Not a Kubernetes object: the document has no apiVersion or kind"),
     ("RejectedKind", "Rejected kind: the kind is listed in --reject-kinds"),
     ("YamlSyntax", "The file is not valid YAML or JSON"),
+    ("SchemaTooLarge", "The schema was cut short at a depth or size limit: values below the cut were not checked"),
+    ("NotOpenApi", "The file is not an OpenAPI v3 document"),
     ("Io", "The file cannot be read"),
     ("NotFound", "No such file or folder"),
 ];

@@ -370,6 +370,48 @@ fn sarif_output_has_sarif_2_1_0_structure() {
     assert_eq!(sarif_shape_problems(&log), Vec::<String>::new());
 }
 
+/// An OpenAPI schema cut short (references that fan out past the inlining bound) passes what
+/// lies below the cut: each document validated against it carries that as a finding, the
+/// document's warning is in the report, and `--summary` says what was and was not read.
+#[test]
+fn a_schema_cut_short_is_a_finding_and_the_summary_counts_unreadable_files() {
+    let dir = temp_dir("cut");
+    let mut components = serde_json::Map::new();
+    for i in 0..40 {
+        let next = serde_json::json!({"$ref": format!("#/components/schemas/T{}", i + 1)});
+        components.insert(format!("T{i}"), serde_json::json!({"type": "object", "properties": {"a": next, "b": next}}));
+    }
+    components.insert("T40".into(), serde_json::json!({"type": "string"}));
+    components.get_mut("T0").unwrap()["x-kubernetes-group-version-kind"] =
+        serde_json::json!([{"group": "example.com", "version": "v1", "kind": "Fan"}]);
+    let openapi = serde_json::json!({"openapi": "3.0.0", "components": {"schemas": components}});
+    std::fs::write(dir.join("fan.json"), openapi.to_string()).unwrap();
+    std::fs::write(dir.join("fan.yaml"), "apiVersion: example.com/v1\nkind: Fan\nmetadata: {name: f}\na: {a: {}}\n")
+        .unwrap();
+    std::fs::write(dir.join("broken.yaml"), "a: [").unwrap();
+    let found = report(&Request {
+        schemas: vec![dir.join("fan.json")],
+        manifests: vec![dir.join("fan.yaml"), dir.join("broken.yaml")],
+        jobs: 1,
+        ..Request::default()
+    });
+    let cut: Vec<&Finding> = found.findings.iter().filter(|f| f.kind_of_issue == "SchemaTooLarge").collect();
+    assert_eq!(cut.len(), 1, "{:#?}", found.findings);
+    assert_eq!(cut[0].level, Level::Warning);
+    assert!(cut[0].message.contains("values below the cut were not checked"), "{}", cut[0].message);
+    assert!(found.files.iter().any(|d| d.kind == "SchemaTooLarge"), "{:?}", found.files);
+    let summary = kubeskema_codegen::report::summary(&found);
+    assert!(summary.starts_with("summary: 2 files (1 could not be read), 1 document"), "{summary}");
+    let nothing = report(&Request {
+        crds: vec![fixture("crds")],
+        manifests: vec![dir.join("broken.yaml")],
+        jobs: 1,
+        ..Request::default()
+    });
+    let summary = kubeskema_codegen::report::summary(&nothing);
+    assert!(summary.contains("nothing was validated"), "{summary}");
+}
+
 /// What a SARIF 2.1.0 log must hold for GitHub's upload, as the problems found in `log`: the
 /// version and schema, one run whose driver has a name and rules, results whose rule is in
 /// the rules (by id and index), with a level, a message, and a location with an artifact URI
