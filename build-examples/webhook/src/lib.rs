@@ -2,7 +2,13 @@
 //! posts, validates the object with the generated validators (on update against the old
 //! object, with ratcheting and transition rules) and answers allowed, or denied with the
 //! status the apiserver itself would give: the message (`Widget.example.com "w" is invalid:
-//! [...]`) and a cause per problem (its error type, text and field).
+//! [...]`) and a cause per problem (its error type, text and field). Unknown fields and rules
+//! that ratcheting lets pass are the response's `warnings`, as the apiserver shows them.
+//!
+//! As the apiserver calls it: bodies up to [`MAX_REVIEW_BYTES`] (an update carries two objects
+//! of up to the apiserver's 3 MiB each), a clear 413 past that; a body that is not an
+//! `admission.k8s.io/v1` `AdmissionReview` with a `request` is a 400; a request for another
+//! kind or version than the one it serves is denied, not validated as a Widget.
 //!
 //! Useful where the apiserver does not validate for you: objects on their way through other
 //! controllers, or a CRD served without its schema's newer rules.
@@ -11,6 +17,11 @@ include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));
 
 use axum::Json;
 use axum::Router;
+use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
+use axum::extract::rejection::BytesRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use example_com::v1::Widget;
 use kube_core::DynamicObject;
@@ -19,28 +30,91 @@ use kubeskema::Validate;
 use kubeskema::issue::Issue;
 use kubeskema::kube::invalid_status;
 
+/// The largest `AdmissionReview` body taken: an update's object and old object at the
+/// apiserver's 3 MiB request limit each, and the review's envelope.
+pub const MAX_REVIEW_BYTES: usize = 7 * 1024 * 1024;
+
 /// The routes: `POST /validate` takes an `AdmissionReview` and answers with one.
 pub fn app() -> Router {
-    Router::new().route("/validate", post(review))
+    app_with_limit(MAX_REVIEW_BYTES)
 }
 
-async fn review(Json(review): Json<AdmissionReview<DynamicObject>>) -> Json<AdmissionReview<DynamicObject>> {
-    let request: AdmissionRequest<DynamicObject> = match review.try_into() {
-        Ok(r) => r,
-        Err(e) => return Json(AdmissionResponse::invalid(e.to_string()).into_review()),
+/// [`app`] taking bodies up to `limit` bytes.
+pub fn app_with_limit(limit: usize) -> Router {
+    Router::new()
+        .route("/validate", post(move |body: Result<Bytes, BytesRejection>| review(body, limit)))
+        .layer(DefaultBodyLimit::max(limit))
+}
+
+fn refuse(status: StatusCode, message: String) -> Response {
+    (status, message).into_response()
+}
+
+async fn review(body: Result<Bytes, BytesRejection>, limit: usize) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return refuse(
+                e.status(),
+                format!("the AdmissionReview is larger than this webhook takes ({limit} bytes)"),
+            );
+        }
+        Err(e) => return refuse(e.status(), e.body_text()),
     };
-    Json(decide(&request).into_review())
+    let value: serde_json::Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("the body is not JSON: {e}")),
+    };
+    let (api_version, kind) = (value["apiVersion"].as_str(), value["kind"].as_str());
+    if (api_version, kind) != (Some("admission.k8s.io/v1"), Some("AdmissionReview")) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            format!("expected an admission.k8s.io/v1 AdmissionReview, got {api_version:?} {kind:?}"),
+        );
+    }
+    if !value["request"].is_object() {
+        return refuse(StatusCode::BAD_REQUEST, "the AdmissionReview has no request".to_owned());
+    }
+    let review = match serde_json::from_value::<AdmissionReview<DynamicObject>>(value) {
+        Ok(review) => review,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not an AdmissionReview: {e}")),
+    };
+    let request: AdmissionRequest<DynamicObject> = match review.try_into() {
+        Ok(request) => request,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not an AdmissionReview request: {e}")),
+    };
+    Json(decide(&request).into_review()).into_response()
 }
 
 /// The verdict on one request.
 pub fn decide(request: &AdmissionRequest<DynamicObject>) -> AdmissionResponse {
     let response = AdmissionResponse::from(request);
+    let served = (Widget::GROUP, Widget::VERSION, Widget::KIND);
+    let asked = (request.kind.group.as_str(), request.kind.version.as_str(), request.kind.kind.as_str());
+    if asked != served {
+        return response.deny(format!(
+            "this webhook validates {}/{} {}, not {}/{} {}: check the webhook configuration's rules",
+            served.0, served.1, served.2, asked.0, asked.1, asked.2
+        ));
+    }
     let Some(object) = &request.object else { return response };
     let json = serde_json::to_value(object).unwrap_or_default();
+    // Unknown fields are kept aside, to be warned about as the apiserver warns.
+    let options =
+        kubeskema::decode::Options { unknown_fields: kubeskema::decode::UnknownFields::Preserve, ..Default::default() };
+    let read = kubeskema::decode::from_value::<Widget>(&json, &options);
+    let mut warnings: Vec<String> =
+        read.unknown.iter().map(|(path, _)| kubeskema::decode::strict_issue(path.clone(), "unknown").detail).collect();
     let issues = match (&request.operation, &request.old_object) {
-        (Operation::Update, Some(old)) => update_issues(&json, &serde_json::to_value(old).unwrap_or_default()),
-        _ => kubeskema::decode::from_value::<Widget>(&json, &Default::default()).issues,
+        (Operation::Update, Some(old)) => {
+            update_issues(&json, &serde_json::to_value(old).unwrap_or_default(), &mut warnings).unwrap_or(read.issues)
+        }
+        _ => read.issues,
     };
+    let mut response = response;
+    if !warnings.is_empty() {
+        response.warnings = Some(warnings);
+    }
     if issues.is_empty() {
         return response;
     }
@@ -52,11 +126,14 @@ pub fn decide(request: &AdmissionRequest<DynamicObject>) -> AdmissionResponse {
     response
 }
 
-/// On update: ratcheting and transition rules need both objects typed; an object the types
-/// cannot hold is reported by the validating read instead.
-fn update_issues(new: &serde_json::Value, old: &serde_json::Value) -> Vec<Issue> {
-    match (serde_json::from_value::<Widget>(new.clone()), serde_json::from_value::<Widget>(old.clone())) {
-        (Ok(new), Ok(old)) => new.validate_update(&old),
-        _ => kubeskema::decode::from_value::<Widget>(new, &Default::default()).issues,
-    }
+/// On update: ratcheting and transition rules need both objects typed (`None` where the types
+/// cannot hold one: the validating read reports it instead); the failures ratcheting lets pass
+/// are warnings.
+fn update_issues(new: &serde_json::Value, old: &serde_json::Value, warnings: &mut Vec<String>) -> Option<Vec<Issue>> {
+    let (new, old) =
+        (serde_json::from_value::<Widget>(new.clone()).ok()?, serde_json::from_value::<Widget>(old.clone()).ok()?);
+    let mut cx = kubeskema::cel::Cx::default();
+    new.validate_cel_at(Some(&old), &kubeskema::path::Path::root(), &mut cx);
+    warnings.extend(cx.warnings.iter().map(ToString::to_string));
+    Some(new.validate_update(&old))
 }
