@@ -87,6 +87,9 @@ fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
             continue;
         };
         let scopes = scopes(&doc.value);
+        // One budget for every kind of the document: kinds that share large `$ref`s (an enum,
+        // a default) would otherwise copy them once each.
+        let mut budget = Budget::for_document(text.len());
         for (name, schema) in schemas {
             for gvk in schema.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
                 let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -94,13 +97,15 @@ fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
                 if version.is_empty() || kind.is_empty() {
                     continue;
                 }
-                let mut inliner = Inliner::new(schemas, name);
+                let mut inliner = Inliner::new(schemas, name, &mut budget);
                 let inlined = inliner.inline(schema, 0);
                 let cut = inliner.truncated.then(|| {
                     format!(
-                        "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels or inlines to \
-                         more than {MAX_NODES} nodes; below that it accepts any value",
-                        kubeskema::crd::api_version(&group, &version)
+                        "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels, inlines to \
+                         more than {MAX_NODES} nodes, or takes the document past {} MiB of inlined schemas; \
+                         below that it accepts any value",
+                        kubeskema::crd::api_version(&group, &version),
+                        budget.total >> 20
                     )
                 });
                 if let Some(cut) = &cut {
@@ -158,11 +163,56 @@ fn scopes(document: &Value) -> HashMap<(String, String, String), (String, bool)>
 /// `JSONSchemaProps`) is left open below its first level, and so is whatever lies deeper than
 /// [`MAX_DEPTH`] or past [`MAX_NODES`] (references that fan out, each naming the next twice,
 /// would otherwise double the schema at every level); `truncated` says that happened.
-struct Inliner<'a> {
+struct Inliner<'a, 'b> {
     components: &'a Map<String, Value>,
     resolving: Vec<&'a str>,
     nodes: usize,
     truncated: bool,
+    budget: &'b mut Budget,
+}
+
+/// What inlining may still produce for one document, in bytes of JSON values (as
+/// [`footprint`] counts them), whatever its `$ref` graph: memory bounded by the input.
+struct Budget {
+    total: usize,
+    left: usize,
+    /// Each kept value's footprint, by its address in the document (counted once).
+    footprints: HashMap<*const Value, usize>,
+}
+
+impl Budget {
+    /// 8 bytes per byte of the document, and at least 64 MiB (the largest native document,
+    /// the core group's, inlines to a few MiB).
+    fn for_document(len: usize) -> Budget {
+        let total = len.saturating_mul(8).max(64 << 20);
+        Budget { total, left: total, footprints: HashMap::new() }
+    }
+
+    /// Takes `bytes`; false (and nothing taken) when they are not left.
+    fn take(&mut self, bytes: usize) -> bool {
+        match self.left.checked_sub(bytes) {
+            Some(left) => {
+                self.left = left;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn footprint_of(&mut self, value: &Value) -> usize {
+        *self.footprints.entry(value as *const Value).or_insert_with(|| footprint(value))
+    }
+}
+
+/// About what a JSON value takes in memory: its node, its strings' bytes, its entries'.
+fn footprint(value: &Value) -> usize {
+    const NODE: usize = std::mem::size_of::<Value>();
+    NODE + match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(footprint).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| 3 * NODE + k.len() + footprint(v)).sum(),
+        _ => 0,
+    }
 }
 
 /// Far deeper than any native type nests.
@@ -171,9 +221,9 @@ const MAX_DEPTH: usize = 200;
 /// 25 times the schema nodes of the largest native kind (a `PodList`: 2,020 in 1.35).
 const MAX_NODES: usize = 50_000;
 
-impl<'a> Inliner<'a> {
-    fn new(components: &'a Map<String, Value>, name: &'a str) -> Self {
-        Inliner { components, resolving: vec![name], nodes: 0, truncated: false }
+impl<'a, 'b> Inliner<'a, 'b> {
+    fn new(components: &'a Map<String, Value>, name: &'a str, budget: &'b mut Budget) -> Self {
+        Inliner { components, resolving: vec![name], nodes: 0, truncated: false, budget }
     }
 
     fn open(&mut self) -> Value {
@@ -183,7 +233,7 @@ impl<'a> Inliner<'a> {
     fn inline(&mut self, schema: &Value, depth: usize) -> Value {
         let Some(node) = schema.as_object() else { return schema.clone() };
         self.nodes += 1;
-        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES || !self.budget.take(footprint(&Value::Null) * 4) {
             self.truncated = true;
             return self.open();
         }
@@ -220,7 +270,14 @@ impl<'a> Inliner<'a> {
                         .collect(),
                 ),
                 "items" | "additionalProperties" if value.is_object() => self.inline(value, depth + 1),
-                k if KEPT_KEYS.contains(&k) => value.clone(),
+                k if KEPT_KEYS.contains(&k) => {
+                    let bytes = self.budget.footprint_of(value);
+                    if !self.budget.take(bytes) {
+                        self.truncated = true;
+                        continue;
+                    }
+                    value.clone()
+                }
                 _ => continue,
             };
             merged.insert(key.clone(), value);
@@ -280,10 +337,42 @@ mod tests {
 
     fn inlined(name: &str, components: Value) -> Value {
         let components = components.as_object().unwrap().clone();
-        let mut inliner = Inliner::new(&components, name);
+        let mut budget = Budget::for_document(0);
+        let mut inliner = Inliner::new(&components, name, &mut budget);
         let out = inliner.inline(&components[name], 0);
         assert!(!inliner.truncated);
         out
+    }
+
+    /// A large enum named by many properties of many kinds (a 200 KB document that inlined to
+    /// gigabytes): one budget for the document bounds what all its kinds inline to, and the
+    /// kinds past it are cut and say so.
+    #[test]
+    fn large_values_named_again_and_again_are_bounded_per_document() {
+        let big: Vec<Value> = (0..20_000).map(|i| json!(format!("value-{i:05}"))).collect();
+        let mut components = Map::new();
+        components.insert("E".into(), json!({"type": "string", "enum": big}));
+        let properties: Map<String, Value> =
+            (0..50).map(|p| (format!("p{p}"), json!({"$ref": "#/components/schemas/E"}))).collect();
+        for k in 0..100 {
+            components.insert(format!("K{k}"), json!({"type": "object", "properties": properties}));
+        }
+        let document_len = serde_json::to_string(&components).unwrap().len();
+        assert!(document_len < 2_000_000, "{document_len}");
+        let mut budget = Budget::for_document(document_len);
+        let mut produced = 0;
+        let mut cut = 0;
+        for k in 0..100 {
+            let name = format!("K{k}");
+            let (key, schema) = components.get_key_value(&name).unwrap();
+            let mut inliner = Inliner::new(&components, key, &mut budget);
+            let out = inliner.inline(schema, 0);
+            produced += footprint(&out);
+            cut += usize::from(inliner.truncated);
+        }
+        // The budget counts kept values exactly and each node at a flat rate: about.
+        assert!(produced <= budget.total / 10 * 11, "{produced} bytes inlined, {} allowed", budget.total);
+        assert!(cut > 90, "{cut} kinds cut");
     }
 
     /// Forty types, each naming the next twice: 2^40 nodes inlined whole. The budget stops it
@@ -296,7 +385,8 @@ mod tests {
             components.insert(format!("T{i}"), json!({"type": "object", "properties": {"a": next, "b": next}}));
         }
         components.insert("T40".into(), json!({"type": "string"}));
-        let mut inliner = Inliner::new(&components, "T0");
+        let mut budget = Budget::for_document(0);
+        let mut inliner = Inliner::new(&components, "T0", &mut budget);
         inliner.inline(&components["T0"], 0);
         assert!(inliner.truncated);
         assert!(inliner.nodes <= 3 * MAX_NODES, "{} nodes visited", inliner.nodes);
