@@ -18,6 +18,14 @@ fuzz_target!(|text: &str| {
     let file = input_file();
     std::fs::write(file, text).expect("the temporary folder is writable");
     let paths = [file.clone()];
+    // Nothing is left behind when fuzzing stops: the file is removed once it is read.
+    struct Remove<'p>(&'p PathBuf);
+    impl Drop for Remove<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+        }
+    }
+    let _remove = Remove(file);
     for d in pipeline::check(&paths, true) {
         let _ = d.to_string();
     }
