@@ -139,11 +139,35 @@ pub fn translate(go: &str) -> Result<String, PatternError> {
             '-' if in_class && chars.get(i + 1) == Some(&'-') => {
                 out.push_str(r"\-");
             }
+            // Go reads a `{` that does not start a repetition (`a{`, `a{,5}`, `a{01}`) as
+            // itself; Rust's regex refuses it.
+            '{' if !in_class && !starts_go_repeat(&chars[i..]) => out.push_str(r"\{"),
             _ => out.push(c),
         }
         i += 1;
     }
     Ok(out)
+}
+
+/// Whether `s` (from a `{`) is a repetition as Go's `parseRepeat` reads one: `{n}`, `{n,}` or
+/// `{n,m}`, the numbers decimal without a leading zero.
+fn starts_go_repeat(s: &[char]) -> bool {
+    let number = |at: usize| -> Option<usize> {
+        let digits = s[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let leading_zero = digits >= 2 && s[at] == '0';
+        (digits > 0 && !leading_zero).then_some(at + digits)
+    };
+    let Some(mut at) = number(1) else { return false };
+    if s.get(at) == Some(&',') {
+        at += 1;
+        if s.get(at) != Some(&'}') {
+            match number(at) {
+                Some(end) => at = end,
+                None => return false,
+            }
+        }
+    }
+    s.get(at) == Some(&'}')
 }
 
 fn regex_escape(literal: &str, in_class: bool) -> String {
@@ -297,6 +321,19 @@ mod tests {
 
     fn matches(go: &str, text: &str) -> bool {
         compile(go).unwrap_or_else(|e| panic!("{go}: {e}")).is_match(text)
+    }
+
+    /// A `{` that starts no repetition is itself in Go (`a{`, `a{,5}`, `a{01}`); one that does
+    /// repeats, as before.
+    #[test]
+    fn braces_that_start_no_repetition_are_literals_as_in_go() {
+        assert!(matches("^a{$", "a{"));
+        assert!(matches("^a{,5}$", "a{,5}"));
+        assert!(matches("^a{01}$", "a{01}"));
+        assert!(matches("^x{}$", "x{}"));
+        assert!(matches("^a{2}$", "aa") && !matches("^a{2}$", "a{2}"));
+        assert!(matches("^a{1,}$", "aaa") && matches("^a{1,2}$", "aa"));
+        assert!(matches("^[{]$", "{"));
     }
 
     #[test]

@@ -35,6 +35,11 @@ impl cel::objects::Opaque for Quantity {
 const FORMAT_WRONG: &str =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const SUFFIX_WRONG: &str = "unable to parse quantity's suffix";
+/// \[divergence\] A quantity is kept exactly in 128 bits of nano-units; Go's parser keeps larger
+/// ones in arbitrary precision. Past the bound a quantity is refused, saying so (and
+/// `isQuantity` is false), where the apiserver would take it (`docs/limits-and-divergences.md`).
+const TOO_LARGE: &str =
+    "quantities beyond ±1.7×10²⁹ (or with more than 38 digits) are not supported by kubeskema's exact arithmetic";
 
 /// `resource.ParseQuantity`.
 pub fn parse(s: &str) -> Result<Quantity, &'static str> {
@@ -52,9 +57,9 @@ pub fn parse(s: &str) -> Result<Quantity, &'static str> {
     // The number in nano-units: fractions beyond nine digits round up, as the apiserver's
     // canonical form does.
     let digits = |t: &str| t.bytes().try_fold(0i128, |acc, d| acc.checked_mul(10)?.checked_add(i128::from(d - b'0')));
-    let mut nanos = digits(whole).and_then(|w| w.checked_mul(NANO)).ok_or(FORMAT_WRONG)?;
+    let mut nanos = digits(whole).and_then(|w| w.checked_mul(NANO)).ok_or(TOO_LARGE)?;
     let frac9: String = fraction.chars().chain(std::iter::repeat('0')).take(9).collect();
-    nanos += digits(&frac9).ok_or(FORMAT_WRONG)?;
+    nanos += digits(&frac9).ok_or(TOO_LARGE)?;
     if fraction.len() > 9 && fraction[9..].bytes().any(|d| d != b'0') {
         nanos += 1;
     }
@@ -90,7 +95,7 @@ pub fn parse(s: &str) -> Result<Quantity, &'static str> {
         }
         _ => return Err(SUFFIX_WRONG),
     };
-    let nanos = scaled.ok_or(FORMAT_WRONG)?;
+    let nanos = scaled.ok_or(TOO_LARGE)?;
     Ok(Quantity { nanos: if negative { -nanos } else { nanos } })
 }
 
@@ -205,5 +210,19 @@ pub(super) fn compare_values(a: &Value, b: &Value) -> Option<Ordering> {
             Some(x.downcast_ref::<Quantity>()?.nanos.cmp(&y.downcast_ref::<Quantity>()?.nanos))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Past the exact range a quantity is refused with words that say so, not as malformed.
+    #[test]
+    fn quantities_past_the_exact_range_say_so() {
+        assert!(super::parse("100000000000000000000").is_ok(), "10^20 units are within the range");
+        for big in ["9".repeat(200), "1e1000".to_owned(), "123456789012345678901234567890Ki".to_owned()] {
+            assert_eq!(super::parse(&big).unwrap_err(), super::TOO_LARGE, "{big}");
+        }
+        assert_eq!(super::parse("1x").unwrap_err(), super::SUFFIX_WRONG);
+        assert_eq!(super::parse(".").unwrap_err(), super::FORMAT_WRONG);
     }
 }
