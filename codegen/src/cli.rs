@@ -120,6 +120,12 @@ pub struct ValidateArgs {
     /// Print one line of counts and time on standard error at the end.
     #[arg(long)]
     pub summary: bool,
+    /// The largest file read (bytes, or with K, M or G: 64M); a larger one is refused.
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
+    pub max_file_size: u64,
+    /// The most a run reads, all files together (bytes, or with K, M or G); past it files are refused.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    pub max_input_size: u64,
     /// Manifest files or folders (`-` reads standard input).
     #[arg(required = true)]
     pub manifests: Vec<PathBuf>,
@@ -141,6 +147,23 @@ fn relative_to(target: &std::path::Path, base: &std::path::Path) -> PathBuf {
         out.push(c);
     }
     out
+}
+
+/// A size in bytes: a number, or one with a binary suffix `K`, `M` or `G` (`64M`).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let (number, shift) = match text.strip_suffix(['K', 'k']) {
+        Some(n) => (n, 10),
+        None => match text.strip_suffix('M') {
+            Some(n) => (n, 20),
+            None => match text.strip_suffix('G') {
+                Some(n) => (n, 30),
+                None => (text, 0),
+            },
+        },
+    };
+    let n: u64 =
+        number.parse().map_err(|_| format!("`{text}` is not a size: give bytes, or a number with K, M or G"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("`{text}` is too large"))
 }
 
 /// Prints one line to standard output; a closed pipe (`| head`) ends the program quietly
@@ -293,6 +316,7 @@ fn validate(args: ValidateArgs) -> i32 {
             ignore_missing_schemas: args.ignore_missing_schemas,
         },
         jobs: args.jobs,
+        limits: crate::manifests::Limits { per_file: args.max_file_size, per_run: args.max_input_size },
     };
     let progress = crate::report::Progress::on_terminal();
     let result = crate::manifests::validate_with_progress(&request, &|done, total| {

@@ -116,15 +116,91 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Reads a file (or standard input for `-`) as text; a failure is reported to `diags`.
-pub fn read_text(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<String> {
-    let result = if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map(|_| s)
+/// How much input a run reads: each file, and all of them (CRDs, OpenAPI documents,
+/// manifests and old objects together). Reading and parsing takes memory in proportion
+/// (documents parse to about 10-50 bytes per input byte, by shape): past a limit a file is
+/// refused, naming the file and the limit, rather than the process running out of memory.
+#[derive(Debug)]
+pub struct InputLimits {
+    /// The largest file read, in bytes (`--max-file-size`).
+    pub per_file: u64,
+    /// The most read in all, in bytes (`--max-input-size`).
+    pub per_run: u64,
+    /// What this run has taken so far.
+    taken: std::sync::atomic::AtomicU64,
+}
+
+/// The default per-file limit: 64 MiB.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+/// The default per-run limit: 256 MiB.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+impl Default for InputLimits {
+    fn default() -> Self {
+        InputLimits::new(MAX_FILE_BYTES, MAX_INPUT_BYTES)
+    }
+}
+
+impl InputLimits {
+    /// Limits of `per_file` and `per_run` bytes, nothing taken yet.
+    pub fn new(per_file: u64, per_run: u64) -> Self {
+        InputLimits { per_file, per_run, taken: std::sync::atomic::AtomicU64::new(0) }
+    }
+
+    /// Takes `size` bytes of the run's allowance for `file`; the problem when it is past a limit.
+    fn take(&self, file: &Path, size: u64) -> Option<Diagnostic> {
+        use std::sync::atomic::Ordering;
+        let mib = |n: u64| {
+            if n < 1 << 20 { format!("{n} bytes") } else { format!("{:.1} MiB", n as f64 / f64::from(1 << 20)) }
+        };
+        if size > self.per_file {
+            let message = format!("the file is {}, more than a file may be ({})", mib(size), mib(self.per_file));
+            return Some(Diagnostic::file_error(file, None, "TooLarge", message).with_help("raise --max-file-size"));
+        }
+        let taken = self.taken.fetch_add(size, Ordering::Relaxed) + size;
+        if taken > self.per_run {
+            self.taken.fetch_sub(size, Ordering::Relaxed);
+            let message = format!(
+                "reading it takes the run's input to {}, more than a run reads ({})",
+                mib(taken),
+                mib(self.per_run)
+            );
+            return Some(Diagnostic::file_error(file, None, "TooLarge", message).with_help("raise --max-input-size"));
+        }
+        None
+    }
+}
+
+/// Reads a file (or standard input for `-`) as text within `limits`: a file's size is
+/// taken before it is read (standard input's as it is read, never past the per-file limit); a
+/// failure is reported to `diags`.
+pub fn read_text(path: &Path, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let io_error = |e: std::io::Error| Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}"));
+    let mut text = String::new();
+    let problem = if path.as_os_str() == "-" {
+        match std::io::stdin().lock().take(limits.per_file.saturating_add(1)).read_to_string(&mut text) {
+            Ok(n) => limits.take(path, n as u64),
+            Err(e) => Some(io_error(e)),
+        }
     } else {
-        std::fs::read_to_string(path)
+        match std::fs::metadata(path) {
+            Ok(meta) => limits.take(path, meta.len()).or_else(|| match std::fs::read_to_string(path) {
+                Ok(read) => {
+                    text = read;
+                    None
+                }
+                Err(e) => Some(io_error(e)),
+            }),
+            Err(e) => Some(io_error(e)),
+        }
     };
-    result.map_err(|e| diags.push(Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}")))).ok()
+    match problem {
+        Some(problem) => {
+            diags.push(problem);
+            None
+        }
+        None => Some(text),
+    }
 }
 
 /// Reads the documents of one text; a syntax error is reported to `diags` with its
@@ -276,17 +352,41 @@ fn folder_of(file: &Path) -> &Path {
     file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
-/// What `read` makes of each file, on up to `jobs` threads (0: every core), in file order; the
-/// problems each file has are pushed to `diags` in file order too.
+/// What `read` makes of each file's text, on up to `jobs` threads (0: every core), in file
+/// order; the problems each file has are pushed to `diags` in file order too. Every file is
+/// read here, within `limits`: the sizes are taken in file order first, so which file a run's
+/// limit refuses does not depend on the threads.
 pub fn read_each<T: Send, I: IntoIterator<Item = T>>(
     files: &[PathBuf],
     jobs: usize,
+    limits: &InputLimits,
     diags: &mut Vec<Diagnostic>,
-    read: impl Fn(&Path, &mut Vec<Diagnostic>) -> I + Sync,
+    read: impl Fn(&Path, String, &mut Vec<Diagnostic>) -> I + Sync,
 ) -> Vec<T> {
-    let per_file = crate::parallel::map(files, crate::parallel::threads(jobs), |file| {
+    let mut refused: Vec<Option<Diagnostic>> = Vec::with_capacity(files.len());
+    for file in files {
+        // Standard input's size is taken as it is read.
+        let size = if file.as_os_str() == "-" { Ok(0) } else { std::fs::metadata(file).map(|m| m.len()) };
+        refused.push(match size {
+            Ok(size) => limits.take(file, size),
+            // Reported by the read below.
+            Err(_) => None,
+        });
+    }
+    let work: Vec<(&PathBuf, Option<Diagnostic>)> = files.iter().zip(refused).collect();
+    let per_file = crate::parallel::map(&work, crate::parallel::threads(jobs), |(file, refused)| {
         let mut diags = Vec::new();
-        let items: Vec<T> = read(file, &mut diags).into_iter().collect();
+        if let Some(problem) = refused {
+            diags.push(problem.clone());
+            return (Vec::new(), diags);
+        }
+        // Taken above: the read itself is not counted again.
+        let unlimited = InputLimits::new(limits.per_file, u64::MAX);
+        let items: Vec<T> = match read_text(file, if file.as_os_str() == "-" { limits } else { &unlimited }, &mut diags)
+        {
+            Some(text) => read(file, text, &mut diags).into_iter().collect(),
+            None => Vec::new(),
+        };
         (items, diags)
     });
     let mut out = Vec::new();
@@ -304,10 +404,12 @@ pub fn load_crds(
     paths: &[PathBuf],
     skip_non_crds: bool,
     jobs: usize,
+    limits: &InputLimits,
     diags: &mut Vec<Diagnostic>,
 ) -> (Vec<LoadedCrd>, Vec<PathBuf>) {
     let files = expand_paths(paths, diags);
-    let out = read_each(&files, jobs, diags, |file, diags| crds_of_file(file, skip_non_crds, diags));
+    let out =
+        read_each(&files, jobs, limits, diags, |file, text, diags| crds_of_file(file, &text, skip_non_crds, diags));
     // An empty folder (or one of other files) gives nothing to check or generate: say so
     // rather than succeed with nothing.
     if out.is_empty() && !diags.iter().any(Diagnostic::is_error) {
@@ -326,10 +428,9 @@ pub fn load_crds(
     (out, files)
 }
 
-fn crds_of_file(file: &Path, skip_non_crds: bool, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
+fn crds_of_file(file: &Path, text: &str, skip_non_crds: bool, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
     let mut out = Vec::new();
-    let Some(text) = read_text(file, diags) else { return out };
-    let Some(docs) = parse_text(file, &text, diags) else { return out };
+    let Some(docs) = parse_text(file, text, diags) else { return out };
     for doc in docs {
         crds_of_document(file, doc, skip_non_crds, &mut out, diags);
     }
@@ -461,7 +562,7 @@ mod tests {
         let file = std::env::temp_dir().join(format!("kubeskema-list-{}.yaml", std::process::id()));
         std::fs::write(&file, text).unwrap();
         let mut diags = Vec::new();
-        let (crds, _) = load_crds(std::slice::from_ref(&file), false, 1, &mut diags);
+        let (crds, _) = load_crds(std::slice::from_ref(&file), false, 1, &InputLimits::default(), &mut diags);
         std::fs::remove_file(&file).ok();
         assert_eq!(crds.len(), 50, "{diags:?}");
         assert!(crds.iter().all(|c| Arc::ptr_eq(&c.doc, &crds[0].doc)), "one document for all");

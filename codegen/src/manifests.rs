@@ -20,7 +20,7 @@ use kubeskema::yaml::{Document, Pos};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::{LoadedCrd, expand_paths, load_crds, parse_text, read_text};
+use crate::load::{InputLimits, LoadedCrd, expand_paths, load_crds, parse_text};
 use crate::native::NativeKind;
 
 /// How serious a finding is.
@@ -83,6 +83,23 @@ pub struct Request {
     pub policy: Policy,
     /// Threads to validate on; 0 takes every core.
     pub jobs: usize,
+    /// How much input is read (each file, and all of them).
+    pub limits: Limits,
+}
+
+/// How much input a run reads, in bytes (see [`InputLimits`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// The largest file (`--max-file-size`).
+    pub per_file: u64,
+    /// All the files of the run together (`--max-input-size`).
+    pub per_run: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { per_file: crate::load::MAX_FILE_BYTES, per_run: crate::load::MAX_INPUT_BYTES }
+    }
 }
 
 /// Where the stored versions of the manifests' objects come from.
@@ -216,10 +233,12 @@ pub fn validate_with_progress(
     let started = Instant::now();
     let jobs = crate::parallel::threads(request.jobs);
     let mut diags = Vec::new();
+    let limits = InputLimits::new(request.limits.per_file, request.limits.per_run);
     // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
-    let crds = if request.crds.is_empty() { Vec::new() } else { load_crds(&request.crds, true, jobs, &mut diags).0 };
+    let crds =
+        if request.crds.is_empty() { Vec::new() } else { load_crds(&request.crds, true, jobs, &limits, &mut diags).0 };
     let mut native_diags = Vec::new();
-    let natives = crate::native::load(&request.schemas, jobs, &mut native_diags);
+    let natives = crate::native::load(&request.schemas, jobs, &limits, &mut native_diags);
     // The OpenAPI documents' warnings (a schema cut short) are the report's; their errors stop it.
     let (native_errors, native_warnings): (Vec<_>, Vec<_>) = native_diags.into_iter().partition(Diagnostic::is_error);
     diags.extend(native_errors);
@@ -229,8 +248,8 @@ pub fn validate_with_progress(
     }
     let loading_crds = started.elapsed();
     let mut files = native_warnings;
-    let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &mut files);
-    let old = read_old_objects(&request.old, &manifests, jobs, &mut files);
+    let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut files);
+    let old = read_old_objects(&request.old, &manifests, jobs, &limits, &mut files);
     let work: Vec<(&Manifest, &Document)> =
         manifests.iter().flat_map(|m| m.documents.iter().filter(|d| !d.value.is_null()).map(move |d| (m, d))).collect();
     schemas.compile_for(work.iter().map(|(_, d)| &d.value), jobs);
@@ -369,9 +388,8 @@ impl Manifest {
 
 /// Reads and parses the files on `jobs` threads; a file that cannot be read or parsed is
 /// reported to `diags` and left out.
-fn read_manifests(files: &[PathBuf], jobs: usize, diags: &mut Vec<Diagnostic>) -> Vec<Manifest> {
-    crate::load::read_each(files, jobs, diags, |file, diags| {
-        let text = read_text(file, diags)?;
+fn read_manifests(files: &[PathBuf], jobs: usize, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> Vec<Manifest> {
+    crate::load::read_each(files, jobs, limits, diags, |file, text, diags| {
         let documents = parse_text(file, &text, diags)?;
         Some(Manifest::new(file, text, documents))
     })
@@ -391,11 +409,12 @@ fn read_old_objects(
     old: &OldObjects,
     manifests: &[Manifest],
     jobs: usize,
+    limits: &InputLimits,
     diags: &mut Vec<Diagnostic>,
 ) -> HashMap<ObjectKey, Value> {
     let read = match old {
         OldObjects::None => Vec::new(),
-        OldObjects::Files(paths) => read_manifests(&expand_paths(paths, diags), jobs, diags),
+        OldObjects::Files(paths) => read_manifests(&expand_paths(paths, diags), jobs, limits, diags),
         OldObjects::GitRef(rev) => {
             let files: Vec<&Path> =
                 manifests.iter().map(|m| m.file.as_path()).filter(|f| f.as_os_str() != "-").collect();

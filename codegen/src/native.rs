@@ -64,14 +64,18 @@ const KEPT_KEYS: &[&str] = &[
 
 /// The native kinds of the OpenAPI documents in `paths` (files or folders; JSON or YAML).
 /// A document that is not OpenAPI v3 with `components.schemas` is reported to `diags`.
-pub fn load(paths: &[PathBuf], jobs: usize, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
+pub fn load(
+    paths: &[PathBuf],
+    jobs: usize,
+    limits: &crate::load::InputLimits,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<NativeKind> {
     let files = crate::load::expand_paths(paths, diags);
-    crate::load::read_each(&files, jobs, diags, kinds_of_file)
+    crate::load::read_each(&files, jobs, limits, diags, |file, text, diags| kinds_of_file(file, &text, diags))
 }
 
-fn kinds_of_file(file: &Path, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
-    let Some(text) = crate::load::read_text(file, diags) else { return Vec::new() };
-    let Some(documents) = crate::load::parse_text(file, &text, diags) else { return Vec::new() };
+fn kinds_of_file(file: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
+    let Some(documents) = crate::load::parse_text(file, text, diags) else { return Vec::new() };
     let mut out = Vec::new();
     for doc in documents.iter().filter(|d| !d.value.is_null()) {
         let Some(schemas) = doc.value.pointer("/components/schemas").and_then(Value::as_object) else {

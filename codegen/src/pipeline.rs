@@ -106,7 +106,7 @@ pub(crate) fn with_deep_stack<T>(f: impl FnOnce() -> T) -> T {
 
 fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnostics> {
     let mut diags = Vec::new();
-    let (crds, inputs) = load_crds(paths, options.skip_non_crds, 0, &mut diags);
+    let (crds, inputs) = load_crds(paths, options.skip_non_crds, 0, &crate::load::InputLimits::default(), &mut diags);
     let crds = dedupe(crds, &mut diags);
 
     // group/version → (kind → (crd index, version index)), sorted for deterministic output.
@@ -241,7 +241,7 @@ pub fn check(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
 
 fn check_phases(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let (crds, _) = load_crds(paths, skip_non_crds, 0, &mut diags);
+    let (crds, _) = load_crds(paths, skip_non_crds, 0, &crate::load::InputLimits::default(), &mut diags);
     for loaded in &crds {
         check_crd(loaded, &mut diags);
     }

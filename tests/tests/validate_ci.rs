@@ -412,6 +412,60 @@ fn a_schema_cut_short_is_a_finding_and_the_summary_counts_unreadable_files() {
     assert!(summary.contains("nothing was validated"), "{summary}");
 }
 
+/// Input past the limits is refused before it is read, naming the file and the limit, with
+/// exit 2: a file larger than `--max-file-size`, and the files that take a run past
+/// `--max-input-size` (sizes taken in file order, so which is refused does not depend on
+/// threads).
+#[test]
+fn input_past_the_limits_is_refused_naming_the_file_and_the_limit() {
+    let dir = temp_dir("limits");
+    // Larger than any CRD file, so that a per-file limit below it refuses the manifests alone.
+    let manifest =
+        format!("# {}\n{}", "x".repeat(20_000), std::fs::read_to_string(fixture("manifests/buckets.yaml")).unwrap());
+    let size = manifest.len() as u64;
+    for name in ["a.yaml", "b.yaml", "c.yaml"] {
+        std::fs::write(dir.join(name), &manifest).unwrap();
+    }
+    let files: Vec<PathBuf> = ["a.yaml", "b.yaml", "c.yaml"].iter().map(|n| dir.join(n)).collect();
+    let crds_size: u64 =
+        std::fs::read_dir(fixture("crds")).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+    let with = |per_file: u64, per_run: u64| {
+        report(&Request {
+            manifests: files.clone(),
+            limits: kubeskema_codegen::manifests::Limits { per_file, per_run },
+            jobs: 4,
+            ..request(OldObjects::None, Policy::default())
+        })
+    };
+    let refused = |r: &Report| -> Vec<String> {
+        r.files
+            .iter()
+            .filter(|d| d.kind == "TooLarge")
+            .map(|d| format!("{} {}", d.file.file_name().unwrap().to_string_lossy(), d.message))
+            .collect()
+    };
+    let all = with(u64::MAX, u64::MAX);
+    assert!(refused(&all).is_empty());
+    // Each file is too large.
+    let small = with(size - 1, u64::MAX);
+    let problems = refused(&small);
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert!(
+        problems[0].starts_with("a.yaml the file is") && problems[0].contains("more than a file may be"),
+        "{problems:?}"
+    );
+    assert!(small.documents.is_empty());
+    // The run takes the CRDs and two manifests; the third is refused, whatever the threads.
+    let run = with(u64::MAX, crds_size + 2 * size);
+    let problems = refused(&run);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with("c.yaml reading it takes the run's input to"), "{problems:?}");
+    let crds = fixture("crds");
+    let a = dir.join("a.yaml");
+    assert_eq!(command(&["--crd", path(&crds), "--max-file-size", "1K", path(&a)]), 2, "exit 2");
+    assert_eq!(command(&["--crd", path(&crds), "--max-file-size", "64M", path(&a)]), 1, "the findings");
+}
+
 /// What a SARIF 2.1.0 log must hold for GitHub's upload, as the problems found in `log`: the
 /// version and schema, one run whose driver has a name and rules, results whose rule is in
 /// the rules (by id and index), with a level, a message, and a location with an artifact URI
