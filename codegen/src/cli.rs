@@ -120,11 +120,11 @@ pub struct ValidateArgs {
     /// Print one line of counts and time on standard error at the end.
     #[arg(long)]
     pub summary: bool,
-    /// The largest file read (bytes, or with K, M or G: 64M); a larger one is refused.
-    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
+    /// The largest file read (bytes, or with K, M or G: 32M); a larger one is refused.
+    #[arg(long, value_name = "SIZE", default_value = "32M", value_parser = parse_size)]
     pub max_file_size: u64,
     /// The most a run reads, all files together (bytes, or with K, M or G); past it files are refused.
-    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
     pub max_input_size: u64,
     /// Manifest files or folders (`-` reads standard input).
     #[arg(required = true)]

@@ -130,10 +130,12 @@ pub struct InputLimits {
     taken: std::sync::atomic::AtomicU64,
 }
 
-/// The default per-file limit: 64 MiB.
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
-/// The default per-run limit: 256 MiB.
-pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+/// The default per-file limit: 32 MiB.
+pub const MAX_FILE_BYTES: u64 = 32 << 20;
+/// The default per-run limit: 64 MiB. Validation's peak memory is at worst about 280 bytes per
+/// input byte (a one-line JSON array of small numbers: `cargo bench -p kubeskema-codegen
+/// --bench input_memory`), so a run stays under 18 GiB.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 impl Default for InputLimits {
     fn default() -> Self {
