@@ -130,9 +130,9 @@ fn native_and_interpreted_cel_stop_at_the_same_cost() {
     assert!(last.contains("call cost exceeds limit for rule: every item is there"), "{last}");
 }
 
-#[test]
-fn native_and_interpreted_cel_agree_on_edge_values() {
-    let edge = json!({
+/// The Edge fixture's seed object: every rule of `fixtures/golden/cel_native.yaml` has data.
+fn edge_seed() -> Value {
+    json!({
         "apiVersion": "native.example.com/v1", "kind": "Edge", "metadata": {"name": "e"},
         "spec": {
             "items": [{"name": "first", "count": 3, "divisor": 2}, {"name": "second", "count": 4, "divisor": 1}, {"name": "axe"}],
@@ -141,7 +141,12 @@ fn native_and_interpreted_cel_agree_on_edge_values() {
             "ports": [{"name": "http", "protocol": "TCP", "port": 80}, {"name": "http", "port": 81}],
             "set": ["a", "b"]
         }
-    });
+    })
+}
+
+#[test]
+fn native_and_interpreted_cel_agree_on_edge_values() {
+    let edge = edge_seed();
     let n = compare::<cel_native::native_example_com::v1::Edge>(edge);
     let route = json!({
         "apiVersion": "cel.example.com/v1", "kind": "Route", "metadata": {"name": "r"},
@@ -185,16 +190,7 @@ fn integer_places(v: &Value, at: String, out: &mut Vec<String>) {
 #[test]
 fn integers_written_as_floats_fail_the_rules_that_read_them() {
     use kubeskema::decode::{Decoded, from_value};
-    let edge = json!({
-        "apiVersion": "native.example.com/v1", "kind": "Edge", "metadata": {"name": "e"},
-        "spec": {
-            "items": [{"name": "first", "count": 3, "divisor": 2}, {"name": "second", "count": 4, "divisor": 1}, {"name": "axe"}],
-            "count": 5, "labels": {"team": "core", "owner": "team-a"}, "name": "ab-cd", "timeout": "30m",
-            "level": "a", "number": "42", "tags": ["x", "é"], "extra": ["p"], "link": "https://example.com",
-            "ports": [{"name": "http", "protocol": "TCP", "port": 80}, {"name": "http", "port": 81}],
-            "set": ["a", "b"]
-        }
-    });
+    let edge = edge_seed();
     let text = std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/golden/cel_native.yaml")).unwrap();
     let crd = kubeskema::crd::Crd::parse(&kubeskema::yaml::parse_documents(&text).unwrap().remove(0).value).0;
     let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);

@@ -85,20 +85,23 @@ fn old_objects_match_by_namespace_and_name() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// Runs git in `dir` (as a committer named kubeskema); it must succeed.
+fn git_in(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=kubeskema", "-c", "user.email=kubeskema@example.invalid"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// `--old-ref` reads the manifests' files at a git revision: the same update as `--old`.
 #[test]
 fn old_ref_reads_the_files_at_a_git_revision() {
     let dir = temp_dir("old-ref");
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&dir)
-            .args(["-c", "user.name=kubeskema", "-c", "user.email=kubeskema@example.invalid"])
-            .args(args)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    };
+    let git = |args: &[&str]| git_in(&dir, args);
     git(&["init", "-q"]);
     let manifest = dir.join("buckets.yaml");
     std::fs::copy(fixture("old/buckets.yaml"), &manifest).unwrap();
@@ -136,16 +139,7 @@ fn old_ref_reads_the_files_at_a_git_revision() {
 #[test]
 fn old_ref_reads_each_odd_file_name_as_itself() {
     let dir = temp_dir("old-ref-odd");
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&dir)
-            .args(["-c", "user.name=kubeskema", "-c", "user.email=kubeskema@example.invalid"])
-            .args(args)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    };
+    let git = |args: &[&str]| git_in(&dir, args);
     git(&["init", "-q"]);
     std::fs::copy(fixture("old/buckets.yaml"), dir.join("same")).unwrap();
     git(&["add", "same"]);
