@@ -173,10 +173,9 @@ impl InputLimits {
     }
 }
 
-/// Reads a file (or standard input for `-`) as text within `limits`: a file's size is
-/// taken before it is read (standard input's as it is read, never past the per-file limit); a
-/// failure is reported to `diags`.
-pub fn read_text(path: &Path, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> Option<String> {
+/// Reads a file whose size [`read_each`] has taken, or standard input for `-` (no more than
+/// the per-file limit allows, its size taken as it is read); a failure is reported to `diags`.
+fn read_text(path: &Path, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> Option<String> {
     let io_error = |e: std::io::Error| Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}"));
     let mut text = String::new();
     let problem = if path.as_os_str() == "-" {
@@ -185,14 +184,11 @@ pub fn read_text(path: &Path, limits: &InputLimits, diags: &mut Vec<Diagnostic>)
             Err(e) => Some(io_error(e)),
         }
     } else {
-        match std::fs::metadata(path) {
-            Ok(meta) => limits.take(path, meta.len()).or_else(|| match std::fs::read_to_string(path) {
-                Ok(read) => {
-                    text = read;
-                    None
-                }
-                Err(e) => Some(io_error(e)),
-            }),
+        match std::fs::read_to_string(path) {
+            Ok(read) => {
+                text = read;
+                None
+            }
             Err(e) => Some(io_error(e)),
         }
     };
@@ -206,8 +202,8 @@ pub fn read_text(path: &Path, limits: &InputLimits, diags: &mut Vec<Diagnostic>)
 }
 
 /// Reads the documents of one text; a syntax error is reported to `diags` with its
-/// line:column.
-/// A `.json` file, or a text that starts with `{`, is JSON (kubectl's JSON decoder); the rest YAML.
+/// line:column. A `.json` file, or a text that starts with `{`, is JSON (kubectl's JSON
+/// decoder); the rest YAML.
 pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<Document>> {
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || yaml::looks_like_json(text);
     let parsed = if json { yaml::parse_json_documents(text) } else { yaml::parse_documents(text) };
@@ -382,10 +378,7 @@ pub fn read_each<T: Send, I: IntoIterator<Item = T>>(
             diags.push(problem.clone());
             return (Vec::new(), diags);
         }
-        // Taken above: the read itself is not counted again.
-        let unlimited = InputLimits::new(limits.per_file, u64::MAX);
-        let items: Vec<T> = match read_text(file, if file.as_os_str() == "-" { limits } else { &unlimited }, &mut diags)
-        {
+        let items: Vec<T> = match read_text(file, limits, &mut diags) {
             Some(text) => read(file, text, &mut diags).into_iter().collect(),
             None => Vec::new(),
         };
