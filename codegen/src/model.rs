@@ -915,7 +915,7 @@ impl<'a> ModuleBuilder<'a> {
             attrs.push(Attr::Flag("preserve_unknown_fields"));
         }
         let unnamed: Vec<String> =
-            node.required.iter().filter(|r| !node.properties.contains_key(*r)).cloned().collect();
+            node.required.iter().filter(|r| !node.properties.contains_key(r)).cloned().collect();
         if !unnamed.is_empty() {
             attrs.push(Attr::Strs("required_keys", unnamed));
         }

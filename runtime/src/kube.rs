@@ -168,7 +168,7 @@ impl Known {
         let mut value = Value::deserialize(d)?;
         if let Value::Object(map) = &mut value {
             let unknown: Vec<String> =
-                map.keys().filter(|k| !self.0.schema().properties.contains_key(*k)).cloned().collect();
+                map.keys().filter(|k| !self.0.schema().properties.contains_key(k)).cloned().collect();
             for k in unknown {
                 let v = map.remove(&k).unwrap_or_default();
                 cx.unknown_key(at, &k, v);

@@ -102,7 +102,7 @@ impl<'s> OpenApiValidator<'s> {
             out.extend(s.min_properties.and_then(|m| keywords::min_properties(path, map.len(), m)));
             out.extend(s.max_properties.and_then(|m| keywords::max_properties(path, map.len(), m)));
             if matches!(s.additional_properties, Some(AdditionalProperties::Bool(false))) {
-                for k in map.keys().filter(|k| !s.properties.contains_key(*k)) {
+                for k in map.keys().filter(|k| !s.properties.contains_key(k)) {
                     out.push(Issue::new(
                         ErrorType::Invalid,
                         path,

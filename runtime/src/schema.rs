@@ -66,7 +66,7 @@ pub struct Schema {
     /// `items` (a single schema; an array form is reported by [`Schema::parse`]).
     pub items: Option<Box<Schema>>,
     /// `properties`, sorted by name (as the apiserver's Go map iterates them).
-    pub properties: BTreeMap<String, Schema>,
+    pub properties: Properties,
     /// `additionalProperties`.
     pub additional_properties: Option<AdditionalProperties>,
     /// `allOf`.
@@ -97,6 +97,86 @@ pub struct Schema {
     pub unsupported: Vec<String>,
     /// Keys that are not part of `JSONSchemaProps` at all; the apiserver drops them on decode.
     pub unknown_keys: Vec<String>,
+}
+
+/// An object's `properties`, sorted by name (as the apiserver's Go map iterates them).
+///
+/// Each schema is boxed: a B-tree node holds room for eleven entries, and eleven whole
+/// [`Schema`]s per node made the corpus's 313 CRDs take 300 MB where 130 MB hold them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Properties(BTreeMap<String, Box<Schema>>);
+
+impl Properties {
+    /// The schema of property `name`.
+    pub fn get(&self, name: &str) -> Option<&Schema> {
+        self.0.get(name).map(Box::as_ref)
+    }
+
+    /// Whether `name` is a property.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
+    /// Adds (or replaces) property `name`.
+    pub fn insert(&mut self, name: String, schema: Schema) {
+        self.0.insert(name, Box::new(schema));
+    }
+
+    /// How many properties there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The names and schemas, by name.
+    pub fn iter(&self) -> <&Properties as IntoIterator>::IntoIter {
+        self.into_iter()
+    }
+
+    /// The names, sorted.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.keys()
+    }
+
+    /// The schemas, by name.
+    pub fn values(&self) -> impl Iterator<Item = &Schema> {
+        self.0.values().map(Box::as_ref)
+    }
+
+    /// The schemas, by name, to change.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Schema> {
+        self.0.values_mut().map(Box::as_mut)
+    }
+}
+
+impl<'a> IntoIterator for &'a Properties {
+    type Item = (&'a String, &'a Schema);
+    type IntoIter = std::iter::Map<
+        std::collections::btree_map::Iter<'a, String, Box<Schema>>,
+        fn((&'a String, &'a Box<Schema>)) -> (&'a String, &'a Schema),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(name, schema)| (name, schema.as_ref()))
+    }
+}
+
+impl std::ops::Index<&str> for Properties {
+    type Output = Schema;
+
+    fn index(&self, name: &str) -> &Schema {
+        self.get(name).unwrap_or_else(|| panic!("no property {name}"))
+    }
+}
+
+impl FromIterator<(String, Schema)> for Properties {
+    fn from_iter<I: IntoIterator<Item = (String, Schema)>>(iter: I) -> Self {
+        Properties(iter.into_iter().map(|(name, schema)| (name, Box::new(schema))).collect())
+    }
 }
 
 /// `additionalProperties`: a boolean or a schema.
