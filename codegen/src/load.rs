@@ -402,9 +402,26 @@ pub fn load_crds(
     limits: &InputLimits,
     diags: &mut Vec<Diagnostic>,
 ) -> (Vec<LoadedCrd>, Vec<PathBuf>) {
+    load_crds_then(paths, skip_non_crds, jobs, limits, diags, |loaded, _| loaded)
+}
+
+/// [`load_crds`], each CRD passed through `then` on the thread that read it as soon as its file
+/// is read, and what `then` returns kept instead: `validate` checks each CRD there and keeps
+/// only what validation needs, so that the documents of every CRD file (ten times their text)
+/// are never in memory at once.
+pub fn load_crds_then<T: Send>(
+    paths: &[PathBuf],
+    skip_non_crds: bool,
+    jobs: usize,
+    limits: &InputLimits,
+    diags: &mut Vec<Diagnostic>,
+    then: impl Fn(LoadedCrd, &mut Vec<Diagnostic>) -> T + Sync,
+) -> (Vec<T>, Vec<PathBuf>) {
     let files = expand_paths(paths, diags);
-    let out =
-        read_each(&files, jobs, limits, diags, |file, text, diags| crds_of_file(file, &text, skip_non_crds, diags));
+    let out = read_each(&files, jobs, limits, diags, |file, text, diags| {
+        let crds = crds_of_file(file, &text, skip_non_crds, diags);
+        crds.into_iter().map(|loaded| then(loaded, diags)).collect::<Vec<T>>()
+    });
     // An empty folder (or one of other files) gives nothing to check or generate: say so
     // rather than succeed with nothing.
     if out.is_empty() && !diags.iter().any(Diagnostic::is_error) {

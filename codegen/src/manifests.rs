@@ -9,7 +9,7 @@
 //! the findings come out in input order all the same, each placed at the line and column it
 //! came from. [`crate::report`] renders them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +20,7 @@ use kubeskema::yaml::{Document, Pos};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::{InputLimits, LoadedCrd, expand_paths, load_crds, parse_text};
+use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text};
 use crate::native::NativeKind;
 
 /// How serious a finding is.
@@ -234,24 +234,36 @@ pub fn validate_with_progress(
     let jobs = crate::parallel::threads(request.jobs);
     let mut diags = Vec::new();
     let limits = InputLimits::new(request.limits.per_file, request.limits.per_run);
-    // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
-    let crds =
-        if request.crds.is_empty() { Vec::new() } else { load_crds(&request.crds, true, jobs, &limits, &mut diags).0 };
     let mut native_diags = Vec::new();
     let natives = crate::native::load(&request.schemas, jobs, &limits, &mut native_diags);
     // The OpenAPI documents' warnings (a schema cut short) are the report's; their errors stop it.
     let (native_errors, native_warnings): (Vec<_>, Vec<_>) = native_diags.into_iter().partition(Diagnostic::is_error);
     diags.extend(native_errors);
-    let schemas = Schemas::new(&crds, &natives, jobs, &mut diags);
+    // The manifests first: the types they name are all of the CRDs that is kept.
+    let mut files = native_warnings;
+    let read_started = Instant::now();
+    let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut files);
+    let reading_manifests = read_started.elapsed();
+    let work: Vec<(&Manifest, &Document)> =
+        manifests.iter().flat_map(|m| m.documents.iter().filter(|d| !d.value.is_null()).map(move |d| (m, d))).collect();
+    let needed: HashSet<(String, String)> = work
+        .iter()
+        .map(|(_, doc)| {
+            let (api_version, kind, _, _) = object_key(&doc.value);
+            (api_version, kind)
+        })
+        .collect();
+    // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
+    let crds = match request.crds.is_empty() {
+        true => Vec::new(),
+        false => served_crds(&request.crds, &needed, jobs, &limits, &mut diags),
+    };
     if diags.iter().any(Diagnostic::is_error) {
         return Err(Diagnostics(diags.into_iter().filter(Diagnostic::is_error).collect()));
     }
-    let loading_crds = started.elapsed();
-    let mut files = native_warnings;
-    let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut files);
+    let schemas = Schemas::new(&crds, &natives);
+    let loading_crds = started.elapsed() - reading_manifests;
     let old = read_old_objects(&request.old, &manifests, jobs, &limits, &mut files);
-    let work: Vec<(&Manifest, &Document)> =
-        manifests.iter().flat_map(|m| m.documents.iter().filter(|d| !d.value.is_null()).map(move |d| (m, d))).collect();
     schemas.compile_for(work.iter().map(|(_, d)| &d.value), jobs);
     let done = AtomicUsize::new(0);
     let checked = crate::parallel::map(&work, jobs, |&(manifest, doc)| {
@@ -304,20 +316,14 @@ struct SchemaVersion<'c> {
 }
 
 impl<'c> Schemas<'c> {
-    fn new(crds: &'c [LoadedCrd], natives: &'c [NativeKind], jobs: usize, diags: &mut Vec<Diagnostic>) -> Self {
-        let checked = crate::parallel::map(crds, jobs, |loaded| {
-            let mut diags = Vec::new();
-            let ok = crate::pipeline::with_deep_stack(|| crate::check::check_crd(loaded, &mut diags));
-            (ok, diags)
-        });
+    fn new(crds: &'c [ServedCrd], natives: &'c [NativeKind]) -> Self {
         let mut schemas = Schemas { by_type: HashMap::new(), versions: Vec::new(), validators: Vec::new() };
         for native in natives {
             schemas.add(SchemaVersion { crd: &native.crd, version: 0, native: true, cut: native.cut.as_deref() });
         }
-        for ((ok, crd_diags), loaded) in checked.into_iter().zip(crds) {
-            diags.extend(crd_diags);
-            for (version, _) in ok.iter().enumerate().filter(|(_, ok)| **ok) {
-                schemas.add(SchemaVersion { crd: &loaded.crd, version, native: false, cut: None });
+        for served in crds {
+            for (version, _) in served.served.iter().enumerate().filter(|(_, ok)| **ok) {
+                schemas.add(SchemaVersion { crd: &served.crd, version, native: false, cut: None });
             }
         }
         schemas
@@ -357,6 +363,38 @@ impl<'c> Schemas<'c> {
         let i = *self.by_type.get(&(api_version.to_owned(), kind.to_owned()))?;
         Some((self.compiled(i), &self.versions[i]))
     }
+}
+
+/// A CRD as validation keeps it: checked when it was read, without the document it came from
+/// or its JSON (validators need neither, and the two took most of a run's memory).
+struct ServedCrd {
+    crd: kubeskema::crd::Crd,
+    /// Per version: whether the apiserver would serve it (it passed the CRD checks).
+    served: Vec<bool>,
+}
+
+/// The CRDs in `paths`, each checked on the thread that read it; those that serve none of the
+/// `needed` types (`apiVersion`, `kind`) are checked and dropped. A refused CRD is an error in
+/// `diags` whether a document needs it or not, as `check` would say.
+fn served_crds(
+    paths: &[PathBuf],
+    needed: &HashSet<(String, String)>,
+    jobs: usize,
+    limits: &InputLimits,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ServedCrd> {
+    let (crds, _) = load_crds_then(paths, true, jobs, limits, diags, |loaded, diags| {
+        let served = crate::pipeline::with_deep_stack(|| crate::check::check_crd(&loaded, diags));
+        let mut crd = loaded.crd;
+        let serves_a_needed_type = crd.versions.iter().zip(&served).any(|(version, ok)| {
+            *ok && needed.contains(&(kubeskema::crd::api_version(&crd.group, &version.name), crd.names.kind.clone()))
+        });
+        serves_a_needed_type.then(|| {
+            crd.raw = Value::Null;
+            ServedCrd { crd, served }
+        })
+    });
+    crds.into_iter().flatten().collect()
 }
 
 /// One manifest file, read and parsed.
