@@ -23,8 +23,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use granit_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use granit_parser::{Event, Parser, ScalarStyle, ScanError};
 use serde_json::{Map, Number, Value};
+
+mod json;
 
 /// A place in a text: 1-based line and 1-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,13 +77,13 @@ pub struct Document {
 impl Document {
     /// Where the value at a JSON pointer starts (`""` is the whole document).
     pub fn position(&self, pointer: &str) -> Option<Pos> {
-        self.find(pointer).map(|(node, _)| node.pos)
+        self.find(pointer).map(|(node, _)| node.place.into())
     }
 
     /// Where the mapping key of the value at `pointer` stands, or the value itself for array
     /// items and the root.
     pub fn key_position(&self, pointer: &str) -> Option<Pos> {
-        self.find(pointer).map(|(node, key)| key.unwrap_or(node.pos))
+        self.find(pointer).map(|(node, key)| key.unwrap_or(node.place).into())
     }
 
     /// The position of `pointer`, or of its nearest ancestor that has one (a pointer into a
@@ -100,7 +102,7 @@ impl Document {
     }
 
     /// The node at a JSON pointer, with the position of its mapping key.
-    fn find(&self, pointer: &str) -> Option<(&Node, Option<Pos>)> {
+    fn find(&self, pointer: &str) -> Option<(&Node, Option<Place>)> {
         let mut node = self.tree.as_ref()?;
         let mut key = None;
         if pointer.is_empty() {
@@ -114,7 +116,7 @@ impl Document {
                 NodeKind::Seq(items) => (token.parse::<usize>().ok().and_then(|i| items.get(i))?, None),
                 NodeKind::Map(map) => {
                     let entry = map.get(&token)?;
-                    (&entry.value, Some(entry.key_pos))
+                    (&entry.value, Some(entry.key_place))
                 }
                 _ => return None,
             };
@@ -160,16 +162,15 @@ pub fn parse_json_documents(text: &str) -> Result<Vec<Document>, YamlError> {
 
 fn parse(text: &str, json: bool) -> Result<Vec<Document>, YamlError> {
     let mut builder = Builder { json, ..Builder::default() };
-    let mut options = granit_parser::Options::default();
     if json {
-        // kubectl reads a stream that starts with `{` with its JSON decoder, which has no
-        // limit on the length of a key (YAML's simple keys stop at 1,024 characters).
-        options.simple_key_max_lookahead = usize::MAX;
+        // kubectl reads a stream that starts with `{` with its JSON decoder.
+        json::read(text, &mut builder)?;
+        return Ok(builder.documents);
     }
-    let mut parser = Parser::new_from_str_with_options(text, options);
+    let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
         let (event, span) = event.map_err(scan_error)?;
-        builder.on_event(event, span)?;
+        builder.on_event(event, pos_of(&span.start))?;
     }
     Ok(builder.documents)
 }
@@ -246,20 +247,42 @@ fn pos_of(m: &granit_parser::Marker) -> Pos {
 }
 
 /// A node as read: anchored nodes are shared ([`NodeKind::Shared`]) by the document and every
-/// alias to them, so an alias costs one node here whatever it expands to.
+/// alias to them, so an alias costs one node here whatever it expands to. Nodes are most of a
+/// document's memory (one per scalar of a long list), so each is kept to 48 bytes.
 #[derive(Clone, Debug)]
 struct Node {
-    pos: Pos,
-    /// Levels of sequences and mappings in the node's value, aliases expanded.
-    height: usize,
+    place: Place,
+    /// Levels of sequences and mappings in the node's value, aliases expanded (at most
+    /// [`MAX_DEPTH`]).
+    height: u8,
     kind: NodeKind,
+}
+
+/// A [`Pos`] in half the room.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Place {
+    line: u32,
+    column: u32,
+}
+
+impl From<Pos> for Place {
+    fn from(pos: Pos) -> Self {
+        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Place { line: narrow(pos.line), column: narrow(pos.column) }
+    }
+}
+
+impl From<Place> for Pos {
+    fn from(place: Place) -> Self {
+        Pos { line: place.line as usize, column: place.column as usize }
+    }
 }
 
 #[derive(Clone, Debug)]
 enum NodeKind {
     Scalar(Value),
-    Seq(Vec<Node>),
-    Map(MapNode),
+    Seq(Box<[Node]>),
+    Map(Box<MapNode>),
     /// An anchored node (`alias: false`) or an alias to one (`alias: true`).
     Shared {
         target: Arc<Node>,
@@ -280,7 +303,7 @@ impl Node {
 #[derive(Clone, Debug)]
 struct Entry {
     key: String,
-    key_pos: Pos,
+    key_place: Place,
     value: Node,
 }
 
@@ -344,7 +367,7 @@ impl MapNode {
 
 enum Frame {
     Seq { pos: Pos, anchor: usize, items: Vec<Node> },
-    Map { pos: Pos, anchor: usize, entries: Vec<Entry>, key: Option<(String, Pos)> },
+    Map { pos: Pos, anchor: usize, entries: Vec<Entry>, key: Option<(String, Place)> },
 }
 
 #[derive(Default)]
@@ -357,12 +380,11 @@ struct Builder {
     /// The text is JSON (see [`looks_like_json`]).
     json: bool,
     /// Where plain scalars beyond float64 stand (see [`Document::out_of_range`]).
-    out_of_range: std::collections::HashSet<Pos>,
+    out_of_range: std::collections::HashSet<Place>,
 }
 
 impl Builder {
-    fn on_event(&mut self, event: Event<'_>, span: Span) -> Result<(), YamlError> {
-        let pos = pos_of(&span.start);
+    fn on_event(&mut self, event: Event<'_>, pos: Pos) -> Result<(), YamlError> {
         match event {
             Event::DocumentStart(..) => {
                 self.doc_start = pos;
@@ -386,13 +408,13 @@ impl Builder {
                             let message = format!("number {shown} is out of range: a JSON number must fit a float64");
                             return Err(YamlError { pos, message });
                         }
-                        self.out_of_range.insert(pos);
+                        self.out_of_range.insert(pos.into());
                     }
                     value
                 } else {
                     Value::String(text.into_owned())
                 };
-                let node = self.anchored(anchor, Node { pos, height: 0, kind: NodeKind::Scalar(value) });
+                let node = self.anchored(anchor, Node { place: pos.into(), height: 0, kind: NodeKind::Scalar(value) });
                 self.push_node(node, pos)?;
             }
             Event::Alias(id) => {
@@ -402,13 +424,14 @@ impl Builder {
                     .cloned()
                     .ok_or_else(|| YamlError { pos, message: "alias to an unknown anchor".into() })?;
                 // An alias inside an alias nests values deeper than the text shows.
-                if self.stack.len() + target.height > MAX_DEPTH {
+                if self.stack.len() + usize::from(target.height) > MAX_DEPTH {
                     return Err(YamlError {
                         pos,
                         message: format!("nesting deeper than {MAX_DEPTH} levels once aliases are expanded"),
                     });
                 }
-                let node = Node { pos, height: target.height, kind: NodeKind::Shared { target, alias: true } };
+                let height = target.height;
+                let node = Node { place: pos.into(), height, kind: NodeKind::Shared { target, alias: true } };
                 self.push_node(node, pos)?;
             }
             Event::SequenceStart(_, anchor, _) => {
@@ -422,14 +445,15 @@ impl Builder {
             Event::SequenceEnd => {
                 if let Some(Frame::Seq { pos, anchor, items }) = self.stack.pop() {
                     let height = 1 + items.iter().map(|n| n.height).max().unwrap_or(0);
-                    let node = self.anchored(anchor, Node { pos, height, kind: NodeKind::Seq(items) });
+                    let node = Node { place: pos.into(), height, kind: NodeKind::Seq(items.into_boxed_slice()) };
+                    let node = self.anchored(anchor, node);
                     self.push_node(node, pos)?;
                 }
             }
             Event::MappingEnd => {
                 if let Some(Frame::Map { pos, anchor, entries, .. }) = self.stack.pop() {
                     let height = 1 + entries.iter().map(|e| e.value.height).max().unwrap_or(0);
-                    let node = Node { pos, height, kind: NodeKind::Map(MapNode::new(entries)) };
+                    let node = Node { place: pos.into(), height, kind: NodeKind::Map(Box::new(MapNode::new(entries))) };
                     let node = self.anchored(anchor, node);
                     self.push_node(node, pos)?;
                 }
@@ -452,10 +476,10 @@ impl Builder {
         if anchor == 0 {
             return node;
         }
-        let (pos, height) = (node.pos, node.height);
+        let (place, height) = (node.place, node.height);
         let target = Arc::new(node);
         self.anchors.insert(anchor, Arc::clone(&target));
-        Node { pos, height, kind: NodeKind::Shared { target, alias: false } }
+        Node { place, height, kind: NodeKind::Shared { target, alias: false } }
     }
 
     fn push_node(&mut self, node: Node, pos: Pos) -> Result<(), YamlError> {
@@ -466,9 +490,9 @@ impl Builder {
                 None => {
                     let text = key_text(&node)
                         .ok_or_else(|| YamlError { pos, message: "a mapping key must be a scalar".into() })?;
-                    *key = Some((text, node.pos));
+                    *key = Some((text, node.place));
                 }
-                Some((key, key_pos)) => entries.push(Entry { key, key_pos, value: node }),
+                Some((key, key_place)) => entries.push(Entry { key, key_place, value: node }),
             },
         }
         Ok(())
@@ -542,7 +566,7 @@ fn unescape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
 /// The conversion of one document to JSON, counting what aliases expand to.
 struct Conversion<'a> {
     /// Where plain scalars beyond float64 stand, and the pointers they were found at.
-    out_of_range_at: &'a std::collections::HashSet<Pos>,
+    out_of_range_at: &'a std::collections::HashSet<Place>,
     out_of_range: Vec<String>,
     /// Nodes converted.
     decoded: usize,
@@ -566,14 +590,14 @@ impl Conversion<'_> {
         }
         Ok(match &node.kind {
             NodeKind::Scalar(v) => {
-                if self.out_of_range_at.contains(&node.pos) {
+                if self.out_of_range_at.contains(&node.place) {
                     self.out_of_range.push(pointer.clone());
                 }
                 v.clone()
             }
             NodeKind::Shared { target, alias } => {
                 if *alias && self.alias_depth == 0 {
-                    self.alias_pos = node.pos;
+                    self.alias_pos = node.place.into();
                 }
                 self.alias_depth += usize::from(*alias);
                 let value = self.convert(target, pointer, duplicates);
@@ -594,7 +618,7 @@ impl Conversion<'_> {
             NodeKind::Map(map) => {
                 let len = pointer.len();
                 let mut out = Map::new();
-                let mut first_seen: HashMap<&str, Pos> = HashMap::new();
+                let mut first_seen: HashMap<&str, Place> = HashMap::new();
                 for entry in map.entries.iter().filter(|e| e.key != MERGE_KEY) {
                     pointer.push('/');
                     pointer.push_str(&escape_pointer_token(&entry.key));
@@ -603,12 +627,12 @@ impl Conversion<'_> {
                         if self.alias_depth == 0 {
                             duplicates.push(DuplicateKey {
                                 pointer: pointer.clone(),
-                                pos: entry.key_pos,
-                                first: *first,
+                                pos: entry.key_place.into(),
+                                first: (*first).into(),
                             });
                         }
                     } else {
-                        first_seen.insert(&entry.key, entry.key_pos);
+                        first_seen.insert(&entry.key, entry.key_place);
                     }
                     let v = self.convert(&entry.value, pointer, duplicates)?;
                     pointer.truncate(len);
@@ -618,7 +642,7 @@ impl Conversion<'_> {
                 // mapping does not set itself; earlier merge sources win over later ones. What
                 // they bring counts as aliased (it nearly always is `<<: *anchor`).
                 if let (Some(&first), 0) = (map.merges.first(), self.alias_depth) {
-                    self.alias_pos = map.entries[first].value.pos;
+                    self.alias_pos = map.entries[first].value.place.into();
                 }
                 self.alias_depth += map.merges.len();
                 for entry in map.merged() {
