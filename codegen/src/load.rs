@@ -205,9 +205,15 @@ fn read_text(path: &Path, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> 
 /// line:column. A `.json` file, or a text that starts with `{`, is JSON (kubectl's JSON
 /// decoder); the rest YAML.
 pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<Document>> {
+    let mut documents = Vec::new();
+    parse_text_each(path, text, diags, &mut |doc| documents.push(doc)).then_some(documents)
+}
+
+/// [`parse_text`] one document at a time: each is handed to `each` as soon as it is read, and
+/// none is kept. Returns whether the whole text could be read (a syntax error is in `diags`).
+pub fn parse_text_each(path: &Path, text: &str, diags: &mut Vec<Diagnostic>, each: &mut dyn FnMut(Document)) -> bool {
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || yaml::looks_like_json(text);
-    let parsed = if json { yaml::parse_json_documents(text) } else { yaml::parse_documents(text) };
-    parsed
+    yaml::parse_each(text, json, each)
         .map_err(|e| {
             diags.push(Diagnostic::file_error(
                 path,
@@ -216,7 +222,7 @@ pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Optio
                 format!("not valid {}: {}", if json { "JSON" } else { "YAML" }, e.message),
             ))
         })
-        .ok()
+        .is_ok()
 }
 
 /// Why `rev` is not a commit of the repository `file` is in, if it is not.

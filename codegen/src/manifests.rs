@@ -11,8 +11,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use kubeskema::validate::{Outcome, ResourceValidator};
@@ -20,7 +20,7 @@ use kubeskema::yaml::{Document, Pos};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text};
+use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text, parse_text_each};
 use crate::native::NativeKind;
 
 /// How serious a finding is.
@@ -244,15 +244,7 @@ pub fn validate_with_progress(
     let read_started = Instant::now();
     let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut files);
     let reading_manifests = read_started.elapsed();
-    let work: Vec<(&Manifest, &Document)> =
-        manifests.iter().flat_map(|m| m.documents.iter().filter(|d| !d.value.is_null()).map(move |d| (m, d))).collect();
-    let needed: HashSet<(String, String)> = work
-        .iter()
-        .map(|(_, doc)| {
-            let (api_version, kind, _, _) = object_key(&doc.value);
-            (api_version, kind)
-        })
-        .collect();
+    let needed: HashSet<(String, String)> = manifests.iter().flat_map(|m| m.types.iter().cloned()).collect();
     // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
     let crds = match request.crds.is_empty() {
         true => Vec::new(),
@@ -264,11 +256,12 @@ pub fn validate_with_progress(
     let schemas = Schemas::new(&crds, &natives);
     let loading_crds = started.elapsed() - reading_manifests;
     let old = read_old_objects(&request.old, &manifests, jobs, &limits, &mut files);
-    schemas.compile_for(work.iter().map(|(_, d)| &d.value), jobs);
+    schemas.compile_for(&needed, jobs);
+    let total = manifests.iter().map(|m| m.types.len()).sum();
     let done = AtomicUsize::new(0);
-    let checked = crate::parallel::map(&work, jobs, |&(manifest, doc)| {
+    let checked = map_documents(&manifests, jobs, |manifest, doc| {
         let (mut findings, checked) = validate_document(&manifest.file, doc, &schemas, &old, &request.policy);
-        progress(done.fetch_add(1, Ordering::Relaxed) + 1, work.len());
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         for f in &mut findings {
             let line = f.pos.and_then(|p| manifest.line(p.line));
             // A long line (a one-line JSON manifest) is not shown: copied into each of its
@@ -336,19 +329,13 @@ impl<'c> Schemas<'c> {
         self.validators.push(OnceLock::new());
     }
 
-    /// Builds the validators `objects` need, on `jobs` threads: each compiles its CEL rules,
-    /// which takes longer than validating most documents, and threads that met at the first
-    /// document of a kind would wait for one another.
-    fn compile_for<'v>(&self, objects: impl Iterator<Item = &'v Value>, jobs: usize) {
-        let mut needed: Vec<usize> = objects
-            .filter_map(|object| {
-                let (api_version, kind, _, _) = object_key(object);
-                self.by_type.get(&(api_version, kind)).copied()
-            })
-            .collect();
-        needed.sort_unstable();
-        needed.dedup();
-        crate::parallel::map(&needed, jobs, |&i| {
+    /// Builds the validators of the `needed` types (`apiVersion`, `kind`), on `jobs` threads:
+    /// each compiles its CEL rules, which takes longer than validating most documents, and
+    /// threads that met at the first document of a kind would wait for one another.
+    fn compile_for(&self, needed: &HashSet<(String, String)>, jobs: usize) {
+        let mut indices: Vec<usize> = needed.iter().filter_map(|t| self.by_type.get(t).copied()).collect();
+        indices.sort_unstable();
+        crate::parallel::map(&indices, jobs, |&i| {
             self.compiled(i);
         });
     }
@@ -397,17 +384,21 @@ fn served_crds(
     crds.into_iter().flatten().collect()
 }
 
-/// One manifest file, read and parsed.
+/// One manifest file: its text, where its lines are, and the types its documents name. Its
+/// documents are read twice, once here for their types (the CRDs a run keeps) and once, one at
+/// a time, as they are validated ([`map_documents`]): parsed, a document takes tens of times its
+/// text, and a run's memory is then its largest documents', not all of its input's.
 struct Manifest {
     file: PathBuf,
     text: String,
     /// Where each line of `text` is (found once: a file's documents are validated apart).
     lines: Vec<std::ops::Range<usize>>,
-    documents: Vec<Document>,
+    /// `apiVersion` and `kind` of each document that is not empty, in order.
+    types: Vec<(String, String)>,
 }
 
 impl Manifest {
-    fn new(file: &Path, text: String, documents: Vec<Document>) -> Self {
+    fn new(file: &Path, text: String, types: Vec<(String, String)>) -> Self {
         let lines = kubeskema::yaml::lines(&text)
             .iter()
             .map(|line| {
@@ -415,22 +406,96 @@ impl Manifest {
                 start..start + line.len()
             })
             .collect();
-        Manifest { file: file.to_path_buf(), text, lines, documents }
+        Manifest { file: file.to_path_buf(), text, lines, types }
     }
 
     /// Line `n` (1-based).
     fn line(&self, n: usize) -> Option<&str> {
         self.lines.get(n.checked_sub(1)?).map(|range| &self.text[range.clone()])
     }
+
+    /// Hands each document that is not empty to `each`, as it is read.
+    fn each_document(&self, each: &mut dyn FnMut(Document)) {
+        // [`read_manifests`] read the same text without error.
+        let mut diags = Vec::new();
+        crate::load::parse_text_each(&self.file, &self.text, &mut diags, &mut |doc| {
+            if !doc.value.is_null() {
+                each(doc);
+            }
+        });
+    }
 }
 
-/// Reads and parses the files on `jobs` threads; a file that cannot be read or parsed is
-/// reported to `diags` and left out.
+/// Reads the files and the types of their documents on `jobs` threads; a file that cannot be
+/// read or parsed is reported to `diags` and left out.
 fn read_manifests(files: &[PathBuf], jobs: usize, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> Vec<Manifest> {
     crate::load::read_each(files, jobs, limits, diags, |file, text, diags| {
-        let documents = parse_text(file, &text, diags)?;
-        Some(Manifest::new(file, text, documents))
+        let mut types = Vec::new();
+        let read = parse_text_each(file, &text, diags, &mut |doc| {
+            if !doc.value.is_null() {
+                let (api_version, kind, _, _) = object_key(&doc.value);
+                types.push((api_version, kind));
+            }
+        });
+        read.then(|| Manifest::new(file, text, types))
     })
+}
+
+/// Documents waiting to be validated, numbered in input order, shared by the threads that take them.
+type Queue<'m> = Arc<Mutex<std::sync::mpsc::Receiver<(usize, &'m Manifest, Document)>>>;
+
+/// `f` of every document that is not empty, in file and document order, on `jobs` threads.
+/// The documents are parsed on this thread as they are needed and validated on `jobs` others,
+/// at most two per thread waiting: what is in memory at once is a few documents, whatever the
+/// input's size. One job parses and validates on this thread alone.
+fn map_documents<R: Send>(manifests: &[Manifest], jobs: usize, f: impl Fn(&Manifest, &Document) -> R + Sync) -> Vec<R> {
+    let inline = || {
+        let mut out = Vec::new();
+        for manifest in manifests {
+            manifest.each_document(&mut |doc| out.push(f(manifest, &doc)));
+        }
+        out
+    };
+    if jobs <= 1 {
+        return inline();
+    }
+    let (send, receive) = std::sync::mpsc::sync_channel(2 * jobs);
+    let receive: Queue<'_> = Arc::new(Mutex::new(receive));
+    let work = |receive: Queue<'_>| {
+        let mut done = Vec::new();
+        loop {
+            // The lock is held while waiting: the next document goes to whichever thread asked
+            // first.
+            let next = receive.lock().ok().and_then(|r| r.recv().ok());
+            let Some((i, manifest, doc)) = next else { return done };
+            done.push((i, f(manifest, &doc)));
+        }
+    };
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        // The main thread's stack size, as `parallel::map` gives its helpers.
+        let workers: Vec<_> = (0..jobs)
+            .filter_map(|_| {
+                let receive = Arc::clone(&receive);
+                std::thread::Builder::new().stack_size(8 << 20).spawn_scoped(scope, move || work(receive)).ok()
+            })
+            .collect();
+        // Once the workers alone hold the receiving end, a send fails when none is left.
+        drop(receive);
+        if workers.is_empty() {
+            return inline().into_iter().enumerate().collect();
+        }
+        let mut i = 0;
+        for manifest in manifests {
+            manifest.each_document(&mut |doc| {
+                let _ = send.send((i, manifest, doc));
+                i += 1;
+            });
+        }
+        drop(send);
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// What identifies an object in a cluster: `apiVersion`, `kind`, namespace and name (an
@@ -450,9 +515,13 @@ fn read_old_objects(
     limits: &InputLimits,
     diags: &mut Vec<Diagnostic>,
 ) -> HashMap<ObjectKey, Value> {
-    let read = match old {
+    let documents: Vec<Document> = match old {
         OldObjects::None => Vec::new(),
-        OldObjects::Files(paths) => read_manifests(&expand_paths(paths, diags), jobs, limits, diags),
+        OldObjects::Files(paths) => {
+            crate::load::read_each(&expand_paths(paths, diags), jobs, limits, diags, |file, text, diags| {
+                parse_text(file, &text, diags).unwrap_or_default()
+            })
+        }
         OldObjects::GitRef(rev) => {
             let files: Vec<&Path> =
                 manifests.iter().map(|m| m.file.as_path()).filter(|f| f.as_os_str() != "-").collect();
@@ -477,14 +546,15 @@ fn read_old_objects(
                                 .as_warning()
                                 .with_help("its documents are validated as creates")
                         }));
-                        Some(Manifest::new(file, String::new(), documents?))
+                        documents
                     })
+                    .flatten()
                     .collect(),
             }
         }
     };
     let mut objects = HashMap::new();
-    for doc in read.into_iter().flat_map(|m| m.documents) {
+    for doc in documents {
         if doc.value.is_object() {
             objects.entry(object_key(&doc.value)).or_insert(doc.value);
         }

@@ -914,8 +914,7 @@ impl<'a> ModuleBuilder<'a> {
         if inherited_preserve && !node.preserves_unknown_fields() {
             attrs.push(Attr::Flag("preserve_unknown_fields"));
         }
-        let unnamed: Vec<String> =
-            node.required.iter().filter(|r| !node.properties.contains_key(r)).cloned().collect();
+        let unnamed: Vec<String> = node.required.iter().filter(|r| !node.properties.contains_key(r)).cloned().collect();
         if !unnamed.is_empty() {
             attrs.push(Attr::Strs("required_keys", unnamed));
         }

@@ -595,3 +595,47 @@ fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Documents are parsed one at a time as threads take them, and the report keeps input order:
+/// many files of many documents (valid, invalid, empty, of no known kind, and a file that does
+/// not parse) give the same findings and documents, in the same order, on one thread and on
+/// four.
+#[test]
+fn documents_stream_through_threads_in_input_order() {
+    let dir = temp_dir("stream");
+    let buckets = std::fs::read_to_string(fixture("manifests/buckets.yaml")).unwrap();
+    let mut files = Vec::new();
+    for i in 0..12 {
+        let file = dir.join(format!("m{i:02}.yaml"));
+        let text = match i {
+            5 => "a: [1, 2\n".to_owned(),
+            // Some buckets broken (a tier out of its enum), empty documents, and `{}`.
+            _ => format!(
+                "{}\n---\n---\n{{}}\n",
+                vec![buckets.as_str(); 1 + i % 3].join("---\n").replace("tier: Hot", &format!("tier: T{i}"))
+            ),
+        };
+        std::fs::write(&file, text).unwrap();
+        files.push(file);
+    }
+    let with =
+        |jobs| report(&Request { manifests: files.clone(), jobs, ..request(OldObjects::None, Policy::default()) });
+    let shown = |r: &Report| -> (Vec<String>, Vec<String>) {
+        let findings =
+            r.findings.iter().map(|f| format!("{} {} {:?} {}", f.file.display(), f.document, f.pos, f.message));
+        let documents = r.documents.iter().map(|d| format!("{} {} {:?}", d.file.display(), d.document, d.verdict));
+        (findings.collect(), documents.collect())
+    };
+    let one = with(1);
+    let (findings, documents) = shown(&one);
+    assert!(documents.len() > 60, "{documents:?}");
+    assert!(findings.len() > 60, "{findings:?}");
+    assert_eq!(one.files.iter().filter(|d| d.kind == "YamlSyntax").count(), 1, "{:?}", one.files);
+    let mut sorted = documents.clone();
+    sorted.sort_by_key(|line| {
+        let mut parts = line.split(' ');
+        (parts.next().unwrap().to_owned(), parts.next().unwrap().parse::<usize>().unwrap())
+    });
+    assert_eq!(documents, sorted, "input order");
+    assert_eq!(shown(&with(4)), (findings, documents));
+}

@@ -13,7 +13,7 @@ use granit_parser::{Event, ScalarStyle, StructureStyle};
 use super::{Builder, Pos, YamlError};
 
 /// Reads every value of a JSON stream into `builder`, one document each.
-pub(super) fn read(text: &str, builder: &mut Builder) -> Result<(), YamlError> {
+pub(super) fn read(text: &str, builder: &mut Builder<'_>) -> Result<(), YamlError> {
     let mut reader = Reader { text, at: 0, line: 1, column: 1 };
     loop {
         reader.skip_whitespace();
@@ -89,7 +89,7 @@ impl<'t> Reader<'t> {
 
     /// One whole value (with everything inside it), without recursion: the containers open
     /// are a stack here, and the builder refuses nesting past its limit.
-    fn value(&mut self, builder: &mut Builder) -> Result<(), YamlError> {
+    fn value(&mut self, builder: &mut Builder<'_>) -> Result<(), YamlError> {
         // `true` for an object, `false` for an array.
         let mut open: Vec<bool> = Vec::new();
         let mut expect = Expect::Value;

@@ -161,18 +161,36 @@ pub fn parse_json_documents(text: &str) -> Result<Vec<Document>, YamlError> {
 }
 
 fn parse(text: &str, json: bool) -> Result<Vec<Document>, YamlError> {
-    let mut builder = Builder { json, ..Builder::default() };
+    let mut documents = Vec::new();
+    parse_each(text, json, &mut |doc| documents.push(doc))?;
+    Ok(documents)
+}
+
+/// Reads the documents of a YAML stream (or a JSON one, read as kubectl's JSON decoder reads it,
+/// when `json`) one at a time, handing each to `each` as soon as it ends: a long stream then costs
+/// the memory of its largest document, not of all of them. Stops at the first syntax error,
+/// after the documents before it were handed on.
+pub fn parse_each(text: &str, json: bool, each: &mut dyn FnMut(Document)) -> Result<(), YamlError> {
+    let mut builder = Builder {
+        json,
+        each,
+        count: 0,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        root: None,
+        doc_start: Pos::default(),
+        out_of_range: Default::default(),
+    };
     if json {
         // kubectl reads a stream that starts with `{` with its JSON decoder.
-        json::read(text, &mut builder)?;
-        return Ok(builder.documents);
+        return json::read(text, &mut builder);
     }
     let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
         let (event, span) = event.map_err(scan_error)?;
         builder.on_event(event, pos_of(&span.start))?;
     }
-    Ok(builder.documents)
+    Ok(())
 }
 
 /// A scalar of a JSON text, as kubectl's JSON decoder takes it: a double-quoted string, or a
@@ -370,9 +388,11 @@ enum Frame {
     Map { pos: Pos, anchor: usize, entries: Vec<Entry>, key: Option<(String, Place)> },
 }
 
-#[derive(Default)]
-struct Builder {
-    documents: Vec<Document>,
+struct Builder<'e> {
+    /// Where each document goes when it ends.
+    each: &'e mut dyn FnMut(Document),
+    /// Documents ended so far.
+    count: usize,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Arc<Node>>,
     root: Option<Node>,
@@ -383,7 +403,7 @@ struct Builder {
     out_of_range: std::collections::HashSet<Place>,
 }
 
-impl Builder {
+impl Builder<'_> {
     fn on_event(&mut self, event: Event<'_>, pos: Pos) -> Result<(), YamlError> {
         match event {
             Event::DocumentStart(..) => {
@@ -502,7 +522,7 @@ impl Builder {
         let tree = self.root.take();
         self.anchors.clear();
         let mut doc = Document {
-            index: self.documents.len(),
+            index: self.count,
             value: Value::Null,
             start: self.doc_start,
             duplicates: Vec::new(),
@@ -523,7 +543,8 @@ impl Builder {
         }
         self.out_of_range.clear();
         doc.tree = tree;
-        self.documents.push(doc);
+        self.count += 1;
+        (self.each)(doc);
         Ok(())
     }
 }
