@@ -1,18 +1,22 @@
-//! Peak heap memory of `cargo kubeskema validate` (the library call behind it) against the
-//! size of its input, by the shape of the input, at three sizes: how many bytes of memory each
-//! input byte costs, and whether that stays flat as the input grows (linear memory).
+//! Peak heap memory of `cargo kubeskema validate` and `check` (the library calls behind them)
+//! against the size of their input, by the shape of the input, at three sizes: how many bytes
+//! of memory each input byte costs, and whether that stays flat as the input grows (linear
+//! memory).
 //!
-//! Shapes: a one-line JSON manifest holding a long array of small numbers; YAML manifests
-//! nested as deep as they may be, many times over; a stream of tiny documents; YAML whose
-//! aliases name one anchored mapping again and again; an OpenAPI document (`--schemas`) of many
-//! kinds sharing a large enum. A counting global allocator records the most bytes live at once.
+//! `validate` shapes: a one-line JSON manifest holding a long array of small numbers; YAML
+//! manifests nested as deep as they may be, many times over; a stream of empty `{}` documents
+//! (a finding each); YAML whose aliases name one anchored mapping again and again; an OpenAPI
+//! document (`--schemas`) of many kinds sharing a large enum. Findings are formatted as the
+//! CLI's human output formats them and dropped, as it prints them. `check` shapes: one CRD whose
+//! schema has very many properties, as YAML and as JSON, and a stream of small CRDs. A counting
+//! global allocator records the most bytes live at once.
 //!
 //! `cargo bench -p kubeskema-codegen --bench input_memory`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kubeskema_codegen::manifests::{Request, validate_request};
+use kubeskema_codegen::manifests::{Request, validate_each};
 
 #[path = "../../bench/benches/counting_allocator/mod.rs"]
 mod counting_allocator;
@@ -51,9 +55,9 @@ fn deep_yaml(bytes: usize) -> String {
     s
 }
 
-/// A stream of empty documents.
+/// A stream of empty objects (each not a Kubernetes object: a finding each).
 fn empty_documents(bytes: usize) -> String {
-    "{}\n---\n".repeat(bytes / 7)
+    "---\n{}\n".repeat(bytes / 7)
 }
 
 /// YAML Widgets whose labels are aliases of one anchored mapping.
@@ -91,40 +95,91 @@ fn openapi(bytes: usize) -> String {
     s
 }
 
-/// A shape: its name, the input of about so many bytes, and whether it is an OpenAPI document.
-type Shape = (&'static str, fn(usize) -> String, bool);
+/// One CRD whose spec has as many properties as fit, as YAML.
+fn wide_crd(bytes: usize) -> String {
+    let mut s = String::from(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: wides.example.com}\nspec:\n  group: example.com\n  names: {kind: Wide, plural: wides}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n",
+    );
+    let mut i = 0;
+    while s.len() < bytes {
+        let _ = writeln!(s, "              p{i}: {{type: string, maxLength: 8}}");
+        i += 1;
+    }
+    s
+}
+
+/// [`wide_crd`] as one line of JSON.
+fn wide_crd_json(bytes: usize) -> String {
+    kubeskema::yaml::parse_documents(&wide_crd(bytes)).expect("YAML").remove(0).value.to_string()
+}
+
+/// Small CRDs, one per document.
+fn many_crds(bytes: usize) -> String {
+    let mut s = String::new();
+    let mut i = 0;
+    while s.len() < bytes {
+        let _ = write!(
+            s,
+            "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: k{i}s.example.com}}\nspec:\n  group: example.com\n  names: {{kind: K{i}, plural: k{i}s}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {{type: object, properties: {{spec: {{type: object, properties: {{a: {{type: integer, maximum: 5}}}}}}}}}}\n"
+        );
+        i += 1;
+    }
+    s
+}
+
+/// A shape: its name, the input of about so many bytes, and what it is read by.
+type Shape = (&'static str, fn(usize) -> String, Command);
+
+#[derive(Clone, Copy, PartialEq)]
+enum Command {
+    Validate,
+    ValidateSchemas,
+    Check,
+}
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let crds = root.join("fixtures/crds");
     let dir = std::env::temp_dir().join(format!("kubeskema-input-memory-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let shapes: [Shape; 5] = [
-        ("one-line JSON array", json_array, false),
-        ("deep YAML", deep_yaml, false),
-        ("empty documents", empty_documents, false),
-        ("YAML anchors", anchors, false),
-        ("OpenAPI (--schemas)", openapi, true),
+    let shapes: [Shape; 8] = [
+        ("one-line JSON array", json_array, Command::Validate),
+        ("deep YAML", deep_yaml, Command::Validate),
+        ("empty documents", empty_documents, Command::Validate),
+        ("YAML anchors", anchors, Command::Validate),
+        ("OpenAPI (--schemas)", openapi, Command::ValidateSchemas),
+        ("check: wide CRD, YAML", wide_crd, Command::Check),
+        ("check: wide CRD, JSON", wide_crd_json, Command::Check),
+        ("check: many CRDs", many_crds, Command::Check),
     ];
-    println!("peak heap bytes per input byte, by input size (validate, one thread)");
-    for (name, make, schemas) in shapes {
+    println!("peak heap bytes per input byte, by input size (one thread)");
+    for (name, make, command) in shapes {
         let mut line = format!("{name:22}");
         for mib in [1, 4, 16] {
             let text = make(mib << 20);
-            let file: PathBuf = dir.join(if schemas { "openapi.json" } else { "input.yaml" });
+            let json = text.starts_with('{');
+            let file: PathBuf = dir.join(if json { "input.json" } else { "input.yaml" });
             std::fs::write(&file, &text).expect("writable");
-            let request = if schemas {
-                Request {
-                    schemas: vec![file.clone()],
-                    manifests: vec![root.join("fixtures/manifests/widgets.yaml")],
-                    jobs: 1,
-                    ..Request::default()
+            let widgets = root.join("fixtures/manifests/widgets.yaml");
+            let request = match command {
+                Command::ValidateSchemas => {
+                    Request { schemas: vec![file.clone()], manifests: vec![widgets], jobs: 1, ..Request::default() }
                 }
-            } else {
-                Request { crds: vec![crds.clone()], manifests: vec![file.clone()], jobs: 1, ..Request::default() }
+                _ => Request { crds: vec![crds.clone()], manifests: vec![file.clone()], jobs: 1, ..Request::default() },
             };
-            let bytes = peak(|| {
-                let _ = std::hint::black_box(validate_request(&request));
+            let bytes = peak(|| match command {
+                Command::Check => {
+                    std::hint::black_box(kubeskema_codegen::pipeline::check(std::slice::from_ref(&file), false));
+                }
+                _ => {
+                    // As the CLI's human output: each finding formatted, printed, dropped.
+                    let mut shown = 0;
+                    let print = &mut |validated: kubeskema_codegen::manifests::Validated| {
+                        shown += validated.findings.iter().map(|f| f.human().len()).sum::<usize>();
+                    };
+                    let _ = std::hint::black_box(validate_each(&request, &|_, _| {}, print));
+                    std::hint::black_box(shown);
+                }
             });
             let _ = write!(line, "  {mib:>2} MiB: {:>5.1}", bytes as f64 / text.len() as f64);
         }

@@ -319,11 +319,28 @@ fn validate(args: ValidateArgs) -> i32 {
         limits: crate::manifests::Limits { per_file: args.max_file_size, per_run: args.max_input_size },
     };
     let progress = crate::report::Progress::on_terminal();
-    let result = crate::manifests::validate_with_progress(&request, &|done, total| {
+    let draw = |done, total| {
         if let Some(p) = &progress {
             p.update(done, total);
         }
-    });
+    };
+    // Human and JSON findings are printed as each document is done (in input order) and not
+    // kept; SARIF and JUnit are one document each, written at the end.
+    let print = |validated: crate::manifests::Validated| {
+        if let Some(p) = progress.as_ref().filter(|_| !validated.findings.is_empty()) {
+            p.finish();
+        }
+        for f in &validated.findings {
+            match args.output {
+                Format::Json => say(crate::report::json_text(&f.to_json(), false)),
+                _ => say(format!("{}\n", f.human())),
+            }
+        }
+    };
+    let result = match args.output {
+        Format::Human | Format::Json => crate::manifests::validate_each(&request, &draw, &mut { print }),
+        Format::Sarif | Format::Junit => crate::manifests::validate_with_progress(&request, &draw),
+    };
     if let Some(p) = &progress {
         p.finish();
     }
@@ -344,16 +361,9 @@ fn validate(args: ValidateArgs) -> i32 {
     };
     match args.output {
         Format::Human | Format::Json => {
-            // A manifest that could not be read is reported; the others are validated anyway.
+            // A manifest that could not be read is reported; the others were validated anyway.
             for d in &report.files {
                 eprintln!("{d}");
-            }
-            for f in &report.findings {
-                if args.output == Format::Json {
-                    say(crate::report::json_text(&f.to_json(), false));
-                } else {
-                    say(format!("{}\n", f.human()));
-                }
             }
         }
         // The file problems are in the document; standard error repeats them for a reader of

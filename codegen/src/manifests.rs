@@ -11,7 +11,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -198,13 +197,64 @@ pub struct Report {
     /// The part of `elapsed` spent reading and checking the CRDs (their validators are built
     /// when a document first needs one, and counted with the documents).
     pub loading_crds: Duration,
+    /// The documents by verdict and the findings by level: what the summary says, also when
+    /// [`validate_each`] handed them on instead of keeping them.
+    pub counts: Counts,
 }
 
 impl Report {
     /// Whether a finding at `level` was reported.
     pub fn any(&self, level: Level) -> bool {
-        self.findings.iter().any(|f| f.level == level)
+        match level {
+            Level::Error => self.counts.errors > 0,
+            Level::Warning => self.counts.warnings > 0,
+        }
     }
+}
+
+/// How many documents a run validated, by verdict, and how many findings, by level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Findings at [`Level::Error`].
+    pub errors: usize,
+    /// Findings at [`Level::Warning`].
+    pub warnings: usize,
+    /// Documents found valid.
+    pub valid: usize,
+    /// Documents found invalid.
+    pub invalid: usize,
+    /// Documents skipped.
+    pub skipped: usize,
+}
+
+impl Counts {
+    /// Every document.
+    pub fn documents(&self) -> usize {
+        self.valid + self.invalid + self.skipped
+    }
+
+    fn add(&mut self, validated: &Validated) {
+        for f in &validated.findings {
+            match f.level {
+                Level::Error => self.errors += 1,
+                Level::Warning => self.warnings += 1,
+            }
+        }
+        match validated.checked.verdict {
+            Verdict::Valid => self.valid += 1,
+            Verdict::Invalid => self.invalid += 1,
+            Verdict::Skipped => self.skipped += 1,
+        }
+    }
+}
+
+/// One document's findings and verdict, as [`validate_each`] hands them on.
+#[derive(Debug)]
+pub struct Validated {
+    /// Its findings, in the order the apiserver reports them.
+    pub findings: Vec<Finding>,
+    /// The document and its verdict.
+    pub checked: Checked,
 }
 
 /// Validates every manifest against the CRDs as creates. `Err` when the CRDs cannot be used
@@ -230,6 +280,24 @@ pub fn validate_with_progress(
     request: &Request,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Report, Diagnostics> {
+    let (mut findings, mut documents) = (Vec::new(), Vec::new());
+    let mut report = validate_each(request, progress, &mut |validated| {
+        findings.extend(validated.findings);
+        documents.push(validated.checked);
+    })?;
+    (report.findings, report.documents) = (findings, documents);
+    Ok(report)
+}
+
+/// [`validate_with_progress`], each document's findings and verdict handed to `each` in input
+/// order as soon as the documents before it are done, and not kept: the report then has its
+/// [`Counts`] but no findings or documents, and a run's memory does not grow with them (what
+/// the CLI's human and JSON outputs print as they go).
+pub fn validate_each(
+    request: &Request,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    each: &mut dyn FnMut(Validated),
+) -> Result<Report, Diagnostics> {
     let started = Instant::now();
     let jobs = crate::parallel::threads(request.jobs);
     let mut diags = Vec::new();
@@ -242,9 +310,10 @@ pub fn validate_with_progress(
     // The manifests first: the types they name are all of the CRDs that is kept.
     let mut files = native_warnings;
     let read_started = Instant::now();
-    let manifests = read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut files);
+    let mut needed = HashSet::new();
+    let manifests =
+        read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut needed, &mut files);
     let reading_manifests = read_started.elapsed();
-    let needed: HashSet<(String, String)> = manifests.iter().flat_map(|m| m.types.iter().cloned()).collect();
     // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
     let crds = match request.crds.is_empty() {
         true => Vec::new(),
@@ -257,32 +326,34 @@ pub fn validate_with_progress(
     let loading_crds = started.elapsed() - reading_manifests;
     let old = read_old_objects(&request.old, &manifests, jobs, &limits, &mut files);
     schemas.compile_for(&needed, jobs);
-    let total = manifests.iter().map(|m| m.types.len()).sum();
-    let done = AtomicUsize::new(0);
-    let checked = map_documents(&manifests, jobs, |manifest, doc| {
+    let total = manifests.iter().map(|m| m.documents).sum();
+    let validate = |manifest: &Manifest, doc: Document| {
         let (mut findings, checked) = validate_document(&manifest.file, doc, &schemas, &old, &request.policy);
-        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         for f in &mut findings {
             let line = f.pos.and_then(|p| manifest.line(p.line));
             // A long line (a one-line JSON manifest) is not shown: copied into each of its
             // findings, it made many findings quadratic.
             f.source_line = line.filter(|l| l.len() <= MAX_SHOWN_LINE).map(str::to_owned);
         }
-        (findings, checked)
-    });
+        Validated { findings, checked }
+    };
     let mut report = Report { files, files_read: manifests.len(), jobs, loading_crds, ..Report::default() };
-    let mut native_noted = false;
-    for (mut findings, checked) in checked {
-        if let (true, false, Some(first)) = (checked.native, native_noted, findings.first_mut()) {
+    let (mut native_noted, mut done) = (false, 0);
+    each_document(&manifests, jobs, validate, &mut |mut validated: Validated| {
+        if let (true, false, Some(first)) = (validated.checked.native, native_noted, validated.findings.first_mut()) {
             first.note = Some(match first.note.take() {
                 Some(note) => format!("{note}; {NATIVE_KINDS_NOTE}"),
                 None => NATIVE_KINDS_NOTE.to_owned(),
             });
             native_noted = true;
         }
-        report.findings.extend(findings);
-        report.documents.push(checked);
-    }
+        report.counts.add(&validated);
+        each(validated);
+        done += 1;
+        // Here, on the thread that hands documents on in order: a progress line is drawn
+        // between findings printed, never across one.
+        progress(done, total);
+    });
     report.elapsed = started.elapsed();
     Ok(report)
 }
@@ -391,27 +462,25 @@ fn served_crds(
 struct Manifest {
     file: PathBuf,
     text: String,
-    /// Where each line of `text` is (found once: a file's documents are validated apart).
-    lines: Vec<std::ops::Range<usize>>,
-    /// `apiVersion` and `kind` of each document that is not empty, in order.
-    types: Vec<(String, String)>,
+    /// Where each line of `text` starts (found once: a file's documents are validated apart).
+    line_starts: Vec<usize>,
+    /// How many documents are not empty.
+    documents: usize,
 }
 
 impl Manifest {
-    fn new(file: &Path, text: String, types: Vec<(String, String)>) -> Self {
-        let lines = kubeskema::yaml::lines(&text)
-            .iter()
-            .map(|line| {
-                let start = line.as_ptr() as usize - text.as_ptr() as usize;
-                start..start + line.len()
-            })
-            .collect();
-        Manifest { file: file.to_path_buf(), text, lines, types }
+    fn new(file: &Path, text: String, documents: usize) -> Self {
+        let line_starts =
+            kubeskema::yaml::lines(&text).iter().map(|line| line.as_ptr() as usize - text.as_ptr() as usize).collect();
+        Manifest { file: file.to_path_buf(), text, line_starts, documents }
     }
 
-    /// Line `n` (1-based).
+    /// Line `n` (1-based), without its line break.
     fn line(&self, n: usize) -> Option<&str> {
-        self.lines.get(n.checked_sub(1)?).map(|range| &self.text[range.clone()])
+        let start = *self.line_starts.get(n.checked_sub(1)?)?;
+        let end = self.line_starts.get(n).copied().unwrap_or(self.text.len());
+        let line = &self.text[start..end];
+        Some(line.strip_suffix("\r\n").or_else(|| line.strip_suffix(['\n', '\r'])).unwrap_or(line))
     }
 
     /// Hands each document that is not empty to `each`, as it is read.
@@ -426,76 +495,119 @@ impl Manifest {
     }
 }
 
-/// Reads the files and the types of their documents on `jobs` threads; a file that cannot be
-/// read or parsed is reported to `diags` and left out.
-fn read_manifests(files: &[PathBuf], jobs: usize, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> Vec<Manifest> {
-    crate::load::read_each(files, jobs, limits, diags, |file, text, diags| {
-        let mut types = Vec::new();
+/// Reads the files on `jobs` threads, and the types (`apiVersion`, `kind`) their documents
+/// name into `types`; a file that cannot be read or parsed is reported to `diags` and left out.
+fn read_manifests(
+    files: &[PathBuf],
+    jobs: usize,
+    limits: &InputLimits,
+    types: &mut HashSet<(String, String)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Manifest> {
+    let read = crate::load::read_each(files, jobs, limits, diags, |file, text, diags| {
+        let (mut documents, mut types) = (0, HashSet::new());
         let read = parse_text_each(file, &text, diags, &mut |doc| {
             if !doc.value.is_null() {
                 let (api_version, kind, _, _) = object_key(&doc.value);
-                types.push((api_version, kind));
+                types.insert((api_version, kind));
+                documents += 1;
             }
         });
-        read.then(|| Manifest::new(file, text, types))
-    })
+        read.then(|| (Manifest::new(file, text, documents), types))
+    });
+    read.into_iter()
+        .map(|(manifest, file_types)| {
+            types.extend(file_types);
+            manifest
+        })
+        .collect()
 }
 
-/// Documents waiting to be validated, numbered in input order, shared by the threads that take them.
+/// Documents waiting to be validated, numbered in input order, shared by the threads that take
+/// them.
 type Queue<'m> = Arc<Mutex<std::sync::mpsc::Receiver<(usize, &'m Manifest, Document)>>>;
 
-/// `f` of every document that is not empty, in file and document order, on `jobs` threads.
-/// The documents are parsed on this thread as they are needed and validated on `jobs` others,
-/// at most two per thread waiting: what is in memory at once is a few documents, whatever the
-/// input's size. One job parses and validates on this thread alone.
-fn map_documents<R: Send>(manifests: &[Manifest], jobs: usize, f: impl Fn(&Manifest, &Document) -> R + Sync) -> Vec<R> {
-    let inline = || {
-        let mut out = Vec::new();
-        for manifest in manifests {
-            manifest.each_document(&mut |doc| out.push(f(manifest, &doc)));
-        }
-        out
-    };
+/// Hands `f` of every document that is not empty to `each`, in file and document order, `f`
+/// run on `jobs` threads. The documents are parsed on one thread as they are needed, and at
+/// most a few per thread are parsed, waiting or done but not yet handed on: what is in memory
+/// at once is a few documents, whatever the input's size. One job parses and validates on this
+/// thread alone.
+fn each_document<R: Send>(
+    manifests: &[Manifest],
+    jobs: usize,
+    f: impl Fn(&Manifest, Document) -> R + Sync,
+    each: &mut dyn FnMut(R),
+) {
     if jobs <= 1 {
-        return inline();
-    }
-    let (send, receive) = std::sync::mpsc::sync_channel(2 * jobs);
-    let receive: Queue<'_> = Arc::new(Mutex::new(receive));
-    let work = |receive: Queue<'_>| {
-        let mut done = Vec::new();
-        loop {
-            // The lock is held while waiting: the next document goes to whichever thread asked
-            // first.
-            let next = receive.lock().ok().and_then(|r| r.recv().ok());
-            let Some((i, manifest, doc)) = next else { return done };
-            done.push((i, f(manifest, &doc)));
+        for manifest in manifests {
+            manifest.each_document(&mut |doc| each(f(manifest, doc)));
         }
-    };
-    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        return;
+    }
+    // Documents parsed but not yet handed on: a ticket each, returned when it is handed on.
+    let window = 4 * jobs;
+    let (tickets, ticket) = std::sync::mpsc::sync_channel(window);
+    (0..window).for_each(|_| tickets.send(()).unwrap_or_default());
+    let (send, receive) = std::sync::mpsc::sync_channel(window);
+    let receive: Queue<'_> = Arc::new(Mutex::new(receive));
+    let (results, result) = std::sync::mpsc::channel::<(usize, R)>();
+    std::thread::scope(|scope| {
+        let f = &f;
         // The main thread's stack size, as `parallel::map` gives its helpers.
         let workers: Vec<_> = (0..jobs)
             .filter_map(|_| {
-                let receive = Arc::clone(&receive);
-                std::thread::Builder::new().stack_size(8 << 20).spawn_scoped(scope, move || work(receive)).ok()
+                let (receive, results) = (Arc::clone(&receive), results.clone());
+                let work = move || {
+                    // The lock is held while waiting: the next document goes to whichever
+                    // thread asked first.
+                    while let Some((i, manifest, doc)) = receive.lock().ok().and_then(|r| r.recv().ok()) {
+                        if results.send((i, f(manifest, doc))).is_err() {
+                            return;
+                        }
+                    }
+                };
+                std::thread::Builder::new().stack_size(8 << 20).spawn_scoped(scope, work).ok()
             })
             .collect();
-        // Once the workers alone hold the receiving end, a send fails when none is left.
-        drop(receive);
+        // The workers alone hold the queue's receiving end and the results' sending end: when
+        // none is left, the parser's sends and this thread's receives fail instead of waiting.
+        drop((receive, results));
         if workers.is_empty() {
-            return inline().into_iter().enumerate().collect();
+            for manifest in manifests {
+                manifest.each_document(&mut |doc| each(f(manifest, doc)));
+            }
+            return;
         }
-        let mut i = 0;
-        for manifest in manifests {
-            manifest.each_document(&mut |doc| {
-                let _ = send.send((i, manifest, doc));
-                i += 1;
-            });
+        scope.spawn(move || {
+            let mut i = 0;
+            for manifest in manifests {
+                manifest.each_document(&mut |doc| {
+                    // A failed receive or send: the workers or this thread are gone; the
+                    // documents left are not wanted.
+                    if ticket.recv().is_ok() && send.send((i, manifest, doc)).is_ok() {
+                        i += 1;
+                    }
+                });
+            }
+        });
+        // Results come in the order threads finish them, and are handed on in input order.
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0;
+        for (i, r) in result.iter() {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&next) {
+                each(r);
+                next += 1;
+                let _ = tickets.send(());
+            }
         }
-        drop(send);
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        drop(tickets);
+        for worker in workers {
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
     });
-    done.sort_unstable_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// What identifies an object in a cluster: `apiVersion`, `kind`, namespace and name (an
@@ -564,12 +676,16 @@ fn read_old_objects(
 
 fn validate_document(
     file: &Path,
-    doc: &Document,
+    mut doc: Document,
     schemas: &Schemas<'_>,
     old: &HashMap<ObjectKey, Value>,
     policy: &Policy,
 ) -> (Vec<Finding>, Checked) {
-    let key = object_key(&doc.value);
+    // The document's value goes to the validator (a copy would double a large document's
+    // memory); its positions stay.
+    let object = std::mem::take(&mut doc.value);
+    let doc = &doc;
+    let key = object_key(&object);
     let (api_version, kind, _, name) = &key;
     let mut findings = Vec::new();
     let finding = |level, pointer: &str, field: String, kind_of_issue: &str, detail: String, message: String| Finding {
@@ -654,8 +770,8 @@ fn validate_document(
     let previous = old.get(&key);
     checked.update = previous.is_some();
     let outcome: Outcome = match previous {
-        Some(previous) => validator.validate_update(&doc.value, previous),
-        None => validator.validate_create(&doc.value),
+        Some(previous) => validator.validate_update_owned(object, previous),
+        None => validator.validate_create_owned(object),
     };
     for unknown in &outcome.pruned {
         let detail = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
@@ -669,7 +785,8 @@ fn validate_document(
         let note = doc.out_of_range.contains(&pointer).then(|| {
             format!(
                 "{} does not fit a float64, so YAML reads it as a string (as kubectl does); write a number in range",
-                doc.value
+                outcome
+                    .object
                     .pointer(&pointer)
                     .and_then(Value::as_str)
                     .map(|v| v.chars().take(40).collect::<String>())

@@ -134,30 +134,28 @@ fn count(n: usize, what: &str) -> String {
 
 /// `3 errors, 1 warning`: what human output ends with.
 pub fn tally(report: &Report) -> String {
-    let errors = report.findings.iter().filter(|f| f.level == Level::Error).count();
-    format!("{}, {}", count(errors, "error"), count(report.findings.len() - errors, "warning"))
+    format!("{}, {}", count(report.counts.errors, "error"), count(report.counts.warnings, "warning"))
 }
 
 /// The `--summary` line: files read (and those that could not be), documents by verdict,
 /// findings, time; a run that validated nothing says so.
 pub fn summary(report: &Report) -> String {
-    let verdicts = |verdict| report.documents.iter().filter(|d| d.verdict == verdict).count();
+    let counts = &report.counts;
     let seconds = report.elapsed.as_secs_f64();
     let unreadable = report.files.iter().filter(|d| d.is_error()).count();
     let files = match unreadable {
         0 => count(report.files_read, "file"),
         n => format!("{} ({n} could not be read)", count(report.files_read + n, "file")),
     };
-    let nothing =
-        if verdicts(Verdict::Valid) + verdicts(Verdict::Invalid) == 0 { "; nothing was validated" } else { "" };
+    let nothing = if counts.valid + counts.invalid == 0 { "; nothing was validated" } else { "" };
     format!(
         "summary: {files}, {}: {} valid, {} invalid, {} skipped; {}{nothing}; {seconds:.2}s ({:.0} documents/s on {})",
-        count(report.documents.len(), "document"),
-        verdicts(Verdict::Valid),
-        verdicts(Verdict::Invalid),
-        verdicts(Verdict::Skipped),
+        count(counts.documents(), "document"),
+        counts.valid,
+        counts.invalid,
+        counts.skipped,
         tally(report),
-        report.documents.len() as f64 / seconds.max(1e-9),
+        counts.documents() as f64 / seconds.max(1e-9),
         count(report.jobs, "thread"),
     )
 }

@@ -174,6 +174,13 @@ impl<'a> ResourceValidator<'a> {
 
     /// Validates an object as the apiserver does on create.
     pub fn validate_create(&self, object: &Value) -> Outcome {
+        self.run(object.clone(), None)
+    }
+
+    /// [`ResourceValidator::validate_create`] of an object the caller gives up: no copy of it
+    /// is made (a copy costs as much memory as the object); the outcome's `object` is it,
+    /// defaulted and pruned.
+    pub fn validate_create_owned(&self, object: Value) -> Outcome {
         self.run(object, None)
     }
 
@@ -181,6 +188,12 @@ impl<'a> ResourceValidator<'a> {
     /// root metadata's update rules, and ratcheting (semantics §10): value errors about places
     /// that did not change are dropped; list-type errors are skipped when `old` had any.
     pub fn validate_update(&self, object: &Value, old: &Value) -> Outcome {
+        self.validate_update_owned(object.clone(), old)
+    }
+
+    /// [`ResourceValidator::validate_update`] of an object the caller gives up, as
+    /// [`ResourceValidator::validate_create_owned`].
+    pub fn validate_update_owned(&self, object: Value, old: &Value) -> Outcome {
         // The stored object is read back through the same decoding (defaults included).
         let mut old = old.clone();
         if let Some(schema) = self.version.schema.as_ref() {
@@ -190,8 +203,7 @@ impl<'a> ResourceValidator<'a> {
         self.run(object, Some(&old))
     }
 
-    fn run(&self, object: &Value, old: Option<&Value>) -> Outcome {
-        let mut obj = object.clone();
+    fn run(&self, mut obj: Value, old: Option<&Value>) -> Outcome {
         let mut issues = Vec::new();
         let mut pruned = Vec::new();
         if let Some(schema) = self.version.schema.as_ref() {

@@ -637,5 +637,19 @@ fn documents_stream_through_threads_in_input_order() {
         (parts.next().unwrap().to_owned(), parts.next().unwrap().parse::<usize>().unwrap())
     });
     assert_eq!(documents, sorted, "input order");
-    assert_eq!(shown(&with(4)), (findings, documents));
+    assert_eq!(shown(&with(4)), (findings.clone(), documents.clone()));
+    // Handed on as they are done, in the same order, and not kept; the counts agree.
+    let mut streamed = Report::default();
+    let request = Request { manifests: files.clone(), jobs: 4, ..request(OldObjects::None, Policy::default()) };
+    let counted = kubeskema_codegen::manifests::validate_each(&request, &|_, _| {}, &mut |validated| {
+        streamed.findings.extend(validated.findings);
+        streamed.documents.push(validated.checked);
+    })
+    .unwrap();
+    assert!(counted.findings.is_empty() && counted.documents.is_empty());
+    assert_eq!(shown(&streamed), (findings, documents));
+    assert_eq!(counted.counts, one.counts);
+    let errors = one.findings.iter().filter(|f| f.level == Level::Error).count();
+    assert_eq!((one.counts.errors, one.counts.warnings), (errors, one.findings.len() - errors));
+    assert_eq!(one.counts.documents(), one.documents.len());
 }
