@@ -160,10 +160,18 @@ fn main() {
             let json = text.starts_with('{');
             let file: PathBuf = dir.join(if json { "input.json" } else { "input.yaml" });
             std::fs::write(&file, &text).expect("writable");
-            let widgets = root.join("fixtures/manifests/widgets.yaml");
+            // Against an OpenAPI document, a manifest of one object of each of its kinds: every
+            // kind is then inlined (those no document names are not).
+            let kinds = dir.join("kinds.yaml");
+            let mut input_bytes = text.len();
             let request = match command {
                 Command::ValidateSchemas => {
-                    Request { schemas: vec![file.clone()], manifests: vec![widgets], jobs: 1, ..Request::default() }
+                    let objects: String = (0..text.matches(r#""kind":"K"#).count())
+                        .map(|k| format!("---\napiVersion: example.com/v1\nkind: K{k}\nmetadata: {{name: o}}\n"))
+                        .collect();
+                    input_bytes += objects.len();
+                    std::fs::write(&kinds, objects).expect("writable");
+                    Request { schemas: vec![file.clone()], manifests: vec![kinds], jobs: 1, ..Request::default() }
                 }
                 _ => Request { crds: vec![crds.clone()], manifests: vec![file.clone()], jobs: 1, ..Request::default() },
             };
@@ -181,7 +189,7 @@ fn main() {
                     std::hint::black_box(shown);
                 }
             });
-            let _ = write!(line, "  {mib:>2} MiB: {:>5.1}", bytes as f64 / text.len() as f64);
+            let _ = write!(line, "  {mib:>2} MiB: {:>5.1}", bytes as f64 / input_bytes as f64);
         }
         println!("{line}");
     }

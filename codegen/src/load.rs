@@ -21,8 +21,9 @@ use crate::diagnostic::{Diagnostic, Severity};
 pub struct LoadedCrd {
     /// The file, as the user named it (relative paths stay relative).
     pub file: PathBuf,
-    /// The document, with positions: shared by every CRD of a `List` (a copy each made a List
-    /// of n CRDs cost n times its size).
+    /// The document, for positions: shared by every CRD of a `List` (a copy each made a List
+    /// of n CRDs cost n times its size). A CRD that is the whole document took its value
+    /// ([`Crd::raw`]); a `List` keeps its own.
     pub doc: Arc<Document>,
     /// The CRD read from it.
     pub crd: Crd,
@@ -425,8 +426,9 @@ pub fn load_crds_then<T: Send>(
 ) -> (Vec<T>, Vec<PathBuf>) {
     let files = expand_paths(paths, diags);
     let out = read_each(&files, jobs, limits, diags, |file, text, diags| {
-        let crds = crds_of_file(file, &text, skip_non_crds, diags);
-        crds.into_iter().map(|loaded| then(loaded, diags)).collect::<Vec<T>>()
+        let mut out = Vec::new();
+        crds_of_file(file, &text, skip_non_crds, diags, &mut |loaded, diags| out.push(then(loaded, diags)));
+        out
     });
     // An empty folder (or one of other files) gives nothing to check or generate: say so
     // rather than succeed with nothing.
@@ -446,21 +448,31 @@ pub fn load_crds_then<T: Send>(
     (out, files)
 }
 
-fn crds_of_file(file: &Path, text: &str, skip_non_crds: bool, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
-    let mut out = Vec::new();
-    let Some(docs) = parse_text(file, text, diags) else { return out };
-    for doc in docs {
-        crds_of_document(file, doc, skip_non_crds, &mut out, diags);
-    }
+/// Hands each CRD of the file to `each` as soon as its document is read (a file of many CRDs
+/// is never in memory at once), the problems found so far beside it.
+fn crds_of_file(
+    file: &Path,
+    text: &str,
+    skip_non_crds: bool,
+    diags: &mut Vec<Diagnostic>,
+    each: &mut dyn FnMut(LoadedCrd, &mut Vec<Diagnostic>),
+) {
+    let (mut found, mut syntax) = (0, Vec::new());
+    let read = parse_text_each(file, text, &mut syntax, &mut |doc| {
+        let mut crds = Vec::new();
+        crds_of_document(file, doc, skip_non_crds, &mut crds, diags);
+        found += crds.len();
+        crds.into_iter().for_each(|loaded| each(loaded, diags));
+    });
+    diags.extend(syntax);
     // With skip_non_crds a file of other objects is expected in a bundle; otherwise a file
     // with no CRD at all is almost always a wrong path.
-    if out.is_empty() && !skip_non_crds {
+    if read && found == 0 && !skip_non_crds {
         diags.push(
             Diagnostic::file_error(file, None, "NoCrd", "no CustomResourceDefinition in this file")
                 .with_help("CRDs have `apiVersion: apiextensions.k8s.io/v1` and `kind: CustomResourceDefinition`"),
         );
     }
-    out
 }
 
 fn crds_of_document(
@@ -518,7 +530,8 @@ fn crds_of_document(
             .with_help("remove one of the two keys"),
         );
     }
-    let (crd, errors) = Crd::parse(&doc.value);
+    let mut doc = doc;
+    let (crd, errors) = Crd::parse_owned(std::mem::take(&mut doc.value));
     let loaded = LoadedCrd { file: file.to_owned(), doc: Arc::new(doc), crd, base: String::new() };
     report_parse_errors(&loaded, errors, diags);
     out.push(loaded);

@@ -302,18 +302,20 @@ pub fn validate_each(
     let jobs = crate::parallel::threads(request.jobs);
     let mut diags = Vec::new();
     let limits = InputLimits::new(request.limits.per_file, request.limits.per_run);
-    let mut native_diags = Vec::new();
-    let natives = crate::native::load(&request.schemas, jobs, &limits, &mut native_diags);
-    // The OpenAPI documents' warnings (a schema cut short) are the report's; their errors stop it.
-    let (native_errors, native_warnings): (Vec<_>, Vec<_>) = native_diags.into_iter().partition(Diagnostic::is_error);
-    diags.extend(native_errors);
-    // The manifests first: the types they name are all of the CRDs that is kept.
-    let mut files = native_warnings;
+    // The manifests first: the types they name are all of the CRDs and native kinds that is
+    // kept.
+    let mut files = Vec::new();
     let read_started = Instant::now();
     let mut needed = HashSet::new();
     let manifests =
         read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut needed, &mut files);
     let reading_manifests = read_started.elapsed();
+    let mut native_diags = Vec::new();
+    let natives = crate::native::load(&request.schemas, jobs, &limits, &needed, &mut native_diags);
+    // The OpenAPI documents' warnings (a schema cut short) are the report's; their errors stop it.
+    let (native_errors, native_warnings): (Vec<_>, Vec<_>) = native_diags.into_iter().partition(Diagnostic::is_error);
+    diags.extend(native_errors);
+    files.splice(0..0, native_warnings);
     // Native kinds alone need no CRD (and `load_crds` rightly refuses to find none).
     let crds = match request.crds.is_empty() {
         true => Vec::new(),

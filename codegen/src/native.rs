@@ -8,7 +8,7 @@
 //! carries. What the documents do carry is checked: types, required fields, enums, formats,
 //! list types, unknown fields.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use kubeskema::crd::Crd;
@@ -62,20 +62,36 @@ const KEPT_KEYS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-/// The native kinds of the OpenAPI documents in `paths` (files or folders; JSON or YAML).
-/// A document that is not OpenAPI v3 with `components.schemas` is reported to `diags`.
+/// The native kinds of the OpenAPI documents in `paths` (files or folders; JSON or YAML) that
+/// are `needed` (`apiVersion`, `kind`): only those are inlined and kept (a document holds
+/// dozens of kinds, and a run validates a few). A document that is not OpenAPI v3 with
+/// `components.schemas` is reported to `diags`.
 pub fn load(
     paths: &[PathBuf],
     jobs: usize,
     limits: &crate::load::InputLimits,
+    needed: &HashSet<(String, String)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<NativeKind> {
     let files = crate::load::expand_paths(paths, diags);
-    crate::load::read_each(&files, jobs, limits, diags, |file, text, diags| kinds_of_file(file, &text, diags))
+    crate::load::read_each(&files, jobs, limits, diags, |file, text, diags| kinds_of_file(file, &text, needed, diags))
 }
 
-fn kinds_of_file(file: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
-    let Some(documents) = crate::load::parse_text(file, text, diags) else { return Vec::new() };
+fn kinds_of_file(
+    file: &Path,
+    text: &str,
+    needed: &HashSet<(String, String)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<NativeKind> {
+    // Each document's start is the only place said (positions would double its memory).
+    let mut documents = Vec::new();
+    let read = crate::load::parse_text_each(file, text, diags, &mut |mut doc| {
+        doc.forget_positions();
+        documents.push(doc);
+    });
+    if !read {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for doc in documents.iter().filter(|d| !d.value.is_null()) {
         let Some(schemas) = doc.value.pointer("/components/schemas").and_then(Value::as_object) else {
@@ -98,7 +114,8 @@ fn kinds_of_file(file: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Na
             for gvk in schema.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
                 let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
                 let (group, version, kind) = (text("group"), text("version"), text("kind"));
-                if version.is_empty() || kind.is_empty() {
+                let api_version = kubeskema::crd::api_version(&group, &version);
+                if version.is_empty() || kind.is_empty() || !needed.contains(&(api_version, kind.clone())) {
                     continue;
                 }
                 let mut inliner = Inliner::new(schemas, name, &mut budget);
@@ -332,7 +349,10 @@ fn crd(group: &str, version: &str, kind: &str, plural: &str, namespaced: bool, s
             "versions": [{"name": version, "served": true, "storage": true, "schema": {"openAPIV3Schema": schema}}],
         },
     });
-    Crd::parse(&document).0
+    let mut crd = Crd::parse(&document).0;
+    // Validators need the typed schema only; the JSON would double what a kind takes.
+    crd.raw = Value::Null;
+    crd
 }
 
 #[cfg(test)]

@@ -241,10 +241,12 @@ pub fn check(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
 
 fn check_phases(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let (crds, _) = load_crds(paths, skip_non_crds, 0, &crate::load::InputLimits::default(), &mut diags);
-    for loaded in &crds {
-        check_crd(loaded, &mut diags);
-    }
+    // Each CRD checked as soon as its file is read, and dropped: the documents of every file
+    // are never in memory at once.
+    let limits = crate::load::InputLimits::default();
+    crate::load::load_crds_then(paths, skip_non_crds, 0, &limits, &mut diags, |loaded, diags| {
+        with_deep_stack(|| check_crd(&loaded, diags));
+    });
     diags.sort_by_key(|d| d.severity);
     diags
 }

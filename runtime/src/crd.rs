@@ -93,6 +93,18 @@ fn strings_at(v: &Value, pointer: &str) -> Vec<String> {
 impl Crd {
     /// Reads a CRD document; `errors` lists every field that is missing or of the wrong shape.
     pub fn parse(doc: &Value) -> (Crd, Vec<ParseError>) {
+        Crd::parse_owned(doc.clone())
+    }
+
+    /// [`Crd::parse`] of a document the caller gives up: it becomes [`Crd::raw`] without a
+    /// copy (a copy of a large CRD costs as much memory as the CRD).
+    pub fn parse_owned(doc: Value) -> (Crd, Vec<ParseError>) {
+        let (mut crd, errors) = Crd::read(&doc);
+        crd.raw = doc;
+        (crd, errors)
+    }
+
+    fn read(doc: &Value) -> (Crd, Vec<ParseError>) {
         let mut errors = Vec::new();
         let mut required = |pointer: &str, what: &str| -> String {
             match str_at(doc, pointer) {
@@ -178,7 +190,7 @@ impl Crd {
                     .unwrap_or_default(),
             });
         }
-        let crd = Crd { api_version, name, group, names, scope, preserve_unknown_fields, versions, raw: doc.clone() };
+        let crd = Crd { api_version, name, group, names, scope, preserve_unknown_fields, versions, raw: Value::Null };
         (crd, errors)
     }
 

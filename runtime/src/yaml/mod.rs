@@ -101,6 +101,13 @@ impl Document {
         }
     }
 
+    /// Drops the positions of the document's nodes, which take more memory than its value:
+    /// [`Document::position`] then finds nothing, and [`Document::nearest_position`] gives the
+    /// document's start.
+    pub fn forget_positions(&mut self) {
+        self.tree = None;
+    }
+
     /// The node at a JSON pointer, with the position of its mapping key.
     fn find(&self, pointer: &str) -> Option<(&Node, Option<Place>)> {
         let mut node = self.tree.as_ref()?;
