@@ -343,6 +343,37 @@ mod tests {
         }
     }
 
+    fn any_json() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            (-1e300..1e300f64).prop_map(serde_json::Value::from),
+            any::<String>().prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(6, 64, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8).prop_map(serde_json::Value::from),
+                proptest::collection::btree_map(any::<String>(), inner, 0..8)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Whatever serde_json writes (compact or pretty, escapes and all), the reader reads back
+        /// as the same value, as Go's decoder would.
+        #[test]
+        fn what_serde_json_writes_reads_back(value in any_json()) {
+            let text = format!("{{\"v\": {}}}\n{{\"w\": {:#}}}", value, value);
+            let docs = parse_json_documents(&text).unwrap();
+            proptest::prop_assert_eq!(&docs[0].value["v"], &value);
+            proptest::prop_assert_eq!(&docs[1].value["w"], &value);
+        }
+    }
+
     /// A one-line JSON document is read without holding its tokens: the YAML scanner held a
     /// whole line of them (a flow collection might be a key), 200 bytes per input byte.
     #[test]
