@@ -210,10 +210,15 @@ pub fn parse_text(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Optio
     parse_text_each(path, text, diags, &mut |doc| documents.push(doc)).then_some(documents)
 }
 
+/// Whether a file is read as JSON: a `.json` file, or a text kubectl reads as JSON.
+pub fn reads_as_json(path: &Path, text: &str) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || yaml::looks_like_json(text)
+}
+
 /// [`parse_text`] one document at a time: each is handed to `each` as soon as it is read, and
 /// none is kept. Returns whether the whole text could be read (a syntax error is in `diags`).
 pub fn parse_text_each(path: &Path, text: &str, diags: &mut Vec<Diagnostic>, each: &mut dyn FnMut(Document)) -> bool {
-    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || yaml::looks_like_json(text);
+    let json = reads_as_json(path, text);
     yaml::parse_each(text, json, each)
         .map_err(|e| {
             diags.push(Diagnostic::file_error(

@@ -507,6 +507,12 @@ fn read_manifests(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Manifest> {
     let read = crate::load::read_each(files, jobs, limits, diags, |file, text, diags| {
+        // YAML's types are read from its events alone where they can be (half a parse).
+        let scanned = (!crate::load::reads_as_json(file, &text)).then(|| kubeskema::yaml::scan_types(&text)).flatten();
+        if let Some(scanned) = scanned {
+            let documents = scanned.len();
+            return Some((Manifest::new(file, text, documents), scanned.into_iter().collect()));
+        }
         let (mut documents, mut types) = (0, HashSet::new());
         let read = parse_text_each(file, &text, diags, &mut |doc| {
             if !doc.value.is_null() {
@@ -547,7 +553,7 @@ fn each_document<R: Send>(
         return;
     }
     // Documents parsed but not yet handed on: a ticket each, returned when it is handed on.
-    let window = 4 * jobs;
+    let window = 64 * jobs;
     let (tickets, ticket) = std::sync::mpsc::sync_channel(window);
     (0..window).for_each(|_| tickets.send(()).unwrap_or_default());
     let (send, receive) = std::sync::mpsc::sync_channel(window);
