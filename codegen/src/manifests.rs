@@ -546,11 +546,13 @@ fn each_document<R: Send>(
     f: impl Fn(&Manifest, Document) -> R + Sync,
     each: &mut dyn FnMut(R),
 ) {
-    if jobs <= 1 {
+    let on_this_thread = |each: &mut dyn FnMut(R)| {
         for manifest in manifests {
             manifest.each_document(&mut |doc| each(f(manifest, doc)));
         }
-        return;
+    };
+    if jobs <= 1 {
+        return on_this_thread(each);
     }
     // Documents parsed but not yet handed on: a ticket each, returned when it is handed on.
     let window = 64 * jobs;
@@ -581,10 +583,7 @@ fn each_document<R: Send>(
         // none is left, the parser's sends and this thread's receives fail instead of waiting.
         drop((receive, results));
         if workers.is_empty() {
-            for manifest in manifests {
-                manifest.each_document(&mut |doc| each(f(manifest, doc)));
-            }
-            return;
+            return on_this_thread(each);
         }
         scope.spawn(move || {
             let mut i = 0;
