@@ -62,7 +62,7 @@ fn golden(out: &Path) {
 }
 
 fn corpus(out: &Path) {
-    use kubeskema_codegen::pipeline::{self, Options, module_name};
+    use kubeskema_codegen::__internal::pipeline::{self, Options, module_name};
     let corpus = match std::env::var_os("KUBESKEMA_CORPUS") {
         Some(p) => PathBuf::from(p),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),

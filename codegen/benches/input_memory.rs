@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kubeskema_codegen::manifests::{Request, validate_each};
+use kubeskema_codegen::__internal::manifests::{Request, validate_each};
 
 #[path = "../../bench/benches/counting_allocator/mod.rs"]
 mod counting_allocator;
@@ -177,12 +177,15 @@ fn main() {
             };
             let bytes = peak(|| match command {
                 Command::Check => {
-                    std::hint::black_box(kubeskema_codegen::pipeline::check(std::slice::from_ref(&file), false));
+                    std::hint::black_box(kubeskema_codegen::__internal::pipeline::check(
+                        std::slice::from_ref(&file),
+                        false,
+                    ));
                 }
                 _ => {
                     // As the CLI's human output: each finding formatted, printed, dropped.
                     let mut shown = 0;
-                    let print = &mut |validated: kubeskema_codegen::manifests::Validated| {
+                    let print = &mut |validated: kubeskema_codegen::__internal::manifests::Validated| {
                         shown += validated.findings.iter().map(|f| f.human().len()).sum::<usize>();
                     };
                     let _ = std::hint::black_box(validate_each(&request, &|_, _| {}, print));

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kubeskema_codegen::manifests::{Request, validate_request};
+use kubeskema_codegen::__internal::manifests::{Request, validate_request};
 
 fn corpus() -> PathBuf {
     std::env::var_os("KUBESKEMA_CORPUS")
@@ -20,11 +20,13 @@ fn corpus() -> PathBuf {
 /// `validate`, as it should).
 fn accepted_crd_files(crds: &Path) -> Vec<PathBuf> {
     let mut io = Vec::new();
-    let files = kubeskema_codegen::load::expand_paths(&[crds.to_path_buf()], &mut io);
+    let files = kubeskema_codegen::__internal::load::expand_paths(&[crds.to_path_buf()], &mut io);
     files
         .into_iter()
         .filter(|file| {
-            !kubeskema_codegen::pipeline::check(std::slice::from_ref(file), true).iter().any(|d| d.is_error())
+            !kubeskema_codegen::__internal::pipeline::check(std::slice::from_ref(file), true)
+                .iter()
+                .any(|d| d.is_error())
         })
         .collect()
 }

@@ -91,7 +91,7 @@ pub struct ValidateArgs {
     /// What to print: compiler-style diagnostics, one JSON object per finding per line, a
     /// SARIF 2.1.0 log (GitHub code scanning) or a JUnit XML report.
     #[arg(long, value_enum, default_value = "human")]
-    pub output: crate::report::Format,
+    pub output: crate::validate::report::Format,
     /// Validate as updates: documents whose apiVersion, kind, namespace and name match an old
     /// object in these files or folders run transition rules and ratcheting against it.
     #[arg(long, value_name = "PATH", conflicts_with = "old_ref")]
@@ -251,7 +251,7 @@ pub fn run(args: Args) -> i32 {
                 generation.modules.len(),
                 started.elapsed()
             );
-            let cel = crate::emit_cel::CelCount::of(&generation.modules);
+            let cel = crate::emit::CelCount::of(generation.modules.iter().map(|m| &m.cel));
             if cel.native + cel.interpreted.len() > 0 {
                 eprintln!("{}", cel.summary());
                 for (owner, rule, reason) in &cel.interpreted {
@@ -267,7 +267,7 @@ pub fn run(args: Args) -> i32 {
             let diags = pipeline::check(&paths, skip_non_crds);
             for d in &diags {
                 if json {
-                    say(crate::report::json_text(&check_json(d), false));
+                    say(crate::validate::report::json_text(&check_json(d), false));
                 } else {
                     say(d);
                 }
@@ -286,8 +286,8 @@ pub fn run(args: Args) -> i32 {
 /// `cargo kubeskema validate`: exit status 0 when nothing fails, 1 when an error (or, with
 /// `--deny-warnings`, a warning) is found, 2 when the CRDs or a manifest cannot be used.
 fn validate(args: ValidateArgs) -> i32 {
-    use crate::manifests::{Level, OldObjects, Policy, Request};
-    use crate::report::Format;
+    use crate::validate::manifests::{Level, OldObjects, Policy, Request};
+    use crate::validate::report::Format;
     let stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
     if [stdin(&args.crds), stdin(&args.manifests), stdin(&args.old)].iter().filter(|&&s| s).count() > 1 {
         eprintln!(
@@ -316,9 +316,9 @@ fn validate(args: ValidateArgs) -> i32 {
             ignore_missing_schemas: args.ignore_missing_schemas,
         },
         jobs: args.jobs,
-        limits: crate::manifests::Limits { per_file: args.max_file_size, per_run: args.max_input_size },
+        limits: crate::validate::manifests::Limits { per_file: args.max_file_size, per_run: args.max_input_size },
     };
-    let progress = crate::report::Progress::on_terminal();
+    let progress = crate::validate::report::Progress::on_terminal();
     let draw = |done, total| {
         if let Some(p) = &progress {
             p.update(done, total);
@@ -326,20 +326,20 @@ fn validate(args: ValidateArgs) -> i32 {
     };
     // Human and JSON findings are printed as each document is done (in input order) and not
     // kept; SARIF and JUnit are one document each, written at the end.
-    let print = |validated: crate::manifests::Validated| {
+    let print = |validated: crate::validate::manifests::Validated| {
         if let Some(p) = progress.as_ref().filter(|_| !validated.findings.is_empty()) {
             p.finish();
         }
         for f in &validated.findings {
             match args.output {
-                Format::Json => say(crate::report::json_text(&f.to_json(), false)),
+                Format::Json => say(crate::validate::report::json_text(&f.to_json(), false)),
                 _ => say(format!("{}\n", f.human())),
             }
         }
     };
     let result = match args.output {
-        Format::Human | Format::Json => crate::manifests::validate_each(&request, &draw, &mut { print }),
-        Format::Sarif | Format::Junit => crate::manifests::validate_with_progress(&request, &draw),
+        Format::Human | Format::Json => crate::validate::manifests::validate_each(&request, &draw, &mut { print }),
+        Format::Sarif | Format::Junit => crate::validate::manifests::validate_with_progress(&request, &draw),
     };
     if let Some(p) = &progress {
         p.finish();
@@ -350,10 +350,12 @@ fn validate(args: ValidateArgs) -> i32 {
             eprintln!("{diags}");
             // A CI step uploads the document whatever the exit status: it is always written,
             // the CRD and file problems its results.
-            let report = crate::manifests::Report { files: diags.0, ..Default::default() };
+            let report = crate::validate::manifests::Report { files: diags.0, ..Default::default() };
             match args.output {
-                Format::Sarif => say(crate::report::json_text(&crate::report::sarif(&report), true)),
-                Format::Junit => say(crate::report::junit(&report).trim_end()),
+                Format::Sarif => {
+                    say(crate::validate::report::json_text(&crate::validate::report::sarif(&report), true))
+                }
+                Format::Junit => say(crate::validate::report::junit(&report).trim_end()),
                 Format::Human | Format::Json => {}
             }
             return 2;
@@ -370,18 +372,18 @@ fn validate(args: ValidateArgs) -> i32 {
         // the CI log.
         Format::Sarif => {
             report.files.iter().for_each(|d| eprintln!("{d}"));
-            say(crate::report::json_text(&crate::report::sarif(&report), true));
+            say(crate::validate::report::json_text(&crate::validate::report::sarif(&report), true));
         }
         Format::Junit => {
             report.files.iter().for_each(|d| eprintln!("{d}"));
-            say(crate::report::junit(&report).trim_end());
+            say(crate::validate::report::junit(&report).trim_end());
         }
     }
     if args.output == Format::Human {
-        eprintln!("{}", crate::report::tally(&report));
+        eprintln!("{}", crate::validate::report::tally(&report));
     }
     if args.summary {
-        eprintln!("{}", crate::report::summary(&report));
+        eprintln!("{}", crate::validate::report::summary(&report));
     }
     if report.files.iter().any(Diagnostic::is_error) {
         2

@@ -1,9 +1,11 @@
 //! kubeskema-codegen: Kubernetes CustomResourceDefinitions → Rust types whose
 //! `#[kubeskema(...)]` attributes carry every schema constraint, for the `kubeskema` derives.
 //!
-//! The phases, one module each: [`load`] (files → CRDs, the only file reading) → [`check`]
-//! (the apiserver's structural rules) → [`model`] (types, sharing, names) → [`emit`] (tokens
-//! → source) → [`write`](mod@write) (`OUT_DIR` for build.rs, or a whole crate).
+//! Two programs share the crate. `generate`: `load` (files → CRDs, the only file reading) →
+//! `check/` (the apiserver's CRD rules) → `model/` (types, sharing, names) → `emit/` (tokens →
+//! source) → `write` (`OUT_DIR` for build.rs, or a whole crate), run in order by `pipeline`.
+//! `validate/`: manifests against CRDs, behind `cargo kubeskema validate`. ARCHITECTURE.md walks
+//! the rooms.
 //!
 //! From build.rs, the one-line form:
 //!
@@ -17,22 +19,15 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod check;
-mod check_defaults;
-mod check_rules;
+mod check;
 pub mod cli;
-pub mod diagnostic;
-pub mod emit;
-pub mod emit_cel;
-pub mod load;
-pub mod manifests;
-pub mod model;
-mod names;
-pub mod native;
-pub mod parallel;
-pub mod pipeline;
-pub mod report;
-pub mod write;
+mod diagnostic;
+mod emit;
+mod load;
+mod model;
+mod pipeline;
+mod validate;
+mod write;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use pipeline::{GeneratedModule, Generation};
@@ -42,4 +37,35 @@ pub use write::{Config, Dependency};
 /// Same as `Config::new().crds(paths).generate()`.
 pub fn generate<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<(), Diagnostics> {
     Config::new().crds(paths).generate().map(|_| ())
+}
+
+/// What the project's own tests, benchmarks and fuzz targets reach beyond the public API: the
+/// phases one at a time. Unstable: anything here may change in any release.
+#[doc(hidden)]
+pub mod __internal {
+    #![allow(missing_docs)]
+    pub mod check {
+        pub use crate::check::*;
+    }
+    pub mod emit {
+        pub use crate::emit::*;
+    }
+    pub mod load {
+        pub use crate::load::*;
+    }
+    pub mod manifests {
+        pub use crate::validate::manifests::*;
+    }
+    pub mod native {
+        pub use crate::validate::native::*;
+    }
+    pub mod pipeline {
+        pub use crate::pipeline::*;
+    }
+    pub mod report {
+        pub use crate::validate::report::*;
+    }
+    pub mod write {
+        pub use crate::write::*;
+    }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::check::check_crd;
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
-use crate::emit_cel::CelCount;
+use crate::emit::CelCount;
 use crate::load::{LoadedCrd, load_crds};
 use crate::model::ModuleBuilder;
 
@@ -83,7 +83,7 @@ pub fn module_name(s: &str) -> String {
         out.insert(0, '_');
     }
     // A keyword (a version may be `if`) or a crate's name the generated code uses.
-    if crate::names::is_keyword(&out) || ["core", "std"].contains(&out.as_str()) {
+    if crate::model::names::is_keyword(&out) || ["core", "std"].contains(&out.as_str()) {
         out.push('_');
     }
     out
@@ -155,7 +155,7 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
     // Distinct groups can map to one module name (`foo-bar.example.com`,
     // `foo.bar.example.com`): later ones, in the groups' sorted order, get `_2`, `_3`, ...
     let mut group_modules: BTreeMap<&String, String> = BTreeMap::new();
-    let mut taken = crate::names::Taken::default();
+    let mut taken = crate::model::names::Taken::default();
     for (group, _) in modules.keys() {
         if !group_modules.contains_key(group) {
             group_modules.insert(group, taken.claim(&module_name(group), |base, n| format!("{base}_{n}")));

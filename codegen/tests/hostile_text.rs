@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use kubeskema_codegen::pipeline::{Options, run};
+use kubeskema_codegen::__internal::pipeline::{Options, run};
 use proptest::prelude::*;
 use serde_json::json;
 

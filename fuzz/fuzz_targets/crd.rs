@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use kubeskema_codegen::pipeline::{self, Options};
+use kubeskema_codegen::__internal::pipeline::{self, Options};
 use libfuzzer_sys::fuzz_target;
 
 /// One file per fuzzing process: the pipeline reads CRDs from paths.

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use kubeskema_codegen::pipeline::{self, Options};
+use kubeskema_codegen::__internal::pipeline::{self, Options};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use kubeskema_codegen::pipeline::{self, Options};
+use kubeskema_codegen::__internal::pipeline::{self, Options};
 
 fn fixtures() -> Vec<PathBuf> {
     let root = kubeskema_tests::repo_dir().join("fixtures");

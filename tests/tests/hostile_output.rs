@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use kubeskema_codegen::manifests::{Request, validate_request};
+use kubeskema_codegen::__internal::manifests::{Request, validate_request};
 
 /// What an attacker puts in a string.
 const FORGED: &str =
@@ -58,7 +58,7 @@ fn text_from_input_is_printable_in_every_output() {
     let mut outputs: Vec<(String, String)> = Vec::new();
     for f in &report.findings {
         outputs.push(("human".into(), f.human()));
-        let json = kubeskema_codegen::report::json_text(&f.to_json(), false);
+        let json = kubeskema_codegen::__internal::report::json_text(&f.to_json(), false);
         let back: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(back, f.to_json(), "the JSON line carries the same value");
         outputs.push(("json".into(), json));
@@ -66,10 +66,12 @@ fn text_from_input_is_printable_in_every_output() {
     for d in &report.files {
         outputs.push(("file problem".into(), d.to_string()));
     }
-    outputs
-        .push(("sarif".into(), kubeskema_codegen::report::json_text(&kubeskema_codegen::report::sarif(&report), true)));
-    outputs.push(("junit".into(), kubeskema_codegen::report::junit(&report)));
-    outputs.push(("summary".into(), kubeskema_codegen::report::summary(&report)));
+    outputs.push((
+        "sarif".into(),
+        kubeskema_codegen::__internal::report::json_text(&kubeskema_codegen::__internal::report::sarif(&report), true),
+    ));
+    outputs.push(("junit".into(), kubeskema_codegen::__internal::report::junit(&report)));
+    outputs.push(("summary".into(), kubeskema_codegen::__internal::report::summary(&report)));
     let forged_seen = outputs.iter().filter(|(_, text)| text.contains("forged")).count();
     assert!(forged_seen >= 5, "the hostile strings are printed (escaped), not dropped");
     for (what, text) in &outputs {
@@ -89,7 +91,7 @@ fn crd_check_diagnostics_are_printable() {
     );
     let file = dir.join("crd.yaml");
     std::fs::write(&file, crd).unwrap();
-    let diags = kubeskema_codegen::pipeline::check(&[file], false);
+    let diags = kubeskema_codegen::__internal::pipeline::check(&[file], false);
     assert!(diags.len() >= 2, "{diags:#?}");
     for d in &diags {
         let text = d.to_string();

@@ -6,8 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
+use kubeskema_codegen::__internal::manifests::{
+    Finding, Level, OldObjects, Policy, Report, Request, Verdict, validate_request,
+};
 use kubeskema_codegen::cli::{CargoCli, run};
-use kubeskema_codegen::manifests::{Finding, Level, OldObjects, Policy, Report, Request, Verdict, validate_request};
 
 fn fixture(rel: &str) -> PathBuf {
     kubeskema_tests::repo_dir().join("fixtures/ci").join(rel)
@@ -157,7 +159,7 @@ fn old_ref_reads_each_odd_file_name_as_itself() {
         std::fs::remove_file(&manifest).unwrap();
     }
     let outside = temp_dir("old-ref-outside");
-    let problem = kubeskema_codegen::load::git_revision_problem("HEAD", &outside.join("x.yaml"));
+    let problem = kubeskema_codegen::__internal::load::git_revision_problem("HEAD", &outside.join("x.yaml"));
     // A temp folder inside a repository (unusual) is not what this checks.
     if let Some(problem) = problem.filter(|_| !std::path::Path::new("/tmp/.git").exists()) {
         assert!(problem.contains("not in a git repository"), "{problem}");
@@ -269,7 +271,7 @@ fn native_kinds_validate_against_openapi_documents() {
             "10:3 Error FieldValueTypeInvalid spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"",
         ]
     );
-    assert_eq!(found.findings[0].note.as_deref(), Some(kubeskema_codegen::manifests::NATIVE_KINDS_NOTE));
+    assert_eq!(found.findings[0].note.as_deref(), Some(kubeskema_codegen::__internal::manifests::NATIVE_KINDS_NOTE));
     assert_eq!(found.findings[1].note, None, "once per run");
     assert!(found.documents[0].native);
 
@@ -316,7 +318,7 @@ fn every_core_gives_the_same_report_in_input_order() {
     assert!(one.documents.len() > 4, "{} documents", one.documents.len());
     assert_eq!(one.documents, four.documents);
     assert_eq!(one.findings, four.findings);
-    let summary = kubeskema_codegen::report::summary(&four);
+    let summary = kubeskema_codegen::__internal::report::summary(&four);
     assert!(
         summary.starts_with(&format!("summary: {} files, {} documents: ", four.files_read, four.documents.len())),
         "{summary}"
@@ -335,7 +337,7 @@ fn sarif_output_has_sarif_2_1_0_structure() {
     let mut report = report(&request);
     // As the CLI prints it when run from the repository's root.
     report.findings.iter_mut().for_each(|f| f.file = manifest.clone());
-    let log = kubeskema_codegen::report::sarif(&report);
+    let log = kubeskema_codegen::__internal::report::sarif(&report);
     assert_eq!(log["version"], "2.1.0");
     assert!(log["$schema"].as_str().is_some_and(|s| s.contains("sarif-2.1.0")));
     let runs = log["runs"].as_array().expect("runs");
@@ -394,7 +396,7 @@ fn a_schema_cut_short_is_a_finding_and_the_summary_counts_unreadable_files() {
     assert_eq!(cut[0].level, Level::Warning);
     assert!(cut[0].message.contains("values below the cut were not checked"), "{}", cut[0].message);
     assert!(found.files.iter().any(|d| d.kind == "SchemaTooLarge"), "{:?}", found.files);
-    let summary = kubeskema_codegen::report::summary(&found);
+    let summary = kubeskema_codegen::__internal::report::summary(&found);
     assert!(summary.starts_with("summary: 2 files (1 could not be read), 1 document"), "{summary}");
     let nothing = report(&Request {
         crds: vec![fixture("crds")],
@@ -402,7 +404,7 @@ fn a_schema_cut_short_is_a_finding_and_the_summary_counts_unreadable_files() {
         jobs: 1,
         ..Request::default()
     });
-    let summary = kubeskema_codegen::report::summary(&nothing);
+    let summary = kubeskema_codegen::__internal::report::summary(&nothing);
     assert!(summary.contains("nothing was validated"), "{summary}");
 }
 
@@ -426,7 +428,7 @@ fn input_past_the_limits_is_refused_naming_the_file_and_the_limit() {
     let with = |per_file: u64, per_run: u64| {
         report(&Request {
             manifests: files.clone(),
-            limits: kubeskema_codegen::manifests::Limits { per_file, per_run },
+            limits: kubeskema_codegen::__internal::manifests::Limits { per_file, per_run },
             jobs: 4,
             ..request(OldObjects::None, Policy::default())
         })
@@ -526,11 +528,11 @@ fn ci_documents_are_written_when_the_run_cannot_start() {
             Request { crds: crds.clone(), manifests: vec![fixture("manifests")], jobs: 1, ..Request::default() };
         let Err(diags) = validate_request(&request) else { panic!("{crds:?}: the run starts") };
         let report = Report { files: diags.0, ..Report::default() };
-        let log = kubeskema_codegen::report::sarif(&report);
+        let log = kubeskema_codegen::__internal::report::sarif(&report);
         let problems = sarif_shape_problems(&log);
         assert!(problems.is_empty(), "{crds:?}: {problems:?}\n{log:#}");
         assert!(!log["runs"][0]["results"].as_array().unwrap().is_empty(), "{crds:?}: the problems are results");
-        let xml = kubeskema_codegen::report::junit(&report);
+        let xml = kubeskema_codegen::__internal::report::junit(&report);
         let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
         assert!(doc.descendants().any(|n| n.has_tag_name("error")), "{xml}");
     }
@@ -550,7 +552,7 @@ fn junit_output_parses_back() {
     request.manifests.push(odd.clone());
     request.manifests.push(dir.join("missing.yaml"));
     let report = report(&request);
-    let xml = kubeskema_codegen::report::junit(&report);
+    let xml = kubeskema_codegen::__internal::report::junit(&report);
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -641,7 +643,7 @@ fn documents_stream_through_threads_in_input_order() {
     // Handed on as they are done, in the same order, and not kept; the counts agree.
     let mut streamed = Report::default();
     let request = Request { manifests: files.clone(), jobs: 4, ..request(OldObjects::None, Policy::default()) };
-    let counted = kubeskema_codegen::manifests::validate_each(&request, &|_, _| {}, &mut |validated| {
+    let counted = kubeskema_codegen::__internal::manifests::validate_each(&request, &|_, _| {}, &mut |validated| {
         streamed.findings.extend(validated.findings);
         streamed.documents.push(validated.checked);
     })

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use clap::Parser;
+use kubeskema_codegen::__internal::manifests::{Level, validate};
 use kubeskema_codegen::cli::{CargoCli, run};
-use kubeskema_codegen::manifests::{Level, validate};
 
 fn fixture(rel: &str) -> PathBuf {
     kubeskema_tests::repo_dir().join("fixtures").join(rel)

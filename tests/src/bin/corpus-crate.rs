@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use kubeskema_codegen::pipeline::{self, Options, module_name};
-use kubeskema_codegen::write::{Dependency, write_crate};
+use kubeskema_codegen::__internal::pipeline::{self, Options, module_name};
+use kubeskema_codegen::__internal::write::{Dependency, write_crate};
 
 fn main() {
     let mut args = std::env::args().skip(1).peekable();
@@ -66,7 +66,7 @@ fn main() {
         bytes / 1024,
         out.display()
     );
-    let cel = kubeskema_codegen::emit_cel::CelCount::of(&modules);
+    let cel = kubeskema_codegen::__internal::emit::CelCount::of(modules.iter().map(|m| &m.cel));
     println!("{}", cel.summary());
     for (n, reason) in cel.reasons() {
         println!("  {n:>5} interpreted: {reason}");

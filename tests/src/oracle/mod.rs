@@ -309,7 +309,7 @@ pub fn ours(op: Op, inputs: &Inputs, scratch: &Path) -> Answer {
 fn ours_check(crd: &Value, scratch: &Path) -> Answer {
     let file = scratch.join(format!("crd-{:?}.json", std::thread::current().id()).replace(['(', ')'], ""));
     std::fs::write(&file, crd.to_string()).expect("the scratch folder is writable");
-    let diags = kubeskema_codegen::pipeline::check(&[file], false);
+    let diags = kubeskema_codegen::__internal::pipeline::check(&[file], false);
     let mut answer = Answer::default();
     for d in diags {
         let message = if d.field.is_empty() { d.message.clone() } else { format!("{}: {}", d.field, d.message) };

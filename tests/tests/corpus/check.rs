@@ -7,7 +7,7 @@
 //! apiserver's.
 //! `cargo test -p kubeskema-tests --features corpus --test corpus check::`.
 
-use kubeskema_codegen::pipeline;
+use kubeskema_codegen::__internal::pipeline;
 
 #[test]
 fn check_reports_only_what_the_apiserver_refuses() {

@@ -227,7 +227,7 @@ fn the_pipeline_over_the_corpus() {
 /// `.pre` file as the old object, and each passes as a create, which no transition rule stops.
 #[test]
 fn invalid_updates_are_refused_given_their_old_objects() {
-    use kubeskema_codegen::manifests::{OldObjects, Request, validate_request};
+    use kubeskema_codegen::__internal::manifests::{OldObjects, Request, validate_request};
     let corpus = kubeskema_tests::corpus_dir();
     let mut posts: Vec<kubeskema_tests::Instance> =
         kubeskema_tests::instances().into_iter().filter(|i| i.expect == "invalid-update").collect();
@@ -242,7 +242,7 @@ fn invalid_updates_are_refused_given_their_old_objects() {
             ..Request::default()
         };
         let report = validate_request(&request).unwrap_or_else(|e| panic!("{}: {e}", post.file));
-        report.findings.iter().filter(|f| f.level == kubeskema_codegen::manifests::Level::Error).count()
+        report.findings.iter().filter(|f| f.level == kubeskema_codegen::__internal::manifests::Level::Error).count()
     };
     for post in &posts {
         let pre = post.file.replace(".post.", ".pre.");

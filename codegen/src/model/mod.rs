@@ -18,7 +18,7 @@ use kubeskema::crd::Crd;
 use kubeskema::schema::{AdditionalProperties, Schema, ValidationRule};
 use serde_json::{Number, Value};
 
-use crate::names;
+pub(crate) mod names;
 
 /// Index of a type in [`Module::types`].
 pub type TypeId = usize;

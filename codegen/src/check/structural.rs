@@ -1,159 +1,14 @@
-//! Phase 2, check: the apiserver's rules for CRD schemas, with its field paths and messages,
-//! before anything is generated. A CRD version the apiserver would refuse is not generated.
-//!
-//! - Structural rules (`apiextensions-apiserver/pkg/apiserver/schema/validation.go`,
-//!   `complete.go`, `convert.go`): every node has a type, junctors carry only value
-//!   validations, root and embedded-resource metadata rules.
-//! - Per-node CRD rules (`pkg/apis/apiextensions/validation/validation.go`): type values,
-//!   list-type/map-type/list-map-keys, uniqueItems, properties next to additionalProperties.
-//!
-//! Paths read `spec.validation.openAPIV3Schema...` when every version carries the same schema
-//! (the apiserver moves such a schema to the top level before validating: a quirk kept here)
-//! and `spec.versions[i].schema.openAPIV3Schema...` otherwise.
+//! The structural rules and the per-node CRD rules of one version's schema.
 
-pub(crate) mod go_dump;
-
-use kubeskema::crd::CrdVersion;
-use kubeskema::issue::{BadValue, ErrorType, field_error_body, supported_values};
+use kubeskema::issue::{BadValue, ErrorType, supported_values};
 use kubeskema::schema::{AdditionalProperties, Schema};
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::load::LoadedCrd;
-
-/// One finding, before it is placed in a file.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Finding {
-    pub(crate) field: String,
-    pub(crate) kind: &'static str,
-    pub(crate) body: String,
-    pub(crate) pointer: String,
-}
-
-impl Finding {
-    /// A finding printed as the apiserver prints a field error (`issue::field_error_body`).
-    pub(crate) fn new(field: String, error_type: ErrorType, value: BadValue, detail: &str, pointer: String) -> Finding {
-        Finding { field, kind: error_type.reason(), body: field_error_body(error_type, &value, detail), pointer }
-    }
-
-    fn text(&self) -> String {
-        format!("{}: {}", self.field, self.body)
-    }
-}
-
-/// Checks every version of a CRD. Returns, per version index, whether it may be generated.
-pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
-    let crd = &loaded.crd;
-    let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
-    let mut ok = Vec::new();
-    let mut reported_shared = false;
-    selectable_fields_need_a_shared_schema(loaded, same_schema, diags);
-    for (i, version) in crd.versions.iter().enumerate() {
-        let base = if same_schema || version.schema.as_ref().is_some_and(|s| s.pointer.starts_with("/spec/validation"))
-        {
-            "spec.validation.openAPIV3Schema".to_owned()
-        } else {
-            format!("spec.versions[{i}].schema.openAPIV3Schema")
-        };
-        let Some(schema) = &version.schema else {
-            ok.push(true);
-            diags.push(Diagnostic {
-                version: Some(version.name.clone()),
-                help: Some("add spec.versions[].schema.openAPIV3Schema; without it no type can be generated".into()),
-                ..loaded.diagnostic(
-                    Severity::Warning,
-                    &format!("/spec/versions/{i}"),
-                    ErrorType::Required.reason(),
-                    format!("spec.versions[{i}].schema.openAPIV3Schema"),
-                    field_error_body(ErrorType::Required, &BadValue::Omit, "schemas are required"),
-                )
-            });
-            continue;
-        };
-        let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
-        let findings = check_schema(schema, raw, &crd.raw, &base, version.status_subresource);
-        let is_ok = findings.is_empty();
-        ok.push(is_ok);
-        // A schema shared by every version is one schema to the apiserver: warned about once.
-        if i == 0 || !same_schema {
-            unrecognized_formats(schema, &mut |node, format| {
-                diags.push(Diagnostic {
-                    version: Some(version.name.clone()),
-                    help: Some("the apiserver does not validate this format; remove it or use one it knows".into()),
-                    ..loaded.diagnostic(
-                        Severity::Warning,
-                        &format!("{}/format", node.pointer),
-                        "UnrecognizedFormat",
-                        String::new(),
-                        format!("unrecognized format {}", kubeskema::issue::go_quote(format)),
-                    )
-                })
-            });
-        }
-        // One shared schema is one set of errors (the apiserver validates it once).
-        if !is_ok && same_schema && reported_shared {
-            continue;
-        }
-        reported_shared |= !is_ok;
-        for f in findings {
-            diags.push(Diagnostic {
-                version: Some(version.name.clone()),
-                ..loaded.diagnostic(Severity::Error, &f.pointer, f.kind, f.field.clone(), f.body.clone())
-            });
-        }
-    }
-    ok
-}
-
-/// [quirk] The v1 → internal conversion moves `selectableFields` that every version has alike
-/// to the CRD's spec, and moves the schema only when every version has the same one: alike
-/// selectable fields over different schemas are then refused, though each version's would do.
-fn selectable_fields_need_a_shared_schema(loaded: &LoadedCrd, same_schema: bool, diags: &mut Vec<Diagnostic>) {
-    let versions = loaded.crd.raw["spec"]["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let first = versions.first().map(|v| &v["selectableFields"]);
-    let alike = versions.iter().all(|v| Some(&v["selectableFields"]) == first);
-    let listed = first.and_then(serde_json::Value::as_array).is_some_and(|l| !l.is_empty());
-    if alike && listed && !same_schema {
-        diags.push(loaded.diagnostic(
-            Severity::Error,
-            "/spec/versions/0/selectableFields",
-            ErrorType::Invalid.reason(),
-            "spec.selectableFields".into(),
-            field_error_body(
-                ErrorType::Invalid,
-                &BadValue::Str(String::new()),
-                "may only be set when validations.schema is included",
-            ),
-        ));
-    }
-}
-
-fn strip(v: &CrdVersion) -> Option<String> {
-    // Schemas equal up to their source position count as the same schema.
-    v.schema.as_ref().map(|s| {
-        let mut s = s.clone();
-        clear_pointers(&mut s);
-        format!("{s:?}")
-    })
-}
-
-fn clear_pointers(s: &mut Schema) {
-    s.pointer.clear();
-    s.properties.values_mut().for_each(clear_pointers);
-    if let Some(i) = s.items.as_deref_mut() {
-        clear_pointers(i);
-    }
-    if let Some(AdditionalProperties::Schema(a)) = s.additional_properties.as_mut() {
-        clear_pointers(a);
-    }
-    s.all_of.iter_mut().chain(s.any_of.iter_mut()).chain(s.one_of.iter_mut()).for_each(clear_pointers);
-    if let Some(n) = s.not.as_deref_mut() {
-        clear_pointers(n);
-    }
-}
+use super::finding::Finding;
+use super::go_dump;
 
 /// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
 /// structural errors by their full text.
-fn check_schema(
+pub(super) fn check_schema(
     root: &Schema,
     raw: &serde_json::Value,
     document: &serde_json::Value,
@@ -170,7 +25,7 @@ fn check_schema(
         c.root_metadata(root, base);
         // Defaults are validated only in a structural schema.
         if c.findings.is_empty() {
-            crate::check_defaults::check(root, base, &mut c.findings);
+            super::defaults::check(root, base, &mut c.findings);
         }
     }
     // CEL rules compile only in a structural schema with valid defaults, and at each node only
@@ -185,7 +40,7 @@ fn check_schema(
                 e.strip_prefix(node.pointer.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
             })
         };
-        crate::check_rules::check(root, base, &has_errors, &mut c.findings);
+        super::rules::check(root, base, &has_errors, &mut c.findings);
     }
     if root.nullable {
         c.push(
@@ -242,7 +97,7 @@ struct Checker<'a> {
 }
 
 /// Each node's format that the apiserver does not know for the node's type.
-fn unrecognized_formats<'s>(s: &'s Schema, found: &mut dyn FnMut(&'s Schema, &'s str)) {
+pub(super) fn unrecognized_formats<'s>(s: &'s Schema, found: &mut dyn FnMut(&'s Schema, &'s str)) {
     if let Some(format) = s.format.as_deref().filter(|f| !f.is_empty())
         && !kubeskema::format::recognized(s.type_str().unwrap_or_default(), format)
     {

@@ -33,11 +33,11 @@ pub struct CelCount {
 }
 
 impl CelCount {
-    /// The counts of every module.
-    pub fn of<'a>(modules: impl IntoIterator<Item = &'a crate::pipeline::GeneratedModule>) -> CelCount {
+    /// The sum of counts (of every module, say).
+    pub fn of<'a>(counts: impl IntoIterator<Item = &'a CelCount>) -> CelCount {
         let mut total = CelCount::default();
-        for m in modules {
-            total.add(&m.cel);
+        for count in counts {
+            total.add(count);
         }
         total
     }
@@ -115,7 +115,7 @@ impl Natives {
         let lowered = kubeskema::cel::lower(&rule.rule, rule.message_expression.as_deref(), &scope)
             .map_err(|e| format!("does not compile: {}", e.join("; ")))?;
         let n = self.items.len();
-        let rust_ty = crate::emit::ty_tokens(m, &node.ty);
+        let rust_ty = super::tokens::ty_tokens(m, &node.ty);
         let optional_old_self = rule.optional_old_self == Some(true);
         let rule_fn = format_ident!("__cel_rule_{}", n);
         let body = function_body(m, node, &lowered.rule, &lowered.rule_types, optional_old_self, Want::Bool)?;
@@ -130,7 +130,7 @@ impl Natives {
         let native = quote!(::kubeskema::cel::native);
         // One line, no backticks of its own: a rule's text never becomes markdown or a doctest.
         let text = rule.rule.split_whitespace().collect::<Vec<_>>().join(" ").replace('`', "'");
-        let doc = crate::emit::docs(Some(&format!("`{text}`, compiled to Rust.")));
+        let doc = super::tokens::docs(Some(&format!("`{text}`, compiled to Rust.")));
         self.items.push(quote! {
             #doc
             #[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
@@ -1056,11 +1056,11 @@ impl<'a> Emitter<'a> {
     fn empty_like(&self, code: TokenStream, rep: &Rep) -> Result<(TokenStream, TokenStream), String> {
         match rep {
             Rep::Ref(Ty::Vec(elem)) => {
-                let t = crate::emit::ty_tokens(self.m, elem);
+                let t = super::tokens::ty_tokens(self.m, elem);
                 Ok((quote!((#code).as_slice()), quote!((&[] as &[#t]))))
             }
             Rep::Ref(Ty::Map(value)) => {
-                let t = crate::emit::ty_tokens(self.m, value);
+                let t = super::tokens::ty_tokens(self.m, value);
                 let map = quote!(::std::collections::BTreeMap<::std::string::String, #t>);
                 Ok((
                     quote!((#code as &#map)),

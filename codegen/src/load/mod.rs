@@ -7,6 +7,8 @@
 //! warning; a file with no CRD at all is always an error, since it is almost always a wrong
 //! path.
 
+pub mod parallel;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -384,7 +386,7 @@ pub fn read_each<T: Send, I: IntoIterator<Item = T>>(
         });
     }
     let work: Vec<(&PathBuf, Option<Diagnostic>)> = files.iter().zip(refused).collect();
-    let per_file = crate::parallel::map(&work, crate::parallel::threads(jobs), |(file, refused)| {
+    let per_file = crate::load::parallel::map(&work, crate::load::parallel::threads(jobs), |(file, refused)| {
         let mut diags = Vec::new();
         if let Some(problem) = refused {
             diags.push(problem.clone());

@@ -11,7 +11,7 @@ use kubeskema::cel::{Scope, types};
 use kubeskema::issue::{BadValue, ErrorType};
 use kubeskema::schema::{Schema, ValidationRule};
 
-use crate::check::Finding;
+use super::finding::Finding;
 
 /// The findings of every rule under `root`, whose field path is `base`.
 /// A node for which `has_schema_errors` holds has its rules skipped, as the apiserver skips
@@ -127,7 +127,7 @@ impl Walk<'_> {
             self.out.push(Finding::new(field, error_type, value, detail, at));
         };
         // The rule object as Go's JSON prints the internal type (1.36).
-        let shown = BadValue::Json(crate::check::go_dump::rule(rule));
+        let shown = BadValue::Json(super::go_dump::rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
         let compiled = match kubeskema::cel::check_rule(

@@ -21,7 +21,7 @@ use kubeskema::path::Path;
 use kubeskema::schema::Schema;
 use serde_json::{Map, Value};
 
-use crate::check::Finding;
+use super::finding::Finding;
 
 /// The findings about the defaults under `root` (a CRD version's root schema at `base`).
 pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {

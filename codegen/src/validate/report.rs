@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::diagnostic::Diagnostic;
-use crate::manifests::{Checked, Finding, Level, Report, Verdict};
+use crate::validate::manifests::{Checked, Finding, Level, Report, Verdict};
 
 /// The output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

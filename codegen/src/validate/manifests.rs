@@ -7,7 +7,7 @@
 //! `apiVersion`, `kind`, namespace and name was given. The validators the documents need are
 //! compiled first, then the documents validated, each phase on every core;
 //! the findings come out in input order all the same, each placed at the line and column it
-//! came from. [`crate::report`] renders them.
+//! came from. [`crate::validate::report`] renders them.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text, parse_text_each};
-use crate::native::NativeKind;
+use crate::validate::native::NativeKind;
 
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,7 +299,7 @@ pub fn validate_each(
     each: &mut dyn FnMut(Validated),
 ) -> Result<Report, Diagnostics> {
     let started = Instant::now();
-    let jobs = crate::parallel::threads(request.jobs);
+    let jobs = crate::load::parallel::threads(request.jobs);
     let mut diags = Vec::new();
     let limits = InputLimits::new(request.limits.per_file, request.limits.per_run);
     // The manifests first: the types they name are all of the CRDs and native kinds that is
@@ -311,7 +311,7 @@ pub fn validate_each(
         read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut needed, &mut files);
     let reading_manifests = read_started.elapsed();
     let mut native_diags = Vec::new();
-    let natives = crate::native::load(&request.schemas, jobs, &limits, &needed, &mut native_diags);
+    let natives = crate::validate::native::load(&request.schemas, jobs, &limits, &needed, &mut native_diags);
     // The OpenAPI documents' warnings (a schema cut short) are the report's; their errors stop it.
     let (native_errors, native_warnings): (Vec<_>, Vec<_>) = native_diags.into_iter().partition(Diagnostic::is_error);
     diags.extend(native_errors);
@@ -408,7 +408,7 @@ impl<'c> Schemas<'c> {
     fn compile_for(&self, needed: &HashSet<(String, String)>, jobs: usize) {
         let mut indices: Vec<usize> = needed.iter().filter_map(|t| self.by_type.get(t).copied()).collect();
         indices.sort_unstable();
-        crate::parallel::map(&indices, jobs, |&i| {
+        crate::load::parallel::map(&indices, jobs, |&i| {
             self.compiled(i);
         });
     }

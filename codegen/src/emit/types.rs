@@ -1,0 +1,462 @@
+//! Structs, IntOrString-style unions and enums, with the `#[kubeskema(...)]` attributes that
+//! carry each schema constraint to the derive.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use super::cel::{NativeRule, Natives, Node};
+use super::root::emit_root;
+use super::tokens::{docs, element_ty, field_ty, ident, ty_tokens};
+use crate::model::{Attr, EnumDef, FieldDef, Module, Shape, StructDef, Ty, TypeDef};
+
+/// Compiles the rules of a node of Rust type `ty` (a rule's `self`) and of the nodes nested in
+/// it, in the order [`attrs_at`] reads them back; `interpreted` is set when one stays
+/// interpreted.
+fn compile_rules(
+    m: &Module,
+    attrs: &[Attr],
+    ty: &Ty,
+    owner: &str,
+    natives: &mut Natives,
+    out: &mut Vec<Option<NativeRule>>,
+    interpreted: &mut bool,
+) {
+    for a in attrs {
+        match a {
+            Attr::Rule(r) => {
+                let native = natives.compile(m, &Node { ty: ty.clone(), attrs, owner }, r);
+                *interpreted |= native.is_none();
+                out.push(native);
+            }
+            Attr::Nested(k, inner) => compile_rules(m, inner, &element_ty(k, ty), owner, natives, out, interpreted),
+            _ => {}
+        }
+    }
+}
+
+/// The attributes of a node of Rust type `ty`, its rules with what [`compile_rules`] made of
+/// them (`native = ...`), and `no_cel_value` where rules sit on a value without a CEL value
+/// (only rules compiled to Rust read it; a struct's own flag is [`emit_struct`]'s, as it also
+/// says that the struct has no `ToCel`).
+fn attrs_at(
+    m: &Module,
+    attrs: &[Attr],
+    ty: &Ty,
+    compiled: &mut std::vec::IntoIter<Option<NativeRule>>,
+    reach: &CelReach,
+    container: bool,
+) -> Vec<TokenStream> {
+    let mut tokens: Vec<TokenStream> = attrs
+        .iter()
+        .map(|a| match a {
+            Attr::Rule(r) => rule_tokens(r, compiled.next().expect("invariant: compile_rules compiled every rule")),
+            Attr::Nested(k, inner) => {
+                let inner = attrs_at(m, inner, &element_ty(k, ty), compiled, reach, false);
+                let k = format_ident!("{}", k);
+                quote!(#k(#(#inner),*))
+            }
+            a => attr_tokens(a),
+        })
+        .collect();
+    if !container && attrs.iter().any(|a| matches!(a, Attr::Rule(_))) && !reach.has_cel_value(m, ty) {
+        tokens.push(quote!(no_cel_value));
+    }
+    tokens
+}
+
+fn rule_tokens(r: &kubeskema::schema::ValidationRule, native: Option<NativeRule>) -> TokenStream {
+    let mut parts = vec![{
+        let rule = &r.rule;
+        quote!(rule = #rule)
+    }];
+    for (k, v) in [
+        ("message", &r.message),
+        ("message_expression", &r.message_expression),
+        ("reason", &r.reason),
+        ("field_path", &r.field_path),
+    ] {
+        if let Some(v) = v {
+            let k = format_ident!("{}", k);
+            parts.push(quote!(#k = #v));
+        }
+    }
+    if let Some(b) = r.optional_old_self {
+        parts.push(quote!(optional_old_self = #b));
+    }
+    if let Some(NativeRule { rule, message, transition }) = native {
+        parts.push(quote!(native = #rule));
+        if let Some(message) = message {
+            parts.push(quote!(native_message = #message));
+        }
+        if transition {
+            parts.push(quote!(transition));
+        }
+    }
+    quote!(rule(#(#parts),*))
+}
+
+fn attr_tokens(a: &Attr) -> TokenStream {
+    match a {
+        Attr::Flag(k) => {
+            let k = format_ident!("{}", k);
+            quote!(#k)
+        }
+        Attr::Str(k, v) | Attr::Json(k, v) => {
+            let k = format_ident!("{}", k);
+            quote!(#k = #v)
+        }
+        Attr::Count(k, v) => {
+            let k = format_ident!("{}", k);
+            let v = Literal::i64_unsuffixed(*v);
+            quote!(#k = #v)
+        }
+        Attr::Number(k, n) => {
+            let k = format_ident!("{}", k);
+            let v = number_tokens(n);
+            quote!(#k = #v)
+        }
+        Attr::Strs(k, list) => {
+            let k = format_ident!("{}", k);
+            quote!(#k(#(#list),*))
+        }
+        Attr::Rule(r) => rule_tokens(r, None),
+        Attr::Extension(name, value) => quote!(extension(name = #name, value = #value)),
+        Attr::Nested(k, inner) => {
+            let k = format_ident!("{}", k);
+            let inner = inner.iter().map(attr_tokens);
+            quote!(#k(#(#inner),*))
+        }
+        Attr::Resource(fields) => {
+            let parts = fields.iter().map(|(k, v)| {
+                let k = format_ident!("{}", k);
+                quote!(#k = #v)
+            });
+            quote!(resource(#(#parts),*))
+        }
+    }
+}
+
+fn number_tokens(n: &serde_json::Number) -> TokenStream {
+    let text = n.to_string();
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d.to_owned()),
+        None => (false, text.clone()),
+    };
+    let lit = if n.is_f64() {
+        // Keep floats floats (`10.0`, `1e20` → `1e20`): the int/float distinction matters to
+        // the apiserver's bound checks.
+        let d = if digits.contains(['.', 'e', 'E']) { digits } else { format!("{digits}.0") };
+        Literal::f64_unsuffixed(d.parse::<f64>().unwrap_or_default())
+    } else {
+        Literal::u64_unsuffixed(digits.parse::<u64>().unwrap_or_default())
+    };
+    if neg { quote!(-#lit) } else { quote!(#lit) }
+}
+
+/// A schema default as an attribute: scalars as literals, anything else as JSON text.
+fn default_attr(v: &Value) -> TokenStream {
+    match v {
+        Value::String(s) => quote!(default = #s),
+        Value::Bool(b) => quote!(default = #b),
+        Value::Number(n) => {
+            let t = number_tokens(n);
+            quote!(default = #t)
+        }
+        other => {
+            let json = other.to_string();
+            quote!(default_json = #json)
+        }
+    }
+}
+
+/// The rules of a struct and of its fields as compiled, and whether one among them stays
+/// interpreted.
+pub(super) struct StructRules {
+    container: Vec<Option<NativeRule>>,
+    fields: Vec<Vec<Option<NativeRule>>>,
+    interpreted_container: bool,
+    interpreted_fields: Vec<bool>,
+}
+
+impl StructRules {
+    pub(super) fn of(m: &Module, s: &StructDef, id: usize, natives: &mut Natives) -> StructRules {
+        let (mut container, mut interpreted_container) = (Vec::new(), false);
+        compile_rules(m, &s.attrs, &Ty::Named(id), &s.name, natives, &mut container, &mut interpreted_container);
+        let mut interpreted_fields = Vec::with_capacity(s.fields.len());
+        let fields = s
+            .fields
+            .iter()
+            .map(|f| {
+                let (mut rules, mut interpreted) = (Vec::new(), false);
+                compile_rules(m, &f.attrs, &f.ty, &s.name, natives, &mut rules, &mut interpreted);
+                interpreted_fields.push(interpreted);
+                rules
+            })
+            .collect();
+        StructRules { container, fields, interpreted_container, interpreted_fields }
+    }
+}
+
+/// Which types CEL rules concern, so the derive emits CEL code only for them (the rest would
+/// be dead code that every whole-corpus build pays for): types with rules at or below them
+/// (`validate_cel_at`), and types an interpreted rule at or above them reads (`ToCel`; with
+/// `interpretable`, any rule). Rules compiled to Rust read the typed fields.
+pub(super) struct CelReach {
+    rules_inside: Vec<bool>,
+    pub(super) seen_by_rules: Vec<bool>,
+}
+
+impl CelReach {
+    /// `seen`: types that rules of other modules read (where this module defines them).
+    pub(super) fn of(m: &Module, node_attrs: &[Option<StructRules>], interpretable: bool, seen: &[bool]) -> CelReach {
+        fn has_rules(attrs: &[Attr]) -> bool {
+            attrs.iter().any(|a| match a {
+                Attr::Rule(_) => true,
+                Attr::Nested(_, inner) => has_rules(inner),
+                _ => false,
+            })
+        }
+        fn named(t: &Ty, out: &mut Vec<usize>) {
+            match t {
+                Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => named(inner, out),
+                Ty::Named(id) => out.push(*id),
+                _ => {}
+            }
+        }
+        let n = m.types.len();
+        let own = |id: usize| matches!(&m.types[id], TypeDef::Struct(s) if has_rules(&s.attrs));
+        // Whether a rule that reads CEL values sits on the type itself, or on field `k`.
+        let reads_own = |id: usize| match &node_attrs[id] {
+            Some(a) if !interpretable => a.interpreted_container,
+            _ => own(id),
+        };
+        let reads_field = |id: usize, k: usize, rules: bool| match &node_attrs[id] {
+            Some(a) if !interpretable => a.interpreted_fields[k],
+            _ => rules,
+        };
+        // Per field: rules on it, rules on it that read CEL values, the types inside it.
+        let fields = |id: usize| match &m.types[id] {
+            TypeDef::Struct(s) => s
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(k, f)| {
+                    let mut inner = Vec::new();
+                    named(&f.ty, &mut inner);
+                    let rules = has_rules(&f.attrs);
+                    (rules, reads_field(id, k, rules), inner)
+                })
+                .collect(),
+            TypeDef::Enum(_) => Vec::new(),
+        };
+        let fields: Vec<Vec<(bool, bool, Vec<usize>)>> = (0..n).map(fields).collect();
+        // Fixpoints: recursive types reach themselves.
+        let mut rules_inside: Vec<bool> = (0..n).map(own).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for id in 0..n {
+                let inside =
+                    fields[id].iter().any(|(rules, _, inner)| *rules || inner.iter().any(|&i| rules_inside[i]));
+                if inside && !rules_inside[id] {
+                    rules_inside[id] = true;
+                    changed = true;
+                }
+            }
+        }
+        let mut seen_by_rules: Vec<bool> = (0..n).map(|id| seen[id] || reads_own(id)).collect();
+        changed = true;
+        while changed {
+            changed = false;
+            for id in 0..n {
+                for (_, reads, inner) in &fields[id] {
+                    for &i in inner {
+                        if !seen_by_rules[i] && (seen_by_rules[id] || *reads) {
+                            seen_by_rules[i] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        CelReach { rules_inside, seen_by_rules }
+    }
+
+    /// Whether values of `ty` have a CEL value (`ToCel`): scalars and enums always, structs
+    /// where a rule that may be interpreted reads them.
+    fn has_cel_value(&self, m: &Module, ty: &Ty) -> bool {
+        match ty {
+            Ty::Vec(inner) | Ty::Map(inner) | Ty::Option(inner) => self.has_cel_value(m, inner),
+            Ty::Named(id) => matches!(m.types[*id], TypeDef::Enum(_)) || self.seen_by_rules[*id],
+            _ => true,
+        }
+    }
+}
+
+pub(super) fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, rules: StructRules) -> TokenStream {
+    let name = ident(&s.name);
+    let doc = docs(s.doc.as_deref());
+    let mut container_attrs = attrs_at(m, &s.attrs, &Ty::Named(id), &mut rules.container.into_iter(), reach, true);
+    if !reach.rules_inside[id] {
+        container_attrs.push(quote!(no_cel_rules));
+    }
+    if !reach.seen_by_rules[id] {
+        container_attrs.push(quote!(no_cel_value));
+    }
+    let container = if container_attrs.is_empty() { quote!() } else { quote!(#[kubeskema(#(#container_attrs),*)]) };
+    let fields: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .zip(rules.fields)
+        .map(|(f, field_rules)| {
+            let fdoc = docs(f.doc.as_deref());
+            let fid = ident(&f.ident);
+            let ty = field_ty(m, f);
+            let mut parts = Vec::new();
+            if f.shape == Shape::UnknownFields {
+                parts.push(quote!(unknown_fields));
+            } else if f.ident.trim_start_matches("r#") != f.json_name {
+                let json = &f.json_name;
+                parts.push(quote!(rename = #json));
+            }
+            if matches!(f.shape, Shape::Nullable | Shape::MaybeNull) {
+                parts.push(quote!(nullable));
+            }
+            if f.shape == Shape::Nullable && f.default.is_none() {
+                parts.push(quote!(required));
+            }
+            if let Some(d) = &f.default {
+                parts.push(default_attr(d));
+            }
+            parts.extend(attrs_at(m, &f.attrs, &f.ty, &mut field_rules.into_iter(), reach, false));
+            let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
+            quote! {
+                #fdoc
+                #attr
+                pub #fid: #ty,
+            }
+        })
+        .collect();
+    let root_impl = s.root.as_ref().map(|r| emit_root(m, s, r));
+    let unions = s.unions.iter().map(|u| emit_union(m, s, u));
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate)]
+        #container
+        pub struct #name {
+            #(#fields)*
+        }
+        #root_impl
+        #(#unions)*
+    }
+}
+
+fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream {
+    let name = ident(&s.name);
+    let (suffix, method, junctor) = if u.one_of { ("OneOf", "one_of", "oneOf") } else { ("AnyOf", "any_of", "anyOf") };
+    let enum_name = format_ident!("{}{}", s.name, suffix);
+    let method = format_ident!("{}", method);
+    let members: Vec<&FieldDef> =
+        u.members.iter().filter_map(|j| s.fields.iter().find(|f| &f.json_name == j)).collect();
+    let variant_names =
+        crate::model::names::variant_names(&members.iter().map(|f| f.json_name.clone()).collect::<Vec<_>>());
+    let variants = members.iter().zip(&variant_names).map(|(f, v)| {
+        let v = ident(v);
+        let inner = match f.shape {
+            Shape::MaybeNull | Shape::Nullable => {
+                let t = ty_tokens(m, &f.ty);
+                quote!(Option<#t>)
+            }
+            _ => ty_tokens(m, &f.ty),
+        };
+        let doc = docs(Some(&format!("`{}` is set.", f.json_name)));
+        quote! { #doc #v(&'a #inner), }
+    });
+    let checks = members.iter().zip(&variant_names).map(|(f, v)| {
+        let v = ident(v);
+        let fid = ident(&f.ident);
+        match f.shape {
+            Shape::Optional | Shape::MaybeNull => quote! {
+                if let Some(value) = &self.#fid { found.push(#enum_name::#v(value)); }
+            },
+            _ => quote! { found.push(#enum_name::#v(&self.#fid)); },
+        }
+    });
+    let listed = u.members.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+    let enum_doc = docs(Some(&format!("Which of {listed} is set: the typed view of the schema's `{junctor}`.")));
+    let body = if u.one_of {
+        quote! {
+            let mut found = Vec::new();
+            #(#checks)*
+            if found.len() == 1 { found.pop() } else { None }
+        }
+    } else {
+        quote! {
+            let mut found = Vec::new();
+            #(#checks)*
+            found
+        }
+    };
+    let (ret, method_doc) = if u.one_of {
+        (
+            quote!(Option<#enum_name<'_>>),
+            docs(Some(&format!(
+                "The member of the `oneOf` that is set ({listed}), or `None` when none or several are."
+            ))),
+        )
+    } else {
+        (quote!(Vec<#enum_name<'_>>), docs(Some(&format!("The members of the `anyOf` that are set ({listed})."))))
+    };
+    quote! {
+        #enum_doc
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum #enum_name<'a> { #(#variants)* }
+        impl #name {
+            #method_doc
+            pub fn #method(&self) -> #ret { #body }
+        }
+    }
+}
+
+pub(super) fn emit_enum(e: &EnumDef) -> TokenStream {
+    let name = ident(&e.name);
+    let doc = docs(e.doc.as_deref());
+    // Variants that keep their own spelling (`head`, `HEAD`) are not UpperCamelCase.
+    let needs_allow = e.variants.iter().any(|(v, _)| heck::ToUpperCamelCase::to_upper_camel_case(v.as_str()) != *v);
+    let allow =
+        if needs_allow { quote!(#[allow(non_camel_case_types, clippy::upper_case_acronyms)]) } else { quote!() };
+    let variants = e.variants.iter().map(|(v, value)| {
+        let vid = ident(v);
+        let attr = match value {
+            Value::String(s) if s == v => quote!(),
+            Value::String(s) => quote!(#[kubeskema(value = #s)]),
+            Value::Bool(b) => quote!(#[kubeskema(value = #b)]),
+            Value::Number(n) => {
+                let t = number_tokens(n);
+                quote!(#[kubeskema(value = #t)])
+            }
+            _ => quote!(),
+        };
+        let vdoc = docs(Some(&format!(
+            "`{}`",
+            match value {
+                Value::String(s) => format!("{s:?}"),
+                other => other.to_string(),
+            }
+        )));
+        quote! { #vdoc #attr #vid, }
+    });
+    // The schema's whole list, for the apiserver's `supported values` (nulls, repeats).
+    let supported = e.supported.as_ref().map(|list| {
+        let text = list.to_string();
+        quote!(#[kubeskema(enum_json = #text)])
+    });
+    quote! {
+        #doc
+        #allow
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate)]
+        #supported
+        pub enum #name { #(#variants)* }
+    }
+}

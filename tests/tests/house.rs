@@ -1,0 +1,256 @@
+//! The shape of the house (ARCHITECTURE.md): the rooms of `codegen/src` and `runtime/src/cel`
+//! import each other without cycles, and a crate's top level stays small enough to read at a
+//! glance, each entry named for a phase or a layer.
+//!
+//! Read from the source text: every `crate::a::b`, `super::a` and `self::a` path in a file (and
+//! `a::` for a module the file declares itself) is an edge from the file's module to the
+//! deepest module the path names. A parent that only declares a child (`mod child;`) does not
+//! depend on it; a parent that uses it does.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Module path (`["check", "rules"]`) → the file's text, for every `.rs` file under `src`.
+fn modules(src: &Path) -> BTreeMap<Vec<String>, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable source folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(src).expect("under src").with_extension("");
+            let mut name: Vec<String> =
+                relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            if matches!(name.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+                name.pop();
+            }
+            out.insert(name, std::fs::read_to_string(&path).expect("readable source"));
+        }
+    }
+    out
+}
+
+/// The text without comments and string literals (paths in docs are not imports).
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // An inline `mod tests` (last in a file) is a module of its own, whose `super` is the file.
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    for line in text.lines() {
+        // A quote in a char literal opens no string.
+        let line = line.trim_start().replace("'\"'", "' '").replace("'\\\"'", "' '");
+        if line.starts_with("//") {
+            continue;
+        }
+        let mut in_string = false;
+        let mut prev = ' ';
+        for c in line.chars() {
+            if c == '"' && prev != '\\' {
+                in_string = !in_string;
+            } else if !in_string {
+                out.push(c);
+            }
+            prev = if prev == '\\' && c == '\\' { ' ' } else { c };
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The paths a file names: each a sequence of identifiers joined by `::`, with the module it is
+/// relative to resolved (`crate`, `super`, `self`, or a child the file declares).
+fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
+    let code = code_only(text);
+    let children: BTreeSet<String> = code
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let rest = l.strip_prefix("pub ").or_else(|| l.strip_prefix("pub(crate) ")).unwrap_or(l);
+            let rest = rest.strip_prefix("pub(super) ").unwrap_or(rest);
+            rest.strip_prefix("mod ")?.strip_suffix(';').map(str::to_owned)
+        })
+        .collect();
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_ident(chars[i]) || (i > 0 && (is_ident(chars[i - 1]) || chars[i - 1] == ':')) {
+            i += 1;
+            continue;
+        }
+        // A path starts here: read `ident(::ident)*`, and `::{a, b::c}` groups one level deep.
+        let mut segments = Vec::new();
+        let mut j = i;
+        loop {
+            let start = j;
+            while j < chars.len() && is_ident(chars[j]) {
+                j += 1;
+            }
+            segments.push(chars[start..j].iter().collect::<String>());
+            if chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&':') {
+                j += 2;
+                if chars.get(j) == Some(&'{') {
+                    let end = (j..chars.len()).find(|&k| chars[k] == '}').unwrap_or(chars.len());
+                    let group: String = chars[j + 1..end].iter().collect();
+                    for member in group.split(',') {
+                        let mut path = segments.clone();
+                        path.extend(member.trim().split("::").map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()));
+                        out.push(path);
+                    }
+                    j = end;
+                    break;
+                }
+                if j < chars.len() && is_ident(chars[j]) {
+                    continue;
+                }
+                if chars.get(j) == Some(&'*') {
+                    segments.push("*".into());
+                }
+            }
+            out.push(segments.clone());
+            break;
+        }
+        i = j.max(i + 1);
+    }
+    out.into_iter()
+        // A lone `super` or `crate` is a visibility (`pub(super)`), not a path.
+        .filter(|path| path.len() > 1)
+        .filter_map(|path| {
+            let mut base: Vec<String> = match path.first()?.as_str() {
+                "crate" => Vec::new(),
+                "self" => module.to_vec(),
+                "super" => module[..module.len().checked_sub(1)?].to_vec(),
+                first if children.contains(first) && path.len() > 1 => {
+                    let mut base = module.to_vec();
+                    base.push(first.to_owned());
+                    return Some(base.into_iter().chain(path[1..].iter().cloned()).collect());
+                }
+                _ => return None,
+            };
+            let mut rest = &path[1..];
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+            base.extend(rest.iter().cloned());
+            Some(base)
+        })
+        .collect()
+}
+
+/// Edges between the modules under `within` (a module path prefix): module → modules it names.
+fn graph(src: &Path, within: &[&str]) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let modules = modules(src);
+    let inside = |m: &[String]| m.len() >= within.len() && m.iter().zip(within).all(|(a, b)| a == b);
+    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (module, text) in modules.iter().filter(|(m, _)| inside(m)) {
+        let targets = edges.entry(module.clone()).or_default();
+        for path in named_paths(module, text) {
+            // The deepest prefix of the path that is a module.
+            let target = (0..=path.len()).rev().map(|n| &path[..n]).find(|p| modules.contains_key(*p));
+            if let Some(target) = target.filter(|t| inside(t) && *t != module.as_slice()) {
+                targets.insert(target.to_vec());
+            }
+        }
+    }
+    edges
+}
+
+/// A cycle in the graph, as the modules along it, if there is one.
+fn find_cycle(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        node: &Vec<String>,
+        edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        marks: &mut BTreeMap<Vec<String>, Mark>,
+        trail: &mut Vec<Vec<String>>,
+    ) -> Option<Vec<String>> {
+        match marks.get(node) {
+            Some(Mark::Done) => return None,
+            Some(Mark::Open) => {
+                let from = trail.iter().position(|n| n == node).unwrap_or(0);
+                let mut cycle: Vec<String> = trail[from..].iter().map(|m| m.join("::")).collect();
+                cycle.push(node.join("::"));
+                return Some(cycle);
+            }
+            None => {}
+        }
+        marks.insert(node.clone(), Mark::Open);
+        trail.push(node.clone());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, edges, marks, trail) {
+                return Some(cycle);
+            }
+        }
+        trail.pop();
+        marks.insert(node.clone(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    edges.keys().find_map(|node| visit(node, edges, &mut marks, &mut Vec::new()))
+}
+
+#[test]
+fn codegen_modules_import_without_cycles() {
+    let edges = graph(&root().join("codegen/src"), &[]);
+    assert!(edges.len() > 15, "the reader found the modules: {:?}", edges.keys());
+    assert_eq!(find_cycle(&edges), None, "an import cycle in codegen/src");
+}
+
+/// The test's reader finds a cycle where there is one (else the tests above could not fail).
+#[test]
+fn the_reader_finds_cycles() {
+    let dir = std::env::temp_dir().join(format!("kubeskema-house-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("lib.rs"), "mod a;\nmod b;\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "mod inner;\n// crate::b is only named in a comment\n").unwrap();
+    std::fs::write(dir.join("a/inner.rs"), "use crate::b::{Thing, other::More};\n").unwrap();
+    std::fs::write(dir.join("b.rs"), "fn f() { crate::a::inner::g(); }\n").unwrap();
+    let edges = graph(&dir, &[]);
+    let cycle = find_cycle(&edges);
+    std::fs::write(dir.join("b.rs"), "fn f() { let s = \"crate::a::inner\"; }\n").unwrap();
+    let acyclic = find_cycle(&graph(&dir, &[]));
+    std::fs::write(dir.join("b.rs"), "fn f() {}\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "mod inner;\nfn g() { inner::h(); }\n").unwrap();
+    std::fs::write(dir.join("a/inner.rs"), "fn h() { super::g(); }\n").unwrap();
+    let parent_child = find_cycle(&graph(&dir, &[]));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(cycle, Some(vec!["a::inner".into(), "b".into(), "a::inner".into()]));
+    assert_eq!(acyclic, None);
+    assert_eq!(parent_child, Some(vec!["a".into(), "a::inner".into(), "a".into()]));
+}
+
+/// A crate's top level: at most ten modules (the crate roots `lib.rs` and `main.rs` aside),
+/// none a junk drawer.
+fn top_level(src: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(src)
+        .expect("readable")
+        .map(|e| e.expect("an entry").file_name().to_string_lossy().trim_end_matches(".rs").to_owned())
+        .filter(|n| n != "lib" && n != "main")
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn codegen_top_level_is_small_and_named_for_phases() {
+    let names = top_level(&root().join("codegen/src"));
+    assert!(names.len() <= 10, "{} top-level modules in codegen/src: {names:?}", names.len());
+    for junk in ["util", "utils", "common", "misc", "helpers"] {
+        assert!(!names.iter().any(|n| n == junk), "codegen/src/{junk}");
+    }
+}
