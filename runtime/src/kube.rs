@@ -39,7 +39,7 @@ use crate::ratchet::Unchanged;
 use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA};
 use crate::{IntOrString, Phases, Validate};
 
-// k8s-openapi's `ObjectMeta` is a `Validate` leaf like ours (see `validate_trait`).
+// k8s-openapi's `ObjectMeta` is a `Validate` leaf like ours (see `check`).
 
 /// k8s-openapi holds an `int32` (Go's `intstr`); the schema's int-or-string admits any integer,
 /// so a larger one does not convert.

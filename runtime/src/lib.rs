@@ -16,45 +16,36 @@
 //! ```
 #![deny(missing_docs)]
 
-mod empty_object;
-mod int_or_string;
-mod meta;
-mod shapes;
-mod validate_trait;
-
+// The layers, one folder each (ARCHITECTURE.md): the value types, reading, checking, reporting,
+// the schema model, Go ports, CEL, dynamic validation. Each module keeps the public path it has
+// always had (`kubeskema::keywords`, `kubeskema::yaml`, ...) through the re-exports below.
+mod check;
 #[cfg(feature = "dynamic")]
-pub mod crd;
-#[cfg(feature = "dynamic")]
-pub mod default;
-pub mod listtype;
-#[cfg(feature = "dynamic")]
-pub mod normalize;
-pub mod objectmeta;
-pub mod openapi;
-pub mod pattern;
-#[cfg(feature = "dynamic")]
-pub mod prune;
+mod dynamic;
+mod read;
+mod report;
 pub mod schema;
-#[cfg(feature = "dynamic")]
-pub mod validate;
-#[cfg(feature = "yaml")]
-pub mod yaml;
+mod types;
 
 #[doc(hidden)]
 pub mod __private;
 #[cfg(feature = "cel")]
 pub mod cel;
-pub mod decode;
-pub mod format;
 pub mod go;
-pub mod issue;
-pub mod junctor;
-pub mod keywords;
 #[cfg(feature = "kube")]
 pub mod kube;
-pub mod path;
-pub mod ratchet;
-pub mod resource;
+
+pub use check::{format, junctor, keywords, listtype, objectmeta, pattern, ratchet};
+#[cfg(feature = "dynamic")]
+pub use dynamic::{crd, default, normalize, prune, validate};
+pub use read::decode;
+#[cfg(feature = "yaml")]
+pub use read::yaml;
+pub use report::{issue, path};
+pub use schema::openapi;
+pub use types::resource;
+
+use check::shapes;
 
 /// k8s-openapi, re-exported for types generated in kube-rs mode (feature `kube`).
 #[cfg(feature = "kube")]
@@ -64,13 +55,13 @@ pub use k8s_openapi;
 #[cfg(feature = "kube")]
 pub use kube_core;
 
-pub use empty_object::EmptyObject;
-pub use int_or_string::IntOrString;
+pub use check::{Phases, Validate};
 pub use kubeskema_derive::{Deserialize, Serialize, Validate};
-pub use meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
-pub use validate_trait::{Phases, Validate};
+pub use types::empty_object::EmptyObject;
+pub use types::int_or_string::IntOrString;
+pub use types::meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};
 
 /// Derived code's CEL items: kept when the `cel` feature is on, dropped otherwise (derived
 /// code cannot see this crate's features).

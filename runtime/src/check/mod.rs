@@ -1,5 +1,17 @@
-//! The `Validate` trait that `#[derive(kubeskema::Validate)]` implements: typed values check
-//! themselves with straight-line calls into [`crate::keywords`], no schema walked at run time.
+//! Checking: the `Validate` trait that `#[derive(kubeskema::Validate)]` implements (typed values
+//! check themselves with straight-line calls into [`crate::keywords`], no schema walked at run
+//! time, and `validate()` is the one place that orders the steps), and the checks it calls: one
+//! per schema keyword (`keywords`), string formats (`format`), patterns (`pattern`, `shapes`),
+//! list types (`listtype`), junctors (`junctor`), metadata (`objectmeta`), ratcheting (`ratchet`).
+
+pub mod format;
+pub mod junctor;
+pub mod keywords;
+pub mod listtype;
+pub mod objectmeta;
+pub mod pattern;
+pub mod ratchet;
+pub(crate) mod shapes;
 
 use std::collections::BTreeMap;
 

@@ -264,7 +264,7 @@ impl<'a> ResourceValidator<'a> {
         #[cfg(not(feature = "cel"))]
         let warnings = Vec::new();
         if blocked {
-            crate::validate_trait::gate_cel(self.has_rules, &mut issues);
+            crate::check::gate_cel(self.has_rules, &mut issues);
         }
         Outcome { object: obj, pruned, issues, warnings }
     }

@@ -6,6 +6,8 @@
 //! structural rules forbid (`$ref`, `patternProperties`, ...) are kept in
 //! [`Schema::unsupported`] so the structural check can report them with the apiserver's words.
 
+pub mod openapi;
+
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};

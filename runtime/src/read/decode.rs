@@ -247,7 +247,7 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
         let decoding_blocks_cel = cx.issues.iter().any(|i| i.error_type.blocks_cel());
         cx.issues.extend(validated.into_iter().filter(|i| !about_unread(i)));
         if decoding_blocks_cel {
-            crate::validate_trait::gate_cel(T::HAS_RULES, &mut cx.issues);
+            crate::check::gate_cel(T::HAS_RULES, &mut cx.issues);
         }
     }
     (decoded.issues, decoded.unknown, decoded.presence, decoded.written_as_float) =
