@@ -2,12 +2,11 @@
 //! CRD time (`cel_validation.go`, semantics §3.3, §9.8), before anything is generated:
 //! the rule, its `messageExpression` and `fieldPath` compile; `message` has no line break;
 //! `oldSelf` is used only where an old value can be correlated; each rule's estimated cost
-//! ([`cost::estimate`], cel-go's estimator) times its node's cardinality, and each
+//! ([`kubeskema::cel::cost::estimate`], cel-go's estimator) times its node's cardinality, and each
 //! messageExpression's, stays under the per-rule limit, and all of them together under the
 //! schema-wide limit.
 
-use kubeskema::cel::cost;
-use kubeskema::cel::{Scope, types};
+use kubeskema::cel::{Scope, limits, types};
 use kubeskema::issue::{BadValue, ErrorType};
 use kubeskema::schema::{Schema, ValidationRule};
 
@@ -20,7 +19,7 @@ pub(crate) fn check(root: &Schema, base: &str, has_schema_errors: &dyn Fn(&Schem
     let mut walk = Walk { out, costs: Vec::new(), has_schema_errors };
     walk.node(root, base, None, Some(1), true);
     let total = walk.costs.iter().fold(0u64, |sum, (c, _, _)| sum.saturating_add(*c));
-    if total > cost::STATIC_CRD_LIMIT {
+    if total > limits::STATIC_CRD_LIMIT {
         let mut costs = std::mem::take(&mut walk.costs);
         costs.sort_by_key(|(c, _, _)| std::cmp::Reverse(*c));
         for (_, field, pointer) in costs.into_iter().take(4).filter(|(c, _, _)| *c >= 1_000_000) {
@@ -39,7 +38,7 @@ pub(crate) fn check(root: &Schema, base: &str, has_schema_errors: &dyn Fn(&Schem
             &over_budget(
                 "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
                 total,
-                cost::STATIC_CRD_LIMIT,
+                limits::STATIC_CRD_LIMIT,
             ),
             root.pointer.clone(),
         ));
@@ -73,7 +72,7 @@ impl Walk<'_> {
             let declaration = types::declare_rule_scope(s, resource_root);
             // Under an unbounded list or map, as many values as a request can hold (§9.8).
             let times = cardinality.unwrap_or_else(|| {
-                cost::MAX_REQUEST_BYTES / (declaration.as_ref().map_or(0, |d| d.min_serialized_size) + 1)
+                limits::MAX_REQUEST_BYTES / (declaration.as_ref().map_or(0, |d| d.min_serialized_size) + 1)
             });
             let declaration = declaration.map(std::sync::Arc::new);
             for (i, rule) in s.validations.iter().enumerate() {
@@ -156,15 +155,15 @@ impl Walk<'_> {
         // budget (its estimate not multiplied by the cardinality), then misuses of oldSelf.
         if let Some(max_cost) = compiled.as_ref().and_then(|c| c.max_cost) {
             let estimate = max_cost.saturating_mul(cardinality);
-            if estimate > cost::STATIC_RULE_LIMIT {
-                let detail = over_budget("estimated rule cost", estimate, cost::STATIC_RULE_LIMIT);
+            if estimate > limits::STATIC_RULE_LIMIT {
+                let detail = over_budget("estimated rule cost", estimate, limits::STATIC_RULE_LIMIT);
                 push(format!("{p}.rule"), ErrorType::Forbidden, BadValue::Omit, &detail, format!("{pointer}/rule"));
             }
             self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
         }
         if let Some(estimate) = compiled.as_ref().and_then(|c| c.message_max_cost) {
-            if estimate > cost::STATIC_RULE_LIMIT {
-                let detail = over_budget("estimated messageExpression cost", estimate, cost::STATIC_RULE_LIMIT);
+            if estimate > limits::STATIC_RULE_LIMIT {
+                let detail = over_budget("estimated messageExpression cost", estimate, limits::STATIC_RULE_LIMIT);
                 let (field, at) = (format!("{p}.messageExpression"), format!("{pointer}/messageExpression"));
                 push(field, ErrorType::Forbidden, BadValue::Omit, &detail, at);
             }

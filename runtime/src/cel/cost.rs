@@ -7,28 +7,15 @@
 //! Every number here is the apiserver's: the estimate decides which CRDs it accepts, so an
 //! estimate cheaper or dearer than its own would accept or refuse other CRDs. Where cel-go's
 //! arithmetic wraps (`max * 4` of an unknown size) it wraps here too. At run time cost is
-//! counted, not estimated ([`super::meter`]).
+//! counted, not estimated ([`crate::cel::running::meter`]).
 
 use std::collections::HashMap;
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
-use super::check::Checked;
-use super::functions::Overload;
-use super::types::{Declaration, Type};
-
-/// The most one evaluation may cost (`PerCallLimit`).
-pub const PER_CALL_LIMIT: u64 = 1_000_000;
-/// The most all rules of one object may cost together (`RuntimeCELCostBudget`).
-pub const RUNTIME_BUDGET: u64 = 10_000_000;
-/// The most one rule's estimate may be (`StaticEstimatedCostLimit`).
-pub const STATIC_RULE_LIMIT: u64 = 10_000_000;
-/// The most the estimates of one schema's rules may sum to (`StaticEstimatedCRDCostLimit`).
-pub const STATIC_CRD_LIMIT: u64 = 100_000_000;
-/// The request size that bounds unbounded strings, lists and maps (`MaxRequestSizeBytes`).
-pub const MAX_REQUEST_BYTES: u64 = 3 * 1024 * 1024;
-/// The longest evaluated messageExpression.
-pub const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5120;
+use crate::cel::front::check::Checked;
+use crate::cel::front::functions::Overload;
+use crate::cel::front::types::{Declaration, Type};
 
 /// cel-go's unit costs (`common/cost.go`).
 const SELECT_AND_IDENT: u64 = 1;
@@ -44,12 +31,6 @@ const MAX_NAME_FORMAT_REGEX: f64 = 128.0;
 const MAX_FORMAT: u64 = 64;
 /// cel-go's accumulator names (`__result__`, and `@result`, the one macros use).
 const ACCUMULATORS: [&str; 2] = ["__result__", "@result"];
-
-/// A tenth of a unit per byte or element traversed, rounded up (cel-go's traversal factor):
-/// what the meter charges.
-pub(crate) fn traversal(n: u64) -> u64 {
-    n.div_ceil(10)
-}
 
 /// A range of sizes or costs (cel-go's `SizeEstimate` and `CostEstimate`), saturating at
 /// `u64::MAX`.
@@ -191,7 +172,7 @@ impl<'a> Coster<'a> {
             Expr::Select(s)
                 if !s.test
                     && matches!(self.type_of(e), Type::Type(Some(_)))
-                    && let Some(name) = super::check::qualified_name(e) =>
+                    && let Some(name) = crate::cel::front::check::qualified_name(e) =>
             {
                 self.paths.insert(e.id, vec![name]);
                 Estimate::fixed(SELECT_AND_IDENT)

@@ -18,8 +18,8 @@ use cel::common::types::{LIST_TYPE, STRING_TYPE};
 use cel::objects::Key;
 use cel::{DeclarationError, Env, Value};
 
-use super::{Outcome, error, value_fn};
-use crate::cel::types::Type;
+use super::args::{Outcome, error, value_fn};
+use crate::cel::front::types::Type;
 use crate::issue::go_quote;
 
 /// The name `x.format(list)` is renamed to.
@@ -31,7 +31,7 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
 
 /// Renames `s.format(args)` to [`FORMAT`].
 pub(crate) fn lower(e: &mut IdedExpr) {
-    for child in crate::cel::depth::children_mut(e) {
+    for child in crate::cel::front::depth::children_mut(e) {
         lower(child);
     }
     if let Expr::Call(call) = &mut e.expr

@@ -5,7 +5,7 @@
 use cel::common::types::STRING_TYPE;
 use cel::{DeclarationError, Env, Value};
 
-use super::{Outcome, none, opaque, opaque_arg, opaque_type, some, string_arg, value_fn};
+use super::args::{Outcome, none, opaque, opaque_arg, opaque_type, some, string_arg, value_fn};
 use crate::objectmeta;
 
 const TYPE: &str = "kubernetes.NamedFormat";

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use cel::common::types::{DYN_TYPE, LIST_TYPE};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use super::{Outcome, error, value_fn};
+use super::args::{Outcome, error, value_fn};
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_member_overload("isSorted", "list_is_sorted", LIST_TYPE, vec![], value_fn!(is_sorted))?;
@@ -116,11 +116,15 @@ fn max(args: &[Value]) -> Outcome {
 fn index_of(args: &[Value]) -> Outcome {
     let items = items("indexOf", args)?;
     let needle = &args[1];
-    Ok(Value::Int(items.iter().position(|v| super::super::value::deep_equal(v, needle)).map_or(-1, |i| i as i64)))
+    Ok(Value::Int(
+        items.iter().position(|v| crate::cel::running::value::deep_equal(v, needle)).map_or(-1, |i| i as i64),
+    ))
 }
 
 fn last_index_of(args: &[Value]) -> Outcome {
     let items = items("lastIndexOf", args)?;
     let needle = &args[1];
-    Ok(Value::Int(items.iter().rposition(|v| super::super::value::deep_equal(v, needle)).map_or(-1, |i| i as i64)))
+    Ok(Value::Int(
+        items.iter().rposition(|v| crate::cel::running::value::deep_equal(v, needle)).map_or(-1, |i| i as i64),
+    ))
 }

@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use cel::common::types::STRING_TYPE;
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use super::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+use super::args::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
 
 const IP_TYPE: &str = "net.IP";
 const CIDR_TYPE: &str = "net.CIDR";

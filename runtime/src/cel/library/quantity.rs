@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use cel::common::types::{INT_TYPE, STRING_TYPE};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use super::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+use super::args::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
 
 const TYPE: &str = "kubernetes.Quantity";
 const NANO: i128 = 1_000_000_000;

@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use cel::common::types::{INT_TYPE, STRING_TYPE};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use super::{Outcome, error, string_arg, value_fn};
+use super::args::{Outcome, error, string_arg, value_fn};
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload("matches", "matches", vec![STRING_TYPE, STRING_TYPE], value_fn!(matches))?;
@@ -50,7 +50,7 @@ pub(crate) fn compiled(function: &str, pattern: &str) -> Result<Arc<regex::Regex
 /// regex cost, the subject's traversal times a quarter unit per pattern byte.
 fn subject_and_pattern<'a>(function: &str, args: &'a [Value]) -> Result<(&'a str, Arc<regex::Regex>), ExecutionError> {
     let (s, pattern) = (string_arg(function, args, 0)?, string_arg(function, args, 1)?);
-    crate::cel::meter::charge(crate::cel::meter::regex_cost(s.len(), pattern.len()))?;
+    crate::cel::running::meter::charge(crate::cel::running::meter::regex_cost(s.len(), pattern.len()))?;
     Ok((s, compiled(function, pattern)?))
 }
 

@@ -4,8 +4,8 @@
 use cel::common::types::LIST_TYPE;
 use cel::{DeclarationError, Env, Value};
 
-use super::{Outcome, error, value_fn};
-use crate::cel::value::deep_equal;
+use super::args::{Outcome, error, value_fn};
+use crate::cel::running::value::deep_equal;
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload("sets.contains", "list_sets_contains_list", vec![LIST_TYPE, LIST_TYPE], value_fn!(contains))?;

@@ -8,7 +8,7 @@ use cel::common::types::STRING_TYPE;
 use cel::objects::{Key, Map};
 use cel::{DeclarationError, Env, Value};
 
-use super::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+use super::args::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
 
 const TYPE: &str = "kubernetes.URL";
 

@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use cel::Value;
 use cel::objects::{Key, Map};
+use cel::{ExecutionError, Value};
 
-use super::types::Type;
+use crate::cel::front::types::{RESERVED, Type, escape};
 use crate::{EmptyObject, IntOrString, ObjectMeta};
 
 /// A value as CEL sees it when it is `self` of a rule (or inside one).
@@ -48,7 +48,7 @@ scalar! {
         IntOrString::String(s) => Value::String(Arc::new(s.clone())),
     };
     serde_json::Value => Type::Dyn, |v| from_json(v);
-    EmptyObject => super::types::derived_object("object", false, Vec::new), |_e| object(Vec::new());
+    EmptyObject => crate::cel::front::types::derived_object("object", false, Vec::new), |_e| object(Vec::new());
 }
 
 impl ToCel for serde_json::Map<String, serde_json::Value> {
@@ -71,7 +71,7 @@ impl ToCel for ObjectMeta {
     }
 
     fn cel_type() -> Type {
-        super::types::object_meta("metadata".to_owned())
+        crate::cel::front::types::object_meta("metadata".to_owned())
     }
 }
 
@@ -161,69 +161,6 @@ fn fields_value(fields: &mut [(&str, Option<Value>)], unknown: Option<Value>) ->
         }
     }
     object(all)
-}
-
-/// CEL's reserved words: a property named so is written `__<word>__` (§9.3).
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
-/// A property name as a CEL field name (`AS pkg/cel/escaping.go`): `None` when it cannot be
-/// written (empty, a leading digit, a character outside `[A-Za-z0-9_./-]`).
-///
-/// ```
-/// use kubeskema::cel::escape;
-/// assert_eq!(escape("foo-bar").as_deref(), Some("foo__dash__bar"));
-/// assert_eq!(escape("a.b/c").as_deref(), Some("a__dot__b__slash__c"));
-/// assert_eq!(escape("x__y").as_deref(), Some("x__underscores__y"));
-/// assert_eq!(escape("namespace").as_deref(), Some("__namespace__"));
-/// assert_eq!(escape("1st"), None);
-/// ```
-pub fn escape(name: &str) -> Option<String> {
-    let first = name.chars().next()?;
-    if first.is_ascii_digit() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c)) {
-        return None;
-    }
-    if RESERVED.contains(&name) {
-        return Some(format!("__{name}__"));
-    }
-    let mut out = String::with_capacity(name.len());
-    let mut rest = name;
-    while let Some(c) = rest.chars().next() {
-        if let Some(after) = rest.strip_prefix("__") {
-            out.push_str("__underscores__");
-            rest = after;
-            continue;
-        }
-        match c {
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c => out.push(c),
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    Some(out)
 }
 
 /// JSON as CEL sees untyped data: integers as `int` (unsigned beyond `int64` as `uint`),
@@ -407,5 +344,33 @@ pub fn to_json(v: &Value) -> serde_json::Value {
         Value::Timestamp(t) => J::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
         Value::Duration(d) => J::String(format!("{}s", d.num_seconds())),
         other => J::String(format!("{other:?}")),
+    }
+}
+
+/// An evaluation error in cel-go's words (`no such key: x`, `index out of bounds: 3`, ...).
+pub(crate) fn go_error(e: &ExecutionError) -> String {
+    match e {
+        ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
+        ExecutionError::NoSuchOverload(_) | ExecutionError::UnsupportedBinaryOperator(..) => "no such overload".into(),
+        ExecutionError::IndexOutOfBounds(i) => format!("index out of bounds: {}", plain(i)),
+        ExecutionError::DivisionByZero(_) => "division by zero".into(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
+        ExecutionError::Overflow(..) => "integer overflow".into(),
+        // Conversions: cel-go's words for a string that is not a number.
+        ExecutionError::FunctionError { function, message } if message.starts_with("string parse error") => {
+            format!("type conversion error from 'string' to '{function}'")
+        }
+        ExecutionError::FunctionError { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+pub(crate) fn plain(v: &Value) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::String(s) => s.to_string(),
+        Value::Bool(b) => b.to_string(),
+        other => format!("{other:?}"),
     }
 }

@@ -12,7 +12,7 @@
 //! ([`crate::decode`]) records the integers it read from a whole float (`1.0`), and validates
 //! the value inside [`with_written_as_float`]: there a node's CEL value has those places as
 //! floats again, and code compiled to Rust checks each integer read against them
-//! ([`super::native::Meter::int_read`]). A value built in Rust, or read by plain
+//! ([`crate::cel::running::native::Meter::int_read`]). A value built in Rust, or read by plain
 //! `Deserialize`, has none: its rules read its integers.
 
 use std::cell::RefCell;
@@ -23,8 +23,8 @@ use cel::common::ast::{CallExpr, Expr, IdedExpr, operators};
 use cel::common::types::DYN_TYPE;
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use super::library::value_fn;
-use super::types::Type;
+use crate::cel::front::types::Type;
+use crate::cel::library::args::value_fn;
 
 /// The check every integer read is lowered into.
 pub const INT_DATA: &str = "@int_data";
@@ -55,7 +55,7 @@ fn int_present(args: &[Value]) -> Result<Value, ExecutionError> {
 
 /// Wraps every read in `e` that `types` (the checker's, by node id) says is an `int`.
 pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
-    for child in super::depth::children_mut(e) {
+    for child in crate::cel::front::depth::children_mut(e) {
         lower(child, types);
     }
     if let Expr::Select(s) = &e.expr
@@ -93,7 +93,7 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
 /// Whether field `field` of a value of type `operand` is an `int`.
 fn int_field(operand: Option<&Type>, field: &str) -> bool {
     match operand {
-        Some(Type::Object(object)) => super::check::field_type(object, field) == Some(&Type::Int),
+        Some(Type::Object(object)) => crate::cel::front::check::field_type(object, field) == Some(&Type::Int),
         Some(Type::Map(_, values)) => **values == Type::Int,
         _ => false,
     }
@@ -180,7 +180,7 @@ fn float_at(value: Value, place: &[&str]) -> Value {
             // A map's keys are as written; an object's properties under their escaped names
             // (a reserved word under both).
             let name = segment.replace("~1", "/").replace("~0", "~");
-            let escaped = super::escape(&name).filter(|e| *e != name);
+            let escaped = crate::cel::front::types::escape(&name).filter(|e| *e != name);
             let entries = Arc::make_mut(&mut map.map);
             for key in std::iter::once(name).chain(escaped) {
                 let key = cel::objects::Key::String(Arc::new(key));

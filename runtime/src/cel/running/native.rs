@@ -1,19 +1,17 @@
 //! What rules compiled to Rust call (issue 15): codegen turns a rule's checked, metered tree
 //! into a function over the typed value (`self` a `&T`, `oldSelf` an `Option<&T>`), and
-//! [`Cx::evaluate_typed`](super::Cx::evaluate_typed) runs it in the interpreter's place.
+//! [`Cx::evaluate_typed`](crate::cel::Cx::evaluate_typed) runs it in the interpreter's place.
 //!
 //! The functions here hold the semantics the emitted code must not spell out at every rule:
-//! the meter ([`Meter`]: the same charges, at the same places, as [`meter::instrument`]
+//! the meter ([`Meter`]: the same charges, at the same places, as the meter's `instrument`
 //! puts in the interpreted tree, so cost and cost errors are the interpreter's), the errors
 //! in cel-go's words ([`Error`]), the logical operators' error absorption as the `cel` crate
 //! evaluates it ([`and`], [`or`], [`Fold`]), checked integer arithmetic, code-point sizes and
 //! the string functions. Nothing here allocates unless a rule's own result needs it.
-//!
-//! [`meter::instrument`]: super::meter::instrument
 
 use std::borrow::Cow;
 
-use super::meter::{self, Cost};
+use crate::cel::running::meter::{self, Cost};
 
 /// The cost meter of one native evaluation: charged as the interpreter's thread-local meter
 /// is, stopped past `limit`.
@@ -22,7 +20,7 @@ pub struct Meter {
     used: u64,
     limit: u64,
     /// The integers under the rule's node that the document wrote as floats (see
-    /// [`super::with_written_as_float`]); almost always none.
+    /// [`crate::cel::with_written_as_float`]); almost always none.
     written_as_float: Vec<String>,
 }
 
@@ -44,10 +42,12 @@ impl Meter {
     /// the apiserver's read of a float there fails.
     #[inline]
     pub fn int_read(&self, place: impl FnOnce() -> String) -> Result<()> {
-        if self.written_as_float.is_empty() || !super::int_data::reads_float(&place(), &self.written_as_float) {
+        if self.written_as_float.is_empty()
+            || !crate::cel::lowering::int_data::reads_float(&place(), &self.written_as_float)
+        {
             Ok(())
         } else {
-            Err(Error::Message(Cow::Borrowed(super::int_data::FLOAT_READ)))
+            Err(Error::Message(Cow::Borrowed(crate::cel::lowering::int_data::FLOAT_READ)))
         }
     }
 
@@ -61,7 +61,7 @@ impl Meter {
     /// Charges the traversal of `n` bytes or elements (a tenth of a unit each).
     #[inline]
     pub fn charge_size(&mut self, n: usize) -> Result<()> {
-        self.charge(super::cost::traversal(n as u64))
+        self.charge(crate::cel::limits::traversal(n as u64))
     }
 
     /// cel-go's regex cost over a subject of `subject` bytes with a pattern of `pattern` bytes.
@@ -424,7 +424,7 @@ pub fn trim(s: Cow<'_, str>) -> Cow<'_, str> {
 
 /// `isIP(s)` (the Kubernetes IP library).
 pub fn is_ip(s: &str) -> bool {
-    super::library::net::parse_ip(s).is_ok()
+    crate::cel::library::net::parse_ip(s).is_ok()
 }
 
 /// `isURL(s)` (the Kubernetes URL library).
@@ -434,7 +434,7 @@ pub fn is_url(s: &str) -> bool {
 
 /// `url(s)` (the Kubernetes URL library).
 pub fn url(s: &str) -> Result<crate::go::url::Url> {
-    super::library::url::parse(s).map_err(|e| Error::Message(Cow::Owned(e)))
+    crate::cel::library::url::parse(s).map_err(|e| Error::Message(Cow::Owned(e)))
 }
 
 /// `==` of two set lists: the same length, and every item of `b` in `a`.

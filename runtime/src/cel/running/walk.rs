@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{Cx, Rule, from_json, from_json_with};
+use crate::cel::running::cx::Cx;
+use crate::cel::running::rule::{Rule, SelfType};
+use crate::cel::running::value::{from_json, from_json_with};
 use crate::path::Path;
 use crate::schema::{Schema, ValidationRule};
 
@@ -37,7 +39,7 @@ impl SchemaRules {
     fn collect(&mut self, s: &Schema, resource_root: bool) -> bool {
         let mut any = !s.validations.is_empty();
         if any {
-            let self_type = super::types::declare_rule_scope(s, resource_root).map(|d| d.ty);
+            let self_type = crate::cel::front::types::declare_rule_scope(s, resource_root).map(|d| d.ty);
             self.rules.insert(s.pointer.clone(), s.validations.iter().map(|r| rule(r, self_type.clone())).collect());
         }
         let children: Vec<&Schema> =
@@ -115,9 +117,9 @@ impl SchemaRules {
 }
 
 /// A schema's rule as a [`Rule`], checked against `self_type`.
-fn rule(r: &ValidationRule, self_type: Option<super::Type>) -> Rule {
+fn rule(r: &ValidationRule, self_type: Option<crate::cel::front::types::Type>) -> Rule {
     Rule {
-        self_type: self_type.map(super::SelfType::Declared),
+        self_type: self_type.map(SelfType::Declared),
         message: r.message.clone().map(Into::into),
         message_expression: r.message_expression.clone().map(Into::into),
         reason: r.reason.clone().map(Into::into),

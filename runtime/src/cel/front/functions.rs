@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use super::types::{Type, parse, split_params};
+use crate::cel::front::types::{Type, parse, split_params};
 
 /// One overload.
 #[derive(Debug)]
@@ -23,7 +23,7 @@ pub(crate) struct Overload {
     pub params: Vec<Type>,
     pub result: Type,
     /// The signature as written in the table: it names the overload (cel-go's overload id),
-    /// which is what the cost estimator ([`super::cost`]) tells overloads apart by.
+    /// which is what the cost estimator ([`crate::cel::cost`]) tells overloads apart by.
     pub signature: String,
 }
 
@@ -55,7 +55,7 @@ static TABLE: LazyLock<HashMap<String, Vec<Overload>>> = LazyLock::new(|| {
     for t in ["int", "uint", "double", "duration"] {
         add(&format!("list({t}).sum() -> {t}"));
     }
-    for name in super::library::formats::NAMES {
+    for name in crate::cel::library::formats::NAMES {
         add(&format!("format.{name}() -> kubernetes.NamedFormat"));
     }
     for getter in [

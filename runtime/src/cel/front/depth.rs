@@ -10,8 +10,7 @@
 use cel::common::ast::{EntryExpr, Expr};
 use cel::parser::Expression;
 
-/// cel-go's parser recursion limit, which also bounds the depth of the expression tree.
-pub const MAX_DEPTH: usize = 250;
+use crate::cel::limits::MAX_DEPTH;
 
 /// Stack each level of nesting may take: the parser's and the interpreter's frames, measured
 /// (a debug build's are several times a release build's).
@@ -22,9 +21,6 @@ const BASE: usize = 256 * 1024;
 /// Stack the parser takes per binary operator of a chain (`a + b + ...` is parsed in a loop
 /// but built and finished recursively).
 const PER_OPERATOR: usize = if cfg!(debug_assertions) { 2 * 1024 } else { 512 };
-
-/// cel-go's limit on the length of an expression, in code points.
-pub const MAX_CODE_POINTS: usize = 100_000;
 
 /// Runs `f`, a walk `levels` deep, on a stack with room for it: the current one when it has
 /// the room (the common case costs one comparison), else a fresh one.

@@ -2,7 +2,7 @@
 //! counts it, so that no rule runs past the apiserver's limits whatever the data: a per-call
 //! limit of 1,000,000 and a per-object budget of 10,000,000, messageExpressions included.
 //!
-//! The `cel` crate counts nothing, so [`instrument`] rewrites a rule's expression once, at
+//! The `cel` crate counts nothing, so the lowering stage's `instrument` rewrites a rule's expression once, at
 //! compile time, with calls that charge a thread-local meter:
 //! - `@charge(k, e)`: `e`, after charging `k`. Every comprehension charges once per iteration
 //!   what its step evaluates at least (its spine: the operands always evaluated), so nested loops over a million items
@@ -25,10 +25,8 @@
 
 use std::cell::Cell;
 
-use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, ListExpr, LiteralValue};
 use cel::common::types::{CelInt, CelList, CelString, DYN_TYPE, INT_TYPE, Kind, LIST_TYPE, STRING_TYPE};
 use cel::common::value::{CowVal, Val};
-use cel::parser::Expression;
 use cel::{DeclarationError, Env, ExecutionError};
 
 /// What cel-go's interrupted evaluation says.
@@ -86,12 +84,12 @@ pub(crate) fn regex_cost(subject: usize, pattern: usize) -> u64 {
     traversal(subject).max(1).saturating_mul((pattern as u64).div_ceil(4).max(1))
 }
 
-/// [`super::cost::traversal`] of a byte or element count.
+/// [`crate::cel::limits::traversal`] of a byte or element count.
 fn traversal(n: usize) -> u64 {
-    super::cost::traversal(n as u64)
+    crate::cel::limits::traversal(n as u64)
 }
 
-/// Registers the metering functions [`instrument`] calls.
+/// Registers the metering functions `instrument` calls.
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload("@charge", "@charge_int_dyn", vec![INT_TYPE, DYN_TYPE], charge_then)?;
     env.add_overload("@sized", "@sized_dyn", vec![DYN_TYPE], sized)?;
@@ -224,203 +222,10 @@ fn flatten<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
         Ok(())
     }
     // Values nest no deeper than an expression may (lists in literals) or the read (JSON).
-    let depth = depth.min(super::depth::MAX_DEPTH as u64);
+    let depth = depth.min(crate::cel::limits::MAX_DEPTH as u64);
     let size = count(list.as_ref(), depth)?;
     charge(traversal(size))?;
     let mut out = Vec::with_capacity(size);
     splice(list.as_ref(), depth, &mut out)?;
     Ok(CowVal::owned(CelList::from(out)))
-}
-
-/// The expression with the meter's calls in (see the module's text). Run it inside
-/// a stack grown to fit (`depth::with_stack`): it recurses over the expression.
-pub fn instrument(expr: &Expression) -> Expression {
-    let body = rewrite(expr);
-    charged(spine(expr), body)
-}
-
-fn node(expr: Expr) -> Expression {
-    Expression { id: 0, expr }
-}
-
-fn call(func_name: &str, args: Vec<Expression>) -> Expression {
-    node(Expr::Call(CallExpr { func_name: func_name.to_owned(), target: None, args }))
-}
-
-fn charged(units: u64, expr: Expression) -> Expression {
-    charged_with("@charge", units, expr)
-}
-
-fn charged_with(function: &str, units: u64, expr: Expression) -> Expression {
-    let units = i64::try_from(units.max(1)).unwrap_or(i64::MAX);
-    call(function, vec![node(Expr::Literal(LiteralValue::Int(units.into()))), expr])
-}
-
-fn is_ident(expr: &Expression, name: &str) -> bool {
-    matches!(&expr.expr, Expr::Ident(n) if n == name)
-}
-
-/// What evaluating `expr` charges at least, in cel-go's units (1 per identifier, selection and
-/// call): the operands that are always evaluated, comprehensions without their iterations
-/// (those charge themselves).
-fn spine(expr: &Expression) -> u64 {
-    match &expr.expr {
-        Expr::Literal(_) | Expr::Unspecified => 0,
-        Expr::Ident(_) => 1,
-        Expr::Select(s) => 1 + spine(&s.operand),
-        // `@int_data` is the apiserver's conversion of a read, not a call of the rule's.
-        Expr::Call(c)
-            if matches!(c.func_name.as_str(), "_&&_" | "_||_" | "_?_:_" | "@not_strictly_false")
-                || c.func_name == super::int_data::INT_DATA =>
-        {
-            c.args.first().map_or(0, spine)
-        }
-        Expr::Call(c) => c.target.as_deref().map_or(0, spine) + c.args.iter().map(spine).sum::<u64>() + 1,
-        Expr::List(l) => l.elements.iter().map(spine).sum(),
-        Expr::Map(m) => entries_spine(&m.entries),
-        Expr::Struct(s) => entries_spine(&s.entries),
-        Expr::Comprehension(c) => spine(&c.iter_range) + spine(&c.accu_init) + spine(&c.result),
-    }
-}
-
-fn entries_spine(entries: &[cel::common::ast::IdedEntryExpr]) -> u64 {
-    entries
-        .iter()
-        .map(|e| match &e.expr {
-            EntryExpr::MapEntry(entry) => spine(&entry.key) + spine(&entry.value),
-            EntryExpr::StructField(f) => spine(&f.value),
-        })
-        .sum()
-}
-
-fn rewrite(expr: &Expression) -> Expression {
-    let id = expr.id;
-    let rewritten = match &expr.expr {
-        Expr::Literal(_) | Expr::Ident(_) | Expr::Unspecified => return expr.clone(),
-        Expr::Select(s) => {
-            let mut s = s.clone();
-            s.operand = Box::new(rewrite(&s.operand));
-            Expr::Select(s)
-        }
-        Expr::Call(c) => return rewrite_call(id, c),
-        Expr::List(l) => Expr::List(ListExpr {
-            elements: l.elements.iter().map(rewrite).collect(),
-            optional_indices: l.optional_indices.clone(),
-        }),
-        Expr::Map(m) => {
-            let mut m = m.clone();
-            for e in &mut m.entries {
-                match &mut e.expr {
-                    EntryExpr::MapEntry(entry) => {
-                        entry.key = rewrite(&entry.key);
-                        entry.value = rewrite(&entry.value);
-                    }
-                    EntryExpr::StructField(f) => f.value = rewrite(&f.value),
-                }
-            }
-            Expr::Map(m)
-        }
-        Expr::Struct(s) => {
-            let mut s = s.clone();
-            for e in &mut s.entries {
-                if let EntryExpr::StructField(f) = &mut e.expr {
-                    f.value = rewrite(&f.value);
-                }
-            }
-            Expr::Struct(s)
-        }
-        Expr::Comprehension(c) => Expr::Comprehension(Box::new(rewrite_comprehension(c))),
-    };
-    Expression { id, expr: rewritten }
-}
-
-fn rewrite_call(id: u64, c: &CallExpr) -> Expression {
-    let args: Vec<Expression> = c.args.iter().map(rewrite).collect();
-    let target = c.target.as_deref().map(rewrite);
-    let sized_by_us = match (c.func_name.as_str(), args.len()) {
-        ("replace", 2 | 3) => Some("@replace"),
-        ("join", 0 | 1) => Some("@join"),
-        ("flatten", 0 | 1) => Some("@flatten"),
-        _ => None,
-    };
-    let target = match (sized_by_us, target) {
-        (Some(name), Some(target)) => {
-            // The receiver becomes the first argument.
-            let mut out = call(name, [vec![target], args].concat());
-            out.id = id;
-            return out;
-        }
-        (_, target) => target,
-    };
-    // `lists.range(n)`: the namespace is a target in the tree.
-    let is_range = c.func_name == "lists.range"
-        || (c.func_name == "range" && target.as_ref().is_some_and(|t| is_ident(t, "lists")));
-    let args = if is_range && args.len() == 1 { vec![call("@range", args)] } else { args };
-    let out = Expression {
-        id,
-        expr: Expr::Call(CallExpr { func_name: c.func_name.clone(), target: target.map(Box::new), args }),
-    };
-    // `+` of strings and lists holds the sizes of both; the accumulator of `map` and
-    // `filter` (`@result + [e]`) is charged by its loop instead.
-    let appends_to_accumulator =
-        c.args.first().is_some_and(|a| matches!(&a.expr, Expr::Ident(n) if n.starts_with('@')));
-    if c.func_name == "_+_" && !appends_to_accumulator { call("@sized", vec![out]) } else { out }
-}
-
-fn rewrite_comprehension(c: &ComprehensionExpr) -> ComprehensionExpr {
-    let accu = c.accu_var.as_str();
-    let mut out = ComprehensionExpr {
-        iter_range: rewrite(&c.iter_range),
-        iter_var: c.iter_var.clone(),
-        iter_var2: c.iter_var2.clone(),
-        accu_var: c.accu_var.clone(),
-        accu_init: rewrite(&c.accu_init),
-        loop_cond: rewrite(&c.loop_cond),
-        loop_step: rewrite(&c.loop_step),
-        result: rewrite(&c.result),
-    };
-    // What one iteration evaluates at least: the condition, and the step's own operand (the
-    // accumulator's fold or append is one call).
-    let step_units = match &c.loop_step.expr {
-        Expr::Call(s)
-            if matches!(s.func_name.as_str(), "_&&_" | "_||_" | "_+_")
-                && s.args.first().is_some_and(|a| is_ident(a, accu)) =>
-        {
-            1 + s.args.get(1).map_or(0, spine)
-        }
-        Expr::Call(s) if s.func_name == "_?_:_" => 1 + s.args.first().map_or(0, spine),
-        _ => spine(&c.loop_step),
-    };
-    let units = spine(&c.loop_cond) + step_units;
-    // Charge where an error stops the loop at once: the condition when there is one (the
-    // step's errors of `all` and `exists` wait for a later element), else the step, keeping
-    // the shape `@result + [e]` the interpreter builds `map` and `filter` lists in place by.
-    if !matches!(c.loop_cond.expr, Expr::Literal(_)) {
-        out.loop_cond = charged(units, out.loop_cond);
-        return out;
-    }
-    let appended = |step: &mut Expression| -> bool {
-        if let Expr::Call(add) = &mut step.expr
-            && add.func_name == "_+_"
-            && add.args.first().is_some_and(|a| is_ident(a, accu))
-            && let Some(Expr::List(list)) = add.args.get_mut(1).map(|a| &mut a.expr)
-            && let Some(first) = list.elements.first_mut()
-        {
-            *first = charged_with("@charge_sized", units, std::mem::take(first));
-            return true;
-        }
-        false
-    };
-    if appended(&mut out.loop_step) {
-        return out;
-    }
-    if let Expr::Call(cond) = &mut out.loop_step.expr
-        && cond.func_name == "_?_:_"
-        && let Some(guard) = cond.args.first_mut()
-    {
-        *guard = charged(units, std::mem::take(guard));
-        return out;
-    }
-    out.loop_step = charged(units, out.loop_step);
-    out
 }

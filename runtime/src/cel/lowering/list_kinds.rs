@@ -13,9 +13,9 @@ use cel::common::ast::{CallExpr, Expr, IdedExpr, ListExpr, LiteralValue, operato
 use cel::common::types::LIST_TYPE;
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use super::library::value_fn;
-use super::types::{ListKind, Type};
-use super::value::deep_equal;
+use crate::cel::front::types::{ListKind, Type};
+use crate::cel::library::args::value_fn;
+use crate::cel::running::value::deep_equal;
 
 const SET_EQUALS: &str = "@set_equals";
 const SET_UNION: &str = "@set_union";
@@ -44,7 +44,7 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
 /// Makes the set and map lists' `==`, `!=` and `+` in `e` calls of their own functions;
 /// `types` are the checker's, by node id.
 pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
-    for child in super::depth::children_mut(e) {
+    for child in crate::cel::front::depth::children_mut(e) {
         lower(child, types);
     }
     let Expr::Call(call) = &mut e.expr else { return };

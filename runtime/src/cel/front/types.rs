@@ -1,4 +1,4 @@
-//! CEL types as the checker ([`check`](super::check)) sees them, printed as cel-go prints them
+//! CEL types as the checker ([`check`](crate::cel::front::check)) sees them, printed as cel-go prints them
 //! (`list(int)`, `map(string, dyn)`, `optional_type(string)`), and the declaration of a
 //! schema node as the apiserver builds it (`SchemaDeclType`, semantics §9.4): the one place
 //! that turns a schema into the type of `self`.
@@ -70,7 +70,7 @@ impl ListKind {
         match list_type {
             "set" => ListKind::Set,
             "map" => ListKind::Map(
-                keys.iter().map(|k| super::escape(k.as_ref()).unwrap_or_else(|| k.as_ref().to_owned())).collect(),
+                keys.iter().map(|k| escape(k.as_ref()).unwrap_or_else(|| k.as_ref().to_owned())).collect(),
             ),
             _ => ListKind::Atomic,
         }
@@ -216,7 +216,7 @@ impl fmt::Display for Type {
 }
 
 /// The type rules see at a node of a derived type: `base` (its Rust type's,
-/// [`ToCel::cel_type`](super::ToCel::cel_type)) with the node's `format` (strings become
+/// [`ToCel::cel_type`](crate::cel::ToCel::cel_type)) with the node's `format` (strings become
 /// timestamps, durations or bytes), its elements' format, its `x-kubernetes-list-type` and
 /// map keys, and `int_or_string` (`dyn`).
 pub fn node_type(
@@ -270,8 +270,7 @@ pub fn derived_object_with(name: &str, resource: bool, fields: impl FnOnce() -> 
     OPEN.with(|open| open.borrow_mut().push(name.to_owned()));
     let fields = fields();
     OPEN.with(|open| open.borrow_mut().pop());
-    let mut fields: BTreeMap<String, Type> =
-        fields.into_iter().filter_map(|(n, t)| Some((super::escape(&n)?, t))).collect();
+    let mut fields: BTreeMap<String, Type> = fields.into_iter().filter_map(|(n, t)| Some((escape(&n)?, t))).collect();
     if resource {
         let meta = object_meta(format!("{name}.metadata"));
         let declared = |f: &str| fields.get(f).is_some_and(|t| *t == Type::String);
@@ -347,7 +346,7 @@ pub(crate) fn split_params(text: &str) -> Vec<&str> {
 }
 
 /// A node as the apiserver declares it to CEL (`DeclType`): its type, and the sizes cel-go's
-/// cost estimator reads ([`super::cost`]): the most elements it can hold (characters of a
+/// cost estimator reads ([`crate::cel::cost`]): the most elements it can hold (characters of a
 /// string, items of a list, entries of a map; 0 for a number or an object) and the fewest
 /// bytes it serializes to, from which the most copies of it a request can hold follow.
 #[derive(Clone, Debug)]
@@ -393,7 +392,7 @@ pub use schema::{declare, declare_rule_scope};
 #[cfg(feature = "dynamic")]
 mod schema {
     use super::*;
-    use crate::cel::cost::MAX_REQUEST_BYTES;
+    use crate::cel::limits::MAX_REQUEST_BYTES;
     use crate::schema::Schema;
 
     /// The fewest bytes values serialize to (`MinStringSize`, `MinBoolSize`, ...).
@@ -464,7 +463,7 @@ mod schema {
                         min_serialized_size =
                             min_serialized_size.saturating_add(prop.len() as u64 + d.min_serialized_size + 4);
                     }
-                    if let Some(escaped) = super::super::escape(prop) {
+                    if let Some(escaped) = super::escape(prop) {
                         fields.insert(escaped, d);
                     }
                 };
@@ -472,7 +471,7 @@ mod schema {
                     if resource_root && matches!(prop.as_str(), "metadata" | "kind" | "apiVersion") {
                         continue;
                     }
-                    let escaped = super::super::escape(prop).unwrap_or_default();
+                    let escaped = super::escape(prop).unwrap_or_default();
                     let d = declare(child, child.embedded_resource, &format!("{name}.{escaped}"));
                     add(prop, d, child.default.is_some());
                 }
@@ -536,6 +535,69 @@ mod schema {
 fn nonnegative(n: Option<i64>) -> Option<u64> {
     n.map(|n| n.max(0).unsigned_abs())
 }
+
+/// A property name as a CEL field name (`AS pkg/cel/escaping.go`): `None` when it cannot be
+/// written (empty, a leading digit, a character outside `[A-Za-z0-9_./-]`).
+///
+/// ```
+/// use kubeskema::cel::escape;
+/// assert_eq!(escape("foo-bar").as_deref(), Some("foo__dash__bar"));
+/// assert_eq!(escape("a.b/c").as_deref(), Some("a__dot__b__slash__c"));
+/// assert_eq!(escape("x__y").as_deref(), Some("x__underscores__y"));
+/// assert_eq!(escape("namespace").as_deref(), Some("__namespace__"));
+/// assert_eq!(escape("1st"), None);
+/// ```
+pub fn escape(name: &str) -> Option<String> {
+    let first = name.chars().next()?;
+    if first.is_ascii_digit() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c)) {
+        return None;
+    }
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("__") {
+            out.push_str("__underscores__");
+            rest = after;
+            continue;
+        }
+        match c {
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            c => out.push(c),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Some(out)
+}
+
+/// CEL's reserved words: a property named so is written `__<word>__` (§9.3).
+pub(crate) const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
 
 #[cfg(test)]
 mod tests {

@@ -16,8 +16,8 @@ use cel::objects::{Key, Map};
 use cel::parser::{Macro, MacroExprHelper, ParseError};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use super::depth;
-use super::library::value_fn;
+use crate::cel::front::depth;
+use crate::cel::library::args::value_fn;
 
 const RESULT: &str = "@result";
 const MAP_INSERT: &str = "cel.@mapInsert";
@@ -212,7 +212,7 @@ fn map_insert(args: &[Value]) -> Result<Value, ExecutionError> {
         if out.contains_key(&key) {
             return Err(ExecutionError::function_error(
                 MAP_INSERT,
-                format!("insert failed: key {} already exists", super::plain(k)),
+                format!("insert failed: key {} already exists", crate::cel::running::value::plain(k)),
             ));
         }
         out.insert(key, v.clone());

@@ -1,6 +1,6 @@
 //! The type checker: cel-go's `checker` over the `cel` crate's parsed tree, with the
 //! declarations of the 1.36 environment's functions (module `functions`) and the type of
-//! `self` from [`types`](super::types). It gives each expression its type and reports, in cel-go's words
+//! `self` from [`types`](crate::cel::front::types). It gives each expression its type and reports, in cel-go's words
 //! and at cel-go's places, what the apiserver refuses at CRD time: undeclared references,
 //! undefined fields, calls no overload accepts, and then (the 1.29 AST validators) mixed
 //! list and map literals and constant `duration`/`timestamp`/`matches` arguments that do not
@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue, SourceInfo};
 
-use super::functions::{self, Overload};
-use super::types::{ListKind, Type};
+use crate::cel::front::functions::{self, Overload};
+use crate::cel::front::types::{ListKind, Type};
 
 /// A checked expression: the type of each node by id, and the problems found.
 #[derive(Debug, Default)]
@@ -99,7 +99,7 @@ fn line_column(source: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Checks `expr` with the variables `vars` (besides the type identifiers every expression
-/// sees). It recurses as deep as the tree: [`check_rule`](super::check_rule) calls it on a
+/// sees). It recurses as deep as the tree: [`check_rule`](crate::cel::check_rule) calls it on a
 /// stack sized for that.
 pub fn check(expr: &IdedExpr, source: &SourceInfo, vars: &[(&str, Type)]) -> Checked {
     let mut c = Checker {
@@ -143,7 +143,7 @@ fn type_identifier(name: &str) -> Option<Type> {
         "duration" => Type::Duration,
         // The 1.36 libraries declare these two types; the others (`kubernetes.URL`, ...) are
         // not identifiers.
-        "net.IP" | "net.CIDR" => super::types::parse(name),
+        "net.IP" | "net.CIDR" => crate::cel::front::types::parse(name),
         _ => return None,
     }))
 }
@@ -534,9 +534,9 @@ impl Checker<'_> {
 }
 
 /// A field of an object: its escaped name, or (1.31) a reserved word written plainly.
-pub(super) fn field_type<'o>(object: &'o super::types::Object, field: &str) -> Option<&'o Type> {
+pub(crate) fn field_type<'o>(object: &'o crate::cel::front::types::Object, field: &str) -> Option<&'o Type> {
     object.fields.get(field).or_else(|| {
-        let escaped = super::escape(field)?;
+        let escaped = crate::cel::front::types::escape(field)?;
         (escaped != field && escaped.starts_with("__") && escaped.ends_with("__"))
             .then(|| object.fields.get(&escaped))
             .flatten()
@@ -548,7 +548,7 @@ fn mismatch(expected: &Type, actual: &Type) -> String {
 }
 
 /// `a.b.c` when `e` is a chain of selections ending in an identifier.
-pub(super) fn qualified_name(e: &IdedExpr) -> Option<String> {
+pub(crate) fn qualified_name(e: &IdedExpr) -> Option<String> {
     match &e.expr {
         Expr::Ident(name) => Some(name.clone()),
         Expr::Select(s) if !s.test => Some(format!("{}.{}", qualified_name(&s.operand)?, s.field)),
@@ -774,7 +774,7 @@ fn validate_literals(
                 && let [arg] = call.args.as_slice()
                 && let Expr::List(list) = &arg.expr
                 && let Err((node, message)) =
-                    super::library::format::check_literal_call(format.inner(), &list.elements, &type_of)
+                    crate::cel::library::format::check_literal_call(format.inner(), &list.elements, &type_of)
             {
                 let at_node = node.and_then(|id| source.offset_for(id).map(|(s, _)| s)).or_else(|| at(e));
                 errors.push((at_node, message));
@@ -794,18 +794,18 @@ fn validate_literals(
         }
         _ => {}
     }
-    for child in super::depth::children(e) {
+    for child in crate::cel::front::depth::children(e) {
         validate_literals(child, types, source, errors, place, in_format);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Scope, check_rule};
+    use crate::cel::{Scope, check_rule};
 
     /// The checker's message for `rule` with `self` of type `self_type` (a cel-go signature).
     fn refused(rule: &str, self_type: &str) -> String {
-        let scope = Scope::typed(super::super::types::parse(self_type), false);
+        let scope = Scope::typed(crate::cel::front::types::parse(self_type), false);
         match check_rule(rule, None, None, &scope) {
             Ok(_) => panic!("{rule} should not check"),
             Err(e) => e.join("\n"),
@@ -813,7 +813,7 @@ mod tests {
     }
 
     fn accepted(rule: &str, self_type: &str) {
-        let scope = Scope::typed(super::super::types::parse(self_type), false);
+        let scope = Scope::typed(crate::cel::front::types::parse(self_type), false);
         if let Err(e) = check_rule(rule, None, None, &scope) {
             panic!("{rule}: {e:?}");
         }

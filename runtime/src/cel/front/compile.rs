@@ -1,0 +1,435 @@
+//! A rule's front door: parsed, checked against its scope, lowered and metered, its cost
+//! estimated; and the `fieldPath` of a rule read as the apiserver reads it.
+
+use std::sync::Arc;
+
+use cel::common::ast::{Expr, LiteralValue};
+use cel::parser::Expression;
+use cel::{Context, ExecutionError, Value};
+
+use crate::cel::front::types::{self, Type};
+use crate::cel::front::{check, depth};
+use crate::cel::lowering::{comprehensions, instrument, int_data, list_kinds};
+use crate::cel::running::env::env;
+use crate::cel::running::meter;
+use crate::cel::{cost, library, limits};
+
+/// What an expression of any type costs at most and at least, as the apiserver estimates it
+/// over `scope`'s sizes (`Env.EstimateCost`); `None` when the scope has none.
+///
+/// ```
+/// use kubeskema::cel::{Scope, estimate_cost, types::{Declaration, Type}};
+/// let scope = Scope::declared(Declaration::simple(Type::Dyn, 1, 0).into(), false);
+/// let cost = estimate_cost("self.startsWith('a')", &scope).unwrap().unwrap();
+/// assert_eq!((cost.min, cost.max), (2, 2));
+/// ```
+pub fn estimate_cost(source: &str, scope: &Scope) -> Result<Option<cost::Estimate>, String> {
+    let mut errors = Vec::new();
+    let parsed = compile_one(source, scope, Expecting::Any, &mut errors).ok_or_else(|| errors.join("; "))?;
+    depth::drop_tree(parsed.metered);
+    Ok(parsed.cost)
+}
+
+/// What a rule's variables are: the type of `self` (and of `oldSelf`, the same, or an
+/// optional of it with `optionalOldSelf`), and, at CRD time, the sizes the schema allows.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// The type of `self`: from the schema ([`types::declare_rule_scope`]), or `dyn` where
+    /// there is none (rules on hand-written types).
+    pub self_type: Type,
+    /// `optionalOldSelf: true`: `oldSelf` is `optional_type(<self's type>)`.
+    pub optional_old_self: bool,
+    /// `self`'s declaration with its sizes: given, [`check_rule`] estimates what each
+    /// expression costs ([`Compiled::max_cost`]), as the apiserver does when it admits a CRD.
+    pub sizes: Option<Arc<types::Declaration>>,
+}
+
+impl Scope {
+    /// `self` as `dyn`: every field selection is checked at run time.
+    pub fn untyped(optional_old_self: bool) -> Scope {
+        Scope { self_type: Type::Dyn, optional_old_self, sizes: None }
+    }
+
+    /// `self` as declared, costs estimated over the declaration's sizes.
+    pub fn declared(declaration: Arc<types::Declaration>, optional_old_self: bool) -> Scope {
+        Scope { self_type: declaration.ty.clone(), optional_old_self, sizes: Some(declaration) }
+    }
+
+    /// `self` of the type `self_type`, costs not estimated.
+    pub fn typed(self_type: Type, optional_old_self: bool) -> Scope {
+        Scope { self_type, optional_old_self, sizes: None }
+    }
+
+    fn variables(&self) -> [(&'static str, Type); 2] {
+        let old = if self.optional_old_self { Type::optional(self.self_type.clone()) } else { self.self_type.clone() };
+        [("self", self.self_type.clone()), ("oldSelf", old)]
+    }
+}
+
+/// Compiles a rule (and its message expression and field path) as the apiserver does at CRD
+/// time: it parses, it type-checks against `scope` with the 1.36 environment's declarations
+/// (see [`check`]), the rule is a `bool` and the message expression a `string`, constant
+/// arguments are valid, and the `fieldPath` parses. Every problem is returned, in the
+/// apiserver's words.
+pub fn check_rule(
+    rule: &str,
+    message_expression: Option<&str>,
+    field_path: Option<&str>,
+    scope: &Scope,
+) -> Result<Compiled, Vec<String>> {
+    let mut errors = Vec::new();
+    let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
+    let message_expression = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
+    if let Some(Err(e)) = field_path.map(parse_field_path) {
+        errors.push(e);
+    }
+    match program {
+        Some(rule) if errors.is_empty() => Ok(Compiled {
+            max_cost: rule.cost.map(|c| c.max),
+            message_max_cost: message_expression.as_ref().and_then(|m| m.cost).map(|c| c.max),
+            metered: rule.metered,
+            depth: rule.depth.max(message_expression.as_ref().map_or(0, |m| m.depth)),
+            message_expression: message_expression.map(|m| m.metered),
+            transition: rule.reads_old_self,
+        }),
+        _ => Err(errors),
+    }
+}
+
+/// A rule as codegen compiles it to Rust ([`crate::cel::native`]): the trees the interpreter runs
+/// (lowered and metered, the lowering stage's `instrument`), with the checked type of each node that
+/// came from the source (by id; the meter's and the lowering's own nodes have none).
+pub struct Lowered {
+    /// The rule's tree.
+    pub rule: Expression,
+    /// The types of the rule's nodes.
+    pub rule_types: std::collections::HashMap<u64, Type>,
+    /// The messageExpression's tree and types.
+    pub message: Option<(Expression, std::collections::HashMap<u64, Type>)>,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub transition: bool,
+}
+
+impl Drop for Lowered {
+    fn drop(&mut self) {
+        depth::drop_tree(std::mem::take(&mut self.rule));
+        if let Some((m, _)) = self.message.take() {
+            depth::drop_tree(m);
+        }
+    }
+}
+
+/// [`check_rule`], keeping the trees and their types for [`Lowered`].
+pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Result<Lowered, Vec<String>> {
+    let mut errors = Vec::new();
+    let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
+    let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
+    match program {
+        Some(p) if errors.is_empty() => {
+            let transition = p.reads_old_self;
+            Ok(Lowered {
+                rule: p.metered,
+                rule_types: p.types,
+                message: message.map(|m| (m.metered, m.types)),
+                transition,
+            })
+        }
+        _ => Err(errors),
+    }
+}
+
+/// One expression, compiled.
+pub(crate) struct Parsed {
+    /// The estimate of its cost, where the scope has sizes.
+    pub(crate) cost: Option<cost::Estimate>,
+    pub(crate) metered: Expression,
+    pub(crate) depth: usize,
+    pub(crate) reads_old_self: bool,
+    /// The checked type of each node of the source tree, by id.
+    types: std::collections::HashMap<u64, Type>,
+}
+
+/// Which of a rule's expressions is compiled, and so the type it must have.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Expecting {
+    Rule,
+    Message,
+    /// Any type ([`eval`]).
+    Any,
+}
+
+/// Compiles one expression and reports what the apiserver would refuse in it. Parsing and
+/// the walks over the tree run on a stack sized for them.
+pub(crate) fn compile_one(
+    source: &str,
+    scope: &Scope,
+    expecting: Expecting,
+    errors: &mut Vec<String>,
+) -> Option<Parsed> {
+    let what = match expecting {
+        Expecting::Rule => "compilation failed",
+        Expecting::Message => "messageExpression compilation failed",
+        Expecting::Any => "compilation failed",
+    };
+    let code_points = source.chars().count();
+    if code_points > limits::MAX_CODE_POINTS {
+        errors.push(format!(
+            "{what}: ERROR: <input>:-1:0: expression code point size exceeds limit: size: {code_points}, limit {}",
+            limits::MAX_CODE_POINTS
+        ));
+        return None;
+    }
+    let parser = env().parser().max_recursion_depth(limits::MAX_DEPTH as u16);
+    let (expression, source_info) = match depth::parsing(source, || parser.parse_with_source_info(source)) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            // cel-go indents the source snippet under its message by one space; the crate
+            // does not.
+            let text = e.to_string().replace("\n| ", "\n | ");
+            // The crate's grammar stops at its own recursion limit with a debug dump: say it
+            // in cel-go's words, at the place it gives.
+            if text.contains("Recursion limit of") {
+                let place = text.split_once(": Syntax error").map_or("ERROR: <input>", |(p, _)| p);
+                errors.push(format!("{what}: {place}: expression recursion limit exceeded: {}", limits::MAX_DEPTH));
+            } else {
+                errors.push(format!("{what}: {text}"));
+            }
+            return None;
+        }
+    };
+    // A tree deeper than the parser's limit (a chain of many operators) is refused too: the
+    // interpreter recurses over it.
+    let depth = depth::tree_depth(&expression);
+    if depth > limits::MAX_DEPTH {
+        depth::drop_tree(expression);
+        errors.push(format!(
+            "{what}: ERROR: <input>:1:1: expression recursion limit exceeded: {} (the expression nests {depth} levels, \
+             a chain of that many operators; split it into parts or rules)",
+            limits::MAX_DEPTH
+        ));
+        return None;
+    }
+    depth::with_stack(depth, || {
+        let checked = check::check(&expression, &source_info, &scope.variables());
+        if !checked.errors.is_empty() {
+            errors.push(format!("{what}: {}", checked.render(source)));
+            depth::drop_tree(expression);
+            return None;
+        }
+        let wanted = match expecting {
+            Expecting::Rule => Some((Type::Bool, "cel expression must evaluate to a bool")),
+            Expecting::Message => Some((Type::String, "messageExpression must evaluate to a string")),
+            Expecting::Any => None,
+        };
+        if let Some((wanted, refused)) = wanted
+            && checked.result(&expression) != wanted
+        {
+            errors.push(refused.to_owned());
+            depth::drop_tree(expression);
+            return None;
+        }
+        // Constant patterns of `find` and `findAll` are compiled when the program is made.
+        let mut bad_pattern = false;
+        visit(&expression, &mut |e| {
+            // [quirk] `timestamp` and `duration` name types to the checker, but the planner
+            // knows no such types.
+            if let Expr::Ident(name) = &e.expr
+                && matches!(name.as_str(), "timestamp" | "duration")
+                && matches!(checked.types.get(&e.id), Some(Type::Type(Some(_))))
+            {
+                errors.push(format!("program instantiation failed: reference to undefined type: {name}"));
+                bad_pattern = true;
+            }
+            if let Expr::Call(call) = &e.expr
+                && matches!(call.func_name.as_str(), "find" | "findAll")
+                && let Some(Expr::Literal(LiteralValue::String(pattern))) = call.args.first().map(|a| &a.expr)
+                && let Err(e) = crate::pattern::compile(pattern.inner())
+            {
+                errors.push(format!("program instantiation failed: {}", e.0));
+                bad_pattern = true;
+            }
+        });
+        if bad_pattern {
+            depth::drop_tree(expression);
+            return None;
+        }
+        let cost = scope.sizes.as_deref().map(|sizes| cost::estimate(&expression, &checked, sizes));
+        // What runs: set and map lists' operators lowered (by the checked types), cel-go's
+        // `duration()` and v2 `format()`, then two-variable loops, then the meter's charges.
+        let mut lowered = expression;
+        list_kinds::lower(&mut lowered, &checked.types);
+        library::lower(&mut lowered);
+        int_data::lower(&mut lowered, &checked.types);
+        comprehensions::two_variables(&mut lowered);
+        let metered = instrument::instrument(&lowered);
+        depth::drop_tree(lowered);
+        let reads_old_self = checked.references.iter().any(|r| r == "oldSelf");
+        Some(Parsed { cost, metered, depth, reads_old_self, types: checked.types })
+    })
+}
+
+/// Calls `f` on every node of `e`, parents first.
+fn visit(e: &Expression, f: &mut impl FnMut(&Expression)) {
+    f(e);
+    for child in depth::children(e) {
+        visit(child, f);
+    }
+}
+
+/// `cel.ValidFieldPath`, as the CRD check runs it: `path` (`.a['b'].c`) tokenized as the
+/// apiserver's scanner does, each step a declared property of the node reached, or a key of
+/// its `additionalProperties`.
+#[cfg(feature = "dynamic")]
+pub fn valid_field_path(path: &str, schema: &crate::schema::Schema) -> bool {
+    let tokens = field_path_tokens(path);
+    let mut tokens = tokens.iter().map(String::as_str);
+    let mut node = schema;
+    let step = |node: &mut &crate::schema::Schema, name: &str| -> bool {
+        if !node.properties.is_empty() {
+            match node.properties.get(name) {
+                Some(child) => {
+                    *node = child;
+                    true
+                }
+                None => false,
+            }
+        } else if let Some(values) = node.additional_properties_schema() {
+            *node = values;
+            true
+        } else {
+            false
+        }
+    };
+    while let Some(token) = tokens.next() {
+        match token {
+            "[" => {
+                let Some(quoted) = tokens.next().filter(|t| t.len() >= 2 && t.starts_with('\'') && t.ends_with('\''))
+                else {
+                    return false;
+                };
+                let name = quoted[1..quoted.len() - 1].replace("\\'", "'");
+                if !step(&mut node, &name) || tokens.next() != Some("]") {
+                    return false;
+                }
+            }
+            "." => match tokens.next() {
+                Some(name) if step(&mut node, name) => {}
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The apiserver's field path scanner: `.`, `[` and `]` alone, a single-quoted string whole
+/// (delimiters inside it kept), any other run of text up to the next delimiter.
+#[cfg(feature = "dynamic")]
+fn field_path_tokens(path: &str) -> Vec<String> {
+    let bytes = path.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let data = &bytes[start..];
+        let len = if data[0] == b'\'' {
+            (1..data.len()).find(|&i| data[i] == b'\'' && data[i - 1] != b'\\').map_or(data.len(), |i| i + 1)
+        } else if matches!(data[0], b'.' | b'[' | b']') {
+            1
+        } else {
+            data.iter().position(|b| matches!(b, b'.' | b'[' | b']')).unwrap_or(data.len())
+        };
+        out.push(String::from_utf8_lossy(&data[..len]).into_owned());
+        start += len;
+    }
+    out
+}
+
+/// `fieldPath` (§9.6): `.name` and `['quoted']` steps from the rule's node.
+pub fn parse_field_path(path: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    if rest.is_empty() {
+        return Ok(out);
+    }
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return Err(format!("fieldPath: Invalid value: {path:?}: expected name at position"));
+            }
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix("['") {
+            let mut name = String::new();
+            let mut chars = after.char_indices();
+            let mut end = None;
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => match chars.next() {
+                        Some((_, 'n')) => name.push('\n'),
+                        Some((_, 't')) => name.push('\t'),
+                        Some((_, e)) => name.push(e),
+                        None => break,
+                    },
+                    '\'' => {
+                        end = Some(i);
+                        break;
+                    }
+                    c => name.push(c),
+                }
+            }
+            let Some(end) = end.filter(|e| after[e + 1..].starts_with(']')) else {
+                return Err(format!("fieldPath: Invalid value: {path:?}: unterminated string"));
+            };
+            out.push(name);
+            rest = &after[end + 2..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let found: String = after.chars().take_while(|c| *c != ']').collect();
+            return Err(format!("fieldPath: Invalid value: {path:?}: expected single quoted string but got {found}"));
+        } else {
+            return Err(format!("fieldPath: Invalid value: {path:?}: expected [ or . at the beginning"));
+        }
+    }
+    Ok(out)
+}
+
+/// A rule's programs.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The most the rule can cost, as the apiserver estimates it over the scope's sizes
+    /// (`MaxCost`); `None` where the scope has none.
+    pub max_cost: Option<u64>,
+    /// The most the messageExpression can cost (`MessageExpressionMaxCost`).
+    pub message_max_cost: Option<u64>,
+    /// The rule with the meter's calls ([`instrument::instrument`]): what runs.
+    pub(crate) metered: Expression,
+    /// The messageExpression, metered.
+    pub(crate) message_expression: Option<Expression>,
+    /// The deeper of the two trees (the stack their walks need).
+    pub(crate) depth: usize,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub transition: bool,
+}
+
+/// The trees are dropped without recursion, as a derived drop would recurse over them.
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        depth::drop_tree(std::mem::take(&mut self.metered));
+        if let Some(m) = self.message_expression.take() {
+            depth::drop_tree(m);
+        }
+    }
+}
+
+impl Compiled {
+    /// Whether the rule has a messageExpression.
+    pub fn has_message_expression(&self) -> bool {
+        self.message_expression.is_some()
+    }
+
+    /// Runs one of the rule's metered expressions, stopped past the per-call limit, on a
+    /// stack deep enough for it.
+    pub(crate) fn run(&self, expr: &Expression, scope: &Context) -> (Result<Value, ExecutionError>, meter::Cost) {
+        depth::with_stack(self.depth, || meter::metered(limits::PER_CALL_LIMIT, || Value::resolve(expr, scope)))
+    }
+}

@@ -1,0 +1,9 @@
+//! Lowering: the checked tree rewritten into what the `cel` crate runs as cel-go would: set and
+//! map lists' `==` and `+` by their checked type (`list_kinds`), two-variable comprehensions
+//! (`comprehensions`), integer reads that refuse a float (`int_data`), and the meter's calls
+//! (`instrument`).
+
+pub(crate) mod comprehensions;
+pub(crate) mod instrument;
+pub(crate) mod int_data;
+pub(crate) mod list_kinds;

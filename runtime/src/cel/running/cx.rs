@@ -1,0 +1,503 @@
+//! The evaluation of one object's rules: messages, reasons, `fieldPath`, transition rules,
+//! ratcheting into warnings, the per-object budget; rules compiled to Rust run in place of the
+//! interpreter where they were compiled.
+
+use std::sync::Arc;
+
+use cel::parser::Expression;
+use cel::{Context, ExecutionError, Value};
+
+use crate::cel::front::compile::{Compiled, parse_field_path};
+use crate::cel::limits;
+use crate::cel::lowering::int_data;
+use crate::cel::running::env::env;
+use crate::cel::running::rule::Rule;
+use crate::cel::running::value::{deep_equal, go_error, to_json, with_format};
+use crate::cel::running::{meter, native};
+use crate::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::path::Path;
+
+/// The evaluation of the rules of one object: issues, the cost budget, ratcheting.
+#[derive(Debug)]
+pub struct Cx {
+    /// What the rules reported, in evaluation order.
+    pub issues: Vec<Issue>,
+    /// Failures of rules about unchanged places on update: the apiserver returns them as
+    /// warnings, not errors (§10).
+    pub warnings: Vec<Issue>,
+    /// The cost left of the per-object budget.
+    budget: u64,
+    /// Set when the budget ran out or a call cost too much: no rule runs after that.
+    stopped: bool,
+    /// Whether the nearest correlatable place above the values now walked is unchanged
+    /// (values under atomic lists and sets have no old value of their own).
+    unchanged_above: bool,
+    /// Whether rules compiled to Rust run natively (else every rule is interpreted: what
+    /// the differential tests compare against).
+    native: bool,
+    /// Set when an interpreted evaluation met rules it could not interpret: their types
+    /// have no CEL values (codegen's `interpretable` option was off).
+    uninterpretable: bool,
+}
+
+impl Default for Cx {
+    fn default() -> Self {
+        Cx {
+            issues: Vec::new(),
+            warnings: Vec::new(),
+            budget: limits::RUNTIME_BUDGET,
+            stopped: false,
+            unchanged_above: false,
+            native: true,
+            uninterpretable: false,
+        }
+    }
+}
+
+impl Cx {
+    /// An evaluation that interprets every rule, those compiled to Rust too: the reference
+    /// the native code is tested against.
+    pub fn interpreted() -> Cx {
+        Cx { native: false, ..Cx::default() }
+    }
+
+    /// Whether an [`Cx::interpreted`] evaluation ran rules natively, for want of CEL values.
+    pub fn uninterpretable(&self) -> bool {
+        self.uninterpretable
+    }
+
+    /// Whether evaluation has stopped (budget or per-call limit).
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Marks the values about to be walked as uncorrelated, under an unchanged (or changed)
+    /// place; returns the previous mark for [`Cx::restore_unchanged_above`].
+    pub fn enter_uncorrelated(&mut self, unchanged: bool) -> bool {
+        let previous = self.unchanged_above;
+        self.unchanged_above = previous || unchanged;
+        previous
+    }
+
+    /// Undoes [`Cx::enter_uncorrelated`].
+    pub fn restore_unchanged_above(&mut self, previous: bool) {
+        self.unchanged_above = previous;
+    }
+
+    /// Charges an evaluation's cost to the object's budget; when it does not fit, reports
+    /// `<what> due to running out of cost budget` and stops evaluation (the apiserver's order:
+    /// the budget is looked at before the evaluation's error).
+    fn out_of_budget(&mut self, path: &Path, schema_type: &str, cost: meter::Cost, what: &str) -> bool {
+        if cost.actual <= self.budget {
+            self.budget -= cost.actual;
+            return false;
+        }
+        let detail = format!("{what} due to running out of cost budget, no further validation rules will be run");
+        self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
+        self.stopped = true;
+        true
+    }
+
+    /// A messageExpression stopped at the per-call limit: reported as running out of budget.
+    fn call_limit_in_message(&mut self, path: &Path, schema_type: &str, cost: meter::Cost) -> bool {
+        if !cost.exceeded {
+            return false;
+        }
+        let detail = "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run";
+        self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail.to_owned()));
+        self.stopped = true;
+        true
+    }
+
+    /// Evaluates `rules` for the value at `path`: `value` is `self` (CEL), `old` the
+    /// correlated old value (update), `format` the node's string format, `schema_type` its
+    /// `type` for the messages.
+    pub fn evaluate(
+        &mut self,
+        rules: &[Rule],
+        path: &Path,
+        value: Value,
+        old: Option<Value>,
+        format: Option<&str>,
+        schema_type: &str,
+    ) {
+        if self.stopped || rules.is_empty() {
+            return;
+        }
+        let unchanged_above = self.unchanged_above;
+        let bad = failure_value(schema_type, || bad_value_of(&value));
+        let mut runs = Interpreted::new(value, old, format, unchanged_above);
+        self.run_rules(rules, path, schema_type, bad, &mut runs);
+    }
+
+    /// Evaluates `rules` for the typed value at `path`, each natively where it has a
+    /// [`native::Native`] (`natives[i]` for `rules[i]`), else interpreted over `to_cel` of the
+    /// value (converted only when a rule needs it). The issues, warnings and costs are those
+    /// [`Cx::evaluate`] gives.
+    ///
+    /// `to_cel` is `None` where every rule runs natively (messageExpression included): then
+    /// the value's type need not have a CEL value at all, and the rules run natively even in
+    /// an [`Cx::interpreted`] evaluation.
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate_typed<T: crate::Validate>(
+        &mut self,
+        rules: &[Rule],
+        natives: &[Option<native::Native<T>>],
+        path: &Path,
+        value: &T,
+        old: Option<&T>,
+        to_cel: Option<fn(&T) -> Value>,
+        format: Option<&str>,
+        schema_type: &str,
+    ) {
+        if self.stopped || rules.is_empty() {
+            return;
+        }
+        let unchanged_above = self.unchanged_above;
+        self.uninterpretable |= !self.native && to_cel.is_none();
+        let natives = if self.native || to_cel.is_none() { natives } else { &[] };
+        let bad = failure_value(schema_type, || value.cel_bad_value());
+        let written_as_float = int_data::written_as_float_under(path);
+        let mut runs =
+            Typed { value, old, natives, to_cel, format, unchanged_above, written_as_float, interpreted: None };
+        self.run_rules(rules, path, schema_type, bad, &mut runs);
+    }
+
+    /// The one loop over a node's rules, however they run: compile errors, transition rules
+    /// without an old value skipped, the cost budget and the per-call limit, errors in the
+    /// apiserver's words, messages, `fieldPath`, reasons and ratcheting.
+    fn run_rules(&mut self, rules: &[Rule], path: &Path, schema_type: &str, bad: BadValue, runs: &mut dyn Runs) {
+        // A rule that fails prints `bad` (see `failure_value`); a rule that cannot run prints
+        // the node's schema type (`Invalid value: "object": ... evaluating rule: ...`).
+        // Whether the place is unchanged (ratcheting), asked only when a rule fails.
+        let mut unchanged = None;
+        for (i, rule) in rules.iter().enumerate() {
+            if self.stopped {
+                return;
+            }
+            let way = match runs.way(i, rule) {
+                Ok(way) => way,
+                Err(e) => {
+                    let detail = format!("rule compile error: {e}");
+                    self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
+                    continue;
+                }
+            };
+            // Transition rules need an old value, unless it is optional.
+            if way.transition() && !runs.has_old() && !rule.optional_old_self {
+                continue;
+            }
+            let (result, cost) = runs.rule(i, rule, way);
+            if self.out_of_budget(path, schema_type, cost, "validation failed") {
+                return;
+            }
+            if cost.exceeded {
+                self.issues.push(invalid(
+                    path,
+                    BadValue::Str(schema_type.to_owned()),
+                    format!(
+                        "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                        meter::LIMIT_EXCEEDED,
+                        rule.error_string()
+                    ),
+                ));
+                self.stopped = true;
+                return;
+            }
+            match result {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(e) => {
+                    let detail = if e.no_such_overload {
+                        format!(
+                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            e.text,
+                            rule.error_string()
+                        )
+                    } else {
+                        format!("{} evaluating rule: {}", e.text, rule.error_string())
+                    };
+                    self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
+                    continue;
+                }
+            }
+            let message = if rule.message_expression.is_some() {
+                let (result, cost) = runs.message(i, rule, way);
+                // Running out of budget (or past the per-call limit) in a messageExpression
+                // stops everything, in its own words.
+                if self.out_of_budget(path, schema_type, cost, "messageExpression evaluation failed")
+                    || self.call_limit_in_message(path, schema_type, cost)
+                {
+                    return;
+                }
+                result.and_then(|s| {
+                    let s = s.trim();
+                    (!s.is_empty() && s.len() <= limits::MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n'))
+                        .then(|| s.to_owned())
+                })
+            } else {
+                None
+            };
+            let detail = message.unwrap_or_else(|| rule.message_or_default());
+            // A fieldPath that does not parse kept the rule from compiling (codegen compiled
+            // the native ones).
+            let steps = rule.field_path.as_deref().and_then(|f| parse_field_path(f).ok()).unwrap_or_default();
+            let at = steps.iter().fold(path.clone(), |p, step| p.key(step));
+            let issue = match rule.reason.as_deref() {
+                Some("FieldValueForbidden") => Issue::new(ErrorType::Forbidden, &at, KEYWORD, BadValue::Omit, detail),
+                Some("FieldValueRequired") => Issue::new(ErrorType::Required, &at, KEYWORD, BadValue::Omit, detail),
+                // [quirk] The message is dropped for Duplicate.
+                Some("FieldValueDuplicate") => Issue::new(ErrorType::Duplicate, &at, KEYWORD, bad.clone(), ""),
+                _ => Issue::new(ErrorType::Invalid, &at, KEYWORD, bad.clone(), detail),
+            }
+            .in_form(PathForm::Field);
+            // Ratcheting: a non-transition rule failing on an unchanged place is a warning.
+            if !way.transition() && *unchanged.get_or_insert_with(|| runs.unchanged()) {
+                self.warnings.push(issue);
+            } else {
+                self.issues.push(issue);
+            }
+        }
+    }
+}
+
+/// A rule's evaluation error: its text, and whether it is a call that matched no signature.
+struct RunError {
+    text: String,
+    no_such_overload: bool,
+}
+
+/// How one rule runs.
+#[derive(Clone, Copy)]
+enum Way<'r> {
+    /// Compiled to Rust: nothing is compiled at run time.
+    Native { transition: bool },
+    /// Interpreted: its programs, compiled on first use.
+    Interpreted(&'r Compiled),
+}
+
+impl Way<'_> {
+    /// Whether the rule reads `oldSelf`.
+    fn transition(self) -> bool {
+        match self {
+            Way::Native { transition } => transition,
+            Way::Interpreted(compiled) => compiled.transition,
+        }
+    }
+}
+
+/// How one node's rules run ([`Cx::run_rules`]).
+trait Runs {
+    /// Whether there is an old value.
+    fn has_old(&self) -> bool;
+    /// How rule `i` runs, or why it does not compile.
+    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str>;
+    /// Runs rule `i`: whether it holds (a non-bool result does not), and its cost.
+    fn rule(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost);
+    /// Runs rule `i`'s messageExpression: its string, if it gave one, and its cost.
+    fn message(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Option<String>, meter::Cost);
+    /// Whether the value equals the old value (or, without one, the place above it is
+    /// unchanged): a failure there is a warning on update.
+    fn unchanged(&mut self) -> bool;
+}
+
+/// What a failing rule prints as its value (1.36): nothing for an object or a list node, the
+/// value itself for any other (`Invalid value: 2147483648: port must be ...`).
+fn failure_value(schema_type: &str, value: impl FnOnce() -> BadValue) -> BadValue {
+    match schema_type {
+        "object" | "array" => BadValue::Omit,
+        _ => value(),
+    }
+}
+
+/// A CEL value as the apiserver holds it in the object it validates (the string of a
+/// formatted string, JSON for what a typeless node holds).
+fn bad_value_of(v: &Value) -> BadValue {
+    match v {
+        Value::Int(i) => BadValue::Int(*i),
+        Value::UInt(u) => BadValue::Uint(*u),
+        Value::Float(f) => BadValue::Float(*f),
+        Value::String(s) => BadValue::Str(s.to_string()),
+        Value::Bool(b) => BadValue::Bool(*b),
+        Value::Null => BadValue::Null,
+        other => BadValue::Json(crate::issue::go_json(&to_json(other))),
+    }
+}
+
+/// Rules interpreted over CEL values.
+struct Interpreted {
+    value: Value,
+    old: Option<Value>,
+    unchanged_above: bool,
+    root: Context<'static, 'static>,
+}
+
+impl Interpreted {
+    fn new(value: Value, old: Option<Value>, format: Option<&str>, unchanged_above: bool) -> Interpreted {
+        let (value, old) = match format {
+            Some(f) => (with_format(value, f), old.map(|o| with_format(o, f))),
+            None => (value, old),
+        };
+        let mut root = Context::with_env(env().clone());
+        root.add_variable_from_value("self", value.clone());
+        Interpreted { value, old, unchanged_above, root }
+    }
+
+    /// Runs `expr` of the rule, with `oldSelf` bound when the rule reads it.
+    fn run(&self, rule: &Rule, compiled: &Compiled, expr: &Expression) -> (Result<Value, ExecutionError>, meter::Cost) {
+        let mut scope = self.root.new_inner_scope();
+        if compiled.transition {
+            let old_self = match (&self.old, rule.optional_old_self) {
+                (o, true) => optional(o.clone()),
+                (Some(o), false) => o.clone(),
+                (None, false) => unreachable!("invariant: run_rules skips transition rules without an old value"),
+            };
+            scope.add_variable_from_value("oldSelf", old_self);
+        }
+        compiled.run(expr, &scope)
+    }
+}
+
+impl Runs for Interpreted {
+    fn has_old(&self) -> bool {
+        self.old.is_some()
+    }
+
+    fn way<'r>(&self, _: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
+        rule.compiled().map(Way::Interpreted)
+    }
+
+    fn rule(&mut self, _: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost) {
+        let Way::Interpreted(compiled) = way else {
+            unreachable!("invariant: Interpreted::way gives interpreted ways only")
+        };
+        let (result, cost) = self.run(rule, compiled, &compiled.metered);
+        let result = match result {
+            Ok(v) => Ok(v == Value::Bool(true)),
+            Err(e) => {
+                let text = go_error(&e);
+                let no_such_overload =
+                    matches!(e, ExecutionError::NoSuchOverload(_)) || text.starts_with("no such overload");
+                Err(RunError { text, no_such_overload })
+            }
+        };
+        (result, cost)
+    }
+
+    fn message(&mut self, _: usize, rule: &Rule, way: Way<'_>) -> (Option<String>, meter::Cost) {
+        let Way::Interpreted(compiled) = way else {
+            unreachable!("invariant: Interpreted::way gives interpreted ways only")
+        };
+        let Some(m) = &compiled.message_expression else { return (None, meter::Cost { actual: 0, exceeded: false }) };
+        let (result, cost) = self.run(rule, compiled, m);
+        match result {
+            Ok(Value::String(s)) => (Some(s.to_string()), cost),
+            _ => (None, cost),
+        }
+    }
+
+    fn unchanged(&mut self) -> bool {
+        match &self.old {
+            Some(o) => deep_equal(o, &self.value),
+            None => self.unchanged_above,
+        }
+    }
+}
+
+/// Rules over a typed value: native where compiled to Rust, else interpreted over its CEL
+/// value, made on first need.
+struct Typed<'a, T> {
+    value: &'a T,
+    old: Option<&'a T>,
+    natives: &'a [Option<native::Native<T>>],
+    to_cel: Option<fn(&T) -> Value>,
+    format: Option<&'a str>,
+    unchanged_above: bool,
+    /// The integers under the node the document wrote as floats (relative pointers; almost
+    /// always none): see [`with_written_as_float`].
+    written_as_float: Vec<String>,
+    interpreted: Option<Interpreted>,
+}
+
+impl<T> Typed<'_, T> {
+    fn native(&self, i: usize) -> Option<native::Native<T>> {
+        self.natives.get(i).copied().flatten()
+    }
+
+    fn interpreted(&mut self) -> &mut Interpreted {
+        let (value, old, format, above) = (self.value, self.old, self.format, self.unchanged_above);
+        let to_cel = self.to_cel.expect("invariant: `way` and `message` interpret only where there is to_cel");
+        let floats = &self.written_as_float;
+        self.interpreted.get_or_insert_with(|| {
+            let value = if floats.is_empty() { to_cel(value) } else { int_data::as_written(to_cel(value), floats) };
+            Interpreted::new(value, old.map(to_cel), format, above)
+        })
+    }
+}
+
+impl<T: crate::Validate> Runs for Typed<'_, T> {
+    fn has_old(&self) -> bool {
+        self.old.is_some()
+    }
+
+    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
+        match self.native(i) {
+            Some(native) => Ok(Way::Native { transition: native.transition }),
+            // Derived code never asks this (a value without CEL values has native rules only).
+            None if self.to_cel.is_none() => Err("the value has no CEL value to interpret the rule over"),
+            None => rule.compiled().map(Way::Interpreted),
+        }
+    }
+
+    fn rule(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost) {
+        let Some(native) = self.native(i) else {
+            return self.interpreted().rule(i, rule, way);
+        };
+        let mut meter = native::Meter::new(limits::PER_CALL_LIMIT).written_as_float(self.written_as_float.clone());
+        let result = (native.rule)(self.value, self.old, &mut meter);
+        let result = result.map_err(|e| RunError { text: e.text(), no_such_overload: e.is_no_such_overload() });
+        (result, meter.cost())
+    }
+
+    fn message(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Option<String>, meter::Cost) {
+        let Some(message) = self.native(i).and_then(|n| n.message) else {
+            // A native rule with an interpreted messageExpression (hand-written attributes):
+            // the message compiles now.
+            let way = match (way, rule.compiled()) {
+                (Way::Native { .. }, Ok(compiled)) if self.to_cel.is_some() => Way::Interpreted(compiled),
+                (Way::Native { .. }, _) => return (None, meter::Cost { actual: 0, exceeded: false }),
+                (way, _) => way,
+            };
+            return self.interpreted().message(i, rule, way);
+        };
+        let mut meter = native::Meter::new(limits::PER_CALL_LIMIT).written_as_float(self.written_as_float.clone());
+        let result = message(self.value, self.old, &mut meter);
+        (result.ok(), meter.cost())
+    }
+
+    /// The typed values compared, as the apiserver compares the stored objects (not their
+    /// CEL values: two texts of one time are different values to it).
+    fn unchanged(&mut self) -> bool {
+        match self.old {
+            Some(old) => {
+                self.value.unchanged_at(old, &crate::path::At::ROOT, &mut crate::ratchet::Unchanged::default())
+            }
+            None => self.unchanged_above,
+        }
+    }
+}
+
+/// The keyword of CEL issues.
+pub const KEYWORD: &str = "x-kubernetes-validations";
+
+fn invalid(path: &Path, value: BadValue, detail: String) -> Issue {
+    Issue::new(ErrorType::Invalid, path, KEYWORD, value, detail).in_form(PathForm::Field)
+}
+
+fn optional(v: Option<Value>) -> Value {
+    let o = match v {
+        Some(v) => cel::objects::OptionalValue::of(v),
+        None => cel::objects::OptionalValue::none(),
+    };
+    Value::Opaque(Arc::new(o))
+}

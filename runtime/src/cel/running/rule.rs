@@ -1,0 +1,169 @@
+//! A rule as generated code and the dynamic validator hold it: its texts, compiled once per
+//! process on first use, and run with the meter.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use cel::{Context, Value};
+
+use crate::cel::front::compile::{Compiled, Expecting, Scope, check_rule, compile_one};
+use crate::cel::front::types::Type;
+use crate::cel::running::env::env;
+use crate::cel::running::meter;
+use crate::cel::running::value::go_error;
+
+/// Compiles and runs one expression of any type with `self` bound (as `dyn`, and nothing
+/// else), in [`env()`]: for trying a rule out, and for tests.
+///
+/// ```
+/// use kubeskema::cel::{Value, eval, from_json};
+/// let v = eval("self.ports.all(p, p < 1024)", from_json(&serde_json::json!({"ports": [80, 443]})));
+/// assert_eq!(v, Ok(Value::Bool(true)));
+/// ```
+pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
+    let mut errors = Vec::new();
+    let parsed =
+        compile_one(source, &Scope::untyped(false), Expecting::Any, &mut errors).ok_or_else(|| errors.join("; "))?;
+    let compiled = Compiled {
+        max_cost: None,
+        message_max_cost: None,
+        metered: parsed.metered,
+        message_expression: None,
+        depth: parsed.depth,
+        transition: parsed.reads_old_self,
+    };
+    let mut cx = Context::with_env(env().clone());
+    cx.add_variable_from_value("self", self_value);
+    match compiled.run(&compiled.metered, &cx) {
+        (_, cost) if cost.exceeded => Err(meter::LIMIT_EXCEEDED.to_owned()),
+        (result, _) => result.map_err(|e| go_error(&e)),
+    }
+}
+
+/// One `x-kubernetes-validations` entry.
+#[derive(Debug)]
+pub struct Rule {
+    /// `rule`: a CEL expression that must be `true`.
+    pub rule: Cow<'static, str>,
+    /// `message`.
+    pub message: Option<Cow<'static, str>>,
+    /// `messageExpression`: a CEL expression giving the message.
+    pub message_expression: Option<Cow<'static, str>>,
+    /// `reason`: `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired`
+    /// or `FieldValueDuplicate`.
+    pub reason: Option<Cow<'static, str>>,
+    /// `fieldPath`, relative to the rule's node.
+    pub field_path: Option<Cow<'static, str>>,
+    /// `optionalOldSelf`.
+    pub optional_old_self: bool,
+    /// The type of `self` the rule is checked against; `dyn` when `None`.
+    pub self_type: Option<SelfType>,
+    pub(crate) compiled: OnceLock<Result<Compiled, String>>,
+}
+
+/// Where the type of a rule's `self` comes from.
+#[derive(Clone, Debug)]
+pub enum SelfType {
+    /// Declared from the schema ([`crate::cel::types::declare_rule_scope`], feature `dynamic`).
+    Declared(Type),
+    /// Given by the derived Rust type ([`crate::cel::ToCel::cel_type`]): a function, as a `Type` cannot
+    /// be built in a `static`.
+    Derived(fn() -> Type),
+}
+
+impl Rule {
+    /// A rule with nothing but its expression (usable in a `static`).
+    pub const fn new(rule: &'static str) -> Rule {
+        Rule {
+            rule: Cow::Borrowed(rule),
+            message: None,
+            message_expression: None,
+            reason: None,
+            field_path: None,
+            optional_old_self: false,
+            self_type: None,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// A rule read at run time (the dynamic validator).
+    pub fn owned(rule: String) -> Rule {
+        Rule { rule: Cow::Owned(rule), ..Rule::new("") }
+    }
+
+    /// A rule with every field, checked against `self` of the type `self_type_of` gives
+    /// ([`SelfType::Derived`]; `dyn` without it). Usable in a `static`: what derived code
+    /// writes.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn declared(
+        rule: &'static str,
+        message: Option<&'static str>,
+        message_expression: Option<&'static str>,
+        reason: Option<&'static str>,
+        field_path: Option<&'static str>,
+        optional_old_self: bool,
+        self_type_of: Option<fn() -> Type>,
+    ) -> Rule {
+        Rule {
+            rule: Cow::Borrowed(rule),
+            message: borrowed(message),
+            message_expression: borrowed(message_expression),
+            reason: borrowed(reason),
+            field_path: borrowed(field_path),
+            optional_old_self,
+            self_type: match self_type_of {
+                Some(of) => Some(SelfType::Derived(of)),
+                None => None,
+            },
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The compiled rule, compiled on first use and kept for the process.
+    pub fn compiled(&self) -> Result<&Compiled, &str> {
+        self.compiled
+            .get_or_init(|| {
+                let self_type = match &self.self_type {
+                    Some(SelfType::Declared(t)) => t.clone(),
+                    Some(SelfType::Derived(of)) => of(),
+                    None => Type::Dyn,
+                };
+                let scope = Scope::typed(self_type, self.optional_old_self);
+                let field_path = self.field_path.as_deref();
+                check_rule(&self.rule, self.message_expression.as_deref(), field_path, &scope)
+                    .or_else(|errors| {
+                        // A messageExpression that does not compile is left out: the rule still
+                        // runs, and a failure says `message` (the apiserver's validator does so;
+                        // the CRD check reports the expression).
+                        let only_message = errors.iter().all(|e| e.starts_with("messageExpression"));
+                        if only_message { check_rule(&self.rule, None, field_path, &scope) } else { Err(errors) }
+                    })
+                    .map_err(|errors| errors.join("; "))
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// `message` trimmed, else the rule trimmed (`ruleErrorString`).
+    pub(crate) fn error_string(&self) -> &str {
+        match self.message.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => m,
+            _ => self.rule.trim(),
+        }
+    }
+
+    /// The failure's detail without a message expression (`ruleMessageOrDefault`).
+    pub(crate) fn message_or_default(&self) -> String {
+        match self.message.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => m.to_owned(),
+            _ => format!("failed rule: {}", self.rule.trim()),
+        }
+    }
+}
+
+const fn borrowed(s: Option<&'static str>) -> Option<Cow<'static, str>> {
+    match s {
+        Some(s) => Some(Cow::Borrowed(s)),
+        None => None,
+    }
+}
