@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 use kubeskema::issue::printable;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::pipeline;
 use crate::write::{Dependency, write_crate};
 
@@ -187,21 +187,6 @@ fn output_is_json(output: &str) -> Option<bool> {
     }
 }
 
-/// One finding of `check --output json`: a JSON object per line, in the record shape of
-/// `validate --output json` (`field`, `type`, `detail`, and `message` = `<field>: <detail>` as
-/// the apiserver's `field.Error` prints it).
-pub fn check_json(d: &Diagnostic) -> serde_json::Value {
-    let message = if d.field.is_empty() { d.message.clone() } else { format!("{}: {}", d.field, d.message) };
-    serde_json::json!({
-        "file": d.file.display().to_string(),
-        "line": d.pos.map(|p| p.line),
-        "column": d.pos.map(|p| p.column),
-        "crd": d.crd, "version": d.version, "field": d.field,
-        "type": d.kind, "detail": d.message, "message": message,
-        "level": if d.is_error() { "error" } else { "warning" },
-    })
-}
-
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
@@ -267,12 +252,12 @@ pub fn run(args: Args) -> i32 {
             let diags = pipeline::check(&paths, skip_non_crds);
             for d in &diags {
                 if json {
-                    say(crate::validate::report::json_text(&check_json(d), false));
+                    say(crate::validate::report::json_text(&d.to_json(), false));
                 } else {
                     say(d);
                 }
             }
-            if diags.iter().any(|d| d.is_error() && matches!(d.kind.as_str(), "Io" | "NotFound" | "YamlSyntax")) {
+            if diags.iter().any(|d| d.is_error() && matches!(d.code, Code::Io | Code::NotFound | Code::YamlSyntax)) {
                 2
             } else if diags.iter().any(|d| d.is_error()) {
                 1
@@ -286,7 +271,8 @@ pub fn run(args: Args) -> i32 {
 /// `cargo kubeskema validate`: exit status 0 when nothing fails, 1 when an error (or, with
 /// `--deny-warnings`, a warning) is found, 2 when the CRDs or a manifest cannot be used.
 fn validate(args: ValidateArgs) -> i32 {
-    use crate::validate::manifests::{Level, OldObjects, Policy, Request};
+    use crate::diagnostic::Severity;
+    use crate::validate::manifests::{OldObjects, Policy, Request};
     use crate::validate::report::Format;
     let stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
     if [stdin(&args.crds), stdin(&args.manifests), stdin(&args.old)].iter().filter(|&&s| s).count() > 1 {
@@ -388,6 +374,6 @@ fn validate(args: ValidateArgs) -> i32 {
     if report.files.iter().any(Diagnostic::is_error) {
         2
     } else {
-        i32::from(report.any(Level::Error) || (args.deny_warnings && report.any(Level::Warning)))
+        i32::from(report.any(Severity::Error) || (args.deny_warnings && report.any(Severity::Warning)))
     }
 }

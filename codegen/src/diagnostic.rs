@@ -1,10 +1,12 @@
-//! What codegen reports: one [`Diagnostic`] per problem, with the file, the line:column it
-//! came from, the CRD and version, the apiserver's field path and message.
+//! What codegen reports: one [`Diagnostic`] per problem, with its [`Code`], the file and the
+//! line:column it came from, what it is about (a file, a CRD version, an object), the
+//! apiserver's field path and message. `generate`, `check` and `validate` all report it, and
+//! every output format prints it.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use kubeskema::issue::{printable, printable_lines};
+use kubeskema::issue::{ErrorType, printable, printable_lines};
 use kubeskema::yaml::Pos;
 
 /// A file's path as printed anywhere: [`printable`], and never starting with `:` (a line
@@ -24,44 +26,209 @@ pub enum Severity {
     Warning,
 }
 
-/// One problem found in the input.
+/// What a problem is: one of the apiserver's field error types, or one of ours. Printed by
+/// [`Code::name`] (the JSON `type`, the SARIF rule id, the JUnit failure type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    /// An apiserver field error (`FieldValueInvalid`, `FieldValueRequired`, ...).
+    Field(ErrorType),
+    /// A field the schema does not have (the apiserver prunes it, and warns).
+    UnknownField,
+    /// A key twice in one mapping of an object (the apiserver warns).
+    DuplicateField,
+    /// A key twice in one mapping of a CRD.
+    DuplicateKey,
+    /// No CRD or OpenAPI schema for the object's apiVersion and kind.
+    NoSchema,
+    /// A document without apiVersion or kind.
+    NotAnObject,
+    /// A kind listed in `--reject-kinds`.
+    RejectedKind,
+    /// Not valid YAML or JSON.
+    YamlSyntax,
+    /// A schema cut short at a depth or size limit.
+    SchemaTooLarge,
+    /// Not an OpenAPI v3 document.
+    NotOpenApi,
+    /// A file that cannot be read or written.
+    Io,
+    /// No such file or folder.
+    NotFound,
+    /// Not a regular file (a FIFO, socket or device).
+    NotAFile,
+    /// A file or a run past the input limits.
+    TooLarge,
+    /// A file with no CRD in it.
+    NoCrd,
+    /// A document that is not a CRD where one was expected.
+    NotACrd,
+    /// A setting missing (`OUT_DIR` outside build.rs).
+    Config,
+    /// A git revision that cannot be read (`--old-ref`).
+    GitRef,
+    /// Two CRDs that would define one type.
+    Conflict,
+    /// A `format` the apiserver does not know.
+    UnrecognizedFormat,
+}
+
+impl Code {
+    /// The code as printed: the apiserver's reason for its field errors, ours by name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::Field(error_type) => error_type.reason(),
+            Code::UnknownField => "UnknownField",
+            Code::DuplicateField => "DuplicateField",
+            Code::DuplicateKey => "DuplicateKey",
+            Code::NoSchema => "NoSchema",
+            Code::NotAnObject => "NotAnObject",
+            Code::RejectedKind => "RejectedKind",
+            Code::YamlSyntax => "YamlSyntax",
+            Code::SchemaTooLarge => "SchemaTooLarge",
+            Code::NotOpenApi => "NotOpenApi",
+            Code::Io => "Io",
+            Code::NotFound => "NotFound",
+            Code::NotAFile => "NotAFile",
+            Code::TooLarge => "TooLarge",
+            Code::NoCrd => "NoCrd",
+            Code::NotACrd => "NotACrd",
+            Code::Config => "Config",
+            Code::GitRef => "GitRef",
+            Code::Conflict => "Conflict",
+            Code::UnrecognizedFormat => "UnrecognizedFormat",
+        }
+    }
+
+    /// What the code means, in a line (SARIF's rule descriptions); the name where there is
+    /// nothing more to say.
+    pub fn description(self) -> &'static str {
+        match self {
+            Code::Field(ErrorType::Invalid) => "Invalid value: the value breaks a rule of the schema",
+            Code::Field(ErrorType::TypeInvalid) => "Invalid value: the value has the wrong type",
+            Code::Field(ErrorType::Required) => "Required value: a required field is missing",
+            Code::Field(ErrorType::NotSupported) => "Unsupported value: not one of the values the schema allows",
+            Code::Field(ErrorType::Duplicate) => {
+                "Duplicate value: a list item repeats a key or value that must be unique"
+            }
+            Code::Field(ErrorType::Forbidden) => "Forbidden: the field or value is not allowed here",
+            Code::Field(ErrorType::TooLong) => "Too long: the value is longer than the schema allows",
+            Code::Field(ErrorType::TooMany) => "Too many: the list or map has more items than the schema allows",
+            Code::Field(ErrorType::TooShort) => "Too short: the value is shorter than the schema allows",
+            Code::Field(ErrorType::NotFound) => "Not found",
+            Code::Field(ErrorType::Internal) => "Internal error: a rule could not be evaluated",
+            Code::Field(ErrorType::Malformed) => "The object cannot be decoded",
+            Code::UnknownField => "Unknown field: the schema has no such field (pruned by the apiserver)",
+            Code::DuplicateField => "Duplicate field: a key appears twice in one mapping",
+            Code::NoSchema => "No schema: no CRD or OpenAPI document was given for the object's apiVersion and kind",
+            Code::NotAnObject => "Not a Kubernetes object: the document has no apiVersion or kind",
+            Code::RejectedKind => "Rejected kind: the kind is listed in --reject-kinds",
+            Code::YamlSyntax => "The file is not valid YAML or JSON",
+            Code::SchemaTooLarge => {
+                "The schema was cut short at a depth or size limit: values below the cut were not checked"
+            }
+            Code::NotOpenApi => "The file is not an OpenAPI v3 document",
+            Code::Io => "The file cannot be read",
+            Code::NotFound => "No such file or folder",
+            other => other.name(),
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a problem is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A file as a whole (unreadable, not YAML, past a limit, ...).
+    File,
+    /// A CRD (`metadata.name`, when known), or one of its versions.
+    Crd {
+        /// The CRD's `metadata.name`.
+        name: Option<String>,
+        /// The version the problem belongs to, if one.
+        version: Option<String>,
+    },
+    /// One document of a manifest file, validated as an object.
+    Object {
+        /// 0-based document index in the file.
+        document: usize,
+        /// The object's `apiVersion`.
+        api_version: String,
+        /// The object's `kind`.
+        kind: String,
+        /// The object's `metadata.name`.
+        name: String,
+    },
+}
+
+/// One problem found in the input, located: what `generate`, `check` and `validate` report,
+/// and what every output format prints.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
+    /// What kind of problem.
+    pub code: Code,
     /// The file the problem is in (`-` for standard input).
     pub file: PathBuf,
     /// Where in the file, when known.
     pub pos: Option<Pos>,
-    /// The CRD's `metadata.name`, when known.
-    pub crd: Option<String>,
-    /// The CRD version, when the problem belongs to one.
-    pub version: Option<String>,
+    /// The file, CRD or object it is about.
+    pub subject: Subject,
     /// The field path as the apiserver prints it (`spec.validation.openAPIV3Schema.type`),
     /// empty when the problem is not about a field.
     pub field: String,
-    /// The apiserver's error type (`FieldValueRequired`, ...) or our own code (`YamlSyntax`).
-    pub kind: String,
-    /// The message, in the apiserver's words where it has words for it.
+    /// The JSON pointer of the field, where one is known.
+    pub pointer: String,
+    /// The text after the field path, in the apiserver's words where it has words for it.
+    pub detail: String,
+    /// The whole message as printed: the apiserver's, or the field path and the detail.
     pub message: String,
     /// What to do about it, when there is a clear fix.
     pub help: Option<String>,
+    /// Why the problem is what it is, where the message alone would mislead (a number YAML
+    /// read as a string).
+    pub note: Option<String>,
+    /// The text of the line the problem points at, for the human rendering of objects.
+    pub source_line: Option<String>,
 }
 
 impl Diagnostic {
-    /// An error about a whole file (unreadable, not YAML, ...).
-    pub fn file_error(file: impl Into<PathBuf>, pos: Option<Pos>, kind: &str, message: impl Into<String>) -> Self {
+    /// A problem whose message is its field path and detail.
+    pub fn new(
+        severity: Severity,
+        code: Code,
+        file: impl Into<PathBuf>,
+        pos: Option<Pos>,
+        subject: Subject,
+        field: String,
+        detail: impl Into<String>,
+    ) -> Self {
+        let detail = detail.into();
+        let message = if field.is_empty() { detail.clone() } else { format!("{field}: {detail}") };
         Diagnostic {
-            severity: Severity::Error,
+            severity,
+            code,
             file: file.into(),
             pos,
-            crd: None,
-            version: None,
-            field: String::new(),
-            kind: kind.to_owned(),
-            message: message.into(),
+            subject,
+            field,
+            pointer: String::new(),
+            detail,
+            message,
             help: None,
+            note: None,
+            source_line: None,
         }
+    }
+
+    /// An error about a whole file (unreadable, not YAML, ...).
+    pub fn file_error(file: impl Into<PathBuf>, pos: Option<Pos>, code: Code, detail: impl Into<String>) -> Self {
+        Diagnostic::new(Severity::Error, code, file, pos, Subject::File, String::new(), detail)
     }
 
     /// The same problem as a warning (reported; generation goes on).
@@ -74,6 +241,30 @@ impl Diagnostic {
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+
+    /// The same problem with its detail rewritten (the message follows).
+    pub fn map_detail(mut self, rewrite: impl FnOnce(&str) -> String) -> Self {
+        self.detail = rewrite(&self.detail);
+        self.message =
+            if self.field.is_empty() { self.detail.clone() } else { format!("{}: {}", self.field, self.detail) };
+        self
+    }
+
+    /// The same problem, about one version of its CRD.
+    pub fn in_version(mut self, version: &str) -> Self {
+        if let Subject::Crd { version: v, .. } = &mut self.subject {
+            *v = Some(version.to_owned());
+        }
+        self
+    }
+
+    /// The document of the file the problem is in, for an object.
+    pub fn document(&self) -> Option<usize> {
+        match self.subject {
+            Subject::Object { document, .. } => Some(document),
+            _ => None,
+        }
     }
 
     /// Whether this stops generation.
@@ -94,15 +285,16 @@ impl fmt::Display for Diagnostic {
             Severity::Warning => "warning",
         };
         write!(f, ": {level}: ")?;
-        match (&self.crd, &self.version) {
-            (Some(c), Some(v)) => write!(f, "{}/{}: ", printable(c), printable(v))?,
-            (Some(c), None) => write!(f, "{}: ", printable(c))?,
+        match &self.subject {
+            Subject::Crd { name: Some(c), version: Some(v) } => write!(f, "{}/{}: ", printable(c), printable(v))?,
+            Subject::Crd { name: Some(c), version: None } => write!(f, "{}: ", printable(c))?,
+            Subject::Object { kind, name, .. } => write!(f, "{}/{}: ", printable(kind), printable(name))?,
             _ => {}
         }
         if !self.field.is_empty() {
             write!(f, "{}: ", printable(&self.field))?;
         }
-        f.write_str(&printable_lines(&self.message))?;
+        f.write_str(&printable_lines(&self.detail))?;
         if let Some(help) = &self.help {
             write!(f, "\n  help: {}", printable_lines(help))?;
         }

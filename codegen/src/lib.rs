@@ -29,7 +29,7 @@ mod pipeline;
 mod validate;
 mod write;
 
-pub use diagnostic::{Diagnostic, Diagnostics, Severity};
+pub use diagnostic::{Code, Diagnostic, Diagnostics, Severity, Subject};
 pub use pipeline::{GeneratedModule, Generation};
 pub use write::{Config, Dependency};
 

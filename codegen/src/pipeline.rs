@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::check::check_crd;
-use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity};
 use crate::emit::CelCount;
 use crate::load::{LoadedCrd, load_crds};
 use crate::model::ModuleBuilder;
@@ -119,23 +119,24 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             }
             let kinds = modules.entry((loaded.crd.group.clone(), version.name.clone())).or_default();
             if let Some(&(other, _)) = kinds.get(&loaded.crd.names.kind) {
-                diags.push(Diagnostic {
-                    version: Some(version.name.clone()),
-                    help: Some("generate the two CRDs in separate runs (they cannot share one module)".into()),
-                    ..loaded.diagnostic(
-                        Severity::Error,
-                        "/spec/names/kind",
-                        "Conflict",
-                        "spec.names.kind".into(),
-                        format!(
-                            "kind {} of group {} is also defined by {} in {}",
-                            loaded.crd.names.kind,
-                            loaded.crd.group,
-                            crds[other].crd.name,
-                            crds[other].file.display()
-                        ),
-                    )
-                });
+                diags.push(
+                    loaded
+                        .diagnostic(
+                            Severity::Error,
+                            "/spec/names/kind",
+                            Code::Conflict,
+                            "spec.names.kind".into(),
+                            format!(
+                                "kind {} of group {} is also defined by {} in {}",
+                                loaded.crd.names.kind,
+                                loaded.crd.group,
+                                crds[other].crd.name,
+                                crds[other].file.display()
+                            ),
+                        )
+                        .in_version(&version.name)
+                        .with_help("generate the two CRDs in separate runs (they cannot share one module)"),
+                );
                 continue;
             }
             kinds.insert(loaded.crd.names.kind.clone(), (ci, vi));
@@ -261,7 +262,7 @@ fn dedupe(crds: Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
             Some(o) => {
                 let msg = format!("CRD {} is also defined, differently, in {}", c.crd.name, o.file.display());
                 diags.push(
-                    c.diagnostic(Severity::Error, "/metadata/name", "Conflict", "metadata.name".into(), msg)
+                    c.diagnostic(Severity::Error, "/metadata/name", Code::Conflict, "metadata.name".into(), msg)
                         .with_help("give only one definition of each CRD"),
                 );
             }

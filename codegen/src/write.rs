@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::pipeline::{self, GeneratedModule, Generation};
 
 /// Settings for generating from build.rs (the prost-build shape: `&mut Self` setters).
@@ -143,7 +143,7 @@ impl Config {
                 Some(d) => PathBuf::from(d),
                 None => {
                     return Err(Diagnostics(vec![
-                        Diagnostic::file_error("OUT_DIR", None, "Config", "OUT_DIR is not set")
+                        Diagnostic::file_error("OUT_DIR", None, Code::Config, "OUT_DIR is not set")
                             .with_help("call generate() from build.rs, or set Config::out_dir"),
                     ]));
                 }
@@ -158,7 +158,7 @@ impl Config {
             }
         }
         let io_error = |path: &Path, e: io::Error| {
-            Diagnostics(vec![Diagnostic::file_error(path, None, "Io", format!("cannot write: {e}"))])
+            Diagnostics(vec![Diagnostic::file_error(path, None, Code::Io, format!("cannot write: {e}"))])
         };
         let dir = out_dir.join("kubeskema");
         std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;

@@ -251,8 +251,10 @@ fn colliding_group_modules_are_told_apart() {
 #[test]
 fn rules_that_do_not_type_check_are_refused_with_the_apiservers_messages() {
     let path = fixture("invalid/cel_types.yaml");
-    let findings: Vec<serde_json::Value> =
-        pipeline::check(std::slice::from_ref(&path), false).iter().map(kubeskema_codegen::cli::check_json).collect();
+    let findings: Vec<serde_json::Value> = pipeline::check(std::slice::from_ref(&path), false)
+        .iter()
+        .map(kubeskema_codegen::Diagnostic::to_json)
+        .collect();
     let spec = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
     let expected: &[(u64, String, &str)] = &[
         (

@@ -6,10 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use kubeskema_codegen::__internal::manifests::{
-    Finding, Level, OldObjects, Policy, Report, Request, Verdict, validate_request,
-};
+use kubeskema_codegen::__internal::manifests::{OldObjects, Policy, Report, Request, Verdict, validate_request};
 use kubeskema_codegen::cli::{CargoCli, run};
+use kubeskema_codegen::{Diagnostic, Severity};
 
 fn fixture(rel: &str) -> PathBuf {
     kubeskema_tests::repo_dir().join("fixtures/ci").join(rel)
@@ -31,12 +30,16 @@ fn report(request: &Request) -> Report {
 }
 
 /// `(document, level, type, message)` of every finding.
-fn findings(report: &Report) -> Vec<(usize, Level, String, String)> {
-    report.findings.iter().map(|f| (f.document, f.level, f.kind_of_issue.clone(), f.message.clone())).collect()
+fn findings(report: &Report) -> Vec<(usize, Severity, String, String)> {
+    report
+        .findings
+        .iter()
+        .map(|f| (f.document().unwrap(), f.severity, f.code.name().to_owned(), f.message.clone()))
+        .collect()
 }
 
-fn of_document(report: &Report, document: usize) -> Vec<&Finding> {
-    report.findings.iter().filter(|f| f.document == document).collect()
+fn of_document(report: &Report, document: usize) -> Vec<&Diagnostic> {
+    report.findings.iter().filter(|f| f.document().unwrap() == document).collect()
 }
 
 /// The command line `cargo kubeskema validate ARGS...`, parsed as the binary parses it.
@@ -59,11 +62,11 @@ fn old_objects_make_updates_with_transition_rules_and_ratcheting() {
     let update = report(&request(OldObjects::Files(vec![fixture("old")]), Policy::default()));
     let logs = of_document(&update, 0);
     assert_eq!(logs.len(), 1, "{logs:#?}");
-    assert_eq!(logs[0].level, Level::Error);
+    assert_eq!(logs[0].severity, Severity::Error);
     assert_eq!(logs[0].message, "spec.region: Invalid value: \"us-east-1\": region is immutable");
     let archive = of_document(&update, 1);
     assert_eq!(archive.len(), 1, "{archive:#?}");
-    assert_eq!(archive[0].level, Level::Warning);
+    assert_eq!(archive[0].severity, Severity::Warning);
     assert_eq!(archive[0].message, "spec.quota: Invalid value: a quota is at most 100 GiB");
     assert!(archive[0].note.as_deref().is_some_and(|n| n.starts_with("ratcheted")), "{:?}", archive[0].note);
     let updates: Vec<bool> = update.documents.iter().map(|d| d.update).collect();
@@ -72,7 +75,7 @@ fn old_objects_make_updates_with_transition_rules_and_ratcheting() {
     let create = report(&request(OldObjects::None, Policy::default()));
     assert!(of_document(&create, 0).is_empty(), "no transition rule on create");
     let archive = of_document(&create, 1);
-    assert_eq!((archive.len(), archive[0].level), (1, Level::Error), "{archive:#?}");
+    assert_eq!((archive.len(), archive[0].severity), (1, Severity::Error), "{archive:#?}");
 }
 
 /// An old object matches by apiVersion, kind, namespace and name: the same name in another
@@ -183,12 +186,15 @@ fn strict_makes_unknown_and_duplicate_fields_errors() {
             ..request(OldObjects::None, Policy { strict, ..Policy::default() })
         })
     };
-    let levels = |r: &Report| r.findings.iter().map(|f| (f.kind_of_issue.clone(), f.level)).collect::<Vec<_>>();
+    let levels = |r: &Report| r.findings.iter().map(|f| (f.code.name().to_owned(), f.severity)).collect::<Vec<_>>();
     assert_eq!(
         levels(&run(false)),
-        [("DuplicateField".into(), Level::Warning), ("UnknownField".into(), Level::Warning)]
+        [("DuplicateField".into(), Severity::Warning), ("UnknownField".into(), Severity::Warning)]
     );
-    assert_eq!(levels(&run(true)), [("DuplicateField".into(), Level::Error), ("UnknownField".into(), Level::Error)]);
+    assert_eq!(
+        levels(&run(true)),
+        [("DuplicateField".into(), Severity::Error), ("UnknownField".into(), Severity::Error)]
+    );
     let messages = |r: &Report| r.findings.iter().map(|f| f.message.clone()).collect::<Vec<_>>();
     assert_eq!(messages(&run(false)), ["duplicate field \"spec.region\"", "unknown field \"spec.typo\""]);
     assert_eq!(
@@ -209,7 +215,8 @@ fn strict_makes_unknown_and_duplicate_fields_errors() {
 fn kinds_can_be_skipped_rejected_or_allowed_without_a_schema() {
     let policy = |policy| report(&request(OldObjects::None, policy));
     let verdicts = |r: &Report| r.documents.iter().map(|d| d.verdict).collect::<Vec<_>>();
-    let types = |r: &Report| r.findings.iter().map(|f| (f.document, f.kind_of_issue.clone())).collect::<Vec<_>>();
+    let types =
+        |r: &Report| r.findings.iter().map(|f| (f.document().unwrap(), f.code.name().to_owned())).collect::<Vec<_>>();
     use Verdict::{Invalid, Skipped, Valid};
 
     let plain = policy(Policy::default());
@@ -227,7 +234,7 @@ fn kinds_can_be_skipped_rejected_or_allowed_without_a_schema() {
     let rejected = policy(Policy { reject_kinds: vec!["Secret".into()], ..Policy::default() });
     let secret = of_document(&rejected, 3);
     assert_eq!(secret.len(), 1);
-    assert_eq!(secret[0].kind_of_issue, "RejectedKind");
+    assert_eq!(secret[0].code.name(), "RejectedKind");
     assert_eq!(secret[0].pos.map(|p| (p.line, p.column)), Some((35, 1)), "at the kind");
 
     let allowed = policy(Policy { ignore_missing_schemas: true, ..Policy::default() });
@@ -261,7 +268,14 @@ fn native_kinds_validate_against_openapi_documents() {
         .findings
         .iter()
         .map(|f| {
-            format!("{}:{} {:?} {} {}", f.pos.unwrap().line, f.pos.unwrap().column, f.level, f.kind_of_issue, f.message)
+            format!(
+                "{}:{} {:?} {} {}",
+                f.pos.unwrap().line,
+                f.pos.unwrap().column,
+                f.severity,
+                f.code.name(),
+                f.message
+            )
         })
         .collect();
     assert_eq!(
@@ -287,7 +301,7 @@ fn native_kinds_validate_against_openapi_documents() {
     assert_eq!(command(&["--schemas", path(&schemas), "--skip-kinds", "Deployment", path(&deployment)]), 0);
 
     let without = with(Vec::new());
-    let types: Vec<&str> = without.findings.iter().map(|f| f.kind_of_issue.as_str()).collect();
+    let types: Vec<&str> = without.findings.iter().map(|f| f.code.name()).collect();
     assert_eq!(types, ["NoSchema"]);
 
     // A document that is not OpenAPI stops the run, as a refused CRD does, naming the file.
@@ -352,7 +366,7 @@ fn sarif_output_has_sarif_2_1_0_structure() {
     for (result, finding) in results.iter().zip(&report.findings) {
         let rule = result["ruleId"].as_str().unwrap();
         assert_eq!(rules[result["ruleIndex"].as_u64().unwrap() as usize], rule);
-        assert_eq!(rule, finding.kind_of_issue);
+        assert_eq!(rule, finding.code.name());
         assert!(matches!(result["level"].as_str(), Some("error" | "warning")));
         assert!(result["message"]["text"].as_str().unwrap().starts_with(&finding.message));
         let physical = &result["locations"][0]["physicalLocation"];
@@ -391,11 +405,11 @@ fn a_schema_cut_short_is_a_finding_and_the_summary_counts_unreadable_files() {
         jobs: 1,
         ..Request::default()
     });
-    let cut: Vec<&Finding> = found.findings.iter().filter(|f| f.kind_of_issue == "SchemaTooLarge").collect();
+    let cut: Vec<&Diagnostic> = found.findings.iter().filter(|f| f.code.name() == "SchemaTooLarge").collect();
     assert_eq!(cut.len(), 1, "{:#?}", found.findings);
-    assert_eq!(cut[0].level, Level::Warning);
+    assert_eq!(cut[0].severity, Severity::Warning);
     assert!(cut[0].message.contains("values below the cut were not checked"), "{}", cut[0].message);
-    assert!(found.files.iter().any(|d| d.kind == "SchemaTooLarge"), "{:?}", found.files);
+    assert!(found.files.iter().any(|d| d.code.name() == "SchemaTooLarge"), "{:?}", found.files);
     let summary = kubeskema_codegen::__internal::report::summary(&found);
     assert!(summary.starts_with("summary: 2 files (1 could not be read), 1 document"), "{summary}");
     let nothing = report(&Request {
@@ -436,7 +450,7 @@ fn input_past_the_limits_is_refused_naming_the_file_and_the_limit() {
     let refused = |r: &Report| -> Vec<String> {
         r.files
             .iter()
-            .filter(|d| d.kind == "TooLarge")
+            .filter(|d| d.code.name() == "TooLarge")
             .map(|d| format!("{} {}", d.file.file_name().unwrap().to_string_lossy(), d.message))
             .collect()
     };
@@ -623,8 +637,10 @@ fn documents_stream_through_threads_in_input_order() {
     let with =
         |jobs| report(&Request { manifests: files.clone(), jobs, ..request(OldObjects::None, Policy::default()) });
     let shown = |r: &Report| -> (Vec<String>, Vec<String>) {
-        let findings =
-            r.findings.iter().map(|f| format!("{} {} {:?} {}", f.file.display(), f.document, f.pos, f.message));
+        let findings = r
+            .findings
+            .iter()
+            .map(|f| format!("{} {} {:?} {}", f.file.display(), f.document().unwrap(), f.pos, f.message));
         let documents = r.documents.iter().map(|d| format!("{} {} {:?}", d.file.display(), d.document, d.verdict));
         (findings.collect(), documents.collect())
     };
@@ -632,7 +648,7 @@ fn documents_stream_through_threads_in_input_order() {
     let (findings, documents) = shown(&one);
     assert!(documents.len() > 60, "{documents:?}");
     assert!(findings.len() > 60, "{findings:?}");
-    assert_eq!(one.files.iter().filter(|d| d.kind == "YamlSyntax").count(), 1, "{:?}", one.files);
+    assert_eq!(one.files.iter().filter(|d| d.code.name() == "YamlSyntax").count(), 1, "{:?}", one.files);
     let mut sorted = documents.clone();
     sorted.sort_by_key(|line| {
         let mut parts = line.split(' ');
@@ -651,7 +667,7 @@ fn documents_stream_through_threads_in_input_order() {
     assert!(counted.findings.is_empty() && counted.documents.is_empty());
     assert_eq!(shown(&streamed), (findings, documents));
     assert_eq!(counted.counts, one.counts);
-    let errors = one.findings.iter().filter(|f| f.level == Level::Error).count();
+    let errors = one.findings.iter().filter(|f| f.severity == Severity::Error).count();
     assert_eq!((one.counts.errors, one.counts.warnings), (errors, one.findings.len() - errors));
     assert_eq!(one.counts.documents(), one.documents.len());
 }

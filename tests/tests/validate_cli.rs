@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use kubeskema_codegen::__internal::manifests::{Level, validate};
+use kubeskema_codegen::__internal::manifests::validate;
+use kubeskema_codegen::Severity;
 use kubeskema_codegen::cli::{CargoCli, run};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -28,10 +29,10 @@ fn every_problem_of_every_document_is_found_at_its_place() {
         .map(|f| {
             format!(
                 "{}:{}:{} {} {}",
-                f.document,
+                f.document().unwrap(),
                 f.pos.unwrap().line,
                 f.pos.unwrap().column,
-                f.kind_of_issue,
+                f.code.name(),
                 f.message
             )
         })
@@ -47,8 +48,8 @@ fn every_problem_of_every_document_is_found_at_its_place() {
         assert!(lines.iter().any(|l| l == e), "missing {e:?} in {lines:#?}");
     }
     assert!(lines.iter().any(|l| l.starts_with("1:16:3 FieldValueInvalid metadata.name: Invalid value: \"Bad_Name\"")));
-    assert!(findings.iter().all(|f| f.document != 0), "the first widget is valid");
-    assert_eq!(findings.iter().filter(|f| f.level == Level::Warning).count(), 1);
+    assert!(findings.iter().all(|f| f.document() != Some(0)), "the first widget is valid");
+    assert_eq!(findings.iter().filter(|f| f.severity == Severity::Warning).count(), 1);
 }
 
 /// An unknown key with dots is one key: its own line and pointer, its whole name in the

@@ -187,12 +187,7 @@ impl Walk<'_> {
             b if b.starts_with('[') => format!("{at}{b}"),
             b => format!("{at}.{b}"),
         };
-        self.out.push(Finding {
-            field,
-            kind: issue.error_type.reason(),
-            body: issue.body(),
-            pointer: pointer.to_owned(),
-        });
+        self.out.push(Finding { field, error_type: issue.error_type, body: issue.body(), pointer: pointer.to_owned() });
     }
 }
 

@@ -6,7 +6,7 @@ use kubeskema::issue::{BadValue, ErrorType, field_error_body};
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Finding {
     pub(crate) field: String,
-    pub(crate) kind: &'static str,
+    pub(crate) error_type: ErrorType,
     pub(crate) body: String,
     pub(crate) pointer: String,
 }
@@ -14,7 +14,7 @@ pub(crate) struct Finding {
 impl Finding {
     /// A finding printed as the apiserver prints a field error (`issue::field_error_body`).
     pub(crate) fn new(field: String, error_type: ErrorType, value: BadValue, detail: &str, pointer: String) -> Finding {
-        Finding { field, kind: error_type.reason(), body: field_error_body(error_type, &value, detail), pointer }
+        Finding { field, error_type, body: field_error_body(error_type, &value, detail), pointer }
     }
 
     pub(crate) fn text(&self) -> String {

@@ -21,7 +21,7 @@ use kubeskema::crd::CrdVersion;
 use kubeskema::issue::{BadValue, ErrorType, field_error_body};
 use kubeskema::schema::{AdditionalProperties, Schema};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::load::LoadedCrd;
 use structural::{check_schema, unrecognized_formats};
 
@@ -41,17 +41,18 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
         };
         let Some(schema) = &version.schema else {
             ok.push(true);
-            diags.push(Diagnostic {
-                version: Some(version.name.clone()),
-                help: Some("add spec.versions[].schema.openAPIV3Schema; without it no type can be generated".into()),
-                ..loaded.diagnostic(
-                    Severity::Warning,
-                    &format!("/spec/versions/{i}"),
-                    ErrorType::Required.reason(),
-                    format!("spec.versions[{i}].schema.openAPIV3Schema"),
-                    field_error_body(ErrorType::Required, &BadValue::Omit, "schemas are required"),
-                )
-            });
+            diags.push(
+                loaded
+                    .diagnostic(
+                        Severity::Warning,
+                        &format!("/spec/versions/{i}"),
+                        Code::Field(ErrorType::Required),
+                        format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                        field_error_body(ErrorType::Required, &BadValue::Omit, "schemas are required"),
+                    )
+                    .in_version(&version.name)
+                    .with_help("add spec.versions[].schema.openAPIV3Schema; without it no type can be generated"),
+            );
             continue;
         };
         let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
@@ -61,17 +62,18 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
         // A schema shared by every version is one schema to the apiserver: warned about once.
         if i == 0 || !same_schema {
             unrecognized_formats(schema, &mut |node, format| {
-                diags.push(Diagnostic {
-                    version: Some(version.name.clone()),
-                    help: Some("the apiserver does not validate this format; remove it or use one it knows".into()),
-                    ..loaded.diagnostic(
-                        Severity::Warning,
-                        &format!("{}/format", node.pointer),
-                        "UnrecognizedFormat",
-                        String::new(),
-                        format!("unrecognized format {}", kubeskema::issue::go_quote(format)),
-                    )
-                })
+                diags.push(
+                    loaded
+                        .diagnostic(
+                            Severity::Warning,
+                            &format!("{}/format", node.pointer),
+                            Code::UnrecognizedFormat,
+                            String::new(),
+                            format!("unrecognized format {}", kubeskema::issue::go_quote(format)),
+                        )
+                        .in_version(&version.name)
+                        .with_help("the apiserver does not validate this format; remove it or use one it knows"),
+                )
             });
         }
         // One shared schema is one set of errors (the apiserver validates it once).
@@ -80,10 +82,11 @@ pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
         }
         reported_shared |= !is_ok;
         for f in findings {
-            diags.push(Diagnostic {
-                version: Some(version.name.clone()),
-                ..loaded.diagnostic(Severity::Error, &f.pointer, f.kind, f.field.clone(), f.body.clone())
-            });
+            diags.push(
+                loaded
+                    .diagnostic(Severity::Error, &f.pointer, Code::Field(f.error_type), f.field.clone(), f.body.clone())
+                    .in_version(&version.name),
+            );
         }
     }
     ok
@@ -101,7 +104,7 @@ fn selectable_fields_need_a_shared_schema(loaded: &LoadedCrd, same_schema: bool,
         diags.push(loaded.diagnostic(
             Severity::Error,
             "/spec/versions/0/selectableFields",
-            ErrorType::Invalid.reason(),
+            Code::Field(ErrorType::Invalid),
             "spec.selectableFields".into(),
             field_error_body(
                 ErrorType::Invalid,

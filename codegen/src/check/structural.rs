@@ -1331,7 +1331,7 @@ mod tests {
             let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: &serde_json::Value::Null };
             c.crd_rules(&s, "spec.validation.openAPIV3Schema", true, true, &MetaContext::default());
             let mut found: Vec<(String, String)> =
-                c.findings.into_iter().map(|f| (f.kind.to_owned(), f.field)).collect();
+                c.findings.into_iter().map(|f| (f.error_type.reason().to_owned(), f.field)).collect();
             found.sort();
             found
         };

@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use kubeskema::crd::{self, Crd};
+use kubeskema::issue::ErrorType;
 use kubeskema::yaml::{self, Document};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity, Subject};
 
 /// One CRD document and where it came from.
 #[derive(Clone, Debug)]
@@ -39,20 +40,15 @@ impl LoadedCrd {
         &self,
         severity: Severity,
         pointer: &str,
-        kind: &str,
+        code: Code,
         field: String,
-        message: String,
+        detail: String,
     ) -> Diagnostic {
+        let pos = Some(self.doc.nearest_position(&format!("{}{pointer}", self.base)));
+        let subject = Subject::Crd { name: Some(self.crd.name.clone()), version: None };
         Diagnostic {
-            severity,
-            file: self.file.clone(),
-            pos: Some(self.doc.nearest_position(&format!("{}{pointer}", self.base))),
-            crd: Some(self.crd.name.clone()),
-            version: None,
-            field,
-            kind: kind.to_owned(),
-            message,
-            help: None,
+            pointer: pointer.to_owned(),
+            ..Diagnostic::new(severity, code, &self.file, pos, subject, field, detail)
         }
     }
 }
@@ -75,7 +71,7 @@ pub fn expand_paths(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> Vec<PathB
             }
             Ok(_) => diags.push(not_regular(p)),
             Err(_) => diags.push(
-                Diagnostic::file_error(p, None, "NotFound", "no such file or folder")
+                Diagnostic::file_error(p, None, Code::NotFound, "no such file or folder")
                     .with_help("give a file (.yaml, .yml, .json), a folder of them, or - for standard input"),
             ),
         }
@@ -85,7 +81,8 @@ pub fn expand_paths(paths: &[PathBuf], diags: &mut Vec<Diagnostic>) -> Vec<PathB
 
 /// A FIFO, socket or device: reading it could block forever, so it is skipped with a warning.
 fn not_regular(p: &Path) -> Diagnostic {
-    Diagnostic::file_error(p, None, "NotAFile", "not a regular file (a FIFO, socket or device); skipped").as_warning()
+    Diagnostic::file_error(p, None, Code::NotAFile, "not a regular file (a FIFO, socket or device); skipped")
+        .as_warning()
 }
 
 /// The CRD files of a folder and its subfolders: `.yaml`, `.yml` and `.json` in any case.
@@ -95,7 +92,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            diags.push(Diagnostic::file_error(dir, None, "Io", format!("cannot read folder: {e}")));
+            diags.push(Diagnostic::file_error(dir, None, Code::Io, format!("cannot read folder: {e}")));
             return;
         }
     };
@@ -113,8 +110,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
             Ok(m) if m.is_file() => out.push(path),
             Ok(m) if m.is_dir() => {}
             Ok(_) => diags.push(not_regular(&path)),
-            Err(e) => diags
-                .push(Diagnostic::file_error(&path, None, "Io", format!("cannot be read ({e}); skipped")).as_warning()),
+            Err(e) => diags.push(
+                Diagnostic::file_error(&path, None, Code::Io, format!("cannot be read ({e}); skipped")).as_warning(),
+            ),
         }
     }
 }
@@ -160,7 +158,9 @@ impl InputLimits {
         };
         if size > self.per_file {
             let message = format!("the file is {}, more than a file may be ({})", mib(size), mib(self.per_file));
-            return Some(Diagnostic::file_error(file, None, "TooLarge", message).with_help("raise --max-file-size"));
+            return Some(
+                Diagnostic::file_error(file, None, Code::TooLarge, message).with_help("raise --max-file-size"),
+            );
         }
         let taken = self.taken.fetch_add(size, Ordering::Relaxed) + size;
         if taken > self.per_run {
@@ -170,7 +170,9 @@ impl InputLimits {
                 mib(taken),
                 mib(self.per_run)
             );
-            return Some(Diagnostic::file_error(file, None, "TooLarge", message).with_help("raise --max-input-size"));
+            return Some(
+                Diagnostic::file_error(file, None, Code::TooLarge, message).with_help("raise --max-input-size"),
+            );
         }
         None
     }
@@ -179,7 +181,7 @@ impl InputLimits {
 /// Reads a file whose size [`read_each`] has taken, or standard input for `-` (no more than
 /// the per-file limit allows, its size taken as it is read); a failure is reported to `diags`.
 fn read_text(path: &Path, limits: &InputLimits, diags: &mut Vec<Diagnostic>) -> Option<String> {
-    let io_error = |e: std::io::Error| Diagnostic::file_error(path, None, "Io", format!("cannot read: {e}"));
+    let io_error = |e: std::io::Error| Diagnostic::file_error(path, None, Code::Io, format!("cannot read: {e}"));
     let mut text = String::new();
     let problem = if path.as_os_str() == "-" {
         match std::io::stdin().lock().take(limits.per_file.saturating_add(1)).read_to_string(&mut text) {
@@ -226,7 +228,7 @@ pub fn parse_text_each(path: &Path, text: &str, diags: &mut Vec<Diagnostic>, eac
             diags.push(Diagnostic::file_error(
                 path,
                 Some(e.pos),
-                "YamlSyntax",
+                Code::YamlSyntax,
                 format!("not valid {}: {}", if json { "JSON" } else { "YAML" }, e.message),
             ))
         })
@@ -446,7 +448,7 @@ pub fn load_crds_then<T: Send>(
             Diagnostic::file_error(
                 place,
                 None,
-                "NoCrd",
+                Code::NoCrd,
                 format!("no CustomResourceDefinition found in {}", shown.join(", ")),
             )
             .with_help("give CRD files (.yaml, .yml, .json) or folders that hold them"),
@@ -476,7 +478,7 @@ fn crds_of_file(
     // with no CRD at all is almost always a wrong path.
     if read && found == 0 && !skip_non_crds {
         diags.push(
-            Diagnostic::file_error(file, None, "NoCrd", "no CustomResourceDefinition in this file")
+            Diagnostic::file_error(file, None, Code::NoCrd, "no CustomResourceDefinition in this file")
                 .with_help("CRDs have `apiVersion: apiextensions.k8s.io/v1` and `kind: CustomResourceDefinition`"),
         );
     }
@@ -513,11 +515,11 @@ fn crds_of_document(
         let d = Diagnostic::file_error(
             file,
             Some(doc.start),
-            "NotACrd",
+            Code::NotACrd,
             format!("document {} is a {kind}, not a CustomResourceDefinition", doc.index),
         );
         diags.push(match skip_non_crds {
-            true => Diagnostic { message: format!("{}; skipped", d.message), ..d }.as_warning(),
+            true => d.map_detail(|detail| format!("{detail}; skipped")).as_warning(),
             false => d.with_help("remove it, or pass --skip-non-crds (Config::skip_non_crds) to skip such documents"),
         });
         return;
@@ -527,7 +529,7 @@ fn crds_of_document(
             Diagnostic::file_error(
                 file,
                 Some(dup.pos),
-                "DuplicateKey",
+                Code::DuplicateKey,
                 format!(
                     "duplicate key {} (first at {}); the apiserver keeps the last one",
                     pointer_last(&dup.pointer),
@@ -552,7 +554,7 @@ fn pointer_last(pointer: &str) -> String {
 fn report_parse_errors(loaded: &LoadedCrd, errors: Vec<kubeskema::schema::ParseError>, diags: &mut Vec<Diagnostic>) {
     for e in errors {
         let field = e.pointer.trim_start_matches('/').replace('/', ".");
-        diags.push(loaded.diagnostic(Severity::Error, &e.pointer, "FieldValueInvalid", field, e.message));
+        diags.push(loaded.diagnostic(Severity::Error, &e.pointer, Code::Field(ErrorType::Invalid), field, e.message));
     }
 }
 
@@ -582,7 +584,7 @@ mod tests {
             assert!(diags[0].message.contains("not a regular file"), "{}", diags[0].message);
             let mut direct = Vec::new();
             assert!(expand_paths(std::slice::from_ref(&fifo), &mut direct).is_empty());
-            assert_eq!(direct[0].kind, "NotAFile");
+            assert_eq!(direct[0].code, Code::NotAFile);
         }
         std::fs::remove_dir_all(&dir).ok();
     }

@@ -18,54 +18,9 @@ use kubeskema::validate::{Outcome, ResourceValidator};
 use kubeskema::yaml::{Document, Pos};
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity, Subject};
 use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text, parse_text_each};
 use crate::validate::native::NativeKind;
-
-/// How serious a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    /// The apiserver would refuse the object.
-    Error,
-    /// The apiserver would accept the object and warn (unknown or duplicate fields, with its
-    /// default `fieldValidation=Warn`).
-    Warning,
-}
-
-/// One finding about one document.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    /// Error or warning.
-    pub level: Level,
-    /// The manifest file.
-    pub file: PathBuf,
-    /// 0-based document index in the file.
-    pub document: usize,
-    /// Where, when known.
-    pub pos: Option<Pos>,
-    /// The object's `apiVersion`.
-    pub api_version: String,
-    /// The object's `kind`.
-    pub kind: String,
-    /// The object's `metadata.name`.
-    pub name: String,
-    /// The field path as the apiserver prints it.
-    pub field: String,
-    /// The JSON pointer.
-    pub pointer: String,
-    /// The apiserver's error type (`FieldValueInvalid`), or `NoSchema`, `UnknownField`,
-    /// `DuplicateField`.
-    pub kind_of_issue: String,
-    /// The text after the path.
-    pub detail: String,
-    /// The whole message as the apiserver prints it.
-    pub message: String,
-    /// The text of the line the finding points at, for the human rendering.
-    pub source_line: Option<String>,
-    /// Why the finding is what it is, where the message alone would mislead (a number YAML
-    /// read as a string).
-    pub note: Option<String>,
-}
 
 /// What to validate and how: the CLI's arguments, as a value.
 #[derive(Clone, Debug, Default)]
@@ -181,7 +136,7 @@ pub const NATIVE_KINDS_NOTE: &str = "native kinds are validated against their Op
 #[derive(Debug, Default)]
 pub struct Report {
     /// The findings of every document of every manifest that could be read, in input order.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
     /// Every document read, in input order.
     pub documents: Vec<Checked>,
     /// The manifests (and old objects) that could not be read (missing, unreadable, not YAML:
@@ -203,11 +158,11 @@ pub struct Report {
 }
 
 impl Report {
-    /// Whether a finding at `level` was reported.
-    pub fn any(&self, level: Level) -> bool {
-        match level {
-            Level::Error => self.counts.errors > 0,
-            Level::Warning => self.counts.warnings > 0,
+    /// Whether a finding at `severity` was reported.
+    pub fn any(&self, severity: Severity) -> bool {
+        match severity {
+            Severity::Error => self.counts.errors > 0,
+            Severity::Warning => self.counts.warnings > 0,
         }
     }
 }
@@ -215,9 +170,9 @@ impl Report {
 /// How many documents a run validated, by verdict, and how many findings, by level.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Findings at [`Level::Error`].
+    /// Findings at [`Severity::Error`].
     pub errors: usize,
-    /// Findings at [`Level::Warning`].
+    /// Findings at [`Severity::Warning`].
     pub warnings: usize,
     /// Documents found valid.
     pub valid: usize,
@@ -235,9 +190,9 @@ impl Counts {
 
     fn add(&mut self, validated: &Validated) {
         for f in &validated.findings {
-            match f.level {
-                Level::Error => self.errors += 1,
-                Level::Warning => self.warnings += 1,
+            match f.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
             }
         }
         match validated.checked.verdict {
@@ -252,7 +207,7 @@ impl Counts {
 #[derive(Debug)]
 pub struct Validated {
     /// Its findings, in the order the apiserver reports them.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
     /// The document and its verdict.
     pub checked: Checked,
 }
@@ -647,7 +602,7 @@ fn read_old_objects(
             match files.first().map(|f| crate::load::git_revision_problem(rev, f)) {
                 Some(Some(problem)) => {
                     diags.push(
-                        Diagnostic::file_error(files[0], None, "GitRef", problem)
+                        Diagnostic::file_error(files[0], None, Code::GitRef, problem)
                             .with_help("give a commit, branch or tag of the repository the manifests are in"),
                     );
                     Vec::new()
@@ -661,7 +616,7 @@ fn read_old_objects(
                         // An old version that does not parse has no objects to compare with;
                         // its documents are validated as creates.
                         diags.extend(parse_diags.into_iter().map(|d| {
-                            Diagnostic { message: format!("at {rev}: {}", d.message), ..d }
+                            d.map_detail(|detail| format!("at {rev}: {detail}"))
                                 .as_warning()
                                 .with_help("its documents are validated as creates")
                         }));
@@ -687,7 +642,7 @@ fn validate_document(
     schemas: &Schemas<'_>,
     old: &HashMap<ObjectKey, Value>,
     policy: &Policy,
-) -> (Vec<Finding>, Checked) {
+) -> (Vec<Diagnostic>, Checked) {
     // The document's value goes to the validator (a copy would double a large document's
     // memory); its positions stay.
     let object = std::mem::take(&mut doc.value);
@@ -695,21 +650,24 @@ fn validate_document(
     let key = object_key(&object);
     let (api_version, kind, _, name) = &key;
     let mut findings = Vec::new();
-    let finding = |level, pointer: &str, field: String, kind_of_issue: &str, detail: String, message: String| Finding {
-        level,
+    let finding = |severity, pointer: &str, field: String, code, detail: String, message: String| Diagnostic {
+        severity,
+        code,
         file: file.to_owned(),
-        document: doc.index,
         pos: Some(doc.nearest_position(pointer)),
-        api_version: api_version.clone(),
-        kind: kind.clone(),
-        name: name.clone(),
+        subject: Subject::Object {
+            document: doc.index,
+            api_version: api_version.clone(),
+            kind: kind.clone(),
+            name: name.clone(),
+        },
         field,
         pointer: pointer.to_owned(),
-        kind_of_issue: kind_of_issue.to_owned(),
         detail,
         message,
-        source_line: None,
+        help: None,
         note: None,
+        source_line: None,
     };
     let mut checked = Checked {
         file: file.to_owned(),
@@ -735,7 +693,7 @@ fn validate_document(
             _ => "kind",
         };
         let message = format!("not a Kubernetes object: no {missing}");
-        findings.push(finding(Level::Error, "", String::new(), "NotAnObject", message.clone(), message));
+        findings.push(finding(Severity::Error, "", String::new(), Code::NotAnObject, message.clone(), message));
         return (findings, checked);
     }
     if Policy::lists(&policy.skip_kinds, api_version, kind) {
@@ -743,7 +701,7 @@ fn validate_document(
     }
     if Policy::lists(&policy.reject_kinds, api_version, kind) {
         let message = format!("{api_version} {kind} is not allowed here (--reject-kinds)");
-        findings.push(finding(Level::Error, "/kind", "kind".into(), "RejectedKind", message.clone(), message));
+        findings.push(finding(Severity::Error, "/kind", "kind".into(), Code::RejectedKind, message.clone(), message));
         return (findings, checked);
     }
     let Some((validator, schema)) = schemas.validator(api_version, kind) else {
@@ -751,27 +709,28 @@ fn validate_document(
         if policy.ignore_missing_schemas {
             return skip(checked, format!("{message} (--ignore-missing-schemas)"));
         }
-        findings.push(finding(Level::Error, "", String::new(), "NoSchema", message.clone(), message));
+        findings.push(finding(Severity::Error, "", String::new(), Code::NoSchema, message.clone(), message));
         return (findings, checked);
     };
     checked.native = schema.native;
     // A schema cut short passes what lies below the cut: the document says so, every time.
     if let Some(cut) = schema.cut {
         let message = format!("validated against a schema cut short ({cut}): values below the cut were not checked");
-        findings.push(finding(Level::Warning, "", String::new(), "SchemaTooLarge", message.clone(), message));
+        findings.push(finding(Severity::Warning, "", String::new(), Code::SchemaTooLarge, message.clone(), message));
     }
     // Unknown and duplicate fields: under the apiserver's default `fieldValidation=Warn` a
     // warning each, in its words; under `Strict` its error, whose text each finding carries
     // (the apiserver then answers 400 with all of them joined, and validates nothing more; a
     // linter goes on, so that one run shows every problem).
-    let (strict, prefix) = if policy.strict { (Level::Error, "strict decoding error: ") } else { (Level::Warning, "") };
+    let (strict, prefix) =
+        if policy.strict { (Severity::Error, "strict decoding error: ") } else { (Severity::Warning, "") };
     for dup in &doc.duplicates {
         let issue = kubeskema::decode::duplicate_issue(&dup.pointer);
         let dotted = issue.path.openapi();
         let message = format!("{prefix}{}", issue.detail);
-        findings.push(Finding {
+        findings.push(Diagnostic {
             pos: Some(dup.pos),
-            ..finding(strict, &dup.pointer, dotted, "DuplicateField", issue.detail, message)
+            ..finding(strict, &dup.pointer, dotted, Code::DuplicateField, issue.detail, message)
         });
     }
     let previous = old.get(&key);
@@ -783,7 +742,7 @@ fn validate_document(
     for unknown in &outcome.pruned {
         let detail = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
         let message = format!("{prefix}{detail}");
-        findings.push(finding(strict, &unknown.pointer(), unknown.openapi(), "UnknownField", detail, message));
+        findings.push(finding(strict, &unknown.pointer(), unknown.openapi(), Code::UnknownField, detail, message));
     }
     for issue in &outcome.issues {
         let pointer = issue.path.pointer();
@@ -800,30 +759,37 @@ fn validate_document(
                     .unwrap_or_default()
             )
         });
-        findings.push(Finding {
+        findings.push(Diagnostic {
             note,
-            ..finding(Level::Error, &pointer, issue.field(), issue.error_type.reason(), issue.body(), issue.to_string())
+            ..finding(
+                Severity::Error,
+                &pointer,
+                issue.field(),
+                Code::Field(issue.error_type),
+                issue.body(),
+                issue.to_string(),
+            )
         });
     }
     for issue in &outcome.warnings {
         let pointer = issue.path.pointer();
-        findings.push(Finding {
+        findings.push(Diagnostic {
             note: Some(
                 "ratcheted: the old object fails this rule too and this place did not change, so the apiserver \
                  warns and stores the update"
                     .into(),
             ),
             ..finding(
-                Level::Warning,
+                Severity::Warning,
                 &pointer,
                 issue.field(),
-                issue.error_type.reason(),
+                Code::Field(issue.error_type),
                 issue.body(),
                 issue.to_string(),
             )
         });
     }
-    if !findings.iter().any(|f| f.level == Level::Error) {
+    if !findings.iter().any(|f| f.severity == Severity::Error) {
         checked.verdict = Verdict::Valid;
     }
     (findings, checked)

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use kubeskema::crd::Crd;
 use serde_json::{Map, Value, json};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 
 /// A native kind's schema, from an OpenAPI document.
 #[derive(Debug)]
@@ -99,7 +99,7 @@ fn kinds_of_file(
                 Diagnostic::file_error(
                     file,
                     Some(doc.start),
-                    "NotOpenApi",
+                    Code::NotOpenApi,
                     "no `components.schemas`: not an OpenAPI v3 document",
                 )
                 .with_help("give what `kubectl get --raw /openapi/v3/apis/apps/v1` (or `/openapi/v3/api/v1`) prints"),
@@ -131,7 +131,7 @@ fn kinds_of_file(
                 });
                 if let Some(cut) = &cut {
                     diags.push(
-                        Diagnostic::file_error(file, Some(doc.start), "SchemaTooLarge", cut.clone()).as_warning(),
+                        Diagnostic::file_error(file, Some(doc.start), Code::SchemaTooLarge, cut.clone()).as_warning(),
                     );
                 }
                 let (plural, namespaced) = scopes

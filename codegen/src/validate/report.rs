@@ -8,8 +8,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::diagnostic::Diagnostic;
-use crate::validate::manifests::{Checked, Finding, Level, Report, Verdict};
+use crate::diagnostic::{Code, Diagnostic, Subject};
+use crate::validate::manifests::{Checked, Report, Verdict};
 
 /// The output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -24,24 +24,41 @@ pub enum Format {
     Junit,
 }
 
-impl Finding {
-    /// The finding as one JSON object (the `--output json` contract).
+impl Diagnostic {
+    /// The problem as one JSON object: for an object, the `validate --output json` contract;
+    /// for a CRD or a file, the `check --output json` one.
     pub fn to_json(&self) -> Value {
+        let level = level_name(self.severity);
+        match &self.subject {
+            Subject::Object { document, api_version, kind, name } => json!({
+                "file": self.file.display().to_string(),
+                "document": document,
+                "line": self.pos.map(|p| p.line),
+                "column": self.pos.map(|p| p.column),
+                "apiVersion": api_version,
+                "kind": kind,
+                "name": name,
+                "field": self.field,
+                "pointer": self.pointer,
+                "type": self.code.name(),
+                "detail": self.detail,
+                "message": self.message,
+                "level": level,
+                "note": self.note,
+            }),
+            Subject::Crd { name, version } => self.crd_json(name.as_deref(), version.as_deref(), level),
+            Subject::File => self.crd_json(None, None, level),
+        }
+    }
+
+    fn crd_json(&self, crd: Option<&str>, version: Option<&str>, level: &str) -> Value {
         json!({
             "file": self.file.display().to_string(),
-            "document": self.document,
             "line": self.pos.map(|p| p.line),
             "column": self.pos.map(|p| p.column),
-            "apiVersion": self.api_version,
-            "kind": self.kind,
-            "name": self.name,
-            "field": self.field,
-            "pointer": self.pointer,
-            "type": self.kind_of_issue,
-            "detail": self.detail,
-            "message": self.message,
-            "level": level_name(self.level),
-            "note": self.note,
+            "crd": crd, "version": version, "field": self.field,
+            "type": self.code.name(), "detail": self.detail, "message": self.message,
+            "level": level,
         })
     }
 
@@ -49,14 +66,17 @@ impl Finding {
     /// and the source line with the place marked.
     pub fn human(&self) -> String {
         use annotate_snippets::{AnnotationKind, Level as Severity, Renderer, Snippet};
-        let level = match self.level {
-            Level::Error => Severity::ERROR,
-            Level::Warning => Severity::WARNING,
+        let level = match self.severity {
+            crate::diagnostic::Severity::Error => Severity::ERROR,
+            crate::diagnostic::Severity::Warning => Severity::WARNING,
         };
         // Everything from input is made printable (`kubeskema::issue::printable`).
         use kubeskema::issue::{printable, printable_lines};
         let path = crate::diagnostic::shown(&self.file);
-        let label = format!("{}/{}", printable(&self.kind), printable(&self.name));
+        let label = match &self.subject {
+            Subject::Object { kind, name, .. } => format!("{}/{}", printable(kind), printable(name)),
+            _ => String::new(),
+        };
         let message = printable_lines(&self.message);
         let title = level.primary_title(message.as_ref());
         let source_line = self.source_line.as_deref().map(printable);
@@ -111,10 +131,10 @@ pub fn json_text(value: &Value, pretty: bool) -> String {
     out
 }
 
-fn level_name(level: Level) -> &'static str {
-    match level {
-        Level::Error => "error",
-        Level::Warning => "warning",
+fn level_name(severity: crate::diagnostic::Severity) -> &'static str {
+    match severity {
+        crate::diagnostic::Severity::Error => "error",
+        crate::diagnostic::Severity::Warning => "warning",
     }
 }
 
@@ -199,36 +219,6 @@ impl Progress {
     }
 }
 
-/// What each rule id (an apiserver error type, or one of ours) means: SARIF's rule list.
-const RULE_DESCRIPTIONS: &[(&str, &str)] = &[
-    ("FieldValueInvalid", "Invalid value: the value breaks a rule of the schema"),
-    ("FieldValueTypeInvalid", "Invalid value: the value has the wrong type"),
-    ("FieldValueRequired", "Required value: a required field is missing"),
-    ("FieldValueNotSupported", "Unsupported value: not one of the values the schema allows"),
-    ("FieldValueDuplicate", "Duplicate value: a list item repeats a key or value that must be unique"),
-    ("FieldValueForbidden", "Forbidden: the field or value is not allowed here"),
-    ("FieldValueTooLong", "Too long: the value is longer than the schema allows"),
-    ("FieldValueTooMany", "Too many: the list or map has more items than the schema allows"),
-    ("FieldValueTooShort", "Too short: the value is shorter than the schema allows"),
-    ("FieldValueNotFound", "Not found"),
-    ("InternalError", "Internal error: a rule could not be evaluated"),
-    ("BadRequest", "The object cannot be decoded"),
-    ("UnknownField", "Unknown field: the schema has no such field (pruned by the apiserver)"),
-    ("DuplicateField", "Duplicate field: a key appears twice in one mapping"),
-    ("NoSchema", "No schema: no CRD or OpenAPI document was given for the object's apiVersion and kind"),
-    ("NotAnObject", "Not a Kubernetes object: the document has no apiVersion or kind"),
-    ("RejectedKind", "Rejected kind: the kind is listed in --reject-kinds"),
-    ("YamlSyntax", "The file is not valid YAML or JSON"),
-    ("SchemaTooLarge", "The schema was cut short at a depth or size limit: values below the cut were not checked"),
-    ("NotOpenApi", "The file is not an OpenAPI v3 document"),
-    ("Io", "The file cannot be read"),
-    ("NotFound", "No such file or folder"),
-];
-
-fn rule_description(id: &str) -> &str {
-    RULE_DESCRIPTIONS.iter().find(|(rule, _)| *rule == id).map_or(id, |(_, text)| text)
-}
-
 /// The `uriBaseId` of relative artifact URIs: the working directory, given in the run's
 /// `originalUriBaseIds`.
 const SRCROOT: &str = "%SRCROOT%";
@@ -288,16 +278,13 @@ fn srcroot(root: &Path) -> String {
 /// per file that could not be read, each with its physical location (columns count Unicode
 /// code points, as the YAML reader does).
 pub fn sarif(report: &Report) -> Value {
-    let mut rule_ids: Vec<&str> = report
-        .findings
-        .iter()
-        .map(|f| f.kind_of_issue.as_str())
-        .chain(report.files.iter().map(|d| d.kind.as_str()))
-        .collect();
-    rule_ids.sort_unstable();
+    let mut rule_ids: Vec<Code> = report.findings.iter().chain(&report.files).map(|d| d.code).collect();
+    rule_ids.sort_unstable_by_key(|code| code.name());
     rule_ids.dedup();
-    let rules: Vec<Value> =
-        rule_ids.iter().map(|id| json!({"id": id, "shortDescription": {"text": rule_description(id)}})).collect();
+    let rules: Vec<Value> = rule_ids
+        .iter()
+        .map(|code| json!({"id": code.name(), "shortDescription": {"text": code.description()}}))
+        .collect();
     let root = std::env::current_dir().ok();
     // Every result has a region (GitHub's upload needs one): a problem with no place is the
     // file's first line.
@@ -308,18 +295,17 @@ pub fn sarif(report: &Report) -> Value {
         };
         json!({"physicalLocation": {"artifactLocation": artifact_location(file, root.as_deref()), "region": region}})
     };
-    let rule_index = |id: &str| rule_ids.binary_search(&id).ok();
+    let rule_index = |code: Code| rule_ids.binary_search_by_key(&code.name(), |c| c.name()).ok();
     let mut results: Vec<Value> = report
         .files
         .iter()
         .map(|d: &Diagnostic| {
-            let message = if d.field.is_empty() { d.message.clone() } else { format!("{}: {}", d.field, d.message) };
             let text = match &d.help {
-                Some(help) => format!("{message}; {help}"),
-                None => message,
+                Some(help) => format!("{}; {help}", d.message),
+                None => d.message.clone(),
             };
             json!({
-                "ruleId": d.kind, "ruleIndex": rule_index(&d.kind),
+                "ruleId": d.code.name(), "ruleIndex": rule_index(d.code),
                 "level": if d.is_error() { "error" } else { "warning" },
                 "message": {"text": text},
                 "locations": [location(&d.file, d.pos)],
@@ -331,15 +317,19 @@ pub fn sarif(report: &Report) -> Value {
             Some(note) => format!("{} ({note})", f.message),
             None => f.message.clone(),
         };
+        let mut properties = json!({});
+        if let Subject::Object { document, api_version, kind, name } = &f.subject {
+            properties = json!({
+                "document": document, "apiVersion": api_version, "kind": kind, "name": name,
+                "field": f.field, "pointer": f.pointer,
+            });
+        }
         json!({
-            "ruleId": f.kind_of_issue, "ruleIndex": rule_index(&f.kind_of_issue),
-            "level": level_name(f.level),
+            "ruleId": f.code.name(), "ruleIndex": rule_index(f.code),
+            "level": level_name(f.severity),
             "message": {"text": text},
             "locations": [location(&f.file, f.pos)],
-            "properties": {
-                "document": f.document, "apiVersion": f.api_version, "kind": f.kind, "name": f.name,
-                "field": f.field, "pointer": f.pointer,
-            },
+            "properties": properties,
         })
     }));
     json!({
@@ -401,16 +391,16 @@ pub fn junit(report: &Report) -> String {
         for case in cases {
             let mut errors = Vec::new();
             let mut warnings = Vec::new();
-            while let Some(f) = findings.next_if(|f| f.file == case.file && f.document == case.document) {
-                match f.level {
-                    Level::Error => errors.push(f),
-                    Level::Warning => warnings.push(f),
+            while let Some(f) = findings.next_if(|f| f.file == case.file && f.document() == Some(case.document)) {
+                match f.severity {
+                    crate::diagnostic::Severity::Error => errors.push(f),
+                    crate::diagnostic::Severity::Warning => warnings.push(f),
                 }
             }
             let name =
                 xml_text(&format!("{} {}/{} (document {})", case.api_version, case.kind, case.name, case.document));
             let _ = write!(suite, "    <testcase classname=\"{file_name}\" name=\"{name}\" time=\"0\">");
-            let place = |f: &Finding| match f.pos {
+            let place = |f: &Diagnostic| match f.pos {
                 Some(pos) => format!("{}:{pos}: {}", crate::diagnostic::shown(&f.file), f.message),
                 None => format!("{}: {}", crate::diagnostic::shown(&f.file), f.message),
             };
@@ -421,7 +411,7 @@ pub fn junit(report: &Report) -> String {
                     suite,
                     "\n      <failure message=\"{}\" type=\"{}\">{}</failure>",
                     xml_text(&first.message),
-                    xml_text(&first.kind_of_issue),
+                    xml_text(first.code.name()),
                     xml_text(&text.join("\n"))
                 );
             } else if case.verdict == Verdict::Skipped {
@@ -462,8 +452,8 @@ pub fn junit(report: &Report) -> String {
                 body,
                 "    <testcase classname=\"{0}\" name=\"{0}\" time=\"0\">\n      <error message=\"{1}\" type=\"{2}\">{3}</error>\n    </testcase>",
                 xml_text(&crate::diagnostic::shown(&d.file)),
-                xml_text(&d.message),
-                xml_text(&d.kind),
+                xml_text(&d.detail),
+                xml_text(d.code.name()),
                 xml_text(&d.to_string())
             );
         }

@@ -39,7 +39,10 @@ fn main() {
                 refused += generation
                     .refused
                     .iter()
-                    .filter_map(|d| d.version.as_ref().map(|v| (&d.crd, v)))
+                    .filter_map(|d| match &d.subject {
+                        kubeskema_codegen::Subject::Crd { name, version: Some(v) } => Some((name, v)),
+                        _ => None,
+                    })
                     .collect::<std::collections::BTreeSet<_>>()
                     .len();
                 for mut m in generation.modules {

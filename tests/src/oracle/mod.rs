@@ -312,9 +312,9 @@ fn ours_check(crd: &Value, scratch: &Path) -> Answer {
     let diags = kubeskema_codegen::__internal::pipeline::check(&[file], false);
     let mut answer = Answer::default();
     for d in diags {
-        let message = if d.field.is_empty() { d.message.clone() } else { format!("{}: {}", d.field, d.message) };
+        let message = d.message.clone();
         if d.is_error() {
-            answer.errors.push(Finding { field: d.field, type_: d.kind, message });
+            answer.errors.push(Finding { field: d.field, type_: d.code.name().to_owned(), message });
         } else {
             answer.warnings.push(message);
         }
