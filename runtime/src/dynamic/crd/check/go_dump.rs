@@ -5,8 +5,8 @@
 //! `float64` (the v1 → internal conversion decodes `default`, `enum` and `example` with the
 //! standard decoder).
 
-use kubeskema::issue::go_json;
-use kubeskema::schema::ValidationRule;
+use crate::issue::go_json;
+use crate::schema::ValidationRule;
 use serde_json::Value;
 
 /// A `ValidationRule` (`{"Rule":"...","Message":"",...}`).

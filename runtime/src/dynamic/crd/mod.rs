@@ -6,6 +6,9 @@ use serde_json::Value;
 
 use crate::schema::{ParseError, Schema};
 
+#[cfg(feature = "cel")]
+pub mod check;
+
 /// One CustomResourceDefinition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Crd {

@@ -1,7 +1,7 @@
 //! The structural rules and the per-node CRD rules of one version's schema.
 
-use kubeskema::issue::{BadValue, ErrorType, supported_values};
-use kubeskema::schema::{AdditionalProperties, Schema};
+use crate::issue::{BadValue, ErrorType, supported_values};
+use crate::schema::{AdditionalProperties, Schema};
 
 use super::finding::Finding;
 use super::go_dump;
@@ -99,7 +99,7 @@ struct Checker<'a> {
 /// Each node's format that the apiserver does not know for the node's type.
 pub(super) fn unrecognized_formats<'s>(s: &'s Schema, found: &mut dyn FnMut(&'s Schema, &'s str)) {
     if let Some(format) = s.format.as_deref().filter(|f| !f.is_empty())
-        && !kubeskema::format::recognized(s.type_str().unwrap_or_default(), format)
+        && !crate::format::recognized(s.type_str().unwrap_or_default(), format)
     {
         found(s, format);
     }
@@ -396,7 +396,7 @@ impl Checker<'_> {
             let error = self
                 .patterns
                 .entry(pattern.clone())
-                .or_insert_with(|| kubeskema::pattern::compile(pattern).err().map(|e| e.0))
+                .or_insert_with(|| crate::pattern::compile(pattern).err().map(|e| e.0))
                 .clone();
             if let Some(e) = error {
                 self.push(
@@ -640,7 +640,7 @@ impl Checker<'_> {
         self.validation_rules(s, p);
         for (name, child) in &s.properties {
             let child_meta = if (is_root || s.embedded_resource)
-                && kubeskema::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str())
+                && crate::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str())
             {
                 MetaContext {
                     inside: true,
@@ -767,7 +767,7 @@ impl Checker<'_> {
                 );
             }
             // Resolved against the node's schema, when that converts to a structural one.
-            if !field_path.is_empty() && !has_any_unsupported(s) && !kubeskema::cel::valid_field_path(field_path, s) {
+            if !field_path.is_empty() && !has_any_unsupported(s) && !crate::cel::valid_field_path(field_path, s) {
                 self.push_at(
                     format!("{at}/fieldPath"),
                     format!("{rp}.fieldPath"),
@@ -1331,7 +1331,7 @@ mod tests {
             let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: &serde_json::Value::Null };
             c.crd_rules(&s, "spec.validation.openAPIV3Schema", true, true, &MetaContext::default());
             let mut found: Vec<(String, String)> =
-                c.findings.into_iter().map(|f| (f.error_type.reason().to_owned(), f.field)).collect();
+                c.findings.into_iter().map(|f| (f.error_type.map_or("", |e| e.reason()).to_owned(), f.field)).collect();
             found.sort();
             found
         };

@@ -2,13 +2,13 @@
 //! CRD time (`cel_validation.go`, semantics §3.3, §9.8), before anything is generated:
 //! the rule, its `messageExpression` and `fieldPath` compile; `message` has no line break;
 //! `oldSelf` is used only where an old value can be correlated; each rule's estimated cost
-//! ([`kubeskema::cel::cost::estimate`], cel-go's estimator) times its node's cardinality, and each
+//! ([`crate::cel::cost::estimate`], cel-go's estimator) times its node's cardinality, and each
 //! messageExpression's, stays under the per-rule limit, and all of them together under the
 //! schema-wide limit.
 
-use kubeskema::cel::{Scope, limits, types};
-use kubeskema::issue::{BadValue, ErrorType};
-use kubeskema::schema::{Schema, ValidationRule};
+use crate::cel::{Scope, limits, types};
+use crate::issue::{BadValue, ErrorType};
+use crate::schema::{Schema, ValidationRule};
 
 use super::finding::Finding;
 
@@ -129,7 +129,7 @@ impl Walk<'_> {
         let shown = BadValue::Json(super::go_dump::rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
-        let compiled = match kubeskema::cel::check_rule(
+        let compiled = match crate::cel::check_rule(
             &rule.rule,
             rule.message_expression.as_deref(),
             rule.field_path.as_deref(),

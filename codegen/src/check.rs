@@ -1,0 +1,30 @@
+//! Phase 2, check: the apiserver's checks of each CRD (`kubeskema::crd::check`, where a user's
+//! test can call them too), placed at the line and column of the CRD's file. A CRD version the
+//! apiserver would refuse is not generated.
+
+use kubeskema::crd::check::Finding;
+
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::load::LoadedCrd;
+
+/// Checks every version of a CRD. Returns, per version index, whether it may be generated.
+pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
+    let checked = kubeskema::crd::check::check(&loaded.crd);
+    diags.extend(checked.findings.into_iter().map(|f| placed(loaded, f)));
+    checked.accepted
+}
+
+/// A finding at its place in the CRD's file. The one finding without an error type is the
+/// apiserver's warning about an unrecognized `format`.
+fn placed(loaded: &LoadedCrd, f: Finding) -> Diagnostic {
+    let severity = if f.warning { Severity::Warning } else { Severity::Error };
+    let code = f.error_type.map_or(Code::UnrecognizedFormat, Code::Field);
+    let mut d = loaded.diagnostic(severity, &f.pointer, code, f.field, f.detail);
+    if let Some(version) = &f.version {
+        d = d.in_version(version);
+    }
+    if let Some(help) = f.help {
+        d = d.with_help(help);
+    }
+    d
+}

@@ -1,0 +1,158 @@
+//! The apiserver's checks of a CRD at create time, with its field paths and messages: what
+//! `cargo kubeskema check` reports, what generation refuses, and what a user's test (or the
+//! Rust → CRD direction) can ask of any [`Crd`] without the code generator.
+//!
+//! - Structural rules (`apiextensions-apiserver/pkg/apiserver/schema/validation.go`,
+//!   `complete.go`, `convert.go`): every node has a type, junctors carry only value
+//!   validations, root and embedded-resource metadata rules (`structural`).
+//! - Per-node CRD rules (`pkg/apis/apiextensions/validation/validation.go`): type values,
+//!   list-type/map-type/list-map-keys, uniqueItems, properties next to additionalProperties
+//!   (`structural`); every `default` pruned and valid against its node (`defaults`); every CEL
+//!   rule type-checked, correlatable where it reads `oldSelf`, and under the cost limits
+//!   (`rules`). Internal structs the apiserver puts in messages print as Go's JSON (`go_dump`).
+//!
+//! Paths read `spec.validation.openAPIV3Schema...` when every version carries the same schema
+//! (the apiserver moves such a schema to the top level before validating: a quirk kept here)
+//! and `spec.versions[i].schema.openAPIV3Schema...` otherwise.
+//!
+//! ```
+//! let crd: serde_json::Value = serde_json::json!({
+//!     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+//!     "metadata": {"name": "widgets.example.com"},
+//!     "spec": {"group": "example.com", "scope": "Namespaced",
+//!              "names": {"kind": "Widget", "plural": "widgets"},
+//!              "versions": [{"name": "v1", "served": true, "storage": true,
+//!                            "schema": {"openAPIV3Schema": {"type": "object",
+//!                                "properties": {"spec": {"properties": {"a": {"type": "string"}}}}}}}]}});
+//! let (crd, errors) = kubeskema::crd::Crd::parse(&crd);
+//! assert!(errors.is_empty());
+//! let checked = kubeskema::crd::check::check(&crd);
+//! assert_eq!(checked.accepted, [false]);
+//! assert_eq!(
+//!     checked.findings[0].text(),
+//!     "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"
+//! );
+//! ```
+
+mod defaults;
+mod finding;
+mod go_dump;
+mod rules;
+mod structural;
+
+pub use finding::Finding;
+
+use super::{Crd, CrdVersion};
+use crate::issue::{BadValue, ErrorType, go_quote};
+use crate::schema::{AdditionalProperties, Schema};
+use structural::{check_schema, unrecognized_formats};
+
+/// What the apiserver says of a CRD, and which versions it would take.
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    /// Errors and warnings, version by version, in the order the apiserver reports them.
+    pub findings: Vec<Finding>,
+    /// Per version (in the CRD's order): whether its schema passes (a version without one
+    /// does; nothing can be generated for it, and a warning says so).
+    pub accepted: Vec<bool>,
+}
+
+/// Checks every version of a CRD as the apiserver does when it is created.
+pub fn check(crd: &Crd) -> Checked {
+    let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
+    let mut out = Checked::default();
+    let mut reported_shared = false;
+    out.findings.extend(selectable_fields_need_a_shared_schema(crd, same_schema));
+    for (i, version) in crd.versions.iter().enumerate() {
+        let in_version = |f: Finding| Finding { version: Some(version.name.clone()), ..f };
+        let base = if same_schema || version.schema.as_ref().is_some_and(|s| s.pointer.starts_with("/spec/validation"))
+        {
+            "spec.validation.openAPIV3Schema".to_owned()
+        } else {
+            format!("spec.versions[{i}].schema.openAPIV3Schema")
+        };
+        let Some(schema) = &version.schema else {
+            out.accepted.push(true);
+            out.findings.push(Finding {
+                warning: true,
+                help: Some("add spec.versions[].schema.openAPIV3Schema; without it no type can be generated"),
+                ..in_version(Finding::new(
+                    format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                    ErrorType::Required,
+                    BadValue::Omit,
+                    "schemas are required",
+                    format!("/spec/versions/{i}"),
+                ))
+            });
+            continue;
+        };
+        let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
+        let findings = check_schema(schema, raw, &crd.raw, &base, version.status_subresource);
+        let accepted = findings.is_empty();
+        out.accepted.push(accepted);
+        // A schema shared by every version is one schema to the apiserver: warned about once.
+        if i == 0 || !same_schema {
+            unrecognized_formats(schema, &mut |node, format| {
+                out.findings.push(Finding {
+                    field: String::new(),
+                    error_type: None,
+                    detail: format!("unrecognized format {}", go_quote(format)),
+                    pointer: format!("{}/format", node.pointer),
+                    version: Some(version.name.clone()),
+                    warning: true,
+                    help: Some("the apiserver does not validate this format; remove it or use one it knows"),
+                })
+            });
+        }
+        // One shared schema is one set of errors (the apiserver validates it once).
+        if !accepted && same_schema && reported_shared {
+            continue;
+        }
+        reported_shared |= !accepted;
+        out.findings.extend(findings.into_iter().map(in_version));
+    }
+    out
+}
+
+/// [quirk] The v1 → internal conversion moves `selectableFields` that every version has alike
+/// to the CRD's spec, and moves the schema only when every version has the same one: alike
+/// selectable fields over different schemas are then refused, though each version's would do.
+fn selectable_fields_need_a_shared_schema(crd: &Crd, same_schema: bool) -> Option<Finding> {
+    let versions = crd.raw["spec"]["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let first = versions.first().map(|v| &v["selectableFields"]);
+    let alike = versions.iter().all(|v| Some(&v["selectableFields"]) == first);
+    let listed = first.and_then(serde_json::Value::as_array).is_some_and(|l| !l.is_empty());
+    (alike && listed && !same_schema).then(|| {
+        Finding::new(
+            "spec.selectableFields".into(),
+            ErrorType::Invalid,
+            BadValue::Str(String::new()),
+            "may only be set when validations.schema is included",
+            "/spec/versions/0/selectableFields".into(),
+        )
+    })
+}
+
+fn strip(v: &CrdVersion) -> Option<String> {
+    // Schemas equal up to their source position count as the same schema.
+    v.schema.as_ref().map(|s| {
+        let mut s = s.clone();
+        clear_pointers(&mut s);
+        format!("{s:?}")
+    })
+}
+
+fn clear_pointers(s: &mut Schema) {
+    s.pointer.clear();
+    s.properties.values_mut().for_each(clear_pointers);
+    if let Some(i) = s.items.as_deref_mut() {
+        clear_pointers(i);
+    }
+    if let Some(AdditionalProperties::Schema(a)) = s.additional_properties.as_mut() {
+        clear_pointers(a);
+    }
+    s.all_of.iter_mut().chain(s.any_of.iter_mut()).chain(s.one_of.iter_mut()).for_each(clear_pointers);
+    if let Some(n) = s.not.as_deref_mut() {
+        clear_pointers(n);
+    }
+}
