@@ -1,6 +1,7 @@
 //! Checking: the `Validate` trait that `#[derive(kubeskema::Validate)]` implements (typed values
 //! check themselves with straight-line calls into [`crate::keywords`], no schema walked at run
-//! time, and `validate()` is the one place that orders the steps), and the checks it calls: one
+//! time; `validate_in_order`, behind `validate()` and the dynamic validator alike, is the one
+//! place that orders the steps), and the checks it calls: one
 //! per schema keyword (`keywords`), string formats (`format`), patterns (`pattern`, `shapes`),
 //! list types (`listtype`), junctors (`junctor`), metadata (`objectmeta`), ratcheting (`ratchet`).
 
@@ -22,7 +23,7 @@ use crate::path::{At, Path};
 use crate::ratchet::Unchanged;
 
 /// What [`Validate::validate_at`] finds, kept apart by the pipeline step that reports it, so
-/// that the order of the steps is decided in one place ([`Validate::validate`]): nothing is
+/// that the order of the steps is decided in one place (`validate_in_order`): nothing is
 /// sorted back into steps by its keyword afterwards.
 #[derive(Debug, Default)]
 pub struct Phases {
@@ -98,42 +99,76 @@ pub trait Validate {
         let _ = (old, path, cx);
     }
 
+    /// Whether this value carries CEL rules anywhere inside: [`Validate::HAS_RULES`] for a typed
+    /// value; a value validated by a schema known only at run time (the dynamic path) says so
+    /// itself.
+    fn has_rules(&self) -> bool {
+        Self::HAS_RULES
+    }
+
+    /// The list-type issues of this value as the root: on update, list-type errors are skipped
+    /// entirely when the old value had any.
+    fn list_type_issues(&self) -> Vec<Issue> {
+        phases(self).list_types
+    }
+
     /// Every issue of this value on update from `old`, in the apiserver's order, with
     /// ratcheting: value errors about places that did not change are dropped; list-type errors
-    /// are skipped entirely when `old` had any itself.
+    /// are skipped entirely when `old` had any.
     fn validate_update(&self, old: &Self) -> Vec<Issue> {
-        let mut issues = Vec::new();
-        if self.validate_meta_update(old, &mut issues).is_break() {
-            return issues;
-        }
-        let mut unchanged = Unchanged::default();
-        self.unchanged_at(old, &At::ROOT, &mut unchanged);
-        let Phases { mut values, embedded, list_types } = phases(self);
-        values.retain(|i| !unchanged.covers(i));
-        issues.extend(values.into_iter().chain(embedded));
-        if phases(old).list_types.is_empty() {
-            issues.extend(list_types);
-        }
-        cel_phase(self, Some(old), &mut issues);
-        issues
+        validate_in_order(self, Some(old)).issues
     }
 
     /// Every issue of this value, as the root of an object, in the apiserver's order: TypeMeta
     /// and root metadata, values, embedded resources, list-type uniqueness, and the note that
     /// CEL rules were skipped when a blocking error stands.
     fn validate(&self) -> Vec<Issue> {
-        let mut issues = Vec::new();
-        if self.validate_meta(&mut issues).is_break() {
-            return issues;
-        }
-        let Phases { mut values, mut embedded, mut list_types } = phases(self);
-        // Appended, not chained: most are empty, and an empty append costs nothing.
-        for phase in [&mut values, &mut embedded, &mut list_types] {
-            issues.append(phase);
-        }
-        cel_phase(self, None, &mut issues);
-        issues
+        validate_in_order(self, None).issues
     }
+}
+
+/// What validating one object found: its issues, and the failures of CEL rules that ratcheting
+/// turned into warnings (unchanged places on update), which the apiserver returns as warnings.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// The issues, in the apiserver's order.
+    pub issues: Vec<Issue>,
+    /// Failures of rules about places that did not change on update.
+    // Read by the dynamic validator only; typed values' `validate()` returns issues alone.
+    #[cfg_attr(not(feature = "dynamic"), allow(dead_code))]
+    pub warnings: Vec<Issue>,
+}
+
+/// The apiserver's steps for one object, in its order, as create (`old` absent) or update:
+/// TypeMeta and root metadata (nothing else when TypeMeta is wrong), value validations
+/// (ratcheted on update), embedded resources, list-type uniqueness (skipped on update when the
+/// old object had list-type errors), then CEL unless a blocking error stands. The one place the
+/// order is written: typed values ([`Validate::validate`]) and JSON with a CRD's schema (the
+/// dynamic validator) both run it.
+pub(crate) fn validate_in_order<T: Validate + ?Sized>(value: &T, old: Option<&T>) -> Found {
+    let mut issues = Vec::new();
+    let meta = match old {
+        None => value.validate_meta(&mut issues),
+        Some(old) => value.validate_meta_update(old, &mut issues),
+    };
+    if meta.is_break() {
+        return Found { issues, warnings: Vec::new() };
+    }
+    let Phases { mut values, mut embedded, mut list_types } = phases(value);
+    if let Some(old) = old {
+        let mut unchanged = Unchanged::default();
+        value.unchanged_at(old, &At::ROOT, &mut unchanged);
+        values.retain(|i| !unchanged.covers(i));
+        if !old.list_type_issues().is_empty() {
+            list_types.clear();
+        }
+    }
+    // Appended, not chained: most are empty, and an empty append costs nothing.
+    for phase in [&mut values, &mut embedded, &mut list_types] {
+        issues.append(phase);
+    }
+    let warnings = cel_phase(value, old, &mut issues);
+    Found { issues, warnings }
 }
 
 /// The issues of `value` as the root, by pipeline step.
@@ -145,20 +180,27 @@ fn phases<T: Validate + ?Sized>(value: &T) -> Phases {
 
 /// The last step: CEL rules run unless a blocking error stands, which the apiserver then
 /// notes once. Failures that ratcheting turns into warnings (unchanged places on update) are
-/// not issues.
-fn cel_phase<T: Validate + ?Sized>(value: &T, old: Option<&T>, issues: &mut Vec<Issue>) {
+/// returned apart.
+fn cel_phase<T: Validate + ?Sized>(value: &T, old: Option<&T>, issues: &mut Vec<Issue>) -> Vec<Issue> {
     let blocked = issues.iter().any(|i| i.error_type.blocks_cel());
     #[cfg(feature = "cel")]
-    if T::HAS_RULES && !blocked {
+    let warnings = if value.has_rules() && !blocked {
         let mut cx = crate::cel::Cx::default();
         value.validate_cel_at(old, &Path::root(), &mut cx);
         issues.extend(cx.issues);
-    }
+        cx.warnings
+    } else {
+        Vec::new()
+    };
     #[cfg(not(feature = "cel"))]
-    let _ = (value, old);
+    let warnings = {
+        let _ = old;
+        Vec::new()
+    };
     if blocked {
-        gate_cel(T::HAS_RULES, issues);
+        gate_cel(value.has_rules(), issues);
     }
+    warnings
 }
 
 /// The keyword of the note that CEL rules were skipped.

@@ -27,8 +27,11 @@ use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::normalize::normalize_resource;
 use crate::objectmeta::{validate_object_meta, validate_object_meta_update, validate_type_meta};
 use crate::openapi::OpenApiValidator;
-use crate::path::Path;
+use crate::path::{At, Path};
+use crate::ratchet::Unchanged;
 use crate::schema::Schema;
+use crate::{Phases, Validate};
+use std::ops::ControlFlow;
 
 /// What validating one object found.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,48 +228,89 @@ impl<'a> ResourceValidator<'a> {
         if let Some(map) = obj.as_object_mut() {
             map.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
         }
-        let namespaced = self.crd.is_namespaced();
-        let type_meta = validate_type_meta(&obj, &self.crd.names.kind, &self.api_version());
-        if !type_meta.is_empty() {
-            return Outcome { object: obj, pruned, issues: type_meta, warnings: Vec::new() };
-        }
-        issues.extend(match old {
-            None => validate_object_meta(&obj, namespaced),
-            Some(old) => validate_object_meta_update(&obj, old, namespaced),
-        });
-        if let (Some(openapi), Some(schema)) = (&self.openapi, &self.version.schema) {
-            let mut values = openapi.validate(&obj);
-            if let Some(old) = old {
-                let unchanged = crate::ratchet::unchanged(&obj, old, schema);
-                values.retain(|i| !unchanged.covers(i));
-            }
-            issues.extend(values);
-            if let Some(scale) = &self.version.scale {
-                issues.extend(scale_replicas(&obj, scale));
-            }
-            issues.extend(crate::objectmeta::validate_embedded_resources(&obj, schema));
-            if old.is_none_or(|old| crate::listtype::validate(old, schema).is_empty()) {
-                issues.extend(crate::listtype::validate(&obj, schema));
-            }
-        }
-        let blocked = issues.iter().any(|i| i.error_type.blocks_cel());
-        // Failures of rules that ratcheting lets pass.
-        #[cfg(feature = "cel")]
-        let warnings = match (&self.rules, &self.version.schema, blocked) {
-            (Some(rules), Some(schema), false) => {
-                let mut cx = crate::cel::Cx::default();
-                rules.validate(&obj, old, schema, &mut cx);
-                issues.extend(cx.issues);
-                cx.warnings
-            }
-            _ => Vec::new(),
+        let found = {
+            let object = Object { json: &obj, validator: self };
+            let old = old.map(|json| Object { json, validator: self });
+            crate::check::validate_in_order(&object, old.as_ref())
         };
-        #[cfg(not(feature = "cel"))]
-        let warnings = Vec::new();
-        if blocked {
-            crate::check::gate_cel(self.has_rules, &mut issues);
-        }
+        issues.extend(found.issues);
+        let warnings = found.warnings;
         Outcome { object: obj, pruned, issues, warnings }
+    }
+}
+
+/// An object as JSON, validated by a CRD version's schema: the dynamic path's implementation
+/// of [`Validate`], so that its steps run in the one order [`Validate`] keeps
+/// (`check::validate_in_order`).
+struct Object<'v> {
+    json: &'v Value,
+    validator: &'v ResourceValidator<'v>,
+}
+
+impl Validate for Object<'_> {
+    const SCHEMA_TYPE: &'static str = "object";
+
+    fn has_rules(&self) -> bool {
+        self.validator.has_rules
+    }
+
+    fn validate_meta(&self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
+        self.type_meta(issues)?;
+        issues.extend(validate_object_meta(self.json, self.validator.crd.is_namespaced()));
+        ControlFlow::Continue(())
+    }
+
+    fn validate_meta_update(&self, old: &Self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
+        self.type_meta(issues)?;
+        issues.extend(validate_object_meta_update(self.json, old.json, self.validator.crd.is_namespaced()));
+        ControlFlow::Continue(())
+    }
+
+    /// The schema's value validations and the scale subresource's replicas, embedded
+    /// resources, list types: the object is always the root.
+    fn validate_at(&self, _: &At<'_>, found: &mut Phases) {
+        let (Some(openapi), Some(schema)) = (&self.validator.openapi, &self.validator.version.schema) else {
+            return;
+        };
+        found.values.extend(openapi.validate(self.json));
+        if let Some(scale) = &self.validator.version.scale {
+            found.values.extend(scale_replicas(self.json, scale));
+        }
+        found.embedded.extend(crate::objectmeta::validate_embedded_resources(self.json, schema));
+        found.list_types.extend(crate::listtype::validate(self.json, schema));
+    }
+
+    fn list_type_issues(&self) -> Vec<Issue> {
+        match &self.validator.version.schema {
+            Some(schema) => crate::listtype::validate(self.json, schema),
+            None => Vec::new(),
+        }
+    }
+
+    fn unchanged_at(&self, old: &Self, _: &At<'_>, out: &mut Unchanged) -> bool {
+        if let Some(schema) = &self.validator.version.schema {
+            *out = crate::ratchet::unchanged(self.json, old.json, schema);
+        }
+        self.json == old.json
+    }
+
+    #[cfg(feature = "cel")]
+    fn validate_cel_at(&self, old: Option<&Self>, _: &Path, cx: &mut crate::cel::Cx) {
+        if let (Some(rules), Some(schema)) = (&self.validator.rules, &self.validator.version.schema) {
+            rules.validate(self.json, old.map(|o| o.json), schema, cx);
+        }
+    }
+}
+
+impl Object<'_> {
+    /// TypeMeta: a wrong `kind` or `apiVersion` stops everything else.
+    fn type_meta(&self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
+        let found = validate_type_meta(self.json, &self.validator.crd.names.kind, &self.validator.api_version());
+        if found.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        issues.extend(found);
+        ControlFlow::Break(())
     }
 }
 
