@@ -242,7 +242,7 @@ fn invalid_updates_are_refused_given_their_old_objects() {
             ..Request::default()
         };
         let report = validate_request(&request).unwrap_or_else(|e| panic!("{}: {e}", post.file));
-        report.findings.iter().filter(|f| f.level == kubeskema_codegen::Severity::Error).count()
+        report.findings.iter().filter(|f| f.severity == kubeskema_codegen::Severity::Error).count()
     };
     for post in &posts {
         let pre = post.file.replace(".post.", ".pre.");
