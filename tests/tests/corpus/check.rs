@@ -14,14 +14,14 @@ fn check_reports_only_what_the_apiserver_refuses() {
     let crds = kubeskema_tests::corpus_dir().join("crds");
     let diags = pipeline::check(&[crds], false);
     let (errors, warnings): (Vec<_>, Vec<_>) = diags.iter().partition(|d| d.is_error());
-    let unexpected: Vec<_> = warnings.iter().filter(|d| !d.message.starts_with("unrecognized format \"")).collect();
+    let unexpected: Vec<_> = warnings.iter().filter(|d| !d.detail.starts_with("unrecognized format \"")).collect();
     assert!(unexpected.is_empty(), "{unexpected:#?}");
     let found: Vec<String> = errors
         .iter()
         .map(|d| {
             let file = d.file.file_name().unwrap_or_default().to_string_lossy();
             let pos = d.pos.map(|p| p.to_string()).unwrap_or_default();
-            format!("{file}:{pos}: {} {}", d.field, d.message)
+            format!("{file}:{pos}: {} {}", d.field, d.detail)
         })
         .collect();
     let spec = "spec.validation.openAPIV3Schema.properties[spec]";
