@@ -209,7 +209,7 @@ impl Diagnostic {
         detail: impl Into<String>,
     ) -> Self {
         let detail = detail.into();
-        let message = if field.is_empty() { detail.clone() } else { format!("{field}: {detail}") };
+        let message = whole_message(&field, &detail);
         Diagnostic {
             severity,
             code,
@@ -246,8 +246,7 @@ impl Diagnostic {
     /// The same problem with its detail rewritten (the message follows).
     pub fn map_detail(mut self, rewrite: impl FnOnce(&str) -> String) -> Self {
         self.detail = rewrite(&self.detail);
-        self.message =
-            if self.field.is_empty() { self.detail.clone() } else { format!("{}: {}", self.field, self.detail) };
+        self.message = whole_message(&self.field, &self.detail);
         self
     }
 
@@ -271,6 +270,11 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+}
+
+/// The whole line as the apiserver prints a field error: `<field>: <detail>`, or the detail alone.
+fn whole_message(field: &str, detail: &str) -> String {
+    if field.is_empty() { detail.to_owned() } else { format!("{field}: {detail}") }
 }
 
 impl fmt::Display for Diagnostic {
