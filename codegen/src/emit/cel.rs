@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, LiteralValue};
 use cel::parser::Expression;
 use kubeskema::cel::types::{self as cel_types, Type};
-use kubeskema::cel::{Scope, escape};
+use kubeskema::cel::{NativeForm, NativeForm as N, Scope, escape, native_form};
 use kubeskema::schema::ValidationRule;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -554,12 +554,14 @@ impl<'a> Emitter<'a> {
     }
 
     fn call(&mut self, e: &Expression, c: &CallExpr) -> Emitted {
-        let is_call_of = |e: &Expression, name: &str| matches!(&e.expr, Expr::Call(c) if c.func_name == name);
         let native = native();
         let name = c.func_name.as_str();
         let args = &c.args;
-        match (name, c.target.as_deref(), args.len()) {
-            ("@charge", None, 2) => {
+        // The row's native form (the runtime's function table) says what to write.
+        let form = native_form(name, c.target.is_some(), args.len()).ok_or_else(|| format!("the function `{name}`"))?;
+        let is_call_of = |e: &Expression, wanted: NativeForm| matches!(&e.expr, Expr::Call(c) if native_form(&c.func_name, c.target.is_some(), c.args.len()) == Some(wanted));
+        match (form, c.target.as_deref(), args.len()) {
+            (N::Charge, None, 2) => {
                 let units = int_literal(&args[0]).ok_or("a charge without units")?;
                 let (code, rep) = self.expr(&args[1])?;
                 self.same_place(e, &args[1]);
@@ -568,7 +570,7 @@ impl<'a> Emitter<'a> {
             }
             // A typed value holds an integer where the schema says integer; the meter knows
             // where the document wrote it as a float (`cel::int_data`), and fails that read.
-            ("@int_data", None, 1) => {
+            (N::IntData, None, 1) => {
                 let (code, rep) = self.expr(&args[0])?;
                 match self.places.get(&args[0].id).map(Place::code) {
                     Some(place) => {
@@ -579,14 +581,14 @@ impl<'a> Emitter<'a> {
                 }
             }
             // `has(x.f) && @int_present(x.f)`: the `has`, then the same check.
-            ("_&&_", None, 2) if is_call_of(&args[1], "@int_present") => {
+            (N::And, None, 2) if is_call_of(&args[1], N::IntPresent) => {
                 let (has, rep) = self.expr(&args[0])?;
                 match self.places.get(&args[0].id).map(Place::code) {
                     Some(place) => Ok((quote!((#has && { __m.int_read(#place)?; true })), rep)),
                     None => Ok((has, rep)),
                 }
             }
-            ("@sized", None, 1) => {
+            (N::Sized, None, 1) => {
                 let (code, rep) = self.expr(&args[0])?;
                 self.same_place(e, &args[0]);
                 let v = self.fresh("v");
@@ -594,7 +596,7 @@ impl<'a> Emitter<'a> {
                 let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
                 Ok((quote!({ let #v = #code; __m.charge_size((#size) as usize)?; #v }), rep))
             }
-            ("@charge_sized", None, 2) => {
+            (N::ChargeSized, None, 2) => {
                 let units = int_literal(&args[0]).ok_or("a charge without units")?;
                 let units = Literal::u64_unsuffixed(units);
                 let (code, rep) = self.expr(&args[1])?;
@@ -603,7 +605,7 @@ impl<'a> Emitter<'a> {
                 let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
                 Ok((quote!({ __m.charge(#units)?; let #v = #code; __m.charge_size((#size) as usize)?; #v }), rep))
             }
-            ("_&&_" | "_||_", None, 2) => {
+            (N::And | N::Or, None, 2) => {
                 let (l, lr) = self.expr(&args[0])?;
                 let (r, rr) = self.expr(&args[1])?;
                 if lr != Rep::Bool || rr != Rep::Bool {
@@ -612,14 +614,14 @@ impl<'a> Emitter<'a> {
                 // Where the left cannot fail, CEL's `&&` and `||` are Rust's: the right's error
                 // is the result's (`?`) unless the left decides.
                 if !fallible(&l) {
-                    let op = if name == "_&&_" { quote!(&&) } else { quote!(||) };
+                    let op = if form == N::And { quote!(&&) } else { quote!(||) };
                     return Ok((quote!((#l #op #r)), Rep::Bool));
                 }
-                let f = if name == "_&&_" { quote!(and) } else { quote!(or) };
+                let f = if form == N::And { quote!(and) } else { quote!(or) };
                 let (l, r) = (attempt(&l), attempt(&r));
                 Ok((quote!(#native::#f(#l, || #r)?), Rep::Bool))
             }
-            ("@not_strictly_false", None, 1) => {
+            (N::NotStrictlyFalse, None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 if rep != Rep::Bool {
                     return Err("@not_strictly_false of a non-bool".into());
@@ -630,14 +632,14 @@ impl<'a> Emitter<'a> {
                 let x = attempt(&x);
                 Ok((quote!(#native::not_strictly_false(#x)), Rep::Bool))
             }
-            ("!_", None, 1) => {
+            (N::Not, None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 if rep != Rep::Bool {
                     return Err("! of a non-bool".into());
                 }
                 Ok((quote!((!#x)), Rep::Bool))
             }
-            ("-_", None, 1) => {
+            (N::Negate, None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 match rep {
                     Rep::Int => Ok((quote!(#native::neg_int(#x)?), Rep::Int)),
@@ -645,7 +647,7 @@ impl<'a> Emitter<'a> {
                     other => Err(format!("negation of {other}")),
                 }
             }
-            ("_?_:_", None, 3) => {
+            (N::Conditional, None, 3) => {
                 let (cond, cr) = self.expr(&args[0])?;
                 // `has(self.x) ? self.x : []`: the empty literal as an empty one of the
                 // other branch's Rust type.
@@ -674,7 +676,7 @@ impl<'a> Emitter<'a> {
                 }
                 Ok((quote!((if #cond { #a } else { #b })), ar))
             }
-            ("_==_" | "_!=_", None, 2) => {
+            (N::Equal | N::NotEqual, None, 2) => {
                 let (a, ar) = self.expr(&args[0])?;
                 let (b, br) = self.expr(&args[1])?;
                 let eq = match (&ar, &br) {
@@ -683,17 +685,12 @@ impl<'a> Emitter<'a> {
                     (Rep::Ref(x), Rep::Ref(y)) if x == y && plain_eq(self.m, x) => quote!((#a == #b)),
                     _ => equal(&a, &ar, &b, &br)?,
                 };
-                Ok((if name == "_==_" { eq } else { quote!((!#eq)) }, Rep::Bool))
+                Ok((if form == N::Equal { eq } else { quote!((!#eq)) }, Rep::Bool))
             }
-            ("_<_" | "_<=_" | "_>_" | "_>=_", None, 2) => {
+            (N::Ordering(operator), None, 2) => {
                 let (a, ar) = self.expr(&args[0])?;
                 let (b, br) = self.expr(&args[1])?;
-                let op = match name {
-                    "_<_" => quote!(<),
-                    "_<=_" => quote!(<=),
-                    "_>_" => quote!(>),
-                    _ => quote!(>=),
-                };
+                let op: TokenStream = operator.parse().map_err(|_| format!("the operator `{operator}`"))?;
                 match (&ar, &br) {
                     (Rep::Int, Rep::Int)
                     | (Rep::Uint, Rep::Uint)
@@ -704,25 +701,20 @@ impl<'a> Emitter<'a> {
                     _ => Err(format!("a comparison of {ar} and {br}")),
                 }
             }
-            ("_+_" | "_-_" | "_*_" | "_/_" | "_%_", None, 2) => {
+            (N::Add | N::Arithmetic(_), None, 2) => {
                 let (a, ar) = self.expr(&args[0])?;
                 let (b, br) = self.expr(&args[1])?;
-                match (&ar, &br, name) {
-                    (Rep::Int, Rep::Int, _) => {
-                        let f = match name {
-                            "_+_" => quote!(add_int),
-                            "_-_" => quote!(sub_int),
-                            "_*_" => quote!(mul_int),
-                            "_/_" => quote!(div_int),
-                            _ => quote!(rem_int),
-                        };
+                match (&ar, &br, form) {
+                    (Rep::Int, Rep::Int, N::Add) => Ok((quote!(#native::add_int(#a, #b)?), Rep::Int)),
+                    (Rep::Int, Rep::Int, N::Arithmetic(helper)) => {
+                        let f = format_ident!("{}", helper);
                         Ok((quote!(#native::#f(#a, #b)?), Rep::Int))
                     }
-                    (Rep::Str, Rep::Str, "_+_") => Ok((quote!(#native::concat(#a, #b)), Rep::Str)),
+                    (Rep::Str, Rep::Str, N::Add) => Ok((quote!(#native::concat(#a, #b)), Rep::Str)),
                     _ => Err(format!("{name} of {ar} and {br}")),
                 }
             }
-            ("@set_equals", None, 2) => {
+            (N::SetEquals, None, 2) => {
                 let (a, ar) = self.expr(&args[0])?;
                 let (b, br) = self.expr(&args[1])?;
                 match (&ar, &br) {
@@ -732,7 +724,7 @@ impl<'a> Emitter<'a> {
                     _ => Err(format!("set equality of {ar} and {br}")),
                 }
             }
-            ("@map_list_equals", None, 3) => {
+            (N::MapListEquals, None, 3) => {
                 let Expr::List(names) = &args[2].expr else { return Err("map list keys that are not a list".into()) };
                 let (a, ar) = self.expr(&args[0])?;
                 let (b, br) = self.expr(&args[1])?;
@@ -773,8 +765,8 @@ impl<'a> Emitter<'a> {
                     Rep::Bool,
                 ))
             }
-            ("_[_]", None, 2) if matches!(args[0].expr, Expr::Map(_)) => self.constant_map_lookup(&args[0], &args[1]),
-            ("_[_]", None, 2) => {
+            (N::Index, None, 2) if matches!(args[0].expr, Expr::Map(_)) => self.constant_map_lookup(&args[0], &args[1]),
+            (N::Index, None, 2) => {
                 let (list, lr) = self.expr(&args[0])?;
                 let (i, ir) = self.expr(&args[1])?;
                 if let Some(place) = self.places.get(&args[0].id) {
@@ -806,7 +798,7 @@ impl<'a> Emitter<'a> {
                 }
             }
             // `x in ['a', 'b']`: comparisons, not a list built at every evaluation.
-            ("@in", None, 2)
+            (N::In, None, 2)
                 if matches!(&args[1].expr, Expr::List(l) if !l.elements.is_empty()
                     && l.optional_indices.is_empty()
                     && l.elements.iter().all(|e| matches!(e.expr, Expr::Literal(_)))) =>
@@ -821,7 +813,7 @@ impl<'a> Emitter<'a> {
                 }
                 Ok((quote!({ let #v = #x; #(#any)||* }), Rep::Bool))
             }
-            ("@in", None, 2) => {
+            (N::In, None, 2) => {
                 let (x, xr) = self.expr(&args[0])?;
                 let (list, lr) = self.expr(&args[1])?;
                 let v = self.fresh("x");
@@ -842,7 +834,7 @@ impl<'a> Emitter<'a> {
                     _ => Err(format!("`in` of {lr}")),
                 }
             }
-            ("size", None, 1) | ("size", Some(_), 0) => {
+            (N::Size, None, 1) | (N::Size, Some(_), 0) => {
                 let target = match c.target.as_deref() {
                     Some(t) => t,
                     None => &args[0],
@@ -852,20 +844,16 @@ impl<'a> Emitter<'a> {
                 let size = size_of(&quote!(#v), &rep)?;
                 Ok((quote!({ let #v = #x; #size }), Rep::Int))
             }
-            ("contains" | "startsWith" | "endsWith", Some(target), 1) => {
+            (N::StrPredicate(method), Some(target), 1) => {
                 let (s, sr) = self.expr(target)?;
                 let (x, xr) = self.expr(&args[0])?;
                 if sr != Rep::Str || xr != Rep::Str {
                     return Err(format!("{name} of {sr} and {xr}"));
                 }
-                let f = match name {
-                    "contains" => quote!(contains),
-                    "startsWith" => quote!(starts_with),
-                    _ => quote!(ends_with),
-                };
+                let f = format_ident!("{}", method);
                 Ok((quote!((#s).#f(&*#x)), Rep::Bool))
             }
-            ("matches", Some(_), 1) | ("matches", None, 2) => {
+            (N::Matches, Some(_), 1) | (N::Matches, None, 2) => {
                 let (subject, pattern) = match c.target.as_deref() {
                     Some(t) => (t, &args[0]),
                     None => (&args[0], &args[1]),
@@ -877,7 +865,7 @@ impl<'a> Emitter<'a> {
                 let p = self.pattern(pattern)?;
                 Ok((quote!(#native::matches(__m, &#s, &#p)?), Rep::Bool))
             }
-            ("find", Some(target), 1) => {
+            (N::Find, Some(target), 1) => {
                 let (s, sr) = self.expr(target)?;
                 if sr != Rep::Str {
                     return Err("find on a non-string".into());
@@ -885,7 +873,7 @@ impl<'a> Emitter<'a> {
                 let p = self.pattern(&args[0])?;
                 Ok((quote!(#native::find(__m, #s, &#p)?), Rep::Str))
             }
-            ("split", Some(target), 1) => {
+            (N::Split, Some(target), 1) => {
                 let (s, sr) = self.expr(target)?;
                 let (sep, pr) = self.expr(&args[0])?;
                 if sr != Rep::Str || pr != Rep::Str {
@@ -893,45 +881,38 @@ impl<'a> Emitter<'a> {
                 }
                 Ok((quote!(#native::split(#s, &#sep)), Rep::List(Box::new(Rep::Str))))
             }
-            ("isIP" | "isURL", None, 1) => {
+            (N::StrTest(helper), None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 if rep != Rep::Str {
                     return Err(format!("{name} of a non-string"));
                 }
-                let f = if name == "isIP" { quote!(is_ip) } else { quote!(is_url) };
+                let f = format_ident!("{}", helper);
                 Ok((quote!(#native::#f(&#x)), Rep::Bool))
             }
-            ("url", None, 1) => {
+            (N::Url, None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 if rep != Rep::Str {
                     return Err("url of a non-string".into());
                 }
                 Ok((quote!(#native::url(&#x)?), Rep::Url))
             }
-            ("getScheme" | "getHost", Some(target), 0) => {
+            (N::UrlPart(part), Some(target), 0) => {
                 let (u, rep) = self.expr(target)?;
                 if rep != Rep::Url {
                     return Err(format!("{name} of {rep}"));
                 }
-                let field = if name == "getScheme" { quote!(scheme) } else { quote!(host) };
+                let field = format_ident!("{}", part);
                 Ok((quote!(::std::borrow::Cow::<str>::Owned((#u).#field)), Rep::Str))
             }
-            ("trim", Some(target), 0) => {
-                let (s, sr) = self.expr(target)?;
-                if sr != Rep::Str {
-                    return Err("trim of a non-string".into());
-                }
-                Ok((quote!(#native::trim(#s)), Rep::Str))
-            }
-            ("lowerAscii" | "upperAscii", Some(target), 0) => {
+            (N::StrMap(helper), Some(target), 0) => {
                 let (s, sr) = self.expr(target)?;
                 if sr != Rep::Str {
                     return Err(format!("{name} on a non-string"));
                 }
-                let f = if name == "lowerAscii" { quote!(lower_ascii) } else { quote!(upper_ascii) };
+                let f = format_ident!("{}", helper);
                 Ok((quote!(#native::#f(#s)), Rep::Str))
             }
-            ("substring", Some(target), 1 | 2) => {
+            (N::Substring, Some(target), 1 | 2) => {
                 let (s, sr) = self.expr(target)?;
                 let (start, r1) = self.expr(&args[0])?;
                 let end = match args.get(1) {
@@ -949,7 +930,7 @@ impl<'a> Emitter<'a> {
                 }
                 Ok((quote!(#native::substring(#s, #start, #end)?), Rep::Str))
             }
-            ("int", None, 1) => {
+            (N::ToInt, None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 match rep {
                     Rep::Int => Ok((x, Rep::Int)),
@@ -958,7 +939,7 @@ impl<'a> Emitter<'a> {
                     other => Err(format!("int() of {other}")),
                 }
             }
-            ("string", None, 1) => {
+            (N::ToString, None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 match rep {
                     Rep::Str => Ok((x, Rep::Str)),
@@ -966,7 +947,7 @@ impl<'a> Emitter<'a> {
                     other => Err(format!("string() of {other}")),
                 }
             }
-            ("@duration", None, 1) => {
+            (N::ToDuration, None, 1) => {
                 let (x, rep) = self.expr(&args[0])?;
                 match rep {
                     Rep::Str => Ok((quote!(#native::string_to_duration(&#x)?), Rep::Duration)),
@@ -974,14 +955,14 @@ impl<'a> Emitter<'a> {
                     other => Err(format!("duration() of {other}")),
                 }
             }
-            ("hasValue", Some(target), 0) => {
+            (N::HasValue, Some(target), 0) => {
                 let (x, rep) = self.expr(target)?;
                 match rep {
                     Rep::Optional(_) => Ok((quote!((#x).is_some()), Rep::Bool)),
                     other => Err(format!("hasValue() of {other}")),
                 }
             }
-            ("value", Some(target), 0) => {
+            (N::Value, Some(target), 0) => {
                 let (x, rep) = self.expr(target)?;
                 match rep {
                     Rep::Optional(ty) => {

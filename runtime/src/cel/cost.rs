@@ -16,6 +16,7 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use crate::cel::front::check::Checked;
 use crate::cel::front::functions::Overload;
 use crate::cel::front::types::{Declaration, Type};
+use crate::cel::library::function::Cost;
 
 /// cel-go's unit costs (`common/cost.go`).
 const SELECT_AND_IDENT: u64 = 1;
@@ -281,8 +282,15 @@ impl<'a> Coster<'a> {
 
     fn call(&mut self, e: &IdedExpr) -> Estimate {
         let Expr::Call(call) = &e.expr else { return Estimate::fixed(0) };
+        let checked = self.checked;
+        let Some(overloads) = checked.overloads.get(&e.id).filter(|o| !o.is_empty()) else {
+            for a in &call.args {
+                self.cost(a);
+            }
+            return Estimate::fixed(0);
+        };
         // `dyn(x)` only turns checking off: it costs 1 and has `x`'s sizes.
-        if call.func_name == "dyn"
+        if overloads[0].function.cost == Cost::Transparent
             && let [arg] = call.args.as_slice()
         {
             let arg_cost = self.cost(arg);
@@ -295,10 +303,6 @@ impl<'a> Coster<'a> {
             arg_costs.push(self.cost(a));
             args.push(self.node(a));
         }
-        let checked = self.checked;
-        let Some(overloads) = checked.overloads.get(&e.id).filter(|o| !o.is_empty()) else {
-            return Estimate::fixed(0);
-        };
         let mut sum = Estimate::fixed(0);
         // A namespaced function (`sets.contains(a, b)`) is global: cel-go's checker drops the
         // namespace the tree has as the call's target.
@@ -318,9 +322,9 @@ impl<'a> Coster<'a> {
                 result = Some(result.map_or(r, |s| s.union(r)));
             }
             // Indexing continues the operand's path.
-            let step = match overload.signature.as_str() {
-                "_[_](list(A), int) -> A" => Some("@items"),
-                "_[_](map(A, B), A) -> B" => Some("@values"),
+            let step = match overload.function.cost {
+                Cost::IndexList => Some("@items"),
+                Cost::IndexMap => Some("@values"),
                 _ => None,
             };
             if let (Some(step), Some(operand)) = (step, call.args.first()) {
@@ -337,8 +341,8 @@ impl<'a> Coster<'a> {
         sum.add(fn_cost)
     }
 
-    /// One overload's cost (`functionCost`): the extensions' estimators first, then the
-    /// Kubernetes libraries', then cel-go's own.
+    /// One overload's cost (`functionCost`) by its row's rule: the extensions' and the
+    /// Kubernetes libraries' estimators first, then cel-go's own.
     fn function_cost(
         &mut self,
         e: &IdedExpr,
@@ -348,57 +352,55 @@ impl<'a> Coster<'a> {
         arg_costs: &[Estimate],
     ) -> CallEstimate {
         let arg_sum = arg_costs.iter().fold(Estimate::fixed(0), |sum, c| sum.add(*c));
-        if let Some(est) =
-            self.extension_cost(overload, target, args).or_else(|| self.kubernetes_cost(overload, target, args))
-        {
+        if let Some(est) = self.library_cost(overload, target, args) {
             return CallEstimate { cost: est.cost.add(arg_sum), result: est.result };
         }
         let size = |n: &Node| n.computed.unwrap_or(UNKNOWN);
         let traversed = |n: &Node| size(n).times(STRING_TRAVERSAL).add(arg_sum);
-        match (overload.signature.as_str(), target, args) {
-            ("string.format(list(dyn)) -> string", Some(t), _) => {
+        match (overload.function.cost, target, args) {
+            (Cost::Format, Some(t), _) => {
                 return CallEstimate { cost: traversed(t), result: None };
             }
-            ("bytes(string) -> bytes", _, [a]) => {
+            (Cost::ToBytes, _, [a]) => {
                 let sz = size(a);
                 // At most four bytes a character.
                 let result = Estimate { min: sz.min, max: sz.max.wrapping_mul(4) };
                 return CallEstimate { cost: traversed(a), result: Some(result) };
             }
-            ("string(bytes) -> string", _, [a]) => {
+            (Cost::FromBytes, _, [a]) => {
                 let sz = size(a);
                 return CallEstimate { cost: traversed(a), result: Some(Estimate { min: sz.min / 4, max: sz.max }) };
             }
-            ("strings.quote(string) -> string", _, [a]) => {
+            (Cost::Quote, _, [a]) => {
                 let sz = size(a);
                 // Each character escaped at most, and the quotes.
                 let result = Estimate { min: sz.min.wrapping_add(2), max: sz.max.wrapping_mul(2).wrapping_add(2) };
                 return CallEstimate { cost: traversed(a), result: Some(result) };
             }
-            ("string.startsWith(string) -> bool" | "string.endsWith(string) -> bool", _, [a]) => {
+            (Cost::Affix, _, [a]) => {
                 return CallEstimate { cost: traversed(a), result: None };
             }
             // Containment in a list is taken as linear, even of constants.
-            ("@in(A, list(A)) -> bool", _, [_, list]) => {
+            (Cost::InList, _, [_, list]) => {
                 return CallEstimate { cost: size(list).times(1.0).add(arg_sum), result: None };
             }
-            ("string.matches(string) -> bool", Some(t), [pattern]) => {
+            (Cost::Matches, Some(t), [pattern]) => {
                 // The subject's length plus one, so that an empty subject still costs; each
                 // pattern element taken to be four characters long.
                 let subject = size(t).add(Estimate::fixed(1)).times(STRING_TRAVERSAL);
                 let pattern = size(pattern).times(REGEX_STRING_LENGTH);
                 return CallEstimate { cost: subject.multiply(pattern).add(arg_sum), result: None };
             }
-            ("string.contains(string) -> bool", Some(t), [sub]) => {
+            (Cost::Contains, Some(t), [sub]) => {
                 let cost = size(t).times(STRING_TRAVERSAL).multiply(size(sub).times(STRING_TRAVERSAL));
                 return CallEstimate { cost: cost.add(arg_sum), result: None };
             }
-            ("_&&_(bool, bool) -> bool" | "_||_(bool, bool) -> bool", _, _) => {
+            (Cost::ShortCircuit, _, _) => {
                 // At least the left operand, short-circuiting; at most both.
                 let (lhs, rhs) = (arg_costs[0], arg_costs[1]);
                 return CallEstimate { cost: Estimate { min: lhs.min, max: lhs.add(rhs).max }, result: None };
             }
-            ("_?_:_(bool, A, A) -> A", _, [_, yes, no]) => {
+            (Cost::Conditional, _, [_, yes, no]) => {
                 let result = size(yes).union(size(no));
                 let entry =
                     union_entries(yes.expr.and_then(|x| self.entry_size(x)), no.expr.and_then(|x| self.entry_size(x)));
@@ -408,11 +410,7 @@ impl<'a> Coster<'a> {
                 let cost = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
                 return CallEstimate { cost, result: Some(result) };
             }
-            (
-                "_+_(string, string) -> string" | "_+_(bytes, bytes) -> bytes" | "_+_(list(A), list(A)) -> list(A)",
-                _,
-                [lhs, rhs],
-            ) => {
+            (rule @ (Cost::ConcatCopy | Cost::ConcatList), _, [lhs, rhs]) => {
                 let result = size(lhs).add(size(rhs));
                 let entry =
                     union_entries(lhs.expr.and_then(|x| self.entry_size(x)), rhs.expr.and_then(|x| self.entry_size(x)));
@@ -420,14 +418,14 @@ impl<'a> Coster<'a> {
                     self.entries.insert(e.id, entry);
                 }
                 // Joining lists is constant; joining strings and bytes copies them.
-                let cost = if overload.signature.starts_with("_+_(list") {
+                let cost = if rule == Cost::ConcatList {
                     Estimate::fixed(1).add(arg_sum)
                 } else {
                     result.times(STRING_TRAVERSAL).add(arg_sum)
                 };
                 return CallEstimate { cost, result: Some(result) };
             }
-            (signature, _, [lhs, rhs]) if compares_by_traversal(signature) => {
+            (Cost::Equality | Cost::CompareTraversing, _, [lhs, rhs]) => {
                 let smallest = size(lhs).max.min(size(rhs).max);
                 let cost = Estimate { min: u64::from(smallest > 0), max: smallest }.times(STRING_TRAVERSAL);
                 return CallEstimate { cost: cost.add(arg_sum), result: None };
@@ -437,69 +435,50 @@ impl<'a> Coster<'a> {
         CallEstimate { cost: Estimate::fixed(1).add(arg_sum), result: None }
     }
 
-    /// The lists (v3) and sets extensions' estimators (`ext/lists.go`, `ext/sets.go`).
-    fn extension_cost(&self, overload: &Overload, target: Option<&Node>, args: &[Node]) -> Option<CallEstimate> {
-        let sets = |factor: f64| match args {
-            [a, b] => CallEstimate::cost(
-                self.estimate_size(a).multiply(self.estimate_size(b)).times(factor).add(Estimate::fixed(1)),
-            ),
-            _ => None,
-        };
-        match (overload.name.as_str(), target, args) {
-            ("sets.contains" | "sets.intersects", None, _) => sets(1.0),
-            ("sets.equivalent", None, _) => sets(2.0),
-            ("slice", Some(t), [start, end]) => {
-                let size = self.estimate_size(t);
-                let (start, end) = (int_literal(start, 0), int_literal(end, size.max));
+    /// The lists (v3) and sets extensions' estimators (`ext/lists.go`, `ext/sets.go`) and the
+    /// Kubernetes libraries' (`CostEstimator.EstimateCallCost`; the authorizer and selector
+    /// functions are not in a CRD rule's environment), by the row's rule.
+    fn library_cost(&self, overload: &Overload, target: Option<&Node>, args: &[Node]) -> Option<CallEstimate> {
+        let size = |n: &Node| self.estimate_size(n);
+        let one = Estimate::fixed(1);
+        match (overload.function.cost, target, args) {
+            (Cost::Sets(factor), None, [a, b]) => {
+                CallEstimate::cost(size(a).multiply(size(b)).times(factor).add(Estimate::fixed(1)))
+            }
+            (Cost::Slice, Some(t), [start, end]) => {
+                let (start, end) = (int_literal(start, 0), int_literal(end, size(t).max));
                 allocating(1.0, Estimate::fixed(end.wrapping_sub(start)))
             }
-            ("flatten", Some(t), []) => allocating(1.0, self.estimate_size(t)),
-            ("flatten", Some(t), [depth]) => allocating(int_literal(depth, u64::MAX) as f64, self.estimate_size(t)),
-            ("lists.range", None, [n]) => allocating(1.0, Estimate::fixed(int_literal(n, u64::MAX))),
-            ("reverse", Some(t), []) => allocating(1.0, self.estimate_size(t)),
-            ("distinct", Some(t), []) => {
-                let size = self.estimate_size(t);
+            (Cost::Flatten, Some(t), []) => allocating(1.0, size(t)),
+            (Cost::Flatten, Some(t), [depth]) => allocating(int_literal(depth, u64::MAX) as f64, size(t)),
+            (Cost::Range, None, [n]) => allocating(1.0, Estimate::fixed(int_literal(n, u64::MAX))),
+            (Cost::Reverse, Some(t), []) => allocating(1.0, size(t)),
+            (Cost::Distinct, Some(t), []) => {
+                let size = size(t);
                 allocating(2.0, size.multiply(size))
             }
             // Sorting compares every element with every other: by the list sorted, or by its
             // keys.
-            ("sort", Some(t), []) => sort_cost(self.estimate_size(t), &overload.params[0]),
-            ("@sortByAssociatedKeys", Some(_), [keys]) => sort_cost(self.estimate_size(keys), &overload.params[1]),
-            _ => None,
-        }
-    }
-
-    /// The Kubernetes libraries' estimators (`CostEstimator.EstimateCallCost`), by function
-    /// name. The authorizer and selector functions are not in a CRD rule's environment.
-    fn kubernetes_cost(&self, overload: &Overload, target: Option<&Node>, args: &[Node]) -> Option<CallEstimate> {
-        let size = |n: &Node| self.estimate_size(n);
-        let one = Estimate::fixed(1);
-        match overload.name.as_str() {
-            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
-                let t = target?;
-                match self.list_element(t) {
-                    Some(elem) => {
-                        // Comparing each element; strings and bytes are traversed to compare.
-                        let mut each = one;
-                        if matches!(elem.ty, Type::String | Type::Bytes) {
-                            each = each.add(size(&elem).times(STRING_TRAVERSAL));
-                        }
-                        CallEstimate::cost(size(t).multiply(each))
+            (Cost::Sort, Some(t), []) => sort_cost(size(t), &overload.params[0]),
+            (Cost::SortByKeys, Some(_), [keys]) => sort_cost(size(keys), &overload.params[1]),
+            (Cost::ListScan, Some(t), _) => match self.list_element(t) {
+                Some(elem) => {
+                    // Comparing each element; strings and bytes are traversed to compare.
+                    let mut each = one;
+                    if matches!(elem.ty, Type::String | Type::Bytes) {
+                        each = each.add(size(&elem).times(STRING_TRAVERSAL));
                     }
-                    // `indexOf` of a string.
-                    None => CallEstimate::cost(size(t).times(STRING_TRAVERSAL)),
+                    CallEstimate::cost(size(t).multiply(each))
                 }
-            }
-            "url" => match args {
-                [a] => CallEstimate::sized(size(a).times(STRING_TRAVERSAL), size(a)),
-                _ => None,
+                // `indexOf` of a string.
+                None => CallEstimate::cost(size(t).times(STRING_TRAVERSAL)),
             },
-            "lowerAscii" | "upperAscii" | "substring" | "trim" => {
-                let sz = size(target?);
+            (Cost::ParseUrl, _, [a]) => CallEstimate::sized(size(a).times(STRING_TRAVERSAL), size(a)),
+            (Cost::CopyTarget, Some(t), _) => {
+                let sz = size(t);
                 CallEstimate::sized(sz.times(STRING_TRAVERSAL), sz)
             }
-            "replace" => {
-                let (t, [old, new, ..]) = (target?, args) else { return None };
+            (Cost::Replace, Some(t), [old, new, ..]) => {
                 let (sz, old, new) = (size(t), size(old), size(new));
                 // The longest result replaces the shortest `old` with the longest `new`; the
                 // shortest, the longest `old` with the shortest `new`.
@@ -510,8 +489,8 @@ impl<'a> Coster<'a> {
                 let result = count.multiply(new).add(retained);
                 CallEstimate::sized(sz.times(2.0 * STRING_TRAVERSAL), result)
             }
-            "split" => {
-                let sz = size(target?);
+            (Cost::Split, Some(t), _) => {
+                let sz = size(t);
                 // At most one item a character, or the limit given.
                 let most = match args.get(1).and_then(|n| n.expr).map(|x| &x.expr) {
                     Some(Expr::Literal(LiteralValue::Int(i))) => **i as u64,
@@ -519,8 +498,7 @@ impl<'a> Coster<'a> {
                 };
                 CallEstimate::sized(sz.times(2.0 * STRING_TRAVERSAL), Estimate { min: 0, max: most })
             }
-            "join" => {
-                let t = target?;
+            (Cost::Join, Some(t), _) => {
                 let items = size(t);
                 let mut sz = Estimate::fixed(0);
                 if let Some(elem) = self.list_element(t) {
@@ -532,32 +510,17 @@ impl<'a> Coster<'a> {
                 }
                 CallEstimate::sized(sz.times(STRING_TRAVERSAL), sz)
             }
-            "find" | "findAll" => {
-                let (t, Some(pattern)) = (target?, args.first()) else { return None };
+            (Cost::Find, Some(t), [pattern, ..]) => {
                 let sz = size(t);
                 let subject = sz.add(one).times(STRING_TRAVERSAL);
                 let pattern = size(pattern).times(REGEX_STRING_LENGTH);
                 // At most one match a character.
                 CallEstimate::sized(subject.multiply(pattern), Estimate { min: 0, max: sz.max })
             }
-            "cidr" | "isIP" | "isCIDR" | "quantity" | "isQuantity" | "semver" | "isSemver" => {
-                args.first().and_then(|a| CallEstimate::cost(size(a).times(STRING_TRAVERSAL)))
-            }
-            // A CIDR's address is a field.
-            "ip" if overload.member => CallEstimate::cost(one),
-            "ip" => args.first().and_then(|a| CallEstimate::cost(size(a).times(STRING_TRAVERSAL))),
+            (Cost::ParseArgument, _, [a, ..]) => CallEstimate::cost(size(a).times(STRING_TRAVERSAL)),
             // Parsed, then compared with the text.
-            "ip.isCanonical" => args.first().and_then(|a| CallEstimate::cost(size(a).times(2.0 * STRING_TRAVERSAL))),
-            "masked"
-            | "prefixLength"
-            | "family"
-            | "isUnspecified"
-            | "isLoopback"
-            | "isLinkLocalMulticast"
-            | "isLinkLocalUnicast"
-            | "isGlobalUnicast" => CallEstimate::cost(one),
-            "containsIP" | "containsCIDR" => {
-                let a = args.first()?;
+            (Cost::IpCanonical, _, [a, ..]) => CallEstimate::cost(size(a).times(2.0 * STRING_TRAVERSAL)),
+            (Cost::ContainsAddress, _, [a, ..]) => {
                 // Two addresses of 4 or 16 bytes compared; a CIDR is masked first; a string
                 // is parsed first.
                 let address = Estimate { min: 4, max: 16 };
@@ -570,14 +533,10 @@ impl<'a> Coster<'a> {
                 }
                 CallEstimate::cost(cost)
             }
-            "validate" => args.first().and_then(|a| {
+            (Cost::ValidateFormat, _, [a, ..]) => {
                 CallEstimate::cost(size(a).times(STRING_TRAVERSAL).times(MAX_NAME_FORMAT_REGEX * REGEX_STRING_LENGTH))
-            }),
-            "format.named" | "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
-            | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" | "getScheme"
-            | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => CallEstimate::cost(one),
-            "_==_" => {
-                let [lhs, rhs] = args else { return None };
+            }
+            (Cost::Equality, _, [lhs, rhs]) => {
                 if !same_type(&lhs.ty, &rhs.ty) {
                     return None;
                 }
@@ -598,8 +557,6 @@ impl<'a> Coster<'a> {
         }
     }
 
-    /// A list's item as a node (`listElementNode`): its type, and the path to it when the
-    /// list has one.
     fn list_element(&self, list: &Node) -> Option<Node<'static>> {
         let ty = list.ty.parameters().first().map(|t| (*t).clone())?;
         let path = if list.path.is_empty() {
@@ -774,23 +731,6 @@ fn is_scalar(t: &Type) -> bool {
         Type::Opaque(name, params) if &**name == "optional_type" => params.first().is_some_and(is_scalar),
         _ => false,
     }
-}
-
-/// The comparisons that traverse their operands: of strings and bytes, and equality.
-fn compares_by_traversal(signature: &str) -> bool {
-    const TRAVERSING: &[&str] = &[
-        "_==_(A, A) -> bool",
-        "_!=_(A, A) -> bool",
-        "_<_(string, string) -> bool",
-        "_<=_(string, string) -> bool",
-        "_>_(string, string) -> bool",
-        "_>=_(string, string) -> bool",
-        "_<_(bytes, bytes) -> bool",
-        "_<=_(bytes, bytes) -> bool",
-        "_>_(bytes, bytes) -> bool",
-        "_>=_(bytes, bytes) -> bool",
-    ];
-    TRAVERSING.contains(&signature)
 }
 
 /// How often `replace` replaces, and how much of the subject it keeps, at one extreme: a

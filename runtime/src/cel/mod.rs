@@ -37,6 +37,8 @@ mod running;
 pub use front::compile::valid_field_path;
 pub use front::compile::{Compiled, Lowered, Scope, check_rule, estimate_cost, lower, parse_field_path};
 pub use front::{check, types};
+pub use library::function::NativeForm;
+pub use library::native_form;
 pub use running::cx::{Cx, KEYWORD};
 pub use running::env::env;
 pub use running::rule::{Rule, SelfType, eval};

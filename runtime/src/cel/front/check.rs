@@ -465,7 +465,7 @@ impl Checker<'_> {
         };
         let result = match &target {
             Type::Map(_, v) => Type::clone(v),
-            Type::Object(object) => match field_type(object, field) {
+            Type::Object(object) => match object.field(field) {
                 Some(t) => t.clone(),
                 None => {
                     self.error(e, format!("undefined field '{field}'"));
@@ -531,16 +531,6 @@ impl Checker<'_> {
         let offset = self.source.offset_for(e.id).map(|(start, _)| start).or(self.place);
         self.out.errors.push((offset, message));
     }
-}
-
-/// A field of an object: its escaped name, or (1.31) a reserved word written plainly.
-pub(crate) fn field_type<'o>(object: &'o crate::cel::front::types::Object, field: &str) -> Option<&'o Type> {
-    object.fields.get(field).or_else(|| {
-        let escaped = crate::cel::front::types::escape(field)?;
-        (escaped != field && escaped.starts_with("__") && escaped.ends_with("__"))
-            .then(|| object.fields.get(&escaped))
-            .flatten()
-    })
 }
 
 fn mismatch(expected: &Type, actual: &Type) -> String {

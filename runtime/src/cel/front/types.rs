@@ -86,6 +86,19 @@ pub struct Object {
     pub fields: BTreeMap<String, Type>,
 }
 
+impl Object {
+    /// A field by the name a rule writes: its escaped name, or (1.31) a reserved word written
+    /// plainly.
+    pub(crate) fn field(&self, field: &str) -> Option<&Type> {
+        self.fields.get(field).or_else(|| {
+            let escaped = escape(field)?;
+            (escaped != field && escaped.starts_with("__") && escaped.ends_with("__"))
+                .then(|| self.fields.get(&escaped))
+                .flatten()
+        })
+    }
+}
+
 impl Type {
     /// `list(t)`.
     pub fn list(t: Type) -> Type {

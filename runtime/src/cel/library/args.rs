@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use cel::common::types::Type;
 use cel::objects::{Opaque, OptionalValue};
 use cel::{ExecutionError, Value};
 
@@ -65,9 +64,4 @@ pub(crate) fn some(v: Value) -> Value {
 /// `optional.none()`.
 pub(crate) fn none() -> Value {
     Value::Opaque(Arc::new(OptionalValue::none()))
-}
-
-/// The type of an opaque library value, for overload signatures.
-pub(crate) fn opaque_type(name: &'static str) -> Type {
-    Type::new_opaque_type(name)
 }

@@ -1,43 +1,42 @@
 //! cel-go's `duration()` and its conversions, which the `cel` crate lacks or reads otherwise.
 
-use cel::{DeclarationError, Env, Value};
+use cel::Value;
 
 use super::args::{Outcome, error, string_arg, value_fn};
+use super::function::{Charge, Cost, NativeForm, Rows, Run};
 
-/// Registers `int(duration)`, `duration(int)` and cel-go's `duration(string)`.
-pub(crate) fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload("int", "duration_to_int64", vec![cel::common::types::DURATION_TYPE], value_fn!(duration_to_int))?;
-    env.add_overload("duration", "int64_to_duration", vec![cel::common::types::INT_TYPE], value_fn!(int_to_duration))?;
-    env.add_overload(GO_DURATION, "@duration_string", vec![cel::common::types::STRING_TYPE], value_fn!(go_duration))?;
-    env.add_overload(GO_DURATION, "@duration_int", vec![cel::common::types::INT_TYPE], value_fn!(int_to_duration))?;
-    env.add_overload(GO_DURATION, "@duration_duration", vec![cel::common::types::DURATION_TYPE], value_fn!(same))?;
-    Ok(())
+/// `int(duration)`, which the `cel` crate lacks, and `duration()`, which it reads otherwise.
+pub(super) fn functions(rows: &mut Rows) {
+    rows.add(
+        "int(duration) -> int",
+        Run::Library(value_fn!(duration_to_int)),
+        Cost::Call,
+        Charge::Call,
+        NativeForm::ToInt,
+    );
+    for (signature, f) in [
+        ("duration(duration) -> duration", value_fn!(same)),
+        ("duration(string) -> duration", value_fn!(go_duration)),
+        ("duration(int) -> duration", value_fn!(int_to_duration)),
+    ] {
+        rows.add(signature, Run::Renamed(GO_DURATION, f), Cost::Call, Charge::Call, NativeForm::ToDuration);
+    }
 }
 
 /// cel-go's `duration()`: of a string, Go's `time.ParseDuration`. The `cel` crate's own
 /// accepts what Go refuses (`1hxyz`) and words its errors in nom's debug form, and an overload
-/// of the same signature cannot replace it, so [`lower`] renames every call to this one.
+/// of the same signature cannot replace it, so the lowering renames every call to this one.
 pub const GO_DURATION: &str = "@duration";
 
-pub(crate) fn rename_duration(e: &mut cel::IdedExpr) {
-    for child in crate::cel::front::depth::children_mut(e) {
-        rename_duration(child);
-    }
-    if let cel::common::ast::Expr::Call(call) = &mut e.expr
-        && call.func_name == "duration"
-        && call.target.is_none()
-        && call.args.len() == 1
-    {
-        call.func_name = GO_DURATION.to_owned();
-    }
-}
+/// What cel-go says of a string `duration()` cannot read.
+pub const DURATION_CONVERSION: &str = "type conversion error from 'string' to 'google.protobuf.Duration'";
 
 /// `duration(string)` as cel-go reads it.
 fn go_duration(args: &[Value]) -> Outcome {
     let s = string_arg("duration", args, 0)?;
     crate::go::duration::parse_go(s)
         .map(|ns| Value::Duration(chrono::Duration::nanoseconds(ns)))
-        .ok_or_else(|| error("duration", crate::cel::running::native::DURATION_CONVERSION))
+        .ok_or_else(|| error("duration", DURATION_CONVERSION))
 }
 
 /// `duration(duration)`.

@@ -6,41 +6,35 @@
 //! top level, a double is Go's shortest `%g` (`1e+21`), a timestamp keeps its offset; `%f` and
 //! `%e` go through `golang.org/x/text/message` for `en_US` (`1,234.500000`,
 //! `1.234500×10⁰³`, `∞`, a precision taken modulo 256, `%e`'s precision ignored). An overload
-//! of the same signature cannot replace the crate's, so [`lower`] renames every call.
+//! of the same signature cannot replace the crate's, so the lowering renames every call (its row is `Run::Renamed`).
 //! A format that fails makes the messageExpression fail, whatever its words; they follow
 //! cel-go's where it was cheap.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use cel::Value;
 use cel::common::ast::{Expr, IdedExpr};
-use cel::common::types::{LIST_TYPE, STRING_TYPE};
 use cel::objects::Key;
-use cel::{DeclarationError, Env, Value};
 
 use super::args::{Outcome, error, value_fn};
+use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 use crate::cel::front::types::Type;
 use crate::issue::go_quote;
 
 /// The name `x.format(list)` is renamed to.
 pub const FORMAT: &str = "@format";
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_member_overload(FORMAT, "@format_string_list", STRING_TYPE, vec![LIST_TYPE], value_fn!(format))
-}
-
-/// Renames `s.format(args)` to [`FORMAT`].
-pub(crate) fn lower(e: &mut IdedExpr) {
-    for child in crate::cel::front::depth::children_mut(e) {
-        lower(child);
-    }
-    if let Expr::Call(call) = &mut e.expr
-        && call.func_name == "format"
-        && call.target.is_some()
-        && call.args.len() == 1
-    {
-        call.func_name = FORMAT.to_owned();
-    }
+/// `s.format(list)`, cel-go v2's formatter (the `cel` crate's differs), run as [`FORMAT`].
+pub(super) fn functions(rows: &mut Rows) {
+    let run = Run::Renamed(FORMAT, value_fn!(format));
+    rows.add(
+        "string.format(list(dyn)) -> string",
+        run,
+        Cost::Format,
+        Charge::Call,
+        NativeForm::Interpreted(NOT_YET_NATIVE),
+    );
 }
 
 fn format(args: &[Value]) -> Outcome {

@@ -2,10 +2,10 @@
 //! and the other named formats, `format.named(name)`, and `<format>.validate(s)`, which gives
 //! `optional.none()` for a valid string and the apiserver's messages otherwise.
 
-use cel::common::types::STRING_TYPE;
-use cel::{DeclarationError, Env, Value};
+use cel::Value;
 
-use super::args::{Outcome, none, opaque, opaque_arg, opaque_type, some, string_arg, value_fn};
+use super::args::{Outcome, none, opaque, opaque_arg, some, string_arg, value_fn};
+use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 use crate::objectmeta;
 
 const TYPE: &str = "kubernetes.NamedFormat";
@@ -26,14 +26,14 @@ macro_rules! formats {
         /// Every name the library knows.
         pub(crate) const NAMES: &[&str] = &[$($name),*];
 
-        fn register_names(env: &mut Env) -> Result<(), DeclarationError> {
+        fn named_formats(rows: &mut Rows) {
             $({
                 fn get(_: &[Value]) -> Outcome {
                     Ok(opaque(NamedFormat($name)))
                 }
-                env.add_overload(concat!("format.", $name), concat!("format_", $name), vec![], value_fn!(get))?;
+                let signature = concat!("format.", $name, "() -> kubernetes.NamedFormat");
+                rows.add(signature, Run::Library(value_fn!(get)), Cost::Call, Charge::Call, NativeForm::Interpreted(LIBRARY_VALUE));
             })*
-            Ok(())
         }
     };
 }
@@ -84,11 +84,20 @@ pub fn check(name: &str, s: &str) -> Vec<String> {
     }
 }
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    register_names(env)?;
-    env.add_overload("format.named", "format_named", vec![STRING_TYPE], value_fn!(named))?;
-    env.add_member_overload("validate", "format_validate", opaque_type(TYPE), vec![STRING_TYPE], value_fn!(validate))?;
-    Ok(())
+pub(super) fn functions(rows: &mut Rows) {
+    named_formats(rows);
+    let interpreted = NativeForm::Interpreted(LIBRARY_VALUE);
+    let named = Run::Library(value_fn!(named));
+    rows.add(
+        "format.named(string) -> optional_type(kubernetes.NamedFormat)",
+        named,
+        Cost::Call,
+        Charge::Call,
+        interpreted,
+    );
+    let validate = Run::Library(value_fn!(validate));
+    let signature = "kubernetes.NamedFormat.validate(string) -> optional_type(list(string))";
+    rows.add(signature, validate, Cost::ValidateFormat, Charge::Call, interpreted);
 }
 
 fn named(args: &[Value]) -> Outcome {

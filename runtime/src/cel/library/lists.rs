@@ -3,19 +3,24 @@
 
 use std::cmp::Ordering;
 
-use cel::common::types::{DYN_TYPE, LIST_TYPE};
-use cel::{DeclarationError, Env, ExecutionError, Value};
+use cel::{ExecutionError, Value};
 
 use super::args::{Outcome, error, value_fn};
+use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_member_overload("isSorted", "list_is_sorted", LIST_TYPE, vec![], value_fn!(is_sorted))?;
-    env.add_member_overload("sum", "list_sum", LIST_TYPE, vec![], value_fn!(sum))?;
-    env.add_member_overload("min", "list_min", LIST_TYPE, vec![], value_fn!(min))?;
-    env.add_member_overload("max", "list_max", LIST_TYPE, vec![], value_fn!(max))?;
-    env.add_member_overload("indexOf", "list_index_of", LIST_TYPE, vec![DYN_TYPE], value_fn!(index_of))?;
-    env.add_member_overload("lastIndexOf", "list_last_index_of", LIST_TYPE, vec![DYN_TYPE], value_fn!(last_index_of))?;
-    Ok(())
+pub(super) fn functions(rows: &mut Rows) {
+    let interpreted = NativeForm::Interpreted(NOT_YET_NATIVE);
+    let mut add = |signature: &str, f| rows.add(signature, Run::Library(f), Cost::ListScan, Charge::Call, interpreted);
+    add("list(A).indexOf(A) -> int", value_fn!(index_of));
+    add("list(A).lastIndexOf(A) -> int", value_fn!(last_index_of));
+    for t in super::extensions::COMPARABLE {
+        add(&format!("list({t}).isSorted() -> bool"), value_fn!(is_sorted));
+        add(&format!("list({t}).max() -> {t}"), value_fn!(max));
+        add(&format!("list({t}).min() -> {t}"), value_fn!(min));
+    }
+    for t in ["int", "uint", "double", "duration"] {
+        add(&format!("list({t}).sum() -> {t}"), value_fn!(sum));
+    }
 }
 
 fn items<'a>(function: &str, args: &'a [Value]) -> Result<&'a [Value], ExecutionError> {

@@ -5,10 +5,10 @@
 
 use std::net::IpAddr;
 
-use cel::common::types::STRING_TYPE;
-use cel::{DeclarationError, Env, ExecutionError, Value};
+use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 
 const IP_TYPE: &str = "net.IP";
 const CIDR_TYPE: &str = "net.CIDR";
@@ -98,65 +98,35 @@ fn contains(c: &Cidr, addr: IpAddr) -> bool {
     masked(&Cidr { addr, len: c.len }) == masked(c)
 }
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    // The two types are identifiers too (`type(x) == net.IP`), as the library declares them.
-    env.add_type(opaque_type(IP_TYPE))?;
-    env.add_type(opaque_type(CIDR_TYPE))?;
-    env.add_overload("ip", "string_to_ip", vec![STRING_TYPE], value_fn!(ip))?;
-    env.add_overload("isIP", "is_ip", vec![STRING_TYPE], value_fn!(is_ip))?;
-    env.add_overload("ip.isCanonical", "ip_is_canonical", vec![STRING_TYPE], value_fn!(is_canonical))?;
-    env.add_overload("string", "ip_to_string", vec![opaque_type(IP_TYPE)], value_fn!(ip_string))?;
-    env.add_member_overload("family", "ip_family", opaque_type(IP_TYPE), vec![], value_fn!(family))?;
-    for (name, f) in [
-        ("isUnspecified", value_fn!(is_unspecified)),
-        ("isLoopback", value_fn!(is_loopback)),
-        ("isLinkLocalMulticast", value_fn!(is_link_local_multicast)),
-        ("isLinkLocalUnicast", value_fn!(is_link_local_unicast)),
-        ("isGlobalUnicast", value_fn!(is_global_unicast)),
-    ] {
-        env.add_member_overload(name, &format!("ip_{name}"), opaque_type(IP_TYPE), vec![], f)?;
-    }
-    env.add_overload("cidr", "string_to_cidr", vec![STRING_TYPE], value_fn!(cidr))?;
-    env.add_overload("isCIDR", "is_cidr", vec![STRING_TYPE], value_fn!(is_cidr))?;
-    env.add_overload("string", "cidr_to_string", vec![opaque_type(CIDR_TYPE)], value_fn!(cidr_string))?;
-    env.add_member_overload(
-        "containsIP",
-        "cidr_contains_ip_ip",
-        opaque_type(CIDR_TYPE),
-        vec![opaque_type(IP_TYPE)],
-        value_fn!(contains_ip),
-    )?;
-    env.add_member_overload(
-        "containsIP",
-        "cidr_contains_ip_string",
-        opaque_type(CIDR_TYPE),
-        vec![STRING_TYPE],
-        value_fn!(contains_ip),
-    )?;
-    env.add_member_overload(
-        "containsCIDR",
-        "cidr_contains_cidr",
-        opaque_type(CIDR_TYPE),
-        vec![opaque_type(CIDR_TYPE)],
-        value_fn!(contains_cidr),
-    )?;
-    env.add_member_overload(
-        "containsCIDR",
-        "cidr_contains_cidr_string",
-        opaque_type(CIDR_TYPE),
-        vec![STRING_TYPE],
-        value_fn!(contains_cidr),
-    )?;
-    env.add_member_overload("ip", "cidr_ip", opaque_type(CIDR_TYPE), vec![], value_fn!(cidr_ip))?;
-    env.add_member_overload("masked", "cidr_masked", opaque_type(CIDR_TYPE), vec![], value_fn!(cidr_masked))?;
-    env.add_member_overload(
-        "prefixLength",
-        "cidr_prefix_length",
-        opaque_type(CIDR_TYPE),
-        vec![],
-        value_fn!(prefix_length),
-    )?;
-    Ok(())
+/// The two types are identifiers too (`type(x) == net.IP`), as the library declares them.
+pub(super) const TYPES: &[&str] = &[IP_TYPE, CIDR_TYPE];
+
+pub(super) fn functions(rows: &mut Rows) {
+    let interpreted = NativeForm::Interpreted(LIBRARY_VALUE);
+    let mut add = |signature: &str, f, cost| rows.add(signature, Run::Library(f), cost, Charge::Call, interpreted);
+    add("ip(string) -> net.IP", value_fn!(ip), Cost::ParseArgument);
+    let is_ip = Run::Library(value_fn!(is_ip));
+    rows.add("isIP(string) -> bool", is_ip, Cost::ParseArgument, Charge::Call, NativeForm::StrTest("is_ip"));
+    let mut add = |signature: &str, f, cost| rows.add(signature, Run::Library(f), cost, Charge::Call, interpreted);
+    add("ip.isCanonical(string) -> bool", value_fn!(is_canonical), Cost::IpCanonical);
+    add("net.IP.family() -> int", value_fn!(family), Cost::Call);
+    add("net.IP.isUnspecified() -> bool", value_fn!(is_unspecified), Cost::Call);
+    add("net.IP.isLoopback() -> bool", value_fn!(is_loopback), Cost::Call);
+    add("net.IP.isLinkLocalMulticast() -> bool", value_fn!(is_link_local_multicast), Cost::Call);
+    add("net.IP.isLinkLocalUnicast() -> bool", value_fn!(is_link_local_unicast), Cost::Call);
+    add("net.IP.isGlobalUnicast() -> bool", value_fn!(is_global_unicast), Cost::Call);
+    add("string(net.IP) -> string", value_fn!(ip_string), Cost::Call);
+    add("cidr(string) -> net.CIDR", value_fn!(cidr), Cost::ParseArgument);
+    add("isCIDR(string) -> bool", value_fn!(is_cidr), Cost::ParseArgument);
+    add("net.CIDR.containsIP(string) -> bool", value_fn!(contains_ip), Cost::ContainsAddress);
+    add("net.CIDR.containsIP(net.IP) -> bool", value_fn!(contains_ip), Cost::ContainsAddress);
+    add("net.CIDR.containsCIDR(string) -> bool", value_fn!(contains_cidr), Cost::ContainsAddress);
+    add("net.CIDR.containsCIDR(net.CIDR) -> bool", value_fn!(contains_cidr), Cost::ContainsAddress);
+    // A CIDR's address is a field.
+    add("net.CIDR.ip() -> net.IP", value_fn!(cidr_ip), Cost::Call);
+    add("net.CIDR.prefixLength() -> int", value_fn!(prefix_length), Cost::Call);
+    add("net.CIDR.masked() -> net.CIDR", value_fn!(cidr_masked), Cost::Call);
+    add("string(net.CIDR) -> string", value_fn!(cidr_string), Cost::Call);
 }
 
 fn ip(args: &[Value]) -> Outcome {

@@ -5,10 +5,10 @@
 
 use std::cmp::Ordering;
 
-use cel::common::types::{INT_TYPE, STRING_TYPE};
-use cel::{DeclarationError, Env, ExecutionError, Value};
+use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 
 const TYPE: &str = "kubernetes.Quantity";
 const NANO: i128 = 1_000_000_000;
@@ -103,37 +103,24 @@ fn ceil_div(a: i128, b: i128) -> i128 {
     (a + b - 1) / b
 }
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload("quantity", "string_to_quantity", vec![STRING_TYPE], value_fn!(quantity))?;
-    env.add_overload("isQuantity", "is_quantity_string", vec![STRING_TYPE], value_fn!(is_quantity))?;
+pub(super) fn functions(rows: &mut Rows) {
+    let interpreted = NativeForm::Interpreted(LIBRARY_VALUE);
+    let mut row = |signature: &str, f, cost| rows.add(signature, Run::Library(f), cost, Charge::Call, interpreted);
+    row("quantity(string) -> kubernetes.Quantity", value_fn!(quantity), Cost::ParseArgument);
+    row("isQuantity(string) -> bool", value_fn!(is_quantity), Cost::ParseArgument);
     // Declared global in the apiserver (its doc comment shows `q.sign()`, which does not
     // check).
-    env.add_overload("sign", "quantity_sign", vec![opaque_type(TYPE)], value_fn!(sign))?;
-    for (name, f) in [
-        ("isInteger", value_fn!(is_integer)),
-        ("asInteger", value_fn!(as_integer)),
-        ("asApproximateFloat", value_fn!(as_approximate_float)),
-    ] {
-        env.add_member_overload(name, &format!("quantity_{name}"), opaque_type(TYPE), vec![], f)?;
-    }
-    for (name, f) in [
-        ("isLessThan", value_fn!(is_less_than)),
-        ("isGreaterThan", value_fn!(is_greater_than)),
-        ("compareTo", value_fn!(compare_to)),
-        ("add", value_fn!(add)),
-        ("sub", value_fn!(sub)),
-    ] {
-        env.add_member_overload(
-            name,
-            &format!("quantity_{name}_quantity"),
-            opaque_type(TYPE),
-            vec![opaque_type(TYPE)],
-            f,
-        )?;
-    }
-    env.add_member_overload("add", "quantity_add_int", opaque_type(TYPE), vec![INT_TYPE], value_fn!(add))?;
-    env.add_member_overload("sub", "quantity_sub_int", opaque_type(TYPE), vec![INT_TYPE], value_fn!(sub))?;
-    Ok(())
+    row("sign(kubernetes.Quantity) -> int", value_fn!(sign), Cost::Call);
+    row("kubernetes.Quantity.isGreaterThan(kubernetes.Quantity) -> bool", value_fn!(is_greater_than), Cost::Call);
+    row("kubernetes.Quantity.isLessThan(kubernetes.Quantity) -> bool", value_fn!(is_less_than), Cost::Call);
+    row("kubernetes.Quantity.compareTo(kubernetes.Quantity) -> int", value_fn!(compare_to), Cost::Call);
+    row("kubernetes.Quantity.asApproximateFloat() -> double", value_fn!(as_approximate_float), Cost::Call);
+    row("kubernetes.Quantity.asInteger() -> int", value_fn!(as_integer), Cost::Call);
+    row("kubernetes.Quantity.isInteger() -> bool", value_fn!(is_integer), Cost::Call);
+    row("kubernetes.Quantity.add(kubernetes.Quantity) -> kubernetes.Quantity", value_fn!(add), Cost::Call);
+    row("kubernetes.Quantity.add(int) -> kubernetes.Quantity", value_fn!(add), Cost::Call);
+    row("kubernetes.Quantity.sub(kubernetes.Quantity) -> kubernetes.Quantity", value_fn!(sub), Cost::Call);
+    row("kubernetes.Quantity.sub(int) -> kubernetes.Quantity", value_fn!(sub), Cost::Call);
 }
 
 fn quantity(args: &[Value]) -> Outcome {

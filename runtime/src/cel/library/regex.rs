@@ -5,24 +5,20 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use cel::common::types::{INT_TYPE, STRING_TYPE};
-use cel::{DeclarationError, Env, ExecutionError, Value};
+use cel::{ExecutionError, Value};
 
 use super::args::{Outcome, error, string_arg, value_fn};
+use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload("matches", "matches", vec![STRING_TYPE, STRING_TYPE], value_fn!(matches))?;
-    env.add_member_overload("matches", "matches_string", STRING_TYPE, vec![STRING_TYPE], value_fn!(matches))?;
-    env.add_member_overload("find", "string_find_string", STRING_TYPE, vec![STRING_TYPE], value_fn!(find))?;
-    env.add_member_overload("findAll", "string_find_all_string", STRING_TYPE, vec![STRING_TYPE], value_fn!(find_all))?;
-    env.add_member_overload(
-        "findAll",
-        "string_find_all_string_int",
-        STRING_TYPE,
-        vec![STRING_TYPE, INT_TYPE],
-        value_fn!(find_all_n),
-    )?;
-    Ok(())
+pub(super) fn functions(rows: &mut Rows) {
+    let mut add = |signature: &str, f, cost, native| rows.add(signature, Run::Library(f), cost, Charge::Regex, native);
+    // cel-go's own `matches`, declared global and member; only the member has a cost rule.
+    add("matches(string, string) -> bool", value_fn!(matches), Cost::Call, NativeForm::Matches);
+    add("string.matches(string) -> bool", value_fn!(matches), Cost::Matches, NativeForm::Matches);
+    add("string.find(string) -> string", value_fn!(find), Cost::Find, NativeForm::Find);
+    let interpreted = NativeForm::Interpreted(NOT_YET_NATIVE);
+    add("string.findAll(string) -> list(string)", value_fn!(find_all), Cost::Find, interpreted);
+    add("string.findAll(string, int) -> list(string)", value_fn!(find_all_n), Cost::Find, interpreted);
 }
 
 /// Compiled patterns, shared by every evaluation in the process.

@@ -5,10 +5,10 @@
 
 use std::cmp::Ordering;
 
-use cel::common::types::{BOOL_TYPE, STRING_TYPE};
-use cel::{DeclarationError, Env, ExecutionError, Value};
+use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 
 const TYPE: &str = "kubernetes.Semver";
 
@@ -114,22 +114,19 @@ pub fn parse(s: &str, normalize: bool) -> Result<Semver, String> {
     Ok(Semver { major, minor, patch, pre })
 }
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload("semver", "string_to_semver", vec![STRING_TYPE], value_fn!(semver))?;
-    env.add_overload("semver", "string_bool_to_semver", vec![STRING_TYPE, BOOL_TYPE], value_fn!(semver))?;
-    env.add_overload("isSemver", "is_semver_string", vec![STRING_TYPE], value_fn!(is_semver))?;
-    env.add_overload("isSemver", "is_semver_string_bool", vec![STRING_TYPE, BOOL_TYPE], value_fn!(is_semver))?;
-    for (name, f) in [("major", value_fn!(major)), ("minor", value_fn!(minor)), ("patch", value_fn!(patch))] {
-        env.add_member_overload(name, &format!("semver_{name}"), opaque_type(TYPE), vec![], f)?;
-    }
-    for (name, f) in [
-        ("isLessThan", value_fn!(is_less_than)),
-        ("isGreaterThan", value_fn!(is_greater_than)),
-        ("compareTo", value_fn!(compare_to)),
-    ] {
-        env.add_member_overload(name, &format!("semver_{name}"), opaque_type(TYPE), vec![opaque_type(TYPE)], f)?;
-    }
-    Ok(())
+pub(super) fn functions(rows: &mut Rows) {
+    let interpreted = NativeForm::Interpreted(LIBRARY_VALUE);
+    let mut add = |signature: &str, f, cost| rows.add(signature, Run::Library(f), cost, Charge::Call, interpreted);
+    add("semver(string) -> kubernetes.Semver", value_fn!(semver), Cost::ParseArgument);
+    add("semver(string, bool) -> kubernetes.Semver", value_fn!(semver), Cost::ParseArgument);
+    add("isSemver(string) -> bool", value_fn!(is_semver), Cost::ParseArgument);
+    add("isSemver(string, bool) -> bool", value_fn!(is_semver), Cost::ParseArgument);
+    add("kubernetes.Semver.isGreaterThan(kubernetes.Semver) -> bool", value_fn!(is_greater_than), Cost::Call);
+    add("kubernetes.Semver.isLessThan(kubernetes.Semver) -> bool", value_fn!(is_less_than), Cost::Call);
+    add("kubernetes.Semver.compareTo(kubernetes.Semver) -> int", value_fn!(compare_to), Cost::Call);
+    add("kubernetes.Semver.major() -> int", value_fn!(major), Cost::Call);
+    add("kubernetes.Semver.minor() -> int", value_fn!(minor), Cost::Call);
+    add("kubernetes.Semver.patch() -> int", value_fn!(patch), Cost::Call);
 }
 
 fn normalize_flag(args: &[Value]) -> bool {

@@ -1,27 +1,20 @@
 //! The Kubernetes sets library (`AS pkg/cel/library/sets.go`): `sets.contains`,
 //! `sets.equivalent`, `sets.intersects` over lists, by CEL equality.
 
-use cel::common::types::LIST_TYPE;
-use cel::{DeclarationError, Env, Value};
+use cel::Value;
 
 use super::args::{Outcome, error, value_fn};
+use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 use crate::cel::running::value::deep_equal;
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload("sets.contains", "list_sets_contains_list", vec![LIST_TYPE, LIST_TYPE], value_fn!(contains))?;
-    env.add_overload(
-        "sets.equivalent",
-        "list_sets_equivalent_list",
-        vec![LIST_TYPE, LIST_TYPE],
-        value_fn!(equivalent),
-    )?;
-    env.add_overload(
-        "sets.intersects",
-        "list_sets_intersects_list",
-        vec![LIST_TYPE, LIST_TYPE],
-        value_fn!(intersects),
-    )?;
-    Ok(())
+pub(super) fn functions(rows: &mut Rows) {
+    let interpreted = NativeForm::Interpreted(NOT_YET_NATIVE);
+    let mut add = |signature: &str, f, factor| {
+        rows.add(signature, Run::Library(f), Cost::Sets(factor), Charge::Call, interpreted);
+    };
+    add("sets.contains(list(A), list(A)) -> bool", value_fn!(contains), 1.0);
+    add("sets.equivalent(list(A), list(A)) -> bool", value_fn!(equivalent), 2.0);
+    add("sets.intersects(list(A), list(A)) -> bool", value_fn!(intersects), 1.0);
 }
 
 fn lists<'a>(function: &str, args: &'a [Value]) -> Result<(&'a [Value], &'a [Value]), cel::ExecutionError> {

@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cel::common::types::STRING_TYPE;
+use cel::Value;
 use cel::objects::{Key, Map};
-use cel::{DeclarationError, Env, Value};
 
-use super::args::{Outcome, error, opaque, opaque_arg, opaque_type, string_arg, value_fn};
+use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 const TYPE: &str = "kubernetes.URL";
 
@@ -21,21 +21,17 @@ impl cel::objects::Opaque for Url {
     }
 }
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload("url", "string_to_url", vec![STRING_TYPE], value_fn!(url))?;
-    env.add_overload("isURL", "is_url_string", vec![STRING_TYPE], value_fn!(is_url))?;
-    env.add_overload("string", "url_to_string", vec![opaque_type(TYPE)], value_fn!(to_string))?;
-    for (name, f) in [
-        ("getScheme", value_fn!(get_scheme)),
-        ("getHost", value_fn!(get_host)),
-        ("getHostname", value_fn!(get_hostname)),
-        ("getPort", value_fn!(get_port)),
-        ("getEscapedPath", value_fn!(get_escaped_path)),
-        ("getQuery", value_fn!(get_query)),
-    ] {
-        env.add_member_overload(name, &format!("url_{name}"), opaque_type(TYPE), vec![], f)?;
-    }
-    Ok(())
+pub(super) fn functions(rows: &mut Rows) {
+    let mut add = |signature: &str, f, cost, native| rows.add(signature, Run::Library(f), cost, Charge::Call, native);
+    add("url(string) -> kubernetes.URL", value_fn!(url), Cost::ParseUrl, NativeForm::Url);
+    add("isURL(string) -> bool", value_fn!(is_url), Cost::ParseArgument, NativeForm::StrTest("is_url"));
+    add("kubernetes.URL.getScheme() -> string", value_fn!(get_scheme), Cost::Call, NativeForm::UrlPart("scheme"));
+    add("kubernetes.URL.getHost() -> string", value_fn!(get_host), Cost::Call, NativeForm::UrlPart("host"));
+    let interpreted = NativeForm::Interpreted(NOT_YET_NATIVE);
+    add("kubernetes.URL.getHostname() -> string", value_fn!(get_hostname), Cost::Call, interpreted);
+    add("kubernetes.URL.getPort() -> string", value_fn!(get_port), Cost::Call, interpreted);
+    add("kubernetes.URL.getEscapedPath() -> string", value_fn!(get_escaped_path), Cost::Call, interpreted);
+    add("kubernetes.URL.getQuery() -> map(string, list(string))", value_fn!(get_query), Cost::Call, interpreted);
 }
 
 fn url(args: &[Value]) -> Outcome {
@@ -53,10 +49,6 @@ fn is_url(args: &[Value]) -> Outcome {
 
 fn this(args: &[Value]) -> Result<&Url, cel::ExecutionError> {
     opaque_arg::<Url>("url", args, 0)
-}
-
-fn to_string(args: &[Value]) -> Outcome {
-    Ok(Value::from(this(args)?.raw.clone()))
 }
 
 fn get_scheme(args: &[Value]) -> Outcome {

@@ -11,20 +11,20 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, ListExpr, LiteralValue, MapExpr, operators};
-use cel::common::types::{DYN_TYPE, LIST_TYPE, MAP_TYPE};
 use cel::objects::{Key, Map};
 use cel::parser::{Macro, MacroExprHelper, ParseError};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
 use crate::cel::front::depth;
 use crate::cel::library::args::value_fn;
+use crate::cel::library::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 const RESULT: &str = "@result";
 const MAP_INSERT: &str = "cel.@mapInsert";
 const PAIRS: &str = "@pairs";
 
-/// Registers the macros and the two functions their expansions call.
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+/// Registers the macros (their expansions call the functions of [`functions`]).
+pub fn register_macros(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_macro(Macro::receiver("all", 3, all))?;
     env.add_macro(Macro::receiver("exists", 3, exists))?;
     env.add_macro(Macro::receiver("existsOne", 3, exists_one))?;
@@ -34,16 +34,17 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
         env.add_macro(Macro::receiver("transformMap", arity, transform_map))?;
         env.add_macro(Macro::receiver("transformMapEntry", arity, transform_map_entry))?;
     }
-    env.add_overload(
-        MAP_INSERT,
-        "cel_@mapInsert_map_key_value",
-        vec![MAP_TYPE, DYN_TYPE, DYN_TYPE],
-        value_fn!(map_insert),
-    )?;
-    env.add_overload(MAP_INSERT, "cel_@mapInsert_map_map", vec![MAP_TYPE, MAP_TYPE], value_fn!(map_insert))?;
-    env.add_overload(PAIRS, "@pairs_list", vec![LIST_TYPE], value_fn!(pairs))?;
-    env.add_overload(PAIRS, "@pairs_map", vec![MAP_TYPE], value_fn!(pairs))?;
     Ok(())
+}
+
+/// The rows of the functions the expansions call.
+pub(crate) fn functions(rows: &mut Rows) {
+    let interpreted = NativeForm::Interpreted(NOT_YET_NATIVE);
+    let mut add = |signature: &str, f| rows.add(signature, Run::Library(f), Cost::Call, Charge::Call, interpreted);
+    add(&format!("{MAP_INSERT}(map(K, V), K, V) -> map(K, V)"), value_fn!(map_insert));
+    add(&format!("{MAP_INSERT}(map(K, V), map(K, V)) -> map(K, V)"), value_fn!(map_insert));
+    add(&format!("{PAIRS}(list(A)) -> list(dyn)"), value_fn!(pairs));
+    add(&format!("{PAIRS}(map(K, V)) -> list(dyn)"), value_fn!(pairs));
 }
 
 type Expansion = Result<Option<IdedExpr>, ParseError>;

@@ -4,6 +4,10 @@
 use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, ListExpr, LiteralValue};
 use cel::parser::Expression;
 
+use crate::cel::front::functions;
+use crate::cel::library::function::Charge;
+use crate::cel::running::meter;
+
 /// The expression with the meter's calls in (see the module's text). Run it inside
 /// a stack grown to fit (`depth::with_stack`): it recurses over the expression.
 pub fn instrument(expr: &Expression) -> Expression {
@@ -20,7 +24,13 @@ fn call(func_name: &str, args: Vec<Expression>) -> Expression {
 }
 
 fn charged(units: u64, expr: Expression) -> Expression {
-    charged_with("@charge", units, expr)
+    charged_with(meter::CHARGE, units, expr)
+}
+
+/// What a call of `name` charges, by its rows ([`Charge::Call`] for what the table does not
+/// declare: the lowering's renamed calls charge by their implementations).
+fn charge(name: &str) -> Charge {
+    functions::lookup(name).and_then(|overloads| overloads.first()).map_or(Charge::Call, |o| o.function.charge)
 }
 
 fn charged_with(function: &str, units: u64, expr: Expression) -> Expression {
@@ -40,13 +50,7 @@ fn spine(expr: &Expression) -> u64 {
         Expr::Literal(_) | Expr::Unspecified => 0,
         Expr::Ident(_) => 1,
         Expr::Select(s) => 1 + spine(&s.operand),
-        // `@int_data` is the apiserver's conversion of a read, not a call of the rule's.
-        Expr::Call(c)
-            if matches!(c.func_name.as_str(), "_&&_" | "_||_" | "_?_:_" | "@not_strictly_false")
-                || c.func_name == crate::cel::lowering::int_data::INT_DATA =>
-        {
-            c.args.first().map_or(0, spine)
-        }
+        Expr::Call(c) if charge(&c.func_name) == Charge::FirstOperand => c.args.first().map_or(0, spine),
         Expr::Call(c) => c.target.as_deref().map_or(0, spine) + c.args.iter().map(spine).sum::<u64>() + 1,
         Expr::List(l) => l.elements.iter().map(spine).sum(),
         Expr::Map(m) => entries_spine(&m.entries),
@@ -109,25 +113,13 @@ fn rewrite(expr: &Expression) -> Expression {
 fn rewrite_call(id: u64, c: &CallExpr) -> Expression {
     let args: Vec<Expression> = c.args.iter().map(rewrite).collect();
     let target = c.target.as_deref().map(rewrite);
-    let sized_by_us = match (c.func_name.as_str(), args.len()) {
-        ("replace", 2 | 3) => Some("@replace"),
-        ("join", 0 | 1) => Some("@join"),
-        ("flatten", 0 | 1) => Some("@flatten"),
-        _ => None,
-    };
-    let target = match (sized_by_us, target) {
-        (Some(name), Some(target)) => {
-            // The receiver becomes the first argument.
-            let mut out = call(name, [vec![target], args].concat());
-            out.id = id;
-            return out;
-        }
-        (_, target) => target,
-    };
     // `lists.range(n)`: the namespace is a target in the tree.
-    let is_range = c.func_name == "lists.range"
-        || (c.func_name == "range" && target.as_ref().is_some_and(|t| is_ident(t, "lists")));
-    let args = if is_range && args.len() == 1 { vec![call("@range", args)] } else { args };
+    let name = match &target {
+        Some(t) if is_ident(t, "lists") => format!("lists.{}", c.func_name),
+        _ => c.func_name.clone(),
+    };
+    let args =
+        if charge(&name) == Charge::RangeSize && args.len() == 1 { vec![call(meter::RANGE, args)] } else { args };
     let out = Expression {
         id,
         expr: Expr::Call(CallExpr { func_name: c.func_name.clone(), target: target.map(Box::new), args }),
@@ -136,7 +128,7 @@ fn rewrite_call(id: u64, c: &CallExpr) -> Expression {
     // `filter` (`@result + [e]`) is charged by its loop instead.
     let appends_to_accumulator =
         c.args.first().is_some_and(|a| matches!(&a.expr, Expr::Ident(n) if n.starts_with('@')));
-    if c.func_name == "_+_" && !appends_to_accumulator { call("@sized", vec![out]) } else { out }
+    if charge(&c.func_name) == Charge::Sized && !appends_to_accumulator { call(meter::SIZED, vec![out]) } else { out }
 }
 
 fn rewrite_comprehension(c: &ComprehensionExpr) -> ComprehensionExpr {
@@ -178,7 +170,7 @@ fn rewrite_comprehension(c: &ComprehensionExpr) -> ComprehensionExpr {
             && let Some(Expr::List(list)) = add.args.get_mut(1).map(|a| &mut a.expr)
             && let Some(first) = list.elements.first_mut()
         {
-            *first = charged_with("@charge_sized", units, std::mem::take(first));
+            *first = charged_with(meter::CHARGE_SIZED, units, std::mem::take(first));
             return true;
         }
         false

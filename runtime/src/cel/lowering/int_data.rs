@@ -20,21 +20,34 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel::common::ast::{CallExpr, Expr, IdedExpr, operators};
-use cel::common::types::DYN_TYPE;
-use cel::{DeclarationError, Env, ExecutionError, Value};
+use cel::{ExecutionError, Value};
 
 use crate::cel::front::types::Type;
 use crate::cel::library::args::value_fn;
+use crate::cel::library::function::{Charge, Cost, NativeForm, Rows, Run};
 
 /// The check every integer read is lowered into.
 pub const INT_DATA: &str = "@int_data";
 /// The check after `has()` of an integer field: true, or the same error.
 pub const INT_PRESENT: &str = "@int_present";
 
-/// Registers [`INT_DATA`] and [`INT_PRESENT`].
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload(INT_DATA, "@int_data_dyn", vec![DYN_TYPE], value_fn!(int_data))?;
-    env.add_overload(INT_PRESENT, "@int_present_dyn", vec![DYN_TYPE], value_fn!(int_present))
+/// The rows of [`INT_DATA`] and [`INT_PRESENT`].
+pub(crate) fn functions(rows: &mut Rows) {
+    let run = |f| Run::Library(f);
+    rows.add(
+        format!("{INT_DATA}(A) -> A"),
+        run(value_fn!(int_data)),
+        Cost::Call,
+        Charge::FirstOperand,
+        NativeForm::IntData,
+    );
+    rows.add(
+        format!("{INT_PRESENT}(A) -> bool"),
+        run(value_fn!(int_present)),
+        Cost::Call,
+        Charge::Call,
+        NativeForm::IntPresent,
+    );
 }
 
 /// What a rule that reads a float where the schema says integer fails with.
@@ -93,7 +106,7 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
 /// Whether field `field` of a value of type `operand` is an `int`.
 fn int_field(operand: Option<&Type>, field: &str) -> bool {
     match operand {
-        Some(Type::Object(object)) => crate::cel::front::check::field_type(object, field) == Some(&Type::Int),
+        Some(Type::Object(object)) => object.field(field) == Some(&Type::Int),
         Some(Type::Map(_, values)) => **values == Type::Int,
         _ => false,
     }

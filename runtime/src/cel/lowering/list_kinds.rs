@@ -10,35 +10,37 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel::common::ast::{CallExpr, Expr, IdedExpr, ListExpr, LiteralValue, operators};
-use cel::common::types::LIST_TYPE;
-use cel::{DeclarationError, Env, ExecutionError, Value};
+use cel::{ExecutionError, Value};
 
 use crate::cel::front::types::{ListKind, Type};
 use crate::cel::library::args::value_fn;
+use crate::cel::library::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 use crate::cel::running::value::deep_equal;
 
-const SET_EQUALS: &str = "@set_equals";
-const SET_UNION: &str = "@set_union";
-const MAP_LIST_EQUALS: &str = "@map_list_equals";
-const MAP_LIST_MERGE: &str = "@map_list_merge";
+pub const SET_EQUALS: &str = "@set_equals";
+pub const SET_UNION: &str = "@set_union";
+pub const MAP_LIST_EQUALS: &str = "@map_list_equals";
+pub const MAP_LIST_MERGE: &str = "@map_list_merge";
 
-/// Registers the functions [`lower`] calls.
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload(SET_EQUALS, "@set_equals_list_list", vec![LIST_TYPE, LIST_TYPE], value_fn!(set_equals))?;
-    env.add_overload(SET_UNION, "@set_union_list_list", vec![LIST_TYPE, LIST_TYPE], value_fn!(set_union))?;
-    env.add_overload(
-        MAP_LIST_EQUALS,
-        "@map_list_equals_list_list_list",
-        vec![LIST_TYPE, LIST_TYPE, LIST_TYPE],
+/// The rows of the functions [`lower`] calls.
+pub(crate) fn functions(rows: &mut Rows) {
+    let mut add = |signature: &str, f, native| rows.add(signature, Run::Library(f), Cost::Call, Charge::Call, native);
+    add(&format!("{SET_EQUALS}(list(A), list(A)) -> bool"), value_fn!(set_equals), NativeForm::SetEquals);
+    add(
+        &format!("{SET_UNION}(list(A), list(A)) -> list(A)"),
+        value_fn!(set_union),
+        NativeForm::Interpreted(NOT_YET_NATIVE),
+    );
+    add(
+        &format!("{MAP_LIST_EQUALS}(list(A), list(A), list(string)) -> bool"),
         value_fn!(map_list_equals),
-    )?;
-    env.add_overload(
-        MAP_LIST_MERGE,
-        "@map_list_merge_list_list_list",
-        vec![LIST_TYPE, LIST_TYPE, LIST_TYPE],
+        NativeForm::MapListEquals,
+    );
+    add(
+        &format!("{MAP_LIST_MERGE}(list(A), list(A), list(string)) -> list(A)"),
         value_fn!(map_list_merge),
-    )?;
-    Ok(())
+        NativeForm::Interpreted(NOT_YET_NATIVE),
+    );
 }
 
 /// Makes the set and map lists' `==`, `!=` and `+` in `e` calls of their own functions;

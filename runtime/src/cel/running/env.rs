@@ -6,8 +6,6 @@ use std::sync::{Arc, LazyLock};
 use cel::Env;
 
 use crate::cel::library;
-use crate::cel::lowering::{comprehensions, int_data, list_kinds};
-use crate::cel::running::meter;
 
 /// The environment every rule compiles and runs in: the standard library, the strings
 /// (v2) and lists (v3) extensions, and the Kubernetes libraries.
@@ -18,11 +16,7 @@ pub fn env() -> &'static Arc<Env> {
         env.set_error_on_duplicate_map_keys(false);
         env.add_extension(cel::extensions::strings).expect("invariant: the strings extension declares once");
         env.add_extension(cel::extensions::lists).expect("invariant: the lists extension declares once");
-        library::register(&mut env).expect("invariant: the Kubernetes libraries declare each overload once");
-        comprehensions::register(&mut env).expect("invariant: the two-variable comprehensions declare once");
-        list_kinds::register(&mut env).expect("invariant: the set and map list functions declare once");
-        int_data::register(&mut env).expect("invariant: the integer read check declares once");
-        meter::register(&mut env).expect("invariant: the meter's functions declare once");
+        library::register(&mut env).expect("invariant: the function table declares each overload once");
         Arc::new(env)
     });
     &ENV

@@ -25,9 +25,12 @@
 
 use std::cell::Cell;
 
-use cel::common::types::{CelInt, CelList, CelString, DYN_TYPE, INT_TYPE, Kind, LIST_TYPE, STRING_TYPE};
+use cel::ExecutionError;
+use cel::common::functions::Function as Implementation;
+use cel::common::types::{CelInt, CelList, CelString, Kind};
 use cel::common::value::{CowVal, Val};
-use cel::{DeclarationError, Env, ExecutionError};
+
+use crate::cel::library::function::{Charge, Cost as CostRule, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 /// What cel-go's interrupted evaluation says.
 pub const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
@@ -74,7 +77,7 @@ pub(crate) fn charge(units: u64) -> Result<(), ExecutionError> {
         }
         meter.used = meter.used.saturating_add(units);
         m.set(meter);
-        if meter.used > meter.limit { Err(ExecutionError::function_error("@charge", LIMIT_EXCEEDED)) } else { Ok(()) }
+        if meter.used > meter.limit { Err(ExecutionError::function_error(CHARGE, LIMIT_EXCEEDED)) } else { Ok(()) }
     })
 }
 
@@ -89,19 +92,32 @@ fn traversal(n: usize) -> u64 {
     crate::cel::limits::traversal(n as u64)
 }
 
-/// Registers the metering functions `instrument` calls.
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload("@charge", "@charge_int_dyn", vec![INT_TYPE, DYN_TYPE], charge_then)?;
-    env.add_overload("@sized", "@sized_dyn", vec![DYN_TYPE], sized)?;
-    env.add_overload("@charge_sized", "@charge_sized_int_dyn", vec![INT_TYPE, DYN_TYPE], charge_sized)?;
-    env.add_overload("@replace", "@replace_3", vec![STRING_TYPE, STRING_TYPE, STRING_TYPE], replace)?;
-    env.add_overload("@replace", "@replace_4", vec![STRING_TYPE, STRING_TYPE, STRING_TYPE, INT_TYPE], replace)?;
-    env.add_overload("@join", "@join_1", vec![LIST_TYPE], join)?;
-    env.add_overload("@join", "@join_2", vec![LIST_TYPE, STRING_TYPE], join)?;
-    env.add_overload("@flatten", "@flatten_1", vec![LIST_TYPE], flatten)?;
-    env.add_overload("@flatten", "@flatten_2", vec![LIST_TYPE, INT_TYPE], flatten)?;
-    env.add_overload("@range", "@range_int", vec![INT_TYPE], range_charge)?;
-    Ok(())
+/// `@charge(k, e)`: `e`, once `k` is charged (the meter's calls are written into a rule by
+/// the lowering's `instrument`).
+pub const CHARGE: &str = "@charge";
+/// `@sized(e)`: `e`, once its size is charged.
+pub const SIZED: &str = "@sized";
+/// `@charge_sized(k, e)`: both.
+pub const CHARGE_SIZED: &str = "@charge_sized";
+/// `lists.range(n)`'s argument, charged as the size of the list it builds.
+pub const RANGE: &str = "@range";
+/// What the lowering renames `replace` to: this module's implementation, which charges the
+/// size of its result before it builds it.
+pub const REPLACE: &str = "@replace";
+/// What the lowering renames `join` to (charged likewise).
+pub const JOIN: &str = "@join";
+/// What the lowering renames `flatten` to (charged likewise).
+pub const FLATTEN: &str = "@flatten";
+
+/// The rows of the meter's calls.
+pub(crate) fn functions(rows: &mut Rows) {
+    let mut add = |signature: &str, f: Implementation, native: NativeForm| {
+        rows.add(signature, Run::Library(f), CostRule::Call, Charge::Meter, native);
+    };
+    add(&format!("{CHARGE}(int, A) -> A"), charge_then, NativeForm::Charge);
+    add(&format!("{SIZED}(A) -> A"), sized, NativeForm::Sized);
+    add(&format!("{CHARGE_SIZED}(int, A) -> A"), charge_sized, NativeForm::ChargeSized);
+    add(&format!("{RANGE}(int) -> int"), range_charge, NativeForm::Interpreted(NOT_YET_NATIVE));
 }
 
 /// `@charge(k, e)`: `e`, once `k` is charged. Works on the value as it is (no conversion).
@@ -166,7 +182,7 @@ fn elements<'a, 'v>(list: &'a (dyn Val + 'v)) -> Result<Vec<&'a (dyn Val + 'v)>,
 }
 
 /// `s.replace(from, to[, n])` (cel-go's strings extension: `n < 0` replaces all).
-fn replace<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
+pub(crate) fn replace<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
     let (s, from, to) = (text(&args, 0)?, text(&args, 1)?, text(&args, 2)?);
     let limit = int(&args, 3)?.and_then(|n| usize::try_from(n).ok());
     // An empty `from` matches before every character and at the end.
@@ -182,7 +198,7 @@ fn replace<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
 }
 
 /// `list.join([sep])`: every element must be a string.
-fn join<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
+pub(crate) fn join<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
     let list = args.first().ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
     let sep = if args.len() > 1 { text(&args, 1)? } else { "" };
     let mut parts = Vec::new();
@@ -195,7 +211,7 @@ fn join<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
 }
 
 /// `list.flatten([depth])`: nested lists spliced in, `depth` levels deep (one by default).
-fn flatten<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
+pub(crate) fn flatten<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
     let list = args.first().ok_or_else(|| ExecutionError::invalid_argument_count(1, 0))?;
     let depth = match int(&args, 1)? {
         None => 1,

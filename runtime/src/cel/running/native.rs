@@ -389,8 +389,7 @@ pub fn string_to_duration(s: &str) -> Result<i64> {
     crate::go::duration::parse_go(s).ok_or(Error::Message(Cow::Borrowed(DURATION_CONVERSION)))
 }
 
-/// What cel-go says of a string `duration()` cannot read.
-pub const DURATION_CONVERSION: &str = "type conversion error from 'string' to 'google.protobuf.Duration'";
+pub use crate::cel::library::duration::DURATION_CONVERSION;
 
 /// `list[i]` of a list of `len` items.
 #[inline]

@@ -1,0 +1,273 @@
+//! One row per overload: every function a rule can call, and every function the lowering
+//! writes into a rule, declared once with everything each stage needs of it. The checker
+//! reads the signature ([`crate::cel::front::functions`]), the interpreter's environment
+//! registers the implementation ([`super::register`]), the estimator applies the static cost
+//! rule ([`crate::cel::cost`]), the meter's rewrite reads the run-time charge
+//! ([`crate::cel::lowering::instrument`]), and code generation asks for the native form
+//! ([`native_form`]). Adding a function is adding its row, in the file of its library.
+
+use cel::common::functions::Function as Implementation;
+
+/// One overload.
+pub(crate) struct Function {
+    /// As cel-go prints it: `size(string) -> int` is a global function, `string.size() -> int`
+    /// a member of `string`; one upper-case letter is a type parameter.
+    pub signature: String,
+    pub run: Run,
+    pub cost: Cost,
+    pub charge: Charge,
+    pub native: NativeForm,
+}
+
+impl std::fmt::Debug for Function {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.signature)
+    }
+}
+
+/// How the interpreter runs an overload.
+#[derive(Clone, Copy)]
+pub(crate) enum Run {
+    /// The `cel` crate's standard library or extensions implement it under its own name.
+    Cel,
+    /// This implementation, registered under the overload's name.
+    Library(Implementation),
+    /// The lowering renames the call ([`super::lower`]), as the `cel` crate's own does otherwise
+    /// (or, for the functions whose result is charged by its size, charges nothing), and this
+    /// implementation is registered under the new name.
+    Renamed(&'static str, Implementation),
+}
+
+/// The static cost rule (cel-go's `functionCost`, the extensions' and the Kubernetes
+/// libraries' estimators): what [`crate::cel::cost`] applies to a call of the overload.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Cost {
+    /// One, plus the arguments' (cel-go's default).
+    Call,
+    /// `dyn(x)`: one, and `x`'s sizes.
+    Transparent,
+    /// `list[i]` and `map[k]`: a call, and the operand's items or values continue its path.
+    IndexList,
+    IndexMap,
+    /// `&&`, `||`: at least the left operand, at most both.
+    ShortCircuit,
+    /// `c ? a : b`: the condition and the dearer branch.
+    Conditional,
+    /// `+` of strings or bytes: the result traversed.
+    ConcatCopy,
+    /// `+` of lists: a call.
+    ConcatList,
+    /// `==`: the Kubernetes types' own comparisons, else [`Cost::CompareTraversing`].
+    Equality,
+    /// Comparisons that traverse the smaller operand (strings, bytes, `!=`).
+    CompareTraversing,
+    /// `s.format(list)`: the format string traversed.
+    Format,
+    /// `bytes(string)`, `string(bytes)`, `strings.quote(s)`: the argument traversed.
+    ToBytes,
+    FromBytes,
+    Quote,
+    /// `startsWith`, `endsWith`: the argument traversed.
+    Affix,
+    /// `x in list`: linear in the list.
+    InList,
+    /// `s.matches(re)`: subject times pattern.
+    Matches,
+    /// `s.contains(t)`: subject times `t`.
+    Contains,
+    /// The sets extension: both lists' sizes multiplied, by this factor.
+    Sets(f64),
+    /// The lists extension.
+    Slice,
+    Flatten,
+    Range,
+    Reverse,
+    Distinct,
+    Sort,
+    SortByKeys,
+    /// `isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`: each element compared.
+    ListScan,
+    /// `url(s)`: `s` traversed, a result its size.
+    ParseUrl,
+    /// `lowerAscii`, `upperAscii`, `substring`, `trim`: the target traversed, a result its size.
+    CopyTarget,
+    Replace,
+    Split,
+    Join,
+    /// `find`, `findAll`: a regular expression over the target.
+    Find,
+    /// A string parsed into a Kubernetes type (`ip`, `cidr`, `quantity`, `semver`, `is*`).
+    ParseArgument,
+    /// `ip.isCanonical(s)`: parsed, then compared with the text.
+    IpCanonical,
+    /// `containsIP`, `containsCIDR`: addresses compared (and parsed first from a string).
+    ContainsAddress,
+    /// `format.<name>().validate(s)`: the name's pattern over `s`.
+    ValidateFormat,
+}
+
+/// What a call charges the run-time meter ([`crate::cel::running::meter`]), through the
+/// calls [`crate::cel::lowering::instrument`] writes around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Charge {
+    /// One unit, with its operands (the expression's or the loop's spine).
+    Call,
+    /// Only its first operand: the others may not be evaluated (`&&`, `||`, `?:`), or the
+    /// call is the apiserver's own and not the rule's (`@int_data`).
+    FirstOperand,
+    /// One unit, and the implementation charges cel-go's regular-expression cost itself.
+    Regex,
+    /// One unit, and the implementation ([`Run::Renamed`]) charges the size of its result
+    /// before it builds it.
+    ResultSize,
+    /// `lists.range(n)`: `n` charged as the size of the list before it is built (`@range`).
+    RangeSize,
+    /// `+`: the sizes of what it joins (`@sized`).
+    Sized,
+    /// The meter's own calls.
+    Meter,
+}
+
+/// How generated code runs an overload natively: the form the code generator's emitter
+/// writes for it (with the helper in [`crate::cel::native`] or the Rust method it calls),
+/// or why it stays interpreted. The emitter falls back to the interpreter for a whole rule
+/// when a native form does not fit the operands' Rust types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NativeForm {
+    /// `@charge(k, e)`: the meter charged, then `e`.
+    Charge,
+    /// `@sized(e)`: `e`, its size charged.
+    Sized,
+    /// `@charge_sized(k, e)`: both.
+    ChargeSized,
+    /// `@int_data(x)`: the read checked against where the document wrote a float.
+    IntData,
+    /// `@int_present(x)`, after `has(x) &&`: the same check.
+    IntPresent,
+    /// `&&`: Rust's where the left cannot fail, else [`and`](crate::cel::native::and).
+    And,
+    /// `||`, likewise.
+    Or,
+    /// A comprehension's loop condition: errors read as true.
+    NotStrictlyFalse,
+    /// `!`.
+    Not,
+    /// `-x`: checked for integers.
+    Negate,
+    /// `c ? a : b`: Rust's `if`.
+    Conditional,
+    /// `==`: `PartialEq` where it is CEL's equality.
+    Equal,
+    /// `!=`.
+    NotEqual,
+    /// A comparison, as this Rust operator.
+    Ordering(&'static str),
+    /// `+`: of integers (checked) and strings.
+    Add,
+    /// Integer arithmetic through this checked helper.
+    Arithmetic(&'static str),
+    /// `==` of set lists: order ignored.
+    SetEquals,
+    /// `==` of map lists: items matched by their keys.
+    MapListEquals,
+    /// `list[i]`, `map[k]`.
+    Index,
+    /// `x in list`, `k in map`.
+    In,
+    /// `size(x)`, `x.size()`.
+    Size,
+    /// A `str` method of one string argument (`starts_with`).
+    StrPredicate(&'static str),
+    /// `s.matches(re)`: the pattern compiled once.
+    Matches,
+    /// `s.find(re)`.
+    Find,
+    /// `s.split(sep)`.
+    Split,
+    /// A helper from a string to a bool (`is_ip`).
+    StrTest(&'static str),
+    /// A helper from a string to a string (`trim`).
+    StrMap(&'static str),
+    /// `s.substring(i[, j])`.
+    Substring,
+    /// `url(s)`: Go's `url.ParseRequestURI`.
+    Url,
+    /// A field of a parsed URL.
+    UrlPart(&'static str),
+    /// `int(x)` of an int, a string or a duration.
+    ToInt,
+    /// `string(x)` of a string or an int.
+    ToString,
+    /// `duration(x)` of a string, an int or a duration.
+    ToDuration,
+    /// `optional.hasValue()`.
+    HasValue,
+    /// `optional.value()`.
+    Value,
+    /// Not compiled to Rust, and why.
+    Interpreted(&'static str),
+}
+
+/// The rows of a library, in the order its file declares them.
+#[derive(Default)]
+pub(crate) struct Rows(pub Vec<Function>);
+
+impl Rows {
+    pub fn add(&mut self, signature: impl Into<String>, run: Run, cost: Cost, charge: Charge, native: NativeForm) {
+        self.0.push(Function { signature: signature.into(), run, cost, charge, native });
+    }
+}
+
+/// Why the standard library's rarer overloads are interpreted.
+pub(crate) const NO_RUST_TYPE: &str =
+    "its operands have no native Rust representation (uint, double arithmetic, bytes, timestamps, types)";
+/// Why a Kubernetes library's functions are interpreted.
+pub(crate) const LIBRARY_VALUE: &str =
+    "its library's values (quantities, IPs, CIDRs, semvers, named formats) are the interpreter's";
+/// Why an extension's functions are interpreted.
+pub(crate) const NOT_YET_NATIVE: &str = "no native helper yet: rare in the corpus";
+
+impl Function {
+    /// The name the lowered tree calls, whether it is a member, and its arity besides the
+    /// target.
+    pub fn shape(&self) -> (&str, bool, usize) {
+        let (name, member, arity) = signature_shape(&self.signature);
+        match self.run {
+            Run::Renamed(to, _) => (to, member, arity),
+            _ => (name, member, arity),
+        }
+    }
+}
+
+/// The namespaces of global functions (`optional.none()`, `sets.contains(a, b)`).
+pub(crate) const NAMESPACES: &[&str] = &["optional", "sets", "lists", "strings", "format", "ip", "cel"];
+
+/// `(name, member, arity)` of a signature: `list(A).indexOf(A) -> int` is `("indexOf", true, 1)`.
+pub(crate) fn signature_shape(signature: &str) -> (&str, bool, usize) {
+    let call = signature.rsplit_once(" -> ").map_or(signature, |(call, _)| call);
+    let open = matching_open(call);
+    let (head, args) = (&call[..open], &call[open + 1..call.len() - 1]);
+    let arity = if args.trim().is_empty() { 0 } else { crate::cel::front::types::split_params(args).len() };
+    match head.rsplit_once('.') {
+        Some((target, name)) if !NAMESPACES.contains(&target) => (name, true, arity),
+        _ => (head, false, arity),
+    }
+}
+
+/// The index of the `(` matching the call's last `)`.
+pub(crate) fn matching_open(call: &str) -> usize {
+    let mut depth = 0;
+    for (i, c) in call.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("invariant: the table's signatures are balanced: {call}")
+}
