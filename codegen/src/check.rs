@@ -2,14 +2,24 @@
 //! test can call them too), placed at the line and column of the CRD's file. A CRD version the
 //! apiserver would refuse is not generated.
 
-use kubeskema::crd::check::Finding;
+use kubeskema::crd::check::{Finding, LoweredRules};
 
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::load::LoadedCrd;
 
 /// Checks every version of a CRD. Returns, per version index, whether it may be generated.
 pub fn check_crd(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
-    let checked = kubeskema::crd::check::check(&loaded.crd);
+    report(loaded, kubeskema::crd::check::check(&loaded.crd), diags)
+}
+
+/// [`check_crd`], keeping the rules as the checks compiled them: generation compiles them to
+/// Rust from there.
+pub fn check_crd_keeping_rules(loaded: &LoadedCrd, diags: &mut Vec<Diagnostic>) -> (Vec<bool>, LoweredRules) {
+    let (checked, rules) = kubeskema::crd::check::check_keeping_rules(&loaded.crd);
+    (report(loaded, checked, diags), rules)
+}
+
+fn report(loaded: &LoadedCrd, checked: kubeskema::crd::check::Checked, diags: &mut Vec<Diagnostic>) -> Vec<bool> {
     diags.extend(checked.findings.into_iter().map(|f| placed(loaded, f)));
     checked.accepted
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::check::check_crd;
+use crate::check::{check_crd, check_crd_keeping_rules};
 use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity};
 use crate::emit::CelCount;
 use crate::load::{LoadedCrd, load_crds};
@@ -111,8 +111,10 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
 
     // group/version → (kind → (crd index, version index)), sorted for deterministic output.
     let mut modules: BTreeMap<(String, String), BTreeMap<String, (usize, usize)>> = BTreeMap::new();
+    let mut checked_rules = Vec::with_capacity(crds.len());
     for (ci, loaded) in crds.iter().enumerate() {
-        let ok = check_crd(loaded, &mut diags);
+        let (ok, rules) = check_crd_keeping_rules(loaded, &mut diags);
+        checked_rules.push(rules);
         for (vi, version) in loaded.crd.versions.iter().enumerate() {
             if !ok[vi] || version.schema.is_none() {
                 continue;
@@ -183,6 +185,7 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
                 // The CRD's own JSON: schema pointers are relative to it (also inside a List).
                 &loaded.crd.raw,
                 Some(crd_json_version[&ci]).filter(|v| *v != version).map(|v| module_name(v)).as_deref(),
+                &mut checked_rules[ci],
             );
         }
         built.push(builder.finish());

@@ -12,13 +12,14 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Type;
 
-use crate::attr::{Attrs, Item, Rule};
 use crate::model::{Body, Container, Shape, VariantValue, generic_arg, option_inner};
 use crate::validate::{access, holds_primitives, list_map_keys, mentions};
+use kubeskema_attributes::parse::{Attrs, Item, Rule};
+use kubeskema_attributes::{CelInputs, Keyword};
 
 /// The `ToCel` impl of the container (outside the `Validate` impl).
 pub fn to_cel_impl(c: &Container) -> TokenStream {
-    if c.attrs.flag("no_cel_value") {
+    if c.attrs.flag(Keyword::NoCelValue) {
         return TokenStream::new();
     }
     let ident = c.ident;
@@ -31,7 +32,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 let t = node_type(&f.attrs, f.value_ty);
                 quote!((#json, #t))
             });
-            let resource = c.attrs.flag("embedded_resource") || c.attrs.get("resource").is_some();
+            let resource = c.attrs.flag(Keyword::EmbeddedResource) || c.attrs.get(Keyword::Resource).is_some();
             let cel_type = quote!(#cel::types::derived_object(#name, #resource, || ::std::vec![#(#typed),*]));
             let entries = fields.iter().filter_map(|f| {
                 let name = &f.json_name;
@@ -118,7 +119,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
 /// `validate_cel_at` (inside the `Validate` impl).
 pub fn validate_cel_at(c: &Container) -> TokenStream {
     let Body::Struct(fields) = &c.data else { return TokenStream::new() };
-    if c.attrs.flag("no_cel_rules") {
+    if c.attrs.flag(Keyword::NoCelRules) {
         return TokenStream::new();
     }
     let ident = c.ident;
@@ -149,7 +150,7 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
 
 /// Whether `attrs` (or the attributes nested in them) hold rules.
 pub fn has_own_rules(attrs: &Attrs) -> bool {
-    attrs.items.iter().any(|(_, item)| match item {
+    attrs.items.iter().any(|(_, _, item)| match item {
         Item::Rule(_) => true,
         Item::Nested(nested) => has_own_rules(nested),
         _ => false,
@@ -168,13 +169,10 @@ fn walk(
 ) -> Option<TokenStream> {
     let own = rules_check(attrs, v, o, p, Some(ty), node_type(attrs, ty));
     let cel = quote!(::kubeskema::cel);
-    let nested = |key: &str| match attrs.get(key) {
-        Some(Item::Nested(n)) => Some(n),
-        _ => None,
-    };
+    let nested = |keyword| attrs.nested(keyword);
     let empty = Attrs::default();
     let inner = if let Some(elem) = generic_arg(ty, "Vec") {
-        let item_attrs = nested("items").unwrap_or(&empty);
+        let item_attrs = nested(Keyword::Items).unwrap_or(&empty);
         let elem_full = elem;
         let (elem, nullable) = option_inner(elem).map_or((elem, false), |i| (i, true));
         // Items without rules (primitives, say) are not walked; the list's own rules still run.
@@ -202,7 +200,7 @@ fn walk(
             },
         }
     } else if let Some(value) = generic_arg(ty, "BTreeMap") {
-        let value_attrs = nested("values").unwrap_or(&empty);
+        let value_attrs = nested(Keyword::Values).unwrap_or(&empty);
         let (value, nullable) = option_inner(value).map_or((value, false), |i| (i, true));
         match walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me) {
             None => TokenStream::new(),
@@ -255,21 +253,14 @@ fn rules_check(
     ty: Option<&Type>,
     self_type: TokenStream,
 ) -> TokenStream {
-    let rules: Vec<&Rule> = attrs
-        .items
-        .iter()
-        .filter_map(|(_, item)| match item {
-            Item::Rule(r) => Some(r),
-            _ => None,
-        })
-        .collect();
+    let rules: Vec<&Rule> = attrs.rules().collect();
     if rules.is_empty() {
         return TokenStream::new();
     }
     let cel = quote!(::kubeskema::cel);
     let fully_native =
         rules.iter().all(|r| r.native.is_some() && (r.message_expression.is_none() || r.native_message.is_some()));
-    let interpretable = !attrs.flag("no_cel_value");
+    let interpretable = !attrs.flag(Keyword::NoCelValue);
     if !interpretable && !fully_native {
         let span = rules.iter().find_map(|r| r.rule.as_ref()).map_or_else(proc_macro2::Span::call_site, |r| r.span());
         return syn::Error::new(
@@ -295,7 +286,7 @@ fn rules_check(
         quote!(#cel::Rule::declared(#rule, #message, #expr, #reason, #field_path, #optional, #declared_type))
     });
     let n = rules.len();
-    let format = match attrs.str("format") {
+    let format = match attrs.str(Keyword::Format) {
         Some(f) => quote!(::core::option::Option::Some(#f)),
         None => quote!(::core::option::Option::None),
     };
@@ -330,37 +321,33 @@ fn rules_check(
 }
 
 /// The CEL type at a node of Rust type `ty` with `attrs`: its format, its elements' format,
-/// its list type and int-or-string applied to the Rust type's.
+/// its list type and int-or-string ([`CelInputs`], as code generation reads them) applied to
+/// the Rust type's.
 fn node_type(attrs: &Attrs, ty: &Type) -> TokenStream {
     let cel = quote!(::kubeskema::cel);
     let base = quote!(<#ty as #cel::ToCel>::cel_type());
-    let element_format = ["items", "values"].iter().find_map(|key| match attrs.get(key) {
-        Some(Item::Nested(n)) => n.str("format"),
-        _ => None,
-    });
-    let (format, list_type) = (attrs.str("format"), attrs.str("list_type"));
-    let int_or_string = attrs.flag("int_or_string");
+    let data = attrs.data();
+    let CelInputs { format, element_format, list_type, list_map_keys, int_or_string } = CelInputs::of(&data);
     // Most fields are their Rust type's: no call to adjust it (generated crates have
     // thousands of fields, and this is expanded for each).
     if format.is_none() && element_format.is_none() && list_type.is_none() && !int_or_string {
         return base;
     }
-    let opt = |s: Option<&syn::LitStr>| match s {
+    let opt = |s: Option<&str>| match s {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     };
     let (format, element_format, list_type) = (opt(format), opt(element_format), opt(list_type));
-    let keys = list_map_keys(attrs).unwrap_or_default();
-    quote!(#cel::types::node_type(#base, #format, #element_format, #list_type, &[#(#keys),*], #int_or_string))
+    quote!(#cel::types::node_type(#base, #format, #element_format, #list_type, &[#(#list_map_keys),*], #int_or_string))
 }
 
 /// The CEL value of `v` at a node with `attrs`: its own format is applied by `evaluate`;
 /// a list's or map's element format here.
 fn items_formatted(attrs: &Attrs, v: &TokenStream) -> TokenStream {
     let cel = quote!(::kubeskema::cel);
-    for key in ["items", "values"] {
-        if let Some(Item::Nested(n)) = attrs.get(key)
-            && let Some(f) = n.str("format")
+    for keyword in [Keyword::Items, Keyword::Values] {
+        if let Some(n) = attrs.nested(keyword)
+            && let Some(f) = n.str(Keyword::Format)
         {
             return quote!(#cel::with_format_each(#cel::ToCel::to_cel(#v), #f));
         }
@@ -371,7 +358,7 @@ fn items_formatted(attrs: &Attrs, v: &TokenStream) -> TokenStream {
 /// A field's CEL value inside its struct: with its format (and its elements').
 fn cel_value(attrs: &Attrs, v: &TokenStream) -> TokenStream {
     let base = items_formatted(attrs, v);
-    match attrs.str("format") {
+    match attrs.str(Keyword::Format) {
         Some(f) => quote!(::kubeskema::cel::with_format(#base, #f)),
         None => base,
     }

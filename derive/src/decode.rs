@@ -6,6 +6,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use kubeskema_attributes::Keyword;
+
 use crate::model::{Body, Container, Field, Shape, Variant, VariantValue};
 
 pub fn expand(c: &Container) -> TokenStream {
@@ -88,7 +90,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     let indexes = 0..named.len();
     let reads = named.iter().zip(&places).zip(&seen).enumerate().map(|(i, ((f, place), seen))| {
         let name = &f.json_name;
-        let (call, format) = match f.attrs.str("format") {
+        let (call, format) = match f.attrs.str(Keyword::Format) {
             Some(format) => (quote! { field_with_format }, quote! { , #format }),
             None => (quote! { field }, quote! {}),
         };

@@ -11,79 +11,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::{Map, Value};
 
-use crate::attr::Attrs;
+use kubeskema_attributes::Keyword;
+use kubeskema_attributes::parse::Attrs;
 
-/// The junctor keywords as attributes, and their JSON names.
-const JUNCTORS: [(&str, &str); 4] = [("all_of", "allOf"), ("any_of", "anyOf"), ("one_of", "oneOf"), ("not", "not")];
-
-/// What a branch may say: value validations, nested places, further junctors. The apiserver
-/// refuses anything else inside a junctor (types only in the int-or-string idioms).
-const BRANCH_KEYS: &[&str] = &[
-    "type",
-    "format",
-    "enum",
-    "maximum",
-    "minimum",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "properties",
-    "items",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "externalDocs",
-    "example",
-];
-
-/// Checks a junctor attribute's JSON: `not` holds one branch, the others a list of branches.
-pub fn check(name: &str, json: &Value) -> Result<(), String> {
-    match (name, json) {
-        ("not", Value::Object(branch)) => check_branch(branch, "not"),
-        ("not", _) => Err("`not` must be one schema (a JSON object)".into()),
-        (_, Value::Array(list)) => list.iter().enumerate().try_for_each(|(i, b)| match b {
-            Value::Object(branch) => check_branch(branch, &format!("{name}[{i}]")),
-            _ => Err(format!("`{name}[{i}]` must be a schema (a JSON object)")),
-        }),
-        _ => Err(format!("`{name}` must be a list of schemas (a JSON array)")),
-    }
-}
-
-fn check_branch(branch: &Map<String, Value>, at: &str) -> Result<(), String> {
-    for (k, v) in branch {
-        if !BRANCH_KEYS.contains(&k.as_str()) {
-            return Err(format!("`{at}` may not use `{k}`: junctors hold value validations only (structural schemas)"));
-        }
-        let nested = |v: &Value, at: &str| match v {
-            Value::Object(b) => check_branch(b, at),
-            _ => Err(format!("`{at}` must be a schema (a JSON object)")),
-        };
-        match k.as_str() {
-            "properties" => {
-                let Value::Object(props) = v else { return Err(format!("`{at}.properties` must be an object")) };
-                props.iter().try_for_each(|(p, s)| nested(s, &format!("{at}.properties.{p}")))?;
-            }
-            "items" => nested(v, &format!("{at}.items"))?,
-            "not" => nested(v, &format!("{at}.not"))?,
-            "allOf" | "anyOf" | "oneOf" => {
-                let Value::Array(list) = v else { return Err(format!("`{at}.{k}` must be a list of schemas")) };
-                list.iter().enumerate().try_for_each(|(i, b)| nested(b, &format!("{at}.{k}[{i}]")))?;
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
+/// The junctor keywords, and their JSON names.
+const JUNCTORS: [(Keyword, &str); 4] =
+    [(Keyword::AllOf, "allOf"), (Keyword::AnyOf, "anyOf"), (Keyword::OneOf, "oneOf"), (Keyword::Not, "not")];
 
 /// The checks of a node that read its value as JSON: its junctors and `schema_json` (the
 /// `metadata` schema an `ObjectMeta` cannot carry) as one schema node, parsed once into a
@@ -92,7 +25,7 @@ fn check_branch(branch: &Map<String, Value>, at: &str) -> Result<(), String> {
 /// of a serializable type, `p` an `At` expression; the value is serialized once, and not at
 /// all when the node has neither.
 pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
-    let mut node = match attrs.str("schema_json").and_then(|lit| serde_json::from_str(&lit.value()).ok()) {
+    let mut node = match attrs.str(Keyword::SchemaJson).and_then(|lit| serde_json::from_str(&lit.value()).ok()) {
         Some(Value::Object(schema)) => schema,
         _ => Map::new(),
     };
@@ -100,7 +33,7 @@ pub fn checks(attrs: &Attrs, v: &TokenStream, p: &TokenStream) -> TokenStream {
         let Some(lit) = attrs.str(name) else { continue };
         let Ok(json) = serde_json::from_str::<Value>(&lit.value()) else { continue };
         // An IntOrString is always an integer or a string: its idiom can never fail.
-        if attrs.flag("int_or_string") && name == "any_of" && is_int_or_string_idiom(&json) {
+        if attrs.flag(Keyword::IntOrString) && name == Keyword::AnyOf && is_int_or_string_idiom(&json) {
             continue;
         }
         node.insert(json_name.to_owned(), json);

@@ -2,10 +2,9 @@
 //! `#[derive(kubeskema::Serialize, kubeskema::Deserialize)]`.
 //!
 //! Each entry point parses the input into the model of `model` (attributes parsed once by
-//! `attr`, errors collected in a `attr::Ctxt`) and hands it to one emitter. The generated
+//! `kubeskema_attributes::parse`, errors collected in its `Ctxt`) and hands it to one emitter. The generated
 //! code calls only `::kubeskema::__private` and `::core`.
 
-mod attr;
 mod cel;
 mod de;
 mod decode;
@@ -50,7 +49,7 @@ pub fn derive_validate(input: TokenStream) -> TokenStream {
 }
 
 fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let cx = attr::Ctxt::new();
+    let cx = kubeskema_attributes::parse::Ctxt::new();
     let container = model::Container::from_ast(&cx, input);
     if let Err(e) = cx.check() {
         return e.to_compile_error();

@@ -3,7 +3,9 @@
 
 use syn::{Data, DeriveInput, Fields, GenericArgument, PathArguments, Type};
 
-use crate::attr::{self, Attrs, Ctxt, Literal, Place};
+pub use kubeskema_attributes::Shape;
+use kubeskema_attributes::parse::{self as attr, Attrs, Ctxt, Literal};
+use kubeskema_attributes::{Keyword, Place};
 
 pub struct Container<'a> {
     pub ident: &'a syn::Ident,
@@ -14,24 +16,6 @@ pub struct Container<'a> {
 pub enum Body<'a> {
     Struct(Vec<Field<'a>>),
     Enum(Vec<Variant<'a>>),
-}
-
-/// How a field's Rust type encodes absence and `null`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Shape {
-    /// `T`, must be present (a `null` counts as absent, as after the apiserver's null pruning).
-    Required,
-    /// `T` with a schema default that fills absence and non-nullable nulls.
-    Defaulted,
-    /// `Option<T>`: absent or `null` is `None`.
-    Optional,
-    /// `Option<T>` for a nullable field that is required or defaulted, so never absent:
-    /// `None` is `null`.
-    Nullable,
-    /// `Option<Option<T>>` for a nullable optional field: `None` absent, `Some(None)` null.
-    MaybeNull,
-    /// `serde_json::Map<String, Value>` holding the keys no other field names.
-    UnknownFields,
 }
 
 pub struct Field<'a> {
@@ -63,7 +47,7 @@ pub enum VariantValue {
 /// schema's `enum` as written (`enum_json` on the enum: nulls and repeats kept), else the
 /// variants' values in declaration order.
 pub fn supported_values(c: &Container, variants: &[Variant]) -> Vec<serde_json::Value> {
-    let written = c.attrs.str("enum_json").and_then(|l| serde_json::from_str(&l.value()).ok());
+    let written = c.attrs.str(Keyword::EnumJson).and_then(|l| serde_json::from_str(&l.value()).ok());
     written.unwrap_or_else(|| {
         variants
             .iter()
@@ -105,14 +89,14 @@ pub fn generic_arg<'a>(ty: &'a Type, container: &str) -> Option<&'a Type> {
 /// collection it describes, or the check it asks for could not run.
 fn check_node(cx: &Ctxt, attrs: &attr::Attrs, ty: &Type, span: proc_macro2::Span) {
     let elem = generic_arg(ty, "Vec");
-    let list_type = attrs.str("list_type");
+    let list_type = attrs.str(Keyword::ListType);
     match list_type.map(syn::LitStr::value).as_deref() {
         None | Some("atomic") => {}
         Some("set" | "map") if elem.is_none() => {
             cx.error(span, "`list_type = \"set\"` and `\"map\"` describe a list: the field needs a `Vec<T>`");
         }
         Some("set") => {}
-        Some("map") if attrs.get("list_map_keys").is_none() => {
+        Some("map") if attrs.get(Keyword::ListMapKeys).is_none() => {
             cx.error(span, "`list_type = \"map\"` needs `list_map_keys(...)`: the keys that identify an item");
         }
         Some("map") => {}
@@ -121,22 +105,22 @@ fn check_node(cx: &Ctxt, attrs: &attr::Attrs, ty: &Type, span: proc_macro2::Span
             format!("unknown list type `{other}`: expected \"atomic\", \"set\" or \"map\""),
         ),
     }
-    if attrs.flag("unique_items") {
+    if attrs.flag(Keyword::UniqueItems) {
         cx.error(
             span,
             "`unique_items` is refused by the apiserver (its cost is quadratic): use `list_type = \"set\"` for unique items",
         );
     }
-    if attrs.get("list_map_keys").is_some() && list_type.map(syn::LitStr::value).as_deref() != Some("map") {
+    if attrs.get(Keyword::ListMapKeys).is_some() && list_type.map(syn::LitStr::value).as_deref() != Some("map") {
         cx.error(span, "`list_map_keys(...)` belongs to `list_type = \"map\"`");
     }
-    if let Some(attr::Item::Nested(nested)) = attrs.get("items") {
+    if let Some(attr::Item::Nested(nested)) = attrs.get(Keyword::Items) {
         match elem {
             Some(elem) => check_node(cx, nested, option_inner(elem).unwrap_or(elem), span),
             None => cx.error(span, "`items(...)` constrains list items: the field needs a `Vec<T>`"),
         }
     }
-    if let Some(attr::Item::Nested(nested)) = attrs.get("values") {
+    if let Some(attr::Item::Nested(nested)) = attrs.get(Keyword::Values) {
         match generic_arg(ty, "BTreeMap") {
             Some(value) => check_node(cx, nested, option_inner(value).unwrap_or(value), span),
             None => cx.error(span, "`values(...)` constrains map values: the field needs a `BTreeMap<String, T>`"),
@@ -206,8 +190,8 @@ impl<'a> Container<'a> {
 fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     let ident = f.ident.as_ref()?;
     let attrs = attr::parse(cx, &f.attrs, Place::Field);
-    let json_name = attrs.str("rename").map(syn::LitStr::value).unwrap_or_else(|| default_json_name(ident));
-    let default = match (attrs.literal("default"), attrs.str("default_json")) {
+    let json_name = attrs.str(Keyword::Rename).map(syn::LitStr::value).unwrap_or_else(|| default_json_name(ident));
+    let default = match (attrs.literal(Keyword::Default), attrs.str(Keyword::DefaultJson)) {
         (Some(_), Some(s)) => {
             cx.error(s.span(), "give either `default` or `default_json`, not both");
             None
@@ -216,15 +200,15 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
         (None, Some(s)) => Some(s.value()),
         (None, None) => None,
     };
-    let nullable = attrs.flag("nullable");
-    let required = attrs.flag("required");
+    let nullable = attrs.flag(Keyword::Nullable);
+    let required = attrs.flag(Keyword::Required);
     let outer = option_inner(&f.ty);
     let inner = outer.and_then(option_inner);
     let span = ident.span();
     if required && default.is_some() {
         cx.error(span, "a field is either `required` or has a `default`, not both");
     }
-    let (shape, value_ty) = if attrs.flag("unknown_fields") {
+    let (shape, value_ty) = if attrs.flag(Keyword::UnknownFields) {
         if attrs.items.len() > 1 {
             cx.error(span, "`unknown_fields` stands alone: it collects the keys no other field names");
         }
@@ -272,7 +256,7 @@ fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
         cx.error_spanned(&v.fields, "kubeskema enums stand for `enum` values: variants carry no data");
         return None;
     }
-    let value = match attrs.literal("value") {
+    let value = match attrs.literal(Keyword::Value) {
         None => VariantValue::Str(v.ident.to_string().trim_start_matches("r#").to_owned()),
         Some(Literal::Str(s)) => VariantValue::Str(s.value()),
         Some(Literal::Bool(b)) => VariantValue::Bool(b.value),
@@ -312,7 +296,7 @@ fn check(cx: &Ctxt, c: &Container) {
             for extra in bags.iter().skip(1) {
                 cx.error(extra.ident.span(), "only one field may collect `unknown_fields`");
             }
-            if c.attrs.flag("preserve_unknown_fields") && bags.is_empty() && !fields.is_empty() {
+            if c.attrs.flag(Keyword::PreserveUnknownFields) && bags.is_empty() && !fields.is_empty() {
                 cx.error(
                     c.ident.span(),
                     "`preserve_unknown_fields` on a struct needs a field marked `unknown_fields` to keep them in",

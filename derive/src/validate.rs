@@ -20,8 +20,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use syn::Type;
 
-use crate::attr::{Attrs, Item};
 use crate::model::{Body, Container, Field, Shape, VariantValue, generic_arg, option_inner};
+use kubeskema_attributes::parse::{Attrs, Item};
+use kubeskema_attributes::{Keyword, ResourceKey};
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
@@ -29,7 +30,7 @@ pub fn expand(c: &Container) -> TokenStream {
         Body::Struct(fields) => {
             let junctors = crate::junctor::checks(&c.attrs, &quote!(self), &quote!(*__path));
             let props = object_checks(&c.attrs, fields);
-            let embedded = c.attrs.flag("embedded_resource").then(|| {
+            let embedded = c.attrs.flag(Keyword::EmbeddedResource).then(|| {
                 let [kind, api_version, meta] = resource_parts(fields, &quote!(self));
                 quote!(::kubeskema::__private::embedded(#kind, #api_version, #meta, __path, __issues);)
             });
@@ -64,7 +65,7 @@ pub fn expand(c: &Container) -> TokenStream {
     };
     let cel_walk = crate::cel::validate_cel_at(c);
     let to_cel = crate::cel::to_cel_impl(c);
-    let meta = match (&c.data, c.attrs.get("resource")) {
+    let meta = match (&c.data, c.attrs.get(Keyword::Resource)) {
         (Body::Struct(fields), Some(Item::Resource(resource))) => resource_meta(fields, resource),
         _ => TokenStream::new(),
     };
@@ -92,7 +93,7 @@ fn unchanged(c: &Container) -> TokenStream {
     let body = match &c.data {
         Body::Enum(_) => quote!(::core::mem::discriminant(self) == ::core::mem::discriminant(__old)),
         Body::Struct(fields) => {
-            let resource = c.attrs.get("resource").is_some();
+            let resource = c.attrs.get(Keyword::Resource).is_some();
             let each = fields.iter().map(|f| {
                 let m = f.ident;
                 let name = &f.json_name;
@@ -133,7 +134,7 @@ fn unchanged(c: &Container) -> TokenStream {
 /// Whether the type's schema holds CEL rules: its own (at any depth of its attributes) or
 /// those of the types its fields hold.
 fn has_rules(c: &Container) -> TokenStream {
-    if c.attrs.flag("no_cel_rules") {
+    if c.attrs.flag(Keyword::NoCelRules) {
         return quote!(false);
     }
     let own = crate::cel::has_own_rules;
@@ -185,12 +186,13 @@ fn resource_parts(fields: &[Field], receiver: &TokenStream) -> [TokenStream; 3] 
 
 /// `validate_meta` of a `resource(...)` root: TypeMeta against its group, version and kind,
 /// then root ObjectMeta by its scope.
-fn resource_meta(fields: &[Field], resource: &[(String, syn::LitStr)]) -> TokenStream {
-    let get = |k: &str| resource.iter().find(|(key, _)| key == k).map(|(_, v)| v.value());
-    let (group, version, kind) = (get("group").unwrap_or_default(), get("version"), get("kind"));
+fn resource_meta(fields: &[Field], resource: &[(ResourceKey, syn::LitStr)]) -> TokenStream {
+    let get = |k: ResourceKey| resource.iter().find(|(key, _)| *key == k).map(|(_, v)| v.value());
+    let (group, version, kind) =
+        (get(ResourceKey::Group).unwrap_or_default(), get(ResourceKey::Version), get(ResourceKey::Kind));
     let (Some(version), Some(kind)) = (version, kind) else { return TokenStream::new() };
     let api_version = if group.is_empty() { version } else { format!("{group}/{version}") };
-    let namespaced = get("scope").is_none_or(|s| s != "Cluster");
+    let namespaced = get(ResourceKey::Scope).is_none_or(|s| s != "Cluster");
     let [got_kind, got_api_version, meta] = resource_parts(fields, &quote!(self));
     let [_, _, old_meta] = resource_parts(fields, &quote!(__old));
     quote! {
@@ -238,7 +240,7 @@ fn enum_kind(ident: &syn::Ident, variants: &[crate::model::Variant]) -> TokenStr
 
 /// `min_properties`/`max_properties` of the struct itself: its present fields and unknown keys.
 fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
-    let (min, max) = (count_literal(attrs, "min_properties"), count_literal(attrs, "max_properties"));
+    let (min, max) = (count_literal(attrs, Keyword::MinProperties), count_literal(attrs, Keyword::MaxProperties));
     if min.is_none() && max.is_none() {
         return TokenStream::new();
     }
@@ -250,9 +252,10 @@ fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
             Shape::UnknownFields => quote!(self.#m.len()),
         }
     });
-    let checks = [("min_properties", min), ("max_properties", max)].into_iter().filter_map(|(kw, n)| {
+    // The runtime's check of each is named for its keyword.
+    let checks = [(Keyword::MinProperties, min), (Keyword::MaxProperties, max)].into_iter().filter_map(|(kw, n)| {
         let n = n?;
-        let f = syn::Ident::new(kw, proc_macro2::Span::call_site());
+        let f = syn::Ident::new(kw.name(), proc_macro2::Span::call_site());
         Some(quote! { __issues.extend(::kubeskema::keywords::#f(__path, __count, #n)); })
     });
     quote! {
@@ -288,7 +291,7 @@ fn field_checks(f: &Field) -> TokenStream {
         }
         _ => None,
     };
-    let null_enum = is_null.zip(f.attrs.str("enum_json")).map(|(is_null, json)| {
+    let null_enum = is_null.zip(f.attrs.str(Keyword::EnumJson)).map(|(is_null, json)| {
         let check =
             enum_check(&json.value(), &quote!(&__path.property(#name)), &quote!(&::kubeskema::serde_json::Value::Null));
         quote!(if #is_null #check)
@@ -341,17 +344,17 @@ struct Numbers {
 
 impl Numbers {
     fn of(attrs: &Attrs) -> Numbers {
-        let get = |k: &str| match attrs.get(k) {
+        let get = |keyword| match attrs.get(keyword) {
             Some(Item::Number(n)) => Some(*n),
             _ => None,
         };
         Numbers {
-            multiple_of: get("multiple_of"),
-            maximum: get("maximum"),
-            exclusive_maximum: attrs.flag("exclusive_maximum"),
-            minimum: get("minimum"),
-            exclusive_minimum: attrs.flag("exclusive_minimum"),
-            format: attrs.str("format").map(syn::LitStr::value).unwrap_or_default(),
+            multiple_of: get(Keyword::MultipleOf),
+            maximum: get(Keyword::Maximum),
+            exclusive_maximum: attrs.flag(Keyword::ExclusiveMaximum),
+            minimum: get(Keyword::Minimum),
+            exclusive_minimum: attrs.flag(Keyword::ExclusiveMinimum),
+            format: attrs.str(Keyword::Format).map(syn::LitStr::value).unwrap_or_default(),
         }
     }
 
@@ -380,20 +383,20 @@ impl Numbers {
     }
 }
 
-fn count(attrs: &Attrs, kw: &str) -> Option<i64> {
-    match attrs.get(kw) {
+fn count(attrs: &Attrs, keyword: Keyword) -> Option<i64> {
+    match attrs.get(keyword) {
         Some(Item::Count(n)) => Some(*n),
         _ => None,
     }
 }
 
-fn count_literal(attrs: &Attrs, kw: &str) -> Option<Literal> {
-    count(attrs, kw).map(Literal::i64_unsuffixed)
+fn count_literal(attrs: &Attrs, keyword: Keyword) -> Option<Literal> {
+    count(attrs, keyword).map(Literal::i64_unsuffixed)
 }
 
 /// The keys of a `list_type = "map"` node.
 pub(crate) fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
-    match (attrs.str("list_type").map(syn::LitStr::value).as_deref(), attrs.get("list_map_keys")) {
+    match (attrs.str(Keyword::ListType).map(syn::LitStr::value).as_deref(), attrs.get(Keyword::ListMapKeys)) {
         (Some("map"), Some(Item::Strs(keys))) => Some(keys),
         _ => None,
     }
@@ -406,10 +409,10 @@ fn string_rules(attrs: &Attrs) -> Option<TokenStream> {
         Some(t) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
-    let max = count(attrs, "max_length").map(Literal::i64_unsuffixed);
-    let min = count(attrs, "min_length").map(Literal::i64_unsuffixed);
-    let pattern = attrs.str("pattern").map(|p| quote!(::kubeskema::__private::Pattern::new(#p)));
-    let format = attrs.str("format").map(|f| quote!(#f));
+    let max = count(attrs, Keyword::MaxLength).map(Literal::i64_unsuffixed);
+    let min = count(attrs, Keyword::MinLength).map(Literal::i64_unsuffixed);
+    let pattern = attrs.str(Keyword::Pattern).map(|p| quote!(::kubeskema::__private::Pattern::new(#p)));
+    let format = attrs.str(Keyword::Format).map(|f| quote!(#f));
     if max.is_none() && min.is_none() && pattern.is_none() && format.is_none() {
         return None;
     }
@@ -468,7 +471,7 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
     }
 
     // Lists: the items' own constraints, then minItems, maxItems, then list-type uniqueness.
-    if let (Some(Item::Nested(nested)), Some(elem)) = (attrs.get("items"), generic_arg(ty, "Vec")) {
+    if let (Some(Item::Nested(nested)), Some(elem)) = (attrs.get(Keyword::Items), generic_arg(ty, "Vec")) {
         out.extend(each_element(
             nested,
             elem,
@@ -476,7 +479,7 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
             quote!(#p.index(__i)),
         ));
     }
-    let (min_items, max_items) = (count_literal(attrs, "min_items"), count_literal(attrs, "max_items"));
+    let (min_items, max_items) = (count_literal(attrs, Keyword::MinItems), count_literal(attrs, Keyword::MaxItems));
     if min_items.is_some() || max_items.is_some() {
         let min = min_items.map(|n| quote!(__issues.extend(#kw::min_items(&#p, __len, #n));));
         let max = max_items.map(|n| quote!(__issues.extend(#kw::max_items(&#p, __len, #n));));
@@ -484,23 +487,24 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
     }
     if let Some(keys) = list_map_keys(attrs) {
         out.extend(quote!(::kubeskema::__private::list_map(&#p, #v, &[#(#keys),*], __issues);));
-    } else if attrs.str("list_type").is_some_and(|t| t.value() == "set") {
+    } else if attrs.str(Keyword::ListType).is_some_and(|t| t.value() == "set") {
         out.extend(quote!(::kubeskema::__private::list_set(&#p, #v, __issues);));
     }
 
     // enum kept as JSON (a Rust enum needs no check).
-    if let Some(json) = attrs.str("enum_json") {
+    if let Some(json) = attrs.str(Keyword::EnumJson) {
         out.extend(enum_check(&json.value(), &quote!(&#p), v));
     }
 
     // Objects: minProperties, maxProperties; the map values' own constraints.
-    let (min_props, max_props) = (count_literal(attrs, "min_properties"), count_literal(attrs, "max_properties"));
+    let (min_props, max_props) =
+        (count_literal(attrs, Keyword::MinProperties), count_literal(attrs, Keyword::MaxProperties));
     if min_props.is_some() || max_props.is_some() {
         let min = min_props.map(|n| quote!(__issues.extend(#kw::min_properties(&#p, __len, #n));));
         let max = max_props.map(|n| quote!(__issues.extend(#kw::max_properties(&#p, __len, #n));));
         out.extend(quote! { if let ::core::option::Option::Some(__len) = #kind::props_len(#v) { #min #max } });
     }
-    if let (Some(Item::Nested(nested)), Some(value)) = (attrs.get("values"), generic_arg(ty, "BTreeMap")) {
+    if let (Some(Item::Nested(nested)), Some(value)) = (attrs.get(Keyword::Values), generic_arg(ty, "BTreeMap")) {
         out.extend(each_element(nested, value, quote!(for (__k, __e) in (#v).iter()), quote!(#p.key(__k))));
     }
     out

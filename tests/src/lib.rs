@@ -124,3 +124,17 @@ impl CorpusDocuments {
 pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 }
+
+/// The golden fixtures (`fixtures/golden/*.yaml`, sorted, then the demo
+/// `fixtures/crds/widgets.yaml`), as absolute paths.
+pub fn golden_fixtures() -> Vec<std::path::PathBuf> {
+    let root = repo_dir().join("fixtures");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("golden"))
+        .expect("fixtures/golden exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files.push(root.join("crds/widgets.yaml"));
+    files
+}

@@ -7,21 +7,9 @@ use std::path::PathBuf;
 
 use kubeskema_codegen::__internal::pipeline::{self, Options};
 
-fn fixtures() -> Vec<PathBuf> {
-    let root = kubeskema_tests::repo_dir().join("fixtures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("golden"))
-        .expect("fixtures/golden exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    files.sort();
-    files.push(root.join("crds/widgets.yaml"));
-    files
-}
-
 #[test]
 fn generated_code_matches_the_golden_files() {
-    for fixture in fixtures() {
+    for fixture in kubeskema_tests::golden_fixtures() {
         let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
         // Relative paths keep the @generated header independent of the checkout's location.
         let relative =
@@ -123,7 +111,7 @@ fn deeply_nested_arrays_generate_without_overflow() {
 
 #[test]
 fn generation_is_deterministic() {
-    let all = fixtures();
+    let all = kubeskema_tests::golden_fixtures();
     let first = pipeline::run(&all, Options::default()).unwrap();
     let second = pipeline::run(&all, Options::default()).unwrap();
     assert_eq!(first.modules, second.modules);

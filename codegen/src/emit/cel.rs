@@ -3,8 +3,8 @@
 //! derive runs it in place of the interpreter (`Cx::evaluate_typed`); a rule this module does
 //! not cover stays interpreted, and the reason is counted ([`CelCount`]).
 //!
-//! The function is written from the tree the interpreter runs (`cel::lower`: set and map
-//! lists lowered, the meter's charges in), node by node, so that it charges what the
+//! The function is written from the tree the interpreter runs (set and map lists lowered, the
+//! meter's charges in), as the CRD checks compiled it (`crd::check::check_keeping_rules`), node by node, so that it charges what the
 //! interpreter charges, at the same places, and fails with the same errors. Each node's value
 //! has a Rust representation (`Rep`): scalars as `bool`, `i64`, `f64`, strings as
 //! `Cow<str>` borrowed from the object where they can be, and lists, maps and objects as
@@ -16,12 +16,13 @@ use std::collections::HashMap;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, LiteralValue};
 use cel::parser::Expression;
 use kubeskema::cel::types::{self as cel_types, Type};
-use kubeskema::cel::{NativeForm, NativeForm as N, Scope, escape, native_form};
-use kubeskema::schema::ValidationRule;
+use kubeskema::cel::{Lowered, NativeForm, NativeForm as N, Scope, escape, native_form};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::model::{Attr, FieldDef, Module, Shape, StructDef, Ty, TypeDef};
+use kubeskema_attributes::{CelInputs, Rule};
+
+use crate::model::{Attr, FieldDef, Keyword, Module, Shape, StructDef, Ty, TypeDef};
 
 /// How many rules were compiled to Rust, and why the others were not.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -94,10 +95,12 @@ pub struct NativeRule {
 }
 
 impl Natives {
-    /// Compiles `rule` at `node`: the names of its function and its messageExpression's, or
-    /// `None` (counted with the reason) where it stays interpreted.
-    pub fn compile(&mut self, m: &Module, node: &Node, rule: &ValidationRule) -> Option<NativeRule> {
-        match self.try_compile(m, node, rule) {
+    /// Compiles `rule` at `node` to Rust from its checked trees (`checked`: as the CRD checks
+    /// compiled it; compiled here against the node's Rust type where there are none): the
+    /// names of its function and its messageExpression's, or `None` (counted with the reason)
+    /// where it stays interpreted.
+    pub fn compile(&mut self, m: &Module, node: &Node, rule: &Rule, checked: Option<&Lowered>) -> Option<NativeRule> {
+        match self.try_compile(m, node, rule, checked) {
             Ok(names) => {
                 self.count.native += 1;
                 Some(names)
@@ -109,11 +112,26 @@ impl Natives {
         }
     }
 
-    fn try_compile(&mut self, m: &Module, node: &Node, rule: &ValidationRule) -> Result<NativeRule, String> {
+    fn try_compile(
+        &mut self,
+        m: &Module,
+        node: &Node,
+        rule: &Rule,
+        checked: Option<&Lowered>,
+    ) -> Result<NativeRule, String> {
+        // The node's CEL type as its Rust type gives it: where there is none, the generated
+        // code could not read the value as the rule does.
         let self_type = node_cel_type(m, &node.ty, node.attrs)?;
-        let scope = Scope::typed(self_type, rule.optional_old_self == Some(true));
-        let lowered = kubeskema::cel::lower(&rule.rule, rule.message_expression.as_deref(), &scope)
-            .map_err(|e| format!("does not compile: {}", e.join("; ")))?;
+        let compiled_here;
+        let lowered = match checked {
+            Some(lowered) => lowered,
+            None => {
+                let scope = Scope::typed(self_type, rule.optional_old_self == Some(true));
+                compiled_here = kubeskema::cel::lower(&rule.rule, rule.message_expression.as_deref(), &scope)
+                    .map_err(|e| format!("does not compile: {}", e.join("; ")))?;
+                &compiled_here
+            }
+        };
         let n = self.items.len();
         let rust_ty = super::tokens::ty_tokens(m, &node.ty);
         let optional_old_self = rule.optional_old_self == Some(true);
@@ -1337,28 +1355,8 @@ fn equal(a: &TokenStream, ar: &Rep, b: &TokenStream, br: &Rep) -> Result<TokenSt
 /// and the node's format, list type and int-or-string), built with the runtime's functions.
 fn node_cel_type(m: &Module, ty: &Ty, attrs: &[Attr]) -> Result<Type, String> {
     let base = rust_cel_type(m, ty)?;
-    let str_attr = |key: &str| {
-        attrs.iter().find_map(|a| match a {
-            Attr::Str(k, v) if *k == key => Some(v.as_str()),
-            _ => None,
-        })
-    };
-    let element_format = attrs.iter().find_map(|a| match a {
-        Attr::Nested("items" | "values", inner) => inner.iter().find_map(|a| match a {
-            Attr::Str("format", v) => Some(v.as_str()),
-            _ => None,
-        }),
-        _ => None,
-    });
-    let keys: Vec<&str> = attrs
-        .iter()
-        .find_map(|a| match a {
-            Attr::Strs("list_map_keys", keys) => Some(keys.iter().map(String::as_str).collect()),
-            _ => None,
-        })
-        .unwrap_or_default();
-    let int_or_string = attrs.iter().any(|a| matches!(a, Attr::Flag("int_or_string")));
-    Ok(cel_types::node_type(base, str_attr("format"), element_format, str_attr("list_type"), &keys, int_or_string))
+    let CelInputs { format, element_format, list_type, list_map_keys, int_or_string } = CelInputs::of(attrs);
+    Ok(cel_types::node_type(base, format, element_format, list_type, &list_map_keys, int_or_string))
 }
 
 fn rust_cel_type(m: &Module, ty: &Ty) -> Result<Type, String> {
@@ -1381,7 +1379,8 @@ fn rust_cel_type(m: &Module, ty: &Ty) -> Result<Type, String> {
                 _ => Type::String,
             },
             TypeDef::Struct(s) => {
-                let resource = s.attrs.iter().any(|a| matches!(a, Attr::Flag("embedded_resource") | Attr::Resource(_)));
+                let resource =
+                    s.attrs.iter().any(|a| matches!(a, Attr::Flag(Keyword::EmbeddedResource) | Attr::Resource(_)));
                 let mut failed = None;
                 let t = cel_types::derived_object_with(&s.name, resource, || {
                     s.fields

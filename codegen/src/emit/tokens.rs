@@ -4,7 +4,7 @@
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
-use crate::model::{FieldDef, Module, Shape, Ty};
+use crate::model::{FieldDef, Keyword, Module, Shape, Ty};
 
 pub(super) fn ident(name: &str) -> Ident {
     match name.strip_prefix("r#") {
@@ -124,9 +124,9 @@ pub fn doc_safe(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// The type a rule under `items` or `values` of a node of type `ty` sees: the element, after a
 /// null is skipped (as the derive reads it).
-pub(super) fn element_ty(key: &str, ty: &Ty) -> Ty {
+pub(super) fn element_ty(key: Keyword, ty: &Ty) -> Ty {
     match (key, ty) {
-        ("items", Ty::Vec(e)) | ("values", Ty::Map(e)) => match &**e {
+        (Keyword::Items, Ty::Vec(e)) | (Keyword::Values, Ty::Map(e)) => match &**e {
             Ty::Option(inner) => (**inner).clone(),
             e => e.clone(),
         },

@@ -1,14 +1,16 @@
 //! Structs, IntOrString-style unions and enums, with the `#[kubeskema(...)]` attributes that
 //! carry each schema constraint to the derive.
 
-use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::TokenStream;
+use quote::{ToTokens, format_ident, quote};
 use serde_json::Value;
 
 use super::cel::{NativeRule, Natives, Node};
 use super::root::emit_root;
 use super::tokens::{docs, element_ty, field_ty, ident, ty_tokens};
-use crate::model::{Attr, EnumDef, FieldDef, Module, Shape, StructDef, Ty, TypeDef};
+use kubeskema_attributes::print;
+
+use crate::model::{Attr, EnumDef, FieldDef, Keyword, Module, Shape, StructDef, Ty, TypeDef};
 
 /// Compiles the rules of a node of Rust type `ty` (a rule's `self`) and of the nodes nested in
 /// it, in the order [`attrs_at`] reads them back; `interpreted` is set when one stays
@@ -24,12 +26,13 @@ fn compile_rules(
 ) {
     for a in attrs {
         match a {
-            Attr::Rule(r) => {
-                let native = natives.compile(m, &Node { ty: ty.clone(), attrs, owner }, r);
+            Attr::Rule(r, checked) => {
+                let checked = checked.0.map(|id| &m.rules.0[id]);
+                let native = natives.compile(m, &Node { ty: ty.clone(), attrs, owner }, r, checked);
                 *interpreted |= native.is_none();
                 out.push(native);
             }
-            Attr::Nested(k, inner) => compile_rules(m, inner, &element_ty(k, ty), owner, natives, out, interpreted),
+            Attr::Nested(k, inner) => compile_rules(m, inner, &element_ty(*k, ty), owner, natives, out, interpreted),
             _ => {}
         }
     }
@@ -50,124 +53,28 @@ fn attrs_at(
     let mut tokens: Vec<TokenStream> = attrs
         .iter()
         .map(|a| match a {
-            Attr::Rule(r) => rule_tokens(r, compiled.next().expect("invariant: compile_rules compiled every rule")),
+            Attr::Rule(r, _) => {
+                let native = compiled.next().expect("invariant: compile_rules compiled every rule");
+                print::rule(
+                    r,
+                    native.map(|n| print::Native {
+                        rule: n.rule.into_token_stream(),
+                        message: n.message.map(ToTokens::into_token_stream),
+                        transition: n.transition,
+                    }),
+                )
+            }
             Attr::Nested(k, inner) => {
-                let inner = attrs_at(m, inner, &element_ty(k, ty), compiled, reach, false);
-                let k = format_ident!("{}", k);
+                let inner = attrs_at(m, inner, &element_ty(*k, ty), compiled, reach, false);
                 quote!(#k(#(#inner),*))
             }
-            a => attr_tokens(a),
+            a => print::attr(a),
         })
         .collect();
-    if !container && attrs.iter().any(|a| matches!(a, Attr::Rule(_))) && !reach.has_cel_value(m, ty) {
-        tokens.push(quote!(no_cel_value));
+    if !container && attrs.iter().any(|a| matches!(a, Attr::Rule(..))) && !reach.has_cel_value(m, ty) {
+        tokens.push(print::attr(&Attr::Flag(Keyword::NoCelValue)));
     }
     tokens
-}
-
-fn rule_tokens(r: &kubeskema::schema::ValidationRule, native: Option<NativeRule>) -> TokenStream {
-    let mut parts = vec![{
-        let rule = &r.rule;
-        quote!(rule = #rule)
-    }];
-    for (k, v) in [
-        ("message", &r.message),
-        ("message_expression", &r.message_expression),
-        ("reason", &r.reason),
-        ("field_path", &r.field_path),
-    ] {
-        if let Some(v) = v {
-            let k = format_ident!("{}", k);
-            parts.push(quote!(#k = #v));
-        }
-    }
-    if let Some(b) = r.optional_old_self {
-        parts.push(quote!(optional_old_self = #b));
-    }
-    if let Some(NativeRule { rule, message, transition }) = native {
-        parts.push(quote!(native = #rule));
-        if let Some(message) = message {
-            parts.push(quote!(native_message = #message));
-        }
-        if transition {
-            parts.push(quote!(transition));
-        }
-    }
-    quote!(rule(#(#parts),*))
-}
-
-fn attr_tokens(a: &Attr) -> TokenStream {
-    match a {
-        Attr::Flag(k) => {
-            let k = format_ident!("{}", k);
-            quote!(#k)
-        }
-        Attr::Str(k, v) | Attr::Json(k, v) => {
-            let k = format_ident!("{}", k);
-            quote!(#k = #v)
-        }
-        Attr::Count(k, v) => {
-            let k = format_ident!("{}", k);
-            let v = Literal::i64_unsuffixed(*v);
-            quote!(#k = #v)
-        }
-        Attr::Number(k, n) => {
-            let k = format_ident!("{}", k);
-            let v = number_tokens(n);
-            quote!(#k = #v)
-        }
-        Attr::Strs(k, list) => {
-            let k = format_ident!("{}", k);
-            quote!(#k(#(#list),*))
-        }
-        Attr::Rule(r) => rule_tokens(r, None),
-        Attr::Extension(name, value) => quote!(extension(name = #name, value = #value)),
-        Attr::Nested(k, inner) => {
-            let k = format_ident!("{}", k);
-            let inner = inner.iter().map(attr_tokens);
-            quote!(#k(#(#inner),*))
-        }
-        Attr::Resource(fields) => {
-            let parts = fields.iter().map(|(k, v)| {
-                let k = format_ident!("{}", k);
-                quote!(#k = #v)
-            });
-            quote!(resource(#(#parts),*))
-        }
-    }
-}
-
-fn number_tokens(n: &serde_json::Number) -> TokenStream {
-    let text = n.to_string();
-    let (neg, digits) = match text.strip_prefix('-') {
-        Some(d) => (true, d.to_owned()),
-        None => (false, text.clone()),
-    };
-    let lit = if n.is_f64() {
-        // Keep floats floats (`10.0`, `1e20` → `1e20`): the int/float distinction matters to
-        // the apiserver's bound checks.
-        let d = if digits.contains(['.', 'e', 'E']) { digits } else { format!("{digits}.0") };
-        Literal::f64_unsuffixed(d.parse::<f64>().unwrap_or_default())
-    } else {
-        Literal::u64_unsuffixed(digits.parse::<u64>().unwrap_or_default())
-    };
-    if neg { quote!(-#lit) } else { quote!(#lit) }
-}
-
-/// A schema default as an attribute: scalars as literals, anything else as JSON text.
-fn default_attr(v: &Value) -> TokenStream {
-    match v {
-        Value::String(s) => quote!(default = #s),
-        Value::Bool(b) => quote!(default = #b),
-        Value::Number(n) => {
-            let t = number_tokens(n);
-            quote!(default = #t)
-        }
-        other => {
-            let json = other.to_string();
-            quote!(default_json = #json)
-        }
-    }
 }
 
 /// The rules of a struct and of its fields as compiled, and whether one among them stays
@@ -212,7 +119,7 @@ impl CelReach {
     pub(super) fn of(m: &Module, node_attrs: &[Option<StructRules>], interpretable: bool, seen: &[bool]) -> CelReach {
         fn has_rules(attrs: &[Attr]) -> bool {
             attrs.iter().any(|a| match a {
-                Attr::Rule(_) => true,
+                Attr::Rule(..) => true,
                 Attr::Nested(_, inner) => has_rules(inner),
                 _ => false,
             })
@@ -299,12 +206,12 @@ pub(super) fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize
     let doc = docs(s.doc.as_deref());
     let mut container_attrs = attrs_at(m, &s.attrs, &Ty::Named(id), &mut rules.container.into_iter(), reach, true);
     if !reach.rules_inside[id] {
-        container_attrs.push(quote!(no_cel_rules));
+        container_attrs.push(print::attr(&Attr::Flag(Keyword::NoCelRules)));
     }
     if !reach.seen_by_rules[id] {
-        container_attrs.push(quote!(no_cel_value));
+        container_attrs.push(print::attr(&Attr::Flag(Keyword::NoCelValue)));
     }
-    let container = if container_attrs.is_empty() { quote!() } else { quote!(#[kubeskema(#(#container_attrs),*)]) };
+    let container = print::attribute(&container_attrs);
     let fields: Vec<TokenStream> = s
         .fields
         .iter()
@@ -315,22 +222,21 @@ pub(super) fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize
             let ty = field_ty(m, f);
             let mut parts = Vec::new();
             if f.shape == Shape::UnknownFields {
-                parts.push(quote!(unknown_fields));
+                parts.push(print::attr(&Attr::Flag(Keyword::UnknownFields)));
             } else if f.ident.trim_start_matches("r#") != f.json_name {
-                let json = &f.json_name;
-                parts.push(quote!(rename = #json));
+                parts.push(print::attr(&Attr::Str(Keyword::Rename, f.json_name.clone())));
             }
             if matches!(f.shape, Shape::Nullable | Shape::MaybeNull) {
-                parts.push(quote!(nullable));
+                parts.push(print::attr(&Attr::Flag(Keyword::Nullable)));
             }
             if f.shape == Shape::Nullable && f.default.is_none() {
-                parts.push(quote!(required));
+                parts.push(print::attr(&Attr::Flag(Keyword::Required)));
             }
             if let Some(d) = &f.default {
-                parts.push(default_attr(d));
+                parts.push(print::default(d));
             }
             parts.extend(attrs_at(m, &f.attrs, &f.ty, &mut field_rules.into_iter(), reach, false));
-            let attr = if parts.is_empty() { quote!() } else { quote!(#[kubeskema(#(#parts),*)]) };
+            let attr = print::attribute(&parts);
             quote! {
                 #fdoc
                 #attr
@@ -430,13 +336,7 @@ pub(super) fn emit_enum(e: &EnumDef) -> TokenStream {
         let vid = ident(v);
         let attr = match value {
             Value::String(s) if s == v => quote!(),
-            Value::String(s) => quote!(#[kubeskema(value = #s)]),
-            Value::Bool(b) => quote!(#[kubeskema(value = #b)]),
-            Value::Number(n) => {
-                let t = number_tokens(n);
-                quote!(#[kubeskema(value = #t)])
-            }
-            _ => quote!(),
+            value => print::attribute(&print::literal(Keyword::Value, value).into_iter().collect::<Vec<_>>()),
         };
         let vdoc = docs(Some(&format!(
             "`{}`",
@@ -448,10 +348,10 @@ pub(super) fn emit_enum(e: &EnumDef) -> TokenStream {
         quote! { #vdoc #attr #vid, }
     });
     // The schema's whole list, for the apiserver's `supported values` (nulls, repeats).
-    let supported = e.supported.as_ref().map(|list| {
-        let text = list.to_string();
-        quote!(#[kubeskema(enum_json = #text)])
-    });
+    let supported = e
+        .supported
+        .as_ref()
+        .map(|list| print::attribute(&[print::attr(&Attr::Json(Keyword::EnumJson, list.to_string()))]));
     quote! {
         #doc
         #allow

@@ -12,11 +12,15 @@
 //! - Every schema keyword that is not a type survives as an [`Attr`] on the field (or on the
 //!   struct for object-level keywords), so nothing in the schema is lost.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
+use kubeskema::cel::Lowered;
 use kubeskema::crd::Crd;
-use kubeskema::schema::{AdditionalProperties, Schema, ValidationRule};
-use serde_json::{Number, Value};
+use kubeskema::crd::check::LoweredRules;
+use kubeskema::schema::{AdditionalProperties, Schema};
+use serde_json::Value;
 
 pub(crate) mod names;
 
@@ -62,47 +66,7 @@ pub enum Ty {
     Named(TypeId),
 }
 
-/// How a field encodes absence and `null` (mirrors the derive's shapes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Shape {
-    /// `T`: required.
-    Required,
-    /// `T`: absent is filled by the default.
-    Defaulted,
-    /// `Option<T>`.
-    Optional,
-    /// `Option<T>`, never absent: `None` is `null`.
-    Nullable,
-    /// `Option<Option<T>>`: `None` absent, `Some(None)` null.
-    MaybeNull,
-    /// The map of keys no field names.
-    UnknownFields,
-}
-
-/// One `#[kubeskema(...)]` keyword with its value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Attr {
-    /// `keyword`.
-    Flag(&'static str),
-    /// `keyword = "text"`.
-    Str(&'static str, String),
-    /// `keyword = 5`.
-    Count(&'static str, i64),
-    /// `keyword = 1.5`.
-    Number(&'static str, Number),
-    /// `keyword = "<JSON>"`.
-    Json(&'static str, String),
-    /// `keyword("a", "b")`.
-    Strs(&'static str, Vec<String>),
-    /// `rule(rule = "...", ...)`.
-    Rule(ValidationRule),
-    /// `extension(name = "x-...", value = "<JSON>")`.
-    Extension(String, String),
-    /// `items(...)` / `values(...)`.
-    Nested(&'static str, Vec<Attr>),
-    /// `resource(group = ..., ...)`.
-    Resource(Vec<(&'static str, String)>),
-}
+pub use kubeskema_attributes::{Attr, Keyword, ResourceKey, Shape, Trees};
 
 /// One field of a struct.
 #[derive(Clone, Debug)]
@@ -374,6 +338,8 @@ pub struct Module {
     /// Per type: the module of the generation that defines it, when that is another one (see
     /// [`share_types`]); this module re-exports it under its own name.
     pub shared: Vec<Option<SharedType>>,
+    /// The checked trees of its rules (the indices [`Attr::Rule`]'s [`Trees`] hold).
+    pub rules: RuleTrees,
 }
 
 /// A type another module of the generation defines.
@@ -446,6 +412,49 @@ pub struct ModuleBuilder<'a> {
     kube: bool,
     known: Vec<(Value, Ty)>,
     raw: Option<&'a Value>,
+    rules: RuleTable,
+}
+
+/// The rules the CRD checks compiled (`kubeskema::crd::check::check_keeping_rules`), each
+/// taken into the module's table once, when the model first meets it: the emitter compiles
+/// them to Rust from there, so no rule is compiled twice.
+#[derive(Default)]
+struct RuleTable {
+    /// The current CRD's trees, by rule pointer, not yet taken.
+    checked: RefCell<LoweredRules>,
+    /// Trees taken, by pointer, and their ids.
+    ids: RefCell<HashMap<String, usize>>,
+    taken: RefCell<Vec<Lowered>>,
+}
+
+impl RuleTable {
+    /// The id of the rule at `pointer` in the current CRD, where it was checked.
+    fn id(&self, pointer: &str) -> Option<usize> {
+        if let Some(&id) = self.ids.borrow().get(pointer) {
+            return Some(id);
+        }
+        let lowered = self.checked.borrow_mut().remove(pointer)?;
+        let mut taken = self.taken.borrow_mut();
+        taken.push(lowered);
+        self.ids.borrow_mut().insert(pointer.to_owned(), taken.len() - 1);
+        Some(taken.len() - 1)
+    }
+
+    /// A CRD's trees: pointers are the CRD document's, so the previous CRD's are forgotten.
+    fn next_crd(&self, checked: LoweredRules) {
+        *self.checked.borrow_mut() = checked;
+        self.ids.borrow_mut().clear();
+    }
+}
+
+/// The checked trees of a module's rules, by the ids the rules' attributes carry.
+#[derive(Clone, Default)]
+pub struct RuleTrees(pub Arc<Vec<Lowered>>);
+
+impl std::fmt::Debug for RuleTrees {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RuleTrees({} rules)", self.0.len())
+    }
 }
 
 impl<'a> ModuleBuilder<'a> {
@@ -473,12 +482,15 @@ impl<'a> ModuleBuilder<'a> {
             sources: Vec::new(),
             docs,
             raw: None,
+            rules: RuleTable::default(),
         }
     }
 
     /// Adds the root type of one CRD version (and everything under it).
     /// Adds a CRD version's root type. `crd_json_module`: in kube-rs mode, the version module
-    /// that holds the CRD's JSON (`None`: this one).
+    /// that holds the CRD's JSON (`None`: this one). `checked`: the CRD's rules as its checks
+    /// compiled them; this version's are taken out (a schema shared by every version, in
+    /// `spec.validation`, goes to the first version built, and the others compile it again).
     pub fn add_root(
         &mut self,
         file: &str,
@@ -486,8 +498,11 @@ impl<'a> ModuleBuilder<'a> {
         schema: &Schema,
         raw_doc: &'a Value,
         crd_json_module: Option<&str>,
+        checked: &mut LoweredRules,
     ) {
         self.raw = Some(raw_doc);
+        let prefix = format!("{}/", schema.pointer);
+        self.rules.next_crd(checked.extract_if(|pointer, _| pointer.starts_with(&prefix)).collect());
         self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
         let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)] };
         let version = crd.versions.iter().find(|v| v.name == self.version);
@@ -553,6 +568,7 @@ impl<'a> ModuleBuilder<'a> {
             order,
             sources: self.sources,
             kube: self.kube,
+            rules: RuleTrees(Arc::new(self.rules.taken.into_inner())),
         }
     }
 
@@ -592,7 +608,7 @@ impl<'a> ModuleBuilder<'a> {
             let mut m = m.clone();
             strip_descriptions(&mut m);
             if m != serde_json::json!({"type": "object"}) {
-                attrs.push(Attr::Json("schema_json", m.to_string()));
+                attrs.push(Attr::Json(Keyword::SchemaJson, m.to_string()));
             }
         }
     }
@@ -624,7 +640,7 @@ impl<'a> ModuleBuilder<'a> {
     ) -> (Ty, Vec<Attr>) {
         let mut attrs = Vec::new();
         if node.int_or_string {
-            attrs.push(Attr::Flag("int_or_string"));
+            attrs.push(Attr::Flag(Keyword::IntOrString));
             self.value_attrs(node, &mut attrs, true);
             return (Ty::IntOrString, attrs);
         }
@@ -636,7 +652,7 @@ impl<'a> ModuleBuilder<'a> {
                 if node.nullable {
                     // [quirk] `null` matches no enum, even a nullable field's: the field keeps
                     // its enum so an explicit null is refused as the apiserver refuses it.
-                    attrs.push(Attr::Json("enum_json", written.to_string()));
+                    attrs.push(Attr::Json(Keyword::EnumJson, written.to_string()));
                 }
                 let supported = (written != Value::Array(values.clone())).then_some(written);
                 Ty::Named(self.build_enum(names, values, supported))
@@ -669,7 +685,7 @@ impl<'a> ModuleBuilder<'a> {
                             preserve || node.preserves_unknown_fields(),
                         );
                         if !iattrs.is_empty() {
-                            attrs.push(Attr::Nested("items", iattrs));
+                            attrs.push(Attr::Nested(Keyword::Items, iattrs));
                         }
                         Ty::Vec(Box::new(if items.nullable { Ty::Option(Box::new(ity)) } else { ity }))
                     }
@@ -689,7 +705,7 @@ impl<'a> ModuleBuilder<'a> {
                     Some(AdditionalProperties::Schema(v)) => {
                         let (vty, vattrs) = self.field_type(v, &names.value(), None, false);
                         if !vattrs.is_empty() {
-                            attrs.push(Attr::Nested("values", vattrs));
+                            attrs.push(Attr::Nested(Keyword::Values, vattrs));
                         }
                         Ty::Map(Box::new(if v.nullable { Ty::Option(Box::new(vty)) } else { vty }))
                     }
@@ -714,75 +730,78 @@ impl<'a> ModuleBuilder<'a> {
     /// an attribute (it was not turned into a Rust enum).
     fn value_attrs(&self, s: &Schema, out: &mut Vec<Attr>, with_enum: bool) {
         if let Some(f) = &s.format {
-            out.push(Attr::Str("format", f.clone()));
+            out.push(Attr::Str(Keyword::Format, f.clone()));
         }
         if let Some(n) = &s.minimum {
-            out.push(Attr::Number("minimum", n.clone()));
+            out.push(Attr::Number(Keyword::Minimum, n.clone()));
         }
         if s.exclusive_minimum {
-            out.push(Attr::Flag("exclusive_minimum"));
+            out.push(Attr::Flag(Keyword::ExclusiveMinimum));
         }
         if let Some(n) = &s.maximum {
-            out.push(Attr::Number("maximum", n.clone()));
+            out.push(Attr::Number(Keyword::Maximum, n.clone()));
         }
         if s.exclusive_maximum {
-            out.push(Attr::Flag("exclusive_maximum"));
+            out.push(Attr::Flag(Keyword::ExclusiveMaximum));
         }
         if let Some(n) = &s.multiple_of {
-            out.push(Attr::Number("multiple_of", n.clone()));
+            out.push(Attr::Number(Keyword::MultipleOf, n.clone()));
         }
         for (kw, v) in [
-            ("min_length", s.min_length),
-            ("max_length", s.max_length),
-            ("min_items", s.min_items),
-            ("max_items", s.max_items),
-            ("min_properties", s.min_properties),
-            ("max_properties", s.max_properties),
+            (Keyword::MinLength, s.min_length),
+            (Keyword::MaxLength, s.max_length),
+            (Keyword::MinItems, s.min_items),
+            (Keyword::MaxItems, s.max_items),
+            (Keyword::MinProperties, s.min_properties),
+            (Keyword::MaxProperties, s.max_properties),
         ] {
             if let Some(v) = v {
                 out.push(Attr::Count(kw, v));
             }
         }
         if let Some(p) = &s.pattern {
-            out.push(Attr::Str("pattern", p.clone()));
+            out.push(Attr::Str(Keyword::Pattern, p.clone()));
         }
         if s.unique_items {
-            out.push(Attr::Flag("unique_items"));
+            out.push(Attr::Flag(Keyword::UniqueItems));
         }
         // `additionalProperties: false` without properties: the object must stay empty.
         if matches!(s.additional_properties, Some(AdditionalProperties::Bool(false))) {
-            out.push(Attr::Flag("no_additional_properties"));
+            out.push(Attr::Flag(Keyword::NoAdditionalProperties));
         }
         if with_enum && let Some(e) = &s.enum_ {
-            out.push(Attr::Json("enum_json", Value::Array(e.clone()).to_string()));
+            out.push(Attr::Json(Keyword::EnumJson, Value::Array(e.clone()).to_string()));
         }
         for (kw, key, present) in [
-            ("all_of", "allOf", !s.all_of.is_empty()),
-            ("any_of", "anyOf", !s.any_of.is_empty()),
-            ("one_of", "oneOf", !s.one_of.is_empty()),
-            ("not", "not", s.not.is_some()),
+            (Keyword::AllOf, "allOf", !s.all_of.is_empty()),
+            (Keyword::AnyOf, "anyOf", !s.any_of.is_empty()),
+            (Keyword::OneOf, "oneOf", !s.one_of.is_empty()),
+            (Keyword::Not, "not", s.not.is_some()),
         ] {
             if present && let Some(raw) = self.raw(s).and_then(|r| r.get(key)) {
                 out.push(Attr::Json(kw, raw.to_string()));
             }
         }
         if s.preserves_unknown_fields() {
-            out.push(Attr::Flag("preserve_unknown_fields"));
+            out.push(Attr::Flag(Keyword::PreserveUnknownFields));
         }
         if s.embedded_resource {
-            out.push(Attr::Flag("embedded_resource"));
+            out.push(Attr::Flag(Keyword::EmbeddedResource));
         }
         if let Some(t) = &s.list_type {
-            out.push(Attr::Str("list_type", t.clone()));
+            out.push(Attr::Str(Keyword::ListType, t.clone()));
         }
         if !s.list_map_keys.is_empty() {
-            out.push(Attr::Strs("list_map_keys", s.list_map_keys.clone()));
+            out.push(Attr::Strs(Keyword::ListMapKeys, s.list_map_keys.clone()));
         }
         if let Some(t) = &s.map_type {
-            out.push(Attr::Str("map_type", t.clone()));
+            out.push(Attr::Str(Keyword::MapType, t.clone()));
         }
-        for r in &s.validations {
-            out.push(Attr::Rule(r.clone()));
+        for (i, r) in s.validations.iter().enumerate() {
+            out.push(Attr::Rule(
+                r.clone(),
+                Trees(self.rules.id(&format!("{}/x-kubernetes-validations/{i}", s.pointer))),
+            ));
         }
         for (k, v) in &s.extensions {
             out.push(Attr::Extension(k.clone(), v.to_string()));
@@ -865,13 +884,7 @@ impl<'a> ModuleBuilder<'a> {
                 kubeskema::prune::prune_value(&mut d, prop);
                 d
             });
-            let shape = match (prop.nullable, required || default.is_some()) {
-                (true, true) => Shape::Nullable,
-                (true, false) => Shape::MaybeNull,
-                (false, _) if default.is_some() => Shape::Defaulted,
-                (false, true) => Shape::Required,
-                (false, false) => Shape::Optional,
-            };
+            let shape = Shape::of(prop.nullable, required, default.is_some());
             fields.push(FieldDef {
                 boxed: false,
                 json_name: name.clone(),
@@ -903,20 +916,20 @@ impl<'a> ModuleBuilder<'a> {
         let mut attrs = Vec::new();
         if let Some(r) = &root {
             attrs.push(Attr::Resource(vec![
-                ("group", r.group.clone()),
-                ("version", r.version.clone()),
-                ("kind", r.kind.clone()),
-                ("plural", r.plural.clone()),
-                ("scope", if r.namespaced { "Namespaced" } else { "Cluster" }.to_owned()),
+                (ResourceKey::Group, r.group.clone()),
+                (ResourceKey::Version, r.version.clone()),
+                (ResourceKey::Kind, r.kind.clone()),
+                (ResourceKey::Plural, r.plural.clone()),
+                (ResourceKey::Scope, if r.namespaced { "Namespaced" } else { "Cluster" }.to_owned()),
             ]));
         }
         self.value_attrs(node, &mut attrs, true);
         if inherited_preserve && !node.preserves_unknown_fields() {
-            attrs.push(Attr::Flag("preserve_unknown_fields"));
+            attrs.push(Attr::Flag(Keyword::PreserveUnknownFields));
         }
         let unnamed: Vec<String> = node.required.iter().filter(|r| !node.properties.contains_key(r)).cloned().collect();
         if !unnamed.is_empty() {
-            attrs.push(Attr::Strs("required_keys", unnamed));
+            attrs.push(Attr::Strs(Keyword::RequiredKeys, unnamed));
         }
         let unions = unions_of(node);
         // A node's description documents the field that holds it; only roots document the type.

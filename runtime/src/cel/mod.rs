@@ -35,7 +35,10 @@ mod running;
 
 #[cfg(feature = "dynamic")]
 pub use front::compile::valid_field_path;
-pub use front::compile::{Compiled, Lowered, Scope, check_rule, estimate_cost, lower, parse_field_path};
+pub use front::compile::{
+    CheckedRule, Compiled, Lowered, Scope, check_and_lower, check_rule, compile_count, estimate_cost, lower,
+    parse_field_path,
+};
 pub use front::{check, types};
 pub use library::function::NativeForm;
 pub use library::native_form;

@@ -200,22 +200,8 @@ impl AdditionalProperties {
     }
 }
 
-/// One `x-kubernetes-validations` entry.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ValidationRule {
-    /// The CEL expression.
-    pub rule: String,
-    /// `message`.
-    pub message: Option<String>,
-    /// `messageExpression`.
-    pub message_expression: Option<String>,
-    /// `reason`.
-    pub reason: Option<String>,
-    /// `fieldPath`.
-    pub field_path: Option<String>,
-    /// `optionalOldSelf`.
-    pub optional_old_self: Option<bool>,
-}
+/// One `x-kubernetes-validations` entry: the rule the attributes of generated types carry too.
+pub use kubeskema_attributes::Rule as ValidationRule;
 
 /// A field of the schema that could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]

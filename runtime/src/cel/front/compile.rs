@@ -119,24 +119,59 @@ impl Drop for Lowered {
     }
 }
 
-/// [`check_rule`], keeping the trees and their types for [`Lowered`].
-pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Result<Lowered, Vec<String>> {
+/// A rule the apiserver accepts, checked once for both uses: its estimated costs, as
+/// [`check_rule`] reports them, and its trees for code generation ([`Lowered`]).
+pub struct CheckedRule {
+    /// The most the rule can cost (`MaxCost`), where the scope has sizes.
+    pub max_cost: Option<u64>,
+    /// The most the messageExpression can cost.
+    pub message_max_cost: Option<u64>,
+    /// The checked, lowered and metered trees.
+    pub lowered: Lowered,
+}
+
+/// [`check_rule`], keeping the trees and their types ([`CheckedRule`]): what the CRD checks
+/// call, so that code generation compiles each rule once.
+pub fn check_and_lower(
+    rule: &str,
+    message_expression: Option<&str>,
+    field_path: Option<&str>,
+    scope: &Scope,
+) -> Result<CheckedRule, Vec<String>> {
     let mut errors = Vec::new();
     let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
     let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
+    if let Some(Err(e)) = field_path.map(parse_field_path) {
+        errors.push(e);
+    }
     match program {
-        Some(p) if errors.is_empty() => {
-            let transition = p.reads_old_self;
-            Ok(Lowered {
+        Some(p) if errors.is_empty() => Ok(CheckedRule {
+            max_cost: p.cost.map(|c| c.max),
+            message_max_cost: message.as_ref().and_then(|m| m.cost).map(|c| c.max),
+            lowered: Lowered {
+                transition: p.reads_old_self,
                 rule: p.metered,
                 rule_types: p.types,
                 message: message.map(|m| (m.metered, m.types)),
-                transition,
-            })
-        }
+            },
+        }),
         _ => Err(errors),
     }
 }
+
+/// [`check_and_lower`] of a rule and its messageExpression alone: the trees for [`Lowered`].
+pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Result<Lowered, Vec<String>> {
+    check_and_lower(rule, message_expression, None, scope).map(|c| c.lowered)
+}
+
+/// How many expressions [`compile_one`] has compiled in this process: what a test of "each rule
+/// is compiled once per generation" counts.
+#[doc(hidden)]
+pub fn compile_count() -> usize {
+    COMPILES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static COMPILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// One expression, compiled.
 pub(crate) struct Parsed {
@@ -166,6 +201,7 @@ pub(crate) fn compile_one(
     expecting: Expecting,
     errors: &mut Vec<String>,
 ) -> Option<Parsed> {
+    COMPILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let what = match expecting {
         Expecting::Rule => "compilation failed",
         Expecting::Message => "messageExpression compilation failed",

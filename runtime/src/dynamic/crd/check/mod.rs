@@ -59,6 +59,22 @@ pub struct Checked {
 
 /// Checks every version of a CRD as the apiserver does when it is created.
 pub fn check(crd: &Crd) -> Checked {
+    check_with(crd, None)
+}
+
+/// The checked, lowered trees of a CRD's rules, by the JSON pointer of each rule in the CRD's
+/// document (`.../x-kubernetes-validations/0`).
+pub type LoweredRules = std::collections::HashMap<String, crate::cel::Lowered>;
+
+/// [`check`], keeping the trees of every rule that compiles: what code generation compiles to
+/// Rust, so that each rule is compiled once per generation.
+pub fn check_keeping_rules(crd: &Crd) -> (Checked, LoweredRules) {
+    let mut rules = LoweredRules::new();
+    let checked = check_with(crd, Some(&mut rules));
+    (checked, rules)
+}
+
+fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>) -> Checked {
     let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
     let mut out = Checked::default();
     let mut reported_shared = false;
@@ -87,7 +103,7 @@ pub fn check(crd: &Crd) -> Checked {
             continue;
         };
         let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
-        let findings = check_schema(schema, raw, &crd.raw, &base, version.status_subresource);
+        let findings = check_schema(schema, raw, &crd.raw, &base, version.status_subresource, rules.as_deref_mut());
         let accepted = findings.is_empty();
         out.accepted.push(accepted);
         // A schema shared by every version is one schema to the apiserver: warned about once.

@@ -10,13 +10,21 @@ use crate::cel::{Scope, limits, types};
 use crate::issue::{BadValue, ErrorType};
 use crate::schema::{Schema, ValidationRule};
 
+use super::LoweredRules;
 use super::finding::Finding;
 
 /// The findings of every rule under `root`, whose field path is `base`.
 /// A node for which `has_schema_errors` holds has its rules skipped, as the apiserver skips
 /// them where its schema rules reported anything at the node or below.
-pub(crate) fn check(root: &Schema, base: &str, has_schema_errors: &dyn Fn(&Schema) -> bool, out: &mut Vec<Finding>) {
-    let mut walk = Walk { out, costs: Vec::new(), has_schema_errors };
+/// With `lowered`, each rule's checked trees are kept there by the rule's pointer.
+pub(crate) fn check(
+    root: &Schema,
+    base: &str,
+    has_schema_errors: &dyn Fn(&Schema) -> bool,
+    out: &mut Vec<Finding>,
+    lowered: Option<&mut LoweredRules>,
+) {
+    let mut walk = Walk { out, costs: Vec::new(), has_schema_errors, lowered };
     walk.node(root, base, None, Some(1), true);
     let total = walk.costs.iter().fold(0u64, |sum, (c, _, _)| sum.saturating_add(*c));
     if total > limits::STATIC_CRD_LIMIT {
@@ -47,6 +55,7 @@ pub(crate) fn check(root: &Schema, base: &str, has_schema_errors: &dyn Fn(&Schem
 
 struct Walk<'a> {
     out: &'a mut Vec<Finding>,
+    lowered: Option<&'a mut LoweredRules>,
     has_schema_errors: &'a dyn Fn(&Schema) -> bool,
     /// Each rule's estimated cost with its field and pointer.
     costs: Vec<(u64, String, String)>,
@@ -129,7 +138,7 @@ impl Walk<'_> {
         let shown = BadValue::Json(super::go_dump::rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
-        let compiled = match crate::cel::check_rule(
+        let compiled = match crate::cel::check_and_lower(
             &rule.rule,
             rule.message_expression.as_deref(),
             rule.field_path.as_deref(),
@@ -170,7 +179,7 @@ impl Walk<'_> {
             self.costs.push((estimate, format!("{p}.messageExpression"), format!("{pointer}/messageExpression")));
         }
         // A rule that does not compile does not use oldSelf, as far as the apiserver knows.
-        let uses_old_self = compiled.as_ref().is_some_and(|c| c.transition);
+        let uses_old_self = compiled.as_ref().is_some_and(|c| c.lowered.transition);
         if uses_old_self && let Some(within) = uncorrelatable_within {
             push(
                 format!("{p}.rule"),
@@ -188,6 +197,9 @@ impl Walk<'_> {
                 "may not be set if oldSelf is not used in rule",
                 format!("{pointer}/optionalOldSelf"),
             );
+        }
+        if let (Some(compiled), Some(kept)) = (compiled, self.lowered.as_deref_mut()) {
+            kept.insert(pointer.to_owned(), compiled.lowered);
         }
     }
 }

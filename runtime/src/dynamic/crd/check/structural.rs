@@ -14,6 +14,7 @@ pub(super) fn check_schema(
     document: &serde_json::Value,
     base: &str,
     status_subresource: bool,
+    lowered: Option<&mut super::LoweredRules>,
 ) -> Vec<Finding> {
     let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: document };
     c.conversion(root, base);
@@ -40,7 +41,7 @@ pub(super) fn check_schema(
                 e.strip_prefix(node.pointer.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
             })
         };
-        super::rules::check(root, base, &has_errors, &mut c.findings);
+        super::rules::check(root, base, &has_errors, &mut c.findings, lowered);
     }
     if root.nullable {
         c.push(
@@ -1005,7 +1006,10 @@ mod tests {
         let (s, errors) = Schema::parse(&schema, "");
         assert!(errors.is_empty(), "{errors:?}");
         // The schema is its own document here: its nodes' pointers start at its root.
-        check_schema(&s, &schema, &schema, "spec.validation.openAPIV3Schema", false).iter().map(Finding::text).collect()
+        check_schema(&s, &schema, &schema, "spec.validation.openAPIV3Schema", false, None)
+            .iter()
+            .map(Finding::text)
+            .collect()
     }
 
     #[test]

@@ -1,7 +1,7 @@
-//! Parsing `#[kubeskema(...)]` attributes into typed values, once. Nothing else in this crate
-//! reads a raw `syn::Attribute`.
+//! Parsing `#[kubeskema(...)]` attributes into typed values, once: what the derive reads
+//! instead of a raw `syn::Attribute`.
 //!
-//! Every keyword is listed in [`KEYWORDS`] with where it may stand and what value it takes, so
+//! Every keyword is in [`Keyword`]'s table with where it may stand and what value it takes, so
 //! "unknown keyword", "not allowed here", "duplicate" and "wrong literal" errors are reported
 //! the same way for every keyword, with the keyword's span.
 
@@ -12,6 +12,8 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Lit, LitStr};
+
+use crate::{Arg, Attr, Keyword, Place, REASONS, ResourceKey, RuleKey, check_junctor};
 
 /// Collects errors; like serde_derive's `Ctxt`, it panics if dropped unchecked so no error
 /// can be forgotten.
@@ -57,108 +59,6 @@ impl Drop for Ctxt {
     }
 }
 
-/// Where an attribute stands.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Place {
-    Container,
-    Field,
-    Variant,
-    /// Inside `items(...)` / `values(...)`.
-    Nested,
-}
-
-/// The value a keyword takes.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Arg {
-    /// `keyword`
-    Flag,
-    /// `keyword = "text"`
-    Str,
-    /// `keyword = 5`
-    Count,
-    /// `keyword = 1.5` or `keyword = -3`
-    Number,
-    /// `keyword = "<JSON text>"`
-    Json,
-    /// `keyword = <string, integer, float or bool literal>`
-    Literal,
-    /// `keyword("a", "b")`
-    Strs,
-    /// `keyword(...constraints...)`
-    Nested,
-    /// `rule(rule = "...", message = "...", ...)`
-    Rule,
-    /// `extension(name = "x-...", value = "<JSON>")`
-    Extension,
-    /// `resource(group = "...", version = "...", kind = "...", plural = "...", scope = "...")`
-    Resource,
-}
-
-const C: u8 = 1; // container
-const F: u8 = 2; // field
-const V: u8 = 4; // variant
-const N: u8 = 8; // nested items(...)/values(...)
-/// Value constraints of a schema node: on a field, nested under `items`/`values`, or on the
-/// container (for object-level constraints of a struct).
-const NODE: u8 = C | F | N;
-
-/// Every keyword: name, value form, where it may stand. Documented for users in the
-/// `kubeskema` crate's derive documentation.
-const KEYWORDS: &[(&str, Arg, u8)] = &[
-    // Serialization shape.
-    ("rename", Arg::Str, F),
-    ("default", Arg::Literal, F),
-    ("default_json", Arg::Json, F),
-    ("required", Arg::Flag, F),
-    ("nullable", Arg::Flag, F | N),
-    ("unknown_fields", Arg::Flag, F),
-    ("value", Arg::Literal, V),
-    ("resource", Arg::Resource, C),
-    // Written by code generation for types no CEL rule concerns: no rules at or below them
-    // (`validate_cel_at` stays the no-op default), none that may be interpreted above them (no
-    // `ToCel`). On a field or its items: the value there has no `ToCel`, so its rules (all
-    // compiled to Rust) cannot be interpreted.
-    ("no_cel_rules", Arg::Flag, C),
-    ("no_cel_value", Arg::Flag, C | F | N),
-    // Required keys that no field names (`required` listing a key `properties` does not).
-    ("required_keys", Arg::Strs, C),
-    // A further schema the field's value must satisfy (root `metadata` restrictions).
-    ("schema_json", Arg::Json, F),
-    // Value validations (OpenAPI v3 keywords).
-    ("format", Arg::Str, NODE),
-    ("minimum", Arg::Number, NODE),
-    ("maximum", Arg::Number, NODE),
-    ("exclusive_minimum", Arg::Flag, NODE),
-    ("exclusive_maximum", Arg::Flag, NODE),
-    ("multiple_of", Arg::Number, NODE),
-    ("min_length", Arg::Count, NODE),
-    ("max_length", Arg::Count, NODE),
-    ("pattern", Arg::Str, NODE),
-    ("min_items", Arg::Count, NODE),
-    ("max_items", Arg::Count, NODE),
-    ("unique_items", Arg::Flag, NODE),
-    // `additionalProperties: false`.
-    ("no_additional_properties", Arg::Flag, NODE),
-    ("min_properties", Arg::Count, NODE),
-    ("max_properties", Arg::Count, NODE),
-    ("enum_json", Arg::Json, NODE),
-    ("all_of", Arg::Json, NODE),
-    ("any_of", Arg::Json, NODE),
-    ("one_of", Arg::Json, NODE),
-    ("not", Arg::Json, NODE),
-    // Kubernetes extensions.
-    ("int_or_string", Arg::Flag, NODE),
-    ("preserve_unknown_fields", Arg::Flag, NODE),
-    ("embedded_resource", Arg::Flag, NODE),
-    ("list_type", Arg::Str, NODE),
-    ("list_map_keys", Arg::Strs, NODE),
-    ("map_type", Arg::Str, NODE),
-    ("rule", Arg::Rule, NODE),
-    ("extension", Arg::Extension, NODE),
-    ("items", Arg::Nested, F | N),
-    ("values", Arg::Nested, F | N),
-];
-
 /// A literal value from an attribute (a default or an enum variant's value).
 #[derive(Clone)]
 pub enum Literal {
@@ -182,7 +82,6 @@ impl Literal {
 
 /// One `x-kubernetes-validations` rule.
 #[derive(Clone, Default)]
-#[allow(dead_code)] // Read by the validation derive (issue: validation with apiserver parity).
 pub struct Rule {
     pub rule: Option<LitStr>,
     pub message: Option<LitStr>,
@@ -201,7 +100,6 @@ pub struct Rule {
 
 /// A parsed keyword with its value.
 #[derive(Clone)]
-#[allow(dead_code)] // Values are read by the validation derive.
 pub enum Item {
     Flag,
     Str(LitStr),
@@ -212,36 +110,85 @@ pub enum Item {
     Nested(Attrs),
     Rule(Rule),
     Extension { name: LitStr, value: LitStr },
-    Resource(Vec<(String, LitStr)>),
+    Resource(Vec<(ResourceKey, LitStr)>),
 }
 
 /// The keywords of one attribute list, in the order written.
 #[derive(Clone, Default)]
 pub struct Attrs {
-    pub items: Vec<(syn::Ident, Item)>,
+    pub items: Vec<(syn::Ident, Keyword, Item)>,
 }
 
 impl Attrs {
-    pub fn get(&self, name: &str) -> Option<&Item> {
-        self.items.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    pub fn get(&self, keyword: Keyword) -> Option<&Item> {
+        self.items.iter().find(|(_, k, _)| *k == keyword).map(|(_, _, v)| v)
     }
 
-    pub fn flag(&self, name: &str) -> bool {
-        self.get(name).is_some()
+    pub fn flag(&self, keyword: Keyword) -> bool {
+        self.get(keyword).is_some()
     }
 
-    pub fn str(&self, name: &str) -> Option<&LitStr> {
-        match self.get(name) {
+    pub fn str(&self, keyword: Keyword) -> Option<&LitStr> {
+        match self.get(keyword) {
             Some(Item::Str(s)) => Some(s),
             _ => None,
         }
     }
 
-    pub fn literal(&self, name: &str) -> Option<&Literal> {
-        match self.get(name) {
+    pub fn literal(&self, keyword: Keyword) -> Option<&Literal> {
+        match self.get(keyword) {
             Some(Item::Literal(l)) => Some(l),
             _ => None,
         }
+    }
+
+    /// The constraints inside `items(...)` or `values(...)`.
+    pub fn nested(&self, keyword: Keyword) -> Option<&Attrs> {
+        match self.get(keyword) {
+            Some(Item::Nested(n)) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The `rule(...)`s, in order.
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.items.iter().filter_map(|(_, _, item)| match item {
+            Item::Rule(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The same keywords as data, without their spans: what [`crate::CelInputs`] and the other
+    /// functions of the core read.
+    pub fn data(&self) -> Vec<Attr> {
+        self.items
+            .iter()
+            .map(|(_, k, item)| match item {
+                Item::Flag => Attr::Flag(*k),
+                Item::Str(s) if k.arg() == Arg::Json => Attr::Json(*k, s.value()),
+                Item::Str(s) => Attr::Str(*k, s.value()),
+                Item::Count(n) => Attr::Count(*k, *n),
+                Item::Number(n) => {
+                    Attr::Number(*k, serde_json::Number::from_f64(*n).unwrap_or_else(|| serde_json::Number::from(0)))
+                }
+                Item::Literal(l) => Attr::Json(*k, l.to_json()),
+                Item::Strs(list) => Attr::Strs(*k, list.iter().map(LitStr::value).collect()),
+                Item::Nested(n) => Attr::Nested(*k, n.data()),
+                Item::Rule(r) => Attr::Rule(
+                    crate::Rule {
+                        rule: r.rule.as_ref().map(LitStr::value).unwrap_or_default(),
+                        message: r.message.as_ref().map(LitStr::value),
+                        message_expression: r.message_expression.as_ref().map(LitStr::value),
+                        reason: r.reason.as_ref().map(LitStr::value),
+                        field_path: r.field_path.as_ref().map(LitStr::value),
+                        optional_old_self: r.optional_old_self,
+                    },
+                    crate::Trees(None),
+                ),
+                Item::Extension { name, value } => Attr::Extension(name.value(), value.value()),
+                Item::Resource(fields) => Attr::Resource(fields.iter().map(|(k, v)| (*k, v.value())).collect()),
+            })
+            .collect()
     }
 }
 
@@ -272,30 +219,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn place_mask(place: Place) -> u8 {
-    match place {
-        Place::Container => C,
-        Place::Field => F,
-        Place::Variant => V,
-        Place::Nested => N,
-    }
-}
-
-fn describe(place: Place) -> &'static str {
-    match place {
-        Place::Container => "on a struct or enum",
-        Place::Field => "on a field",
-        Place::Variant => "on an enum variant",
-        Place::Nested => "inside items(...)/values(...)",
-    }
-}
-
 fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attrs) -> syn::Result<()> {
     let ident = meta.path.get_ident().cloned().ok_or_else(|| meta.error("expected a kubeskema keyword"))?;
     let name = ident.to_string();
-    let Some(&(_, arg, places)) = KEYWORDS.iter().find(|(k, _, _)| *k == name) else {
-        let known: Vec<_> =
-            KEYWORDS.iter().filter(|(_, _, p)| p & place_mask(place) != 0).map(|(k, _, _)| *k).collect();
+    let Some(keyword) = Keyword::from_name(&name) else {
+        let known: Vec<_> = Keyword::ALL.iter().filter(|k| k.allowed(place)).map(|k| k.name()).collect();
         let hint = match known.iter().min_by_key(|k| edit_distance(k, &name)) {
             Some(k) if edit_distance(k, &name) <= 2 => format!("did you mean `{k}`? "),
             _ => String::new(),
@@ -304,14 +232,14 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
             meta.error(format!("unknown kubeskema keyword `{name}`; {hint}expected one of: {}", known.join(", ")))
         );
     };
-    if places & place_mask(place) == 0 {
+    let arg = keyword.arg();
+    if !keyword.allowed(place) {
         // Consume the value so parsing can go on to report further errors.
         skip_value(meta)?;
-        cx.error(ident.span(), format!("`{name}` is not allowed {}", describe(place)));
+        cx.error(ident.span(), format!("`{name}` is not allowed {}", place.describe()));
         return Ok(());
     }
-    // Rules may repeat; everything else once.
-    if arg != Arg::Rule && arg != Arg::Extension && out.get(&name).is_some() {
+    if !keyword.repeats() && out.get(keyword).is_some() {
         skip_value(meta)?;
         cx.error(ident.span(), format!("duplicate kubeskema keyword `{name}`"));
         return Ok(());
@@ -328,8 +256,8 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
             let s: LitStr = meta.value()?.parse()?;
             match serde_json::from_str::<serde_json::Value>(&s.value()) {
                 Err(e) => cx.error(s.span(), format!("`{name}` must be JSON text: {e}")),
-                Ok(json) if ["all_of", "any_of", "one_of", "not"].contains(&name.as_str()) => {
-                    if let Err(e) = crate::junctor::check(&name, &json) {
+                Ok(json) if keyword.is_junctor() => {
+                    if let Err(e) = check_junctor(&name, &json) {
                         cx.error(s.span(), e);
                     }
                 }
@@ -346,7 +274,7 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
         }
         Arg::Number => Item::Number(parse_number(meta)?),
         Arg::Literal => Item::Literal(parse_literal(meta)?),
-        Arg::Strs => return parse_strs(meta, ident, out),
+        Arg::Strs => return parse_strs(meta, ident, keyword, out),
         Arg::Nested => {
             let mut nested = Attrs::default();
             meta.parse_nested_meta(|m| parse_keyword(cx, &m, Place::Nested, &mut nested))?;
@@ -375,24 +303,25 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
             let mut fields = Vec::new();
             meta.parse_nested_meta(|m| {
                 let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
-                if !["group", "version", "kind", "plural", "scope"].contains(&key.as_str()) {
-                    return Err(m.error("expected one of: group, version, kind, plural, scope"));
-                }
+                let Some(key) = ResourceKey::from_name(&key) else {
+                    let names: Vec<_> = ResourceKey::ALL.iter().map(|k| k.name()).collect();
+                    return Err(m.error(format!("expected one of: {}", names.join(", "))));
+                };
                 fields.push((key, m.value()?.parse::<LitStr>()?));
                 Ok(())
             })?;
             Item::Resource(fields)
         }
     };
-    out.items.push((ident, item));
+    out.items.push((ident, keyword, item));
     Ok(())
 }
 
-fn parse_strs(meta: &ParseNestedMeta, ident: syn::Ident, out: &mut Attrs) -> syn::Result<()> {
+fn parse_strs(meta: &ParseNestedMeta, ident: syn::Ident, keyword: Keyword, out: &mut Attrs) -> syn::Result<()> {
     let content;
     syn::parenthesized!(content in meta.input);
     let list = content.parse_terminated(|input: syn::parse::ParseStream| input.parse::<LitStr>(), syn::Token![,])?;
-    out.items.push((ident, Item::Strs(list.into_iter().collect())));
+    out.items.push((ident, keyword, Item::Strs(list.into_iter().collect())));
     Ok(())
 }
 
@@ -451,14 +380,16 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
     let mut rule = Rule::default();
     meta.parse_nested_meta(|m| {
         let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
-        match key.as_str() {
-            "rule" => rule.rule = Some(m.value()?.parse()?),
-            "message" => rule.message = Some(m.value()?.parse()?),
-            "message_expression" => rule.message_expression = Some(m.value()?.parse()?),
-            "reason" => {
+        let Some(key) = RuleKey::from_name(&key) else {
+            let names: Vec<_> = RuleKey::ALL.iter().map(|k| k.name()).collect();
+            return Err(m.error(format!("expected one of: {}", names.join(", "))));
+        };
+        match key {
+            RuleKey::Rule => rule.rule = Some(m.value()?.parse()?),
+            RuleKey::Message => rule.message = Some(m.value()?.parse()?),
+            RuleKey::MessageExpression => rule.message_expression = Some(m.value()?.parse()?),
+            RuleKey::Reason => {
                 let reason: LitStr = m.value()?.parse()?;
-                const REASONS: [&str; 4] =
-                    ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
                 if !REASONS.contains(&reason.value().as_str()) {
                     return Err(syn::Error::new(
                         reason.span(),
@@ -467,16 +398,11 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
                 }
                 rule.reason = Some(reason);
             }
-            "field_path" => rule.field_path = Some(m.value()?.parse()?),
-            "optional_old_self" => rule.optional_old_self = Some(m.value()?.parse::<syn::LitBool>()?.value),
-            "native" => rule.native = Some(m.value()?.parse()?),
-            "native_message" => rule.native_message = Some(m.value()?.parse()?),
-            "transition" => rule.transition = true,
-            _ => {
-                return Err(m.error(
-                    "expected one of: rule, message, message_expression, reason, field_path, optional_old_self, native, native_message, transition",
-                ));
-            }
+            RuleKey::FieldPath => rule.field_path = Some(m.value()?.parse()?),
+            RuleKey::OptionalOldSelf => rule.optional_old_self = Some(m.value()?.parse::<syn::LitBool>()?.value),
+            RuleKey::Native => rule.native = Some(m.value()?.parse()?),
+            RuleKey::NativeMessage => rule.native_message = Some(m.value()?.parse()?),
+            RuleKey::Transition => rule.transition = true,
         }
         Ok(())
     })?;
