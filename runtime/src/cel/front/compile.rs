@@ -77,21 +77,33 @@ pub fn check_rule(
     field_path: Option<&str>,
     scope: &Scope,
 ) -> Result<Compiled, Vec<String>> {
+    let (rule, message_expression) = compile_rule(rule, message_expression, field_path, scope)?;
+    Ok(Compiled {
+        max_cost: rule.cost.map(|c| c.max),
+        message_max_cost: message_expression.as_ref().and_then(|m| m.cost).map(|c| c.max),
+        metered: rule.metered,
+        depth: rule.depth.max(message_expression.as_ref().map_or(0, |m| m.depth)),
+        message_expression: message_expression.map(|m| m.metered),
+        transition: rule.reads_old_self,
+    })
+}
+
+/// A rule, its messageExpression and its fieldPath, each checked: the two compiled
+/// expressions, or every problem found in any of the three.
+fn compile_rule(
+    rule: &str,
+    message_expression: Option<&str>,
+    field_path: Option<&str>,
+    scope: &Scope,
+) -> Result<(Parsed, Option<Parsed>), Vec<String>> {
     let mut errors = Vec::new();
     let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
-    let message_expression = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
+    let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
     if let Some(Err(e)) = field_path.map(parse_field_path) {
         errors.push(e);
     }
     match program {
-        Some(rule) if errors.is_empty() => Ok(Compiled {
-            max_cost: rule.cost.map(|c| c.max),
-            message_max_cost: message_expression.as_ref().and_then(|m| m.cost).map(|c| c.max),
-            metered: rule.metered,
-            depth: rule.depth.max(message_expression.as_ref().map_or(0, |m| m.depth)),
-            message_expression: message_expression.map(|m| m.metered),
-            transition: rule.reads_old_self,
-        }),
+        Some(program) if errors.is_empty() => Ok((program, message)),
         _ => Err(errors),
     }
 }
@@ -138,25 +150,17 @@ pub fn check_and_lower(
     field_path: Option<&str>,
     scope: &Scope,
 ) -> Result<CheckedRule, Vec<String>> {
-    let mut errors = Vec::new();
-    let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
-    let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
-    if let Some(Err(e)) = field_path.map(parse_field_path) {
-        errors.push(e);
-    }
-    match program {
-        Some(p) if errors.is_empty() => Ok(CheckedRule {
-            max_cost: p.cost.map(|c| c.max),
-            message_max_cost: message.as_ref().and_then(|m| m.cost).map(|c| c.max),
-            lowered: Lowered {
-                transition: p.reads_old_self,
-                rule: p.metered,
-                rule_types: p.types,
-                message: message.map(|m| (m.metered, m.types)),
-            },
-        }),
-        _ => Err(errors),
-    }
+    let (p, message) = compile_rule(rule, message_expression, field_path, scope)?;
+    Ok(CheckedRule {
+        max_cost: p.cost.map(|c| c.max),
+        message_max_cost: message.as_ref().and_then(|m| m.cost).map(|c| c.max),
+        lowered: Lowered {
+            transition: p.reads_old_self,
+            rule: p.metered,
+            rule_types: p.types,
+            message: message.map(|m| (m.metered, m.types)),
+        },
+    })
 }
 
 /// [`check_and_lower`] of a rule and its messageExpression alone: the trees for [`Lowered`].
