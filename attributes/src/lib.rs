@@ -224,6 +224,12 @@ macro_rules! sub_keys {
             pub fn from_name(name: &str) -> Option<$enum> {
                 $enum::ALL.iter().copied().find(|k| k.name() == name)
             }
+
+            /// What an error says of a key that is none of these.
+            pub fn expected() -> String {
+                let names: Vec<_> = $enum::ALL.iter().map(|k| k.name()).collect();
+                format!("expected one of: {}", names.join(", "))
+            }
         }
     };
 }

@@ -304,8 +304,7 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
             meta.parse_nested_meta(|m| {
                 let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
                 let Some(key) = ResourceKey::from_name(&key) else {
-                    let names: Vec<_> = ResourceKey::ALL.iter().map(|k| k.name()).collect();
-                    return Err(m.error(format!("expected one of: {}", names.join(", "))));
+                    return Err(m.error(ResourceKey::expected()));
                 };
                 fields.push((key, m.value()?.parse::<LitStr>()?));
                 Ok(())
@@ -381,8 +380,7 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<Rule> {
     meta.parse_nested_meta(|m| {
         let key = m.path.get_ident().map(ToString::to_string).unwrap_or_default();
         let Some(key) = RuleKey::from_name(&key) else {
-            let names: Vec<_> = RuleKey::ALL.iter().map(|k| k.name()).collect();
-            return Err(m.error(format!("expected one of: {}", names.join(", "))));
+            return Err(m.error(RuleKey::expected()));
         };
         match key {
             RuleKey::Rule => rule.rule = Some(m.value()?.parse()?),
