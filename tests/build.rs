@@ -43,6 +43,21 @@ fn golden(out: &Path) {
         tree.entry(fixture.to_owned()).or_default().entry(group.to_owned()).or_default().push(version.to_owned());
     }
     let mut index = String::new();
+    // Each root type (the structs with `resource(...)`) and its derived schema, for the round
+    // trip CRD → Rust → schema (`golden.rs`).
+    index.push_str("/// (fixture, group module, version module, root type, its derived schema).\n#[allow(clippy::type_complexity)]\npub fn roots() -> Vec<(&'static str, &'static str, &'static str, &'static str, fn() -> ::serde_json::Value)> {\n    vec![\n");
+    for (fixture, groups) in &tree {
+        for (group, versions) in groups {
+            for version in versions {
+                let code = std::fs::read_to_string(out.join(format!("golden_{fixture}__{group}__{version}.rs")))
+                    .expect("written above");
+                for root in root_types(&code) {
+                    writeln!(index, "        ({fixture:?}, {group:?}, {version:?}, {root:?}, <{fixture}::{group}::{version}::{root} as ::kubeskema::StructuralSchema>::schema),").unwrap();
+                }
+            }
+        }
+    }
+    index.push_str("    ]\n}\n");
     for (fixture, groups) in &tree {
         writeln!(index, "pub mod {fixture} {{").unwrap();
         for (group, versions) in groups {
@@ -59,6 +74,20 @@ fn golden(out: &Path) {
         writeln!(index, "}}").unwrap();
     }
     std::fs::write(out.join("golden.rs"), index).expect("OUT_DIR is writable");
+}
+
+/// The root types of generated code: the structs whose `#[kubeskema(...)]` starts with
+/// `resource(` (as code generation prints them).
+fn root_types(code: &str) -> Vec<String> {
+    let mut roots = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[kubeskema(\n    resource(") {
+        rest = &rest[at..];
+        let Some(s) = rest.find("pub struct ") else { break };
+        rest = &rest[s + "pub struct ".len()..];
+        roots.push(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+    }
+    roots
 }
 
 fn corpus(out: &Path) {
@@ -79,6 +108,7 @@ fn corpus(out: &Path) {
     let mut include =
         String::from("#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod corpus {\n");
     let mut arms = String::new();
+    let mut schemas = String::new();
     for folder in &folders {
         let repo = folder.file_name().unwrap().to_string_lossy().into_owned();
         let prefix = module_name(&repo);
@@ -103,6 +133,12 @@ fn corpus(out: &Path) {
                 writeln!(include, "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}", m.path[1])
                     .unwrap();
                 for (api_version, kind, ty) in &m.roots {
+                    writeln!(
+                        schemas,
+                        "({repo:?}, {api_version:?}, {kind:?}, <corpus::{prefix}::{}::{}::{ty} as kubeskema::StructuralSchema>::schema),",
+                        m.path[0], m.path[1]
+                    )
+                    .unwrap();
                     writeln!(
                         arms,
                         "({repo:?}, {api_version:?}, {kind:?}) => Some(through::<corpus::{prefix}::{}::{}::{ty}>(value, old)),",
@@ -159,6 +195,13 @@ fn corpus(out: &Path) {
          }});\n\
          let stored = serde_json::to_value(&typed).map_err(|e| Refused {{ error: e.to_string(), decoded: decoded.clone() }})?;\n\
          Ok(Typed {{ stored, issues, update_issues, decoded, cel_differences }})\n}}"
+    )
+    .unwrap();
+    writeln!(
+        include,
+        "\n/// Each generated root type's derived schema: (corpus folder, apiVersion, kind, `T::schema`).\n\
+         #[allow(clippy::type_complexity)]\n\
+         pub fn schemas() -> Vec<(&'static str, &'static str, &'static str, fn() -> serde_json::Value)> {{\nvec![\n{schemas}]\n}}"
     )
     .unwrap();
     std::fs::write(out.join("corpus.rs"), include).expect("OUT_DIR is writable");

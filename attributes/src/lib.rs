@@ -10,6 +10,7 @@
 pub mod parse;
 #[cfg(feature = "print")]
 pub mod print;
+pub mod schema;
 
 /// Where an attribute stands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -78,7 +79,7 @@ const N: u8 = 8; // nested items(...)/values(...)
 const NODE: u8 = C | F | N;
 
 macro_rules! keywords {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal, $arg:ident, $places:expr;)*) => {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal, $arg:ident, $places:expr, $schema:literal;)*) => {
         /// Every `#[kubeskema(...)]` keyword.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
         pub enum Keyword {
@@ -103,6 +104,14 @@ macro_rules! keywords {
                 }
             }
 
+            /// The key of the schema (`JSONSchemaProps`) it stands for; `""` for keywords that
+            /// say how Rust holds a value, not what the schema says of it.
+            const fn schema_key_or_empty(self) -> &'static str {
+                match self {
+                    $(Keyword::$variant => $schema,)*
+                }
+            }
+
             const fn places(self) -> u8 {
                 match self {
                     $(Keyword::$variant => $places,)*
@@ -115,68 +124,74 @@ macro_rules! keywords {
 keywords! {
     // Serialization shape.
     /// The JSON property name of a field.
-    Rename = "rename", Str, F;
+    Rename = "rename", Str, F, "";
     /// The schema default, a literal.
-    Default = "default", Literal, F;
+    Default = "default", Literal, F, "default";
     /// The schema default, as JSON text.
-    DefaultJson = "default_json", Json, F;
-    Required = "required", Flag, F;
-    Nullable = "nullable", Flag, F | N;
+    DefaultJson = "default_json", Json, F, "default";
+    Required = "required", Flag, F, "";
+    Nullable = "nullable", Flag, F | N, "nullable";
     /// The map of the keys no other field names.
-    UnknownFields = "unknown_fields", Flag, F;
+    UnknownFields = "unknown_fields", Flag, F, "";
     /// The JSON value an enum variant stands for.
-    Value = "value", Literal, V;
+    Value = "value", Literal, V, "";
     /// The resource a root type is.
-    Resource = "resource", Resource, C;
+    Resource = "resource", Resource, C, "";
     /// Written by code generation for types no CEL rule concerns: no rules at or below them
     /// (`validate_cel_at` stays the no-op default), none that may be interpreted above them (no
     /// `ToCel`).
-    NoCelRules = "no_cel_rules", Flag, C;
+    NoCelRules = "no_cel_rules", Flag, C, "";
     /// On a field or its items: the value there has no `ToCel`, so its rules (all compiled to
     /// Rust) cannot be interpreted.
-    NoCelValue = "no_cel_value", Flag, C | F | N;
+    NoCelValue = "no_cel_value", Flag, C | F | N, "";
     /// Required keys that no field names (`required` listing a key `properties` does not).
-    RequiredKeys = "required_keys", Strs, C;
+    RequiredKeys = "required_keys", Strs, C, "required";
     /// A further schema the field's value must satisfy (root `metadata` restrictions).
-    SchemaJson = "schema_json", Json, F;
+    SchemaJson = "schema_json", Json, F, "";
     // Value validations (OpenAPI v3 keywords).
-    Format = "format", Str, NODE;
-    Minimum = "minimum", Number, NODE;
-    Maximum = "maximum", Number, NODE;
-    ExclusiveMinimum = "exclusive_minimum", Flag, NODE;
-    ExclusiveMaximum = "exclusive_maximum", Flag, NODE;
-    MultipleOf = "multiple_of", Number, NODE;
-    MinLength = "min_length", Count, NODE;
-    MaxLength = "max_length", Count, NODE;
-    Pattern = "pattern", Str, NODE;
-    MinItems = "min_items", Count, NODE;
-    MaxItems = "max_items", Count, NODE;
-    UniqueItems = "unique_items", Flag, NODE;
+    Format = "format", Str, NODE, "format";
+    Minimum = "minimum", Number, NODE, "minimum";
+    Maximum = "maximum", Number, NODE, "maximum";
+    ExclusiveMinimum = "exclusive_minimum", Flag, NODE, "exclusiveMinimum";
+    ExclusiveMaximum = "exclusive_maximum", Flag, NODE, "exclusiveMaximum";
+    MultipleOf = "multiple_of", Number, NODE, "multipleOf";
+    MinLength = "min_length", Count, NODE, "minLength";
+    MaxLength = "max_length", Count, NODE, "maxLength";
+    Pattern = "pattern", Str, NODE, "pattern";
+    MinItems = "min_items", Count, NODE, "minItems";
+    MaxItems = "max_items", Count, NODE, "maxItems";
+    UniqueItems = "unique_items", Flag, NODE, "uniqueItems";
     /// `additionalProperties: false`.
-    NoAdditionalProperties = "no_additional_properties", Flag, NODE;
-    MinProperties = "min_properties", Count, NODE;
-    MaxProperties = "max_properties", Count, NODE;
+    NoAdditionalProperties = "no_additional_properties", Flag, NODE, "additionalProperties";
+    /// `additionalProperties: true`: unknown keys are kept, but their values are pruned as
+    /// values without a schema (unlike `preserve_unknown_fields`, which keeps them whole).
+    AdditionalProperties = "additional_properties", Flag, NODE, "additionalProperties";
+    MinProperties = "min_properties", Count, NODE, "minProperties";
+    MaxProperties = "max_properties", Count, NODE, "maxProperties";
     /// `enum`, as JSON text.
-    EnumJson = "enum_json", Json, NODE;
-    AllOf = "all_of", Json, NODE;
-    AnyOf = "any_of", Json, NODE;
-    OneOf = "one_of", Json, NODE;
-    Not = "not", Json, NODE;
+    EnumJson = "enum_json", Json, NODE, "enum";
+    AllOf = "all_of", Json, NODE, "allOf";
+    AnyOf = "any_of", Json, NODE, "anyOf";
+    OneOf = "one_of", Json, NODE, "oneOf";
+    Not = "not", Json, NODE, "not";
+    /// `type`, where the Rust type does not say it: an int-or-string whose schema also names a
+    /// type (external-snapshotter's `restoreSize: {type: string, x-kubernetes-int-or-string: true}`).
+    SchemaType = "schema_type", Str, NODE, "type";
     // Kubernetes extensions.
-    IntOrString = "int_or_string", Flag, NODE;
-    PreserveUnknownFields = "preserve_unknown_fields", Flag, NODE;
-    EmbeddedResource = "embedded_resource", Flag, NODE;
-    ListType = "list_type", Str, NODE;
-    ListMapKeys = "list_map_keys", Strs, NODE;
-    MapType = "map_type", Str, NODE;
+    IntOrString = "int_or_string", Flag, NODE, "x-kubernetes-int-or-string";
+    PreserveUnknownFields = "preserve_unknown_fields", Flag, NODE, "x-kubernetes-preserve-unknown-fields";
+    EmbeddedResource = "embedded_resource", Flag, NODE, "x-kubernetes-embedded-resource";
+    ListType = "list_type", Str, NODE, "x-kubernetes-list-type";
+    ListMapKeys = "list_map_keys", Strs, NODE, "x-kubernetes-list-map-keys";
+    MapType = "map_type", Str, NODE, "x-kubernetes-map-type";
     /// One `x-kubernetes-validations` rule (may repeat).
-    Rule = "rule", Rule, NODE;
+    Rule = "rule", Rule, NODE, "x-kubernetes-validations";
     /// Another `x-kubernetes-*` extension (may repeat).
-    Extension = "extension", Extension, NODE;
+    Extension = "extension", Extension, NODE, "";
     /// The constraints of a list's items.
-    Items = "items", Nested, F | N;
+    Items = "items", Nested, F | N, "items";
     /// The constraints of a map's values.
-    Values = "values", Nested, F | N;
+    Values = "values", Nested, F | N, "additionalProperties";
 }
 
 impl Keyword {
@@ -188,6 +203,15 @@ impl Keyword {
     /// Whether it may stand at `place`.
     pub const fn allowed(self, place: Place) -> bool {
         self.places() & place.mask() != 0
+    }
+
+    /// The schema key it writes (`minimum`, `x-kubernetes-list-type`, ...); `None` for the
+    /// keywords about how Rust holds a value (`rename`, `unknown_fields`, ...). Where the two
+    /// directions meet: code generation reads these keys of a schema into attributes, and
+    /// [`schema::patch`] writes attributes back under them.
+    pub const fn schema_key(self) -> Option<&'static str> {
+        let key = self.schema_key_or_empty();
+        if key.is_empty() { None } else { Some(key) }
     }
 
     /// Whether it may be written more than once in one attribute list.
@@ -250,13 +274,42 @@ sub_keys! {
 }
 
 sub_keys! {
-    /// The keys of `resource(...)`.
+    /// The keys of `resource(...)`: what a CRD says of the resource beside its schema.
     ResourceKey {
         Group = "group",
         Version = "version",
         Kind = "kind",
         Plural = "plural",
         Scope = "scope",
+        Singular = "singular",
+        ListKind = "list_kind",
+        ShortName = "short_name",
+        Category = "category",
+        Served = "served",
+        Storage = "storage",
+        Deprecated = "deprecated",
+        DeprecationWarning = "deprecation_warning",
+        Status = "status",
+        ScaleSpecReplicasPath = "scale_spec_replicas_path",
+        ScaleStatusReplicasPath = "scale_status_replicas_path",
+        ScaleLabelSelectorPath = "scale_label_selector_path",
+        PrinterColumn = "printer_column",
+        SelectableField = "selectable_field",
+    }
+}
+
+impl ResourceKey {
+    /// Whether it may be given more than once (each adds one item to a list).
+    pub const fn repeats(self) -> bool {
+        matches!(
+            self,
+            ResourceKey::ShortName | ResourceKey::Category | ResourceKey::PrinterColumn | ResourceKey::SelectableField
+        )
+    }
+
+    /// Whether it takes `true` or `false` (the others take a string).
+    pub const fn is_flag(self) -> bool {
+        matches!(self, ResourceKey::Served | ResourceKey::Storage | ResourceKey::Deprecated | ResourceKey::Status)
     }
 }
 

@@ -104,12 +104,16 @@ pub enum Item {
     Flag,
     Str(LitStr),
     Count(i64),
-    Number(f64),
+    /// As written: an integer literal stays an integer (`minimum = 1` is `1`, not `1.0`).
+    Number(serde_json::Number),
     Literal(Literal),
     Strs(Vec<LitStr>),
     Nested(Attrs),
     Rule(Rule),
-    Extension { name: LitStr, value: LitStr },
+    Extension {
+        name: LitStr,
+        value: LitStr,
+    },
     Resource(Vec<(ResourceKey, LitStr)>),
 }
 
@@ -168,9 +172,7 @@ impl Attrs {
                 Item::Str(s) if k.arg() == Arg::Json => Attr::Json(*k, s.value()),
                 Item::Str(s) => Attr::Str(*k, s.value()),
                 Item::Count(n) => Attr::Count(*k, *n),
-                Item::Number(n) => {
-                    Attr::Number(*k, serde_json::Number::from_f64(*n).unwrap_or_else(|| serde_json::Number::from(0)))
-                }
+                Item::Number(n) => Attr::Number(*k, n.clone()),
                 Item::Literal(l) => Attr::Json(*k, l.to_json()),
                 Item::Strs(list) => Attr::Strs(*k, list.iter().map(LitStr::value).collect()),
                 Item::Nested(n) => Attr::Nested(*k, n.data()),
@@ -306,13 +308,50 @@ fn parse_keyword(cx: &Ctxt, meta: &ParseNestedMeta, place: Place, out: &mut Attr
                 let Some(key) = ResourceKey::from_name(&key) else {
                     return Err(m.error(ResourceKey::expected()));
                 };
-                fields.push((key, m.value()?.parse::<LitStr>()?));
+                if !key.repeats() && fields.iter().any(|(k, _)| *k == key) {
+                    return Err(m.error(format!("`{}` is given twice", key.name())));
+                }
+                // A flag's value is kept as the text `true`/`false`, so every key reads alike.
+                let value = match m.value()?.parse::<Lit>()? {
+                    Lit::Str(s) if !key.is_flag() => s,
+                    Lit::Bool(b) if key.is_flag() => LitStr::new(&b.value.to_string(), b.span),
+                    other if key.is_flag() => {
+                        return Err(syn::Error::new(other.span(), format!("`{}` takes `true` or `false`", key.name())));
+                    }
+                    other => return Err(syn::Error::new(other.span(), format!("`{}` takes a string", key.name()))),
+                };
+                if key == ResourceKey::PrinterColumn {
+                    check_printer_column(&value)?;
+                }
+                fields.push((key, value));
                 Ok(())
             })?;
             Item::Resource(fields)
         }
     };
     out.items.push((ident, keyword, item));
+    Ok(())
+}
+
+/// A printer column is JSON text with the keys of `additionalPrinterColumns[]`, as kube-derive's
+/// `printcolumn` takes it.
+fn check_printer_column(text: &LitStr) -> syn::Result<()> {
+    let fail = |msg: String| Err(syn::Error::new(text.span(), msg));
+    let Ok(serde_json::Value::Object(column)) = serde_json::from_str::<serde_json::Value>(&text.value()) else {
+        return fail(
+            r##"a printer column is a JSON object: `printer_column = r#"{"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}"#`"##
+                .to_owned(),
+        );
+    };
+    for key in ["name", "type", "jsonPath"] {
+        if !column.get(key).is_some_and(serde_json::Value::is_string) {
+            return fail(format!("a printer column needs `{key}` (a string)"));
+        }
+    }
+    const KEYS: [&str; 6] = ["name", "type", "jsonPath", "description", "format", "priority"];
+    if let Some(other) = column.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return fail(format!("a printer column has no `{other}`: expected one of {}", KEYS.join(", ")));
+    }
     Ok(())
 }
 
@@ -333,27 +372,36 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-fn parse_number(meta: &ParseNestedMeta) -> syn::Result<f64> {
+fn parse_number(meta: &ParseNestedMeta) -> syn::Result<serde_json::Number> {
     let input = meta.value()?;
     let negative = input.peek(syn::Token![-]);
     if negative {
         input.parse::<syn::Token![-]>()?;
     }
     let lit: Lit = input.parse()?;
-    let v = match &lit {
-        Lit::Int(i) => i.base10_digits().parse::<f64>().map_err(|e| syn::Error::new(i.span(), e))?,
-        Lit::Float(f) => f.base10_parse::<f64>()?,
+    let sign = if negative { "-" } else { "" };
+    let (digits, span) = match &lit {
+        Lit::Int(i) => (format!("{sign}{}", i.base10_digits()), i.span()),
+        Lit::Float(f) => (format!("{sign}{}", f.base10_digits()), f.span()),
         other => return Err(syn::Error::new(other.span(), "expected a number")),
     };
-    // The apiserver reads schema numbers as float64: a literal beyond it (`1e400`) is no
-    // bound it could hold, and an infinite one would have no Rust literal to emit.
-    if !v.is_finite() {
-        return Err(syn::Error::new(
-            lit.span(),
+    // An integer literal stays an integer, as the schema writes it; a float is read as the
+    // apiserver reads schema numbers, a float64: one beyond it (`1e400`) is no bound it could
+    // hold, and an infinite one would have no literal to emit.
+    let integer = match &lit {
+        Lit::Int(_) => digits
+            .parse::<i64>()
+            .ok()
+            .map(serde_json::Number::from)
+            .or_else(|| digits.parse::<u64>().ok().map(serde_json::Number::from)),
+        _ => None,
+    };
+    integer.or_else(|| digits.parse::<f64>().ok().and_then(serde_json::Number::from_f64)).ok_or_else(|| {
+        syn::Error::new(
+            span,
             "number out of range: the apiserver reads schema numbers as 64-bit floats (at most about 1.8e308)",
-        ));
-    }
-    Ok(if negative { -v } else { v })
+        )
+    })
 }
 
 fn parse_literal(meta: &ParseNestedMeta) -> syn::Result<Literal> {

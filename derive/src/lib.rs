@@ -6,10 +6,12 @@
 //! code calls only `::kubeskema::__private` and `::core`.
 
 mod cel;
+mod crd;
 mod de;
 mod decode;
 mod junctor;
 mod model;
+mod schema;
 mod ser;
 mod validate;
 
@@ -41,11 +43,19 @@ pub fn derive_deserialize(input: TokenStream) -> TokenStream {
 }
 
 /// Checks every `#[kubeskema(...)]` constraint with straight-line calls into
-/// `kubeskema::keywords`, with the apiserver's messages and paths: `value.validate()`.
+/// `kubeskema::keywords`, with the apiserver's messages and paths: `value.validate()`. Also
+/// implements `kubeskema::StructuralSchema`: the schema a CRD needs for the type, from its
+/// Rust shape and the same attributes.
 #[proc_macro_derive(Validate, attributes(kubeskema))]
 pub fn derive_validate(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand(&input, validate::expand).into()
+    expand(&input, |c| {
+        let mut tokens = validate::expand(c);
+        tokens.extend(schema::expand(c));
+        tokens.extend(crd::expand(c));
+        tokens
+    })
+    .into()
 }
 
 fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::TokenStream) -> proc_macro2::TokenStream {

@@ -9,6 +9,8 @@ use kubeskema_attributes::{Keyword, Place};
 
 pub struct Container<'a> {
     pub ident: &'a syn::Ident,
+    /// Its doc comment: the description of its schema.
+    pub doc: Option<String>,
     pub attrs: Attrs,
     pub data: Body<'a>,
 }
@@ -26,6 +28,8 @@ pub struct Field<'a> {
     pub value_ty: &'a Type,
     /// The schema default, as JSON text.
     pub default: Option<String>,
+    /// Its doc comment: the description of its property.
+    pub doc: Option<String>,
     #[allow(dead_code)] // Read by the validation derive.
     pub attrs: Attrs,
 }
@@ -146,6 +150,53 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// A doc comment as a description: the lines of a paragraph joined by spaces (rustdoc wraps
+/// them; `kubectl explain` wraps again), paragraphs and code blocks kept as written.
+pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .flat_map(|text| {
+            text.lines().map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned()).collect::<Vec<_>>()
+        })
+        .collect();
+    let mut out = String::new();
+    let mut in_code = false;
+    let mut previous_blank = true;
+    for line in &lines {
+        let fence = line.trim_start().starts_with("```");
+        if in_code || fence {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(line);
+            out.push('\n');
+            in_code ^= fence;
+            previous_blank = false;
+        } else if line.trim().is_empty() {
+            if !out.is_empty() && !previous_blank {
+                out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });
+            }
+            previous_blank = true;
+        } else {
+            if !previous_blank && !out.ends_with('\n') {
+                out.push(' ');
+            }
+            out.push_str(line.trim());
+            previous_blank = false;
+        }
+    }
+    let out = out.trim().to_owned();
+    (!out.is_empty()).then_some(out)
+}
+
 /// The JSON name of a field written without `rename`: its identifier without `r#`.
 fn default_json_name(ident: &syn::Ident) -> String {
     let s = ident.to_string();
@@ -181,7 +232,7 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
-        let container = Container { ident: &input.ident, attrs, data };
+        let container = Container { ident: &input.ident, doc: doc_comment(&input.attrs), attrs, data };
         check(cx, &container);
         Some(container)
     }
@@ -247,7 +298,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     if shape != Shape::UnknownFields {
         check_node(cx, &attrs, value_ty, span);
     }
-    Some(Field { ident, json_name, shape, value_ty, default, attrs })
+    Some(Field { ident, json_name, shape, value_ty, default, doc: doc_comment(&f.attrs), attrs })
 }
 
 fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
@@ -277,6 +328,8 @@ fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
 
 /// Rules that need the whole container. Each says why it exists.
 fn check(cx: &Ctxt, c: &Container) {
+    crate::schema::check(cx, c);
+    crate::crd::check(cx, c);
     match &c.data {
         Body::Struct(fields) => {
             // Two fields with one JSON name would make the second unreachable on input and

@@ -66,7 +66,7 @@ pub fn expand(c: &Container) -> TokenStream {
     let cel_walk = crate::cel::validate_cel_at(c);
     let to_cel = crate::cel::to_cel_impl(c);
     let meta = match (&c.data, c.attrs.get(Keyword::Resource)) {
-        (Body::Struct(fields), Some(Item::Resource(resource))) => resource_meta(fields, resource),
+        (Body::Struct(fields), Some(Item::Resource(resource))) => resource_meta(c.ident, fields, resource),
         _ => TokenStream::new(),
     };
     quote! {
@@ -186,10 +186,14 @@ fn resource_parts(fields: &[Field], receiver: &TokenStream) -> [TokenStream; 3] 
 
 /// `validate_meta` of a `resource(...)` root: TypeMeta against its group, version and kind,
 /// then root ObjectMeta by its scope.
-fn resource_meta(fields: &[Field], resource: &[(ResourceKey, syn::LitStr)]) -> TokenStream {
+fn resource_meta(ident: &syn::Ident, fields: &[Field], resource: &[(ResourceKey, syn::LitStr)]) -> TokenStream {
     let get = |k: ResourceKey| resource.iter().find(|(key, _)| *key == k).map(|(_, v)| v.value());
-    let (group, version, kind) =
-        (get(ResourceKey::Group).unwrap_or_default(), get(ResourceKey::Version), get(ResourceKey::Kind));
+    // The kind is the type's name unless given (as `crd::expand` says it).
+    let (group, version, kind) = (
+        get(ResourceKey::Group).unwrap_or_default(),
+        get(ResourceKey::Version),
+        get(ResourceKey::Kind).or_else(|| Some(ident.to_string())),
+    );
     let (Some(version), Some(kind)) = (version, kind) else { return TokenStream::new() };
     let api_version = if group.is_empty() { version } else { format!("{group}/{version}") };
     let namespaced = get(ResourceKey::Scope).is_none_or(|s| s != "Cluster");
@@ -345,7 +349,7 @@ struct Numbers {
 impl Numbers {
     fn of(attrs: &Attrs) -> Numbers {
         let get = |keyword| match attrs.get(keyword) {
-            Some(Item::Number(n)) => Some(*n),
+            Some(Item::Number(n)) => n.as_f64(),
             _ => None,
         };
         Numbers {

@@ -56,7 +56,11 @@ pub use k8s_openapi;
 pub use kube_core;
 
 pub use check::{Phases, Validate};
+/// Panics with the apiserver's messages when it would refuse a derived resource's CRD.
+#[cfg(all(feature = "dynamic", feature = "cel"))]
+pub use dynamic::crd::check::assert_crd_accepted;
 pub use kubeskema_derive::{Deserialize, Serialize, Validate};
+pub use schema::of_types::StructuralSchema;
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
 pub use types::empty_object::EmptyObject;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod oracle;
+pub mod round_trip;
 
 /// The shared corpus (`../shared/corpus` from the repository root), or `KUBESKEMA_CORPUS`.
 pub fn corpus_dir() -> PathBuf {

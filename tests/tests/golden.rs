@@ -123,6 +123,32 @@ mod golden_files_compile {
     #![allow(dead_code)]
     include!(concat!(env!("OUT_DIR"), "/golden.rs"));
 
+    /// CRD → generated Rust → `T::schema()` gives the schema back, up to the differences
+    /// `kubeskema_tests::round_trip` lists: the generated attributes lose nothing.
+    #[test]
+    fn derived_schemas_are_the_input_schemas() {
+        use kubeskema_codegen::__internal::pipeline::{self, Options};
+        use kubeskema_tests::round_trip::{first_difference, input_schemas, normalize};
+        let (mut equal, mut differ) = (0, Vec::new());
+        for fixture in kubeskema_tests::golden_fixtures() {
+            let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
+            let generation = pipeline::run(std::slice::from_ref(&fixture), Options::default()).unwrap();
+            let inputs = input_schemas(&fixture);
+            for (_, group, version, ty, schema) in roots().into_iter().filter(|r| r.0 == stem) {
+                let module = generation.modules.iter().find(|m| m.path == [group, version]).expect("module generated");
+                let (api_version, kind, _) = module.roots.iter().find(|r| r.2 == ty).expect("root generated");
+                let (_, _, input) =
+                    inputs.iter().find(|(a, k, _)| a == api_version && k == kind).expect("input CRD version");
+                match first_difference(&normalize(input), &normalize(&schema())) {
+                    None => equal += 1,
+                    Some(d) => differ.push(format!("{stem} {api_version} {kind}: {d}")),
+                }
+            }
+        }
+        assert!(differ.is_empty(), "{equal} equal, {} differ:\n{}", differ.len(), differ.join("\n"));
+        assert!(equal > 20, "{equal}");
+    }
+
     /// Types alike across modules are one type: v1's `Endpoint` is v1alpha1's `Target` and
     /// ops.example.com's `Target`, each module reads and checks it, and a rule of v1alpha1
     /// reads it where v1 defines it.

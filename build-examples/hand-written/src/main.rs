@@ -33,10 +33,10 @@ pub struct BackupPolicySpec {
     #[kubeskema(min_length = 3, max_length = 63, pattern = "^[a-z0-9][a-z0-9.-]*[a-z0-9]$")]
     pub bucket: String,
     /// A cron schedule, checked by a rule with the Kubernetes CEL libraries.
-    #[kubeskema(rule(
-        rule = "self.split(' ').size() == 5",
-        message_expression = "'schedule must have 5 fields, not ' + string(self.split(' ').size())"
-    ))]
+    #[kubeskema(
+        max_length = 100,
+        rule(rule = "self.split(' ').size() == 5", message_expression = "'schedule must have 5 fields: ' + self")
+    )]
     pub schedule: String,
     #[kubeskema(rename = "minKeep", default = 1, minimum = 1)]
     pub min_keep: i64,
@@ -52,6 +52,11 @@ fn policy(json: serde_json::Value) -> BackupPolicy {
 }
 
 fn main() {
+    // `cargo run -- crd`: the CRD these types give, for `kubectl apply -f -`.
+    if std::env::args().nth(1).as_deref() == Some("crd") {
+        print!("{}", <BackupPolicy as kubeskema::resource::CustomResource>::crd().to_yaml());
+        return;
+    }
     let stored = policy(serde_json::json!({
         "apiVersion": "example.com/v1", "kind": "BackupPolicy", "metadata": {"name": "nightly"},
         "spec": {"bucket": "backups", "schedule": "0 2 * * *"}
@@ -69,6 +74,13 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CRD these types give is one the apiserver takes (its structural rules, defaults
+    /// and CEL rules checked as it checks them).
+    #[test]
+    fn the_crd_is_accepted() {
+        kubeskema::assert_crd_accepted::<BackupPolicy>();
+    }
 
     #[test]
     fn defaults_apply_and_a_good_policy_is_valid() {
@@ -91,7 +103,7 @@ mod tests {
                 "spec.namespaces[1]: Duplicate value: \"a\"",
                 "spec.minKeep: Invalid value: minKeep must not exceed maxKeep",
                 "spec: Invalid value: bucket is immutable",
-                "spec.schedule: Invalid value: \"@daily\": schedule must have 5 fields, not 1",
+                "spec.schedule: Invalid value: \"@daily\": schedule must have 5 fields: @daily",
             ]
         );
         assert!(

@@ -641,6 +641,9 @@ impl<'a> ModuleBuilder<'a> {
         let mut attrs = Vec::new();
         if node.int_or_string {
             attrs.push(Attr::Flag(Keyword::IntOrString));
+            if let Some(t) = &node.type_ {
+                attrs.push(Attr::Str(Keyword::SchemaType, t.clone()));
+            }
             self.value_attrs(node, &mut attrs, true);
             return (Ty::IntOrString, attrs);
         }
@@ -769,6 +772,9 @@ impl<'a> ModuleBuilder<'a> {
         if matches!(s.additional_properties, Some(AdditionalProperties::Bool(false))) {
             out.push(Attr::Flag(Keyword::NoAdditionalProperties));
         }
+        if matches!(s.additional_properties, Some(AdditionalProperties::Bool(true))) {
+            out.push(Attr::Flag(Keyword::AdditionalProperties));
+        }
         if with_enum && let Some(e) = &s.enum_ {
             out.push(Attr::Json(Keyword::EnumJson, Value::Array(e.clone()).to_string()));
         }
@@ -855,6 +861,13 @@ impl<'a> ModuleBuilder<'a> {
                 Shape::Required,
                 Some("Kind is a string value representing the REST resource this object represents."),
             ));
+            // What the schema says of them beyond their type (kopium's test CRD: an `enum` of
+            // its one apiVersion) stays on them.
+            for f in fields.iter_mut() {
+                if let Some(p) = node.properties.get(&f.json_name) {
+                    self.value_attrs(p, &mut f.attrs, true);
+                }
+            }
             let mut meta =
                 plain_field("metadata", Ty::ObjectMeta, Shape::Defaulted, Some("Standard object's metadata."));
             meta.default = Some(Value::Object(Default::default()));

@@ -15,6 +15,8 @@
 //! assert_eq!(AGE.json_path, ".metadata.creationTimestamp");
 //! ```
 
+pub use crate::schema::of_types::crd::{CustomResource, CustomResourceDefinition, ResourceInfo};
+
 /// One of `additionalPrinterColumns`: what `kubectl get` shows for the resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PrinterColumn {

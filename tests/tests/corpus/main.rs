@@ -11,5 +11,6 @@ mod agree;
 mod cel;
 mod check;
 mod roundtrip;
+mod schemas;
 mod validate;
 mod yaml;

@@ -35,11 +35,13 @@
 //! ```
 
 mod defaults;
+mod derived;
 mod finding;
 mod go_dump;
 mod rules;
 mod structural;
 
+pub use derived::{DerivedCheck, assert_accepted, assert_crd_accepted, check_derived};
 pub use finding::Finding;
 
 use super::{Crd, CrdVersion};

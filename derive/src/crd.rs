@@ -1,0 +1,154 @@
+//! `CustomResource`: what `#[kubeskema(resource(...))]` says of a root type, as the constant
+//! `RESOURCE`, and its CRD (`crd()`, built once from `RESOURCE` and the type's schema).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::LitStr;
+
+use crate::model::{Body, Container};
+use kubeskema_attributes::parse::{Ctxt, Item};
+use kubeskema_attributes::{Keyword, ResourceKey};
+
+/// The `resource(...)` keys of a container, when it has them.
+fn resource<'c>(c: &'c Container) -> Option<&'c [(ResourceKey, LitStr)]> {
+    match c.attrs.get(Keyword::Resource) {
+        Some(Item::Resource(keys)) => Some(keys),
+        _ => None,
+    }
+}
+
+/// What the macro can tell of a `resource(...)` on its own: it stands on a struct and names
+/// its version and kind; the scale paths come as a pair.
+pub fn check(cx: &Ctxt, c: &Container) {
+    let Some(keys) = resource(c) else { return };
+    let span =
+        c.attrs.items.iter().find(|(_, k, _)| *k == Keyword::Resource).map_or(c.ident.span(), |(i, _, _)| i.span());
+    if matches!(c.data, Body::Enum(_)) {
+        cx.error(span, "`resource(...)` stands on a struct: a resource is a JSON object");
+        return;
+    }
+    let has = |k: ResourceKey| keys.iter().any(|(key, _)| *key == k);
+    for (key, example) in [(ResourceKey::Group, "\"example.com\""), (ResourceKey::Version, "\"v1\"")] {
+        if !has(key) {
+            cx.error(span, format!("`resource(...)` needs `{} = {example}`", key.name()));
+        }
+    }
+    if has(ResourceKey::ScaleSpecReplicasPath) != has(ResourceKey::ScaleStatusReplicasPath) {
+        cx.error(span, "the scale subresource needs both `scale_spec_replicas_path` and `scale_status_replicas_path`");
+    }
+    if let Some((_, scope)) = keys.iter().find(|(k, _)| *k == ResourceKey::Scope)
+        && !["Namespaced", "Cluster"].contains(&scope.value().as_str())
+    {
+        cx.error(scope.span(), "`scope` is \"Namespaced\" or \"Cluster\"");
+    }
+}
+
+/// The plural the apiserver's users expect when none is given: the lowercased kind with the
+/// English `-s`/`-es`/`-ies` (as kube-derive makes it).
+fn plural_of(kind: &str) -> String {
+    let lower = kind.to_lowercase();
+    if let Some(stem) = lower.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        return format!("{stem}ies");
+    }
+    if ["s", "x", "z", "ch", "sh"].iter().any(|e| lower.ends_with(e)) {
+        return format!("{lower}es");
+    }
+    format!("{lower}s")
+}
+
+pub fn expand(c: &Container) -> TokenStream {
+    let Some(keys) = resource(c) else { return TokenStream::new() };
+    if matches!(c.data, Body::Enum(_)) {
+        return TokenStream::new();
+    }
+    let ident = c.ident;
+    let one = |k: ResourceKey| keys.iter().find(|(key, _)| *key == k).map(|(_, v)| v.value());
+    let all = |k: ResourceKey| keys.iter().filter(|(key, _)| *key == k).map(|(_, v)| v.value()).collect::<Vec<_>>();
+    let flag = |k: ResourceKey, default: bool| one(k).map_or(default, |v| v == "true");
+    let option = |v: Option<String>| match v {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let kind = one(ResourceKey::Kind).unwrap_or_else(|| ident.to_string());
+    let plural = one(ResourceKey::Plural).unwrap_or_else(|| plural_of(&kind));
+    let (group, version) = (one(ResourceKey::Group).unwrap_or_default(), one(ResourceKey::Version).unwrap_or_default());
+    let namespaced = one(ResourceKey::Scope).is_none_or(|s| s != "Cluster");
+    let (singular, list_kind) = (option(one(ResourceKey::Singular)), option(one(ResourceKey::ListKind)));
+    let (short_names, categories) = (all(ResourceKey::ShortName), all(ResourceKey::Category));
+    let (served, storage, deprecated) =
+        (flag(ResourceKey::Served, true), flag(ResourceKey::Storage, true), flag(ResourceKey::Deprecated, false));
+    let deprecation_warning = option(one(ResourceKey::DeprecationWarning));
+    let status = flag(ResourceKey::Status, false);
+    let scale = match (one(ResourceKey::ScaleSpecReplicasPath), one(ResourceKey::ScaleStatusReplicasPath)) {
+        (Some(spec), Some(status)) => {
+            let selector = option(one(ResourceKey::ScaleLabelSelectorPath));
+            quote! {
+                ::core::option::Option::Some(::kubeskema::resource::Scale {
+                    spec_replicas_path: #spec, status_replicas_path: #status, label_selector_path: #selector,
+                })
+            }
+        }
+        _ => quote!(::core::option::Option::None),
+    };
+    let columns = all(ResourceKey::PrinterColumn).into_iter().map(|text| {
+        // Checked as JSON with these keys by the attribute parser.
+        let column: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let text_of = |k: &str| column.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        let (name, type_, json_path) = (text_of("name"), text_of("type"), text_of("jsonPath"));
+        let description = option(column.get("description").and_then(|v| v.as_str()).map(str::to_owned));
+        let format = option(column.get("format").and_then(|v| v.as_str()).map(str::to_owned));
+        let priority = column.get("priority").and_then(serde_json::Value::as_i64).unwrap_or(0) as i32;
+        quote! {
+            ::kubeskema::resource::PrinterColumn {
+                name: #name, type_: #type_, json_path: #json_path, description: #description, format: #format, priority: #priority,
+            }
+        }
+    });
+    let selectable = all(ResourceKey::SelectableField);
+    quote! {
+        #[automatically_derived]
+        impl ::kubeskema::resource::CustomResource for #ident {
+            const RESOURCE: ::kubeskema::resource::ResourceInfo = ::kubeskema::resource::ResourceInfo {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                plural: #plural,
+                singular: #singular,
+                list_kind: #list_kind,
+                short_names: &[#(#short_names),*],
+                categories: &[#(#categories),*],
+                namespaced: #namespaced,
+                served: #served,
+                storage: #storage,
+                deprecated: #deprecated,
+                deprecation_warning: #deprecation_warning,
+                status_subresource: #status,
+                scale: #scale,
+                printer_columns: &[#(#columns),*],
+                selectable_fields: &[#(#selectable),*],
+            };
+            fn crd() -> &'static ::kubeskema::resource::CustomResourceDefinition {
+                static CRD: ::std::sync::OnceLock<::kubeskema::resource::CustomResourceDefinition> = ::std::sync::OnceLock::new();
+                ::kubeskema::resource::CustomResourceDefinition::once::<Self>(&CRD)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plurals_follow_english() {
+        for (kind, plural) in [
+            ("Widget", "widgets"),
+            ("Policy", "policies"),
+            ("Gateway", "gateways"),
+            ("Ingress", "ingresses"),
+            ("Box", "boxes"),
+        ] {
+            assert_eq!(super::plural_of(kind), plural);
+        }
+    }
+}

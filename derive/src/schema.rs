@@ -1,0 +1,169 @@
+//! `StructuralSchema`: the schema of a derived type, for the CRD (the direction Rust → CRD).
+//! What the macro knows it writes as JSON text at expansion time (the type, the enum, each
+//! node's attributes by their schema keys, `kubeskema_attributes::schema::patch`); what only
+//! Rust's trait system knows, the schemas of the fields' types, the generated code asks for
+//! through `<T as StructuralSchema>`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use serde_json::{Map, Value};
+use syn::Type;
+
+use crate::model::{Body, Container, Field, Shape, Variant, VariantValue, generic_arg, option_inner, supported_values};
+use kubeskema_attributes::parse::{Attrs, Ctxt};
+use kubeskema_attributes::{Keyword, schema};
+
+pub fn expand(c: &Container) -> TokenStream {
+    let ident = c.ident;
+    let name = ident.to_string();
+    let doc = option_str(c.doc.as_deref());
+    let body = match &c.data {
+        Body::Struct(fields) => {
+            let mut node = schema::patch(&c.attrs.data());
+            node.insert("type".into(), "object".into());
+            if fields.iter().any(|f| f.shape == Shape::UnknownFields) && !c.attrs.flag(Keyword::AdditionalProperties) {
+                // The type keeps the keys no field names: the apiserver must keep them too.
+                node.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
+            }
+            let node = Value::Object(node).to_string();
+            let resource = c.attrs.get(Keyword::Resource).is_some();
+            let properties = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| property(f, resource));
+            quote! {
+                __g.named::<Self>(#name, ::core::option::Option::Some("object"), |__g| {
+                    let mut __node = __g.node(#node, #doc);
+                    #(#properties)*
+                    __node
+                })
+            }
+        }
+        Body::Enum(variants) => {
+            let node = Value::Object(enum_node(c, variants)).to_string();
+            quote!(__g.node(#node, #doc))
+        }
+    };
+    quote! {
+        #[automatically_derived]
+        impl ::kubeskema::StructuralSchema for #ident {
+            fn schema_in(__g: &mut ::kubeskema::schema::of_types::SchemaGenerator) -> ::kubeskema::serde_json::Map<::std::string::String, ::kubeskema::serde_json::Value> {
+                #body
+            }
+        }
+    }
+}
+
+/// An enum of values: `type` by its values' kind, `enum` as written (`enum_json`) or its
+/// values in declaration order. Values of several kinds have no one type: strings and integers
+/// make an int-or-string, anything else a node that takes any value (its `enum` still checks).
+fn enum_node(c: &Container, variants: &[Variant]) -> Map<String, Value> {
+    let mut node = schema::patch(&c.attrs.data());
+    let kinds: std::collections::BTreeSet<&str> = variants
+        .iter()
+        .map(|v| match v.value {
+            VariantValue::Str(_) => "string",
+            VariantValue::Int(_) => "integer",
+            VariantValue::Bool(_) => "boolean",
+        })
+        .collect();
+    match kinds.into_iter().collect::<Vec<_>>()[..] {
+        [one] => {
+            node.insert("type".into(), one.into());
+        }
+        ["integer", "string"] => {
+            node.insert("x-kubernetes-int-or-string".into(), true.into());
+        }
+        _ => {
+            node.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
+        }
+    }
+    node.insert("enum".into(), Value::Array(supported_values(c, variants)));
+    node
+}
+
+/// One `__g.property(...)` call: the field's type's schema, with its attributes over it.
+///
+/// A resource's `apiVersion`, `kind` and `metadata` are the apiserver's: it sets them on every
+/// object and refuses a default under `metadata`, so the root never requires them nor gives
+/// them a default (the Rust type may, to read an object without them).
+fn property(f: &Field, resource: bool) -> TokenStream {
+    let name = &f.json_name;
+    let type_meta = resource && ["apiVersion", "kind", "metadata"].contains(&name.as_str());
+    let required =
+        !type_meta && (f.shape == Shape::Required || (f.attrs.flag(Keyword::Required) && f.default.is_none()));
+    let mut patch = schema::patch(&f.attrs.data());
+    patch.remove("default");
+    if let Some(default) = f.default.as_deref().and_then(|d| serde_json::from_str::<Value>(d).ok())
+        && !type_meta
+    {
+        patch.insert("default".into(), default);
+    }
+    if let Some(Value::Object(extra)) =
+        f.attrs.str(Keyword::SchemaJson).and_then(|s| serde_json::from_str(&s.value()).ok())
+    {
+        patch.extend(extra);
+    }
+    let patch = Value::Object(patch).to_string();
+    let ty = f.value_ty;
+    let doc = option_str(f.doc.as_deref());
+    // Spanned at the type: a type without a schema is reported there.
+    let of = quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as ::kubeskema::StructuralSchema>::schema_in);
+    quote! {
+        __g.property(&mut __node, #name, #required, #of, #patch, #doc);
+    }
+}
+
+fn option_str(s: Option<&str>) -> TokenStream {
+    match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// What the schema cannot say for a Rust type, found where the macro sees it: integers wider
+/// than the apiserver's int64.
+pub fn check(cx: &Ctxt, c: &Container) {
+    match &c.data {
+        Body::Struct(fields) => {
+            for f in fields.iter().filter(|f| f.shape != Shape::UnknownFields) {
+                check_integers(cx, &f.attrs, f.value_ty);
+            }
+        }
+        Body::Enum(_) => {}
+    }
+}
+
+/// `u64`, `usize`, `u128`, `i128` hold values the apiserver (int64) cannot: `u64` and `usize`
+/// need an explicit `maximum` (at most 2^63 - 1), the 128-bit ones are refused.
+fn check_integers(cx: &Ctxt, attrs: &Attrs, ty: &Type) {
+    let ty = option_inner(ty).unwrap_or(ty);
+    for (list, keyword) in [("Vec", Keyword::Items), ("BTreeMap", Keyword::Values), ("HashMap", Keyword::Values)] {
+        if let Some(inner) = generic_arg(ty, list) {
+            let empty = Attrs::default();
+            return check_integers(cx, attrs.nested(keyword).unwrap_or(&empty), inner);
+        }
+    }
+    let Type::Path(p) = ty else { return };
+    let Some(last) = p.path.segments.last() else { return };
+    let span = syn::spanned::Spanned::span(ty);
+    match last.ident.to_string().as_str() {
+        "u128" | "i128" => cx.error(
+            span,
+            "the apiserver stores integers as int64: a 128-bit integer has no schema; use i64 (or u64 with `maximum = 9223372036854775807`)",
+        ),
+        "u64" | "usize" => {
+            let max = match attrs.get(Keyword::Maximum) {
+                Some(kubeskema_attributes::parse::Item::Number(n)) => n.as_f64(),
+                _ => None,
+            };
+            if max.is_none_or(|m| m > i64::MAX as f64) {
+                cx.error(
+                    span,
+                    format!(
+                        "the apiserver stores integers as int64: `{}` needs `maximum = 9223372036854775807` (or less) to say so, or use i64",
+                        last.ident
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,283 @@
+//! Schemas of Rust types: the direction Rust → CRD. `#[derive(kubeskema::Validate)]` implements
+//! [`StructuralSchema`] from a type's shape and its `#[kubeskema(...)]` attributes; the std,
+//! kubeskema and k8s-openapi types have theirs here (`builtin`), as controller-gen writes them.
+//!
+//! A schema is built as JSON (`serde_json::Map`, keys sorted), the form a CRD carries it in.
+//! One [`SchemaGenerator`] walks a whole type tree: it cuts a type that contains itself, and
+//! keeps a note of each place it had to decide something the types do not say.
+//!
+//! ```
+//! use kubeskema::StructuralSchema;
+//! assert_eq!(Vec::<u8>::schema()["items"]["maximum"], 255);
+//! ```
+
+mod builtin;
+pub(crate) mod crd;
+mod yaml;
+
+pub use yaml::to_yaml;
+
+use std::any::TypeId;
+
+use serde_json::{Map, Value};
+
+/// A type whose values a structural schema describes: the schema a CRD needs for them.
+pub trait StructuralSchema {
+    /// The schema of this type's values, built through `generator` (which cuts recursion and
+    /// keeps notes). A type's own description is its doc comment; a field's replaces it.
+    fn schema_in(generator: &mut SchemaGenerator) -> Map<String, Value>;
+
+    /// The schema on its own, with descriptions.
+    fn schema() -> Value
+    where
+        Self: Sized,
+    {
+        let mut generator = SchemaGenerator::new(Docs::All);
+        Value::Object(generator.schema_of::<Self>())
+    }
+}
+
+/// Which descriptions a schema carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Docs {
+    /// Every doc comment, as written.
+    #[default]
+    All,
+    /// Doc comments without their code blocks (examples for Rust readers, noise in `kubectl
+    /// explain`).
+    WithoutCode,
+    /// None: the smallest CRD (the apiserver limits a CRD to about 1.5 MB in etcd).
+    None,
+}
+
+/// Something the generator decided that the Rust types did not say: a type cut where it
+/// contains itself, a property widened to hold what two variants give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaNote {
+    /// Where, as a JSON path from the root (`.spec.children[*]`).
+    pub path: String,
+    /// What was decided, and why.
+    pub message: String,
+}
+
+impl std::fmt::Display for SchemaNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.path.is_empty() { "<root>" } else { &self.path };
+        write!(f, "{path}: {}", self.message)
+    }
+}
+
+/// Builds the schemas of a type tree (see the module docs).
+#[derive(Debug, Default)]
+pub struct SchemaGenerator {
+    docs: Docs,
+    /// The named types being built, outermost first: a type met again inside itself is cut.
+    building: Vec<TypeId>,
+    /// The JSON path to the node being built.
+    path: Vec<String>,
+    notes: Vec<SchemaNote>,
+}
+
+impl SchemaGenerator {
+    /// A generator that keeps the descriptions `docs` asks for.
+    pub fn new(docs: Docs) -> SchemaGenerator {
+        SchemaGenerator { docs, ..SchemaGenerator::default() }
+    }
+
+    /// The schema of `T`.
+    pub fn schema_of<T: StructuralSchema + ?Sized>(&mut self) -> Map<String, Value> {
+        T::schema_in(self)
+    }
+
+    /// What was decided along the way.
+    pub fn notes(&self) -> &[SchemaNote] {
+        &self.notes
+    }
+
+    /// Keeps a note at the current place.
+    pub fn note(&mut self, message: impl Into<String>) {
+        self.notes.push(SchemaNote { path: self.path.concat(), message: message.into() });
+    }
+
+    /// The schema of `T`'s items (`at` is how the path shows them: `[*]`, `[key]`).
+    pub fn nested<T: StructuralSchema + ?Sized>(&mut self, at: &str) -> Map<String, Value> {
+        self.path.push(at.to_owned());
+        let schema = T::schema_in(self);
+        self.path.pop();
+        schema
+    }
+
+    /// Builds the schema of the named (derived) type `T` with `build`, unless `T` is being
+    /// built already: a type that contains itself has no finite structural schema, so the
+    /// repeat becomes `{type: object, x-kubernetes-preserve-unknown-fields: true}` (any object,
+    /// kept as sent) and a note says so.
+    #[doc(hidden)]
+    pub fn named<T: 'static + ?Sized>(
+        &mut self,
+        name: &str,
+        type_: Option<&str>,
+        build: impl FnOnce(&mut SchemaGenerator) -> Map<String, Value>,
+    ) -> Map<String, Value> {
+        let id = TypeId::of::<T>();
+        if self.building.contains(&id) {
+            self.note(format!(
+                "`{name}` contains itself here: cut with x-kubernetes-preserve-unknown-fields (a structural schema is finite), so values below are kept unchecked by the schema"
+            ));
+            let mut cut = Map::new();
+            if let Some(t) = type_ {
+                cut.insert("type".into(), t.into());
+            }
+            cut.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
+            return cut;
+        }
+        self.building.push(id);
+        let schema = build(self);
+        self.building.pop();
+        schema
+    }
+
+    /// Adds property `name` of a derived struct to `node`: the schema of its Rust type (`of`),
+    /// its attributes laid over it (`patch`, JSON text the derive wrote), its doc comment, and
+    /// `name` in `required` when `required`.
+    #[doc(hidden)]
+    pub fn property(
+        &mut self,
+        node: &mut Map<String, Value>,
+        name: &str,
+        required: bool,
+        of: fn(&mut SchemaGenerator) -> Map<String, Value>,
+        patch: &str,
+        doc: Option<&str>,
+    ) {
+        self.path.push(format!(".{name}"));
+        let mut schema = of(self);
+        self.path.pop();
+        overlay(&mut schema, parse_patch(patch));
+        if let Some(d) = doc.and_then(|d| self.description(d)) {
+            schema.insert("description".into(), d.into());
+        }
+        let properties = node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(p) = properties {
+            p.insert(name.to_owned(), Value::Object(schema));
+        }
+        if required {
+            push_unique(node, "required", Value::String(name.to_owned()));
+        }
+    }
+
+    /// A node from the derive: its JSON text (type, enum, attributes) with its doc comment.
+    #[doc(hidden)]
+    pub fn node(&self, json: &str, doc: Option<&str>) -> Map<String, Value> {
+        let mut node = parse_patch(json);
+        if let Some(d) = doc.and_then(|d| self.description(d)) {
+            node.insert("description".into(), d.into());
+        }
+        node
+    }
+
+    /// A doc comment as the description `docs` keeps (`None` when it keeps none).
+    pub fn description(&self, doc: &str) -> Option<String> {
+        let text = match self.docs {
+            Docs::None => return None,
+            Docs::All => doc.trim().to_owned(),
+            Docs::WithoutCode => without_code_blocks(doc),
+        };
+        (!text.is_empty()).then_some(text)
+    }
+}
+
+/// Lays a node's attributes over the schema of its type: each key the attributes give wins,
+/// except that `items` and `additionalProperties` merge into the type's, and rules and
+/// `required` keys add to the type's. `additionalProperties: true` replaces the type's
+/// preservation of unknown fields (a free-form map's): it keeps them differently.
+pub fn overlay(schema: &mut Map<String, Value>, patch: Map<String, Value>) {
+    if patch.get("additionalProperties") == Some(&Value::Bool(true))
+        && !patch.contains_key("x-kubernetes-preserve-unknown-fields")
+    {
+        schema.remove("x-kubernetes-preserve-unknown-fields");
+    }
+    for (key, value) in patch {
+        match (key.as_str(), schema.get_mut(&key), value) {
+            ("items" | "additionalProperties", Some(Value::Object(inner)), Value::Object(p)) => overlay(inner, p),
+            ("x-kubernetes-validations" | "required", Some(Value::Array(list)), Value::Array(more)) => {
+                for item in more {
+                    if !list.contains(&item) {
+                        list.push(item);
+                    }
+                }
+            }
+            (_, _, value) => {
+                schema.insert(key, value);
+            }
+        }
+    }
+}
+
+fn push_unique(node: &mut Map<String, Value>, key: &str, item: Value) {
+    if let Value::Array(list) = node.entry(key).or_insert_with(|| Value::Array(Vec::new()))
+        && !list.contains(&item)
+    {
+        list.push(item);
+    }
+}
+
+/// The derive's JSON text. It wrote it from attributes it checked, so it parses; anything else
+/// is a bug in the derive, and an empty patch loses less than a panic in `crd()`.
+fn parse_patch(json: &str) -> Map<String, Value> {
+    match serde_json::from_str(json) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+/// A doc comment without its fenced code blocks (```` ``` ````), paragraphs kept.
+fn without_code_blocks(doc: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in doc.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if !in_code {
+            out.push(line);
+        }
+    }
+    let text = out.join("\n");
+    let mut text = text.trim().to_owned();
+    while text.contains("\n\n\n") {
+        text = text.replace("\n\n\n", "\n\n");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn attributes_win_over_the_type_and_nest_into_items() {
+        let mut schema = json!({"type": "array", "items": {"type": "integer", "format": "int32"}});
+        let Value::Object(s) = &mut schema else { unreachable!() };
+        overlay(
+            s,
+            parse_patch(r#"{"maxItems": 3, "items": {"minimum": 1}, "x-kubernetes-validations": [{"rule": "true"}]}"#),
+        );
+        assert_eq!(
+            schema,
+            json!({"type": "array", "maxItems": 3, "items": {"type": "integer", "format": "int32", "minimum": 1},
+                   "x-kubernetes-validations": [{"rule": "true"}]})
+        );
+    }
+
+    #[test]
+    fn code_blocks_leave_descriptions_when_asked() {
+        let g = SchemaGenerator::new(Docs::WithoutCode);
+        assert_eq!(
+            g.description("Replicas.\n\n```\nlet x = 1;\n```\n\nAt most 5.").unwrap(),
+            "Replicas.\n\nAt most 5."
+        );
+        assert_eq!(SchemaGenerator::new(Docs::None).description("Replicas."), None);
+    }
+}

@@ -1,0 +1,35 @@
+// What the derive can tell of a schema or CRD on its own is a compile error at its place.
+
+// Integers wider than the apiserver's int64.
+#[derive(kubeskema::Validate)]
+struct Counts {
+    unbounded: u64,
+    #[kubeskema(items(maximum = 100))]
+    bounded_items: Vec<u64>,
+    huge: Option<u128>,
+    #[kubeskema(values(minimum = 0))]
+    sizes: std::collections::BTreeMap<String, usize>,
+}
+
+// A resource names its group and version; its flags take booleans, its printer columns JSON.
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(kind = "Widget"))]
+struct Widget {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "example.com", version = "v1", status = "yes"))]
+struct Thing {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "example.com", version = "v1", printer_column = "Replicas"))]
+struct Gadget {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "example.com", version = "v1", scope = "Global", scale_spec_replicas_path = ".spec.replicas"))]
+struct Gizmo {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "example.com", version = "v1", kind = "A", kind = "B"))]
+struct Twice {}
+
+fn main() {}
