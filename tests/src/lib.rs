@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod derived;
 pub mod oracle;
 pub mod round_trip;
 

@@ -1,0 +1,25 @@
+//! Writes the CRD of each fixture resource type (`kubeskema_tests::derived`) as YAML, one file
+//! per CRD: `cargo run -p kubeskema-tests --bin derived-crds -- OUT`. The apiserver's verdicts
+//! on them are recorded by `fixtures/derived/record.py OUT`.
+
+fn main() {
+    let Some(out) = std::env::args_os().nth(1).map(std::path::PathBuf::from) else {
+        eprintln!("usage: derived-crds OUT (a folder; it is created)");
+        std::process::exit(2);
+    };
+    if let Err(e) = std::fs::create_dir_all(&out) {
+        eprintln!("{}: {e}", out.display());
+        std::process::exit(1);
+    }
+    for (file, crd) in kubeskema_tests::derived::crds() {
+        let path = out.join(file);
+        if let Err(e) = std::fs::write(&path, crd.to_yaml()) {
+            eprintln!("{}: {e}", path.display());
+            std::process::exit(1);
+        }
+        for note in crd.notes() {
+            println!("{}: note: {note}", crd.name());
+        }
+        println!("{}", path.display());
+    }
+}

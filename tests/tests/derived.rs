@@ -1,0 +1,94 @@
+//! The CRDs derived from the fixture types of `kubeskema_tests::derived` are the ones
+//! kube-apiserver 1.36.3 judged (`fixtures/derived/verdicts.json`, recorded by
+//! `fixtures/derived/record.py` from `derived-crds`' output), and the project's own CRD check
+//! says what it said: accepted, or refused with its messages.
+
+use kubeskema::crd::check::check_derived;
+use serde_json::Value;
+
+fn verdicts() -> Vec<Value> {
+    let path = kubeskema_tests::repo_dir().join("fixtures/derived/verdicts.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let all: Value = serde_json::from_str(&text).unwrap();
+    all["verdicts"].as_array().unwrap().clone()
+}
+
+const RERECORD: &str = "re-record: cargo run -p kubeskema-tests --bin derived-crds -- /tmp/derived && fixtures/derived/record.py /tmp/derived";
+
+#[test]
+fn the_apiserver_judged_these_crds_and_our_check_agrees() {
+    let verdicts = verdicts();
+    let crds = kubeskema_tests::derived::crds();
+    assert_eq!(verdicts.len(), crds.len(), "{RERECORD}");
+    for (file, crd) in &crds {
+        let verdict =
+            verdicts.iter().find(|v| v["file"] == *file).unwrap_or_else(|| panic!("{file}: no verdict; {RERECORD}"));
+        assert_eq!(&verdict["crd"], crd.to_json(), "{file} changed since the apiserver judged it; {RERECORD}");
+        let mut theirs: Vec<String> =
+            verdict["errors"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_owned()).collect();
+        let mut ours = check_derived(crd).errors;
+        // The apiserver's schema checks report in Go map order: compared as sets.
+        theirs.sort();
+        ours.sort();
+        assert_eq!(ours, theirs, "{file}");
+    }
+    let accepted: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v["errors"].as_array().unwrap().is_empty())
+        .filter_map(|v| v["file"].as_str())
+        .collect();
+    assert_eq!(accepted, ["gadgets.yaml", "kitchens.yaml"]);
+}
+
+#[test]
+fn a_type_that_contains_itself_is_cut_with_a_note() {
+    let crds = kubeskema_tests::derived::crds();
+    let kitchen = &crds.iter().find(|(f, _)| *f == "kitchens.yaml").unwrap().1;
+    let notes: Vec<String> = kitchen.notes().iter().map(ToString::to_string).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].starts_with(".spec.tree.children[*]: `Node` contains itself here"), "{notes:?}");
+    let children = kitchen
+        .to_json()
+        .pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/tree/properties/children")
+        .unwrap();
+    assert_eq!(children["items"], serde_json::json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+}
+
+#[test]
+fn versions_merge_and_their_mistakes_are_listed() {
+    use kubeskema::resource::{CustomResource, CustomResourceDefinition};
+    use kubeskema_tests::derived::{GadgetV1, GadgetV2, Kitchen};
+    let merged = CustomResourceDefinition::merge(&[GadgetV1::crd(), GadgetV2::crd()]).unwrap();
+    let versions = merged.to_json().pointer("/spec/versions").unwrap().as_array().unwrap();
+    assert_eq!(versions.iter().map(|v| v["name"].as_str().unwrap()).collect::<Vec<_>>(), ["v1", "v2"]);
+    assert_eq!(versions[0]["deprecationWarning"], "derived.example.com/v1 Gadget is deprecated; use v2");
+    let errors = CustomResourceDefinition::merge(&[GadgetV2::crd(), GadgetV2::crd(), Kitchen::crd()]).unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "name of version v1 differs from version v2's: \"kitchens.derived.example.com\" / \"gadgets.derived.example.com\"",
+            "names of version v1 differs from version v2's: {\"categories\":[\"all\",\"derived\"],\"kind\":\"Kitchen\",\"plural\":\"kitchens\",\"shortNames\":[\"kit\"]} / {\"kind\":\"Gadget\",\"plural\":\"gadgets\"}",
+            "scope of version v1 differs from version v2's: \"Namespaced\" / \"Cluster\"",
+            "gadgets.derived.example.com: version v2 is given twice",
+            "gadgets.derived.example.com: exactly one version must be the storage version (`storage = true`), 3 are",
+        ]
+    );
+}
+
+#[test]
+fn descriptions_follow_the_switch() {
+    use kubeskema::resource::CustomResourceDefinition;
+    use kubeskema::schema::of_types::Docs;
+    use kubeskema_tests::derived::Kitchen;
+    let spec = |docs| {
+        CustomResourceDefinition::of::<Kitchen>(docs)
+            .to_json()
+            .pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec")
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(spec(Docs::All)["properties"]["name"]["description"], "A name: a `String`.");
+    assert!(spec(Docs::All)["description"].as_str().unwrap().contains("```"));
+    assert_eq!(spec(Docs::WithoutCode)["description"], "The spec: one field per Rust type.");
+    assert!(!spec(Docs::None).to_string().contains("description"));
+}
