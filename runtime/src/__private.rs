@@ -63,6 +63,25 @@ impl Kind for f64 {
         Some(Num::Float(*self))
     }
 }
+/// Integers other than i32/i64 (hand-written types): their value as the apiserver's int64,
+/// or a float beyond it.
+macro_rules! integer_kind {
+    ($($t:ty),*) => {$(
+        impl Kind for $t {
+            const NUMBER_TYPE: Option<&'static str> = Some("integer");
+            fn as_num(&self) -> Option<Num> {
+                Some(i64::try_from(*self).map_or(Num::Float(*self as f64), Num::Int))
+            }
+        }
+    )*};
+}
+integer_kind!(i8, i16, u8, u16, u32, u64, usize);
+impl Kind for f32 {
+    const NUMBER_TYPE: Option<&'static str> = Some("number");
+    fn as_num(&self) -> Option<Num> {
+        Some(Num::Float(f64::from(*self)))
+    }
+}
 impl Kind for bool {}
 impl Kind for crate::IntOrString {
     fn as_str(&self) -> Option<&str> {

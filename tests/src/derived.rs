@@ -53,6 +53,15 @@ pub struct KitchenSpec {
     pub count: Option<i64>,
     /// `f64`: a number.
     pub ratio: Option<f64>,
+    /// `f32`: a number too.
+    pub weight: Option<f32>,
+    /// Narrow integers: their range as bounds.
+    pub small: Option<u8>,
+    pub offset: Option<i16>,
+    pub wide: Option<u32>,
+    /// `u64`: needs its maximum within int64.
+    #[kubeskema(maximum = 1000000)]
+    pub huge: Option<u64>,
     /// `bool`.
     pub enabled: Option<bool>,
     /// `Vec<String>`.

@@ -92,3 +92,26 @@ fn descriptions_follow_the_switch() {
     assert_eq!(spec(Docs::WithoutCode)["description"], "The spec: one field per Rust type.");
     assert!(!spec(Docs::None).to_string().contains("description"));
 }
+
+/// Integers narrower or wider than the apiserver's int64 read as their schema bounds them,
+/// with the apiserver's messages for the same values against the derived CRD (recorded from
+/// kube-apiserver 1.36.3: `apiserver.py validate --crd kitchens.yaml` of this object).
+#[test]
+fn narrow_integers_are_bounded_as_the_schema_says() {
+    let object = serde_json::json!({
+        "apiVersion": "derived.example.com/v1", "kind": "Kitchen", "metadata": {"name": "k", "namespace": "default"},
+        "spec": {"name": "k", "replicas": 1, "small": 300, "offset": -40000, "wide": -1, "huge": 1000001}
+    });
+    let read = kubeskema::decode::from_value::<kubeskema_tests::derived::Kitchen>(&object, &Default::default());
+    // The validating read: what the types cannot hold, then every check of what they hold.
+    let mut issues: Vec<String> = read.issues.iter().map(ToString::to_string).collect();
+    issues.sort();
+    assert_eq!(issues, APISERVER_SAYS);
+}
+
+const APISERVER_SAYS: [&str; 4] = [
+    "spec.huge: Invalid value: 1000001: spec.huge in body should be less than or equal to 1000000",
+    "spec.offset: Invalid value: -40000: spec.offset in body should be greater than or equal to -32768",
+    "spec.small: Invalid value: 300: spec.small in body should be less than or equal to 255",
+    "spec.wide: Invalid value: -1: spec.wide in body should be greater than or equal to 0",
+];

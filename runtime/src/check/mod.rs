@@ -251,6 +251,14 @@ leaf!(
     i32 => "integer", |i| BadValue::Int((*i).into());
     i64 => "integer", |i| BadValue::Int(*i);
     f64 => "number", |f| BadValue::Float(*f);
+    f32 => "number", |f| BadValue::Float(f64::from(*f));
+    i8 => "integer", |i| BadValue::Int((*i).into());
+    i16 => "integer", |i| BadValue::Int((*i).into());
+    u8 => "integer", |i| BadValue::Int((*i).into());
+    u16 => "integer", |i| BadValue::Int((*i).into());
+    u32 => "integer", |i| BadValue::Int((*i).into());
+    u64 => "integer", |i| i64::try_from(*i).map_or(BadValue::Float(*i as f64), BadValue::Int);
+    usize => "integer", |i| i64::try_from(*i).map_or(BadValue::Float(*i as f64), BadValue::Int);
     crate::IntOrString => "", |v| match v {
         crate::IntOrString::Int(i) => BadValue::Int(*i),
         crate::IntOrString::String(s) => BadValue::Str(s.clone()),

@@ -810,6 +810,47 @@ impl Decode for i32 {
     }
 }
 
+/// Integers of hand-written types other than i32/i64: their schema bounds them to the Rust
+/// type's range (`u8`: `minimum: 0, maximum: 255`), so a value outside it reads as the
+/// apiserver reports that bound.
+macro_rules! bounded_integer {
+    ($($t:ty),*) => {$(
+        impl Decode for $t {
+            fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+                let refuse = |path: &Path, v: Scalar<'_>| {
+                    let n = match v {
+                        Scalar::Int(i) => Num::Int(i),
+                        Scalar::Uint(u) => Num::Float(u as f64),
+                        Scalar::Float(f) if keywords::is_json_integer(f) => Num::Float(f),
+                        other => return keywords::type_mismatch(path, other.kind(), "integer"),
+                    };
+                    let bound = |b: i128| keywords::Bound::of(&serde_json::Number::from_f64(b as f64).unwrap_or_else(|| 0.into()));
+                    keywords::maximum(path, n, bound(<$t>::MAX as i128), false)
+                        .or_else(|| keywords::minimum(path, n, bound(<$t>::MIN as i128), false))
+                        .unwrap_or_else(|| keywords::type_mismatch(path, "number", "integer"))
+                };
+                let convert = |v: Scalar<'_>| match v {
+                    Scalar::Uint(u) => <$t>::try_from(u).ok(),
+                    other => whole(other).and_then(|i| <$t>::try_from(i).ok()),
+                };
+                d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", convert, refuse })
+            }
+        }
+    )*};
+}
+bounded_integer!(i8, i16, u8, u16, u32, u64, usize);
+
+impl Decode for f32 {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        decode_scalar(d, cx, at, "number", |v| match v {
+            Scalar::Int(i) => Some(i as f32),
+            Scalar::Uint(u) => Some(u as f32),
+            Scalar::Float(f) => Some(f as f32),
+            _ => None,
+        })
+    }
+}
+
 /// [ver 1.36+] an integer that its Rust type (the schema's format) cannot hold: the range
 /// check's error, which the dynamic validator reports for the same value.
 fn out_of_range(path: &Path, format: &str, n: Num) -> Issue {

@@ -43,6 +43,15 @@ scalar! {
     i64 => Type::Int, |i| Value::Int(*i);
     i32 => Type::Int, |i| Value::Int(i64::from(*i));
     f64 => Type::Double, |f| Value::Float(*f);
+    f32 => Type::Double, |f| Value::Float(f64::from(*f));
+    i8 => Type::Int, |i| Value::Int(i64::from(*i));
+    i16 => Type::Int, |i| Value::Int(i64::from(*i));
+    u8 => Type::Int, |i| Value::Int(i64::from(*i));
+    u16 => Type::Int, |i| Value::Int(i64::from(*i));
+    u32 => Type::Int, |i| Value::Int(i64::from(*i));
+    // Beyond int64 only when invalid (the derive asks these for a maximum within it).
+    u64 => Type::Int, |i| i64::try_from(*i).map_or(Value::Float(*i as f64), Value::Int);
+    usize => Type::Int, |i| i64::try_from(*i).map_or(Value::Float(*i as f64), Value::Int);
     IntOrString => Type::Dyn, |v| match v {
         IntOrString::Int(i) => Value::Int(*i),
         IntOrString::String(s) => Value::String(Arc::new(s.clone())),
