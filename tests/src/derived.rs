@@ -40,7 +40,9 @@ pub struct Kitchen {
 /// The spec: one field per Rust type.
 ///
 /// ```
-/// // Code blocks stay out of descriptions when asked (`Docs::WithoutCode`).
+/// # // Code blocks stay out of descriptions when asked (`Docs::WithoutCode`).
+/// let replicas = 3;
+/// # assert_eq!(replicas, 3);
 /// ```
 #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
 pub struct KitchenSpec {
