@@ -13,6 +13,7 @@ mod junctor;
 mod model;
 mod schema;
 mod ser;
+mod serde_attrs;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -20,7 +21,7 @@ use syn::{DeriveInput, parse_macro_input};
 
 /// Serializes a struct as a JSON object (or an enum as its `enum` value) by its
 /// `#[kubeskema(...)]` attributes: JSON names, absent versus `null`, unknown fields.
-#[proc_macro_derive(Serialize, attributes(kubeskema))]
+#[proc_macro_derive(Serialize, attributes(kubeskema, serde))]
 pub fn derive_serialize(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(&input, ser::expand).into()
@@ -31,7 +32,7 @@ pub fn derive_serialize(input: TokenStream) -> TokenStream {
 /// fields, unknown keys are dropped or kept in the `unknown_fields` map. Also implements
 /// `kubeskema::decode::Decode`, the validating read that records issues instead of stopping;
 /// a struct's `Deserialize` is that read stopping at its first issue, as its error.
-#[proc_macro_derive(Deserialize, attributes(kubeskema))]
+#[proc_macro_derive(Deserialize, attributes(kubeskema, serde))]
 pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(&input, |c| {
@@ -46,7 +47,7 @@ pub fn derive_deserialize(input: TokenStream) -> TokenStream {
 /// `kubeskema::keywords`, with the apiserver's messages and paths: `value.validate()`. Also
 /// implements `kubeskema::StructuralSchema`: the schema a CRD needs for the type, from its
 /// Rust shape and the same attributes.
-#[proc_macro_derive(Validate, attributes(kubeskema))]
+#[proc_macro_derive(Validate, attributes(kubeskema, serde))]
 pub fn derive_validate(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(&input, |c| {

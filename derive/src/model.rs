@@ -7,6 +7,8 @@ pub use kubeskema_attributes::Shape;
 use kubeskema_attributes::parse::{self as attr, Attrs, Ctxt, Literal};
 use kubeskema_attributes::{Keyword, Place};
 
+use crate::serde_attrs;
+
 pub struct Container<'a> {
     pub ident: &'a syn::Ident,
     /// Its doc comment: the description of its schema.
@@ -30,6 +32,9 @@ pub struct Field<'a> {
     pub default: Option<String>,
     /// Its doc comment: the description of its property.
     pub doc: Option<String>,
+    /// `#[serde(default)]`: serde's own `Deserialize` fills absence with the Rust default, so
+    /// the schema does not require it.
+    pub serde_default: bool,
     #[allow(dead_code)] // Read by the validation derive.
     pub attrs: Attrs,
 }
@@ -206,12 +211,23 @@ fn default_json_name(ident: &syn::Ident) -> String {
 impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Container<'a>> {
         let attrs = attr::parse(cx, &input.attrs, Place::Container);
+        let serde = serde_attrs::parse(cx, &input.attrs);
+        let rename_all = serde.rename_all.as_ref().and_then(|rule| {
+            let known = serde_attrs::rename_all(&rule.value(), "x", false).is_some();
+            if !known {
+                cx.error(rule.span(), "unknown `rename_all` rule: expected one of lowercase, UPPERCASE, PascalCase, camelCase, snake_case, SCREAMING_SNAKE_CASE, kebab-case, SCREAMING-KEBAB-CASE");
+            }
+            known.then(|| rule.value())
+        });
+        let rename_all = rename_all.as_deref();
         if !input.generics.params.is_empty() {
             cx.error_spanned(&input.generics, "kubeskema derives do not support generic types");
         }
         let data = match &input.data {
             Data::Struct(s) => match &s.fields {
-                Fields::Named(named) => Body::Struct(named.named.iter().filter_map(|f| field(cx, f)).collect()),
+                Fields::Named(named) => {
+                    Body::Struct(named.named.iter().filter_map(|f| field(cx, f, rename_all)).collect())
+                }
                 Fields::Unit => Body::Struct(Vec::new()),
                 Fields::Unnamed(u) => {
                     cx.error_spanned(u, "kubeskema derives need named fields: a JSON object has keys");
@@ -225,7 +241,7 @@ impl<'a> Container<'a> {
                         "an enum needs at least one variant: an empty `enum` accepts no value",
                     );
                 }
-                Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v)).collect())
+                Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v, rename_all)).collect())
             }
             Data::Union(u) => {
                 cx.error_spanned(u.union_token, "kubeskema derives do not support unions");
@@ -238,10 +254,32 @@ impl<'a> Container<'a> {
     }
 }
 
-fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
+/// The JSON name from `#[kubeskema(rename)]`, `#[serde(rename)]` or the container's
+/// `#[serde(rename_all)]`, in that order; the two `rename`s must agree.
+fn json_name(
+    cx: &Ctxt,
+    ours: Option<&syn::LitStr>,
+    serde: &serde_attrs::SerdeAttrs,
+    rust: String,
+    rename_all: Option<&str>,
+    variant: bool,
+) -> String {
+    if let (Some(ours), Some(theirs)) = (ours, &serde.rename)
+        && ours.value() != theirs.value()
+    {
+        cx.error(ours.span(), format!("`#[serde(rename = {:?})]` names it differently: give one name", theirs.value()));
+    }
+    ours.or(serde.rename.as_ref())
+        .map(syn::LitStr::value)
+        .or_else(|| rename_all.and_then(|rule| serde_attrs::rename_all(rule, &rust, variant)))
+        .unwrap_or(rust)
+}
+
+fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<&str>) -> Option<Field<'a>> {
     let ident = f.ident.as_ref()?;
     let attrs = attr::parse(cx, &f.attrs, Place::Field);
-    let json_name = attrs.str(Keyword::Rename).map(syn::LitStr::value).unwrap_or_else(|| default_json_name(ident));
+    let serde = serde_attrs::parse(cx, &f.attrs);
+    let json_name = json_name(cx, attrs.str(Keyword::Rename), &serde, default_json_name(ident), rename_all, false);
     let default = match (attrs.literal(Keyword::Default), attrs.str(Keyword::DefaultJson)) {
         (Some(_), Some(s)) => {
             cx.error(s.span(), "give either `default` or `default_json`, not both");
@@ -298,17 +336,26 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field) -> Option<Field<'a>> {
     if shape != Shape::UnknownFields {
         check_node(cx, &attrs, value_ty, span);
     }
-    Some(Field { ident, json_name, shape, value_ty, default, doc: doc_comment(&f.attrs), attrs })
+    let serde_default = serde.default;
+    Some(Field { ident, json_name, shape, value_ty, default, doc: doc_comment(&f.attrs), serde_default, attrs })
 }
 
-fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant) -> Option<Variant<'a>> {
+fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) -> Option<Variant<'a>> {
     let attrs = attr::parse(cx, &v.attrs, Place::Variant);
+    let serde = serde_attrs::parse(cx, &v.attrs);
     if !matches!(v.fields, Fields::Unit) {
         cx.error_spanned(&v.fields, "kubeskema enums stand for `enum` values: variants carry no data");
         return None;
     }
     let value = match attrs.literal(Keyword::Value) {
-        None => VariantValue::Str(v.ident.to_string().trim_start_matches("r#").to_owned()),
+        None => VariantValue::Str(json_name(
+            cx,
+            None,
+            &serde,
+            v.ident.to_string().trim_start_matches("r#").to_owned(),
+            rename_all,
+            true,
+        )),
         Some(Literal::Str(s)) => VariantValue::Str(s.value()),
         Some(Literal::Bool(b)) => VariantValue::Bool(b.value),
         Some(Literal::Int(i)) => match i.base10_parse::<i64>() {

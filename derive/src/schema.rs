@@ -87,8 +87,9 @@ fn enum_node(c: &Container, variants: &[Variant]) -> Map<String, Value> {
 fn property(f: &Field, resource: bool) -> TokenStream {
     let name = &f.json_name;
     let type_meta = resource && ["apiVersion", "kind", "metadata"].contains(&name.as_str());
-    let required =
-        !type_meta && (f.shape == Shape::Required || (f.attrs.flag(Keyword::Required) && f.default.is_none()));
+    let required = !type_meta
+        && !f.serde_default
+        && (f.shape == Shape::Required || (f.attrs.flag(Keyword::Required) && f.default.is_none()));
     let mut patch = schema::patch(&f.attrs.data());
     patch.remove("default");
     if let Some(default) = f.default.as_deref().and_then(|d| serde_json::from_str::<Value>(d).ok())

@@ -272,3 +272,98 @@ fn serializing_stops_at_the_first_error_and_returns_it() {
     assert_eq!(err.to_string(), format!("refused {fail_at}"));
     assert_eq!(written, order[..1], "nothing is written after the error, and the map is not ended");
 }
+
+mod serde_names {
+    //! Types that carry `#[serde(...)]` keep their JSON names under kubeskema's derives: the
+    //! same type with serde's derives and with kubeskema's reads and writes the same JSON, and
+    //! both give the same schema.
+
+    use kubeskema::StructuralSchema;
+
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize, kubeskema::Validate)]
+    #[serde(rename_all = "camelCase")]
+    struct WithSerde {
+        max_surge: i64,
+        #[serde(rename = "min-ready")]
+        min_ready: i64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rolling_update: Option<Strategy>,
+    }
+
+    #[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    #[serde(rename_all = "camelCase")]
+    struct WithKubeskema {
+        max_surge: i64,
+        #[serde(rename = "min-ready")]
+        min_ready: i64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rolling_update: Option<StrategyK>,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize, kubeskema::Validate)]
+    #[serde(rename_all = "kebab-case")]
+    enum Strategy {
+        RollingUpdate,
+        #[serde(rename = "recreate")]
+        Recreate,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    #[serde(rename_all = "kebab-case")]
+    enum StrategyK {
+        RollingUpdate,
+        #[serde(rename = "recreate")]
+        Recreate,
+    }
+
+    #[test]
+    fn serde_and_kubeskema_read_write_and_describe_alike() {
+        let json = serde_json::json!({"maxSurge": 1, "min-ready": 2, "rollingUpdate": "rolling-update"});
+        let a: WithSerde = serde_json::from_value(json.clone()).unwrap();
+        let b: WithKubeskema = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&a).unwrap(), json);
+        assert_eq!(serde_json::to_value(&b).unwrap(), json);
+        let without = serde_json::json!({"maxSurge": 1, "min-ready": 2});
+        let a: WithSerde = serde_json::from_value(without.clone()).unwrap();
+        let b: WithKubeskema = serde_json::from_value(without.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&a).unwrap(), without);
+        assert_eq!(serde_json::to_value(&b).unwrap(), without);
+        assert_eq!(WithSerde::schema(), WithKubeskema::schema());
+        assert_eq!(
+            WithSerde::schema(),
+            serde_json::json!({
+                "type": "object",
+                "required": ["maxSurge", "min-ready"],
+                "properties": {
+                    "maxSurge": {"type": "integer"},
+                    "min-ready": {"type": "integer"},
+                    "rollingUpdate": {"type": "string", "enum": ["rolling-update", "recreate"]},
+                },
+            })
+        );
+    }
+
+    #[test]
+    fn issues_are_placed_by_the_serde_names() {
+        #[derive(serde::Deserialize, kubeskema::Validate)]
+        #[serde(rename_all = "camelCase")]
+        struct Spec {
+            #[kubeskema(maximum = 3)]
+            max_surge: i64,
+            #[serde(default)]
+            #[kubeskema(max_items = 1)]
+            extra_args: Vec<String>,
+        }
+        let spec: Spec = serde_json::from_value(serde_json::json!({"maxSurge": 5, "extraArgs": ["a", "b"]})).unwrap();
+        let issues: Vec<String> = kubeskema::Validate::validate(&spec).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            issues,
+            [
+                "maxSurge: Invalid value: 5: maxSurge in body should be less than or equal to 3",
+                "extraArgs: Too many: 2: must have at most 1 item",
+            ]
+        );
+        // serde's default: not required in the schema.
+        assert_eq!(Spec::schema()["required"], serde_json::json!(["maxSurge"]));
+    }
+}

@@ -1,0 +1,171 @@
+//! The `#[serde(...)]` attributes a type already carries, read so that a type moved from serde
+//! and kube-derive keeps its JSON names: `rename`, `rename_all` (with serde's case rules),
+//! `default`, `skip_serializing_if`. Those that change the JSON's shape in ways the derives do
+//! not follow yet (`flatten`, `tag`, `untagged`, `skip`, ...) are compile errors that say so,
+//! rather than a schema that would not describe what serde reads. serde itself checks its
+//! attributes; what it accepts and this does not need is skipped.
+
+use kubeskema_attributes::parse::Ctxt;
+use syn::{Attribute, LitStr};
+
+/// What `#[serde(...)]` says on one item.
+#[derive(Default)]
+pub struct SerdeAttrs {
+    pub rename: Option<LitStr>,
+    pub rename_all: Option<LitStr>,
+    /// `default` or `default = "path"`: absence reads as the Rust default.
+    pub default: bool,
+    /// `skip_serializing_if = "..."`.
+    pub skip_serializing_if: bool,
+}
+
+/// The serde keys that change what JSON a type reads or writes beyond names, which the
+/// kubeskema derives do not follow yet, and what to write instead.
+const NOT_YET: &[(&str, &str)] = &[
+    ("flatten", "write the flattened struct's fields in this struct"),
+    ("tag", "data-carrying enums are not supported yet"),
+    ("content", "data-carrying enums are not supported yet"),
+    ("untagged", "data-carrying enums are not supported yet"),
+    ("transparent", "use the inner type for the field"),
+    ("skip", "leave the field out of the type, or keep it with `Option<T>`"),
+    ("skip_deserializing", "leave the field out of the type, or keep it with `Option<T>`"),
+    ("with", "use a type whose serialization is the one you want"),
+    ("deserialize_with", "use a type whose serialization is the one you want"),
+    ("serialize_with", "use a type whose serialization is the one you want"),
+    ("from", "use the type serde converts from"),
+    ("try_from", "use the type serde converts from"),
+    ("into", "use the type serde converts into"),
+    ("remote", "derive on the type itself"),
+];
+
+pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> SerdeAttrs {
+    let mut out = SerdeAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let result = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            match key.as_str() {
+                "rename" => out.rename = one_name(&meta)?,
+                "rename_all" => out.rename_all = one_name(&meta)?,
+                "default" => {
+                    out.default = true;
+                    skip_value(&meta)?;
+                }
+                "skip_serializing_if" => {
+                    out.skip_serializing_if = true;
+                    skip_value(&meta)?;
+                }
+                other => {
+                    if let Some((_, instead)) = NOT_YET.iter().find(|(k, _)| *k == other) {
+                        cx.error_spanned(
+                            &meta.path,
+                            format!("kubeskema derives do not follow `#[serde({other})]` yet, so the schema would not describe what serde reads: {instead}"),
+                        );
+                    }
+                    skip_value(&meta)?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    out
+}
+
+/// `rename = "x"`, or `rename(serialize = "x", deserialize = "x")` with one name: a JSON name
+/// that differs by direction has no one schema.
+fn one_name(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Option<LitStr>> {
+    if meta.input.peek(syn::Token![=]) {
+        return Ok(Some(meta.value()?.parse()?));
+    }
+    let mut names: Vec<LitStr> = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        names.push(inner.value()?.parse()?);
+        Ok(())
+    })?;
+    match &names[..] {
+        [] => Ok(None),
+        [one] => Ok(Some(one.clone())),
+        [a, b] if a.value() == b.value() => Ok(Some(a.clone())),
+        [_, b, ..] => Err(syn::Error::new(
+            b.span(),
+            "a name that differs between serializing and deserializing has no one schema: give one name",
+        )),
+    }
+}
+
+fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::Group = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+/// A field's (`variant == false`, snake_case in Rust) or a variant's (PascalCase) name under
+/// `rename_all`, as serde_derive's `case.rs` changes it; `None` for a rule serde does not have.
+pub fn rename_all(rule: &str, name: &str, variant: bool) -> Option<String> {
+    let snake = if variant {
+        let mut s = String::new();
+        for (i, ch) in name.char_indices() {
+            if i > 0 && ch.is_uppercase() {
+                s.push('_');
+            }
+            s.push(ch.to_ascii_lowercase());
+        }
+        s
+    } else {
+        name.to_owned()
+    };
+    let pascal = |s: &str| -> String {
+        let mut out = String::new();
+        let mut capitalize = true;
+        for ch in s.chars() {
+            if ch == '_' {
+                capitalize = true;
+            } else if capitalize {
+                out.push(ch.to_ascii_uppercase());
+                capitalize = false;
+            } else {
+                out.push(ch);
+            }
+        }
+        out
+    };
+    Some(match rule {
+        "lowercase" if variant => name.to_ascii_lowercase(),
+        "lowercase" | "snake_case" => snake,
+        "UPPERCASE" if variant => name.to_ascii_uppercase(),
+        "UPPERCASE" | "SCREAMING_SNAKE_CASE" => snake.to_ascii_uppercase(),
+        "PascalCase" if variant => name.to_owned(),
+        "PascalCase" => pascal(name),
+        "camelCase" => {
+            let p = if variant { name.to_owned() } else { pascal(name) };
+            let mut chars = p.chars();
+            chars.next().map(|c| c.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
+        }
+        "kebab-case" => snake.replace('_', "-"),
+        "SCREAMING-KEBAB-CASE" => snake.to_ascii_uppercase().replace('_', "-"),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rename_all;
+
+    #[test]
+    fn names_change_as_serde_changes_them() {
+        assert_eq!(rename_all("camelCase", "max_surge_count", false).unwrap(), "maxSurgeCount");
+        assert_eq!(rename_all("PascalCase", "max_surge", false).unwrap(), "MaxSurge");
+        assert_eq!(rename_all("kebab-case", "max_surge", false).unwrap(), "max-surge");
+        assert_eq!(rename_all("SCREAMING_SNAKE_CASE", "max_surge", false).unwrap(), "MAX_SURGE");
+        assert_eq!(rename_all("camelCase", "RollingUpdate", true).unwrap(), "rollingUpdate");
+        assert_eq!(rename_all("snake_case", "RollingUpdate", true).unwrap(), "rolling_update");
+        assert_eq!(rename_all("lowercase", "RollingUpdate", true).unwrap(), "rollingupdate");
+        assert_eq!(rename_all("SCREAMING-KEBAB-CASE", "RollingUpdate", true).unwrap(), "ROLLING-UPDATE");
+        assert_eq!(rename_all("Title Case", "x", false), None);
+    }
+}
