@@ -35,6 +35,8 @@ pub struct Field<'a> {
     /// `#[serde(default)]`: serde's own `Deserialize` fills absence with the Rust default, so
     /// the schema does not require it.
     pub serde_default: bool,
+    /// `#[serde(skip_serializing_if = ...)]`: serde's derive leaves the value out when it says.
+    pub skip_serializing_if: bool,
     #[allow(dead_code)] // Read by the validation derive.
     pub attrs: Attrs,
 }
@@ -336,8 +338,18 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<&str>) -> Option<F
     if shape != Shape::UnknownFields {
         check_node(cx, &attrs, value_ty, span);
     }
-    let serde_default = serde.default;
-    Some(Field { ident, json_name, shape, value_ty, default, doc: doc_comment(&f.attrs), serde_default, attrs })
+    let (serde_default, skip_serializing_if) = (serde.default, serde.skip_serializing_if);
+    Some(Field {
+        ident,
+        json_name,
+        shape,
+        value_ty,
+        default,
+        doc: doc_comment(&f.attrs),
+        serde_default,
+        skip_serializing_if,
+        attrs,
+    })
 }
 
 fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) -> Option<Variant<'a>> {

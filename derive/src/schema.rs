@@ -30,6 +30,11 @@ pub fn expand(c: &Container) -> TokenStream {
             let properties = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| property(f, resource));
             quote! {
                 __g.named::<Self>(#name, ::core::option::Option::Some("object"), |__g| {
+                    #[allow(unused_imports)]
+                    use ::kubeskema::__private::{SkipsAbsentProbe as _, WritesNullProbe as _};
+                    // serde's derive writes a `None` as `null`; kubeskema's leaves it out.
+                    #[allow(unused_variables)]
+                    let __writes_null = (&&::kubeskema::__private::WritesNull::<Self>::PROBE).writes_null();
                     let mut __node = __g.node(#node, #doc);
                     #(#properties)*
                     __node
@@ -102,7 +107,17 @@ fn property(f: &Field, resource: bool) -> TokenStream {
     {
         patch.extend(extra);
     }
-    let patch = Value::Object(patch).to_string();
+    // An `Option` that serde's derive writes as `null` (no `skip_serializing_if`) must let
+    // `null` through; kubeskema's `Serialize` leaves `None` out (`__writes_null` is false).
+    let patch = if f.shape == Shape::Optional && !f.skip_serializing_if {
+        let mut nullable = patch.clone();
+        nullable.insert("nullable".into(), true.into());
+        let (nullable, plain) = (Value::Object(nullable).to_string(), Value::Object(patch).to_string());
+        quote!(if __writes_null { #nullable } else { #plain })
+    } else {
+        let plain = Value::Object(patch).to_string();
+        quote!(#plain)
+    };
     let ty = f.value_ty;
     let doc = option_str(f.doc.as_deref());
     // Spanned at the type: a type without a schema is reported there.

@@ -52,6 +52,8 @@ pub fn expand(c: &Container) -> TokenStream {
     };
     quote! {
         #[automatically_derived]
+        impl ::kubeskema::__private::SkipsAbsent for #ident {}
+        #[automatically_derived]
         impl _serde::Serialize for #ident {
             fn serialize<__S: _serde::Serializer>(&self, __serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                 #body

@@ -434,3 +434,37 @@ pub fn kind_bad_value<K: Kind>(value: &K) -> crate::issue::BadValue {
         (None, None) => BadValue::Omit,
     }
 }
+
+/// Written by kubeskema's `Serialize` derive: the type leaves an `Option` field out when it is
+/// `None`. A type serialized by serde's derive writes `null` there (unless
+/// `skip_serializing_if` says otherwise), and its schema must let `null` through, or
+/// server-side apply refuses the object.
+pub trait SkipsAbsent {}
+
+/// Which of the two a derived type is, asked by its schema: `(&&WritesNull::<T>::PROBE).writes_null()`
+/// is `false` for a [`SkipsAbsent`] type and `true` for any other (autoref specialization:
+/// the derive asks for a concrete type, so the choice is made at compile time).
+pub struct WritesNull<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: ?Sized> WritesNull<T> {
+    /// The probe.
+    pub const PROBE: WritesNull<T> = WritesNull(std::marker::PhantomData);
+}
+
+/// Chosen for [`SkipsAbsent`] types (the receiver matches one reference earlier).
+pub trait SkipsAbsentProbe {
+    /// `false`: `None` is left out.
+    fn writes_null(&self) -> bool {
+        false
+    }
+}
+impl<T: SkipsAbsent + ?Sized> SkipsAbsentProbe for &WritesNull<T> {}
+
+/// Chosen for every other type.
+pub trait WritesNullProbe {
+    /// `true`: serde's derive writes `None` as `null`.
+    fn writes_null(&self) -> bool {
+        true
+    }
+}
+impl<T: ?Sized> WritesNullProbe for WritesNull<T> {}

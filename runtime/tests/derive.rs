@@ -367,3 +367,32 @@ mod serde_names {
         assert_eq!(Spec::schema()["required"], serde_json::json!(["maxSurge"]));
     }
 }
+
+mod serde_nulls {
+    //! An `Option` that serde's derive writes as `null` is nullable in the schema; one it skips,
+    //! or one kubeskema's `Serialize` writes (it leaves `None` out), is not.
+
+    use kubeskema::StructuralSchema;
+
+    #[derive(serde::Serialize, kubeskema::Validate)]
+    struct BySerde {
+        written_as_null: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        skipped: Option<String>,
+    }
+
+    #[derive(kubeskema::Serialize, kubeskema::Validate)]
+    struct ByKubeskema {
+        left_out: Option<String>,
+    }
+
+    #[test]
+    fn null_is_let_through_where_it_is_written() {
+        let json = serde_json::to_value(BySerde { written_as_null: None, skipped: None }).unwrap();
+        assert_eq!(json, serde_json::json!({"written_as_null": null}));
+        assert_eq!(BySerde::schema()["properties"]["written_as_null"]["nullable"], true);
+        assert!(BySerde::schema()["properties"]["skipped"].get("nullable").is_none());
+        assert_eq!(serde_json::to_value(ByKubeskema { left_out: None }).unwrap(), serde_json::json!({}));
+        assert!(ByKubeskema::schema()["properties"]["left_out"].get("nullable").is_none());
+    }
+}
