@@ -295,6 +295,7 @@ sub_keys! {
         ScaleLabelSelectorPath = "scale_label_selector_path",
         PrinterColumn = "printer_column",
         SelectableField = "selectable_field",
+        Kube = "kube",
     }
 }
 
@@ -309,7 +310,14 @@ impl ResourceKey {
 
     /// Whether it takes `true` or `false` (the others take a string).
     pub const fn is_flag(self) -> bool {
-        matches!(self, ResourceKey::Served | ResourceKey::Storage | ResourceKey::Deprecated | ResourceKey::Status)
+        matches!(
+            self,
+            ResourceKey::Served
+                | ResourceKey::Storage
+                | ResourceKey::Deprecated
+                | ResourceKey::Status
+                | ResourceKey::Kube
+        )
     }
 }
 

@@ -107,7 +107,9 @@ pub fn expand(c: &Container) -> TokenStream {
         }
     });
     let selectable = all(ResourceKey::SelectableField);
+    let kube = flag(ResourceKey::Kube, false).then(|| kube_impls(c, &kind, &group, &version, &plural, namespaced));
     quote! {
+        #kube
         #[automatically_derived]
         impl ::kubeskema::resource::CustomResource for #ident {
             const RESOURCE: ::kubeskema::resource::ResourceInfo = ::kubeskema::resource::ResourceInfo {
@@ -132,6 +134,57 @@ pub fn expand(c: &Container) -> TokenStream {
             fn crd() -> &'static ::kubeskema::resource::CustomResourceDefinition {
                 static CRD: ::std::sync::OnceLock<::kubeskema::resource::CustomResourceDefinition> = ::std::sync::OnceLock::new();
                 ::kubeskema::resource::CustomResourceDefinition::once::<Self>(&CRD)
+            }
+        }
+    }
+}
+
+/// `kube::Resource` and `kube::CustomResourceExt` (`resource(..., kube = true)`), so that
+/// `kube::Api<T>` works: the CRD is the derived one, converted into k8s-openapi's type once per
+/// call (its numbers become floats, as k8s-openapi holds them). The `metadata` field must be
+/// k8s-openapi's `ObjectMeta`; a type error says so at the field.
+fn kube_impls(c: &Container, kind: &str, group: &str, version: &str, plural: &str, namespaced: bool) -> TokenStream {
+    let ident = c.ident;
+    let kc = quote!(::kubeskema::kube_core);
+    let api_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+    let scope = if namespaced { quote!(#kc::NamespaceResourceScope) } else { quote!(#kc::ClusterResourceScope) };
+    let crd_name = format!("{plural}.{group}");
+    let meta = match &c.data {
+        Body::Struct(fields) => fields.iter().find(|f| f.json_name == "metadata"),
+        Body::Enum(_) => None,
+    };
+    let Some(meta) = meta else {
+        return syn::Error::new(c.ident.span(), "`kube = true` needs a `metadata` field (k8s-openapi's `ObjectMeta`)")
+            .to_compile_error();
+    };
+    let (member, meta_ty) = (meta.ident, meta.value_ty);
+    let k8s_meta = quote!(::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
+    let get = quote::quote_spanned!(syn::spanned::Spanned::span(meta_ty)=> &self.#member);
+    let get_mut = quote::quote_spanned!(syn::spanned::Spanned::span(meta_ty)=> &mut self.#member);
+    quote! {
+        ::kubeskema::__kube! {
+            #[automatically_derived]
+            impl #kc::Resource for #ident {
+                type DynamicType = ();
+                type Scope = #scope;
+                fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#kind) }
+                fn group(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#group) }
+                fn version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#version) }
+                fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#api_version) }
+                fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#plural) }
+                fn meta(&self) -> &#k8s_meta { #get }
+                fn meta_mut(&mut self) -> &mut #k8s_meta { #get_mut }
+            }
+            #[automatically_derived]
+            impl #kc::crd::v1::CustomResourceExt for #ident {
+                fn crd() -> ::kubeskema::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+                    <Self as ::kubeskema::resource::CustomResource>::crd().to_k8s()
+                }
+                fn crd_name() -> &'static str { #crd_name }
+                fn api_resource() -> #kc::discovery::ApiResource { #kc::discovery::ApiResource::erase::<Self>(&()) }
+                fn shortnames() -> &'static [&'static str] {
+                    <Self as ::kubeskema::resource::CustomResource>::RESOURCE.short_names
+                }
             }
         }
     }

@@ -67,6 +67,27 @@ pub use types::empty_object::EmptyObject;
 pub use types::int_or_string::IntOrString;
 pub use types::meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};
 
+/// Derived code's kube-rs items (`resource(..., kube = true)`): kept with the `kube` feature,
+/// a compile error that names it otherwise.
+#[cfg(feature = "kube")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kube {
+    ($($t:tt)*) => { $($t)* };
+}
+
+/// Derived code's kube-rs items, without the `kube` feature: an error that says so.
+#[cfg(not(feature = "kube"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kube {
+    ($($t:tt)*) => {
+        ::core::compile_error!(
+            "`resource(..., kube = true)` implements kube's traits: turn on kubeskema's `kube` feature"
+        );
+    };
+}
+
 /// Derived code's CEL items: kept when the `cel` feature is on, dropped otherwise (derived
 /// code cannot see this crate's features).
 #[cfg(feature = "cel")]

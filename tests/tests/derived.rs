@@ -115,3 +115,55 @@ const APISERVER_SAYS: [&str; 4] = [
     "spec.small: Invalid value: 300: spec.small in body should be less than or equal to 255",
     "spec.wide: Invalid value: -1: spec.wide in body should be greater than or equal to 0",
 ];
+
+/// `resource(..., kube = true)`: kube's `Resource` and `CustomResourceExt`, so `Api<T>` works,
+/// with the derived CRD.
+#[test]
+fn kube_traits_come_with_the_derived_crd() {
+    use kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+    use kubeskema::kube_core::crd::v1::CustomResourceExt;
+    use kubeskema::kube_core::{ApiResource, Resource};
+
+    #[derive(Clone, Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    #[kubeskema(resource(
+        group = "derived.example.com",
+        version = "v1",
+        kind = "Probe",
+        short_name = "pb",
+        kube = true,
+        status = true
+    ))]
+    struct Probe {
+        #[kubeskema(rename = "apiVersion")]
+        api_version: String,
+        kind: String,
+        #[kubeskema(default_json = "{}")]
+        metadata: ObjectMeta,
+        spec: Option<ProbeStatus>,
+    }
+
+    #[derive(Clone, Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    struct ProbeStatus {
+        #[kubeskema(list_type = "map", list_map_keys("type"), max_items = 8)]
+        conditions: Option<Vec<Condition>>,
+    }
+
+    assert_eq!(Probe::api_version(&()), "derived.example.com/v1");
+    assert_eq!(Probe::plural(&()), "probes");
+    assert_eq!(Probe::crd_name(), "probes.derived.example.com");
+    assert_eq!(Probe::shortnames(), ["pb"]);
+    let crd = Probe::crd();
+    assert_eq!(crd.metadata.name.as_deref(), Some("probes.derived.example.com"));
+    assert!(crd.spec.versions[0].subresources.as_ref().and_then(|s| s.status.as_ref()).is_some());
+    let resource: ApiResource = Probe::api_resource();
+    assert_eq!(resource.kind, "Probe");
+    let mut probe = Probe {
+        api_version: "derived.example.com/v1".into(),
+        kind: "Probe".into(),
+        metadata: ObjectMeta::default(),
+        spec: None,
+    };
+    probe.meta_mut().name = Some("p".into());
+    assert_eq!(probe.meta().name.as_deref(), Some("p"));
+    kubeskema::crd::check::assert_accepted(<Probe as kubeskema::resource::CustomResource>::crd());
+}

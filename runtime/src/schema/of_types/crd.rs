@@ -182,6 +182,16 @@ impl CustomResourceDefinition {
         &self.json
     }
 
+    /// The CRD as k8s-openapi's type (feature `kube`), for kube-rs (`CustomResourceExt::crd`).
+    /// The JSON this type builds is a CRD k8s-openapi reads; were it not, the result would be
+    /// an empty CRD, which the apiserver refuses by name, rather than a panic.
+    #[cfg(feature = "kube")]
+    pub fn to_k8s(
+        &self,
+    ) -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+        serde_json::from_value(self.json.clone()).unwrap_or_default()
+    }
+
     /// The CRD as a YAML document, for `kubectl apply -f`.
     pub fn to_yaml(&self) -> String {
         super::yaml::to_yaml(&self.json)
