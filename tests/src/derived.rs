@@ -94,6 +94,19 @@ pub struct KitchenSpec {
     pub template: Option<Embedded>,
     /// Keywords and rules.
     pub checks: Option<Checks>,
+    /// A default for a whole object (kube-rs/kube#1805), pruned and valid as the apiserver
+    /// wants it.
+    #[kubeskema(default_json = r#"{"kind": "RollingUpdate", "maxSurge": "25%"}"#)]
+    pub strategy: Strategy,
+}
+
+/// How to roll out.
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+pub struct Strategy {
+    #[kubeskema(enum_json = r#"["RollingUpdate", "Recreate"]"#)]
+    pub kind: String,
+    #[kubeskema(rename = "maxSurge")]
+    pub max_surge: Option<IntOrString>,
 }
 
 /// The status.
