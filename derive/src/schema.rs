@@ -29,16 +29,12 @@ pub fn expand(c: &Container) -> TokenStream {
             let resource = c.attrs.get(Keyword::Resource).is_some();
             let properties = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| property(f, resource));
             quote! {
-                __g.named::<Self>(#name, ::core::option::Option::Some("object"), |__g| {
-                    #[allow(unused_imports)]
-                    use ::kubeskema::__private::{SkipsAbsentProbe as _, WritesNullProbe as _};
-                    // serde's derive writes a `None` as `null`; kubeskema's leaves it out.
-                    #[allow(unused_variables)]
-                    let __writes_null = (&&::kubeskema::__private::WritesNull::<Self>::PROBE).writes_null();
-                    let mut __node = __g.node(#node, #doc);
-                    #(#properties)*
-                    __node
-                })
+                #[allow(unused_imports)]
+                use ::kubeskema::__private::{SkipsAbsentProbe as _, WritesNullProbe as _};
+                static __PROPERTIES: &[::kubeskema::schema::of_types::Property] = &[#(#properties),*];
+                // serde's derive writes a `None` as `null`; kubeskema's leaves it out.
+                let __writes_null = (&&::kubeskema::__private::WritesNull::<Self>::PROBE).writes_null();
+                __g.object::<Self>(#name, #node, #doc, __writes_null, __PROPERTIES)
             }
         }
         Body::Enum(variants) => {
@@ -84,7 +80,7 @@ fn enum_node(c: &Container, variants: &[Variant]) -> Map<String, Value> {
     node
 }
 
-/// One `__g.property(...)` call: the field's type's schema, with its attributes over it.
+/// One row of the type's property table: the field's type's schema, with its attributes over it.
 ///
 /// A resource's `apiVersion`, `kind` and `metadata` are the apiserver's: it sets them on every
 /// object and refuses a default under `metadata`, so the root never requires them nor gives
@@ -108,22 +104,22 @@ fn property(f: &Field, resource: bool) -> TokenStream {
         patch.extend(extra);
     }
     // An `Option` that serde's derive writes as `null` (no `skip_serializing_if`) must let
-    // `null` through; kubeskema's `Serialize` leaves `None` out (`__writes_null` is false).
-    let patch = if f.shape == Shape::Optional && !f.skip_serializing_if {
+    // `null` through; kubeskema's `Serialize` leaves `None` out.
+    let patch_if_null = (f.shape == Shape::Optional && !f.skip_serializing_if).then(|| {
         let mut nullable = patch.clone();
         nullable.insert("nullable".into(), true.into());
-        let (nullable, plain) = (Value::Object(nullable).to_string(), Value::Object(patch).to_string());
-        quote!(if __writes_null { #nullable } else { #plain })
-    } else {
-        let plain = Value::Object(patch).to_string();
-        quote!(#plain)
-    };
+        Value::Object(nullable).to_string()
+    });
+    let patch_if_null = option_str(patch_if_null.as_deref());
+    let patch = Value::Object(patch).to_string();
     let ty = f.value_ty;
     let doc = option_str(f.doc.as_deref());
     // Spanned at the type: a type without a schema is reported there.
     let of = quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as ::kubeskema::StructuralSchema>::schema_in);
     quote! {
-        __g.property(&mut __node, #name, #required, #of, #patch, #doc);
+        ::kubeskema::schema::of_types::Property {
+            name: #name, required: #required, of: #of, patch: #patch, patch_if_null: #patch_if_null, doc: #doc,
+        }
     }
 }
 

@@ -136,32 +136,45 @@ impl SchemaGenerator {
         schema
     }
 
-    /// Adds property `name` of a derived struct to `node`: the schema of its Rust type (`of`),
-    /// its attributes laid over it (`patch`, JSON text the derive wrote), its doc comment, and
-    /// `name` in `required` when `required`.
+    /// The schema of a derived struct `T`: its node (`node`, JSON text the derive wrote: type
+    /// and attributes), its doc comment, and its properties, each from the static table the
+    /// derive writes (data, not code: one table per type keeps a crate of thousands of types
+    /// quick to compile). `writes_null`: `T`'s serializer writes a `None` as `null`.
     #[doc(hidden)]
-    pub fn property(
+    pub fn object<T: 'static + ?Sized>(
         &mut self,
-        node: &mut Map<String, Value>,
         name: &str,
-        required: bool,
-        of: fn(&mut SchemaGenerator) -> Map<String, Value>,
-        patch: &str,
+        node: &str,
         doc: Option<&str>,
-    ) {
-        self.path.push(format!(".{name}"));
-        let mut schema = of(self);
+        writes_null: bool,
+        properties: &[Property],
+    ) -> Map<String, Value> {
+        self.named::<T>(name, Some("object"), |g| {
+            let mut node = g.node(node, doc);
+            for p in properties {
+                let patch = if writes_null { p.patch_if_null.unwrap_or(p.patch) } else { p.patch };
+                g.property(&mut node, p, patch);
+            }
+            node
+        })
+    }
+
+    /// Adds a property to `node`: the schema of its Rust type, its attributes laid over it
+    /// (`patch`), its doc comment, and its name in `required` when it is.
+    fn property(&mut self, node: &mut Map<String, Value>, p: &Property, patch: &str) {
+        self.path.push(format!(".{}", p.name));
+        let mut schema = (p.of)(self);
         self.path.pop();
         overlay(&mut schema, parse_patch(patch));
-        if let Some(d) = doc.and_then(|d| self.description(d)) {
+        if let Some(d) = p.doc.and_then(|d| self.description(d)) {
             schema.insert("description".into(), d.into());
         }
         let properties = node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(p) = properties {
-            p.insert(name.to_owned(), Value::Object(schema));
+        if let Value::Object(props) = properties {
+            props.insert(p.name.to_owned(), Value::Object(schema));
         }
-        if required {
-            push_unique(node, "required", Value::String(name.to_owned()));
+        if p.required {
+            push_unique(node, "required", Value::String(p.name.to_owned()));
         }
     }
 
@@ -184,6 +197,24 @@ impl SchemaGenerator {
         };
         (!text.is_empty()).then_some(text)
     }
+}
+
+/// One property of a derived struct, as the derive writes it into a static table.
+#[doc(hidden)]
+pub struct Property {
+    /// The JSON name.
+    pub name: &'static str,
+    /// Whether the parent lists it in `required`.
+    pub required: bool,
+    /// The schema of its Rust type.
+    pub of: fn(&mut SchemaGenerator) -> Map<String, Value>,
+    /// Its attributes as schema JSON.
+    pub patch: &'static str,
+    /// The patch when the type's serializer writes `None` as `null` (an `Option` field without
+    /// `skip_serializing_if` under serde's derive): the same with `nullable: true`.
+    pub patch_if_null: Option<&'static str>,
+    /// Its doc comment.
+    pub doc: Option<&'static str>,
 }
 
 /// Lays a node's attributes over the schema of its type: each key the attributes give wins,
