@@ -34,7 +34,7 @@ pub fn expand(c: &Container) -> TokenStream {
                 static __PROPERTIES: &[::kubeskema::schema::of_types::Property] = &[#(#properties),*];
                 // serde's derive writes a `None` as `null`; kubeskema's leaves it out.
                 let __writes_null = (&&::kubeskema::__private::WritesNull::<Self>::PROBE).writes_null();
-                __g.object::<Self>(#name, #node, #doc, __writes_null, __PROPERTIES)
+                __g.object(::core::any::TypeId::of::<Self>(), #name, #node, #doc, __writes_null, __PROPERTIES)
             }
         }
         Body::Enum(variants) => {

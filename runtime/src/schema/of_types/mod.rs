@@ -118,7 +118,16 @@ impl SchemaGenerator {
         type_: Option<&str>,
         build: impl FnOnce(&mut SchemaGenerator) -> Map<String, Value>,
     ) -> Map<String, Value> {
-        let id = TypeId::of::<T>();
+        self.named_by_id(TypeId::of::<T>(), name, type_, build)
+    }
+
+    fn named_by_id(
+        &mut self,
+        id: TypeId,
+        name: &str,
+        type_: Option<&str>,
+        build: impl FnOnce(&mut SchemaGenerator) -> Map<String, Value>,
+    ) -> Map<String, Value> {
         if self.building.contains(&id) {
             self.note(format!(
                 "`{name}` contains itself here: cut with x-kubernetes-preserve-unknown-fields (a structural schema is finite), so values below are kept unchecked by the schema"
@@ -139,17 +148,19 @@ impl SchemaGenerator {
     /// The schema of a derived struct `T`: its node (`node`, JSON text the derive wrote: type
     /// and attributes), its doc comment, and its properties, each from the static table the
     /// derive writes (data, not code: one table per type keeps a crate of thousands of types
-    /// quick to compile). `writes_null`: `T`'s serializer writes a `None` as `null`.
+    /// quick to compile; so is this function, which is not generic: one copy for all types).
+    /// `id` is `T`'s `TypeId`; `writes_null`: `T`'s serializer writes a `None` as `null`.
     #[doc(hidden)]
-    pub fn object<T: 'static + ?Sized>(
+    pub fn object(
         &mut self,
+        id: TypeId,
         name: &str,
         node: &str,
         doc: Option<&str>,
         writes_null: bool,
         properties: &[Property],
     ) -> Map<String, Value> {
-        self.named::<T>(name, Some("object"), |g| {
+        self.named_by_id(id, name, Some("object"), |g| {
             let mut node = g.node(node, doc);
             for p in properties {
                 let patch = if writes_null { p.patch_if_null.unwrap_or(p.patch) } else { p.patch };
