@@ -107,21 +107,11 @@ impl SchemaGenerator {
         schema
     }
 
-    /// Builds the schema of the named (derived) type `T` with `build`, unless `T` is being
-    /// built already: a type that contains itself has no finite structural schema, so the
-    /// repeat becomes `{type: object, x-kubernetes-preserve-unknown-fields: true}` (any object,
-    /// kept as sent) and a note says so.
-    #[doc(hidden)]
-    pub fn named<T: 'static + ?Sized>(
-        &mut self,
-        name: &str,
-        type_: Option<&str>,
-        build: impl FnOnce(&mut SchemaGenerator) -> Map<String, Value>,
-    ) -> Map<String, Value> {
-        self.named_by_id(TypeId::of::<T>(), name, type_, build)
-    }
-
-    fn named_by_id(
+    /// Builds the schema of the named (derived) type whose `TypeId` is `id` with `build`,
+    /// unless that type is being built already: a type that contains itself has no finite
+    /// structural schema, so the repeat becomes `{type: object,
+    /// x-kubernetes-preserve-unknown-fields: true}` (any object, kept as sent) and a note says so.
+    fn named(
         &mut self,
         id: TypeId,
         name: &str,
@@ -160,7 +150,7 @@ impl SchemaGenerator {
         writes_null: bool,
         properties: &[Property],
     ) -> Map<String, Value> {
-        self.named_by_id(id, name, Some("object"), |g| {
+        self.named(id, name, Some("object"), |g| {
             let mut node = g.node(node, doc);
             for p in properties {
                 let patch = if writes_null { p.patch_if_null.unwrap_or(p.patch) } else { p.patch };
