@@ -12,8 +12,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Type;
 
-use crate::model::{Body, Container, Shape, VariantValue, generic_arg, option_inner};
-use crate::validate::{access, holds_primitives, list_map_keys, mentions};
+use crate::model::{Body, Container, Payload, Shape, Tagging, Union, VariantValue, generic_arg, option_inner};
+use crate::validate::{
+    Recv, access, access_in, holds_primitives, list_map_keys, mentions, payload_path, variant_pattern,
+};
 use kubeskema_attributes::parse::{Attrs, Item, Rule};
 use kubeskema_attributes::{CelInputs, Keyword};
 
@@ -65,6 +67,50 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
             };
             (quote!(match self { #(#arms)* }), cel_type)
         }
+        // The value as serde writes it. Its type is `dyn`: what two variants give one field
+        // is known only from the merged schema, at run time.
+        Body::Union(u) => {
+            let arms = u.variants.iter().map(|v| {
+                let pattern = variant_pattern(ident, v, "__n_");
+                let payload = match &v.payload {
+                    Payload::Unit => None,
+                    Payload::Newtype(_) => Some(quote!(#cel::ToCel::to_cel(__n))),
+                    Payload::Struct(fields, _) => {
+                        let entries = fields.iter().filter_map(|f| {
+                            let name = &f.json_name;
+                            let access = access_in(f, Recv::Bound("__n_"))?;
+                            let value = cel_value(&f.attrs, &quote!(__v));
+                            Some(quote!((#name, match #access { ::core::option::Option::Some(__v) => ::core::option::Option::Some(#value), ::core::option::Option::None => ::core::option::Option::None })))
+                        });
+                        Some(quote!(#cel::struct_value([#(#entries),*], ::core::option::Option::None)))
+                    }
+                };
+                let name = &v.name;
+                let some = |t: TokenStream| quote!(::core::option::Option::Some(#t));
+                let none = quote!(::core::option::Option::None);
+                let tag_value = some(quote!(#cel::Value::from(#name)));
+                let value = match (&u.tagging, payload) {
+                    (Tagging::External, None) => quote!(#cel::Value::from(#name)),
+                    (Tagging::External, Some(p)) => {
+                        let p = some(p);
+                        quote!(#cel::struct_value([(#name, #p)], #none))
+                    }
+                    // The payload's fields beside the tag (`struct_value` merges a map given last).
+                    (Tagging::Internal(tag), p) => {
+                        let p = p.map_or(none.clone(), some);
+                        quote!(#cel::struct_value([(#tag, #tag_value)], #p))
+                    }
+                    (Tagging::Adjacent(tag, content), p) => {
+                        let p = p.map_or(none.clone(), some);
+                        quote!(#cel::struct_value([(#tag, #tag_value), (#content, #p)], #none))
+                    }
+                    (Tagging::Untagged, None) => quote!(#cel::Value::Null),
+                    (Tagging::Untagged, Some(p)) => p,
+                };
+                quote!(#pattern => #value,)
+            });
+            (quote!(#[allow(unused_variables)] match self { #(#arms)* }), quote!(#cel::Type::Dyn))
+        }
     };
     // What rules compiled to Rust read of an enum: its value, without a `cel::Value`. Only
     // where every variant's value is of one kind (a hand-written enum may mix them; codegen
@@ -98,7 +144,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 }
             }
         }
-        Body::Struct(_) => TokenStream::new(),
+        Body::Struct(_) | Body::Union(_) => TokenStream::new(),
     };
     quote! {
         ::kubeskema::__cel! {
@@ -118,10 +164,14 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
 
 /// `validate_cel_at` (inside the `Validate` impl).
 pub fn validate_cel_at(c: &Container) -> TokenStream {
-    let Body::Struct(fields) = &c.data else { return TokenStream::new() };
     if c.attrs.flag(Keyword::NoCelRules) {
         return TokenStream::new();
     }
+    let fields = match &c.data {
+        Body::Struct(fields) => fields,
+        Body::Union(u) => return validate_cel_union(c, u),
+        Body::Enum(_) => return TokenStream::new(),
+    };
     let ident = c.ident;
     let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
     let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
@@ -143,6 +193,59 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
             fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
                 #own
                 #(#fields)*
+            }
+        }
+    }
+}
+
+/// `validate_cel_at` of a data-carrying enum: its own rules, then the fields of the variant it
+/// holds (correlated with the old value's when that is the same variant).
+fn validate_cel_union(c: &Container, u: &Union) -> TokenStream {
+    let ident = c.ident;
+    let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
+    let empty = Attrs::default();
+    let arms = u.variants.iter().map(|v| {
+        let (new, old) = (variant_pattern(ident, v, "__n_"), variant_pattern(ident, v, "__o_"));
+        let at = payload_path(&u.tagging, &v.name, &quote!(__path));
+        let none = quote!(::core::option::Option::None);
+        let body = match &v.payload {
+            Payload::Unit => TokenStream::new(),
+            Payload::Newtype(ty) => {
+                let walk = walk(&empty, ty, &quote!(__n), &quote!(__ov), &quote!((*__path)), ident);
+                walk.map(|walk| {
+                    quote! {
+                        let __ov = match __old { ::core::option::Option::Some(#old) => ::core::option::Option::Some(__o), _ => #none };
+                        #walk
+                    }
+                })
+                .unwrap_or_default()
+            }
+            Payload::Struct(fields, _) => fields
+                .iter()
+                .filter_map(|f| {
+                    let name = &f.json_name;
+                    let new_value = access_in(f, Recv::Bound("__n_"))?;
+                    let old_value = access_in(f, Recv::Bound("__o_"))?;
+                    let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), ident)?;
+                    Some(quote! {
+                        if let ::core::option::Option::Some(__v) = #new_value {
+                            let __p = __path.property(#name);
+                            let __ov = match __old { ::core::option::Option::Some(#old) => #old_value, _ => #none };
+                            #walk
+                        }
+                    })
+                })
+                .collect(),
+        };
+        quote!(#new => { #at #body })
+    });
+    quote! {
+        ::kubeskema::__cel! {
+            #[allow(unused_variables)]
+            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
+                #own
+                match self { #(#arms)* }
             }
         }
     }

@@ -11,9 +11,12 @@ pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
     // serde's own `Deserialize` fills `#[serde(default)]` with the Rust default; the validating
     // read fills only schema defaults, and must not read a value serde would read otherwise.
-    if let Body::Struct(fields) = &c.data
-        && let Some(f) = fields.iter().find(|f| f.serde_default)
-    {
+    let fields: Vec<&crate::model::Field> = match &c.data {
+        Body::Struct(fields) => fields.iter().collect(),
+        Body::Union(u) => u.fields().collect(),
+        Body::Enum(_) => Vec::new(),
+    };
+    if let Some(f) = fields.iter().find(|f| f.serde_default) {
         return syn::Error::new(
             f.ident.span(),
             "kubeskema's Deserialize fills schema defaults, not `#[serde(default)]`: give the field one (`#[kubeskema(default = ...)]`), make it an `Option`, or derive serde's `Deserialize`",
@@ -22,7 +25,7 @@ pub fn expand(c: &Container) -> TokenStream {
     }
     let body = match &c.data {
         Body::Struct(_) => expand_struct(),
-        Body::Enum(_) => expand_enum(),
+        Body::Enum(_) | Body::Union(_) => expand_enum(),
     };
     quote! {
         #[automatically_derived]

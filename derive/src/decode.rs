@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use kubeskema_attributes::Keyword;
 
-use crate::model::{Body, Container, Field, Shape, Variant, VariantValue};
+use crate::model::{Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue};
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
@@ -28,18 +28,10 @@ pub fn expand(c: &Container) -> TokenStream {
             },
             expand_fields(c, fields),
         ),
-        Body::Enum(variants) => {
-            let decode = expand_enum(c, variants);
-            let method = quote! {
-                fn decode<'de, __D: _serde::Deserializer<'de>>(
-                    __d: __D,
-                    __cx: &mut ::kubeskema::decode::Cx<'_>,
-                    __at: &::kubeskema::decode::At<'_>,
-                ) -> ::core::result::Result<::core::option::Option<Self>, __D::Error> {
-                    #decode
-                }
-            };
-            (method, quote! {})
+        Body::Enum(variants) => (decode_method(expand_enum(c, variants)), quote! {}),
+        Body::Union(u) => {
+            let (decode, variant_structs) = expand_union(c, u);
+            (decode_method(decode), variant_structs)
         }
     };
     quote! {
@@ -47,6 +39,19 @@ pub fn expand(c: &Container) -> TokenStream {
         #[automatically_derived]
         impl ::kubeskema::decode::Decode for #ident {
             #method
+        }
+    }
+}
+
+/// An enum's `Decode::decode` (an enum is returned, not written in place) around `body`.
+fn decode_method(body: TokenStream) -> TokenStream {
+    quote! {
+        fn decode<'de, __D: _serde::Deserializer<'de>>(
+            __d: __D,
+            __cx: &mut ::kubeskema::decode::Cx<'_>,
+            __at: &::kubeskema::decode::At<'_>,
+        ) -> ::core::result::Result<::core::option::Option<Self>, __D::Error> {
+            #body
         }
     }
 }
@@ -292,4 +297,58 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
             _ => ::core::option::Option::None,
         })
     }
+}
+
+/// A data-carrying enum's read: the runtime finds the variant (`decode_union`), the match here
+/// reads its payload. A struct variant's fields are read by a struct of the same fields
+/// (`__Variant<i>`, deriving the same read, so its fields are read as a struct's are), then moved
+/// into the variant.
+fn expand_union(c: &Container, u: &Union) -> (TokenStream, TokenStream) {
+    let ident = c.ident;
+    let enum_name = ident.to_string();
+    let decode = quote!(::kubeskema::decode);
+    let of_types = quote!(::kubeskema::schema::of_types);
+    let tagging = match &u.tagging {
+        Tagging::External => quote!(#of_types::Tagging::External),
+        Tagging::Internal(tag) => quote!(#of_types::Tagging::Internal { tag: #tag }),
+        Tagging::Adjacent(tag, content) => quote!(#of_types::Tagging::Adjacent { tag: #tag, content: #content }),
+        Tagging::Untagged => quote!(#of_types::Tagging::Untagged),
+    };
+    let names = u.variants.iter().map(|v| {
+        let (name, unit) = (&v.name, matches!(v.payload, Payload::Unit));
+        quote!((#name, #unit))
+    });
+    let mut structs = TokenStream::new();
+    let arms = u.variants.iter().enumerate().map(|(i, v)| {
+        let var = v.ident;
+        let read = match &v.payload {
+            Payload::Unit => quote!(::core::result::Result::Ok(::core::option::Option::Some(#ident::#var))),
+            Payload::Newtype(ty) => quote! {
+                ::core::result::Result::Ok(#decode::payload::<#ty>(__v, __cx, __at)?.map(#ident::#var))
+            },
+            Payload::Struct(fields, syn_fields) => {
+                let name = format_ident!("__Variant{}", i);
+                let rename_all = v.rename_all.as_ref().map(|r| quote!(#[serde(rename_all = #r)]));
+                let named = &syn_fields.named;
+                structs.extend(quote! {
+                    #[derive(::kubeskema::Deserialize)]
+                    #rename_all
+                    struct #name { #named }
+                });
+                let members: Vec<&syn::Ident> = fields.iter().map(|f| f.ident).collect();
+                quote! {
+                    ::core::result::Result::Ok(#decode::payload::<#name>(__v, __cx, __at)?.map(|__s| #ident::#var { #(#members: __s.#members),* }))
+                }
+            }
+        };
+        quote!(#i => #read,)
+    });
+    let body = quote! {
+        static __NAMES: &[#decode::VariantName] = &[#(#names),*];
+        #decode::decode_union(__d, __cx, __at, #enum_name, #tagging, __NAMES, &mut |__i, __v, __cx, __at| match __i {
+            #(#arms)*
+            _ => ::core::result::Result::Ok(::core::option::Option::None),
+        })
+    };
+    (body, structs)
 }

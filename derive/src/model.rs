@@ -19,7 +19,58 @@ pub struct Container<'a> {
 
 pub enum Body<'a> {
     Struct(Vec<Field<'a>>),
+    /// An enum of values (unit variants, externally tagged): a string, integer or boolean.
     Enum(Vec<Variant<'a>>),
+    /// An enum whose variants carry data, or that serde writes tagged or untagged.
+    Union(Union<'a>),
+}
+
+/// A data-carrying enum: its variants and how serde writes them.
+pub struct Union<'a> {
+    pub tagging: Tagging,
+    pub variants: Vec<DataVariant<'a>>,
+}
+
+/// serde's four representations of an enum.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tagging {
+    /// `{"Variant": payload}` (serde's default).
+    External,
+    /// `#[serde(tag = "t")]`: `{"t": "Variant", ...fields}`.
+    Internal(String),
+    /// `#[serde(tag = "t", content = "c")]`: `{"t": "Variant", "c": payload}`.
+    Adjacent(String, String),
+    /// `#[serde(untagged)]`: the payload alone.
+    Untagged,
+}
+
+pub struct DataVariant<'a> {
+    pub ident: &'a syn::Ident,
+    /// Its JSON name: the tag value or the external key.
+    pub name: String,
+    pub doc: Option<String>,
+    pub payload: Payload<'a>,
+    /// Its own `#[serde(rename_all)]` (for its fields), to pass on where its fields are read.
+    pub rename_all: Option<String>,
+}
+
+/// What a variant of a [`Union`] carries.
+pub enum Payload<'a> {
+    Unit,
+    /// `Variant(T)`.
+    Newtype(&'a Type),
+    /// `Variant { a: T, ... }`: fields as a struct's, read from `syn_fields`.
+    Struct(Vec<Field<'a>>, &'a syn::FieldsNamed),
+}
+
+impl Union<'_> {
+    /// The fields of every struct variant.
+    pub fn fields(&self) -> impl Iterator<Item = &Field<'_>> {
+        self.variants.iter().flat_map(|v| match &v.payload {
+            Payload::Struct(fields, _) => fields.as_slice(),
+            _ => &[],
+        })
+    }
 }
 
 pub struct Field<'a> {
@@ -243,7 +294,14 @@ impl<'a> Container<'a> {
                         "an enum needs at least one variant: an empty `enum` accepts no value",
                     );
                 }
-                Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v, rename_all)).collect())
+                let tagging = tagging(cx, &serde);
+                let carries_data = e.variants.iter().any(|v| !matches!(v.fields, Fields::Unit));
+                if carries_data || tagging != Tagging::External {
+                    let variants = e.variants.iter().filter_map(|v| data_variant(cx, v, rename_all)).collect();
+                    Body::Union(Union { tagging, variants })
+                } else {
+                    Body::Enum(e.variants.iter().filter_map(|v| variant(cx, v, rename_all)).collect())
+                }
             }
             Data::Union(u) => {
                 cx.error_spanned(u.union_token, "kubeskema derives do not support unions");
@@ -352,6 +410,85 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<&str>) -> Option<F
     })
 }
 
+/// An enum's representation from `#[serde(tag, content, untagged)]`.
+fn tagging(cx: &Ctxt, serde: &serde_attrs::SerdeAttrs) -> Tagging {
+    match (&serde.tag, &serde.content, &serde.untagged) {
+        (None, None, None) => Tagging::External,
+        (Some(tag), None, None) => Tagging::Internal(tag.value()),
+        (Some(tag), Some(content), None) => {
+            if tag.value() == content.value() {
+                cx.error(content.span(), "`content` needs a key of its own: it is the tag's now");
+            }
+            Tagging::Adjacent(tag.value(), content.value())
+        }
+        (None, Some(content), _) => {
+            cx.error(content.span(), "`content` goes with `tag`: `#[serde(tag = \"type\", content = \"value\")]`");
+            Tagging::External
+        }
+        (_, _, Some(untagged)) => {
+            if serde.tag.is_some() {
+                cx.error_spanned(untagged, "an enum is either `untagged` or tagged, not both");
+            }
+            Tagging::Untagged
+        }
+    }
+}
+
+/// A variant of a data-carrying enum: unit, one value, or named fields.
+fn data_variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) -> Option<DataVariant<'a>> {
+    let attrs = attr::parse(cx, &v.attrs, Place::Variant);
+    let serde = serde_attrs::parse(cx, &v.attrs);
+    if let Some((ident, _, _)) = attrs.items.first() {
+        cx.error(ident.span(), "a variant that carries data (or of a tagged enum) takes no `#[kubeskema(...)]`: put the constraints on its fields");
+    }
+    let name = json_name(cx, None, &serde, v.ident.to_string().trim_start_matches("r#").to_owned(), rename_all, true);
+    let own_rename_all = serde.rename_all.as_ref().map(syn::LitStr::value);
+    if let Some(rule) = &serde.rename_all
+        && serde_attrs::rename_all(&rule.value(), "x", false).is_none()
+    {
+        cx.error(rule.span(), "unknown `rename_all` rule");
+    }
+    let payload = match &v.fields {
+        Fields::Unit => Payload::Unit,
+        Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+            let only = &u.unnamed[0];
+            if only.attrs.iter().any(|a| a.path().is_ident("kubeskema") || a.path().is_ident("serde")) {
+                cx.error_spanned(only, "attributes on a variant's one value are not read: put them on the type it holds, or give the variant named fields");
+            }
+            Payload::Newtype(&only.ty)
+        }
+        Fields::Unnamed(u) => {
+            cx.error_spanned(
+                u,
+                "a variant with several unnamed values is a JSON array of mixed types, which a structural schema cannot describe: give it named fields",
+            );
+            return None;
+        }
+        Fields::Named(named) => {
+            let fields: Vec<Field> =
+                named.named.iter().filter_map(|f| field(cx, f, own_rename_all.as_deref())).collect();
+            for f in &fields {
+                if f.shape == Shape::UnknownFields {
+                    cx.error(
+                        f.ident.span(),
+                        "a variant's fields do not collect `unknown_fields`: give the variant a struct that does",
+                    );
+                }
+            }
+            for (i, f) in fields.iter().enumerate() {
+                if let Some(first) = fields[..i].iter().find(|g| g.json_name == f.json_name) {
+                    cx.error(
+                        f.ident.span(),
+                        format!("JSON name \"{}\" is already used by field `{}`", f.json_name, first.ident),
+                    );
+                }
+            }
+            Payload::Struct(fields, named)
+        }
+    };
+    Some(DataVariant { ident: &v.ident, name, doc: doc_comment(&v.attrs), payload, rename_all: own_rename_all })
+}
+
 fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) -> Option<Variant<'a>> {
     let attrs = attr::parse(cx, &v.attrs, Place::Variant);
     let serde = serde_attrs::parse(cx, &v.attrs);
@@ -412,6 +549,26 @@ fn check(cx: &Ctxt, c: &Container) {
                 cx.error(
                     c.ident.span(),
                     "`preserve_unknown_fields` on a struct needs a field marked `unknown_fields` to keep them in",
+                );
+            }
+        }
+        Body::Union(u) => {
+            // Each name must map back to exactly one variant.
+            for (i, v) in u.variants.iter().enumerate() {
+                if let Some(first) = u.variants[..i].iter().find(|w| w.name == v.name) {
+                    cx.error(
+                        v.ident.span(),
+                        format!("name \"{}\" is already the name of variant `{}`", v.name, first.ident),
+                    );
+                }
+            }
+            // A field named as the tag would be written twice.
+            if let Tagging::Internal(tag) = &u.tagging
+                && let Some(f) = u.fields().find(|f| &f.json_name == tag)
+            {
+                cx.error(
+                    f.ident.span(),
+                    format!("\"{tag}\" is the enum's tag: a field of that name would be written twice"),
                 );
             }
         }

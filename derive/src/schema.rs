@@ -9,7 +9,10 @@ use quote::{quote, quote_spanned};
 use serde_json::{Map, Value};
 use syn::Type;
 
-use crate::model::{Body, Container, Field, Shape, Variant, VariantValue, generic_arg, option_inner, supported_values};
+use crate::model::{
+    Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue, generic_arg, option_inner,
+    supported_values,
+};
 use kubeskema_attributes::parse::{Attrs, Ctxt};
 use kubeskema_attributes::{Keyword, schema};
 
@@ -41,6 +44,7 @@ pub fn expand(c: &Container) -> TokenStream {
             let node = Value::Object(enum_node(c, variants)).to_string();
             quote!(__g.node(#node, #doc))
         }
+        Body::Union(u) => union(c, u, &name, &doc),
     };
     quote! {
         #[automatically_derived]
@@ -49,6 +53,51 @@ pub fn expand(c: &Container) -> TokenStream {
                 #body
             }
         }
+    }
+}
+
+/// A data-carrying enum: a table of its variants (each struct variant's properties in a table of
+/// their own) for the runtime, which merges them by the enum's representation
+/// (`SchemaGenerator::union`): what two variants give one property is known only there.
+fn union(c: &Container, u: &Union, name: &str, doc: &TokenStream) -> TokenStream {
+    let of_types = quote!(::kubeskema::schema::of_types);
+    let node = Value::Object(schema::patch(&c.attrs.data())).to_string();
+    let tagging = match &u.tagging {
+        Tagging::External => quote!(#of_types::Tagging::External),
+        Tagging::Internal(tag) => quote!(#of_types::Tagging::Internal { tag: #tag }),
+        Tagging::Adjacent(tag, content) => quote!(#of_types::Tagging::Adjacent { tag: #tag, content: #content }),
+        Tagging::Untagged => quote!(#of_types::Tagging::Untagged),
+    };
+    let mut tables = Vec::new();
+    let rows: Vec<TokenStream> = u
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let payload = match &v.payload {
+                Payload::Unit => quote!(#of_types::Payload::Unit),
+                Payload::Newtype(ty) => {
+                    let of = quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as ::kubeskema::StructuralSchema>::schema_in);
+                    quote!(#of_types::Payload::Newtype(#of))
+                }
+                Payload::Struct(fields, _) => {
+                    let table = quote::format_ident!("__VARIANT_{}", i);
+                    let properties = fields.iter().map(|f| property(f, false));
+                    tables.push(quote!(static #table: &[#of_types::Property] = &[#(#properties),*];));
+                    quote!(#of_types::Payload::Struct(#table))
+                }
+            };
+            let (variant, doc) = (&v.name, option_str(v.doc.as_deref()));
+            quote!(#of_types::VariantRow { name: #variant, doc: #doc, payload: #payload })
+        })
+        .collect();
+    quote! {
+        #[allow(unused_imports)]
+        use ::kubeskema::__private::{SkipsAbsentProbe as _, WritesNullProbe as _};
+        #(#tables)*
+        static __VARIANTS: &[#of_types::VariantRow] = &[#(#rows),*];
+        let __writes_null = (&&::kubeskema::__private::WritesNull::<Self>::PROBE).writes_null();
+        __g.union(::core::any::TypeId::of::<Self>(), #name, #node, #doc, __writes_null, #tagging, __VARIANTS)
     }
 }
 
@@ -136,6 +185,11 @@ pub fn check(cx: &Ctxt, c: &Container) {
     match &c.data {
         Body::Struct(fields) => {
             for f in fields.iter().filter(|f| f.shape != Shape::UnknownFields) {
+                check_integers(cx, &f.attrs, f.value_ty);
+            }
+        }
+        Body::Union(u) => {
+            for f in u.fields() {
                 check_integers(cx, &f.attrs, f.value_ty);
             }
         }

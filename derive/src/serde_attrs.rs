@@ -1,7 +1,8 @@
 //! The `#[serde(...)]` attributes a type already carries, read so that a type moved from serde
 //! and kube-derive keeps its JSON names: `rename`, `rename_all` (with serde's case rules),
-//! `default`, `skip_serializing_if`. Those that change the JSON's shape in ways the derives do
-//! not follow yet (`flatten`, `tag`, `untagged`, `skip`, ...) are compile errors that say so,
+//! `default`, `skip_serializing_if`, and an enum's representation (`tag`, `content`,
+//! `untagged`). Those that change the JSON's shape in ways the derives do
+//! not follow yet (`flatten`, `skip`, `with`, ...) are compile errors that say so,
 //! rather than a schema that would not describe what serde reads. serde itself checks its
 //! attributes; what it accepts and this does not need is skipped.
 
@@ -17,15 +18,19 @@ pub struct SerdeAttrs {
     pub default: bool,
     /// `skip_serializing_if = "..."`.
     pub skip_serializing_if: bool,
+    /// `tag = "..."`: an enum written internally tagged (or adjacently, with `content`).
+    pub tag: Option<LitStr>,
+    /// `content = "..."`: the key of an adjacently tagged enum's payload.
+    pub content: Option<LitStr>,
+    /// `untagged`: an enum written as its payload alone.
+    pub untagged: Option<syn::Path>,
 }
 
 /// The serde keys that change what JSON a type reads or writes beyond names, which the
 /// kubeskema derives do not follow yet, and what to write instead.
 const NOT_YET: &[(&str, &str)] = &[
     ("flatten", "write the flattened struct's fields in this struct"),
-    ("tag", "data-carrying enums are not supported yet"),
-    ("content", "data-carrying enums are not supported yet"),
-    ("untagged", "data-carrying enums are not supported yet"),
+    ("rename_all_fields", "give each variant its own `#[serde(rename_all = \"...\")]`"),
     ("transparent", "use the inner type for the field"),
     ("skip", "leave the field out of the type, or keep it with `Option<T>`"),
     ("skip_deserializing", "leave the field out of the type, or keep it with `Option<T>`"),
@@ -50,6 +55,9 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> SerdeAttrs {
                     out.default = true;
                     skip_value(&meta)?;
                 }
+                "tag" => out.tag = Some(meta.value()?.parse()?),
+                "content" => out.content = Some(meta.value()?.parse()?),
+                "untagged" => out.untagged = Some(meta.path.clone()),
                 "skip_serializing_if" => {
                     out.skip_serializing_if = true;
                     skip_value(&meta)?;

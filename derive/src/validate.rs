@@ -20,7 +20,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use syn::Type;
 
-use crate::model::{Body, Container, Field, Shape, VariantValue, generic_arg, option_inner};
+use crate::model::{
+    Body, Container, DataVariant, Field, Payload, Shape, Tagging, VariantValue, generic_arg, option_inner,
+};
 use kubeskema_attributes::parse::{Attrs, Item};
 use kubeskema_attributes::{Keyword, ResourceKey};
 
@@ -34,8 +36,30 @@ pub fn expand(c: &Container) -> TokenStream {
                 let [kind, api_version, meta] = resource_parts(fields, &quote!(self));
                 quote!(::kubeskema::__private::embedded(#kind, #api_version, #meta, __path, __issues);)
             });
-            let fields = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(field_checks);
+            let fields =
+                fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| field_checks(f, Recv::SelfValue));
             quote! { #junctors #props #(#fields)* #embedded }
+        }
+        // The variant's fields, where its payload sits. That the value has the variant's shape
+        // (its tag, its required fields) the type itself says.
+        Body::Union(u) => {
+            let junctors = crate::junctor::checks(&c.attrs, &quote!(self), &quote!(*__path));
+            let arms = u.variants.iter().map(|v| {
+                let pattern = variant_pattern(c.ident, v, "__n_");
+                let at = payload_path(&u.tagging, &v.name, &quote!(__path));
+                let checks = match &v.payload {
+                    Payload::Unit => TokenStream::new(),
+                    Payload::Newtype(ty) if holds_primitives(ty) => TokenStream::new(),
+                    Payload::Newtype(_) => quote!(::kubeskema::Validate::validate_at(__n, __path, __issues);),
+                    Payload::Struct(fields, _) => fields.iter().map(|f| field_checks(f, Recv::Bound("__n_"))).collect(),
+                };
+                quote!(#pattern => { #at #checks })
+            });
+            quote! {
+                #junctors
+                #[allow(unused_variables)]
+                match self { #(#arms)* }
+            }
         }
         // A Rust enum holds only its `enum` values: nothing left to check here; the field that
         // holds it checks its other constraints through `Kind`.
@@ -50,13 +74,13 @@ pub fn expand(c: &Container) -> TokenStream {
                 }
             },
         ),
-        Body::Struct(_) => (TokenStream::new(), TokenStream::new()),
+        Body::Struct(_) | Body::Union(_) => (TokenStream::new(), TokenStream::new()),
     };
     let unchanged = unchanged(c);
     let has_rules = has_rules(c);
     // A mixed enum (hand-written) prints as its first variant's kind.
     let schema_type = match &c.data {
-        Body::Struct(_) => "object",
+        Body::Struct(_) | Body::Union(_) => "object",
         Body::Enum(variants) => match variants.first().map(|v| &v.value) {
             Some(VariantValue::Int(_)) => "integer",
             Some(VariantValue::Bool(_)) => "boolean",
@@ -92,6 +116,37 @@ pub fn expand(c: &Container) -> TokenStream {
 fn unchanged(c: &Container) -> TokenStream {
     let body = match &c.data {
         Body::Enum(_) => quote!(::core::mem::discriminant(self) == ::core::mem::discriminant(__old)),
+        // The same variant with its payload unchanged.
+        Body::Union(u) => {
+            let arms = u.variants.iter().map(|v| {
+                let (new, old) = (variant_pattern(c.ident, v, "__n_"), variant_pattern(c.ident, v, "__o_"));
+                let at = payload_path(&u.tagging, &v.name, &quote!(__path));
+                let same = match &v.payload {
+                    Payload::Unit => quote!(true),
+                    Payload::Newtype(_) => quote!(::kubeskema::Validate::unchanged_at(__n, __o, __path, __out)),
+                    Payload::Struct(fields, _) => {
+                        let each = fields.iter().map(|f| {
+                            let (n, o) = (Recv::Bound("__n_").place(f), Recv::Bound("__o_").place(f));
+                            let name = &f.json_name;
+                            quote!(__same &= ::kubeskema::__private::unchanged_field(&#n, &#o, __path, #name, __out);)
+                        });
+                        quote!({ let mut __same = true; #(#each)* __same })
+                    }
+                };
+                quote!((#new, #old) => { #at #same })
+            });
+            quote! {
+                #[allow(unused_variables)]
+                let __same = match (self, __old) {
+                    #(#arms)*
+                    _ => false,
+                };
+                if __same {
+                    __out.insert(__path);
+                }
+                __same
+            }
+        }
         Body::Struct(fields) => {
             let resource = c.attrs.get(Keyword::Resource).is_some();
             let each = fields.iter().map(|f| {
@@ -140,8 +195,23 @@ fn has_rules(c: &Container) -> TokenStream {
     let own = crate::cel::has_own_rules;
     let mut local = own(&c.attrs);
     let mut inner = Vec::new();
-    if let Body::Struct(fields) = &c.data {
-        for f in fields.iter().filter(|f| f.shape != Shape::UnknownFields) {
+    let fields: Vec<&Field> = match &c.data {
+        Body::Struct(fields) => fields.iter().collect(),
+        Body::Union(u) => u.fields().collect(),
+        Body::Enum(_) => Vec::new(),
+    };
+    if let Body::Union(u) = &c.data {
+        for v in &u.variants {
+            if let Payload::Newtype(ty) = v.payload
+                && !mentions(quote!(#ty), c.ident)
+                && !holds_primitives(ty)
+            {
+                inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
+            }
+        }
+    }
+    {
+        for f in fields.into_iter().filter(|f| f.shape != Shape::UnknownFields) {
             local |= own(&f.attrs);
             let ty = f.value_ty;
             // A field holding the type itself (`Option<Box<Self>>`) adds no rules, and asking
@@ -268,30 +338,95 @@ fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
     }
 }
 
+/// Where a field's value is: a member of a struct value, or the binding a match arm gave a
+/// variant's field.
+#[derive(Clone, Copy)]
+pub(crate) enum Recv<'t> {
+    /// `self.<field>`.
+    SelfValue,
+    /// `<receiver>.<field>`.
+    Member(&'t TokenStream),
+    /// `(*<prefix><field>)`: bound by reference in a variant's pattern ([`variant_pattern`]).
+    Bound(&'static str),
+}
+
+impl Recv<'_> {
+    /// The field's place (an expression of the field's type).
+    pub(crate) fn place(self, f: &Field) -> TokenStream {
+        let m = f.ident;
+        match self {
+            Recv::Member(receiver) => quote!(#receiver.#m),
+            Recv::SelfValue => quote!(self.#m),
+            Recv::Bound(prefix) => {
+                let bound = binding(prefix, m);
+                quote!((*#bound))
+            }
+        }
+    }
+}
+
+fn binding(prefix: &str, member: &syn::Ident) -> syn::Ident {
+    use syn::ext::IdentExt;
+    quote::format_ident!("{}{}", prefix, member.unraw())
+}
+
+/// The pattern of a data-carrying variant that binds its value (`__n`, by the prefix) or each
+/// of its fields (`<prefix><field>`), by reference.
+pub(crate) fn variant_pattern(ident: &syn::Ident, v: &DataVariant, prefix: &str) -> TokenStream {
+    let var = v.ident;
+    match &v.payload {
+        Payload::Unit => quote!(#ident::#var),
+        Payload::Newtype(_) => {
+            let bound = quote::format_ident!("{}", prefix.trim_end_matches('_'));
+            quote!(#ident::#var(#bound))
+        }
+        Payload::Struct(fields, _) => {
+            let members = fields.iter().map(|f| f.ident);
+            let bound = fields.iter().map(|f| binding(prefix, f.ident));
+            quote!(#ident::#var { #(#members: #bound),* })
+        }
+    }
+}
+
+/// Rebinds `path` (an `&At` or `&Path`) to where a variant's payload sits: under its name
+/// (externally tagged), under the content key (adjacently tagged), or at the enum's own place.
+pub(crate) fn payload_path(tagging: &Tagging, name: &str, path: &TokenStream) -> TokenStream {
+    match tagging {
+        Tagging::External => quote!(let #path = &#path.property(#name);),
+        Tagging::Adjacent(_, content) => quote!(let #path = &#path.property(#content);),
+        Tagging::Internal(_) | Tagging::Untagged => TokenStream::new(),
+    }
+}
+
 /// The field's value as an `Option<&T>` of `receiver` (`None` when absent or null).
 pub(crate) fn access(f: &Field, receiver: &TokenStream) -> Option<TokenStream> {
-    let m = f.ident;
+    access_in(f, Recv::Member(receiver))
+}
+
+/// [`access`] at any [`Recv`].
+pub(crate) fn access_in(f: &Field, recv: Recv) -> Option<TokenStream> {
+    let place = recv.place(f);
     Some(match f.shape {
-        Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#receiver.#m)),
-        Shape::Optional | Shape::Nullable => quote!(#receiver.#m.as_ref()),
+        Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#place)),
+        Shape::Optional | Shape::Nullable => quote!(#place.as_ref()),
         Shape::MaybeNull => {
-            quote!(::core::option::Option::and_then(#receiver.#m.as_ref(), ::core::option::Option::as_ref))
+            quote!(::core::option::Option::and_then(#place.as_ref(), ::core::option::Option::as_ref))
         }
         Shape::UnknownFields => return None,
     })
 }
 
-fn field_checks(f: &Field) -> TokenStream {
+fn field_checks(f: &Field, recv: Recv) -> TokenStream {
     let name = &f.json_name;
-    let Some(access) = access(f, &quote!(self)) else { return TokenStream::new() };
+    let Some(access) = access_in(f, recv) else { return TokenStream::new() };
+    let place = recv.place(f);
     let checks = value_checks(&f.attrs, f.value_ty, &quote!(__v), &quote!(__p));
     // [quirk] An explicit null gets only the type and enum checks, and matches no enum (not
     // even one listing null): a nullable field with an enum refuses it.
-    let m = f.ident;
     let is_null = match f.shape {
-        Shape::Nullable => Some(quote!(self.#m.is_none())),
+        Shape::Nullable => Some(quote!(#place.is_none())),
         Shape::MaybeNull => {
-            Some(quote!(::core::matches!(self.#m, ::core::option::Option::Some(::core::option::Option::None))))
+            Some(quote!(::core::matches!(#place, ::core::option::Option::Some(::core::option::Option::None))))
         }
         _ => None,
     };

@@ -302,6 +302,33 @@ impl<M: serde::ser::SerializeMap> MapWriter<M> {
     }
 }
 
+/// A newtype variant of an internally tagged enum, as serde writes it: its value's fields
+/// after the tag (`{"type": "Git", "url": ...}`); a value that is not an object cannot be.
+pub fn serialize_tagged<S: serde::Serializer, T: serde::Serialize + ?Sized>(
+    serializer: S,
+    tag: &'static str,
+    variant: &'static str,
+    value: &T,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeMap};
+    let fields = match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        Ok(other) => {
+            return Err(S::Error::custom(format_args!(
+                "cannot serialize tagged newtype variant {variant} containing {}",
+                crate::keywords::json_type(&other)
+            )));
+        }
+        Err(e) => return Err(S::Error::custom(e)),
+    };
+    let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
+    map.serialize_entry(tag, variant)?;
+    for (k, v) in &fields {
+        map.serialize_entry(k, v)?;
+    }
+    map.end()
+}
+
 /// A value as the JSON it serializes to (what junctor branches of derived code read).
 pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)

@@ -299,5 +299,11 @@ pub struct Costly {
 pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
     let gadget = CustomResourceDefinition::merge(&[GadgetV1::crd(), GadgetV2::crd()])
         .unwrap_or_else(|e| panic!("the Gadget versions merge: {e:?}"));
-    vec![("kitchens.yaml", Kitchen::crd().clone()), ("gadgets.yaml", gadget), ("costly.yaml", Costly::crd().clone())]
+    let pipeline = crate::derived_enums::by_kubeskema::Pipeline::crd().clone();
+    vec![
+        ("kitchens.yaml", Kitchen::crd().clone()),
+        ("gadgets.yaml", gadget),
+        ("costly.yaml", Costly::crd().clone()),
+        ("pipelines.yaml", pipeline),
+    ]
 }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod derived;
+pub mod derived_enums;
 pub mod oracle;
 pub mod round_trip;
 

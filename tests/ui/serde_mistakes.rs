@@ -23,10 +23,20 @@ struct Defaults {
     tags: Vec<String>,
 }
 
+// Data-carrying enums: what has no structural schema, or would write a key twice.
 #[derive(kubeskema::Validate)]
 #[serde(tag = "kind")]
 enum Shape {
-    Circle,
+    Circle { kind: String },
+    Pair(i64, i64),
+    #[kubeskema(max_length = 3)]
+    Named(String),
+}
+
+#[derive(kubeskema::Validate)]
+#[serde(content = "value")]
+enum NoTag {
+    One(String),
 }
 
 fn main() {}

@@ -43,8 +43,12 @@ use serde_json::{Map, Value};
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::keywords::{self, Num, NumberType};
 pub use crate::path::At;
+
+mod union;
 use crate::path::Path;
 use crate::{EmptyObject, IntOrString, ObjectMeta, Validate};
+#[doc(hidden)]
+pub use union::{ReadVariant, VariantName, decode_union, payload};
 
 /// What to do with a key that appears twice in one JSON object.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,6 +6,7 @@
 //! structural rules forbid (`$ref`, `patternProperties`, ...) are kept in
 //! [`Schema::unsupported`] so the structural check can report them with the apiserver's words.
 
+pub(crate) mod cel_name;
 pub mod of_types;
 pub mod openapi;
 

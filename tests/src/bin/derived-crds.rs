@@ -1,6 +1,7 @@
 //! Writes the CRD of each fixture resource type (`kubeskema_tests::derived`) as YAML, one file
 //! per CRD: `cargo run -p kubeskema-tests --bin derived-crds -- OUT`. The apiserver's verdicts
-//! on them are recorded by `fixtures/derived/record.py OUT`.
+//! on them are recorded by `fixtures/derived/record.py OUT`. Also writes
+//! `pipelines.objects.json`: the data-carrying enums' sample objects, for the apiserver to judge.
 
 fn main() {
     let Some(out) = std::env::args_os().nth(1).map(std::path::PathBuf::from) else {
@@ -22,4 +23,15 @@ fn main() {
         }
         println!("{}", path.display());
     }
+    // Objects for the apiserver to judge against the data-carrying enums' CRD.
+    let objects: Vec<_> = kubeskema_tests::derived_enums::samples()
+        .iter()
+        .map(|(spec, _)| kubeskema_tests::derived_enums::object(spec))
+        .collect();
+    let path = out.join("pipelines.objects.json");
+    if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&objects).unwrap_or_default()) {
+        eprintln!("{}: {e}", path.display());
+        std::process::exit(1);
+    }
+    println!("{}", path.display());
 }

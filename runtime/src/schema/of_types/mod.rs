@@ -13,7 +13,11 @@
 
 mod builtin;
 pub(crate) mod crd;
+mod union;
 mod yaml;
+
+#[doc(hidden)]
+pub use union::{Payload, Tagging, VariantRow};
 
 pub use yaml::to_yaml;
 

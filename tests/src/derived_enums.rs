@@ -1,0 +1,145 @@
+//! Data-carrying enums in serde's four representations, defined twice: `by_serde` (serde's
+//! derives beside `kubeskema::Validate`) and `by_kubeskema` (kubeskema's three derives), so a
+//! test can show both read and write the same JSON and give the same schema. `derived-crds`
+//! writes the `Pipeline` CRD and [`samples`] as objects; the apiserver's verdicts on them are
+//! recorded in `fixtures/derived/` (`derived_enums.rs` in the tests).
+
+use serde_json::{Value, json};
+
+/// Defines the types twice: `by_serde` (serde's derives beside `kubeskema::Validate`) and
+/// `by_kubeskema` (kubeskema's three derives).
+macro_rules! both {
+    ($($item:item)*) => {
+        #[allow(dead_code)]
+        pub mod by_serde {
+            use kubeskema::ObjectMeta;
+            $( #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, kubeskema::Validate)] $item )*
+        }
+        #[allow(dead_code)]
+        pub mod by_kubeskema {
+            use kubeskema::ObjectMeta;
+            $( #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)] $item )*
+        }
+    };
+}
+
+both! {
+    /// A resource holding each representation.
+    #[kubeskema(resource(group = "enums.example.com", version = "v1"))]
+    pub struct Pipeline {
+        #[serde(rename = "apiVersion")]
+        pub api_version: String,
+        pub kind: String,
+        pub metadata: ObjectMeta,
+        pub spec: Holder,
+    }
+
+    /// Where the source comes from (externally tagged: serde's default).
+    #[serde(rename_all = "camelCase")]
+    pub enum External {
+        /// A git repository.
+        Git {
+            #[kubeskema(min_length = 1)]
+            url: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            branch: Option<String>,
+        },
+        OciImage(Oci),
+    }
+
+    pub struct Oci {
+        pub image: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tag: Option<String>,
+    }
+
+    /// Unit and data variants, externally tagged: a string or an object.
+    pub enum Mixed {
+        Off,
+        Fixed { replicas: i32 },
+    }
+
+    #[serde(tag = "type")]
+    #[kubeskema(rule(rule = "!has(self.depth) || self.depth <= 10", message = "depth is at most 10"))]
+    pub enum Internal {
+        Git { url: String, #[serde(skip_serializing_if = "Option::is_none")] depth: Option<i64> },
+        Oci(Oci),
+        /// A port as a number here, as a name below: widened to int-or-string.
+        Port { port: i64 },
+        Named { #[serde(rename = "port")] name: String },
+        Empty,
+    }
+
+    #[serde(tag = "kind", content = "spec")]
+    pub enum Adjacent {
+        Scale { #[kubeskema(minimum = 0, rule(rule = "self <= 100", message = "at most 100 replicas"))] replicas: i32 },
+        Pause,
+        Image(Oci),
+    }
+
+    #[serde(untagged)]
+    pub enum Untagged {
+        Count { count: i64 },
+        Ratio { ratio: f64, #[serde(skip_serializing_if = "Option::is_none")] note: Option<String> },
+    }
+
+    pub struct Holder {
+        pub external: External,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub mixed: Option<Mixed>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub internal: Option<Internal>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub adjacent: Option<Adjacent>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub untagged: Option<Untagged>,
+    }
+}
+
+/// Specs the types read (`true`) or refuse (`false`), each as one `Pipeline` spec.
+pub fn samples() -> Vec<(Value, bool)> {
+    let git = json!({"git": {"url": "u"}});
+    let with = |key: &str, value: Value| json!({"external": git.clone(), key: value});
+    let good = [
+        json!({"external": {"git": {"url": "https://x"}}}),
+        json!({"external": {"git": {"url": "https://x", "branch": "main"}}}),
+        json!({"external": {"ociImage": {"image": "nginx"}}, "mixed": "Off"}),
+        json!({"external": {"ociImage": {"image": "nginx"}}, "mixed": {"Fixed": {"replicas": 2}}}),
+        with("internal", json!({"type": "Git", "url": "u", "depth": 1})),
+        with("internal", json!({"type": "Oci", "image": "i"})),
+        with("internal", json!({"type": "Port", "port": 80})),
+        with("internal", json!({"type": "Named", "port": "http"})),
+        with("internal", json!({"type": "Empty"})),
+        with("adjacent", json!({"kind": "Scale", "spec": {"replicas": 3}})),
+        with("adjacent", json!({"kind": "Pause"})),
+        with("adjacent", json!({"kind": "Image", "spec": {"image": "i"}})),
+        with("untagged", json!({"count": 3})),
+        with("untagged", json!({"ratio": 0.5, "note": "n"})),
+    ];
+    let bad = [
+        json!({"external": {}}),
+        json!({"external": {"git": {"url": "u"}, "ociImage": {"image": "i"}}}),
+        json!({"external": {"svn": {}}}),
+        json!({"external": "git"}),
+        json!({"external": {"git": {"url": ""}}}),
+        with("mixed", json!("On")),
+        with("mixed", json!({"Fixed": {"replicas": "two"}})),
+        with("internal", json!({"url": "u"})),
+        with("internal", json!({"type": "Svn"})),
+        with("internal", json!({"type": "Git"})),
+        with("internal", json!({"type": "Port", "port": "http"})),
+        with("internal", json!({"type": "Git", "url": "u", "image": "i"})),
+        with("internal", json!({"type": "Git", "url": "u", "depth": 11})),
+        with("adjacent", json!({"kind": "Scale"})),
+        with("adjacent", json!({"kind": "Scale", "spec": {"replicas": 101}})),
+        with("adjacent", json!({"kind": "Pause", "spec": {"replicas": 1}})),
+        with("adjacent", json!({"kind": "Scale", "spec": {"replicas": -1}})),
+        with("untagged", json!({"other": 1})),
+    ];
+    good.into_iter().map(|s| (s, true)).chain(bad.into_iter().map(|s| (s, false))).collect()
+}
+
+/// A sample spec as a `Pipeline` object.
+pub fn object(spec: &Value) -> Value {
+    json!({"apiVersion": "enums.example.com/v1", "kind": "Pipeline", "metadata": {"name": "p", "namespace": "default"}, "spec": spec})
+}
