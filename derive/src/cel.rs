@@ -12,7 +12,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Type;
 
-use crate::model::{Body, Container, Payload, Shape, Tagging, Union, VariantValue, generic_arg, option_inner};
+use crate::model::{
+    Body, Container, Payload, Shape, Tagging, Union, VariantValue, generic_arg, map_value, option_inner,
+};
 use crate::validate::{
     Recv, access, access_in, holds_primitives, list_map_keys, mentions, payload_path, variant_pattern,
 };
@@ -29,20 +31,27 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
     let (body, cel_type) = match &c.data {
         Body::Struct(fields) => {
             let name = ident.to_string();
-            let typed = fields.iter().filter(|f| access(f, &quote!(self)).is_some()).map(|f| {
+            let typed = fields.iter().filter(|f| !f.flatten && access(f, &quote!(self)).is_some()).map(|f| {
                 let json = &f.json_name;
                 let t = node_type(&f.attrs, f.value_ty);
                 quote!((#json, #t))
             });
             let resource = c.attrs.flag(Keyword::EmbeddedResource) || c.attrs.get(Keyword::Resource).is_some();
-            let cel_type = quote!(#cel::types::derived_object(#name, #resource, || ::std::vec![#(#typed),*]));
-            let entries = fields.iter().filter_map(|f| {
+            // A flattened type's fields are known to its own impl only: `dyn` (the rules are
+            // still checked against the CRD's schema by the CRD check).
+            let cel_type = if fields.iter().any(|f| f.flatten) {
+                quote!(#cel::Type::Dyn)
+            } else {
+                quote!(#cel::types::derived_object(#name, #resource, || ::std::vec![#(#typed),*]))
+            };
+            let entries = fields.iter().filter(|f| !f.flatten).filter_map(|f| {
                 let name = &f.json_name;
                 let access = access(f, &quote!(self))?;
                 let value = cel_value(&f.attrs, &quote!(__v));
                 Some(quote!((#name, match #access { ::core::option::Option::Some(__v) => ::core::option::Option::Some(#value), ::core::option::Option::None => ::core::option::Option::None })))
             });
-            let unknown = match fields.iter().find(|f| f.shape == Shape::UnknownFields) {
+            // The keys no field names: the unknown-fields map's, or a flattened value's.
+            let unknown = match fields.iter().find(|f| f.shape == Shape::UnknownFields || f.flatten) {
                 Some(f) => {
                     let m = f.ident;
                     quote!(::core::option::Option::Some(#cel::ToCel::to_cel(&self.#m)))
@@ -177,6 +186,14 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
     let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
     let fields = fields.iter().filter_map(|f| {
         let name = &f.json_name;
+        if f.flatten {
+            let (m, ty) = (f.ident, f.value_ty);
+            return Some(quote! {
+                if <#ty as ::kubeskema::Validate>::HAS_RULES {
+                    ::kubeskema::Validate::validate_cel_at(&self.#m, __old.map(|__o| &__o.#m), __path, __cx);
+                }
+            });
+        }
         let new = access(f, &quote!(self))?;
         let old = access(f, &quote!(__o))?;
         let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident)?;
@@ -302,7 +319,7 @@ fn walk(
                 __cx.restore_unchanged_above(__prev);
             },
         }
-    } else if let Some(value) = generic_arg(ty, "BTreeMap") {
+    } else if let Some(value) = map_value(ty) {
         let value_attrs = nested(Keyword::Values).unwrap_or(&empty);
         let (value, nullable) = option_inner(value).map_or((value, false), |i| (i, true));
         match walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me) {

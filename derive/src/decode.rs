@@ -63,13 +63,15 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
     // function's MIR, and the corpus crate's memory is mostly MIR.
     let seen: Vec<syn::Ident> = (0..named.len()).map(|i| format_ident!("__s{}", i)).collect();
     let kept = fields.iter().find(|f| f.shape == Shape::UnknownFields);
+    // A flattened field reads the keys no other field names, after them.
+    let flat = fields.iter().find(|f| f.flatten);
     // A struct is made first, its `Option` fields `None` (most of a CRD's fields), and read
     // into its own fields where it lives: its value is never moved. A field that must have a
     // value is read into a local and moved in at the end; the struct is made with a
     // placeholder there, so this needs one: a struct with a required or defaulted field of
     // another type (a struct, an enum) is read into locals and made at the end.
-    let in_place =
-        named.iter().all(|f| !matches!(f.shape, Shape::Required | Shape::Defaulted) || has_placeholder(f.value_ty));
+    let in_place = flat.is_none()
+        && named.iter().all(|f| !matches!(f.shape, Shape::Required | Shape::Defaulted) || has_placeholder(f.value_ty));
     // Where each field is read: the struct's own field, or a local `Option` (`__f0`, ...).
     let in_struct: Vec<bool> =
         named.iter().map(|f| in_place && matches!(f.shape, Shape::Optional | Shape::Nullable)).collect();
@@ -111,13 +113,29 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         }
         _ => quote! { __kept },
     };
-    let (kept_local, other) = match kept {
-        Some(_) => (
-            (!in_place).then(|| quote! { let mut __kept = ::kubeskema::__private::serde_json::Map::new(); }),
+    let new_map = quote! { let mut __kept = ::kubeskema::__private::serde_json::Map::new(); };
+    let (kept_local, other) = match (kept, flat) {
+        (Some(_), _) => (
+            (!in_place).then(|| new_map.clone()),
             quote! { ::kubeskema::decode::kept_field(&mut __map, __cx, __at, __k, &mut #kept_place) },
         ),
-        None => (None, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k) }),
+        (None, Some(_)) => (
+            Some(new_map.clone()),
+            quote! { ::kubeskema::decode::kept_field(&mut __map, __cx, __at, __k, &mut __kept) },
+        ),
+        (None, None) if c.deny_unknown_fields => {
+            (None, quote! { ::kubeskema::decode::denied_field(&mut __map, __cx, __at, &__k) })
+        }
+        (None, None) => (None, quote! { ::kubeskema::decode::unknown_field(&mut __map, __cx, __at, &__k) }),
     };
+    // The flattened field, read from the keys kept for it.
+    let flat_read = flat.map(|f| {
+        let ty = f.value_ty;
+        quote! {
+            let __flat: ::core::option::Option<#ty> = ::kubeskema::decode::flattened(__kept, __cx, __at)?;
+            __usable &= __flat.is_some();
+        }
+    });
     // Every finisher runs (each records what is missing), then the locals move once.
     let finishes = named.iter().zip(&places).zip(&seen).map(|((f, place), seen)| {
         let name = &f.json_name;
@@ -166,6 +184,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
         }
         let mut __usable = true;
         #(#finishes)*
+        #flat_read
     };
     let body = if in_place {
         let empty = fields.iter().map(|f| {
@@ -176,6 +195,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
                 _ => quote! { #member: ::core::option::Option::None },
             }
         });
+        let skipped = &c.skipped;
         let assigns = named.iter().zip(&tags).enumerate().filter_map(|(i, (f, tag))| {
             let member = f.ident;
             match f.shape {
@@ -193,7 +213,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             }
         });
         quote! {
-            let __this = __out.make_with(|| #ident { #(#empty,)* });
+            let __this = __out.make_with(|| #ident { #(#empty,)* #(#skipped: ::core::default::Default::default(),)* });
             #read
             #(#assigns)*
             if !__usable {
@@ -214,13 +234,18 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             Shape::UnknownFields => unreachable!("invariant: the unknown-fields map is not a named field"),
         });
         let inits = inits(fields, &tags, &format_ident!("__kept"));
+        let skipped = &c.skipped;
+        let flat_value = flat.map(|_| {
+            quote! { let ::core::option::Option::Some(__flat) = __flat else { return ::core::result::Result::Ok(()) }; }
+        });
         quote! {
             #read
             if !__usable {
                 return ::core::result::Result::Ok(());
             }
             #(#values)*
-            __out.make_with(|| #ident { #(#inits,)* });
+            #flat_value
+            __out.make_with(|| #ident { #(#inits,)* #(#skipped: ::core::default::Default::default(),)* });
         }
     };
     quote! {
@@ -243,8 +268,21 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
 /// the struct holds until the value read is moved in): strings, scalars, lists, maps, JSON and
 /// metadata, by the last segment of the type's path. A struct or enum has none.
 fn has_placeholder(ty: &syn::Type) -> bool {
-    const PLACEHOLDERS: [&str; 10] =
-        ["String", "bool", "i32", "i64", "f64", "Vec", "BTreeMap", "Map", "Value", "ObjectMeta"];
+    const PLACEHOLDERS: [&str; 13] = [
+        "String",
+        "bool",
+        "i32",
+        "i64",
+        "f64",
+        "Vec",
+        "BTreeMap",
+        "HashMap",
+        "BTreeSet",
+        "HashSet",
+        "Map",
+        "Value",
+        "ObjectMeta",
+    ];
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
             p.path.segments.last().is_some_and(|s| PLACEHOLDERS.iter().any(|name| s.ident == name))
@@ -256,7 +294,7 @@ fn has_placeholder(ty: &syn::Type) -> bool {
 /// The fields a struct's object names (all but the unknown-fields map), each with the
 /// identifier of the local it is read into when it is not read into the struct (`__f0`, ...).
 fn locals<'f, 'a>(fields: &'f [Field<'a>]) -> (Vec<&'f Field<'a>>, Vec<syn::Ident>) {
-    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields).collect();
+    let named: Vec<&Field> = fields.iter().filter(|f| f.shape != Shape::UnknownFields && !f.flatten).collect();
     let tags = (0..named.len()).map(|i| format_ident!("__f{}", i)).collect();
     (named, tags)
 }
@@ -271,6 +309,8 @@ fn inits(fields: &[Field], tags: &[syn::Ident], rest: &syn::Ident) -> Vec<TokenS
             let member = f.ident;
             if f.shape == Shape::UnknownFields {
                 quote! { #member: #rest }
+            } else if f.flatten {
+                quote! { #member: __flat }
             } else {
                 let tag = tags.next().expect("invariant: one local per named field");
                 quote! { #member: #tag }

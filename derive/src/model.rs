@@ -11,6 +11,10 @@ use crate::serde_attrs;
 
 pub struct Container<'a> {
     pub ident: &'a syn::Ident,
+    /// Fields with `#[serde(skip)]`: never read nor written, made with their `Default`.
+    pub skipped: Vec<&'a syn::Ident>,
+    /// `#[serde(deny_unknown_fields)]`: a key no field names is an error when read.
+    pub deny_unknown_fields: bool,
     /// Its doc comment: the description of its schema.
     pub doc: Option<String>,
     pub attrs: Attrs,
@@ -88,6 +92,8 @@ pub struct Field<'a> {
     pub serde_default: bool,
     /// `#[serde(skip_serializing_if = ...)]`: serde's derive leaves the value out when it says.
     pub skip_serializing_if: bool,
+    /// `#[serde(flatten)]`: the value's own fields sit in this object (its name is not a key).
+    pub flatten: bool,
     #[allow(dead_code)] // Read by the validation derive.
     pub attrs: Attrs,
 }
@@ -147,6 +153,24 @@ pub fn generic_arg<'a>(ty: &'a Type, container: &str) -> Option<&'a Type> {
     })
 }
 
+/// The value type of a `BTreeMap<String, T>` or `HashMap<String, T[, S]>` (its second type
+/// argument, by the last path segment).
+pub fn map_value(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "BTreeMap" && last.ident != "HashMap" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    args.args
+        .iter()
+        .filter_map(|a| match a {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .nth(1)
+}
+
 /// The list and map keywords of one node against its Rust type: each must have the
 /// collection it describes, or the check it asks for could not run.
 fn check_node(cx: &Ctxt, attrs: &attr::Attrs, ty: &Type, span: proc_macro2::Span) {
@@ -183,9 +207,12 @@ fn check_node(cx: &Ctxt, attrs: &attr::Attrs, ty: &Type, span: proc_macro2::Span
         }
     }
     if let Some(attr::Item::Nested(nested)) = attrs.get(Keyword::Values) {
-        match generic_arg(ty, "BTreeMap") {
+        match map_value(ty) {
             Some(value) => check_node(cx, nested, option_inner(value).unwrap_or(value), span),
-            None => cx.error(span, "`values(...)` constrains map values: the field needs a `BTreeMap<String, T>`"),
+            None => cx.error(
+                span,
+                "`values(...)` constrains map values: the field needs a `BTreeMap<String, T>` or `HashMap<String, T>`",
+            ),
         }
     }
 }
@@ -273,13 +300,14 @@ impl<'a> Container<'a> {
             known.then(|| rule.value())
         });
         let rename_all = rename_all.as_deref();
+        let mut skipped = Vec::new();
         if !input.generics.params.is_empty() {
             cx.error_spanned(&input.generics, "kubeskema derives do not support generic types");
         }
         let data = match &input.data {
             Data::Struct(s) => match &s.fields {
                 Fields::Named(named) => {
-                    Body::Struct(named.named.iter().filter_map(|f| field(cx, f, rename_all)).collect())
+                    Body::Struct(named.named.iter().filter_map(|f| field(cx, f, rename_all, &mut skipped)).collect())
                 }
                 Fields::Unit => Body::Struct(Vec::new()),
                 Fields::Unnamed(u) => {
@@ -308,7 +336,14 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
-        let container = Container { ident: &input.ident, doc: doc_comment(&input.attrs), attrs, data };
+        let container = Container {
+            ident: &input.ident,
+            skipped,
+            deny_unknown_fields: serde.deny_unknown_fields,
+            doc: doc_comment(&input.attrs),
+            attrs,
+            data,
+        };
         check(cx, &container);
         Some(container)
     }
@@ -335,10 +370,23 @@ fn json_name(
         .unwrap_or(rust)
 }
 
-fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<&str>) -> Option<Field<'a>> {
+/// A named field; `None` when it is not one (a skipped field goes to `skipped`).
+fn field<'a>(
+    cx: &Ctxt,
+    f: &'a syn::Field,
+    rename_all: Option<&str>,
+    skipped: &mut Vec<&'a syn::Ident>,
+) -> Option<Field<'a>> {
     let ident = f.ident.as_ref()?;
     let attrs = attr::parse(cx, &f.attrs, Place::Field);
     let serde = serde_attrs::parse(cx, &f.attrs);
+    if let Some(skip) = &serde.skip {
+        if !attrs.items.is_empty() {
+            cx.error_spanned(skip, "a skipped field is neither read nor written: it takes no `#[kubeskema(...)]`");
+        }
+        skipped.push(ident);
+        return None;
+    }
     let json_name = json_name(cx, attrs.str(Keyword::Rename), &serde, default_json_name(ident), rename_all, false);
     let default = match (attrs.literal(Keyword::Default), attrs.str(Keyword::DefaultJson)) {
         (Some(_), Some(s)) => {
@@ -397,6 +445,17 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<&str>) -> Option<F
         check_node(cx, &attrs, value_ty, span);
     }
     let (serde_default, skip_serializing_if) = (serde.default, serde.skip_serializing_if);
+    if let Some(flatten) = &serde.flatten {
+        if shape != Shape::Required {
+            cx.error_spanned(flatten, "a flattened field is a plain `T` (a struct, or an enum written as an object): its fields are this object's");
+        }
+        if !attrs.items.is_empty() {
+            cx.error_spanned(
+                flatten,
+                "a flattened field takes no `#[kubeskema(...)]`: put the constraints on the fields of its type",
+            );
+        }
+    }
     Some(Field {
         ident,
         json_name,
@@ -406,6 +465,7 @@ fn field<'a>(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<&str>) -> Option<F
         doc: doc_comment(&f.attrs),
         serde_default,
         skip_serializing_if,
+        flatten: serde.flatten.is_some(),
         attrs,
     })
 }
@@ -465,8 +525,16 @@ fn data_variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) ->
             return None;
         }
         Fields::Named(named) => {
+            let mut skipped = Vec::new();
             let fields: Vec<Field> =
-                named.named.iter().filter_map(|f| field(cx, f, own_rename_all.as_deref())).collect();
+                named.named.iter().filter_map(|f| field(cx, f, own_rename_all.as_deref(), &mut skipped)).collect();
+            for (span, what) in skipped
+                .iter()
+                .map(|s| (s.span(), "skip"))
+                .chain(fields.iter().filter(|f| f.flatten).map(|f| (f.ident.span(), "flatten")))
+            {
+                cx.error(span, format!("`#[serde({what})]` is not followed in an enum variant yet: give the variant a struct with this field (`Variant(Struct)`)"));
+            }
             for f in &fields {
                 if f.shape == Shape::UnknownFields {
                     cx.error(
@@ -531,8 +599,12 @@ fn check(cx: &Ctxt, c: &Container) {
             // Two fields with one JSON name would make the second unreachable on input and
             // write the key twice on output.
             for (i, f) in fields.iter().enumerate() {
-                if let Some(first) =
-                    fields[..i].iter().find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields)
+                if f.flatten {
+                    continue;
+                }
+                if let Some(first) = fields[..i]
+                    .iter()
+                    .find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields && !g.flatten)
                 {
                     cx.error(
                         f.ident.span(),
@@ -541,9 +613,12 @@ fn check(cx: &Ctxt, c: &Container) {
                 }
             }
             // Unknown keys can only go to one place.
-            let bags: Vec<_> = fields.iter().filter(|f| f.shape == Shape::UnknownFields).collect();
+            let bags: Vec<_> = fields.iter().filter(|f| f.shape == Shape::UnknownFields || f.flatten).collect();
             for extra in bags.iter().skip(1) {
-                cx.error(extra.ident.span(), "only one field may collect `unknown_fields`");
+                cx.error(
+                    extra.ident.span(),
+                    "only one field may take the keys no other field names (`unknown_fields`, or one `#[serde(flatten)]`)",
+                );
             }
             if c.attrs.flag(Keyword::PreserveUnknownFields) && bags.is_empty() && !fields.is_empty() {
                 cx.error(

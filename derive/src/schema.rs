@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use syn::Type;
 
 use crate::model::{
-    Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue, generic_arg, option_inner,
-    supported_values,
+    Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue, generic_arg, map_value,
+    option_inner, supported_values,
 };
 use kubeskema_attributes::parse::{Attrs, Ctxt};
 use kubeskema_attributes::{Keyword, schema};
@@ -135,6 +135,17 @@ fn enum_node(c: &Container, variants: &[Variant]) -> Map<String, Value> {
 /// object and refuses a default under `metadata`, so the root never requires them nor gives
 /// them a default (the Rust type may, to read an object without them).
 fn property(f: &Field, resource: bool) -> TokenStream {
+    if f.flatten {
+        let name = f.ident.to_string();
+        let ty = f.value_ty;
+        let of = quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as ::kubeskema::StructuralSchema>::schema_in);
+        return quote! {
+            ::kubeskema::schema::of_types::Property {
+                name: #name, required: false, of: #of, patch: "{}", patch_if_null: ::core::option::Option::None,
+                doc: ::core::option::Option::None, flatten: true,
+            }
+        };
+    }
     let name = &f.json_name;
     let type_meta = resource && ["apiVersion", "kind", "metadata"].contains(&name.as_str());
     let required = !type_meta
@@ -168,6 +179,7 @@ fn property(f: &Field, resource: bool) -> TokenStream {
     quote! {
         ::kubeskema::schema::of_types::Property {
             name: #name, required: #required, of: #of, patch: #patch, patch_if_null: #patch_if_null, doc: #doc,
+            flatten: false,
         }
     }
 }
@@ -201,8 +213,19 @@ pub fn check(cx: &Ctxt, c: &Container) {
 /// need an explicit `maximum` (at most 2^63 - 1), the 128-bit ones are refused.
 fn check_integers(cx: &Ctxt, attrs: &Attrs, ty: &Type) {
     let ty = option_inner(ty).unwrap_or(ty);
-    for (list, keyword) in [("Vec", Keyword::Items), ("BTreeMap", Keyword::Values), ("HashMap", Keyword::Values)] {
-        if let Some(inner) = generic_arg(ty, list) {
+    for (list, keyword) in [
+        ("Vec", Keyword::Items),
+        ("BTreeSet", Keyword::Items),
+        ("HashSet", Keyword::Items),
+        ("BTreeMap", Keyword::Values),
+        ("HashMap", Keyword::Values),
+    ] {
+        let inner = if keyword == Keyword::Values {
+            map_value(ty).filter(|_| generic_arg(ty, list).is_some())
+        } else {
+            generic_arg(ty, list)
+        };
+        if let Some(inner) = inner {
             let empty = Attrs::default();
             return check_integers(cx, attrs.nested(keyword).unwrap_or(&empty), inner);
         }

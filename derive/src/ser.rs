@@ -11,6 +11,7 @@ use crate::validate::{Recv, variant_pattern};
 fn entry(f: &Field, place: TokenStream) -> TokenStream {
     let name = &f.json_name;
     match f.shape {
+        _ if f.flatten => quote! { __map.flattened(&#place); },
         // Always written: required and defaulted values are always there, and a nullable
         // never-absent field writes `None` as `null`.
         Shape::Required | Shape::Defaulted | Shape::Nullable => quote! { __map.entry(#name, &#place); },

@@ -1,8 +1,8 @@
 //! The `#[serde(...)]` attributes a type already carries, read so that a type moved from serde
 //! and kube-derive keeps its JSON names: `rename`, `rename_all` (with serde's case rules),
 //! `default`, `skip_serializing_if`, and an enum's representation (`tag`, `content`,
-//! `untagged`). Those that change the JSON's shape in ways the derives do
-//! not follow yet (`flatten`, `skip`, `with`, ...) are compile errors that say so,
+//! `untagged`), `flatten`, `skip` and `deny_unknown_fields`. Those that change the JSON's shape in ways the derives do
+//! not follow yet (`with`, `transparent`, ...) are compile errors that say so,
 //! rather than a schema that would not describe what serde reads. serde itself checks its
 //! attributes; what it accepts and this does not need is skipped.
 
@@ -24,16 +24,21 @@ pub struct SerdeAttrs {
     pub content: Option<LitStr>,
     /// `untagged`: an enum written as its payload alone.
     pub untagged: Option<syn::Path>,
+    /// `flatten`: the field's own fields sit in this object.
+    pub flatten: Option<syn::Path>,
+    /// `skip`: the field is neither read nor written (it holds its `Default`).
+    pub skip: Option<syn::Path>,
+    /// `deny_unknown_fields`: a key no field names is an error.
+    pub deny_unknown_fields: bool,
 }
 
 /// The serde keys that change what JSON a type reads or writes beyond names, which the
 /// kubeskema derives do not follow yet, and what to write instead.
 const NOT_YET: &[(&str, &str)] = &[
-    ("flatten", "write the flattened struct's fields in this struct"),
     ("rename_all_fields", "give each variant its own `#[serde(rename_all = \"...\")]`"),
     ("transparent", "use the inner type for the field"),
-    ("skip", "leave the field out of the type, or keep it with `Option<T>`"),
-    ("skip_deserializing", "leave the field out of the type, or keep it with `Option<T>`"),
+    ("skip_deserializing", "a field written but never read has no one schema: use `skip`, or keep it with `Option<T>`"),
+    ("skip_serializing", "a field read but never written has no one schema: use `skip`, or keep it with `Option<T>`"),
     ("with", "use a type whose serialization is the one you want"),
     ("deserialize_with", "use a type whose serialization is the one you want"),
     ("serialize_with", "use a type whose serialization is the one you want"),
@@ -58,6 +63,9 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> SerdeAttrs {
                 "tag" => out.tag = Some(meta.value()?.parse()?),
                 "content" => out.content = Some(meta.value()?.parse()?),
                 "untagged" => out.untagged = Some(meta.path.clone()),
+                "flatten" => out.flatten = Some(meta.path.clone()),
+                "skip" => out.skip = Some(meta.path.clone()),
+                "deny_unknown_fields" => out.deny_unknown_fields = true,
                 "skip_serializing_if" => {
                     out.skip_serializing_if = true;
                     skip_value(&meta)?;

@@ -21,7 +21,7 @@ use quote::quote;
 use syn::Type;
 
 use crate::model::{
-    Body, Container, DataVariant, Field, Payload, Shape, Tagging, VariantValue, generic_arg, option_inner,
+    Body, Container, DataVariant, Field, Payload, Shape, Tagging, VariantValue, generic_arg, map_value, option_inner,
 };
 use kubeskema_attributes::parse::{Attrs, Item};
 use kubeskema_attributes::{Keyword, ResourceKey};
@@ -154,6 +154,9 @@ fn unchanged(c: &Container) -> TokenStream {
                 let name = &f.json_name;
                 if f.shape == Shape::UnknownFields {
                     return quote!(__same &= self.#m == __old.#m;);
+                }
+                if f.flatten {
+                    return quote!(__same &= ::kubeskema::Validate::unchanged_at(&self.#m, &__old.#m, __path, __out););
                 }
                 // The root's apiVersion and kind are never correlated.
                 let out = if resource && (name == "apiVersion" || name == "kind") {
@@ -321,6 +324,8 @@ fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
     let present = fields.iter().map(|f| {
         let m = f.ident;
         match f.shape {
+            // A flattened value's keys are its own type's to count.
+            _ if f.flatten => quote!(0usize),
             Shape::Required | Shape::Defaulted | Shape::Nullable => quote!(1usize),
             Shape::Optional | Shape::MaybeNull => quote!(usize::from(self.#m.is_some())),
             Shape::UnknownFields => quote!(self.#m.len()),
@@ -417,6 +422,11 @@ pub(crate) fn access_in(f: &Field, recv: Recv) -> Option<TokenStream> {
 }
 
 fn field_checks(f: &Field, recv: Recv) -> TokenStream {
+    if f.flatten {
+        // Its fields are this object's: checked at its place.
+        let place = recv.place(f);
+        return quote!(::kubeskema::Validate::validate_at(&#place, __path, __issues););
+    }
     let name = &f.json_name;
     let Some(access) = access_in(f, recv) else { return TokenStream::new() };
     let place = recv.place(f);
@@ -464,8 +474,9 @@ pub(crate) fn holds_primitives(ty: &Type) -> bool {
     match &last.arguments {
         syn::PathArguments::None => ["String", "bool", "i32", "i64", "f64"].iter().any(|t| last.ident == t),
         syn::PathArguments::AngleBracketed(_) => {
-            ["Vec", "Option", "BTreeMap"].iter().any(|c| last.ident == c)
+            ["Vec", "Option", "BTreeSet", "HashSet"].iter().any(|c| last.ident == c)
                 && generic_arg(ty, &last.ident.to_string()).is_some_and(holds_primitives)
+                || map_value(ty).is_some_and(holds_primitives)
         }
         syn::PathArguments::Parenthesized(_) => false,
     }
@@ -643,7 +654,7 @@ fn value_checks(attrs: &Attrs, ty: &Type, v: &TokenStream, p: &TokenStream) -> T
         let max = max_props.map(|n| quote!(__issues.extend(#kw::max_properties(&#p, __len, #n));));
         out.extend(quote! { if let ::core::option::Option::Some(__len) = #kind::props_len(#v) { #min #max } });
     }
-    if let (Some(Item::Nested(nested)), Some(value)) = (attrs.get(Keyword::Values), generic_arg(ty, "BTreeMap")) {
+    if let (Some(Item::Nested(nested)), Some(value)) = (attrs.get(Keyword::Values), map_value(ty)) {
         out.extend(each_element(nested, value, quote!(for (__k, __e) in (#v).iter()), quote!(#p.key(__k))));
     }
     out

@@ -107,6 +107,21 @@ impl<T> Kind for std::collections::BTreeMap<String, T> {
         Some(self.len())
     }
 }
+impl<T, S> Kind for std::collections::HashMap<String, T, S> {
+    fn props_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+impl<T> Kind for std::collections::BTreeSet<T> {
+    fn items_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+impl<T, S> Kind for std::collections::HashSet<T, S> {
+    fn items_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
 impl Kind for serde_json::Map<String, serde_json::Value> {
     fn props_len(&self) -> Option<usize> {
         Some(self.len())
@@ -289,6 +304,24 @@ impl<M: serde::ser::SerializeMap> MapWriter<M> {
     pub fn kept(&mut self, fields: &serde_json::Map<String, serde_json::Value>) {
         for (key, value) in fields {
             self.entry(key, value);
+        }
+    }
+
+    /// Writes a `#[serde(flatten)]` field: its value's entries in this map (it must be written
+    /// as an object, as serde requires).
+    pub fn flattened<T: serde::Serialize>(&mut self, value: &T) {
+        if self.error.is_some() {
+            return;
+        }
+        match serde_json::to_value(value) {
+            Ok(serde_json::Value::Object(fields)) => self.kept(&fields),
+            Ok(other) => {
+                self.error = Some(serde::ser::Error::custom(format_args!(
+                    "can only flatten structs and maps (got {})",
+                    crate::keywords::json_type(&other)
+                )));
+            }
+            Err(e) => self.error = Some(serde::ser::Error::custom(e)),
         }
     }
 

@@ -5,10 +5,12 @@
 //!   each (`kube::Resource` is `kube_core::Resource`).
 //! - [`IntOrString`] converts to and from k8s-openapi's (`TryFrom`: theirs
 //!   holds an `i32`).
-//! - k8s-openapi's `ObjectMeta`, `Condition` and `ObjectReference` read, validate and show
+//! - k8s-openapi's `ObjectMeta`, `Condition`, `ObjectReference`, `Time`, `MicroTime` and
+//!   `Quantity` read, validate and show
 //!   themselves to CEL rules as the schema they stand for: `ObjectMeta` as root metadata (the
 //!   apiserver checks it with its own code, see [`crate::objectmeta`]), `Condition` and
-//!   `ObjectReference` against [`CONDITION_SCHEMA`] and [`OBJECT_REFERENCE_SCHEMA`] with the
+//!   `ObjectReference` (and `Time`, `MicroTime`, `Quantity`) against [`CONDITION_SCHEMA`],
+//!   [`OBJECT_REFERENCE_SCHEMA`], [`TIME_SCHEMA`] and [`QUANTITY_SCHEMA`] with the
 //!   dynamic validator's walk, so their issues are the apiserver's.
 //!
 //! k8s-openapi needs exactly one Kubernetes version feature (`v1_33` … `v1_37`, or `latest`),
@@ -24,7 +26,8 @@
 //! ```
 
 use k8s_openapi::api::core::v1::ObjectReference;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, MicroTime, ObjectMeta, Time};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as K8sIntOrString;
 use serde::de::{self, Deserialize, Deserializer};
 use serde_json::Value;
@@ -36,7 +39,7 @@ use crate::issue::{BadValue, ErrorType, Issue};
 use crate::openapi::StaticSchema;
 use crate::path::Path;
 use crate::ratchet::Unchanged;
-use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA};
+use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA, QUANTITY_SCHEMA, TIME_SCHEMA};
 use crate::{IntOrString, Phases, Validate};
 
 // k8s-openapi's `ObjectMeta` is a `Validate` leaf like ours (see `check`).
@@ -196,12 +199,12 @@ impl Known {
 }
 
 macro_rules! known_schema {
-    ($($t:ty => $json:expr, $cell:ident;)*) => {$(
+    ($($t:ty => $json:expr, $cell:ident, $schema_type:literal;)*) => {$(
         static $cell: Known = Known(StaticSchema::new($json));
 
         /// Validated against its known schema, with the apiserver's messages.
         impl Validate for $t {
-            const SCHEMA_TYPE: &'static str = "object";
+            const SCHEMA_TYPE: &'static str = $schema_type;
             fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
                 $cell.validate_at(&crate::__private::to_json(self), &at.to_path(), found);
             }
@@ -228,8 +231,12 @@ macro_rules! known_schema {
 }
 
 known_schema! {
-    Condition => CONDITION_SCHEMA, CONDITION;
-    ObjectReference => OBJECT_REFERENCE_SCHEMA, OBJECT_REFERENCE;
+    Condition => CONDITION_SCHEMA, CONDITION, "object";
+    ObjectReference => OBJECT_REFERENCE_SCHEMA, OBJECT_REFERENCE, "object";
+    Time => TIME_SCHEMA, TIME, "string";
+    MicroTime => TIME_SCHEMA, MICRO_TIME, "string";
+    // An int-or-string has no one type (as `IntOrString`'s).
+    Quantity => QUANTITY_SCHEMA, QUANTITY, "";
 }
 
 /// The apiserver's answer to an invalid object (`errors.NewInvalid`): code 422, reason

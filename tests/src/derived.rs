@@ -299,7 +299,7 @@ pub struct Costly {
 pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
     let gadget = CustomResourceDefinition::merge(&[GadgetV1::crd(), GadgetV2::crd()])
         .unwrap_or_else(|e| panic!("the Gadget versions merge: {e:?}"));
-    let pipeline = crate::derived_enums::by_kubeskema::Pipeline::crd().clone();
+    let pipeline = crate::serde_shapes::by_kubeskema::Pipeline::crd().clone();
     vec![
         ("kitchens.yaml", Kitchen::crd().clone()),
         ("gadgets.yaml", gadget),

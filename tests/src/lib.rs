@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 
 pub mod derived;
-pub mod derived_enums;
 pub mod oracle;
 pub mod round_trip;
+pub mod serde_shapes;
 
 /// The shared corpus (`../shared/corpus` from the repository root), or `KUBESKEMA_CORPUS`.
 pub fn corpus_dir() -> PathBuf {

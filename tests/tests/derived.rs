@@ -170,3 +170,37 @@ fn kube_traits_come_with_the_derived_crd() {
     assert_eq!(probe.meta().name.as_deref(), Some("p"));
     kubeskema::crd::check::assert_accepted(<Probe as kubeskema::resource::CustomResource>::crd());
 }
+
+/// k8s-openapi's `Time`, `MicroTime` and `Quantity` in derived types: the schemas controller-gen
+/// writes for them, read and validated against those schemas with the apiserver's messages.
+#[test]
+fn k8s_time_and_quantity_fields_read_and_validate_as_their_schemas_say() {
+    use kubeskema::StructuralSchema;
+    use kubeskema::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};
+
+    #[derive(Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    struct Usage {
+        since: Time,
+        at: Option<MicroTime>,
+        limit: Quantity,
+    }
+
+    let schema = Usage::schema();
+    assert_eq!(schema["properties"]["since"], serde_json::json!({"type": "string", "format": "date-time"}));
+    assert_eq!(schema["properties"]["limit"]["x-kubernetes-int-or-string"], true);
+    let good = serde_json::json!({"since": "2026-01-01T00:00:00Z", "limit": "1Gi"});
+    let usage: Usage = serde_json::from_value(good.clone()).unwrap();
+    assert!(kubeskema::Validate::validate(&usage).is_empty());
+    assert_eq!(serde_json::to_value(&usage).unwrap(), good);
+    let bad = serde_json::json!({"since": "2026-01-01T00:00:00Z", "limit": "lots"});
+    let read: kubeskema::decode::Decoded<Usage> =
+        kubeskema::decode::from_value(&bad, &kubeskema::decode::Options::default());
+    let issues: Vec<String> = read.issues.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        issues,
+        [
+            r#"limit: Invalid value: "lots": limit in body should match '^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$'"#
+        ]
+    );
+}

@@ -1,10 +1,18 @@
-// `#[serde(...)]` that changes the JSON's shape in a way kubeskema does not follow yet is an
+// `#[serde(...)]` that changes the JSON's shape in a way kubeskema does not follow (yet) is an
 // error that says so; so is a name that differs between the two attributes.
+
+#[derive(kubeskema::Validate)]
+#[serde(transparent)]
+struct Wrapper {
+    inner: String,
+}
 
 #[derive(kubeskema::Validate)]
 struct Outer {
     #[serde(flatten)]
-    inner: Inner,
+    inner: Option<Inner>,
+    #[serde(skip_serializing)]
+    cache: String,
     #[kubeskema(rename = "a")]
     #[serde(rename = "b")]
     named: String,

@@ -340,21 +340,72 @@ impl<T: Validate> Validate for Vec<T> {
     }
 }
 
+/// Keys in sorted order, as a `BTreeMap`'s: the issues come in one order every run.
+impl<T: Validate, S: std::hash::BuildHasher> Validate for std::collections::HashMap<String, T, S> {
+    const HAS_RULES: bool = T::HAS_RULES;
+    const SCHEMA_TYPE: &'static str = "object";
+    fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
+        map_unchanged(self.len() == old.len(), self.iter(), &|k| old.get(k), at, out)
+    }
+    fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
+        let mut keys: Vec<&String> = self.keys().collect();
+        keys.sort();
+        for k in keys {
+            self[k].validate_at(&at.key(k), found);
+        }
+    }
+}
+
+/// A set is a `list-type: set` list: its items at their index in the set's order; unchanged
+/// when equal.
+macro_rules! validate_sets {
+    ($($set:ident <T: $($bound:path),*> $(<$h:ident: $hb:path>)?),*) => {$(
+        impl<T: Validate $(+ $bound)* $(, $h: $hb)?> Validate for std::collections::$set<T $(, $h)?> {
+            const HAS_RULES: bool = T::HAS_RULES;
+            const SCHEMA_TYPE: &'static str = "array";
+            fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
+                equal_at(self == old, at, out)
+            }
+            fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
+                for (i, item) in self.iter().enumerate() {
+                    item.validate_at(&at.index(i), found);
+                }
+            }
+        }
+    )*};
+}
+validate_sets!(BTreeSet<T: Ord>, HashSet<T: Eq, std::hash::Hash> <S: std::hash::BuildHasher>);
+
+/// A map is unchanged when it has the same keys, each value unchanged (each one recorded).
+fn map_unchanged<'t, 'o, T: Validate + 't + 'o>(
+    same_len: bool,
+    entries: impl Iterator<Item = (&'t String, &'t T)>,
+    old: &dyn Fn(&str) -> Option<&'o T>,
+    at: &At<'_>,
+    out: &mut Unchanged,
+) -> bool {
+    let mut same = same_len;
+    for (k, v) in entries {
+        match old(k) {
+            Some(o) => same &= v.unchanged_at(o, &at.key(k), out),
+            None => same = false,
+        }
+    }
+    equal_at(same, at, out)
+}
+
+fn equal_at(same: bool, at: &At<'_>, out: &mut Unchanged) -> bool {
+    if same {
+        out.insert(at);
+    }
+    same
+}
+
 impl<T: Validate> Validate for BTreeMap<String, T> {
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = "object";
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
-        let mut same = self.len() == old.len();
-        for (k, v) in self {
-            match old.get(k) {
-                Some(o) => same &= v.unchanged_at(o, &at.key(k), out),
-                None => same = false,
-            }
-        }
-        if same {
-            out.insert(at);
-        }
-        same
+        map_unchanged(self.len() == old.len(), self.iter(), &|k| old.get(k), at, out)
     }
     fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
         for (k, v) in self {

@@ -1066,6 +1066,31 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
     }
 }
 
+/// A `HashMap` reads as a `BTreeMap` does.
+impl<T: Decode, S: std::hash::BuildHasher + Default> Decode for std::collections::HashMap<String, T, S> {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        Ok(BTreeMap::<String, T>::decode(d, cx, at)?.map(|m| m.into_iter().collect()))
+    }
+}
+
+/// A set reads as a list whose repeated items are the apiserver's `Duplicate value` (its
+/// schema is a `set` list): a repeat is reported, not silently dropped.
+macro_rules! decode_sets {
+    ($($set:ident <T: $($bound:path),*> $(<$h:ident: $hb:path>)?),*) => {$(
+        impl<T: Decode + serde::Serialize $(+ $bound)* $(, $h: $hb + Default)?> Decode for std::collections::$set<T $(, $h)?> {
+            fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+                let Some(items) = Vec::<T>::decode(d, cx, at)? else { return Ok(None) };
+                let before = cx.issues.len();
+                crate::listtype::check_typed_set(&items, &at.to_path(), &mut cx.issues);
+                let unique = cx.issues.len() == before;
+                cx.stop()?;
+                Ok(unique.then(|| items.into_iter().collect()))
+            }
+        }
+    )*};
+}
+decode_sets!(BTreeSet<T: Ord>, HashSet<T: Eq, std::hash::Hash> <S: std::hash::BuildHasher>);
+
 /// A key no field names, under the unknown-fields option.
 fn unknown_key(cx: &mut Cx<'_>, at: &At<'_>, key: &str, value: Value) {
     let here = at.key(key);
@@ -1267,6 +1292,33 @@ pub fn unknown_field<'de, A: MapAccess<'de>>(
         unknown_key(cx, at, key, Value::Null);
     }
     Ok(())
+}
+
+/// A key no field names in a struct with `#[serde(deny_unknown_fields)]`: an error, as serde's
+/// derive makes it (the apiserver would prune it; the type refuses to).
+#[doc(hidden)]
+pub fn denied_field<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    key: &str,
+) -> Result<(), A::Error> {
+    map.next_value::<IgnoredAny>()?;
+    cx.strict(&at.key(key), "unknown");
+    cx.stop()
+}
+
+/// Reads a `#[serde(flatten)]` field from the keys its struct's other fields do not name, at
+/// the struct's own place.
+#[doc(hidden)]
+pub fn flattened<T: Decode, E: de::Error>(
+    rest: Map<String, Value>,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+) -> Result<Option<T>, E> {
+    let read = T::decode(Value::Object(rest), cx, at).map_err(E::custom)?;
+    cx.stop()?;
+    Ok(read)
 }
 
 /// A key kept by `x-kubernetes-preserve-unknown-fields` in the struct's own map.

@@ -62,6 +62,16 @@ pub const CONDITION_SCHEMA: &str = r#"{
   }
 }"#;
 
+/// The schema controller-gen writes for a `metav1.Time` or `metav1.MicroTime`.
+pub const TIME_SCHEMA: &str = r#"{"type": "string", "format": "date-time"}"#;
+
+/// The schema controller-gen writes for a `resource.Quantity`.
+pub const QUANTITY_SCHEMA: &str = r#"{
+  "anyOf": [{"type": "integer"}, {"type": "string"}],
+  "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
+  "x-kubernetes-int-or-string": true
+}"#;
+
 /// The schema (descriptions stripped) that controller-gen writes for a `corev1.ObjectReference`
 /// (an atomic map of optional strings): the kube-rs mode uses k8s-openapi's `ObjectReference`
 /// for it.

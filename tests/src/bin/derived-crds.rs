@@ -24,9 +24,9 @@ fn main() {
         println!("{}", path.display());
     }
     // Objects for the apiserver to judge against the data-carrying enums' CRD.
-    let objects: Vec<_> = kubeskema_tests::derived_enums::samples()
+    let objects: Vec<_> = kubeskema_tests::serde_shapes::samples()
         .iter()
-        .map(|(spec, _)| kubeskema_tests::derived_enums::object(spec))
+        .map(|(spec, _)| kubeskema_tests::serde_shapes::object(spec))
         .collect();
     let path = out.join("pipelines.objects.json");
     if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&objects).unwrap_or_default()) {

@@ -106,11 +106,7 @@ impl<T: ToCel> ToCel for Vec<T> {
     // Loops, not iterator adapters, here and below: instantiated for every item type of a
     // generated crate, each adapter is a function per type in a debug build.
     fn to_cel(&self) -> Value {
-        let mut items = Vec::with_capacity(self.len());
-        for item in self {
-            items.push(item.to_cel());
-        }
-        Value::List(Arc::new(items))
+        list_of(self.len(), self)
     }
     fn cel_type() -> Type {
         Type::list(T::cel_type())
@@ -120,16 +116,53 @@ impl<T: ToCel> ToCel for Vec<T> {
 /// Map keys are never escaped.
 impl<T: ToCel> ToCel for BTreeMap<String, T> {
     fn to_cel(&self) -> Value {
-        let mut map = HashMap::with_capacity(self.len());
-        for (k, v) in self {
-            map.insert(Key::String(Arc::new(k.clone())), v.to_cel());
-        }
-        Value::Map(Map { map: Arc::new(map) })
+        string_map(self.len(), self.iter())
     }
     fn cel_type() -> Type {
         Type::map(Type::String, T::cel_type())
     }
 }
+
+/// Map keys are never escaped; a `HashMap` is a map as a `BTreeMap` is.
+impl<T: ToCel, S> ToCel for HashMap<String, T, S> {
+    fn to_cel(&self) -> Value {
+        string_map(self.len(), self.iter())
+    }
+    fn cel_type() -> Type {
+        Type::map(Type::String, T::cel_type())
+    }
+}
+
+fn list_of<'t, T: ToCel + 't>(len: usize, items: impl IntoIterator<Item = &'t T>) -> Value {
+    let mut list = Vec::with_capacity(len);
+    for item in items {
+        list.push(item.to_cel());
+    }
+    Value::List(Arc::new(list))
+}
+
+fn string_map<'t, T: ToCel + 't>(len: usize, entries: impl Iterator<Item = (&'t String, &'t T)>) -> Value {
+    let mut map = HashMap::with_capacity(len);
+    for (k, v) in entries {
+        map.insert(Key::String(Arc::new(k.clone())), v.to_cel());
+    }
+    Value::Map(Map { map: Arc::new(map) })
+}
+
+/// A set is a list (`x-kubernetes-list-type: set`), in the set's order.
+macro_rules! sets_to_cel {
+    ($($set:ident $(<$h:ident>)?),*) => {$(
+        impl<T: ToCel $(, $h)?> ToCel for std::collections::$set<T $(, $h)?> {
+            fn to_cel(&self) -> Value {
+                list_of(self.len(), self)
+            }
+            fn cel_type() -> Type {
+                Type::List(Arc::new(T::cel_type()), crate::cel::front::types::ListKind::Set)
+            }
+        }
+    )*};
+}
+sets_to_cel!(BTreeSet, HashSet<S>);
 
 /// An object with its properties, each under its escaped name (and, for the reserved words
 /// the 1.31 environment also accepts unescaped, under the plain name too). Names that

@@ -169,7 +169,7 @@ mod k8s {
     use serde_json::{Map, Value, json};
 
     use super::{SchemaGenerator, StructuralSchema, object};
-    use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA};
+    use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA, QUANTITY_SCHEMA, TIME_SCHEMA};
 
     fn known(text: &str) -> Map<String, Value> {
         object(serde_json::from_str(text).unwrap_or_default())
@@ -177,26 +177,25 @@ mod k8s {
 
     fixed! {
         ObjectMeta => {"type": "object"};
-        Time => {"type": "string", "format": "date-time"};
-        MicroTime => {"type": "string", "format": "date-time"};
         IntOrString => {"x-kubernetes-int-or-string": true};
-        Quantity => {
-            "anyOf": [{"type": "integer"}, {"type": "string"}],
-            "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
-            "x-kubernetes-int-or-string": true
-        };
     }
 
-    impl StructuralSchema for Condition {
-        fn schema_in(_: &mut SchemaGenerator) -> Map<String, Value> {
-            known(CONDITION_SCHEMA)
-        }
+    macro_rules! known {
+        ($($t:ty => $json:expr;)*) => {$(
+            impl StructuralSchema for $t {
+                fn schema_in(_: &mut SchemaGenerator) -> Map<String, Value> {
+                    known($json)
+                }
+            }
+        )*};
     }
 
-    impl StructuralSchema for ObjectReference {
-        fn schema_in(_: &mut SchemaGenerator) -> Map<String, Value> {
-            known(OBJECT_REFERENCE_SCHEMA)
-        }
+    known! {
+        Condition => CONDITION_SCHEMA;
+        ObjectReference => OBJECT_REFERENCE_SCHEMA;
+        Time => TIME_SCHEMA;
+        MicroTime => TIME_SCHEMA;
+        Quantity => QUANTITY_SCHEMA;
     }
 }
 

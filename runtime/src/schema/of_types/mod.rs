@@ -156,12 +156,71 @@ impl SchemaGenerator {
     ) -> Map<String, Value> {
         self.named(id, name, Some("object"), |g| {
             let mut node = g.node(node, doc);
-            for p in properties {
-                let patch = if writes_null { p.patch_if_null.unwrap_or(p.patch) } else { p.patch };
-                g.property(&mut node, p, patch);
-            }
+            g.properties_into(&mut node, properties, writes_null);
             node
         })
+    }
+
+    /// Adds a struct's (or a struct variant's) properties to `node`, each flattened one's
+    /// merged in.
+    fn properties_into(&mut self, node: &mut Map<String, Value>, properties: &[Property], writes_null: bool) {
+        for p in properties {
+            if p.flatten {
+                self.flatten_into(node, p);
+            } else {
+                let patch = if writes_null { p.patch_if_null.unwrap_or(p.patch) } else { p.patch };
+                self.property(node, p, patch);
+            }
+        }
+    }
+
+    /// A `#[serde(flatten)]` field: its type's properties, required fields, rules and junctors
+    /// become the object's own (its rules still read `self.x`: the fields are at the same place).
+    /// A type that is not an object has nothing to merge: a note says so.
+    fn flatten_into(&mut self, node: &mut Map<String, Value>, p: &Property) {
+        let inner = (p.of)(self);
+        if inner.get("type").and_then(Value::as_str) != Some("object") {
+            self.note(format!(
+                "the flattened `{}` is not written as an object: serde cannot flatten it, and the schema leaves it out",
+                p.name
+            ));
+            return;
+        }
+        for (key, value) in inner {
+            match (key.as_str(), value) {
+                ("properties", Value::Object(props)) => {
+                    let own = node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(own) = own {
+                        for (name, schema) in props {
+                            if own.contains_key(&name) {
+                                self.note(format!(
+                                    "`{name}` is a field here and of the flattened `{}`: the field's schema is kept",
+                                    p.name
+                                ));
+                            } else {
+                                own.insert(name, schema);
+                            }
+                        }
+                    }
+                }
+                ("required" | "x-kubernetes-validations", Value::Array(items)) => {
+                    for item in items {
+                        push_unique(node, &key, item);
+                    }
+                }
+                ("oneOf" | "anyOf" | "not" | "allOf", junctor) => {
+                    if node.contains_key(&key) {
+                        push_unique(node, "allOf", serde_json::json!({ key: junctor }));
+                    } else {
+                        node.insert(key, junctor);
+                    }
+                }
+                ("x-kubernetes-preserve-unknown-fields", keep) => {
+                    node.insert(key, keep);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Adds a property to `node`: the schema of its Rust type, its attributes laid over it
@@ -220,6 +279,8 @@ pub struct Property {
     pub patch_if_null: Option<&'static str>,
     /// Its doc comment.
     pub doc: Option<&'static str>,
+    /// `#[serde(flatten)]`: its type's fields are the parent's (`name` is the Rust field's).
+    pub flatten: bool,
 }
 
 /// Lays a node's attributes over the schema of its type: each key the attributes give wins,

@@ -104,10 +104,7 @@ impl SchemaGenerator {
                     Payload::Struct(properties) => {
                         let mut node = Schema::new();
                         node.insert("type".into(), "object".into());
-                        for p in *properties {
-                            let patch = if writes_null { p.patch_if_null.unwrap_or(p.patch) } else { p.patch };
-                            self.property(&mut node, p, patch);
-                        }
+                        self.properties_into(&mut node, properties, writes_null);
                         Some(node)
                     }
                 };

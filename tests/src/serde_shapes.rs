@@ -1,8 +1,9 @@
-//! Data-carrying enums in serde's four representations, defined twice: `by_serde` (serde's
+//! The shapes serde gives JSON beyond a plain struct (data-carrying enums in its four
+//! representations, `flatten`, `skip`, `deny_unknown_fields`) and the std collections, defined twice: `by_serde` (serde's
 //! derives beside `kubeskema::Validate`) and `by_kubeskema` (kubeskema's three derives), so a
 //! test can show both read and write the same JSON and give the same schema. `derived-crds`
 //! writes the `Pipeline` CRD and [`samples`] as objects; the apiserver's verdicts on them are
-//! recorded in `fixtures/derived/` (`derived_enums.rs` in the tests).
+//! recorded in `fixtures/derived/` (`serde_shapes.rs` in the tests).
 
 use serde_json::{Value, json};
 
@@ -83,6 +84,44 @@ both! {
         Ratio { ratio: f64, #[serde(skip_serializing_if = "Option::is_none")] note: Option<String> },
     }
 
+    /// Fields shared by several types, flattened into each.
+    pub struct Common {
+        #[kubeskema(min_length = 1)]
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub labels: Option<std::collections::BTreeMap<String, String>>,
+    }
+
+    pub struct WithFlatten {
+        #[serde(flatten)]
+        pub common: Common,
+        pub replicas: i64,
+        /// Never read nor written.
+        #[serde(skip)]
+        pub cache: Option<String>,
+    }
+
+    #[serde(deny_unknown_fields)]
+    pub struct Strict {
+        pub a: i64,
+    }
+
+    /// An untagged enum flattened beside a field (kube-rs/kube#1941: kube-derive emits a CRD
+    /// the apiserver refuses for this shape).
+    pub struct Rollout {
+        pub name: String,
+        #[serde(flatten)]
+        pub strategy: Untagged,
+    }
+
+    pub struct Collections {
+        #[kubeskema(values(minimum = 0))]
+        pub counts: std::collections::HashMap<String, i64>,
+        pub tags: std::collections::BTreeSet<String>,
+        #[serde(skip_serializing_if = "std::collections::HashSet::is_empty")]
+        pub names: std::collections::HashSet<String>,
+    }
+
     pub struct Holder {
         pub external: External,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,6 +132,14 @@ both! {
         pub adjacent: Option<Adjacent>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub untagged: Option<Untagged>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub flattened: Option<WithFlatten>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub strict: Option<Strict>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rollout: Option<Rollout>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub collections: Option<Collections>,
     }
 }
 
@@ -115,6 +162,12 @@ pub fn samples() -> Vec<(Value, bool)> {
         with("adjacent", json!({"kind": "Image", "spec": {"image": "i"}})),
         with("untagged", json!({"count": 3})),
         with("untagged", json!({"ratio": 0.5, "note": "n"})),
+        with("flattened", json!({"name": "a", "replicas": 1})),
+        with("flattened", json!({"name": "a", "labels": {"x": "y"}, "replicas": 1})),
+        with("strict", json!({"a": 1})),
+        with("rollout", json!({"name": "r", "count": 2})),
+        with("rollout", json!({"name": "r", "ratio": 0.5})),
+        with("collections", json!({"counts": {"a": 1, "b": 0}, "tags": ["a", "b"], "names": ["x"]})),
     ];
     let bad = [
         json!({"external": {}}),
@@ -135,6 +188,12 @@ pub fn samples() -> Vec<(Value, bool)> {
         with("adjacent", json!({"kind": "Pause", "spec": {"replicas": 1}})),
         with("adjacent", json!({"kind": "Scale", "spec": {"replicas": -1}})),
         with("untagged", json!({"other": 1})),
+        with("flattened", json!({"replicas": 1})),
+        with("flattened", json!({"name": "", "replicas": 1})),
+        with("strict", json!({"a": 1, "b": 2})),
+        with("rollout", json!({"name": "r"})),
+        with("collections", json!({"counts": {"a": -1}, "tags": []})),
+        with("collections", json!({"counts": {}, "tags": ["a", "a"]})),
     ];
     good.into_iter().map(|s| (s, true)).chain(bad.into_iter().map(|s| (s, false))).collect()
 }
