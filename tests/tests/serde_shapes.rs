@@ -112,3 +112,22 @@ fn the_apiserver_the_derived_schema_and_the_types_agree() {
     }
     assert_eq!(widened, 2);
 }
+
+/// Where kube-derive 5 (+ schemars 1) panics or writes a CRD the apiserver refuses for a shape
+/// (`fixtures/derived/kube-derive.json`, re-recorded by `fixtures/derived/kube-derive/record.sh`),
+/// the derived schema has the shape, and kube-apiserver 1.36.3 accepts its CRD (`derived.rs`).
+#[test]
+fn shapes_the_peer_fails_on_are_derived_here() {
+    let path = kubeskema_tests::repo_dir().join("fixtures/derived/kube-derive.json");
+    let peer: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let schema = by_kubeskema::Holder::schema();
+    let mut failing = Vec::new();
+    for (shape, outcome) in peer["shapes"].as_object().unwrap() {
+        let field = if shape == "flattened-untagged" { "rollout" } else { shape.as_str() };
+        assert!(schema["properties"].get(field).is_some(), "{shape}: no field `{field}` in the fixture");
+        if outcome["kube-derive"] != "accepted" {
+            failing.push(shape.as_str());
+        }
+    }
+    assert_eq!(failing, ["adjacent", "internal", "mixed"]);
+}
