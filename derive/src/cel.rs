@@ -13,7 +13,7 @@ use quote::quote;
 use syn::Type;
 
 use crate::model::{
-    Body, Container, Payload, Shape, Tagging, Union, VariantValue, generic_arg, map_value, option_inner,
+    Body, Container, Payload, Shape, Tagging, Transparent, Union, VariantValue, generic_arg, map_value, option_inner,
 };
 use crate::validate::{
     Recv, access, access_in, holds_primitives, list_map_keys, mentions, payload_path, variant_pattern,
@@ -120,6 +120,10 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
             });
             (quote!(#[allow(unused_variables)] match self { #(#arms)* }), quote!(#cel::Type::Dyn))
         }
+        Body::Transparent(t) => {
+            let member = &t.member;
+            (cel_value(&t.attrs, &quote!((&self.#member))), node_type(&t.attrs, t.ty))
+        }
     };
     // What rules compiled to Rust read of an enum: its value, without a `cel::Value`. Only
     // where every variant's value is of one kind (a hand-written enum may mix them; codegen
@@ -153,7 +157,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 }
             }
         }
-        Body::Struct(_) | Body::Union(_) => TokenStream::new(),
+        Body::Struct(_) | Body::Union(_) | Body::Transparent(_) => TokenStream::new(),
     };
     quote! {
         ::kubeskema::__cel! {
@@ -179,6 +183,7 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
     let fields = match &c.data {
         Body::Struct(fields) => fields,
         Body::Union(u) => return validate_cel_union(c, u),
+        Body::Transparent(t) => return validate_cel_transparent(c, t),
         Body::Enum(_) => return TokenStream::new(),
     };
     let ident = c.ident;
@@ -210,6 +215,30 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
             fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
                 #own
                 #(#fields)*
+            }
+        }
+    }
+}
+
+/// `validate_cel_at` of a transparent struct: its own rules and its field's, at its place.
+fn validate_cel_transparent(c: &Container, t: &Transparent) -> TokenStream {
+    let ident = c.ident;
+    let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
+    let member = &t.member;
+    let walk = walk(
+        &t.attrs,
+        t.ty,
+        &quote!((&self.#member)),
+        &quote!(__old.map(|__o| &__o.#member)),
+        &quote!((*__path)),
+        ident,
+    );
+    quote! {
+        ::kubeskema::__cel! {
+            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
+                #own
+                #walk
             }
         }
     }

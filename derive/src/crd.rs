@@ -23,7 +23,7 @@ pub fn check(cx: &Ctxt, c: &Container) {
     let Some(keys) = resource(c) else { return };
     let span =
         c.attrs.items.iter().find(|(_, k, _)| *k == Keyword::Resource).map_or(c.ident.span(), |(i, _, _)| i.span());
-    if matches!(c.data, Body::Enum(_) | Body::Union(_)) {
+    if matches!(c.data, Body::Enum(_) | Body::Union(_) | Body::Transparent(_)) {
         cx.error(span, "`resource(...)` stands on a struct: a resource is a JSON object");
         return;
     }
@@ -60,7 +60,7 @@ fn plural_of(kind: &str) -> String {
 
 pub fn expand(c: &Container) -> TokenStream {
     let Some(keys) = resource(c) else { return TokenStream::new() };
-    if matches!(c.data, Body::Enum(_) | Body::Union(_)) {
+    if matches!(c.data, Body::Enum(_) | Body::Union(_) | Body::Transparent(_)) {
         return TokenStream::new();
     }
     let ident = c.ident;
@@ -151,7 +151,7 @@ fn kube_impls(c: &Container, kind: &str, group: &str, version: &str, plural: &st
     let crd_name = format!("{plural}.{group}");
     let meta = match &c.data {
         Body::Struct(fields) => fields.iter().find(|f| f.json_name == "metadata"),
-        Body::Enum(_) | Body::Union(_) => None,
+        Body::Enum(_) | Body::Union(_) | Body::Transparent(_) => None,
     };
     let Some(meta) = meta else {
         return syn::Error::new(c.ident.span(), "`kube = true` needs a `metadata` field (k8s-openapi's `ObjectMeta`)")

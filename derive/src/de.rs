@@ -14,7 +14,7 @@ pub fn expand(c: &Container) -> TokenStream {
     let fields: Vec<&crate::model::Field> = match &c.data {
         Body::Struct(fields) => fields.iter().collect(),
         Body::Union(u) => u.fields().collect(),
-        Body::Enum(_) => Vec::new(),
+        Body::Enum(_) | Body::Transparent(_) => Vec::new(),
     };
     if let Some(f) = fields.iter().find(|f| f.serde_default) {
         return syn::Error::new(
@@ -25,7 +25,8 @@ pub fn expand(c: &Container) -> TokenStream {
     }
     let body = match &c.data {
         Body::Struct(_) => expand_struct(),
-        Body::Enum(_) | Body::Union(_) => expand_enum(),
+        // A value returned whole, as an enum's is.
+        Body::Enum(_) | Body::Union(_) | Body::Transparent(_) => expand_enum(),
     };
     quote! {
         #[automatically_derived]

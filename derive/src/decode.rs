@@ -33,6 +33,13 @@ pub fn expand(c: &Container) -> TokenStream {
             let (decode, variant_structs) = expand_union(c, u);
             (decode_method(decode), variant_structs)
         }
+        Body::Transparent(t) => {
+            let (ty, member) = (t.ty, &t.member);
+            let read = quote! {
+                ::core::result::Result::Ok(<#ty as ::kubeskema::decode::Decode>::decode(__d, __cx, __at)?.map(|__v| Self { #member: __v }))
+            };
+            (decode_method(read), quote! {})
+        }
     };
     quote! {
         #fields_impl

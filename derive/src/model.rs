@@ -27,6 +27,15 @@ pub enum Body<'a> {
     Enum(Vec<Variant<'a>>),
     /// An enum whose variants carry data, or that serde writes tagged or untagged.
     Union(Union<'a>),
+    /// `#[serde(transparent)]`: a struct of one field, written as that field's value.
+    Transparent(Transparent<'a>),
+}
+
+/// The one field of a `#[serde(transparent)]` struct: its attributes stand on the struct's node.
+pub struct Transparent<'a> {
+    pub member: syn::Member,
+    pub ty: &'a Type,
+    pub attrs: Attrs,
 }
 
 /// A data-carrying enum: its variants and how serde writes them.
@@ -305,6 +314,7 @@ impl<'a> Container<'a> {
             cx.error_spanned(&input.generics, "kubeskema derives do not support generic types");
         }
         let data = match &input.data {
+            Data::Struct(s) if serde.transparent.is_some() => transparent(cx, &s.fields, serde.transparent.as_ref()?)?,
             Data::Struct(s) => match &s.fields {
                 Fields::Named(named) => {
                     Body::Struct(named.named.iter().filter_map(|f| field(cx, f, rename_all, &mut skipped)).collect())
@@ -470,6 +480,27 @@ fn field<'a>(
     })
 }
 
+/// A `#[serde(transparent)]` struct's one field (its `Option` not allowed: the value is the
+/// field's, present).
+fn transparent<'a>(cx: &Ctxt, fields: &'a Fields, at: &syn::Path) -> Option<Body<'a>> {
+    let mut all = fields.iter();
+    let (Some(only), None) = (all.next(), all.next()) else {
+        cx.error_spanned(at, "`transparent` is for a struct of exactly one field");
+        return None;
+    };
+    if option_inner(&only.ty).is_some() {
+        cx.error_spanned(&only.ty, "a transparent struct's field is a plain `T`: its value is the struct's");
+        return None;
+    }
+    let attrs = attr::parse(cx, &only.attrs, Place::Field);
+    let member = match &only.ident {
+        Some(ident) => syn::Member::Named(ident.clone()),
+        None => syn::Member::Unnamed(0.into()),
+    };
+    check_node(cx, &attrs, &only.ty, syn::spanned::Spanned::span(&only.ty));
+    Some(Body::Transparent(Transparent { member, ty: &only.ty, attrs }))
+}
+
 /// An enum's representation from `#[serde(tag, content, untagged)]`.
 fn tagging(cx: &Ctxt, serde: &serde_attrs::SerdeAttrs) -> Tagging {
     match (&serde.tag, &serde.content, &serde.untagged) {
@@ -627,6 +658,7 @@ fn check(cx: &Ctxt, c: &Container) {
                 );
             }
         }
+        Body::Transparent(_) => {}
         Body::Union(u) => {
             // Each name must map back to exactly one variant.
             for (i, v) in u.variants.iter().enumerate() {

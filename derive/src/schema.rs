@@ -45,6 +45,20 @@ pub fn expand(c: &Container) -> TokenStream {
             quote!(__g.node(#node, #doc))
         }
         Body::Union(u) => union(c, u, &name, &doc),
+        // The field's type's schema, the field's and the struct's attributes over it.
+        Body::Transparent(t) => {
+            let mut patch = schema::patch(&t.attrs.data());
+            patch.extend(schema::patch(&c.attrs.data()));
+            let patch = Value::Object(patch).to_string();
+            let ty = t.ty;
+            let of =
+                quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as ::kubeskema::StructuralSchema>::schema_in);
+            quote! {
+                let mut __s = #of(__g);
+                ::kubeskema::schema::of_types::overlay(&mut __s, __g.node(#patch, #doc));
+                __s
+            }
+        }
     };
     quote! {
         #[automatically_derived]
@@ -205,6 +219,7 @@ pub fn check(cx: &Ctxt, c: &Container) {
                 check_integers(cx, &f.attrs, f.value_ty);
             }
         }
+        Body::Transparent(t) => check_integers(cx, &t.attrs, t.ty),
         Body::Enum(_) => {}
     }
 }

@@ -138,6 +138,10 @@ pub fn expand(c: &Container) -> TokenStream {
             quote! { match self { #(#arms)* } }
         }
         Body::Union(u) => return expand_union(c, u),
+        Body::Transparent(t) => {
+            let member = &t.member;
+            quote!(_serde::Serialize::serialize(&self.#member, __serializer))
+        }
     };
     quote! {
         #[automatically_derived]

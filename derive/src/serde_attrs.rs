@@ -1,8 +1,8 @@
 //! The `#[serde(...)]` attributes a type already carries, read so that a type moved from serde
 //! and kube-derive keeps its JSON names: `rename`, `rename_all` (with serde's case rules),
 //! `default`, `skip_serializing_if`, and an enum's representation (`tag`, `content`,
-//! `untagged`), `flatten`, `skip` and `deny_unknown_fields`. Those that change the JSON's shape in ways the derives do
-//! not follow yet (`with`, `transparent`, ...) are compile errors that say so,
+//! `untagged`), `flatten`, `skip`, `deny_unknown_fields` and `transparent`. Those that change the JSON's shape in ways the derives do
+//! not follow yet (`with`, `from`, ...) are compile errors that say so,
 //! rather than a schema that would not describe what serde reads. serde itself checks its
 //! attributes; what it accepts and this does not need is skipped.
 
@@ -30,13 +30,14 @@ pub struct SerdeAttrs {
     pub skip: Option<syn::Path>,
     /// `deny_unknown_fields`: a key no field names is an error.
     pub deny_unknown_fields: bool,
+    /// `transparent`: a struct of one field is that field's value.
+    pub transparent: Option<syn::Path>,
 }
 
 /// The serde keys that change what JSON a type reads or writes beyond names, which the
-/// kubeskema derives do not follow yet, and what to write instead.
-const NOT_YET: &[(&str, &str)] = &[
+/// kubeskema derives do not follow, and what to write instead.
+const NOT_FOLLOWED: &[(&str, &str)] = &[
     ("rename_all_fields", "give each variant its own `#[serde(rename_all = \"...\")]`"),
-    ("transparent", "use the inner type for the field"),
     ("skip_deserializing", "a field written but never read has no one schema: use `skip`, or keep it with `Option<T>`"),
     ("skip_serializing", "a field read but never written has no one schema: use `skip`, or keep it with `Option<T>`"),
     ("with", "use a type whose serialization is the one you want"),
@@ -66,15 +67,16 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> SerdeAttrs {
                 "flatten" => out.flatten = Some(meta.path.clone()),
                 "skip" => out.skip = Some(meta.path.clone()),
                 "deny_unknown_fields" => out.deny_unknown_fields = true,
+                "transparent" => out.transparent = Some(meta.path.clone()),
                 "skip_serializing_if" => {
                     out.skip_serializing_if = true;
                     skip_value(&meta)?;
                 }
                 other => {
-                    if let Some((_, instead)) = NOT_YET.iter().find(|(k, _)| *k == other) {
+                    if let Some((_, instead)) = NOT_FOLLOWED.iter().find(|(k, _)| *k == other) {
                         cx.error_spanned(
                             &meta.path,
-                            format!("kubeskema derives do not follow `#[serde({other})]` yet, so the schema would not describe what serde reads: {instead}"),
+                            format!("kubeskema derives do not follow `#[serde({other})]` (the schema would not describe what serde reads): {instead}"),
                         );
                     }
                     skip_value(&meta)?;

@@ -64,6 +64,14 @@ pub fn expand(c: &Container) -> TokenStream {
         // A Rust enum holds only its `enum` values: nothing left to check here; the field that
         // holds it checks its other constraints through `Kind`.
         Body::Enum(_) => quote! { let _ = (__path, __issues); },
+        // The field's checks, at the struct's own place.
+        Body::Transparent(t) => {
+            let member = &t.member;
+            let checks = value_checks(&t.attrs, t.ty, &quote!((&self.#member)), &quote!((*__path)));
+            let inner = (!holds_primitives(t.ty))
+                .then(|| quote!(::kubeskema::Validate::validate_at(&self.#member, __path, __issues);));
+            quote! { #checks #inner }
+        }
     };
     let (kind, bad_value) = match &c.data {
         Body::Enum(variants) => (
@@ -74,18 +82,45 @@ pub fn expand(c: &Container) -> TokenStream {
                 }
             },
         ),
+        // Its value is its field's: read as a string or a number through it.
+        Body::Transparent(t) => {
+            let (member, ty) = (&t.member, t.ty);
+            let kind = quote!(::kubeskema::__private::Kind);
+            let kind_impl = holds_primitives(ty).then(|| {
+                quote! {
+                    #[automatically_derived]
+                    impl #kind for #ident {
+                        const NUMBER_TYPE: ::core::option::Option<&'static str> = <#ty as #kind>::NUMBER_TYPE;
+                        fn as_str(&self) -> ::core::option::Option<&str> { #kind::as_str(&self.#member) }
+                        fn as_num(&self) -> ::core::option::Option<::kubeskema::keywords::Num> { #kind::as_num(&self.#member) }
+                        fn items_len(&self) -> ::core::option::Option<usize> { #kind::items_len(&self.#member) }
+                        fn props_len(&self) -> ::core::option::Option<usize> { #kind::props_len(&self.#member) }
+                    }
+                }
+            });
+            let bad_value = quote! {
+                fn cel_bad_value(&self) -> ::kubeskema::issue::BadValue {
+                    ::kubeskema::Validate::cel_bad_value(&self.#member)
+                }
+            };
+            (kind_impl.unwrap_or_default(), bad_value)
+        }
         Body::Struct(_) | Body::Union(_) => (TokenStream::new(), TokenStream::new()),
     };
     let unchanged = unchanged(c);
     let has_rules = has_rules(c);
     // A mixed enum (hand-written) prints as its first variant's kind.
     let schema_type = match &c.data {
-        Body::Struct(_) | Body::Union(_) => "object",
+        Body::Struct(_) | Body::Union(_) => quote!("object"),
         Body::Enum(variants) => match variants.first().map(|v| &v.value) {
-            Some(VariantValue::Int(_)) => "integer",
-            Some(VariantValue::Bool(_)) => "boolean",
-            _ => "string",
+            Some(VariantValue::Int(_)) => quote!("integer"),
+            Some(VariantValue::Bool(_)) => quote!("boolean"),
+            _ => quote!("string"),
         },
+        Body::Transparent(t) => {
+            let ty = t.ty;
+            quote!(<#ty as ::kubeskema::Validate>::SCHEMA_TYPE)
+        }
     };
     let cel_walk = crate::cel::validate_cel_at(c);
     let to_cel = crate::cel::to_cel_impl(c);
@@ -116,6 +151,10 @@ pub fn expand(c: &Container) -> TokenStream {
 fn unchanged(c: &Container) -> TokenStream {
     let body = match &c.data {
         Body::Enum(_) => quote!(::core::mem::discriminant(self) == ::core::mem::discriminant(__old)),
+        Body::Transparent(t) => {
+            let member = &t.member;
+            quote!(::kubeskema::Validate::unchanged_at(&self.#member, &__old.#member, __path, __out))
+        }
         // The same variant with its payload unchanged.
         Body::Union(u) => {
             let arms = u.variants.iter().map(|v| {
@@ -201,8 +240,15 @@ fn has_rules(c: &Container) -> TokenStream {
     let fields: Vec<&Field> = match &c.data {
         Body::Struct(fields) => fields.iter().collect(),
         Body::Union(u) => u.fields().collect(),
-        Body::Enum(_) => Vec::new(),
+        Body::Enum(_) | Body::Transparent(_) => Vec::new(),
     };
+    if let Body::Transparent(t) = &c.data {
+        local |= own(&t.attrs);
+        let ty = t.ty;
+        if !holds_primitives(ty) {
+            inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
+        }
+    }
     if let Body::Union(u) = &c.data {
         for v in &u.variants {
             if let Payload::Newtype(ty) = v.payload

@@ -1,5 +1,5 @@
 //! The shapes serde gives JSON beyond a plain struct (data-carrying enums in its four
-//! representations, `flatten`, `skip`, `deny_unknown_fields`) and the std collections, defined twice: `by_serde` (serde's
+//! representations, `flatten`, `skip`, `deny_unknown_fields`, `transparent`) and the std collections, defined twice: `by_serde` (serde's
 //! derives beside `kubeskema::Validate`) and `by_kubeskema` (kubeskema's three derives), so a
 //! test can show both read and write the same JSON and give the same schema. `derived-crds`
 //! writes the `Pipeline` CRD and [`samples`] as objects; the apiserver's verdicts on them are
@@ -122,6 +122,17 @@ both! {
         pub names: std::collections::HashSet<String>,
     }
 
+    /// A port, written as its number.
+    #[serde(transparent)]
+    pub struct Port(#[kubeskema(minimum = 1, maximum = 65535)] pub i64);
+
+    #[serde(transparent)]
+    #[kubeskema(rule(rule = "self != 'admin'", message = "admin is reserved"))]
+    pub struct Name {
+        #[kubeskema(max_length = 5)]
+        pub value: String,
+    }
+
     pub struct Holder {
         pub external: External,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -140,6 +151,10 @@ both! {
         pub rollout: Option<Rollout>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub collections: Option<Collections>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub port: Option<Port>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub owner: Option<Name>,
     }
 }
 
@@ -168,6 +183,8 @@ pub fn samples() -> Vec<(Value, bool)> {
         with("rollout", json!({"name": "r", "count": 2})),
         with("rollout", json!({"name": "r", "ratio": 0.5})),
         with("collections", json!({"counts": {"a": 1, "b": 0}, "tags": ["a", "b"], "names": ["x"]})),
+        with("port", json!(8080)),
+        with("owner", json!("ann")),
     ];
     let bad = [
         json!({"external": {}}),
@@ -194,6 +211,10 @@ pub fn samples() -> Vec<(Value, bool)> {
         with("rollout", json!({"name": "r"})),
         with("collections", json!({"counts": {"a": -1}, "tags": []})),
         with("collections", json!({"counts": {}, "tags": ["a", "a"]})),
+        with("port", json!(0)),
+        with("port", json!("80")),
+        with("owner", json!("toolong")),
+        with("owner", json!("admin")),
     ];
     good.into_iter().map(|s| (s, true)).chain(bad.into_iter().map(|s| (s, false))).collect()
 }

@@ -5,6 +5,13 @@
 #[serde(transparent)]
 struct Wrapper {
     inner: String,
+    other: String,
+}
+
+#[derive(kubeskema::Validate)]
+#[serde(with = "module")]
+struct Converted {
+    inner: String,
 }
 
 #[derive(kubeskema::Validate)]
