@@ -155,6 +155,8 @@ both! {
         pub port: Option<Port>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub owner: Option<Name>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<std::time::Duration>,
     }
 }
 
@@ -185,6 +187,7 @@ pub fn samples() -> Vec<(Value, bool)> {
         with("collections", json!({"counts": {"a": 1, "b": 0}, "tags": ["a", "b"], "names": ["x"]})),
         with("port", json!(8080)),
         with("owner", json!("ann")),
+        with("timeout", json!({"secs": 5, "nanos": 250})),
     ];
     let bad = [
         json!({"external": {}}),
@@ -215,6 +218,9 @@ pub fn samples() -> Vec<(Value, bool)> {
         with("port", json!("80")),
         with("owner", json!("toolong")),
         with("owner", json!("admin")),
+        with("timeout", json!({"secs": 5})),
+        with("timeout", json!({"secs": -1, "nanos": 0})),
+        with("timeout", json!({"secs": 1, "nanos": 1000000000})),
     ];
     good.into_iter().map(|s| (s, true)).chain(bad.into_iter().map(|s| (s, false))).collect()
 }

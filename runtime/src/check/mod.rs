@@ -267,6 +267,8 @@ leaf!(
     crate::ObjectMeta => "object";
     serde_json::Value => "", BadValue::of;
     serde_json::Map<String, serde_json::Value> => "object";
+    // Its two parts are within the schema's bounds by their Rust types.
+    std::time::Duration => "object";
 );
 
 // Root and embedded metadata are checked by the resource that holds them.

@@ -1066,6 +1066,40 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
     }
 }
 
+/// What serde writes for a `std::time::Duration`: `{"secs": .., "nanos": ..}`, both required
+/// and within the bounds its schema gives them.
+impl Decode for std::time::Duration {
+    fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
+        let Some(parts) = BTreeMap::<String, i64>::decode(d, cx, at)? else { return Ok(None) };
+        let secs = duration_part(cx, at, &parts, "secs", i64::MAX);
+        let nanos = duration_part(cx, at, &parts, "nanos", 999_999_999);
+        cx.stop()?;
+        Ok(secs.zip(nanos).map(|(s, n)| std::time::Duration::new(s.unsigned_abs(), n as u32)))
+    }
+}
+
+/// One part of a `Duration`: given, and from 0 to `max`.
+fn duration_part(
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    parts: &BTreeMap<String, i64>,
+    name: &'static str,
+    max: i64,
+) -> Option<i64> {
+    let Some(&value) = parts.get(name) else {
+        cx.issues.push(keywords::required(&at.to_path(), name));
+        return None;
+    };
+    let here = at.property(name);
+    let bounds = [
+        keywords::minimum(&here, Num::Int(value), keywords::Bound::of(&0.into()), false),
+        keywords::maximum(&here, Num::Int(value), keywords::Bound::of(&max.into()), false),
+    ];
+    let within = bounds.iter().all(Option::is_none);
+    cx.issues.extend(bounds.into_iter().flatten());
+    within.then_some(value)
+}
+
 /// A `HashMap` reads as a `BTreeMap` does.
 impl<T: Decode, S: std::hash::BuildHasher + Default> Decode for std::collections::HashMap<String, T, S> {
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {

@@ -149,6 +149,19 @@ fn string_map<'t, T: ToCel + 't>(len: usize, entries: impl Iterator<Item = (&'t 
     Value::Map(Map { map: Arc::new(map) })
 }
 
+/// What serde writes for a `std::time::Duration`, as its schema declares it: `secs`, `nanos`.
+impl ToCel for std::time::Duration {
+    fn to_cel(&self) -> Value {
+        let secs = i64::try_from(self.as_secs()).map_or(Value::UInt(self.as_secs()), Value::Int);
+        object(vec![("secs".to_owned(), secs), ("nanos".to_owned(), Value::Int(self.subsec_nanos().into()))])
+    }
+    fn cel_type() -> Type {
+        crate::cel::types::derived_object_with("Duration", false, || {
+            vec![("nanos".to_owned(), Type::Int), ("secs".to_owned(), Type::Int)]
+        })
+    }
+}
+
 /// A set is a list (`x-kubernetes-list-type: set`), in the set's order.
 macro_rules! sets_to_cel {
     ($($set:ident $(<$h:ident>)?),*) => {$(
