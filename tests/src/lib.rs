@@ -7,6 +7,23 @@ pub mod oracle;
 pub mod round_trip;
 pub mod serde_shapes;
 
+/// Every CRD version's schema in a CRD file, as written: `(apiVersion, kind, schema)`.
+pub fn input_schemas(file: &Path) -> Vec<(String, String, serde_json::Value)> {
+    use serde_json::Value;
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let docs = kubeskema::yaml::parse_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut out = Vec::new();
+    for doc in docs.iter().filter(|d| kubeskema::crd::is_crd(&d.value)) {
+        let crd = &doc.value;
+        let group = crd.pointer("/spec/group").and_then(Value::as_str).unwrap_or_default();
+        let kind = crd.pointer("/spec/names/kind").and_then(Value::as_str).unwrap_or_default();
+        for (version, schema) in round_trip::version_schemas(crd) {
+            out.push((kubeskema::crd::api_version(group, &version), kind.to_owned(), schema));
+        }
+    }
+    out
+}
+
 /// The shared corpus (`../shared/corpus` from the repository root), or `KUBESKEMA_CORPUS`.
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("KUBESKEMA_CORPUS") {

@@ -24,6 +24,9 @@
 //! 8. **Items of a preserving list**: an array with `x-kubernetes-preserve-unknown-fields`
 //!    keeps the unknown fields of its items whether they say so or not (the apiserver's pruning
 //!    passes preservation down to them), so on its items the flag is compared as inherited.
+//!
+//! This file needs nothing but `serde_json`: the kube-rs mode corpus crate includes it in the
+//! `round_trip` example `corpus-crate --kube` writes, so both modes compare by these rules.
 
 use serde_json::{Map, Value};
 
@@ -190,37 +193,24 @@ pub fn first_difference(expected: &Value, got: &Value) -> Option<String> {
     walk(expected, got, "")
 }
 
-/// Every CRD version's schema in a CRD file, as written: `(apiVersion, kind, schema)`
+/// Every CRD version's schema in a CRD (as JSON), as written: `(version, schema)`
 /// (`spec.versions[].schema.openAPIV3Schema`, or v1beta1's shared `spec.validation`).
-pub fn input_schemas(file: &std::path::Path) -> Vec<(String, String, Value)> {
-    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let docs = kubeskema::yaml::parse_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let mut out = Vec::new();
-    for doc in docs.iter().filter(|d| kubeskema::crd::is_crd(&d.value)) {
-        let crd = &doc.value;
-        let group = crd.pointer("/spec/group").and_then(Value::as_str).unwrap_or_default();
-        let kind = crd.pointer("/spec/names/kind").and_then(Value::as_str).unwrap_or_default();
-        let shared = crd.pointer("/spec/validation/openAPIV3Schema");
-        let versions = crd.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default();
-        let mut names: Vec<(String, Option<Value>)> = versions
-            .iter()
-            .map(|v| {
-                let name = v.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-                (name, v.pointer("/schema/openAPIV3Schema").cloned())
-            })
-            .collect();
-        if names.is_empty()
-            && let Some(version) = crd.pointer("/spec/version").and_then(Value::as_str)
-        {
-            names.push((version.to_owned(), None));
-        }
-        for (version, schema) in names {
-            if let Some(schema) = schema.or_else(|| shared.cloned()) {
-                out.push((kubeskema::crd::api_version(group, &version), kind.to_owned(), schema));
-            }
-        }
+pub fn version_schemas(crd: &Value) -> Vec<(String, Value)> {
+    let shared = crd.pointer("/spec/validation/openAPIV3Schema");
+    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut names: Vec<(String, Option<Value>)> = versions
+        .iter()
+        .map(|v| {
+            let name = v.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            (name, v.pointer("/schema/openAPIV3Schema").cloned())
+        })
+        .collect();
+    if names.is_empty()
+        && let Some(version) = crd.pointer("/spec/version").and_then(Value::as_str)
+    {
+        names.push((version.to_owned(), None));
     }
-    out
+    names.into_iter().filter_map(|(version, schema)| Some((version, schema.or_else(|| shared.cloned())?))).collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p kubeskema-tests --bin corpus-crate -- [--kube] [CORPUS_CRDS] [OUT]`,
 //! then `cargo build --manifest-path OUT/Cargo.toml` (in kube-rs mode, `--kube`, add
-//! `--features k8s-openapi/latest`: the crate leaves the Kubernetes version to its user).
+//! `--features k8s-openapi/latest`: the crate leaves the Kubernetes version to its user; it also
+//! gets `examples/round_trip.rs`, the schema round trip of every root in that mode).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -60,6 +61,9 @@ fn main() {
     let elapsed = started.elapsed();
     write_crate(&out, "kubeskema-corpus", &Dependency::default_for_this_build(), kube, &modules)
         .expect("the crate is written");
+    if kube {
+        write_round_trip(&out, &modules);
+    }
     let types: usize = modules.iter().map(|m| m.types).sum();
     let lines: usize = modules.iter().map(|m| m.code.lines().count()).sum();
     let bytes: usize = modules.iter().map(|m| m.code.len()).sum();
@@ -77,4 +81,71 @@ fn main() {
     for (owner, rule, reason) in &cel.interpreted {
         println!("  interpreted: {owner}: `{rule}`: {reason}");
     }
+}
+
+/// In kube-rs mode, `examples/round_trip.rs`: every root's derived schema (`T::schema()`) against
+/// its version's schema in the CRD it was generated from (`T::CRD_JSON`), by the rules of
+/// `tests/src/round_trip.rs` (included as it is). `cargo run --example round_trip` prints
+/// `round trip schemas (kube-rs mode): N equal, M differ` and fails on a difference.
+fn write_round_trip(out: &std::path::Path, modules: &[pipeline::GeneratedModule]) {
+    use std::fmt::Write as _;
+    let mut roots = String::new();
+    for m in modules {
+        let path = m.path.join("::");
+        for (api_version, kind, ty) in &m.roots {
+            let root = format!("kubeskema_corpus::{path}::{ty}");
+            writeln!(
+                roots,
+                "    ({path:?}, {api_version:?}, {kind:?}, {root}::CRD_JSON, <{root} as kubeskema::StructuralSchema>::schema),"
+            )
+            .unwrap();
+        }
+    }
+    let rules = kubeskema_tests::repo_dir().join("tests/src/round_trip.rs");
+    let rules = rules.canonicalize().unwrap_or(rules);
+    let example = format!(
+        r#"//! Written by `corpus-crate --kube`: the CRD → Rust → schema round trip in kube-rs mode.
+
+#[path = {rules:?}]
+#[allow(dead_code)]
+mod round_trip;
+
+use serde_json::Value;
+
+type Root = (&'static str, &'static str, &'static str, &'static str, fn() -> Value);
+
+const ROOTS: &[Root] = &[
+{roots}];
+
+fn main() {{
+    let (mut equal, mut differ) = (0, Vec::new());
+    for (module, api_version, kind, crd_json, schema) in ROOTS {{
+        let crd: Value = serde_json::from_str(crd_json).expect("CRD_JSON is JSON");
+        let version = api_version.rsplit('/').next().unwrap_or_default();
+        let input = round_trip::version_schemas(&crd).into_iter().find(|(v, _)| v == version);
+        let difference = match input {{
+            Some((_, input)) => round_trip::first_difference(&round_trip::normalize(&input), &round_trip::normalize(&schema())),
+            None => Some("no schema for this version in CRD_JSON".to_owned()),
+        }};
+        match difference {{
+            None => equal += 1,
+            Some(d) => differ.push(format!("{{module}} {{api_version}} {{kind}}: {{d}}")),
+        }}
+    }}
+    println!("round trip schemas (kube-rs mode): {{equal}} equal, {{}} differ", differ.len());
+    for d in &differ {{
+        println!("  {{d}}");
+    }}
+    if !differ.is_empty() {{
+        std::process::exit(1);
+    }}
+}}
+"#
+    );
+    std::fs::create_dir_all(out.join("examples")).expect("the crate is writable");
+    std::fs::write(out.join("examples/round_trip.rs"), example).expect("the crate is writable");
+    let manifest = out.join("Cargo.toml");
+    let mut toml = std::fs::read_to_string(&manifest).expect("the crate has a manifest");
+    toml.push_str("\n[dev-dependencies]\nserde_json = \"1\"\n");
+    std::fs::write(&manifest, toml).expect("the crate is writable");
 }

@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use kubeskema_tests::round_trip::{first_difference, input_schemas, normalize};
+use kubeskema_tests::input_schemas;
+use kubeskema_tests::round_trip::{first_difference, normalize};
 
 #[test]
 fn round_trip_schemas() {
