@@ -156,7 +156,7 @@ impl ToCel for std::time::Duration {
         object(vec![("secs".to_owned(), secs), ("nanos".to_owned(), Value::Int(self.subsec_nanos().into()))])
     }
     fn cel_type() -> Type {
-        crate::cel::types::derived_object_with("Duration", false, || {
+        crate::cel::front::types::derived_object_with("Duration", false, || {
             vec![("nanos".to_owned(), Type::Int), ("secs".to_owned(), Type::Int)]
         })
     }
