@@ -50,7 +50,8 @@ pub fn expand(c: &Container) -> TokenStream {
     }
 }
 
-/// An enum's `Decode::decode` (an enum is returned, not written in place) around `body`.
+/// `Decode::decode` around `body`, for values returned whole rather than written in place (an
+/// enum, a transparent struct).
 fn decode_method(body: TokenStream) -> TokenStream {
     quote! {
         fn decode<'de, __D: _serde::Deserializer<'de>>(

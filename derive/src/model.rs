@@ -530,7 +530,7 @@ fn data_variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) ->
     let attrs = attr::parse(cx, &v.attrs, Place::Variant);
     let serde = serde_attrs::parse(cx, &v.attrs);
     if let Some((ident, _, _)) = attrs.items.first() {
-        cx.error(ident.span(), "a variant that carries data (or of a tagged enum) takes no `#[kubeskema(...)]`: put the constraints on its fields");
+        cx.error(ident.span(), "a variant of an enum that carries data (or is tagged) takes no `#[kubeskema(...)]`: it is named by serde (`#[serde(rename)]`), and its fields carry the constraints");
     }
     let name = json_name(cx, None, &serde, v.ident.to_string().trim_start_matches("r#").to_owned(), rename_all, true);
     let own_rename_all = serde.rename_all.as_ref().map(syn::LitStr::value);

@@ -12,6 +12,13 @@ struct Spec {
 enum Level {
     #[kubeskema(value = 1.5)]
     Half,
+}
+
+// A variant of an enum that carries data is named, not given a value.
+#[derive(kubeskema::Deserialize)]
+enum Mixed {
+    #[kubeskema(value = 1)]
+    One,
     Data(i64),
 }
 
