@@ -295,6 +295,31 @@ pub struct Costly {
     pub zone: String,
 }
 
+/// A CRD the apiserver refuses: a rule on the spec that compares a nested type's integer with a
+/// string. The macro sees only the spec's own fields; the CRD check types the rule against the
+/// whole derived schema and refuses it with the apiserver's compile error, at the rule's place.
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(resource(group = "derived.example.com", version = "v1", kind = "Mistyped"))]
+pub struct Mistyped {
+    #[kubeskema(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    #[kubeskema(default_json = "{}")]
+    pub metadata: ObjectMeta,
+    pub spec: MistypedSpec,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(rule(rule = "self.limits.count > 'ten'", message = "count above ten"))]
+pub struct MistypedSpec {
+    pub limits: Limits,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+pub struct Limits {
+    pub count: i64,
+}
+
 /// Every fixture CRD with the file name `derived-crds` writes it to.
 pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
     let gadget = CustomResourceDefinition::merge(&[GadgetV1::crd(), GadgetV2::crd()])
@@ -304,6 +329,7 @@ pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
         ("kitchens.yaml", Kitchen::crd().clone()),
         ("gadgets.yaml", gadget),
         ("costly.yaml", Costly::crd().clone()),
+        ("mistyped.yaml", Mistyped::crd().clone()),
         ("pipelines.yaml", pipeline),
     ]
 }

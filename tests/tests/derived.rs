@@ -204,3 +204,29 @@ fn k8s_time_and_quantity_fields_read_and_validate_as_their_schemas_say() {
         ]
     );
 }
+
+/// A rule that reads a nested type's field with the wrong type (issue 36, point 4): the macro
+/// sees only the spec's own fields, so it compiles; the CRD check helper refuses it with the
+/// apiserver's compile message at the rule's place (the words kube-apiserver 1.36.3 gave for
+/// `mistyped.yaml`, checked above), and the value's own validation reports it rather than
+/// skipping it.
+#[test]
+fn a_mistyped_rule_on_a_nested_field_fails_the_helper_at_the_rule() {
+    use kubeskema_tests::derived::{Limits, Mistyped, MistypedSpec};
+    let refused = std::panic::catch_unwind(kubeskema::assert_crd_accepted::<Mistyped>).unwrap_err();
+    let message = refused.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains("properties[spec].x-kubernetes-validations[0].rule")
+            && message.contains("found no matching overload for '_>_' applied to '(int, string)'"),
+        "{message}"
+    );
+    let spec = MistypedSpec { limits: Limits { count: 3 } };
+    let issues: Vec<String> = kubeskema::Validate::validate(&spec).iter().map(ToString::to_string).collect();
+    // Reported, never skipped: the interpreter types `self` from the nested types too.
+    assert_eq!(
+        issues,
+        [
+            "<nil>: Invalid value: \"object\": rule compile error: compilation failed: ERROR: <input>:1:19: found no matching overload for '_>_' applied to '(int, string)'\n | self.limits.count > 'ten'\n | ..................^"
+        ]
+    );
+}
