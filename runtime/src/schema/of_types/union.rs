@@ -158,10 +158,9 @@ impl SchemaGenerator {
         let payloads = self.objects_only(enum_name, variants, payloads);
         let (mut node, widened) = self.merge_objects(&payloads);
         node.insert("type".into(), "object".into());
-        let names: Vec<Value> = variants.iter().map(|v| v.name.into()).collect();
         let properties = node.entry("properties").or_insert_with(|| Value::Object(Schema::new()));
         if let Value::Object(properties) = properties {
-            properties.insert(tag.to_owned(), json!({"type": "string", "enum": names}));
+            properties.insert(tag.to_owned(), tag_schema(variants));
         }
         let mut required: Vec<Value> = vec![tag.into()];
         if let Some(Value::Array(common)) = node.remove("required") {
@@ -191,9 +190,8 @@ impl SchemaGenerator {
         let present: Vec<Schema> = payloads.iter().flatten().cloned().collect();
         let mut node = Schema::new();
         node.insert("type".into(), "object".into());
-        let names: Vec<Value> = variants.iter().map(|v| v.name.into()).collect();
         let mut properties = Schema::new();
-        properties.insert(tag.to_owned(), json!({"type": "string", "enum": names}));
+        properties.insert(tag.to_owned(), tag_schema(variants));
         let all_objects = present.iter().all(is_object);
         let widened = if present.is_empty() {
             Vec::new()
@@ -213,9 +211,9 @@ impl SchemaGenerator {
         };
         node.insert("properties".into(), Value::Object(properties));
         node.insert("required".into(), json!([tag]));
-        let prefix = format!("{}.", cel_field(content).unwrap_or_default());
+        let prefix = format!("{}.", escape(content).unwrap_or_default());
         // `has(self.spec.x)` errs where `spec` is absent: each rule first asks for it.
-        let guard = format!("!has(self.{}) || ", cel_field(content).unwrap_or_default());
+        let guard = format!("!has(self.{}) || ", escape(content).unwrap_or_default());
         let selector = |name: &str, extra: Option<Value>| {
             let mut branch = json!({"properties": {tag: {"enum": [name]}}});
             let data = variants.iter().zip(&payloads).any(|(v, p)| v.name == name && p.is_some());
@@ -227,14 +225,14 @@ impl SchemaGenerator {
             }
             branch
         };
-        if all_objects && cel_field(content).is_some() {
+        if all_objects && escape(content).is_some() {
             tagged_rules(&mut node, variants, &payloads, &widened, tag, (&prefix, &guard), selector);
         } else {
             let one_of: Vec<Value> = variants.iter().map(|v| selector(v.name, None)).collect();
             node.insert("oneOf".into(), Value::Array(one_of));
         }
         // A unit variant has no content (serde writes none).
-        if let (Some(t), Some(c)) = (cel_field(tag), cel_field(content)) {
+        if let (Some(t), Some(c)) = (escape(tag), escape(content)) {
             for (v, _) in variants.iter().zip(&payloads).filter(|(_, p)| p.is_none()) {
                 push_rule(
                     &mut node,
@@ -451,7 +449,7 @@ fn tagged_rules(
     {
         node.insert("oneOf".into(), Value::Array(branches));
     }
-    let Some(t) = cel_field(tag) else { return };
+    let Some(t) = escape(tag) else { return };
     let fields_of = |p: &Option<Schema>| -> Vec<String> {
         p.as_ref()
             .and_then(|p| p.get("properties"))
@@ -474,7 +472,7 @@ fn tagged_rules(
         let tag_is = format!("self.{t} != {}", cel_string(v.name));
         let foreign: Vec<&String> = all.iter().filter(|f| !own.contains(f) && *f != tag).collect();
         let checks: Vec<String> =
-            foreign.iter().filter_map(|f| cel_field(f)).map(|f| format!("!has(self.{prefix}{f})")).collect();
+            foreign.iter().filter_map(|f| escape(f)).map(|f| format!("!has(self.{prefix}{f})")).collect();
         if !checks.is_empty() {
             let names: Vec<String> = foreign.iter().map(|f| format!("{f:?}")).collect();
             push_rule(
@@ -487,7 +485,7 @@ fn tagged_rules(
             let Some(schema) = p.as_ref().and_then(|p| p.get("properties")).and_then(|ps| ps.get(&w.name)) else {
                 continue;
             };
-            let Some(f) = cel_field(&w.name) else { continue };
+            let Some(f) = escape(&w.name) else { continue };
             let (cel_type, said) = match schema.get("type").and_then(Value::as_str) {
                 Some("integer") => ("int", "an integer"),
                 Some("string") => ("string", "a string"),
@@ -502,16 +500,17 @@ fn tagged_rules(
     }
 }
 
+/// The tag of a tagged enum: a string naming one of its variants.
+fn tag_schema(variants: &[VariantRow]) -> Value {
+    let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
+    json!({"type": "string", "enum": names})
+}
+
 fn push_rule(node: &mut Schema, rule: String, message: String) {
     let rules = node.entry("x-kubernetes-validations").or_insert_with(|| Value::Array(Vec::new()));
     if let Value::Array(rules) = rules {
         rules.push(json!({"rule": rule, "message": message}));
     }
-}
-
-/// A property name as rules name it, `None` where CEL cannot (such a field gets no rule).
-fn cel_field(name: &str) -> Option<String> {
-    escape(name)
 }
 
 /// A CEL string literal of `s`.
