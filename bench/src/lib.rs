@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[cfg(feature = "cel")]
+pub mod hand_written;
+
 #[allow(clippy::all, dead_code, non_camel_case_types)]
 pub mod types {
     include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));

@@ -159,8 +159,10 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
         }
         Body::Struct(_) | Body::Union(_) | Body::Transparent(_) => TokenStream::new(),
     };
+    let reads = reads(c);
     quote! {
         ::kubeskema::__cel! {
+            #reads
             #[automatically_derived]
             impl #cel::ToCel for #ident {
                 fn to_cel(&self) -> #cel::Value {
@@ -172,6 +174,69 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
             }
             #enum_value
         }
+    }
+}
+
+/// How rules compiled by the derive read the type (`kubeskema::cel::derived`): a struct by
+/// reference, each field by its CEL name (`Field`, keyed by `field_key` of its JSON name); an
+/// enum of values by its value.
+fn reads(c: &Container) -> TokenStream {
+    let ident = c.ident;
+    let d = quote!(::kubeskema::cel::derived);
+    match &c.data {
+        Body::Struct(fields) => {
+            let fields = fields.iter().filter(|f| !f.flatten).filter_map(|f| {
+                let name = &f.json_name;
+                let access = access(f, &quote!(self))?;
+                let ty = f.value_ty;
+                Some(quote! {
+                    #[automatically_derived]
+                    impl #d::Field<{ #d::field_key(#name) }> for #ident {
+                        type Value = #ty;
+                        const KEY: &'static str = #name;
+                        #[inline(always)]
+                        fn field(&self) -> ::core::option::Option<&#ty> {
+                            #access
+                        }
+                    }
+                })
+            });
+            quote! {
+                #[automatically_derived]
+                impl #d::Read for #ident {
+                    type Out<'a> = &'a #ident;
+                    #[inline(always)]
+                    fn read(&self) -> &#ident {
+                        self
+                    }
+                }
+                #(#fields)*
+            }
+        }
+        Body::Enum(variants) => {
+            let kind = |v: &VariantValue| std::mem::discriminant(v);
+            if variants.windows(2).any(|w| kind(&w[0].value) != kind(&w[1].value)) {
+                return TokenStream::new();
+            }
+            let value = quote!(::kubeskema::cel::native::EnumValue::value(self));
+            let (out, value) = match variants.first().map(|v| &v.value) {
+                Some(VariantValue::Int(_)) => (quote!(i64), value),
+                Some(VariantValue::Bool(_)) => (quote!(bool), value),
+                _ => (quote!(::std::borrow::Cow<'static, str>), quote!(::std::borrow::Cow::Borrowed(#value))),
+            };
+            quote! {
+                #[automatically_derived]
+                impl #d::Read for #ident {
+                    type Out<'a> = #out;
+                    #[inline(always)]
+                    fn read(&self) -> #out {
+                        #value
+                    }
+                }
+            }
+        }
+        // Read by the interpreter (its rules defer).
+        Body::Union(_) | Body::Transparent(_) => TokenStream::new(),
     }
 }
 
@@ -443,6 +508,10 @@ fn rules_check(
         Some(ty) => quote!(<#ty as ::kubeskema::Validate>::SCHEMA_TYPE),
         None => quote!(<Self as ::kubeskema::Validate>::SCHEMA_TYPE),
     };
+    let value_ty = match ty {
+        Some(ty) => quote!(#ty),
+        None => quote!(Self),
+    };
     let natives = rules.iter().map(|r| match &r.native {
         Some(rule) => {
             let message = match &r.native_message {
@@ -450,7 +519,19 @@ fn rules_check(
                 None => quote!(::core::option::Option::None),
             };
             let transition = r.transition;
-            quote!(::core::option::Option::Some(#cel::native::Native { rule: #rule, message: #message, transition: #transition }))
+            quote!(::core::option::Option::Some(#cel::native::Native { rule: #rule, message: #message, transition: #transition, defers: false }))
+        }
+        // Compiled here where the value can be interpreted (what the compiled code cannot
+        // read defers to the interpreter).
+        None if interpretable => {
+            let text = r.rule.as_ref().expect("invariant: attr parsing requires rule").value();
+            match crate::native::compile(&text, &value_ty, r.optional_old_self.unwrap_or(false)) {
+                Ok(compiled) => {
+                    let (code, transition) = (compiled.code, compiled.transition);
+                    quote!(::core::option::Option::Some(#cel::native::Native { rule: #code, message: ::core::option::Option::None, transition: #transition, defers: true }))
+                }
+                Err(_) => quote!(::core::option::Option::None),
+            }
         }
         None => quote!(::core::option::Option::None),
     });

@@ -11,6 +11,7 @@ mod de;
 mod decode;
 mod junctor;
 mod model;
+mod native;
 mod schema;
 mod ser;
 mod serde_attrs;

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 
 pub mod derived;
+pub mod derived_native;
+pub mod differential;
 pub mod oracle;
 pub mod round_trip;
 pub mod serde_shapes;

@@ -42,10 +42,10 @@ pub use front::compile::{
 pub use front::{check, types};
 pub use library::function::NativeForm;
 pub use library::native_form;
-pub use running::cx::{Cx, KEYWORD};
+pub use running::cx::{Cx, DerivedRuns, KEYWORD};
 pub use running::env::env;
 pub use running::rule::{Rule, SelfType, eval};
-pub use running::{meter, native};
+pub use running::{derived, meter, native};
 
 pub use lowering::int_data::with_written_as_float;
 pub use types::Type;

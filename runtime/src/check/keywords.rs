@@ -276,8 +276,7 @@ enum FormatRange {
 }
 
 /// `a == b` in a `const fn`.
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+pub(crate) const fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -296,9 +295,9 @@ impl<'a> NumberType<'a> {
     pub const fn new(type_: &'a str, format: &'a str) -> NumberType<'a> {
         // Of the formats that bound a range, `int32` survives for integers and `float` for
         // numbers whenever written: no need to ask which survive.
-        let range = if same(type_, "integer") {
-            if same(format, "int32") { FormatRange::Int32 } else { FormatRange::Int64 }
-        } else if same(type_, "number") && same(format, "float") {
+        let range = if same(type_.as_bytes(), b"integer") {
+            if same(format.as_bytes(), b"int32") { FormatRange::Int32 } else { FormatRange::Int64 }
+        } else if same(type_.as_bytes(), b"number") && same(format.as_bytes(), b"float") {
             FormatRange::Float32
         } else {
             FormatRange::Unbounded

@@ -38,6 +38,18 @@ pub struct Cx {
     /// Set when an interpreted evaluation met rules it could not interpret: their types
     /// have no CEL values (codegen's `interpretable` option was off).
     uninterpretable: bool,
+    /// How many evaluations of rules the derive compiled ran natively, and how many deferred
+    /// to the interpreter (`cel::derived`).
+    derived_runs: DerivedRuns,
+}
+
+/// How evaluations of rules the derive compiled ran: [`Cx::derived_runs`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DerivedRuns {
+    /// Run natively to the end.
+    pub native: usize,
+    /// Deferred to the interpreter: their code met a value it does not read natively.
+    pub deferred: usize,
 }
 
 impl Default for Cx {
@@ -50,6 +62,7 @@ impl Default for Cx {
             unchanged_above: false,
             native: true,
             uninterpretable: false,
+            derived_runs: DerivedRuns::default(),
         }
     }
 }
@@ -59,6 +72,11 @@ impl Cx {
     /// the native code is tested against.
     pub fn interpreted() -> Cx {
         Cx { native: false, ..Cx::default() }
+    }
+
+    /// How evaluations of rules the derive compiled ran (natively, or deferred).
+    pub fn derived_runs(&self) -> DerivedRuns {
+        self.derived_runs
     }
 
     /// Whether an [`Cx::interpreted`] evaluation ran rules natively, for want of CEL values.
@@ -158,9 +176,20 @@ impl Cx {
         let natives = if self.native || to_cel.is_none() { natives } else { &[] };
         let bad = failure_value(schema_type, || value.cel_bad_value());
         let written_as_float = int_data::written_as_float_under(path);
-        let mut runs =
-            Typed { value, old, natives, to_cel, format, unchanged_above, written_as_float, interpreted: None };
+        let mut runs = Typed {
+            value,
+            old,
+            natives,
+            to_cel,
+            format,
+            unchanged_above,
+            written_as_float,
+            interpreted: None,
+            derived_runs: DerivedRuns::default(),
+        };
         self.run_rules(rules, path, schema_type, bad, &mut runs);
+        self.derived_runs.native += runs.derived_runs.native;
+        self.derived_runs.deferred += runs.derived_runs.deferred;
     }
 
     /// The one loop over a node's rules, however they run: compile errors, transition rules
@@ -417,6 +446,7 @@ struct Typed<'a, T> {
     /// always none): see [`with_written_as_float`].
     written_as_float: Vec<String>,
     interpreted: Option<Interpreted>,
+    derived_runs: DerivedRuns,
 }
 
 impl<T> Typed<'_, T> {
@@ -442,6 +472,9 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
 
     fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
         match self.native(i) {
+            // Compiled by the derive without the types it reads: it runs once the rule
+            // type-checks against them (an ill-typed rule is reported as the apiserver does).
+            Some(native) if native.defers => rule.compiled().map(|c| Way::Native { transition: c.transition }),
             Some(native) => Ok(Way::Native { transition: native.transition }),
             // Derived code never asks this (a value without CEL values has native rules only).
             None if self.to_cel.is_none() => Err("the value has no CEL value to interpret the rule over"),
@@ -453,8 +486,24 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
         let Some(native) = self.native(i) else {
             return self.interpreted().rule(i, rule, way);
         };
+        // What the derive's code cannot read, the interpreter reads (see `cel::derived`).
+        let interpret = |runs: &mut Self| match rule.compiled() {
+            Ok(compiled) => runs.interpreted().rule(i, rule, Way::Interpreted(compiled)),
+            Err(_) => unreachable!("invariant: `way` compiled the rule before it ran"),
+        };
+        if native.defers && !self.written_as_float.is_empty() {
+            self.derived_runs.deferred += 1;
+            return interpret(self);
+        }
         let mut meter = native::Meter::new(limits::PER_CALL_LIMIT).written_as_float(self.written_as_float.clone());
         let result = (native.rule)(self.value, self.old, &mut meter);
+        if native.defers {
+            if result == Err(native::Error::Deferred) {
+                self.derived_runs.deferred += 1;
+                return interpret(self);
+            }
+            self.derived_runs.native += 1;
+        }
         let result = result.map_err(|e| RunError { text: e.text(), no_such_overload: e.is_no_such_overload() });
         (result, meter.cost())
     }

@@ -1,9 +1,10 @@
 //! Running: the environment (`env`), a rule compiled once per process (`rule`), one object's
 //! evaluation (`cx`), typed values as CEL sees them (`value`), the meter that counts cost as it
-//! runs (`meter`), what rules compiled to Rust call (`native`), and with `dynamic` the schema walk
+//! runs (`meter`), what rules compiled to Rust call (`native`; `derived`, what the derive's compiled rules call), and with `dynamic` the schema walk
 //! that finds a JSON object's rules (`walk`).
 
 pub(crate) mod cx;
+pub mod derived;
 pub(crate) mod env;
 pub mod meter;
 pub mod native;

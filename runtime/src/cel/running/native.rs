@@ -96,6 +96,10 @@ pub enum Error {
     LimitExceeded,
     /// A function's own message.
     Message(Cow<'static, str>),
+    /// Code the derive compiled met a value it cannot read natively (see
+    /// [`crate::cel::derived`]): the rule is interpreted instead. Never absorbed by `&&`,
+    /// `||` or a loop, and never shown.
+    Deferred,
 }
 
 impl Error {
@@ -122,6 +126,7 @@ impl Error {
             Error::Overflow => "integer overflow".into(),
             Error::LimitExceeded => meter::LIMIT_EXCEEDED.into(),
             Error::Message(m) => m.to_string(),
+            Error::Deferred => "deferred to the interpreter".into(),
         }
     }
 
@@ -147,6 +152,11 @@ pub struct Native<T: ?Sized> {
     /// Whether the rule reads `oldSelf` (a transition rule): what its compilation would say,
     /// said by codegen, which compiled it, so that a native rule is never compiled at run time.
     pub transition: bool,
+    /// Compiled by the derive, without the types of what the rule reads
+    /// ([`crate::cel::derived`]): the rule is compiled (type-checked) at run time before this
+    /// runs, and where it defers ([`Error::Deferred`], or integers the document wrote as
+    /// floats) the interpreter runs it.
+    pub defers: bool,
 }
 
 impl<T: ?Sized> Clone for Native<T> {
@@ -184,7 +194,7 @@ pub fn or(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
 /// wins over an error on the other.
 #[inline]
 fn logical(deciding: bool, l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
-    if l == Ok(deciding) {
+    if l == Ok(deciding) || l == Err(Error::Deferred) {
         return l;
     }
     let r = r()?;
@@ -209,19 +219,22 @@ pub struct Fold {
     pub accu: bool,
     absorbing: bool,
     pending: Option<Error>,
+    deferred: bool,
 }
 
 impl Fold {
     /// A fold starting at `init`, cleared by `absorbing`.
     #[inline]
     pub fn new(init: bool, absorbing: bool) -> Fold {
-        Fold { accu: init, absorbing, pending: None }
+        Fold { accu: init, absorbing, pending: None, deferred: false }
     }
 
     /// Feeds one step's result.
     #[inline]
     pub fn step(&mut self, step: Result<bool>) {
         match step {
+            // What the interpreter would have found is unknown: nothing may absorb it.
+            Err(Error::Deferred) => self.deferred = true,
             Err(e) => self.pending = Some(e),
             Ok(v) if self.pending.is_some() && v != self.absorbing => {}
             Ok(v) => {
@@ -234,6 +247,9 @@ impl Fold {
     /// The accumulator, or the error still held.
     #[inline]
     pub fn finish(self) -> Result<bool> {
+        if self.deferred {
+            return Err(Error::Deferred);
+        }
         match self.pending {
             Some(e) => Err(e),
             None => Ok(self.accu),

@@ -1,0 +1,479 @@
+//! Rules on hand-written types compiled to Rust (issue 36). The macro sees one type; what a
+//! rule reads further down (a nested struct's field, a list's items) has a type the macro
+//! does not know, so the code written here names no type: fields are read by their CEL names
+//! through the runtime's `cel::derived::Field` (which `field_impls` derives on every type),
+//! values through `Read`, and every operation through a trait the runtime implements for the
+//! operand types CEL defines it on, with a fallback that defers to the interpreter
+//! (`kubeskema::cel::derived` says how). Rust's trait resolution picks each overload, so after
+//! monomorphization a rule costs what the code generator's function for it costs.
+//!
+//! The rule is parsed here with the `cel` crate's parser, the interpreter's; the runtime
+//! type-checks it against the derived types before its code first runs. What is not compiled
+//! here (a construct below not covered, a parse error) stays interpreted, with the reason
+//! (`Compiled::reason`).
+//!
+//! Cost: the code charges the meter what the interpreter's instrumented tree charges
+//! (`kubeskema::cel::lowering::instrument`): the expression's spine once, and each loop's
+//! spine per iteration; `+` of strings and `matches` charge inside the runtime's functions.
+//! The spine is computed here from the parsed tree as `instrument` computes it.
+
+use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, LiteralValue};
+use cel::parser::Expression;
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// The longest rule compiled here: the parser recurses over the text, inside rustc.
+const MAX_RULE_BYTES: usize = 4096;
+
+/// A rule compiled to a closure `|&T, Option<&T>, &mut Meter| -> Result<bool>`.
+pub struct Compiled {
+    /// The closure.
+    pub code: TokenStream,
+    /// Whether the rule reads `oldSelf`.
+    pub transition: bool,
+}
+
+/// Compiles `rule` over a value of type `ty`, or says why it stays interpreted.
+pub fn compile(rule: &str, ty: &TokenStream, optional_old_self: bool) -> Result<Compiled, String> {
+    if rule.len() > MAX_RULE_BYTES {
+        return Err(format!("longer than {MAX_RULE_BYTES} bytes"));
+    }
+    if optional_old_self {
+        return Err("optionalOldSelf".into());
+    }
+    let parsed = cel::parser::Parser::new().parse(rule).map_err(|_| "does not parse".to_owned())?;
+    let mut e = Emitter { locals: Vec::new(), statics: Vec::new(), next: 0, transition: false };
+    let (code, kind) = e.expr(&parsed)?;
+    let value = e.value(code, kind);
+    let units = Literal::u64_unsuffixed(spine(&parsed).max(1));
+    let d = derived();
+    let statics = &e.statics;
+    let code = quote! {
+        |__self: &#ty, __old: ::core::option::Option<&#ty>, __m: &mut #d::Meter| -> #d::Result<bool> {
+            #[allow(unused_imports)]
+            use #d::{
+                ArithDeferred as _, ArithTyped as _, BoolDeferred as _, BoolTyped as _, EqDeferred as _, EqTyped as _,
+                InDeferred as _, InTyped as _, IndexDeferred as _, IndexTyped as _, IterDeferred as _, IterTyped as _,
+                PickDeferred as _, PickTyped as _,
+                MatchesDeferred as _, MatchesTyped as _, NegDeferred as _, NegTyped as _, NotDeferred as _,
+                NotTyped as _, OrdDeferred as _, OrdTyped as _, ReadDeferred as _, ReadTyped as _,
+                SelectDeferred as _, SelectTyped as _, SizeDeferred as _, SizeTyped as _, StrDeferred as _,
+                StrTyped as _,
+            };
+            #(#statics)*
+            __m.charge(#units)?;
+            #d::One(#value).cel_bool()
+        }
+    };
+    Ok(Compiled { code, transition: e.transition })
+}
+
+fn derived() -> TokenStream {
+    quote!(::kubeskema::cel::derived)
+}
+
+/// What an emitted expression is.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// A reference into the object (`&T`): fields are selected from it, and it is read
+    /// (`Read`) where an operation needs its value.
+    Place,
+    /// A value the rule computed (a `bool`, an `i64`, a `Cow<str>`, a list `filter` kept).
+    Value,
+}
+
+type Emitted = Result<(TokenStream, Kind), String>;
+
+struct Local {
+    name: String,
+    code: TokenStream,
+    kind: Kind,
+}
+
+struct Emitter {
+    locals: Vec<Local>,
+    statics: Vec<TokenStream>,
+    next: usize,
+    transition: bool,
+}
+
+/// `(|| -> Result<_> { Ok(code) })()`: the expression's errors as a value.
+fn attempt(code: &TokenStream) -> TokenStream {
+    let d = derived();
+    quote!((|| -> #d::Result<_> { ::core::result::Result::Ok(#code) })())
+}
+
+impl Emitter {
+    fn fresh(&mut self, base: &str) -> Ident {
+        self.next += 1;
+        format_ident!("__{}{}", base, self.next)
+    }
+
+    /// The value of an emitted expression (a place read).
+    fn value(&self, code: TokenStream, kind: Kind) -> TokenStream {
+        match kind {
+            Kind::Place => {
+                let d = derived();
+                quote!(#d::Reading(#code).read()?)
+            }
+            Kind::Value => code,
+        }
+    }
+
+    fn value_of(&mut self, e: &Expression) -> Result<TokenStream, String> {
+        let (code, kind) = self.expr(e)?;
+        Ok(self.value(code, kind))
+    }
+
+    fn boolean(&mut self, e: &Expression) -> Result<TokenStream, String> {
+        let d = derived();
+        let v = self.value_of(e)?;
+        Ok(quote!(#d::One(#v).cel_bool()?))
+    }
+
+    fn expr(&mut self, e: &Expression) -> Emitted {
+        let d = derived();
+        match &e.expr {
+            Expr::Literal(l) => Ok((literal(l)?, Kind::Value)),
+            Expr::Ident(name) => self.ident(name),
+            Expr::Select(s) => {
+                let (operand, kind) = self.expr(&s.operand)?;
+                if kind != Kind::Place {
+                    return Err("a field of a computed value".into());
+                }
+                let field = &s.field;
+                let key = quote!({ #d::name_hash(#field) });
+                if s.test {
+                    Ok((quote!(#d::Select::<_, #key>(#operand).has()?), Kind::Value))
+                } else {
+                    Ok((quote!(#d::Select::<_, #key>(#operand).get()?), Kind::Place))
+                }
+            }
+            Expr::Call(c) => self.call(c),
+            Expr::Comprehension(c) => self.comprehension(c),
+            Expr::List(_) => Err("a list literal".into()),
+            Expr::Map(_) => Err("a map literal".into()),
+            Expr::Struct(_) => Err("an object literal".into()),
+            Expr::Unspecified => Err("an unspecified node".into()),
+        }
+    }
+
+    fn ident(&mut self, name: &str) -> Emitted {
+        if let Some(local) = self.locals.iter().rev().find(|l| l.name == name) {
+            return Ok((local.code.clone(), local.kind));
+        }
+        let d = derived();
+        match name {
+            "self" => Ok((quote!(__self), Kind::Place)),
+            "oldSelf" => {
+                self.transition = true;
+                Ok((
+                    quote!(__old.ok_or(#d::Error::Message(::std::borrow::Cow::Borrowed("no old value")))?),
+                    Kind::Place,
+                ))
+            }
+            other => Err(format!("the identifier `{other}`")),
+        }
+    }
+
+    fn call(&mut self, c: &CallExpr) -> Emitted {
+        let d = derived();
+        let args = &c.args;
+        let target = c.target.as_deref();
+        let value = |code: TokenStream| Ok((code, Kind::Value));
+        match (c.func_name.as_str(), target, args.len()) {
+            (op @ ("_&&_" | "_||_"), None, 2) => {
+                let (l, r) = (self.boolean(&args[0])?, self.boolean(&args[1])?);
+                let f = if op == "_&&_" { quote!(and) } else { quote!(or) };
+                let (l, r) = (attempt(&l), attempt(&r));
+                value(quote!(#d::#f(#l, || #r)?))
+            }
+            ("!_", None, 1) => {
+                let x = self.value_of(&args[0])?;
+                value(quote!(#d::One(#x).cel_not()?))
+            }
+            ("-_", None, 1) => {
+                let x = self.value_of(&args[0])?;
+                value(quote!(#d::One(#x).cel_neg()?))
+            }
+            ("@not_strictly_false", None, 1) => {
+                let x = attempt(&self.boolean(&args[0])?);
+                value(quote!(#d::not_strictly_false(#x)))
+            }
+            ("_?_:_", None, 3) => {
+                let cond = self.boolean(&args[0])?;
+                let (a, b) = (self.value_of(&args[1])?, self.value_of(&args[2])?);
+                let (a, b) = (attempt(&a), attempt(&b));
+                let (c, x, y) = (self.fresh("c"), self.fresh("a"), self.fresh("b"));
+                // Each branch in its own statement, so that two branches of different Rust
+                // types compile (and defer) instead of failing to unify.
+                value(quote!({
+                    let #c = #cond;
+                    let #x = if #c { ::core::option::Option::Some(#a) } else { ::core::option::Option::None };
+                    let #y = if #c { ::core::option::Option::None } else { ::core::option::Option::Some(#b) };
+                    #d::Pair(#x, #y).cel_pick()?
+                }))
+            }
+            (op @ ("_==_" | "_!=_"), None, 2) => {
+                let (a, b) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
+                let not = if op == "_!=_" { quote!(!) } else { quote!() };
+                value(quote!((#not #d::Pair(#a, #b).cel_eq()?)))
+            }
+            (op @ ("_<_" | "_<=_" | "_>_" | "_>=_"), None, 2) => {
+                let (a, b) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
+                let test = match op {
+                    "_<_" => quote!(is_lt),
+                    "_<=_" => quote!(is_le),
+                    "_>_" => quote!(is_gt),
+                    _ => quote!(is_ge),
+                };
+                value(quote!(#d::Pair(#a, #b).cel_cmp()?.#test()))
+            }
+            (op @ ("_+_" | "_-_" | "_*_" | "_/_" | "_%_"), None, 2) => {
+                let (a, b) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
+                let op = match op {
+                    "_+_" => quote!(Add),
+                    "_-_" => quote!(Sub),
+                    "_*_" => quote!(Mul),
+                    "_/_" => quote!(Div),
+                    _ => quote!(Rem),
+                };
+                value(quote!(#d::Pair(#a, #b).cel_arith(#d::Arith::#op, __m)?))
+            }
+            // `x in ['a', 'b']`: comparisons, not a list built at each evaluation.
+            ("@in", None, 2) if constant_list(&args[1]) => {
+                let Expr::List(l) = &args[1].expr else { unreachable!("constant_list matched a list") };
+                let x = self.value_of(&args[0])?;
+                let v = self.fresh("x");
+                let mut any = Vec::new();
+                for item in &l.elements {
+                    let Expr::Literal(lit) = &item.expr else { unreachable!("constant_list matched literals") };
+                    let item = literal(lit)?;
+                    any.push(quote!(#d::Pair(::core::clone::Clone::clone(&#v), #item).cel_eq()?));
+                }
+                value(quote!({ let #v = #x; #(#any)||* }))
+            }
+            ("@in", None, 2) => {
+                let (x, list) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
+                value(quote!(#d::Pair(#x, #list).cel_in()?))
+            }
+            ("_[_]", None, 2) => {
+                let (list, i) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
+                Ok((quote!(#d::Pair(#list, #i).cel_index()?), Kind::Place))
+            }
+            ("size", None, 1) | ("size", Some(_), 0) => {
+                let x = match target {
+                    Some(t) => self.value_of(t)?,
+                    None => self.value_of(&args[0])?,
+                };
+                value(quote!(#d::One(#x).cel_size()?))
+            }
+            (f @ ("startsWith" | "endsWith" | "contains"), Some(s), 1) => {
+                let (s, x) = (self.value_of(s)?, self.value_of(&args[0])?);
+                let op = match f {
+                    "startsWith" => quote!(StartsWith),
+                    "endsWith" => quote!(EndsWith),
+                    _ => quote!(Contains),
+                };
+                value(quote!(#d::Pair(#s, #x).cel_str(#d::StrOp::#op)?))
+            }
+            ("matches", Some(_), 1) | ("matches", None, 2) => {
+                let (subject, pattern) = match target {
+                    Some(s) => (s, &args[0]),
+                    None => (&args[0], &args[1]),
+                };
+                let Expr::Literal(LiteralValue::String(p)) = &pattern.expr else {
+                    return Err("a pattern that is not a constant".into());
+                };
+                let s = self.value_of(subject)?;
+                let name = format_ident!("__PATTERN{}", self.statics.len());
+                let source = p.inner();
+                self.statics.push(quote!(static #name: #d::Pattern = #d::Pattern::new(#source);));
+                value(quote!(#d::Pair(#s, &#name).cel_matches(__m)?))
+            }
+            (name, _, _) => Err(format!("the function `{name}`")),
+        }
+    }
+
+    fn comprehension(&mut self, c: &ComprehensionExpr) -> Emitted {
+        if c.iter_var2.is_some() {
+            return Err("a two-variable comprehension".into());
+        }
+        let d = derived();
+        let accu_var = c.accu_var.as_str();
+        let is_accu = |e: &Expression| matches!(&e.expr, Expr::Ident(n) if n == accu_var);
+        let range = self.value_of(&c.iter_range)?;
+        let units = Literal::u64_unsuffixed(loop_units(c));
+        let item = self.fresh("item");
+        self.locals.push(Local { name: c.iter_var.clone(), code: quote!(#item), kind: Kind::Place });
+        let out = (|| {
+            // `all` and `exists`: `@result && p` / `@result || p`, errors held by the fold.
+            if let (Expr::Call(step), Expr::Literal(LiteralValue::Boolean(init))) =
+                (&c.loop_step.expr, &c.accu_init.expr)
+                && matches!(step.func_name.as_str(), "_&&_" | "_||_")
+                && step.args.len() == 2
+                && is_accu(&step.args[0])
+                && is_accu(&c.result)
+            {
+                let init = *init.inner();
+                let absorbing = step.func_name == "_||_";
+                let fold = self.fresh("fold");
+                self.locals.push(Local { name: accu_var.to_owned(), code: quote!(#fold.accu), kind: Kind::Value });
+                let cond = self.boolean(&c.loop_cond);
+                let p = self.boolean(&step.args[1]);
+                self.locals.pop();
+                let (cond, p) = (attempt(&cond?), attempt(&p?));
+                return Ok((
+                    quote!({
+                        let mut #fold = #d::Fold::new(#init, #absorbing);
+                        for #item in #d::One(#range).cel_iter()? {
+                            __m.charge(#units)?;
+                            if !#cond? { break; }
+                            #fold.step(#p);
+                        }
+                        #fold.finish()?
+                    }),
+                    Kind::Value,
+                ));
+            }
+            // `exists_one`: `p ? @result + 1 : @result` from 0, `@result == 1`.
+            if let (Expr::Call(step), Expr::Literal(LiteralValue::Int(zero))) = (&c.loop_step.expr, &c.accu_init.expr)
+                && *zero.inner() == 0
+                && step.func_name == "_?_:_"
+                && step.args.len() == 3
+                && is_accu(&step.args[2])
+                && matches!(&c.loop_cond.expr, Expr::Literal(LiteralValue::Boolean(b)) if *b.inner())
+                && is_increment(&step.args[1], &is_accu)
+                && matches!(&c.result.expr, Expr::Call(r) if r.func_name == "_==_" && r.args.len() == 2 && is_accu(&r.args[0]) && matches!(&r.args[1].expr, Expr::Literal(LiteralValue::Int(one)) if *one.inner() == 1))
+            {
+                let p = self.boolean(&step.args[0])?;
+                let count = self.fresh("count");
+                return Ok((
+                    quote!({
+                        let mut #count: i64 = 0;
+                        for #item in #d::One(#range).cel_iter()? {
+                            __m.charge(#units)?;
+                            if #p { #count = #d::add_int(#count, 1)?; }
+                        }
+                        #count == 1
+                    }),
+                    Kind::Value,
+                ));
+            }
+            // `filter`: `p ? @result + [x] : @result` from `[]`: the items kept, by reference.
+            if let (Expr::Call(step), Expr::List(empty)) = (&c.loop_step.expr, &c.accu_init.expr)
+                && empty.elements.is_empty()
+                && step.func_name == "_?_:_"
+                && step.args.len() == 3
+                && is_accu(&step.args[2])
+                && is_accu(&c.result)
+                && matches!(&c.loop_cond.expr, Expr::Literal(LiteralValue::Boolean(b)) if *b.inner())
+                && appends_item(&step.args[1], &is_accu, &c.iter_var)
+            {
+                let p = self.boolean(&step.args[0])?;
+                let kept = self.fresh("kept");
+                return Ok((
+                    quote!({
+                        let mut #kept = ::std::vec::Vec::new();
+                        for #item in #d::One(#range).cel_iter()? {
+                            __m.charge(#units)?;
+                            if #p { #kept.push(#item); }
+                        }
+                        #kept
+                    }),
+                    Kind::Value,
+                ));
+            }
+            Err("a comprehension other than all, exists, exists_one and filter".to_owned())
+        })();
+        self.locals.pop();
+        out
+    }
+}
+
+/// `@result + 1`.
+fn is_increment(e: &Expression, is_accu: &dyn Fn(&Expression) -> bool) -> bool {
+    matches!(&e.expr, Expr::Call(add) if add.func_name == "_+_" && add.args.len() == 2 && is_accu(&add.args[0])
+        && matches!(&add.args[1].expr, Expr::Literal(LiteralValue::Int(one)) if *one.inner() == 1))
+}
+
+/// `@result + [x]` of the loop's variable `x`.
+fn appends_item(e: &Expression, is_accu: &dyn Fn(&Expression) -> bool, var: &str) -> bool {
+    matches!(&e.expr, Expr::Call(add) if add.func_name == "_+_" && add.args.len() == 2 && is_accu(&add.args[0])
+        && matches!(&add.args[1].expr, Expr::List(l) if l.elements.len() == 1 && l.optional_indices.is_empty()
+            && matches!(&l.elements[0].expr, Expr::Ident(n) if n == var)))
+}
+
+/// A non-empty list literal of literals.
+fn constant_list(e: &Expression) -> bool {
+    matches!(&e.expr, Expr::List(l) if !l.elements.is_empty() && l.optional_indices.is_empty()
+        && l.elements.iter().all(|e| matches!(e.expr, Expr::Literal(_))))
+}
+
+fn literal(l: &LiteralValue) -> Result<TokenStream, String> {
+    Ok(match l {
+        LiteralValue::Boolean(b) => {
+            let b = *b.inner();
+            quote!(#b)
+        }
+        LiteralValue::Int(i) => {
+            let i = Literal::i64_suffixed(*i.inner());
+            quote!(#i)
+        }
+        LiteralValue::UInt(u) => {
+            let u = Literal::u64_suffixed(*u.inner());
+            quote!(#u)
+        }
+        LiteralValue::Double(f) => {
+            let f = *f.inner();
+            if !f.is_finite() {
+                return Err("a double that is not finite".into());
+            }
+            let f = Literal::f64_suffixed(f);
+            quote!(#f)
+        }
+        LiteralValue::String(s) => {
+            let s = s.inner();
+            quote!(::std::borrow::Cow::<str>::Borrowed(#s))
+        }
+        LiteralValue::Null => return Err("null".into()),
+        LiteralValue::Bytes(_) => return Err("a bytes literal".into()),
+    })
+}
+
+/// The calls that charge only their first operand (the rows' `Charge::FirstOperand`): the
+/// others may not be evaluated.
+const FIRST_OPERAND: [&str; 4] = ["_&&_", "_||_", "_?_:_", "@not_strictly_false"];
+
+/// What evaluating `e` charges at least: `instrument`'s spine (1 per identifier, selection
+/// and call; the operands always evaluated; comprehensions without their iterations).
+fn spine(e: &Expression) -> u64 {
+    match &e.expr {
+        Expr::Literal(_) | Expr::Unspecified => 0,
+        Expr::Ident(_) => 1,
+        Expr::Select(s) => 1 + spine(&s.operand),
+        Expr::Call(c) if FIRST_OPERAND.contains(&c.func_name.as_str()) => c.args.first().map_or(0, spine),
+        Expr::Call(c) => c.target.as_deref().map_or(0, spine) + c.args.iter().map(spine).sum::<u64>() + 1,
+        Expr::List(l) => l.elements.iter().map(spine).sum(),
+        // Not compiled here.
+        Expr::Map(_) | Expr::Struct(_) => 0,
+        Expr::Comprehension(c) => spine(&c.iter_range) + spine(&c.accu_init) + spine(&c.result),
+    }
+}
+
+/// What one iteration of `c` charges: `instrument`'s units (the condition's spine, and the
+/// step's own operand where it folds into the accumulator).
+fn loop_units(c: &ComprehensionExpr) -> u64 {
+    let accu = c.accu_var.as_str();
+    let is_accu = |e: &Expression| matches!(&e.expr, Expr::Ident(n) if n == accu);
+    let step = match &c.loop_step.expr {
+        Expr::Call(s)
+            if matches!(s.func_name.as_str(), "_&&_" | "_||_" | "_+_") && s.args.first().is_some_and(is_accu) =>
+        {
+            1 + s.args.get(1).map_or(0, spine)
+        }
+        Expr::Call(s) if s.func_name == "_?_:_" => 1 + s.args.first().map_or(0, spine),
+        _ => spine(&c.loop_step),
+    };
+    (spine(&c.loop_cond) + step).max(1)
+}
