@@ -9,7 +9,7 @@
 //! `kubeskema::__cel!`, so they vanish when the runtime's `cel` feature is off.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::Type;
 
 use crate::model::{
@@ -186,30 +186,12 @@ fn reads(c: &Container) -> TokenStream {
     match &c.data {
         Body::Struct(fields) => {
             let fields = fields.iter().filter(|f| !f.flatten).filter_map(|f| {
-                let name = &f.json_name;
                 let access = access(f, &quote!(self))?;
-                let ty = f.value_ty;
-                Some(quote! {
-                    #[automatically_derived]
-                    impl #d::Field<{ #d::field_key(#name) }> for #ident {
-                        type Value = #ty;
-                        const KEY: &'static str = #name;
-                        #[inline(always)]
-                        fn field(&self) -> ::core::option::Option<&#ty> {
-                            #access
-                        }
-                    }
-                })
+                Some(field_impl(ident, &f.json_name, &f.value_ty.to_token_stream(), access))
             });
+            let read = read_by_reference(ident);
             quote! {
-                #[automatically_derived]
-                impl #d::Read for #ident {
-                    type Out<'a> = &'a #ident;
-                    #[inline(always)]
-                    fn read(&self) -> &#ident {
-                        self
-                    }
-                }
+                #read
                 #(#fields)*
             }
         }
@@ -235,8 +217,125 @@ fn reads(c: &Container) -> TokenStream {
                 }
             }
         }
+        Body::Union(u) => union_reads(c, u),
+        // Read as its field, where the field's type is one the runtime reads (a `Read` bound
+        // on another type could fail to hold, and rustc would point into expanded code).
+        Body::Transparent(t) if reads_natively(t.ty) => {
+            let (member, ty) = (&t.member, t.ty);
+            quote! {
+                #[automatically_derived]
+                impl #d::Read for #ident {
+                    type Out<'a> = <#ty as #d::Read>::Out<'a>;
+                    #[inline(always)]
+                    fn read(&self) -> <#ty as #d::Read>::Out<'_> {
+                        #d::Read::read(&self.#member)
+                    }
+                }
+            }
+        }
         // Read by the interpreter (its rules defer).
-        Body::Union(_) | Body::Transparent(_) => TokenStream::new(),
+        Body::Transparent(_) => TokenStream::new(),
+    }
+}
+
+/// Whether the runtime reads values of `ty` in rules compiled to Rust whatever its parameters
+/// (`kubeskema::cel::derived::Read`).
+fn reads_natively(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    let name = last.ident.to_string();
+    match name.as_str() {
+        "String" | "i64" | "i32" | "f64" | "bool" => matches!(last.arguments, syn::PathArguments::None),
+        "Vec" => generic_arg(ty, "Vec").is_some(),
+        "BTreeMap" => map_value(ty).is_some(),
+        _ => false,
+    }
+}
+
+/// The reads of a data-carrying enum whose variants' fields are the node's properties
+/// (internally tagged: with the tag; untagged): each property present only in the variants
+/// that carry it, so `has(self.x)` is true only there. A property two variants give different
+/// Rust types, and the payloads of newtype variants (whose fields the macro does not see),
+/// have no `Field`: rules reading them defer to the interpreter.
+fn union_reads(c: &Container, u: &Union) -> TokenStream {
+    let ident = c.ident;
+    if matches!(u.tagging, Tagging::External | Tagging::Adjacent(..)) {
+        return TokenStream::new();
+    }
+    // Each property: its type and the arms that read it.
+    let mut properties: Vec<(String, &Type, Vec<TokenStream>)> = Vec::new();
+    let mut mixed: Vec<String> = Vec::new();
+    for v in &u.variants {
+        let Payload::Struct(fields, _) = &v.payload else { continue };
+        for f in fields.iter().filter(|f| !f.flatten) {
+            let Some(access) = access_in(f, Recv::Bound("__n_")) else { continue };
+            let pattern = variant_pattern(ident, v, "__n_");
+            let arm = quote!(#pattern => #access,);
+            let ty = f.value_ty;
+            match properties.iter_mut().find(|(name, _, _)| *name == f.json_name) {
+                Some((_, known, arms)) if quote!(#known).to_string() == quote!(#ty).to_string() => arms.push(arm),
+                Some(_) => mixed.push(f.json_name.clone()),
+                None => properties.push((f.json_name.clone(), ty, vec![arm])),
+            }
+        }
+    }
+    let fields = properties.iter().filter(|(name, _, _)| !mixed.contains(name)).map(|(name, ty, arms)| {
+        let body = quote!(match self {
+            #(#arms)*
+            #[allow(unreachable_patterns)]
+            _ => ::core::option::Option::None,
+        });
+        field_impl(ident, name, &ty.to_token_stream(), body)
+    });
+    let tag = match &u.tagging {
+        Tagging::Internal(tag) if !properties.iter().any(|(name, _, _)| name == tag) => {
+            let arms = u.variants.iter().map(|v| {
+                let pattern = variant_pattern(ident, v, "__n_");
+                let name = &v.name;
+                quote!(#pattern => #name,)
+            });
+            let body = quote!(::core::option::Option::Some(match self { #(#arms)* }));
+            field_impl(ident, tag, &quote!(str), body)
+        }
+        _ => TokenStream::new(),
+    };
+    let read = read_by_reference(ident);
+    quote! {
+        #read
+        #tag
+        #(#fields)*
+    }
+}
+
+/// `Read` of a struct or enum whose fields rules select: by reference.
+fn read_by_reference(ident: &syn::Ident) -> TokenStream {
+    let d = quote!(::kubeskema::cel::derived);
+    quote! {
+        #[automatically_derived]
+        impl #d::Read for #ident {
+            type Out<'a> = &'a #ident;
+            #[inline(always)]
+            fn read(&self) -> &#ident {
+                self
+            }
+        }
+    }
+}
+
+/// `Field` of the property `name` (of Rust type `ty`), read by `body` (an `Option<&ty>`).
+fn field_impl(ident: &syn::Ident, name: &str, ty: &TokenStream, body: TokenStream) -> TokenStream {
+    let d = quote!(::kubeskema::cel::derived);
+    quote! {
+        #[automatically_derived]
+        impl #d::Field<{ #d::field_key(#name) }> for #ident {
+            type Value = #ty;
+            const KEY: &'static str = #name;
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn field(&self) -> ::core::option::Option<&#ty> {
+                #body
+            }
+        }
     }
 }
 
@@ -512,8 +611,8 @@ fn rules_check(
         Some(ty) => quote!(#ty),
         None => quote!(Self),
     };
-    let natives = rules.iter().map(|r| match &r.native {
-        Some(rule) => {
+    let natives = rules.iter().map(|r| match way(r, interpretable, &value_ty) {
+        Way::Given(rule) => {
             let message = match &r.native_message {
                 Some(m) => quote!(::core::option::Option::Some(#m)),
                 None => quote!(::core::option::Option::None),
@@ -521,19 +620,11 @@ fn rules_check(
             let transition = r.transition;
             quote!(::core::option::Option::Some(#cel::native::Native { rule: #rule, message: #message, transition: #transition, defers: false }))
         }
-        // Compiled here where the value can be interpreted (what the compiled code cannot
-        // read defers to the interpreter).
-        None if interpretable => {
-            let text = r.rule.as_ref().expect("invariant: attr parsing requires rule").value();
-            match crate::native::compile(&text, &value_ty, r.optional_old_self.unwrap_or(false)) {
-                Ok(compiled) => {
-                    let (code, transition) = (compiled.code, compiled.transition);
-                    quote!(::core::option::Option::Some(#cel::native::Native { rule: #code, message: ::core::option::Option::None, transition: #transition, defers: true }))
-                }
-                Err(_) => quote!(::core::option::Option::None),
-            }
+        Way::Compiled(compiled) => {
+            let (code, transition) = (compiled.code, compiled.transition);
+            quote!(::core::option::Option::Some(#cel::native::Native { rule: #code, message: ::core::option::Option::None, transition: #transition, defers: true }))
         }
-        None => quote!(::core::option::Option::None),
+        Way::Interpreted(_) => quote!(::core::option::Option::None),
     });
     // The CEL value and type, for the rules not compiled to Rust (and for the differential
     // tests, which interpret every rule where the types have CEL values).
@@ -548,6 +639,103 @@ fn rules_check(
         static __RULES: [#cel::Rule; #n] = [#(#each),*];
         __cx.evaluate_typed(&__RULES, &[#(#natives),*], &#p, #v, #o, #to_cel_fn, #format, #schema_type);
     }}
+}
+
+/// How a rule runs.
+enum Way<'r> {
+    /// Through the function code generation compiled (`native = ...`).
+    Given(&'r syn::Path),
+    /// Through the code compiled here (`crate::native`).
+    Compiled(crate::native::Compiled),
+    /// In the interpreter, for this reason.
+    Interpreted(String),
+}
+
+/// How rule `r` on a value of type `value_ty` runs: codegen's function if it names one, else
+/// compiled here where the value can also be interpreted (what the compiled code does not
+/// read defers to the interpreter).
+fn way<'r>(r: &'r Rule, interpretable: bool, value_ty: &TokenStream) -> Way<'r> {
+    if let Some(given) = &r.native {
+        return Way::Given(given);
+    }
+    if !interpretable {
+        return Way::Interpreted("the value has no CEL value (`no_cel_value`)".into());
+    }
+    let text = r.rule.as_ref().expect("invariant: attr parsing requires rule").value();
+    match crate::native::compile(&text, value_ty, r.optional_old_self.unwrap_or(false)) {
+        Ok(compiled) => Way::Compiled(compiled),
+        Err(reason) => Way::Interpreted(reason),
+    }
+}
+
+/// `count_cel_rules` (inside the `Validate` impl): the container's rules and its fields'
+/// (native or interpreted, with the reason), then the types it holds.
+pub fn count_cel_rules(c: &Container) -> TokenStream {
+    if c.attrs.flag(Keyword::NoCelRules) {
+        return TokenStream::new();
+    }
+    let owner = c.ident.to_string();
+    let mut counted = Vec::new();
+    let mut count = |attrs: &Attrs| count_rules(attrs, &owner, &mut counted);
+    count(&c.attrs);
+    let mut held: Vec<&Type> = Vec::new();
+    match &c.data {
+        Body::Struct(fields) => {
+            for f in fields {
+                count(&f.attrs);
+                held.push(f.value_ty);
+            }
+        }
+        Body::Union(u) => {
+            for v in &u.variants {
+                match &v.payload {
+                    Payload::Unit => {}
+                    Payload::Newtype(ty) => held.push(ty),
+                    Payload::Struct(fields, _) => {
+                        for f in fields {
+                            count(&f.attrs);
+                            held.push(f.value_ty);
+                        }
+                    }
+                }
+            }
+        }
+        Body::Transparent(t) => {
+            count(&t.attrs);
+            held.push(t.ty);
+        }
+        Body::Enum(_) => {}
+    }
+    let held = held.iter().filter(|ty| !holds_primitives(ty));
+    quote! {
+        ::kubeskema::__cel! {
+            fn count_cel_rules(__walk: &mut ::kubeskema::cel::Walk) {
+                if !__walk.enter(::core::any::TypeId::of::<Self>()) {
+                    return;
+                }
+                #(#counted)*
+                #(<#held as ::kubeskema::Validate>::count_cel_rules(__walk);)*
+            }
+        }
+    }
+}
+
+/// The `Walk::rule` calls for the rules in `attrs` (and nested in its items' and values').
+fn count_rules(attrs: &Attrs, owner: &str, out: &mut Vec<TokenStream>) {
+    let interpretable = !attrs.flag(Keyword::NoCelValue);
+    for r in attrs.rules() {
+        let text = r.rule.as_ref().expect("invariant: attr parsing requires rule").value();
+        let reason = match way(r, interpretable, &quote!(Self)) {
+            Way::Given(_) | Way::Compiled(_) => quote!(::core::option::Option::None),
+            Way::Interpreted(reason) => quote!(::core::option::Option::Some(#reason)),
+        };
+        out.push(quote!(__walk.rule(#owner, #text, #reason);));
+    }
+    for (_, _, item) in &attrs.items {
+        if let Item::Nested(nested) = item {
+            count_rules(nested, owner, out);
+        }
+    }
 }
 
 /// The CEL type at a node of Rust type `ty` with `attrs`: its format, its elements' format,

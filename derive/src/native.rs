@@ -54,7 +54,10 @@ pub fn compile(rule: &str, ty: &TokenStream, optional_old_self: bool) -> Result<
             use #d::{
                 ArithDeferred as _, ArithTyped as _, BoolDeferred as _, BoolTyped as _, EqDeferred as _, EqTyped as _,
                 InDeferred as _, InTyped as _, IndexDeferred as _, IndexTyped as _, IterDeferred as _, IterTyped as _,
-                PickDeferred as _, PickTyped as _,
+                PickDeferred as _, PickTyped as _, SplitDeferred as _, SplitTyped as _, StrMapDeferred as _,
+                StrMapTyped as _, StrTestDeferred as _, StrTestTyped as _, SubstringDeferred as _, SubstringTyped as _,
+                FindDeferred as _, FindTyped as _, ToIntDeferred as _, ToIntTyped as _, ToStringDeferred as _,
+                ToStringTyped as _, ToDurationDeferred as _, ToDurationTyped as _,
                 MatchesDeferred as _, MatchesTyped as _, NegDeferred as _, NegTyped as _, NotDeferred as _,
                 NotTyped as _, OrdDeferred as _, OrdTyped as _, ReadDeferred as _, ReadTyped as _,
                 SelectDeferred as _, SelectTyped as _, SizeDeferred as _, SizeTyped as _, StrDeferred as _,
@@ -144,9 +147,9 @@ impl Emitter {
                 let field = &s.field;
                 let key = quote!({ #d::name_hash(#field) });
                 if s.test {
-                    Ok((quote!(#d::Select::<_, #key>(#operand).has()?), Kind::Value))
+                    Ok((quote!(#d::Select::<_, #key>(#operand, #field).has()?), Kind::Value))
                 } else {
-                    Ok((quote!(#d::Select::<_, #key>(#operand).get()?), Kind::Place))
+                    Ok((quote!(#d::Select::<_, #key>(#operand, #field).get()?), Kind::Place))
                 }
             }
             Expr::Call(c) => self.call(c),
@@ -282,17 +285,70 @@ impl Emitter {
                     Some(s) => (s, &args[0]),
                     None => (&args[0], &args[1]),
                 };
-                let Expr::Literal(LiteralValue::String(p)) = &pattern.expr else {
-                    return Err("a pattern that is not a constant".into());
-                };
                 let s = self.value_of(subject)?;
-                let name = format_ident!("__PATTERN{}", self.statics.len());
-                let source = p.inner();
-                self.statics.push(quote!(static #name: #d::Pattern = #d::Pattern::new(#source);));
-                value(quote!(#d::Pair(#s, &#name).cel_matches(__m)?))
+                let pattern = self.pattern(pattern)?;
+                value(quote!(#d::Pair(#s, &#pattern).cel_matches(__m)?))
+            }
+            ("find", Some(s), 1) => {
+                let s = self.value_of(s)?;
+                let pattern = self.pattern(&args[0])?;
+                value(quote!(#d::Pair(#s, &#pattern).cel_find(__m)?))
+            }
+            (f @ ("lowerAscii" | "upperAscii" | "trim"), Some(s), 0) => {
+                let s = self.value_of(s)?;
+                let op = match f {
+                    "lowerAscii" => quote!(LowerAscii),
+                    "upperAscii" => quote!(UpperAscii),
+                    _ => quote!(Trim),
+                };
+                value(quote!(#d::One(#s).cel_str_map(#d::StrMap::#op)?))
+            }
+            (f @ ("isURL" | "isIP"), None, 1) => {
+                let s = self.value_of(&args[0])?;
+                let op = if f == "isURL" { quote!(IsUrl) } else { quote!(IsIp) };
+                value(quote!(#d::One(#s).cel_str_test(#d::StrTest::#op)?))
+            }
+            ("split", Some(s), 1) => {
+                let (s, sep) = (self.value_of(s)?, self.value_of(&args[0])?);
+                value(quote!(#d::Pair(#s, #sep).cel_split()?))
+            }
+            ("substring", Some(s), 1 | 2) => {
+                let (s, start) = (self.value_of(s)?, self.value_of(&args[0])?);
+                let end = match args.get(1) {
+                    Some(end) => {
+                        let end = self.value_of(end)?;
+                        quote!(::core::option::Option::Some(#end))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                value(quote!(#d::Pair(#s, #start).cel_substring(#end)?))
+            }
+            ("int", None, 1) => {
+                let x = self.value_of(&args[0])?;
+                value(quote!(#d::One(#x).cel_to_int()?))
+            }
+            ("duration", None, 1) => {
+                let x = self.value_of(&args[0])?;
+                value(quote!(#d::One(#x).cel_to_duration()?))
+            }
+            ("string", None, 1) => {
+                let x = self.value_of(&args[0])?;
+                value(quote!(#d::One(#x).cel_to_string()?))
             }
             (name, _, _) => Err(format!("the function `{name}`")),
         }
+    }
+
+    /// A constant pattern, compiled once into a static of the function.
+    fn pattern(&mut self, pattern: &Expression) -> Result<Ident, String> {
+        let Expr::Literal(LiteralValue::String(p)) = &pattern.expr else {
+            return Err("a pattern that is not a constant".into());
+        };
+        let d = derived();
+        let name = format_ident!("__PATTERN{}", self.statics.len());
+        let source = p.inner();
+        self.statics.push(quote!(static #name: #d::Pattern = #d::Pattern::new(#source);));
+        Ok(name)
     }
 
     fn comprehension(&mut self, c: &ComprehensionExpr) -> Emitted {

@@ -123,6 +123,7 @@ pub fn expand(c: &Container) -> TokenStream {
         }
     };
     let cel_walk = crate::cel::validate_cel_at(c);
+    let cel_count = crate::cel::count_cel_rules(c);
     let to_cel = crate::cel::to_cel_impl(c);
     let meta = match (&c.data, c.attrs.get(Keyword::Resource)) {
         (Body::Struct(fields), Some(Item::Resource(resource))) => resource_meta(c.ident, fields, resource),
@@ -136,6 +137,7 @@ pub fn expand(c: &Container) -> TokenStream {
             #meta
             #unchanged
             #cel_walk
+            #cel_count
             #bad_value
             fn validate_at(&self, __path: &::kubeskema::path::At<'_>, __issues: &mut ::kubeskema::Phases) {
                 #body

@@ -24,47 +24,7 @@ use kubeskema_attributes::{CelInputs, Rule};
 
 use crate::model::{Attr, FieldDef, Keyword, Module, Shape, StructDef, Ty, TypeDef};
 
-/// How many rules were compiled to Rust, and why the others were not.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CelCount {
-    /// Rules compiled to Rust.
-    pub native: usize,
-    /// Rules left to the interpreter: `(type, rule, reason)`.
-    pub interpreted: Vec<(String, String, String)>,
-}
-
-impl CelCount {
-    /// The sum of counts (of every module, say).
-    pub fn of<'a>(counts: impl IntoIterator<Item = &'a CelCount>) -> CelCount {
-        let mut total = CelCount::default();
-        for count in counts {
-            total.add(count);
-        }
-        total
-    }
-
-    /// `CEL rules: N native, M interpreted`.
-    pub fn summary(&self) -> String {
-        format!("CEL rules: {} native, {} interpreted", self.native, self.interpreted.len())
-    }
-
-    /// Each reason a rule stayed interpreted, with how many did, most first.
-    pub fn reasons(&self) -> Vec<(usize, &str)> {
-        let mut by: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-        for (_, _, reason) in &self.interpreted {
-            *by.entry(reason.as_str()).or_default() += 1;
-        }
-        let mut out: Vec<(usize, &str)> = by.into_iter().map(|(r, n)| (n, r)).collect();
-        out.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-        out
-    }
-
-    /// Adds `other`'s counts.
-    pub fn add(&mut self, other: &CelCount) {
-        self.native += other.native;
-        self.interpreted.extend(other.interpreted.iter().cloned());
-    }
-}
+pub use kubeskema::cel::CelCount;
 
 /// The native functions of one module, written as its rules are met.
 #[derive(Default)]

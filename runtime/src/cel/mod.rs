@@ -27,12 +27,14 @@
 pub use cel::Value;
 
 pub mod cost;
+mod count;
 mod front;
 mod library;
 pub mod limits;
 mod lowering;
 mod running;
 
+pub use count::{CelCount, Walk, summary};
 #[cfg(feature = "dynamic")]
 pub use front::compile::valid_field_path;
 pub use front::compile::{

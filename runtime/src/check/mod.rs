@@ -99,6 +99,14 @@ pub trait Validate {
         let _ = (old, path, cx);
     }
 
+    /// Counts the rules of this type and of the types it holds, each type once
+    /// ([`crate::cel::summary`]). Derived; containers ask their items' type.
+    #[cfg(feature = "cel")]
+    #[doc(hidden)]
+    fn count_cel_rules(walk: &mut crate::cel::Walk) {
+        let _ = walk;
+    }
+
     /// Whether this value carries CEL rules anywhere inside: [`Validate::HAS_RULES`] for a typed
     /// value; a value validated by a schema known only at run time (the dynamic path) says so
     /// itself.
@@ -276,6 +284,10 @@ leaf!(
 leaf!(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta => "object");
 
 impl<T: Validate> Validate for Option<T> {
+    #[cfg(feature = "cel")]
+    fn count_cel_rules(walk: &mut crate::cel::Walk) {
+        T::count_cel_rules(walk);
+    }
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
@@ -297,6 +309,10 @@ impl<T: Validate> Validate for Option<T> {
 
 /// Recursive types hold themselves in a `Box`.
 impl<T: Validate> Validate for Box<T> {
+    #[cfg(feature = "cel")]
+    fn count_cel_rules(walk: &mut crate::cel::Walk) {
+        T::count_cel_rules(walk);
+    }
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
@@ -315,6 +331,10 @@ impl<T: Validate> Validate for Box<T> {
 }
 
 impl<T: Validate> Validate for Vec<T> {
+    #[cfg(feature = "cel")]
+    fn count_cel_rules(walk: &mut crate::cel::Walk) {
+        T::count_cel_rules(walk);
+    }
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = "array";
     /// Items of atomic lists and sets do not correlate: the list is unchanged as a whole or
@@ -344,6 +364,10 @@ impl<T: Validate> Validate for Vec<T> {
 
 /// Keys in sorted order, as a `BTreeMap`'s: the issues come in one order every run.
 impl<T: Validate, S: std::hash::BuildHasher> Validate for std::collections::HashMap<String, T, S> {
+    #[cfg(feature = "cel")]
+    fn count_cel_rules(walk: &mut crate::cel::Walk) {
+        T::count_cel_rules(walk);
+    }
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = "object";
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
@@ -363,6 +387,10 @@ impl<T: Validate, S: std::hash::BuildHasher> Validate for std::collections::Hash
 macro_rules! validate_sets {
     ($($set:ident <T: $($bound:path),*> $(<$h:ident: $hb:path>)?),*) => {$(
         impl<T: Validate $(+ $bound)* $(, $h: $hb)?> Validate for std::collections::$set<T $(, $h)?> {
+            #[cfg(feature = "cel")]
+            fn count_cel_rules(walk: &mut crate::cel::Walk) {
+                T::count_cel_rules(walk);
+            }
             const HAS_RULES: bool = T::HAS_RULES;
             const SCHEMA_TYPE: &'static str = "array";
             fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
@@ -404,6 +432,10 @@ fn equal_at(same: bool, at: &At<'_>, out: &mut Unchanged) -> bool {
 }
 
 impl<T: Validate> Validate for BTreeMap<String, T> {
+    #[cfg(feature = "cel")]
+    fn count_cel_rules(walk: &mut crate::cel::Walk) {
+        T::count_cel_rules(walk);
+    }
     const HAS_RULES: bool = T::HAS_RULES;
     const SCHEMA_TYPE: &'static str = "object";
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {

@@ -91,6 +91,15 @@ impl Read for String {
     }
 }
 
+/// An internally tagged enum's tag.
+impl Read for str {
+    type Out<'a> = Cow<'a, str>;
+    #[inline(always)]
+    fn read(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
+    }
+}
+
 impl<T> Read for Vec<T> {
     type Out<'a>
         = &'a [T]
@@ -124,8 +133,9 @@ impl<T: Read> Read for Box<T> {
     }
 }
 
-/// `x.f` and `has(x.f)`: the field `NAME` of the value `x` refers to.
-pub struct Select<X, const NAME: u64>(pub X);
+/// `x.f` and `has(x.f)`: the field `NAME` (`f`, its hash) of the value `x` refers to, or
+/// the key `f` of a map.
+pub struct Select<X, const NAME: u64>(pub X, pub &'static str);
 
 /// [`Select`] where the type has the field.
 pub trait SelectTyped {
@@ -158,6 +168,18 @@ pub trait SelectDeferred {
     fn get(self) -> Result<&'static Unreadable>;
     /// Deferred.
     fn has(self) -> Result<bool>;
+}
+
+impl<'a, T, const NAME: u64> SelectTyped for Select<&'a BTreeMap<String, T>, NAME> {
+    type Value = &'a T;
+    #[inline(always)]
+    fn get(self) -> Result<&'a T> {
+        self.0.get(self.1).ok_or_else(|| Error::no_such_map_key(self.1))
+    }
+    #[inline(always)]
+    fn has(self) -> Result<bool> {
+        Ok(self.0.contains_key(self.1))
+    }
 }
 
 impl<X, const NAME: u64> SelectDeferred for &Select<X, NAME> {
@@ -248,6 +270,14 @@ operation!(One<A>: SizeTyped, SizeDeferred, cel_size() -> i64);
 operation!(One<A>: NegTyped, NegDeferred, cel_neg() -> Unreadable);
 operation!(One<A>: NotTyped, NotDeferred, cel_not() -> bool);
 operation!(One<A>: BoolTyped, BoolDeferred, cel_bool() -> bool);
+operation!(One<A>: StrMapTyped, StrMapDeferred, cel_str_map(op: StrMap) -> Unreadable);
+operation!(One<A>: StrTestTyped, StrTestDeferred, cel_str_test(op: StrTest) -> bool);
+operation!(One<A>: ToIntTyped, ToIntDeferred, cel_to_int() -> i64);
+operation!(One<A>: ToDurationTyped, ToDurationDeferred, cel_to_duration() -> Duration);
+operation!(One<A>: ToStringTyped, ToStringDeferred, cel_to_string() -> Unreadable);
+operation!(Pair<A, B>: SplitTyped, SplitDeferred, cel_split() -> Unreadable);
+operation!(Pair<A, B>: SubstringTyped, SubstringDeferred, cel_substring(end: Option<i64>) -> Unreadable);
+operation!(Pair<A, B>: FindTyped, FindDeferred, cel_find(m: &mut Meter) -> Unreadable);
 operation!(One<A>: IterTyped, IterDeferred, cel_iter() -> std::iter::Empty<&'static Unreadable>);
 
 /// The arithmetic operators.
@@ -276,6 +306,31 @@ pub enum StrOp {
     Contains,
 }
 
+/// The string functions from a string to a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrMap {
+    /// `lowerAscii`
+    LowerAscii,
+    /// `upperAscii`
+    UpperAscii,
+    /// `trim`
+    Trim,
+}
+
+/// The string tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrTest {
+    /// `isURL`
+    IsUrl,
+    /// `isIP`
+    IsIp,
+}
+
+/// A duration (`duration(s)`), in nanoseconds: its own type, so that no integer operation
+/// takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Duration(pub i64);
+
 /// Scalars CEL compares by value and orders, as Rust does.
 macro_rules! scalar_ops {
     ($($t:ty),*) => {$(
@@ -288,7 +343,7 @@ macro_rules! scalar_ops {
         }
     )*};
 }
-scalar_ops!(i64, u64, bool, f64);
+scalar_ops!(i64, u64, bool, f64, Duration);
 
 impl<'a, 'b> EqTyped for Pair<Cow<'a, str>, Cow<'b, str>> {
     type Out = bool;
@@ -309,7 +364,7 @@ macro_rules! ordered {
         }
     )*};
 }
-ordered!(i64, u64, bool);
+ordered!(i64, u64, bool, Duration);
 
 impl<'a, 'b> OrdTyped for Pair<Cow<'a, str>, Cow<'b, str>> {
     type Out = std::cmp::Ordering;
@@ -517,5 +572,98 @@ impl<T> PickTyped for Pair<Option<Result<T>>, Option<Result<T>>> {
             Pair(None, Some(b)) => b,
             Pair(None, None) => deferred(),
         }
+    }
+}
+
+impl<'a> StrMapTyped for One<Cow<'a, str>> {
+    type Out = Cow<'a, str>;
+    #[inline]
+    fn cel_str_map(self, op: StrMap) -> Result<Cow<'a, str>> {
+        Ok(match op {
+            StrMap::LowerAscii => n::lower_ascii(self.0),
+            StrMap::UpperAscii => n::upper_ascii(self.0),
+            StrMap::Trim => n::trim(self.0),
+        })
+    }
+}
+
+impl StrTestTyped for One<Cow<'_, str>> {
+    type Out = bool;
+    #[inline]
+    fn cel_str_test(self, op: StrTest) -> Result<bool> {
+        Ok(match op {
+            StrTest::IsUrl => n::is_url(&self.0),
+            StrTest::IsIp => n::is_ip(&self.0),
+        })
+    }
+}
+
+/// `int(s)`, `int(i)`.
+impl ToIntTyped for One<Cow<'_, str>> {
+    type Out = i64;
+    #[inline]
+    fn cel_to_int(self) -> Result<i64> {
+        n::string_to_int(&self.0)
+    }
+}
+
+impl ToIntTyped for One<i64> {
+    type Out = i64;
+    #[inline(always)]
+    fn cel_to_int(self) -> Result<i64> {
+        Ok(self.0)
+    }
+}
+
+/// `string(i)`, `string(s)`.
+impl ToStringTyped for One<i64> {
+    type Out = Cow<'static, str>;
+    #[inline]
+    fn cel_to_string(self) -> Result<Cow<'static, str>> {
+        Ok(n::int_to_string(self.0))
+    }
+}
+
+impl<'a> ToStringTyped for One<Cow<'a, str>> {
+    type Out = Cow<'a, str>;
+    #[inline(always)]
+    fn cel_to_string(self) -> Result<Cow<'a, str>> {
+        Ok(self.0)
+    }
+}
+
+/// `s.split(sep)`.
+impl<'a> SplitTyped for Pair<Cow<'a, str>, Cow<'_, str>> {
+    type Out = Vec<Cow<'a, str>>;
+    #[inline]
+    fn cel_split(self) -> Result<Vec<Cow<'a, str>>> {
+        Ok(n::split(self.0, &self.1))
+    }
+}
+
+/// `s.substring(start[, end])`.
+impl<'a> SubstringTyped for Pair<Cow<'a, str>, i64> {
+    type Out = Cow<'a, str>;
+    #[inline]
+    fn cel_substring(self, end: Option<i64>) -> Result<Cow<'a, str>> {
+        n::substring(self.0, self.1, end)
+    }
+}
+
+/// `s.find(re)`.
+impl<'a> FindTyped for Pair<Cow<'a, str>, &Pattern> {
+    type Out = Cow<'a, str>;
+    #[inline]
+    fn cel_find(self, m: &mut Meter) -> Result<Cow<'a, str>> {
+        n::find(m, self.0, self.1)
+    }
+}
+
+/// `duration(s)`.
+impl ToDurationTyped for One<Cow<'_, str>> {
+    type Out = Duration;
+    #[inline]
+    fn cel_to_duration(self) -> Result<Duration> {
+        n::string_to_duration(&self.0).map(Duration)
     }
 }

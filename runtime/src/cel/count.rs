@@ -1,0 +1,83 @@
+//! How many rules run as Rust and why the others are interpreted: one count for both
+//! directions, what code generation reports for the types it writes and what
+//! [`summary`] reports for a derived type tree.
+
+use std::any::TypeId;
+use std::collections::HashSet;
+
+/// How many rules were compiled to Rust, and why the others were not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CelCount {
+    /// Rules compiled to Rust.
+    pub native: usize,
+    /// Rules left to the interpreter: `(type, rule, reason)`.
+    pub interpreted: Vec<(String, String, String)>,
+}
+
+impl CelCount {
+    /// The sum of counts (of every module, say).
+    pub fn of<'a>(counts: impl IntoIterator<Item = &'a CelCount>) -> CelCount {
+        let mut total = CelCount::default();
+        for count in counts {
+            total.add(count);
+        }
+        total
+    }
+
+    /// `CEL rules: N native, M interpreted`.
+    pub fn summary(&self) -> String {
+        format!("CEL rules: {} native, {} interpreted", self.native, self.interpreted.len())
+    }
+
+    /// Each reason a rule stayed interpreted, with how many did, most first.
+    pub fn reasons(&self) -> Vec<(usize, &str)> {
+        let mut by: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for (_, _, reason) in &self.interpreted {
+            *by.entry(reason.as_str()).or_default() += 1;
+        }
+        let mut out: Vec<(usize, &str)> = by.into_iter().map(|(r, n)| (n, r)).collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        out
+    }
+
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &CelCount) {
+        self.native += other.native;
+        self.interpreted.extend(other.interpreted.iter().cloned());
+    }
+}
+
+/// The rules of the types in `T` (`T` and every type it holds, each once): compiled to Rust
+/// (by code generation, `native = ...`, or by the derive) or interpreted, with the reason.
+/// Rules the derive compiled that meet a value their code does not read still run, in the
+/// interpreter: [`crate::cel::Cx::derived_runs`] counts those evaluations.
+///
+/// `summary::<MyResource>().summary()` reads `CEL rules: N native, M interpreted`.
+pub fn summary<T: crate::Validate + ?Sized>() -> CelCount {
+    let mut walk = Walk::default();
+    T::count_cel_rules(&mut walk);
+    walk.count
+}
+
+/// The walk of [`summary`] over a type tree (derived `count_cel_rules` calls it).
+#[derive(Default)]
+pub struct Walk {
+    count: CelCount,
+    seen: HashSet<TypeId>,
+}
+
+impl Walk {
+    /// Whether the type is met for the first time (its rules are then counted; a recursive
+    /// type is counted once).
+    pub fn enter(&mut self, ty: TypeId) -> bool {
+        self.seen.insert(ty)
+    }
+
+    /// A rule of type `owner`: native, or interpreted for `reason`.
+    pub fn rule(&mut self, owner: &str, rule: &str, reason: Option<&str>) {
+        match reason {
+            None => self.count.native += 1,
+            Some(reason) => self.count.interpreted.push((owner.to_owned(), rule.to_owned(), reason.to_owned())),
+        }
+    }
+}
