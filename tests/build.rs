@@ -90,6 +90,40 @@ fn root_types(code: &str) -> Vec<String> {
     roots
 }
 
+/// `pub mod <prefix> { pub mod <group> { pub mod <version> { include!(...) } } }` of one
+/// generation's modules (nested as generated, so that re-exports between them resolve), each
+/// written to `OUT_DIR/<file_prefix>_<prefix>_<group>_<version>.rs`; `root` is told of each
+/// root type (group, version, apiVersion, kind, type).
+fn modules(
+    out: &Path,
+    file_prefix: &str,
+    prefix: &str,
+    generated: &[kubeskema_codegen::__internal::pipeline::GeneratedModule],
+    mut root: impl FnMut(&str, &str, &str, &str, &str),
+) -> String {
+    let mut include = format!("pub mod {prefix} {{\n");
+    let mut groups: std::collections::BTreeMap<&str, Vec<&kubeskema_codegen::__internal::pipeline::GeneratedModule>> =
+        Default::default();
+    for m in generated {
+        groups.entry(m.path[0].as_str()).or_default().push(m);
+    }
+    for (group, modules) in groups {
+        writeln!(include, "pub mod {group} {{").unwrap();
+        for m in modules {
+            let file = format!("{file_prefix}_{prefix}_{}.rs", m.path.join("_"));
+            std::fs::write(out.join(&file), &m.code).expect("OUT_DIR is writable");
+            writeln!(include, "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}", m.path[1])
+                .unwrap();
+            for (api_version, kind, ty) in &m.roots {
+                root(group, &m.path[1], api_version, kind, ty);
+            }
+        }
+        include.push_str("}\n");
+    }
+    include.push_str("}\n");
+    include
+}
+
 fn corpus(out: &Path) {
     use kubeskema_codegen::__internal::pipeline::{self, Options, module_name};
     let corpus = match std::env::var_os("KUBESKEMA_CORPUS") {
@@ -120,36 +154,18 @@ fn corpus(out: &Path) {
             Options { docs: false, keep_going: true, interpretable: true, ..Options::default() },
         )
         .unwrap_or_else(|d| panic!("{d}"));
-        writeln!(include, "pub mod {prefix} {{").unwrap();
-        let mut groups: std::collections::BTreeMap<&str, Vec<&pipeline::GeneratedModule>> = Default::default();
-        for m in &generation.modules {
-            groups.entry(m.path[0].as_str()).or_default().push(m);
-        }
-        for (group, modules) in groups {
-            writeln!(include, "pub mod {group} {{").unwrap();
-            for m in modules {
-                let file = format!("corpus_{prefix}_{}.rs", m.path.join("_"));
-                std::fs::write(out.join(&file), &m.code).expect("OUT_DIR is writable");
-                writeln!(include, "pub mod {} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{file}\")); }}", m.path[1])
-                    .unwrap();
-                for (api_version, kind, ty) in &m.roots {
-                    writeln!(
-                        schemas,
-                        "({repo:?}, {api_version:?}, {kind:?}, <corpus::{prefix}::{}::{}::{ty} as kubeskema::StructuralSchema>::schema),",
-                        m.path[0], m.path[1]
-                    )
-                    .unwrap();
-                    writeln!(
-                        arms,
-                        "({repo:?}, {api_version:?}, {kind:?}) => Some(through::<corpus::{prefix}::{}::{}::{ty}>(value, old)),",
-                        m.path[0], m.path[1]
-                    )
-                    .unwrap();
-                }
-            }
-            include.push_str("}\n");
-        }
-        include.push_str("}\n");
+        include.push_str(&modules(out, "corpus", &prefix, &generation.modules, |group, version, api_version, kind, ty| {
+            writeln!(
+                schemas,
+                "({repo:?}, {api_version:?}, {kind:?}, <corpus::{prefix}::{group}::{version}::{ty} as kubeskema::StructuralSchema>::schema),"
+            )
+            .unwrap();
+            writeln!(
+                arms,
+                "({repo:?}, {api_version:?}, {kind:?}) => Some(through::<corpus::{prefix}::{group}::{version}::{ty}>(value, old)),"
+            )
+            .unwrap();
+        }));
     }
     include.push_str("}\n\n");
     writeln!(
@@ -205,4 +221,76 @@ fn corpus(out: &Path) {
     )
     .unwrap();
     std::fs::write(out.join("corpus.rs"), include).expect("OUT_DIR is writable");
+    // In the corpus test binary, not the library: rustc compiles it after the library, so the
+    // two do not add up in one process's memory.
+    std::fs::write(out.join("derive_compiled.rs"), derive_compiled(&corpus, out)).expect("OUT_DIR is writable");
+}
+
+/// The sample of the derive's compiler over the corpus: of each corpus project, the smallest
+/// CRD file that has CEL rules and objects in `instances/INDEX.tsv`, generated with codegen's
+/// compilation of rules off (`native_cel: false`), so the derive compiles every rule, as for
+/// hand-written types; and `derive_compiled`, their dispatcher (`tests/corpus/derive_compiled.rs`
+/// includes them and compares them with the interpreter on the objects and their edge copies).
+fn derive_compiled(corpus: &Path, out: &Path) -> String {
+    use kubeskema_codegen::__internal::pipeline::{self, Options, module_name};
+    let index = std::fs::read_to_string(corpus.join("instances/INDEX.tsv")).expect("the corpus has its index");
+    let mut with_objects: std::collections::BTreeSet<String> = Default::default();
+    for line in index.lines().skip(1) {
+        if let Some(crd) = line.split('\t').nth(5) {
+            with_objects.insert(crd.to_owned());
+        }
+    }
+    let mut sample: std::collections::BTreeMap<String, (usize, String)> = Default::default();
+    for crd in &with_objects {
+        let Ok(text) = std::fs::read_to_string(corpus.join(crd)) else { continue };
+        if !text.contains("x-kubernetes-validations") {
+            continue;
+        }
+        let project = crd.split('/').nth(1).unwrap_or_default().to_owned();
+        let smaller = sample.get(&project).is_none_or(|(size, _)| text.len() < *size);
+        if smaller {
+            sample.insert(project, (text.len(), crd.clone()));
+        }
+    }
+    let mut include = String::from(
+        "#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod derive_compiled {\n",
+    );
+    let mut arms = String::new();
+    let mut files = String::new();
+    for (project, (_, crd)) in &sample {
+        let prefix = module_name(project);
+        let generation = pipeline::run(
+            &[corpus.join(crd)],
+            Options { docs: false, keep_going: true, interpretable: true, native_cel: false, ..Options::default() },
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        writeln!(files, "{crd:?},").unwrap();
+        include.push_str(&modules(out, "derive_compiled", &prefix, &generation.modules, |group, version, api_version, kind, ty| {
+            writeln!(
+                arms,
+                "({crd:?}, {api_version:?}, {kind:?}) => Some(derive_compiled_through::<derive_compiled::{prefix}::{group}::{version}::{ty}>(value, old)),"
+            )
+            .unwrap();
+        }));
+    }
+    include.push_str("}\n\n");
+    writeln!(
+        include,
+        "/// The CRD files of the sample (`derive_compiled`).\n\
+         pub const DERIVE_COMPILED: &[&str] = &[\n{files}];\n\n\
+         /// Through the sample's type for (CRD file, apiVersion, kind): where the rules the derive compiled\n\
+         /// and the interpreter disagree on `value` (created, or updated from `old`), and how the\n\
+         /// derive-compiled rules ran; `None` when the object is not of the sample.\n\
+         pub fn derive_compiled(crd: &str, api_version: &str, kind: &str, value: serde_json::Value, old: Option<serde_json::Value>) -> Option<Result<(Vec<String>, kubeskema::cel::DerivedRuns), String>> {{\n\
+         match (crd, api_version, kind) {{\n{arms}_ => None,\n}}\n}}\n\n\
+         fn derive_compiled_through<T: serde::de::DeserializeOwned + kubeskema::Validate>(value: serde_json::Value, old: Option<serde_json::Value>) -> Result<(Vec<String>, kubeskema::cel::DerivedRuns), String> {{\n\
+         let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;\n\
+         let old: Option<T> = old.and_then(|o| serde_json::from_value(o).ok());\n\
+         let differences = kubeskema::__private::cel_differential(&typed, old.as_ref()).err().into_iter().collect();\n\
+         let mut cx = kubeskema::cel::Cx::default();\n\
+         kubeskema::Validate::validate_cel_at(&typed, old.as_ref(), &kubeskema::path::Path::root(), &mut cx);\n\
+         Ok((differences, cx.derived_runs()))\n}}"
+    )
+    .unwrap();
+    include
 }

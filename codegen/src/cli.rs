@@ -198,7 +198,7 @@ pub fn run(args: Args) -> i32 {
             }
             let generation = match pipeline::run(
                 &paths,
-                pipeline::Options { docs: !no_docs, keep_going: false, skip_non_crds, kube, interpretable: false },
+                pipeline::Options { docs: !no_docs, skip_non_crds, kube, ..pipeline::Options::default() },
             ) {
                 Ok(g) => g,
                 Err(diags) => {

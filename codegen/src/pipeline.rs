@@ -51,11 +51,23 @@ pub struct Options {
     /// read have one (rules compiled to Rust read the typed fields), and the crate compiles
     /// faster.
     pub interpretable: bool,
+    /// Rules compiled to Rust here (`native = ...`, with every type of the module known). Off,
+    /// the derive compiles them (`kubeskema::cel::derived`), as it does for hand-written
+    /// types: what the corpus differential of the derive's compiler builds (with
+    /// `interpretable`, so that what its code does not read can defer to the interpreter).
+    pub native_cel: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { docs: true, keep_going: false, skip_non_crds: false, kube: false, interpretable: false }
+        Options {
+            docs: true,
+            keep_going: false,
+            skip_non_crds: false,
+            kube: false,
+            interpretable: false,
+            native_cel: true,
+        }
     }
 }
 
@@ -192,7 +204,7 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
         paths.push(vec![group_modules[group].clone(), module_name(version)]);
     }
     crate::model::share_types(&mut built);
-    let emitted = crate::emit::emit_modules(&built, &paths, options.interpretable);
+    let emitted = crate::emit::emit_modules(&built, &paths, options.interpretable, options.native_cel);
     let mut out = Vec::new();
     for ((module, path), (code, cel)) in built.iter().zip(paths).zip(emitted) {
         let roots = module

@@ -124,6 +124,7 @@ impl Config {
                 skip_non_crds: self.skip_non_crds,
                 kube: self.kube,
                 interpretable: self.interpretable,
+                native_cel: true,
             },
         )
     }

@@ -13,7 +13,8 @@ use quote::{ToTokens, quote};
 use syn::Type;
 
 use crate::model::{
-    Body, Container, Payload, Shape, Tagging, Transparent, Union, VariantValue, generic_arg, map_value, option_inner,
+    Body, Container, Field, Payload, Shape, Tagging, Transparent, Union, VariantValue, generic_arg, map_value,
+    option_inner,
 };
 use crate::validate::{
     Recv, access, access_in, holds_primitives, list_map_keys, mentions, payload_path, variant_pattern,
@@ -353,6 +354,7 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
     let ident = c.ident;
     let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
     let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
+    let known = known_fields(c, fields);
     let fields = fields.iter().filter_map(|f| {
         let name = &f.json_name;
         if f.flatten {
@@ -377,11 +379,44 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
     quote! {
         ::kubeskema::__cel! {
             fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
+                #known
                 #own
                 #(#fields)*
             }
         }
     }
+}
+
+/// A compile error on a container rule that selects a field the struct does not have
+/// (`self.x`): the one type check the macro can make itself, as a `const` assertion spanned on
+/// the rule (the names compared by `field_key`, the one escaping; a reserved word is also
+/// reachable as it is, `self.namespace`, since the 1.31 environment). Not where unknown or
+/// flattened fields, or an embedded resource's, make other keys possible, nor on rules code
+/// generation wrote.
+fn known_fields(c: &Container, fields: &[Field]) -> TokenStream {
+    // An embedded resource's apiVersion, kind and metadata are there whether declared or not.
+    if fields.iter().any(|f| f.flatten || f.shape == Shape::UnknownFields)
+        || c.attrs.flag(Keyword::NoCelValue)
+        || c.attrs.flag(Keyword::EmbeddedResource)
+    {
+        return TokenStream::new();
+    }
+    let d = quote!(::kubeskema::cel::derived);
+    let names: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+    let listed = names.join(", ");
+    let mut checks = Vec::new();
+    for r in c.attrs.rules().filter(|r| r.native.is_none()) {
+        let Some(rule) = &r.rule else { continue };
+        let Some(selected) = crate::native::self_fields(&rule.value()) else { continue };
+        for name in selected {
+            let message =
+                format!("the rule reads `self.{name}`, and `{}` has no such field (its fields: {listed})", c.ident);
+            checks.push(quote::quote_spanned! {rule.span()=>
+                const _: () = ::core::assert!(#d::has_key(&[#(#d::field_key(#names), #d::name_hash(#names)),*], #d::name_hash(#name)), #message);
+            });
+        }
+    }
+    quote!(#(#checks)*)
 }
 
 /// `validate_cel_at` of a transparent struct: its own rules and its field's, at its place.

@@ -71,6 +71,41 @@ pub fn compile(rule: &str, ty: &TokenStream, optional_old_self: bool) -> Result<
     Ok(Compiled { code, transition: e.transition })
 }
 
+/// The fields `rule` selects on `self` and `oldSelf` (`self.x`, `has(self.x)`), as written;
+/// `None` where it does not parse here.
+pub fn self_fields(rule: &str) -> Option<Vec<String>> {
+    if rule.len() > MAX_RULE_BYTES {
+        return None;
+    }
+    let parsed = cel::parser::Parser::new().parse(rule).ok()?;
+    let mut out = Vec::new();
+    selections_of_self(&parsed, &mut out);
+    out.dedup();
+    Some(out)
+}
+
+fn selections_of_self(e: &Expression, out: &mut Vec<String>) {
+    match &e.expr {
+        Expr::Select(s) => {
+            if matches!(&s.operand.expr, Expr::Ident(n) if n == "self" || n == "oldSelf") && !out.contains(&s.field) {
+                out.push(s.field.clone());
+            }
+            selections_of_self(&s.operand, out);
+        }
+        Expr::Call(c) => {
+            c.target.iter().for_each(|t| selections_of_self(t, out));
+            c.args.iter().for_each(|a| selections_of_self(a, out));
+        }
+        Expr::List(l) => l.elements.iter().for_each(|x| selections_of_self(x, out)),
+        Expr::Comprehension(c) => {
+            for x in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                selections_of_self(x, out);
+            }
+        }
+        Expr::Literal(_) | Expr::Ident(_) | Expr::Map(_) | Expr::Struct(_) | Expr::Unspecified => {}
+    }
+}
+
 fn derived() -> TokenStream {
     quote!(::kubeskema::cel::derived)
 }

@@ -111,3 +111,30 @@ pub struct Port {
     pub protocol: String,
     pub port: Option<i64>,
 }
+
+/// Fields whose types the derive's compiled code does not read (an int-or-string, a `u32`, any
+/// JSON, nullable items, a `HashMap`, a set) under rules that read them: the rules still compile
+/// (each unread operation defers to the interpreter) and give the interpreter's answers
+/// (`tests/derived_native.rs`).
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(
+    rule(rule = "self.port in [80, 443] || self.port == 'http'"),
+    rule(rule = "self.count in [1, 2] || self.count > 2"),
+    rule(rule = "has(self.any) ? self.any == 1 : true"),
+    rule(rule = "self.names.all(n, n == null || n.size() > 0)"),
+    rule(rule = "self.weights.all(k, self.weights[k] >= 0)"),
+    rule(rule = "(self.flag ? self.count : 0) != 7"),
+    rule(rule = "self.tags.exists(t, t == 'x') || self.tags.size() == 0")
+)]
+pub struct Awkward {
+    pub port: kubeskema::IntOrString,
+    pub count: u32,
+    pub any: Option<kubeskema::serde_json::Value>,
+    #[kubeskema(max_items = 4, items(nullable))]
+    pub names: Vec<Option<String>>,
+    #[kubeskema(max_properties = 4)]
+    pub weights: std::collections::HashMap<String, i64>,
+    pub flag: bool,
+    #[kubeskema(max_items = 4)]
+    pub tags: std::collections::BTreeSet<String>,
+}

@@ -127,3 +127,24 @@ fn rules_on_serde_shapes_run_natively_where_the_fields_are_known() {
     }
     assert_eq!(total, DerivedRuns { native: 13, deferred: 0 });
 }
+
+/// Rules over values the compiled code does not read compile, and defer to the interpreter.
+#[test]
+fn rules_over_values_the_compiled_code_does_not_read_defer() {
+    use kubeskema_tests::derived_native::Awkward;
+    let objects = [
+        json!({"port": 80, "count": 1, "names": ["a", null], "weights": {"a": 1}, "flag": true, "tags": ["x"]}),
+        json!({"port": "http", "count": 3, "any": 1, "names": [], "weights": {}, "flag": false, "tags": []}),
+        json!({"port": 8080, "count": 7, "any": "x", "names": [""], "weights": {"a": -1}, "flag": true, "tags": ["y"]}),
+    ];
+    let mut runs = DerivedRuns::default();
+    for object in objects {
+        let value: Awkward = serde_json::from_value(object).unwrap();
+        kubeskema::__private::cel_differential(&value, None).unwrap();
+        let mut cx = Cx::default();
+        value.validate_cel_at(None, &Path::root(), &mut cx);
+        runs.native += cx.derived_runs().native;
+        runs.deferred += cx.derived_runs().deferred;
+    }
+    assert!(runs.deferred > 0, "{runs:?}");
+}

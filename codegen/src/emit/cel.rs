@@ -33,6 +33,8 @@ pub(crate) struct Natives {
     pub items: Vec<TokenStream>,
     /// What was compiled and what was not.
     pub count: CelCount,
+    /// Nothing is compiled here: the derive compiles the rules.
+    pub off: bool,
 }
 
 /// The node a rule sits on: its Rust type (as the derive's `self`) and its attributes.
@@ -79,6 +81,9 @@ impl Natives {
         rule: &Rule,
         checked: Option<&Lowered>,
     ) -> Result<NativeRule, String> {
+        if self.off {
+            return Err("left to the derive (`native_cel` off)".into());
+        }
         // The node's CEL type as its Rust type gives it: where there is none, the generated
         // code could not read the value as the rule does.
         let self_type = node_cel_type(m, &node.ty, node.attrs)?;

@@ -23,19 +23,29 @@ use crate::model::{Module, TypeDef};
 /// Rust source of each module of a generation (without the header comment), after
 /// `model::share_types`. `interpretable`: every type a rule sees keeps its CEL value,
 /// so that rules compiled to Rust can be interpreted too (see
-/// [`crate::pipeline::Options::interpretable`]).
-pub fn emit_modules(modules: &[Module], paths: &[Vec<String>], interpretable: bool) -> Vec<(String, CelCount)> {
+/// [`crate::pipeline::Options::interpretable`]). `native_cel` off, no rule is compiled here
+/// ([`crate::pipeline::Options::native_cel`]).
+pub fn emit_modules(
+    modules: &[Module],
+    paths: &[Vec<String>],
+    interpretable: bool,
+    native_cel: bool,
+) -> Vec<(String, CelCount)> {
     // Rules compile first, in emission order (their functions are numbered): the ones that
     // stay interpreted decide which types need CEL values. A shared type's rules compile where
     // it is defined; elsewhere they are compiled only to learn what they read.
     let mut compiled: Vec<(Natives, Vec<Option<StructRules>>)> = modules
         .iter()
         .map(|m| {
-            let mut natives = Natives::default();
+            let mut natives = Natives { off: !native_cel, ..Natives::default() };
             let mut rules: Vec<Option<StructRules>> = (0..m.types.len()).map(|_| None).collect();
             for &id in &m.order {
                 if let TypeDef::Struct(s) = &m.types[id] {
-                    let target = if m.shared[id].is_some() { &mut Natives::default() } else { &mut natives };
+                    let target = if m.shared[id].is_some() {
+                        &mut Natives { off: !native_cel, ..Natives::default() }
+                    } else {
+                        &mut natives
+                    };
                     rules[id] = Some(StructRules::of(m, s, id, target));
                 }
             }

@@ -30,7 +30,7 @@ fn main() {
         let prefix = module_name(&folder.file_name().unwrap_or_default().to_string_lossy());
         match pipeline::run(
             std::slice::from_ref(folder),
-            Options { docs, keep_going: true, skip_non_crds: false, kube, interpretable: false },
+            Options { docs, keep_going: true, kube, ..Options::default() },
         ) {
             Ok(generation) => {
                 crd_count += generation.crd_count;

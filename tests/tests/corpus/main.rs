@@ -10,6 +10,7 @@
 mod agree;
 mod cel;
 mod check;
+mod derive_compiled;
 mod roundtrip;
 mod schemas;
 mod validate;

@@ -31,6 +31,19 @@ pub use super::native::{Error, Fold, Meter, Pattern, Result, add_int, and, not_s
 
 pub use crate::schema::cel_name::{field_key, name_hash};
 
+/// Whether `key` is among `keys`: the derive's compile-time check of the fields a rule selects
+/// on `self`.
+pub const fn has_key(keys: &[u64], key: u64) -> bool {
+    let mut i = 0;
+    while i < keys.len() {
+        if keys[i] == key {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The field whose CEL name hashes to `NAME` ([`name_hash`]; derived for each field, keyed by
 /// [`field_key`]).
 pub trait Field<const NAME: u64> {
@@ -40,6 +53,16 @@ pub trait Field<const NAME: u64> {
     const KEY: &'static str;
     /// The field's value, `None` where it is absent (or null).
     fn field(&self) -> Option<&Self::Value>;
+}
+
+/// A boxed value's fields (code generation boxes large structs).
+impl<X: Field<NAME> + ?Sized, const NAME: u64> Field<NAME> for Box<X> {
+    type Value = X::Value;
+    const KEY: &'static str = X::KEY;
+    #[inline(always)]
+    fn field(&self) -> Option<&X::Value> {
+        (**self).field()
+    }
 }
 
 /// How a rule reads a value of this type: derived for structs (a reference) and enums of
@@ -54,6 +77,7 @@ pub trait Read {
 }
 
 /// What the fallbacks give: a value no operation reads natively.
+#[derive(Clone, Copy, Debug)]
 pub struct Unreadable;
 
 /// The fallback of every operation: run the interpreter.
