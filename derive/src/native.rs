@@ -226,13 +226,17 @@ impl Emitter {
                 let (l, r) = (attempt(&l), attempt(&r));
                 value(quote!(#d::#f(#l, || #r)?))
             }
-            ("!_", None, 1) => {
+            // The functions of one value through a method of `One`.
+            (f @ ("!_" | "-_" | "int" | "duration" | "string"), None, 1) => {
                 let x = self.value_of(&args[0])?;
-                value(quote!(#d::One(#x).cel_not()?))
-            }
-            ("-_", None, 1) => {
-                let x = self.value_of(&args[0])?;
-                value(quote!(#d::One(#x).cel_neg()?))
+                let method = match f {
+                    "!_" => quote!(cel_not),
+                    "-_" => quote!(cel_neg),
+                    "int" => quote!(cel_to_int),
+                    "duration" => quote!(cel_to_duration),
+                    _ => quote!(cel_to_string),
+                };
+                value(quote!(#d::One(#x).#method()?))
             }
             ("@not_strictly_false", None, 1) => {
                 let x = attempt(&self.boolean(&args[0])?);
@@ -357,18 +361,6 @@ impl Emitter {
                     None => quote!(::core::option::Option::None),
                 };
                 value(quote!(#d::Pair(#s, #start).cel_substring(#end)?))
-            }
-            ("int", None, 1) => {
-                let x = self.value_of(&args[0])?;
-                value(quote!(#d::One(#x).cel_to_int()?))
-            }
-            ("duration", None, 1) => {
-                let x = self.value_of(&args[0])?;
-                value(quote!(#d::One(#x).cel_to_duration()?))
-            }
-            ("string", None, 1) => {
-                let x = self.value_of(&args[0])?;
-                value(quote!(#d::One(#x).cel_to_string()?))
             }
             (name, _, _) => Err(format!("the function `{name}`")),
         }
