@@ -348,6 +348,15 @@ fn is_str_tag(tag: &granit_parser::Tag) -> bool {
     tag.suffix() == "str" || tag.suffix() == "tag:yaml.org,2002:str"
 }
 
+/// Whether a `<<` key is YAML's merge key, as go-yaml's `isMerge` decides: plain and untagged, or
+/// tagged `!!merge`. A quoted `"<<"` is an ordinary key.
+fn is_merge_key(style: ScalarStyle, tag: Option<&granit_parser::Tag>) -> bool {
+    match tag {
+        None => style == ScalarStyle::Plain,
+        Some(tag) => tag.suffix() == "merge" || tag.suffix() == "tag:yaml.org,2002:merge",
+    }
+}
+
 /// Whether kubectl would read the text as JSON: its first non-blank character is `{`.
 pub fn looks_like_json(text: &str) -> bool {
     text.trim_start().starts_with('{')
@@ -420,6 +429,9 @@ struct Entry {
     key: String,
     key_place: Place,
     value: Node,
+    /// The key is YAML's merge key: a plain, untagged `<<` (go-yaml's `isMerge`). A quoted
+    /// `"<<"`, and any key of a JSON text, is an ordinary key.
+    merge: bool,
 }
 
 /// A mapping's entries in their order, `<<` merge keys included.
@@ -440,22 +452,20 @@ const INDEXED_MAP: usize = 16;
 impl MapNode {
     fn new(entries: Vec<Entry>) -> Self {
         let index = (entries.len() > INDEXED_MAP)
-            .then(|| entries.iter().enumerate().map(|(i, e)| (e.key.clone(), i)).collect());
-        let merges = entries.iter().enumerate().filter(|(_, e)| e.key == MERGE_KEY).map(|(i, _)| i).collect();
+            .then(|| entries.iter().enumerate().filter(|(_, e)| !e.merge).map(|(i, e)| (e.key.clone(), i)).collect());
+        let merges = entries.iter().enumerate().filter(|(_, e)| e.merge).map(|(i, _)| i).collect();
         MapNode { entries, index, merges }
     }
 
     /// The entry whose value the converted mapping holds at `key`: its own last one (the
     /// apiserver keeps the last duplicate), else the first among the merged mappings.
     fn get(&self, key: &str) -> Option<&Entry> {
-        if key != MERGE_KEY {
-            let own = match &self.index {
-                Some(index) => index.get(key).map(|&i| &self.entries[i]),
-                None => self.entries.iter().rev().find(|e| e.key == key),
-            };
-            if own.is_some() {
-                return own;
-            }
+        let own = match &self.index {
+            Some(index) => index.get(key).map(|&i| &self.entries[i]),
+            None => self.entries.iter().rev().find(|e| !e.merge && e.key == key),
+        };
+        if own.is_some() {
+            return own;
         }
         self.merged().into_iter().find(|e| e.key == key)
     }
@@ -471,7 +481,7 @@ impl MapNode {
             };
             for source in sources {
                 if let NodeKind::Map(map) = &source.kind {
-                    out.extend(map.entries.iter().filter(|e| e.key != MERGE_KEY));
+                    out.extend(map.entries.iter().filter(|e| !e.merge));
                     out.extend(map.merged());
                 }
             }
@@ -482,7 +492,7 @@ impl MapNode {
 
 enum Frame {
     Seq { pos: Pos, anchor: usize, items: Vec<Node> },
-    Map { pos: Pos, anchor: usize, entries: Vec<Entry>, key: Option<(String, Place)> },
+    Map { pos: Pos, anchor: usize, entries: Vec<Entry>, key: Option<(String, Place, bool)> },
 }
 
 struct Builder<'e> {
@@ -514,6 +524,7 @@ impl Builder<'_> {
                 if self.json {
                     json_scalar(&text, style, pos)?;
                 }
+                let merge = !self.json && text == MERGE_KEY && is_merge_key(style, tag.as_deref());
                 let value = if style == ScalarStyle::Plain && !forced_string {
                     let value = resolve_plain(&text);
                     // YAML reads a number beyond float64 as a string (go-yaml does); JSON's
@@ -531,7 +542,7 @@ impl Builder<'_> {
                     Value::String(text.into_owned())
                 };
                 let node = self.anchored(anchor, Node { place: pos.into(), height: 0, kind: NodeKind::Scalar(value) });
-                self.push_node(node, pos)?;
+                self.push(node, pos, merge)?;
             }
             Event::Alias(id) => {
                 let target = self
@@ -548,7 +559,7 @@ impl Builder<'_> {
                 }
                 let height = target.height;
                 let node = Node { place: pos.into(), height, kind: NodeKind::Shared { target, alias: true } };
-                self.push_node(node, pos)?;
+                self.push(node, pos, false)?;
             }
             Event::SequenceStart(_, anchor, _) => {
                 self.enter(pos)?;
@@ -563,7 +574,7 @@ impl Builder<'_> {
                     let height = 1 + items.iter().map(|n| n.height).max().unwrap_or(0);
                     let node = Node { place: pos.into(), height, kind: NodeKind::Seq(items.into_boxed_slice()) };
                     let node = self.anchored(anchor, node);
-                    self.push_node(node, pos)?;
+                    self.push(node, pos, false)?;
                 }
             }
             Event::MappingEnd => {
@@ -571,7 +582,7 @@ impl Builder<'_> {
                     let height = 1 + entries.iter().map(|e| e.value.height).max().unwrap_or(0);
                     let node = Node { place: pos.into(), height, kind: NodeKind::Map(Box::new(MapNode::new(entries))) };
                     let node = self.anchored(anchor, node);
-                    self.push_node(node, pos)?;
+                    self.push(node, pos, false)?;
                 }
             }
             // Stream markers, comments, anchor metadata: nothing to build.
@@ -598,7 +609,8 @@ impl Builder<'_> {
         Node { place, height, kind: NodeKind::Shared { target, alias: false } }
     }
 
-    fn push_node(&mut self, node: Node, pos: Pos) -> Result<(), YamlError> {
+    /// Puts a finished node in its parent; `merge` says it is a merge key if it is a key.
+    fn push(&mut self, node: Node, pos: Pos, merge: bool) -> Result<(), YamlError> {
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
@@ -606,9 +618,9 @@ impl Builder<'_> {
                 None => {
                     let text = key_text(&node)
                         .ok_or_else(|| YamlError { pos, message: "a mapping key must be a scalar".into() })?;
-                    *key = Some((text, node.place));
+                    *key = Some((text, node.place, merge));
                 }
-                Some((key, key_place)) => entries.push(Entry { key, key_place, value: node }),
+                Some((key, key_place, merge)) => entries.push(Entry { key, key_place, value: node, merge }),
             },
         }
         Ok(())
@@ -736,7 +748,7 @@ impl Conversion<'_> {
                 let len = pointer.len();
                 let mut out = Map::new();
                 let mut first_seen: HashMap<&str, Place> = HashMap::new();
-                for entry in map.entries.iter().filter(|e| e.key != MERGE_KEY) {
+                for entry in map.entries.iter().filter(|e| !e.merge) {
                     pointer.push('/');
                     pointer.push_str(&escape_pointer_token(&entry.key));
                     if let Some(first) = first_seen.get(entry.key.as_str()) {
@@ -1012,6 +1024,11 @@ mod tests {
             one("base: &b {x: 1, z: 2}\nuse: {<<: *b, z: 3}\nlist: [*b]\n"),
             json!({"base": {"x": 1, "z": 2}, "use": {"x": 1, "z": 3}, "list": [{"x": 1, "z": 2}]})
         );
+        // go-yaml's `isMerge`: only a plain or `!!merge` `<<` merges; a quoted one is a key, and
+        // in JSON every `"<<"` is.
+        assert_eq!(one("b: &b {x: 1}\nu: {!!merge <<: *b}\n")["u"], json!({"x": 1}));
+        assert_eq!(one("b: &b {x: 1}\nu: {\"<<\": *b}\n")["u"], json!({"<<": {"x": 1}}));
+        assert_eq!(one("{\"u\": {\"<<\": null, \"a\": 1}}")["u"], json!({"<<": null, "a": 1}));
     }
 
     #[test]
