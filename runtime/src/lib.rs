@@ -19,6 +19,8 @@
 // The layers, one folder each (ARCHITECTURE.md): the value types, reading, checking, reporting,
 // the schema model, Go ports, CEL, dynamic validation. Each module keeps the public path it has
 // always had (`kubeskema::keywords`, `kubeskema::yaml`, ...) through the re-exports below.
+#[cfg(feature = "dynamic")]
+pub mod apply;
 mod check;
 #[cfg(feature = "dynamic")]
 mod dynamic;

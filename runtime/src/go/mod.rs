@@ -3,7 +3,7 @@
 //! `time.ParseDuration` and strfmt's `ParseDuration` ([`duration`]), `url.ParseRequestURI`
 //! ([`url`]), `net/mail.ParseAddress` ([`mail`]), and `net.ParseIP`, k8s.io/utils'
 //! `ParseIPSloppy`/`ParseCIDRSloppy` and `net.ParseMAC` ([`net`]), and `regexp/syntax.Parse`'s
-//! errors ([`regexp`]).
+//! errors ([`regexp`]), and RFC 3339 times as Unix seconds ([`time`]).
 //!
 //! Errors are in Go's words where a message reaches a user (CEL conversion errors).
 
@@ -11,4 +11,5 @@ pub mod duration;
 pub mod mail;
 pub mod net;
 pub mod regexp;
+pub mod time;
 pub mod url;

@@ -174,24 +174,26 @@ pub fn go_json(v: &serde_json::Value) -> String {
     }
 }
 
-/// A JSON string as Go's `encoding/json` writes it: HTML's `<`, `>` and `&` and the line and
-/// paragraph separators escaped (`\u003c`), the rest as any JSON writer does.
+/// A JSON string as Go's `encoding/json` writes it: `"` and `\\` escaped, `\n`, `\r` and `\t` as
+/// such, every other control character, HTML's `<`, `>` and `&` and the line and paragraph
+/// separators as `\u00XX` (`\u003c`).
 fn go_json_string(s: &str) -> String {
-    let plain = serde_json::Value::String(s.to_owned()).to_string();
-    if !s.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-        return plain;
-    }
-    let mut out = String::with_capacity(plain.len() + 8);
-    for c in plain.chars() {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
         match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
             c => out.push(c),
         }
     }
+    out.push('"');
     out
 }
 

@@ -1,0 +1,224 @@
+//! `metadata.managedFields` as the apiserver reads and writes it: each entry's manager
+//! identifier (`BuildManagerIdentifier`), decoding with its checks, the fields no manager
+//! owns (`stripmeta`), encoding in the apiserver's order, and conflicts in its words.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::path::{Path, PathElement, path_text};
+use super::set::FieldSet;
+use super::updater::{ConflictSets, Managers, Owned};
+
+/// The manager the apiserver gives the fields of an object that had no managed fields when it
+/// was first applied to.
+pub const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+
+/// One manager's identity: an entry without its fields and time (and, for an apply, without
+/// its API version), as JSON in the field order of Go's `ManagedFieldsEntry`.
+pub(crate) fn identifier(manager: &str, operation: &str, api_version: &str, subresource: &str) -> String {
+    let mut id = Map::new();
+    id.insert("manager".into(), json!(if manager.is_empty() { "unknown" } else { manager }));
+    id.insert("operation".into(), json!(operation));
+    if operation != "Apply" && !api_version.is_empty() {
+        id.insert("apiVersion".into(), json!(api_version));
+    }
+    if !subresource.is_empty() {
+        id.insert("subresource".into(), json!(subresource));
+    }
+    // Go writes struct fields in declaration order; serde_json's map sorts them, so write by hand.
+    let mut out = String::from("{");
+    for (i, key) in ["manager", "operation", "apiVersion", "subresource"].iter().enumerate() {
+        if let Some(v) = id.get(*key) {
+            if i > 0 && out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(&format!("\"{key}\":{}", crate::issue::go_json(v)));
+        }
+    }
+    out.push('}');
+    out
+}
+
+/// An identifier's parts.
+pub(crate) struct Identity {
+    pub manager: String,
+    pub operation: String,
+    pub api_version: String,
+    pub subresource: String,
+}
+
+pub(crate) fn identity(id: &str) -> Identity {
+    let v: Value = serde_json::from_str(id).unwrap_or_default();
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    Identity {
+        manager: s("manager"),
+        operation: s("operation"),
+        api_version: s("apiVersion"),
+        subresource: s("subresource"),
+    }
+}
+
+/// The live object's managers and their times, read as `DecodeManagedFields` reads them.
+pub(crate) fn decode(live: &Value) -> Result<(Managers, BTreeMap<String, Value>), String> {
+    let mut managers = Managers::new();
+    let mut times = BTreeMap::new();
+    let Some(entries) = live.pointer("/metadata/managedFields") else { return Ok((managers, times)) };
+    let Value::Array(entries) = entries else {
+        return Err("metadata.managedFields must be a list".into());
+    };
+    for (i, entry) in entries.iter().enumerate() {
+        let s = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or_default();
+        let operation = s("operation");
+        if operation != "Apply" && operation != "Update" {
+            return Err("operation must be `Apply` or `Update`".into());
+        }
+        if s("apiVersion").is_empty() {
+            return Err("apiVersion must not be empty".into());
+        }
+        match s("fieldsType") {
+            "FieldsV1" => {}
+            "" => return Err(format!("missing fieldsType in managed fields entry {i}")),
+            other => {
+                return Err(format!("invalid fieldsType {} in managed fields entry {i}", crate::issue::go_quote(other)));
+            }
+        }
+        let id = identifier(s("manager"), operation, s("apiVersion"), s("subresource"));
+        let set = match entry.get("fieldsV1") {
+            None | Some(Value::Null) => FieldSet::new(),
+            Some(fields) => FieldSet::from_fields_v1(fields).map_err(|e| format!("error decoding set: {e}"))?,
+        };
+        managers
+            .insert(id.clone(), Owned { set, api_version: s("apiVersion").to_owned(), applied: operation == "Apply" });
+        if let Some(time) = entry.get("time").filter(|t| !t.is_null()) {
+            times.insert(id, time.clone());
+        } else {
+            times.remove(&id);
+        }
+    }
+    Ok((managers, times))
+}
+
+/// The fields no manager owns: the type, and the metadata the apiserver sets (`stripmeta`).
+pub(crate) fn strip(set: &FieldSet) -> FieldSet {
+    let mut stripped = FieldSet::new();
+    let f = |name: &str| PathElement::Field(name.into());
+    stripped.insert(&[f("apiVersion")]);
+    stripped.insert(&[f("kind")]);
+    stripped.insert(&[f("metadata")]);
+    for name in [
+        "name",
+        "namespace",
+        "creationTimestamp",
+        "selfLink",
+        "uid",
+        "clusterName",
+        "generation",
+        "managedFields",
+        "resourceVersion",
+    ] {
+        stripped.insert(&[f("metadata"), f(name)]);
+    }
+    set.difference(&stripped)
+}
+
+/// The entries, sorted as the apiserver sorts them: by operation, time (in seconds), manager,
+/// API version, subresource. The apiserver stamps the wall clock, so an entry stamped by this
+/// operation (`stamped`) is newer than every entry of the same second written before it.
+pub(crate) fn encode(managers: &Managers, times: &BTreeMap<String, Value>, stamped: &[String]) -> Vec<Value> {
+    let mut entries: Vec<(Identity, Option<Value>, bool, Value)> = managers
+        .iter()
+        .map(|(id, owned)| {
+            let who = identity(id);
+            let operation = if owned.applied { "Apply" } else { who.operation.as_str() };
+            let mut entry = Map::new();
+            entry.insert("manager".into(), json!(who.manager));
+            entry.insert("operation".into(), json!(operation));
+            entry.insert("apiVersion".into(), json!(owned.api_version));
+            let time = times.get(id).cloned();
+            if let Some(time) = &time {
+                entry.insert("time".into(), time.clone());
+            }
+            entry.insert("fieldsType".into(), json!("FieldsV1"));
+            entry.insert("fieldsV1".into(), owned.set.to_fields_v1_value());
+            if !who.subresource.is_empty() {
+                entry.insert("subresource".into(), json!(who.subresource));
+            }
+            let who = Identity { operation: operation.to_owned(), api_version: owned.api_version.clone(), ..who };
+            (who, time, stamped.contains(id), Value::Object(entry))
+        })
+        .collect();
+    let seconds =
+        |t: &Option<Value>| t.as_ref().and_then(Value::as_str).and_then(crate::go::time::unix_seconds).unwrap_or(0);
+    entries.sort_by(|(p, pt, pnew, _), (q, qt, qnew, _)| {
+        p.operation
+            .cmp(&q.operation)
+            .then_with(|| seconds(pt).cmp(&seconds(qt)))
+            .then_with(|| pnew.cmp(qnew))
+            .then_with(|| p.manager.cmp(&q.manager))
+            .then_with(|| p.api_version.cmp(&q.api_version))
+            .then_with(|| p.subresource.cmp(&q.subresource))
+    });
+    entries.into_iter().map(|(_, _, _, e)| e).collect()
+}
+
+/// One field another manager owns that the apply would change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// The manager's name.
+    pub manager: String,
+    /// The field (`.spec.replicas`, `.spec.ports[name="http",protocol="TCP"]`).
+    pub field: String,
+    /// The status cause's message (`conflict with "kubectl" using apps/v1`).
+    pub message: String,
+}
+
+/// An apply's conflicts, and the 409's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflicts {
+    /// Each conflicting field, by manager identifier then field order.
+    pub conflicts: Vec<Conflict>,
+    /// `Apply failed with N conflicts: ...`, as the apiserver words it.
+    pub message: String,
+}
+
+/// A manager as conflicts print it (`printManager`).
+fn print_manager(id: &str) -> String {
+    let who = identity(id);
+    let mut out = crate::issue::go_quote(&who.manager);
+    if !who.subresource.is_empty() {
+        out = format!("{out} with subresource {}", crate::issue::go_quote(&who.subresource));
+    }
+    if who.operation == "Update" {
+        out = format!("{out} using {}", who.api_version);
+    }
+    out
+}
+
+pub(crate) fn conflicts(sets: &ConflictSets) -> Conflicts {
+    let mut list: Vec<(String, Path)> = Vec::new();
+    for (id, set) in sets {
+        for path in set.paths() {
+            list.push((id.clone(), path));
+        }
+    }
+    let conflicts: Vec<Conflict> = list
+        .iter()
+        .map(|(id, path)| Conflict {
+            manager: identity(id).manager,
+            field: path_text(path),
+            message: format!("conflict with {}", print_manager(id)),
+        })
+        .collect();
+    let message = if let [one] = conflicts.as_slice() {
+        format!("Apply failed with 1 conflict: {}: {}", one.message, one.field)
+    } else {
+        let mut lines = Vec::new();
+        for id in sets.keys() {
+            lines.push(format!("conflicts with {}:", print_manager(id)));
+            lines.extend(list.iter().filter(|(m, _)| m == id).map(|(_, p)| format!("- {}", path_text(p))));
+        }
+        format!("Apply failed with {} conflicts: {}", conflicts.len(), lines.join("\n"))
+    };
+    Conflicts { conflicts, message }
+}

@@ -1,0 +1,194 @@
+//! Where a field set points: path elements as structured-merge-diff spells them (`f:` a field,
+//! `k:` a list-map item by its keys, `v:` a set item by its value, `i:` a list index), their
+//! total order (the order of FieldsV1 and of conflict lists), and their printed forms.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+use crate::report::issue::{go_float, go_json, go_quote};
+
+/// One step of a path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PathElement {
+    /// A field of a struct or a key of a map: `f:name`.
+    Field(String),
+    /// An item of a `map` list, by its key fields (sorted by name): `k:{"name":"a"}`.
+    Key(Vec<(String, Value)>),
+    /// An item of a `set` list, by its value: `v:"a"`.
+    Value(Value),
+    /// An item of a list by position: `i:0` (read, never written by this apply).
+    Index(usize),
+}
+
+/// A path from the object's root.
+pub type Path = Vec<PathElement>;
+
+impl PathElement {
+    /// The key of this element in FieldsV1 (`f:spec`, `k:{"name":"a"}`, `v:1`, `i:0`), values
+    /// written as Go's JSON writes them.
+    pub fn fields_v1_key(&self) -> String {
+        match self {
+            PathElement::Field(name) => format!("f:{name}"),
+            PathElement::Key(fields) => {
+                let body: Vec<String> = fields
+                    .iter()
+                    .map(|(name, value)| format!("{}:{}", go_json(&Value::String(name.clone())), go_json(value)))
+                    .collect();
+                format!("k:{{{}}}", body.join(","))
+            }
+            PathElement::Value(value) => format!("v:{}", go_json(value)),
+            PathElement::Index(i) => format!("i:{i}"),
+        }
+    }
+
+    /// Reads a FieldsV1 key; `Ok(None)` for a kind this version does not know (upstream drops
+    /// those rather than fail).
+    pub fn from_fields_v1_key(key: &str) -> Result<Option<PathElement>, String> {
+        let Some((kind, rest)) = key.split_at_checked(2) else {
+            return Err(format!("key must be 2 characters long: {key}"));
+        };
+        if !kind.ends_with(':') {
+            return Err(format!("missing colon: {key}"));
+        }
+        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| format!("{key}: {e}"));
+        Ok(Some(match &kind[..1] {
+            "f" => PathElement::Field(rest.to_owned()),
+            "v" => PathElement::Value(json(rest)?),
+            "k" => match json(rest)? {
+                Value::Object(map) => {
+                    let mut fields: Vec<(String, Value)> = map.into_iter().collect();
+                    fields.sort_by(|a, b| a.0.cmp(&b.0));
+                    PathElement::Key(fields)
+                }
+                _ => return Err(format!("{key}: the keys of a k: element are a JSON object")),
+            },
+            "i" => PathElement::Index(rest.parse().map_err(|e| format!("{key}: {e}"))?),
+            _ => return Ok(None),
+        }))
+    }
+}
+
+impl Eq for PathElement {}
+
+impl Ord for PathElement {
+    /// structured-merge-diff's order: fields (by name), then keys, then values, then indexes.
+    fn cmp(&self, other: &Self) -> Ordering {
+        use PathElement::*;
+        let rank = |e: &PathElement| match e {
+            Field(_) => 0,
+            Key(_) => 1,
+            Value(_) => 2,
+            Index(_) => 3,
+        };
+        match (self, other) {
+            (Field(a), Field(b)) => a.cmp(b),
+            (Key(a), Key(b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    let c = x.0.cmp(&y.0).then_with(|| compare_values(&x.1, &y.1));
+                    if c != Ordering::Equal {
+                        return c;
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
+            (Value(a), Value(b)) => compare_values(a, b),
+            (Index(a), Index(b)) => a.cmp(b),
+            _ => rank(self).cmp(&rank(other)),
+        }
+    }
+}
+
+impl PartialOrd for PathElement {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// structured-merge-diff's total order of values: numbers (ints and floats compared as
+/// numbers), strings, booleans, lists, maps, null.
+pub fn compare_values(a: &Value, b: &Value) -> Ordering {
+    let rank = |v: &Value| match v {
+        Value::Number(_) => 0,
+        Value::String(_) => 1,
+        Value::Bool(_) => 2,
+        Value::Array(_) => 3,
+        Value::Object(_) => 4,
+        Value::Null => 5,
+    };
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ => {
+                let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+                x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+            }
+        },
+        (Value::String(x), Value::String(y)) => x.cmp(y),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::Array(x), Value::Array(y)) => {
+            for (p, q) in x.iter().zip(y) {
+                let c = compare_values(p, q);
+                if c != Ordering::Equal {
+                    return c;
+                }
+            }
+            x.len().cmp(&y.len())
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            // Keys in lexical order; a key only one side has makes that side the greater.
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let c = match (x.get(key), y.get(key)) {
+                    (Some(p), Some(q)) => compare_values(p, q),
+                    (None, _) => Ordering::Greater,
+                    (_, None) => Ordering::Less,
+                };
+                if c != Ordering::Equal {
+                    return c;
+                }
+            }
+            x.len().cmp(&y.len())
+        }
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+/// A value as structured-merge-diff prints it in a path (`value.ToString`): strings quoted as
+/// Go's `%q`, numbers and booleans as `%v`.
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.to_string(),
+            (_, Some(u)) => u.to_string(),
+            _ => go_float(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => go_quote(s),
+        Value::Bool(b) => b.to_string(),
+        Value::Array(items) => format!("[{}]", items.iter().map(value_text).collect::<Vec<_>>().join(",")),
+        Value::Object(map) => map.iter().map(|(k, v)| format!("{k}={}", value_text(v))).collect(),
+    }
+}
+
+impl std::fmt::Display for PathElement {
+    /// As a conflict names it: `.spec`, `[name="a",port=80]`, `[="x"]`, `[0]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PathElement::Field(name) => write!(f, ".{name}"),
+            PathElement::Key(fields) => {
+                let parts: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={}", value_text(v))).collect();
+                write!(f, "[{}]", parts.join(","))
+            }
+            PathElement::Value(v) => write!(f, "[={}]", value_text(v)),
+            PathElement::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+/// A path as a conflict names it: its elements' printed forms, joined.
+pub fn path_text(path: &[PathElement]) -> String {
+    path.iter().map(ToString::to_string).collect()
+}

@@ -1,0 +1,403 @@
+//! A set of field paths (structured-merge-diff's `fieldpath.Set`): what one manager owns,
+//! what a comparison found changed. Members are the paths in the set; children hold the sets
+//! below a path element, whether or not the element is itself a member. Both stay sorted in
+//! [`PathElement`]'s order, which is also the order FieldsV1 is written in.
+
+use serde_json::{Map, Value};
+
+use super::path::{Path, PathElement};
+
+/// A set of paths, as a tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldSet {
+    members: Vec<PathElement>,
+    children: Vec<(PathElement, FieldSet)>,
+}
+
+impl FieldSet {
+    /// The empty set.
+    pub fn new() -> Self {
+        FieldSet::default()
+    }
+
+    /// Whether no path is in the set.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty() && self.children.iter().all(|(_, c)| c.is_empty())
+    }
+
+    /// Adds `path` (an empty path adds nothing).
+    pub fn insert(&mut self, path: &[PathElement]) {
+        match path {
+            [] => {}
+            [last] => {
+                if let Err(at) = self.members.binary_search(last) {
+                    self.members.insert(at, last.clone());
+                }
+            }
+            [first, rest @ ..] => self.descend(first).insert(rest),
+        }
+    }
+
+    /// The set below `pe`, created empty if absent.
+    fn descend(&mut self, pe: &PathElement) -> &mut FieldSet {
+        let at = match self.children.binary_search_by(|(c, _)| c.cmp(pe)) {
+            Ok(at) => at,
+            Err(at) => {
+                self.children.insert(at, (pe.clone(), FieldSet::new()));
+                at
+            }
+        };
+        &mut self.children[at].1
+    }
+
+    /// Whether `path` is in the set.
+    pub fn has(&self, path: &[PathElement]) -> bool {
+        match path {
+            [] => false,
+            [last] => self.members.binary_search(last).is_ok(),
+            [first, rest @ ..] => self.child(first).is_some_and(|c| c.has(rest)),
+        }
+    }
+
+    /// The set below `pe`, if any.
+    pub fn child(&self, pe: &PathElement) -> Option<&FieldSet> {
+        self.children.binary_search_by(|(c, _)| c.cmp(pe)).ok().map(|at| &self.children[at].1)
+    }
+
+    /// Whether `pe` itself is a member.
+    pub fn has_member(&self, pe: &PathElement) -> bool {
+        self.members.binary_search(pe).is_ok()
+    }
+
+    /// The paths below `pe` (structured-merge-diff's `WithPrefix`), relative to it.
+    pub fn with_prefix(&self, pe: &PathElement) -> FieldSet {
+        self.child(pe).cloned().unwrap_or_default()
+    }
+
+    /// The members directly here (not below).
+    pub fn members(&self) -> &[PathElement] {
+        &self.members
+    }
+
+    /// The children: each path element with the set below it.
+    pub fn children(&self) -> impl Iterator<Item = (&PathElement, &FieldSet)> {
+        self.children.iter().map(|(pe, set)| (pe, set))
+    }
+
+    /// Every path in `self` or `other`.
+    pub fn union(&self, other: &FieldSet) -> FieldSet {
+        let members = merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |a, _| Some(a.clone()), Some, Some);
+        let children = merge_sorted(
+            &self.children,
+            &other.children,
+            |a, b| a.0.cmp(&b.0),
+            |a, b| Some((a.0.clone(), a.1.union(&b.1))),
+            Some,
+            Some,
+        );
+        FieldSet { members, children }
+    }
+
+    /// Every path in both.
+    pub fn intersection(&self, other: &FieldSet) -> FieldSet {
+        let members =
+            merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |a, _| Some(a.clone()), |_| None, |_| None);
+        let children = merge_sorted(
+            &self.children,
+            &other.children,
+            |a, b| a.0.cmp(&b.0),
+            |a, b| non_empty(a.0.clone(), a.1.intersection(&b.1)),
+            |_| None,
+            |_| None,
+        );
+        FieldSet { members, children }
+    }
+
+    /// Every path of `self` not in `other` (a member of `other` removes only itself).
+    pub fn difference(&self, other: &FieldSet) -> FieldSet {
+        let members = merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |_, _| None, Some, |_| None);
+        let children = merge_sorted(
+            &self.children,
+            &other.children,
+            |a, b| a.0.cmp(&b.0),
+            |a, b| non_empty(a.0.clone(), a.1.difference(&b.1)),
+            Some,
+            |_| None,
+        );
+        FieldSet { members, children }
+    }
+
+    /// Every path of `self` not in `other` and not below a member of `other`.
+    pub fn recursive_difference(&self, other: &FieldSet) -> FieldSet {
+        let members = merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |_, _| None, Some, |_| None);
+        let children = self
+            .children
+            .iter()
+            .filter(|(pe, _)| !other.has_member(pe))
+            .filter_map(|(pe, set)| match other.child(pe) {
+                Some(below) => non_empty(pe.clone(), set.recursive_difference(below)),
+                None => Some((pe.clone(), set.clone())),
+            })
+            .collect();
+        FieldSet { members, children }
+    }
+
+    /// The paths with nothing below them in the set.
+    pub fn leaves(&self) -> FieldSet {
+        let members = self.members.iter().filter(|m| self.child(m).is_none()).cloned().collect();
+        let children = self.children.iter().filter_map(|(pe, set)| non_empty(pe.clone(), set.leaves())).collect();
+        FieldSet { members, children }
+    }
+
+    /// Each path, members before the paths below them, in order (the order conflicts are listed).
+    pub fn paths(&self) -> Vec<Path> {
+        let mut out = Vec::new();
+        self.each_path(&mut Vec::new(), &mut out);
+        out
+    }
+
+    fn each_path(&self, prefix: &mut Path, out: &mut Vec<Path>) {
+        for m in &self.members {
+            let mut p = prefix.clone();
+            p.push(m.clone());
+            out.push(p);
+        }
+        for (pe, set) in &self.children {
+            prefix.push(pe.clone());
+            set.each_path(prefix, out);
+            prefix.pop();
+        }
+    }
+
+    /// Adds `member` as a member, keeping the children as they are (for
+    /// [`super::typed`]'s `ensure_named_fields_are_members`).
+    pub(crate) fn with_members_and_children(
+        members: Vec<PathElement>,
+        children: Vec<(PathElement, FieldSet)>,
+    ) -> FieldSet {
+        let mut set = FieldSet { members: Vec::new(), children };
+        for m in members {
+            set.insert(std::slice::from_ref(&m));
+        }
+        set
+    }
+
+    /// The set as FieldsV1 JSON text, byte for byte as the apiserver writes it: keys in path
+    /// element order, `{}` for a member, `"."` first where a member also has children.
+    pub fn to_fields_v1(&self) -> String {
+        let mut out = String::from("{");
+        self.write_fields_v1(false, &mut out);
+        out.push('}');
+        out
+    }
+
+    fn write_fields_v1(&self, include_self: bool, out: &mut String) {
+        let mut first = true;
+        let mut sep = |out: &mut String| {
+            if !std::mem::take(&mut first) {
+                out.push(',');
+            }
+        };
+        if include_self && !(self.members.is_empty() && self.children.is_empty()) {
+            sep(out);
+            out.push_str("\".\":{}");
+        }
+        let (mut m, mut c) = (0, 0);
+        while m < self.members.len() || c < self.children.len() {
+            let order = match (self.members.get(m), self.children.get(c)) {
+                (Some(a), Some(b)) => a.cmp(&b.0),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            sep(out);
+            if order == std::cmp::Ordering::Less {
+                write_key(&self.members[m], out);
+                out.push_str("{}");
+                m += 1;
+                continue;
+            }
+            // A child, which is also a member when the orders meet.
+            let (pe, below) = &self.children[c];
+            let member = order == std::cmp::Ordering::Equal;
+            write_key(pe, out);
+            out.push('{');
+            below.write_fields_v1(member, out);
+            out.push('}');
+            m += usize::from(member);
+            c += 1;
+        }
+    }
+
+    /// The set as `fieldsV1` stands in a custom resource: a JSON object, whose keys the
+    /// apiserver writes sorted (an unstructured object's maps are Go maps).
+    pub fn to_fields_v1_value(&self) -> Value {
+        serde_json::from_str(&self.to_fields_v1()).expect("invariant: FieldsV1 text is JSON")
+    }
+
+    /// Reads FieldsV1 (as `metadata.managedFields[].fieldsV1` holds it). A key of a kind this
+    /// version does not know is dropped, as upstream drops it.
+    pub fn from_fields_v1(value: &Value) -> Result<FieldSet, String> {
+        let Value::Object(map) = value else {
+            return Err("FieldsV1 must be a JSON object".into());
+        };
+        Ok(read_fields_v1(map)?.0)
+    }
+}
+
+/// The set a FieldsV1 object holds, and whether its parent element is a member (it is when
+/// the object is empty or has `"."`).
+fn read_fields_v1(map: &Map<String, Value>) -> Result<(FieldSet, bool), String> {
+    let mut set = FieldSet::new();
+    let mut member = map.is_empty();
+    for (key, below) in map {
+        if key == "." {
+            member = true;
+            continue;
+        }
+        let Some(pe) = PathElement::from_fields_v1_key(key)? else { continue };
+        let Value::Object(below) = below else {
+            return Err(format!("{key}: expected a JSON object"));
+        };
+        let (children, is_member) = read_fields_v1(below)?;
+        if is_member {
+            set.insert(std::slice::from_ref(&pe));
+        }
+        if !children.is_empty() {
+            *set.descend(&pe) = children;
+        }
+    }
+    Ok((set, member))
+}
+
+fn write_key(pe: &PathElement, out: &mut String) {
+    out.push_str(&crate::report::issue::go_json(&Value::String(pe.fields_v1_key())));
+    out.push(':');
+}
+
+fn non_empty(pe: PathElement, set: FieldSet) -> Option<(PathElement, FieldSet)> {
+    (!set.is_empty()).then_some((pe, set))
+}
+
+/// Walks two sorted slices together: `both` for an item in both, `left`/`right` for an item in
+/// one; each may drop it (`None`).
+fn merge_sorted<T, U>(
+    a: &[T],
+    b: &[T],
+    cmp: impl Fn(&T, &T) -> std::cmp::Ordering,
+    both: impl Fn(&T, &T) -> Option<U>,
+    left: impl Fn(U) -> Option<U>,
+    right: impl Fn(U) -> Option<U>,
+) -> Vec<U>
+where
+    T: Clone + Into<U>,
+{
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    while i < a.len() || j < b.len() {
+        let order = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => cmp(x, y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        let item = match order {
+            std::cmp::Ordering::Less => {
+                i += 1;
+                left(a[i - 1].clone().into())
+            }
+            std::cmp::Ordering::Greater => {
+                j += 1;
+                right(b[j - 1].clone().into())
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+                both(&a[i - 1], &b[j - 1])
+            }
+        };
+        out.extend(item);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    fn f(name: &str) -> PathElement {
+        PathElement::Field(name.into())
+    }
+
+    /// What the apiserver writes: path element order (fields, keys, values, indexes), `"."`
+    /// first where a member has children, Go's escapes in keys and, escaped once more as part
+    /// of the key, in the values within them (`v:"<b>"` is `v:"\u003cb\u003e"`).
+    #[test]
+    fn fields_v1_is_written_as_the_apiserver_writes_it() {
+        let mut set = FieldSet::new();
+        set.insert(&[f("spec"), f("tags"), PathElement::Value(json!("<b>"))]);
+        set.insert(&[f("spec"), f("tags"), PathElement::Value(json!(2))]);
+        let item = PathElement::Key(vec![("name".into(), json!("a\"b")), ("port".into(), json!(80))]);
+        set.insert(&[f("spec"), f("ports"), item.clone()]);
+        set.insert(&[f("spec"), f("ports"), item, f("name")]);
+        set.insert(&[f("metadata"), f("labels"), f("a&b")]);
+        assert_eq!(
+            set.to_fields_v1(),
+            r#"{"f:metadata":{"f:labels":{"f:a\u0026b":{}}},"f:spec":{"f:ports":{"k:{\"name\":\"a\\\"b\",\"port\":80}":{".":{},"f:name":{}}},"f:tags":{"v:2":{},"v:\"\\u003cb\\u003e\"":{}}}}"#
+        );
+        assert_eq!(FieldSet::from_fields_v1(&set.to_fields_v1_value()).unwrap(), set);
+    }
+
+    #[test]
+    fn unknown_element_kinds_are_dropped_and_bad_ones_refused() {
+        let set = FieldSet::from_fields_v1(&json!({"f:a": {}, "x:future": {}})).unwrap();
+        assert!(set.has(&[f("a")]) && set.paths().len() == 1);
+        assert!(FieldSet::from_fields_v1(&json!({"fa": {}})).is_err());
+        assert!(FieldSet::from_fields_v1(&json!({"k:[1]": {}})).is_err());
+        assert!(FieldSet::from_fields_v1(&json!([])).is_err());
+    }
+
+    #[test]
+    fn difference_keeps_what_is_below_a_removed_member_recursive_difference_does_not() {
+        let mut a = FieldSet::new();
+        a.insert(&[f("spec")]);
+        a.insert(&[f("spec"), f("x")]);
+        let mut b = FieldSet::new();
+        b.insert(&[f("spec")]);
+        assert_eq!(a.difference(&b).paths(), vec![vec![f("spec"), f("x")]]);
+        assert!(a.recursive_difference(&b).is_empty());
+        assert_eq!(a.leaves().paths(), vec![vec![f("spec"), f("x")]]);
+    }
+
+    fn element() -> impl Strategy<Value = PathElement> {
+        prop_oneof![
+            "[a-c<\"&é]{0,3}".prop_map(PathElement::Field),
+            (any::<i64>(), "[a-z\"]{0,3}")
+                .prop_map(|(n, s)| PathElement::Key(vec![("a".into(), json!(n)), ("b".into(), json!(s))])),
+            any::<bool>().prop_map(|b| PathElement::Value(json!(b))),
+            "[x-z\\\\]{0,2}".prop_map(|s| PathElement::Value(json!(s))),
+            (0usize..5).prop_map(PathElement::Index),
+        ]
+    }
+
+    proptest! {
+        /// Any set written as FieldsV1 reads back as itself, through the text and through the
+        /// JSON value a custom resource holds.
+        #[test]
+        fn fields_v1_round_trips(paths in proptest::collection::vec(proptest::collection::vec(element(), 1..4), 0..12)) {
+            let mut set = FieldSet::new();
+            for path in &paths {
+                set.insert(path);
+            }
+            let text: Value = serde_json::from_str(&set.to_fields_v1()).unwrap();
+            prop_assert_eq!(&FieldSet::from_fields_v1(&text).unwrap(), &set);
+            prop_assert_eq!(&FieldSet::from_fields_v1(&set.to_fields_v1_value()).unwrap(), &set);
+            for path in &paths {
+                prop_assert!(set.has(path));
+            }
+            prop_assert_eq!(set.union(&set).paths(), set.paths());
+            prop_assert!(set.difference(&set).is_empty());
+        }
+    }
+}

@@ -1,0 +1,580 @@
+//! The walks structured-merge-diff makes over a value and its type: the set of fields a value
+//! sets (`ToFieldSet`), the merge of an applied configuration into a live object (`Merge`),
+//! what changed between two objects (`Compare`), and the removal (or extraction) of a set of
+//! fields (`RemoveItems`, `ExtractItems`). Each is a port of upstream's walker of that name,
+//! case for case; where upstream is subtle the comment says what it does.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::path::{Path, PathElement};
+use super::set::FieldSet;
+use super::types::{Atom, ListKind, Ty};
+
+static NULL: Value = Value::Null;
+
+/// The path element of a list item: its keys (with the key fields' defaults) in a map list,
+/// its value in a set. Upstream's words where the item cannot have one.
+pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> Result<PathElement, String> {
+    match kind {
+        ListKind::Atomic => Err("invalid indexing of non-associative list".into()),
+        ListKind::Set => match item {
+            Value::Object(_) => Err("associative list without keys has an element that's a map type".into()),
+            Value::Array(_) => Err("not supported: associative list with lists as elements".into()),
+            Value::Null => Err("associative list without keys has an element that's an explicit null".into()),
+            v => Ok(PathElement::Value(v.clone())),
+        },
+        ListKind::Map(keys) => {
+            let Value::Object(map) = item else {
+                return Err(match item {
+                    Value::Null => "associative list with keys may not have a null element".into(),
+                    _ => "associative list with keys may not have non-map elements".into(),
+                });
+            };
+            let mut fields: Vec<(String, Value)> = Vec::with_capacity(keys.len());
+            for key in keys {
+                if let Some(v) = map.get(key) {
+                    fields.push((key.clone(), v.clone()));
+                } else if let Some(default) = key_default(items, key) {
+                    fields.push((key.clone(), default.clone()));
+                }
+            }
+            if !keys.is_empty() && fields.is_empty() {
+                let quoted: Vec<String> = keys.iter().map(|k| crate::issue::go_quote(k)).collect();
+                return Err(format!(
+                    "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
+                    quoted.join(" ")
+                ));
+            }
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            Ok(PathElement::Key(fields))
+        }
+    }
+}
+
+fn key_default<'s>(items: Ty<'s>, key: &str) -> Option<&'s Value> {
+    match items {
+        Ty::Schema(s) => s.properties.get(key).and_then(|p| p.default.as_ref()),
+        Ty::Deduced => None,
+    }
+}
+
+fn as_list(v: Option<&Value>) -> Option<&[Value]> {
+    match v {
+        Some(Value::Array(items)) => Some(items),
+        _ => None,
+    }
+}
+
+fn as_map(v: Option<&Value>) -> Option<&Map<String, Value>> {
+    match v {
+        Some(Value::Object(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// The fields `value` sets (`ToFieldSet`): every leaf; a list item or map key with what is
+/// below it; a null or empty map as itself; an atomic list or map as one field. A list's
+/// duplicated items are one field each, nothing below.
+pub(crate) fn to_field_set(ty: Ty<'_>, value: &Value) -> FieldSet {
+    let mut set = FieldSet::new();
+    fields_of(ty, value, &mut Vec::new(), &mut set);
+    set
+}
+
+fn fields_of(ty: Ty<'_>, value: &Value, path: &mut Path, set: &mut FieldSet) {
+    match ty.atom(Some(value)) {
+        Atom::Scalar => set.insert(path),
+        Atom::List { kind, items } => {
+            if matches!(kind, ListKind::Atomic) {
+                set.insert(path);
+                return;
+            }
+            let Value::Array(list) = value else { return };
+            let elements: Vec<Option<PathElement>> =
+                list.iter().map(|item| item_element(kind, items, item).ok()).collect();
+            let mut seen = BTreeMap::new();
+            for pe in elements.iter().flatten() {
+                *seen.entry(pe).or_insert(0) += 1;
+            }
+            for (pe, count) in &seen {
+                if *count > 1 {
+                    path.push((*pe).clone());
+                    set.insert(path);
+                    path.pop();
+                }
+            }
+            for (item, pe) in list.iter().zip(&elements) {
+                let Some(pe) = pe else { continue };
+                if seen[pe] > 1 {
+                    continue;
+                }
+                path.push(pe.clone());
+                fields_of(items, item, path, set);
+                set.insert(path);
+                path.pop();
+            }
+        }
+        Atom::Map { atomic, node } => {
+            if atomic {
+                set.insert(path);
+                return;
+            }
+            let Value::Object(map) = value else { return };
+            for (key, v) in map {
+                path.push(PathElement::Field(key.clone()));
+                fields_of(node.field_or_deduced(key), v, path, set);
+                let empty = matches!(v, Value::Object(m) if m.is_empty());
+                if v.is_null() || empty || !node.is_named(key) {
+                    set.insert(path);
+                }
+                path.pop();
+            }
+        }
+    }
+}
+
+/// The live object with the applied configuration merged in (`Merge`): the configuration's
+/// scalars, atomic lists and maps win; granular maps merge key by key; associative lists
+/// item by item, in an order that keeps both sides' (see [`merge_lists`]). `None`: absent.
+pub(crate) fn merge(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>) -> Result<Option<Value>, String> {
+    // Upstream runs the handler of the configuration's kind when the kinds differ.
+    let atom = ty.atom(rhs.or(lhs));
+    let leaf = || Ok(rhs.or(lhs).cloned());
+    match atom {
+        Atom::Scalar => leaf(),
+        Atom::List { kind, items } => {
+            let (l, r) = (as_list(lhs), as_list(rhs));
+            let empty = l.is_none_or(<[Value]>::is_empty) && r.is_none_or(<[Value]>::is_empty);
+            if matches!(kind, ListKind::Atomic) || empty {
+                return leaf();
+            }
+            merge_lists(kind, items, l.unwrap_or_default(), r.unwrap_or_default())
+                .map(|out| (!out.is_empty()).then_some(Value::Array(out)))
+        }
+        Atom::Map { atomic, node } => {
+            let (l, r) = (as_map(lhs), as_map(rhs));
+            let empty = l.is_none_or(Map::is_empty) && r.is_none_or(Map::is_empty);
+            if atomic || empty {
+                return leaf();
+            }
+            let mut out = Map::new();
+            let keys: Vec<&String> = {
+                let mut keys: Vec<&String> =
+                    l.into_iter().flat_map(Map::keys).chain(r.into_iter().flat_map(Map::keys)).collect();
+                keys.sort();
+                keys.dedup();
+                keys
+            };
+            for key in keys {
+                let (lv, rv) = (l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
+                if let Some(v) = merge(node.field_or_deduced(key), lv, rv).map_err(|e| format!(".{key}{e}"))? {
+                    out.insert(key.clone(), v);
+                }
+            }
+            Ok((!out.is_empty()).then_some(Value::Object(out)))
+        }
+    }
+}
+
+/// Each item's element, and each element's value: the first, or null where the element is
+/// repeated and `duplicates` are allowed (the live object may hold them; a configuration may
+/// not).
+type Indexed<'v> = (Vec<PathElement>, BTreeMap<PathElement, &'v Value>);
+
+fn index_items<'v>(
+    kind: ListKind<'_>,
+    items: Ty<'_>,
+    list: &'v [Value],
+    duplicates: bool,
+) -> Result<Indexed<'v>, String> {
+    let mut elements = Vec::with_capacity(list.len());
+    let mut observed: BTreeMap<PathElement, &Value> = BTreeMap::new();
+    for (i, item) in list.iter().enumerate() {
+        let pe = item_element(kind, items, item).map_err(|e| format!(": element {i}: {e}"))?;
+        if let Some(seen) = observed.get_mut(&pe) {
+            if !duplicates {
+                return Err(format!(": duplicate entries for key {pe}"));
+            }
+            *seen = &NULL;
+        } else {
+            observed.insert(pe.clone(), item);
+        }
+        elements.push(pe);
+    }
+    Ok((elements, observed))
+}
+
+/// Upstream's order of a merged associative list: the live items in their order, each item
+/// the configuration also has taken where the configuration places it relative to the other
+/// shared items, and the configuration's new items placed after the shared item they follow.
+fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) -> Result<Vec<Value>, String> {
+    let (rhs_pes, observed_rhs) = index_items(kind, items, rhs, false)?;
+    let (lhs_pes, observed_lhs) = index_items(kind, items, lhs, true)?;
+    let mut shared = rhs_pes.iter().filter(|pe| observed_lhs.contains_key(pe));
+    let mut next_shared = shared.next();
+    let mut merged_rhs: BTreeMap<&PathElement, ()> = BTreeMap::new();
+    let mut out = Vec::with_capacity(lhs.len().max(rhs.len()));
+    let item =
+        |pe: &PathElement, l: Option<&Value>, r: Option<&Value>| merge(items, l, r).map_err(|e| format!("{pe}{e}"));
+    let (mut li, mut ri) = (0, 0);
+    while li < lhs_pes.len() || ri < rhs_pes.len() {
+        if li < lhs_pes.len() && ri < rhs_pes.len() {
+            let pe = &lhs_pes[li];
+            if *pe == rhs_pes[ri] {
+                merged_rhs.insert(pe, ());
+                out.extend(item(pe, observed_lhs.get(pe).copied(), observed_rhs.get(pe).copied())?);
+                li += 1;
+                ri += 1;
+                next_shared = shared.next();
+                continue;
+            }
+            if observed_rhs.contains_key(pe) && next_shared.is_some_and(|n| n != pe) {
+                li += 1;
+                continue;
+            }
+        }
+        if li < lhs_pes.len() {
+            let pe = &lhs_pes[li];
+            if !observed_rhs.contains_key(pe) {
+                out.extend(item(pe, Some(&lhs[li]), None)?);
+                li += 1;
+                continue;
+            } else if merged_rhs.contains_key(pe) {
+                li += 1;
+            }
+        }
+        if ri < rhs_pes.len() {
+            let pe = &rhs_pes[ri];
+            merged_rhs.insert(pe, ());
+            out.extend(item(pe, observed_lhs.get(pe).copied(), observed_rhs.get(pe).copied())?);
+            ri += 1;
+            if next_shared == Some(pe) {
+                next_shared = shared.next();
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What changed from `lhs` to `rhs` (`Compare`).
+#[derive(Debug, Default)]
+pub(crate) struct Comparison {
+    pub removed: FieldSet,
+    pub modified: FieldSet,
+    pub added: FieldSet,
+}
+
+pub(crate) fn compare(ty: Ty<'_>, lhs: &Value, rhs: &Value) -> Comparison {
+    let mut out = Comparison::default();
+    compare_at(ty, Some(lhs), Some(rhs), &mut Vec::new(), &mut out);
+    out
+}
+
+/// Returns whether the node was a leaf (upstream's `inLeaf`), which keeps its caller from
+/// recording it as added or removed a second time.
+fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Comparison) {
+    let leaf = |path: &mut Path, out: &mut Comparison| {
+        match (lhs, rhs) {
+            (None, _) => out.added.insert(path),
+            (_, None) => out.removed.insert(path),
+            (Some(l), Some(r)) if !values_equal(l, r) => out.modified.insert(path),
+            _ => {}
+        }
+        true
+    };
+    let in_leaf = match ty.atom(rhs.or(lhs)) {
+        Atom::Scalar => leaf(path, out),
+        Atom::List { kind, items } => {
+            let (l, r) = (as_list(lhs), as_list(rhs));
+            let empty = l.is_none_or(<[Value]>::is_empty) && r.is_none_or(<[Value]>::is_empty);
+            if matches!(kind, ListKind::Atomic) || empty {
+                leaf(path, out)
+            } else {
+                compare_lists(kind, items, l.unwrap_or_default(), r.unwrap_or_default(), path, out);
+                false
+            }
+        }
+        Atom::Map { atomic, node } => {
+            let (l, r) = (as_map(lhs), as_map(rhs));
+            let empty = l.is_none_or(Map::is_empty) && r.is_none_or(Map::is_empty);
+            if atomic || empty {
+                leaf(path, out)
+            } else {
+                let mut keys: Vec<&String> =
+                    l.into_iter().flat_map(Map::keys).chain(r.into_iter().flat_map(Map::keys)).collect();
+                keys.sort();
+                keys.dedup();
+                for key in keys {
+                    path.push(PathElement::Field(key.clone()));
+                    compare_at(
+                        node.field_or_deduced(key),
+                        l.and_then(|m| m.get(key)),
+                        r.and_then(|m| m.get(key)),
+                        path,
+                        out,
+                    );
+                    path.pop();
+                }
+                false
+            }
+        }
+    };
+    if !in_leaf {
+        match (lhs, rhs) {
+            (None, _) => out.added.insert(path),
+            (_, None) => out.removed.insert(path),
+            _ => {}
+        }
+    }
+}
+
+fn compare_lists(
+    kind: ListKind<'_>,
+    items: Ty<'_>,
+    lhs: &[Value],
+    rhs: &[Value],
+    path: &mut Path,
+    out: &mut Comparison,
+) {
+    // Each element with every item that has it, on each side; elements in first-seen order.
+    let mut order: Vec<PathElement> = Vec::new();
+    let mut sides: BTreeMap<PathElement, (Vec<&Value>, Vec<&Value>)> = BTreeMap::new();
+    for (side, list) in [(0, lhs), (1, rhs)] {
+        for item in list {
+            let Ok(pe) = item_element(kind, items, item) else { continue };
+            let entry = sides.entry(pe.clone()).or_insert_with(|| {
+                order.push(pe);
+                (Vec::new(), Vec::new())
+            });
+            if side == 0 { entry.0.push(item) } else { entry.1.push(item) }
+        }
+    }
+    for pe in order {
+        let (l, r) = &sides[&pe];
+        path.push(pe);
+        match (l.len(), r.len()) {
+            (0, 0) => {}
+            (0 | 1, 0 | 1) => compare_at(items, l.first().copied(), r.first().copied(), path, out),
+            (ln, rn) if ln >= 2 && rn >= 2 => {
+                if ln != rn || l.iter().zip(r).any(|(a, b)| !values_equal(a, b)) {
+                    out.modified.insert(path);
+                }
+            }
+            (ln, _) if ln >= 2 => {
+                if let Some(first) = r.first() {
+                    compare_at(items, None, Some(first), path, out);
+                }
+                out.removed.insert(path);
+            }
+            _ => {
+                if let Some(first) = l.first() {
+                    compare_at(items, Some(first), None, path, out);
+                }
+                out.added.insert(path);
+            }
+        }
+        path.pop();
+    }
+}
+
+/// Values equal as structured-merge-diff compares them: numbers by value (an int and a whole
+/// float are equal), maps by their entries.
+pub(crate) fn values_equal(a: &Value, b: &Value) -> bool {
+    super::path::compare_values(a, b) == std::cmp::Ordering::Equal
+        && match (a, b) {
+            (Value::Object(x), Value::Object(y)) => x.len() == y.len(),
+            _ => true,
+        }
+}
+
+/// `value` without the fields of `set` (`RemoveItems`), or (`extract`) with only them
+/// (`ExtractItems`). A map or list left with nothing becomes null, as upstream leaves it.
+pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: bool) -> Value {
+    match ty.atom(Some(value)) {
+        Atom::Scalar => value.clone(),
+        Atom::List { kind, items } => {
+            let Value::Array(list) = value else { return Value::Null };
+            if list.is_empty() || matches!(kind, ListKind::Atomic) {
+                return if extract { value.clone() } else { Value::Null };
+            }
+            let mut out = Vec::new();
+            for item in list {
+                let Ok(pe) = item_element(kind, items, item) else { continue };
+                let exact = set.has(std::slice::from_ref(&pe));
+                let below = set.with_prefix(&pe);
+                let item = if below.is_empty() { item.clone() } else { remove_items(items, item, &below, extract) };
+                if extract {
+                    if exact || !below.is_empty() {
+                        out.push(item);
+                    }
+                } else if !exact {
+                    out.push(item);
+                }
+            }
+            if out.is_empty() { Value::Null } else { Value::Array(out) }
+        }
+        Atom::Map { atomic, node } => {
+            let Value::Object(map) = value else { return Value::Null };
+            if map.is_empty() || atomic {
+                return if extract { value.clone() } else { Value::Null };
+            }
+            let mut out = Map::new();
+            for (key, v) in map {
+                let pe = PathElement::Field(key.clone());
+                let field = node.field_or_deduced(key);
+                if set.has(std::slice::from_ref(&pe)) {
+                    if extract {
+                        // Upstream passes the whole set down here, not the part below.
+                        out.insert(key.clone(), remove_items(field, v, set, extract));
+                    }
+                    continue;
+                }
+                let below = set.with_prefix(&pe);
+                if !below.is_empty() {
+                    out.insert(key.clone(), remove_items(field, v, &below, extract));
+                } else if !extract {
+                    out.insert(key.clone(), v.clone());
+                }
+            }
+            if out.is_empty() { Value::Null } else { Value::Object(out) }
+        }
+    }
+}
+
+/// The set with each struct field that has fields below it in the set made a member too
+/// (`EnsureNamedFieldsAreMembers`), so that removing the set removes the field itself.
+pub(crate) fn ensure_named_fields_are_members(ty: Option<Ty<'_>>, set: &FieldSet) -> FieldSet {
+    let atom = ty.map(Ty::shape);
+    let mut members: Vec<PathElement> = set.members().to_vec();
+    let mut children = Vec::new();
+    for (pe, below) in set.children() {
+        let child_ty = match (pe, atom) {
+            (PathElement::Field(name), Some(Atom::Map { node, .. })) => {
+                if node.is_named(name) {
+                    members.push(pe.clone());
+                }
+                Some(node.field_or_deduced(name))
+            }
+            (PathElement::Key(_), Some(Atom::List { items, .. })) => Some(items),
+            _ => None,
+        };
+        children.push((pe.clone(), ensure_named_fields_are_members(child_ty, below)));
+    }
+    FieldSet::with_members_and_children(members, children)
+}
+
+/// What the type converter refuses in a value (`ObjectToTyped`'s validation): a field the
+/// schema does not declare, a scalar of the wrong kind, a list item without its keys, and (in
+/// a configuration, not a live object) a repeated key. Each as `path: message`.
+pub(crate) fn validate(ty: Ty<'_>, value: &Value, allow_duplicates: bool) -> Vec<String> {
+    let mut errors = Vec::new();
+    validate_at(ty, value, allow_duplicates, &mut String::new(), &mut errors);
+    errors
+}
+
+fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut String, errors: &mut Vec<String>) {
+    fn error(errors: &mut Vec<String>, path: &str, message: String) {
+        errors.push(if path.is_empty() { message } else { format!("{path}: {message}") });
+    }
+    if value.is_null() {
+        return;
+    }
+    match ty.atom(Some(value)) {
+        Atom::Scalar => {
+            if let Some(message) = scalar_error(ty, value) {
+                error(errors, path, message);
+            }
+        }
+        Atom::List { kind, items } => {
+            let Value::Array(list) = value else {
+                return error(errors, path, format!("expected list, got {}", go_value(value)));
+            };
+            let mut seen = std::collections::BTreeSet::new();
+            for (i, item) in list.iter().enumerate() {
+                let len = path.len();
+                if matches!(kind, ListKind::Atomic) {
+                    path.push_str(&format!("[{i}]"));
+                } else {
+                    match item_element(kind, items, item) {
+                        Ok(pe) => {
+                            if !seen.insert(pe.clone()) && !allow_duplicates {
+                                error(errors, path, format!("duplicate entries for key {pe}"));
+                            }
+                            path.push_str(&pe.to_string());
+                        }
+                        Err(e) => return error(errors, path, format!("element {i}: {e}")),
+                    }
+                }
+                validate_at(items, item, allow_duplicates, path, errors);
+                path.truncate(len);
+            }
+        }
+        Atom::Map { node, .. } => {
+            let Value::Object(map) = value else {
+                return error(errors, path, format!("expected map, got {}", go_value(value)));
+            };
+            for (key, v) in map {
+                let len = path.len();
+                path.push('.');
+                path.push_str(key);
+                match node.field(key) {
+                    Some(field) => validate_at(field, v, allow_duplicates, path, errors),
+                    None => {
+                        errors.push(format!("{path}: field not declared in schema"));
+                        path.truncate(len);
+                        // Upstream stops at the first undeclared key of a map.
+                        break;
+                    }
+                }
+                path.truncate(len);
+            }
+        }
+    }
+}
+
+/// A scalar of the wrong kind, in upstream's words (which print Go's view of the value).
+fn scalar_error(ty: Ty<'_>, value: &Value) -> Option<String> {
+    let Ty::Schema(s) = ty else {
+        return (value.is_array() || value.is_object())
+            .then(|| format!("expected any scalar, got {}", go_value(value)));
+    };
+    if s.int_or_string {
+        return (value.is_array() || value.is_object())
+            .then(|| format!("expected any scalar, got {}", go_value(value)));
+    }
+    match s.type_str() {
+        Some("string") if !value.is_string() => {
+            Some(format!("expected string, got &value.valueUnstructured{{Value:{}}}", go_value(value)))
+        }
+        Some("integer" | "number") if !value.is_number() => {
+            let go_type = match value {
+                Value::String(_) => "string",
+                Value::Bool(_) => "bool",
+                Value::Array(_) => "[]interface {}",
+                _ => "map[string]interface {}",
+            };
+            Some(format!("expected numeric (int or float), got {go_type}"))
+        }
+        Some("boolean") if !value.is_boolean() => Some(format!("expected boolean, got {}", go_value(value))),
+        _ => None,
+    }
+}
+
+/// A value as Go's `%v` prints its unstructured form.
+fn go_value(value: &Value) -> String {
+    match value {
+        Value::Null => "<nil>".into(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() => crate::issue::go_float(f),
+            _ => n.to_string(),
+        },
+        Value::Bool(b) => b.to_string(),
+        Value::Array(items) => format!("[{}]", items.iter().map(go_value).collect::<Vec<_>>().join(" ")),
+        Value::Object(map) => {
+            format!("map[{}]", map.iter().map(|(k, v)| format!("{k}:{}", go_value(v))).collect::<Vec<_>>().join(" "))
+        }
+    }
+}
