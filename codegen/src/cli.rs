@@ -63,6 +63,9 @@ pub enum Command {
     },
     /// Validate manifests against CRDs as the apiserver would, without a cluster.
     Validate(ValidateArgs),
+    /// Show what a server-side apply would store, offline: the merged object with its
+    /// `metadata.managedFields`, or the conflicts (exit status 1), as kube-apiserver words them.
+    Apply(ApplyArgs),
     /// Check CRDs as the apiserver does (structural schema rules) without generating.
     Check {
         /// CRD files or folders.
@@ -75,6 +78,35 @@ pub enum Command {
         #[arg(long)]
         skip_non_crds: bool,
     },
+}
+
+/// The arguments of `cargo kubeskema apply`.
+#[derive(clap::Args, Debug)]
+pub struct ApplyArgs {
+    /// CRD files or folders (repeatable; documents that are not CRDs are skipped).
+    #[arg(long = "crd", value_name = "PATH", required = true)]
+    pub crds: Vec<PathBuf>,
+    /// The field manager applying (`--field-manager` of kubectl).
+    #[arg(long, value_name = "NAME")]
+    pub manager: String,
+    /// The stored object, with its `metadata.managedFields` (absent: the apply creates it).
+    #[arg(long, value_name = "PATH")]
+    pub live: Option<PathBuf>,
+    /// Take the fields other managers own (`--force-conflicts`).
+    #[arg(long)]
+    pub force: bool,
+    /// Apply to a subresource: `status`.
+    #[arg(long, value_name = "NAME", value_parser = ["status"])]
+    pub subresource: Option<String>,
+    /// The time to stamp on the managed fields written (RFC 3339; default: now), for output
+    /// that does not change from run to run.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// `yaml` (default) or `json`.
+    #[arg(long, default_value = "yaml", value_parser = ["yaml", "json"])]
+    pub output: String,
+    /// The configuration applied: one object (YAML or JSON; `-` reads standard input).
+    pub applied: PathBuf,
 }
 
 /// The arguments of `cargo kubeskema validate`.
@@ -247,6 +279,7 @@ pub fn run(args: Args) -> i32 {
             0
         }
         Command::Validate(args) => validate(args),
+        Command::Apply(args) => apply(args),
         Command::Check { paths, output, skip_non_crds } => {
             let Some(json) = output_is_json(&output) else { return 2 };
             let diags = pipeline::check(&paths, skip_non_crds);
@@ -264,6 +297,39 @@ pub fn run(args: Args) -> i32 {
             } else {
                 0
             }
+        }
+    }
+}
+
+/// `cargo kubeskema apply`: the stored object on standard output (exit status 0); conflicts
+/// and refusals on standard error (1); input that cannot be used (2).
+fn apply(args: ApplyArgs) -> i32 {
+    let request = crate::apply::Request {
+        crds: args.crds,
+        applied: args.applied,
+        live: args.live,
+        manager: args.manager,
+        force: args.force,
+        now: args.now,
+        subresource: match args.subresource.as_deref() {
+            Some("status") => kubeskema::apply::Subresource::Status,
+            _ => kubeskema::apply::Subresource::Main,
+        },
+    };
+    match crate::apply::run(&request) {
+        Ok(object) if args.output == "json" => {
+            say(crate::validate::report::json_text(&object, true));
+            0
+        }
+        Ok(object) => {
+            say(kubeskema::schema::of_types::to_yaml(&object).trim_end());
+            0
+        }
+        Err(diags) => {
+            for d in &diags {
+                eprintln!("{d}");
+            }
+            if diags.iter().any(|d| matches!(d.code, Code::ApplyConflict | Code::ApplyRefused)) { 1 } else { 2 }
         }
     }
 }

@@ -70,6 +70,10 @@ pub enum Code {
     Conflict,
     /// A `format` the apiserver does not know.
     UnrecognizedFormat,
+    /// An apply would change fields other managers own (the apiserver's 409).
+    ApplyConflict,
+    /// An apply the apiserver refuses (a field not in the schema, a key missing, ...).
+    ApplyRefused,
 }
 
 impl Code {
@@ -96,6 +100,8 @@ impl Code {
             Code::GitRef => "GitRef",
             Code::Conflict => "Conflict",
             Code::UnrecognizedFormat => "UnrecognizedFormat",
+            Code::ApplyConflict => "ApplyConflict",
+            Code::ApplyRefused => "ApplyRefused",
         }
     }
 
@@ -129,6 +135,8 @@ impl Code {
             Code::NotOpenApi => "The file is not an OpenAPI v3 document",
             Code::Io => "The file cannot be read",
             Code::NotFound => "No such file or folder",
+            Code::ApplyConflict => "Apply conflict: other managers own fields the apply would change",
+            Code::ApplyRefused => "The apiserver would refuse the apply",
             other => other.name(),
         }
     }

@@ -1,11 +1,12 @@
 //! kubeskema-codegen: Kubernetes CustomResourceDefinitions → Rust types whose
 //! `#[kubeskema(...)]` attributes carry every schema constraint, for the `kubeskema` derives.
 //!
-//! Two programs share the crate. `generate`: `load` (files → CRDs, the only file reading) →
+//! Three programs share the crate. `generate`: `load` (files → CRDs, the only file reading) →
 //! `check/` (the apiserver's CRD rules) → `model/` (types, sharing, names) → `emit/` (tokens →
 //! source) → `write` (`OUT_DIR` for build.rs, or a whole crate), run in order by `pipeline`.
-//! `validate/`: manifests against CRDs, behind `cargo kubeskema validate`. ARCHITECTURE.md walks
-//! the rooms.
+//! `validate/`: manifests against CRDs, behind `cargo kubeskema validate`. `apply`: what a
+//! server-side apply would store, behind `cargo kubeskema apply`. ARCHITECTURE.md walks the
+//! rooms.
 //!
 //! From build.rs, the one-line form:
 //!
@@ -19,6 +20,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod apply;
 mod check;
 pub mod cli;
 mod diagnostic;
@@ -44,6 +46,9 @@ pub fn generate<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<(), Diagnostic
 #[doc(hidden)]
 pub mod __internal {
     #![allow(missing_docs)]
+    pub mod apply {
+        pub use crate::apply::*;
+    }
     pub mod check {
         pub use crate::check::*;
     }

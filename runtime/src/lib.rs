@@ -19,8 +19,6 @@
 // The layers, one folder each (ARCHITECTURE.md): the value types, reading, checking, reporting,
 // the schema model, Go ports, CEL, dynamic validation. Each module keeps the public path it has
 // always had (`kubeskema::keywords`, `kubeskema::yaml`, ...) through the re-exports below.
-#[cfg(feature = "dynamic")]
-pub mod apply;
 mod check;
 #[cfg(feature = "dynamic")]
 mod dynamic;
@@ -39,7 +37,7 @@ pub mod kube;
 
 pub use check::{format, junctor, keywords, listtype, objectmeta, pattern, ratchet};
 #[cfg(feature = "dynamic")]
-pub use dynamic::{crd, default, normalize, prune, validate};
+pub use dynamic::{apply, crd, default, normalize, prune, validate};
 pub use read::decode;
 #[cfg(feature = "yaml")]
 pub use read::yaml;

@@ -1,5 +1,5 @@
-//! RFC 3339 times as Go's `time.Parse(time.RFC3339, ...)` reads them, as far as the apiserver's
-//! managed-fields order needs: the Unix second.
+//! RFC 3339 times as Go's `time.Parse(time.RFC3339, ...)` reads them and `metav1.Time` writes
+//! them, as far as managed fields need: the Unix second.
 
 /// The Unix second of an RFC 3339 time (`2026-01-01T00:00:00Z`, fractions and offsets
 /// allowed); `None` if it is not one.
@@ -39,6 +39,27 @@ pub fn unix_seconds(text: &str) -> Option<i64> {
     Some(days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second - offset)
 }
 
+/// A Unix second as RFC 3339 in UTC (`2026-01-01T00:00:00Z`), as `metav1.Time` writes it.
+pub fn rfc3339_utc(seconds: i64) -> String {
+    let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3_600, secs % 3_600 / 60, secs % 60)
+}
+
+/// The date of a day since 1970-01-01 (Howard Hinnant's algorithm, the inverse of
+/// [`days_from_civil`]).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
@@ -52,7 +73,7 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::unix_seconds;
+    use super::{rfc3339_utc, unix_seconds};
 
     #[test]
     fn times_read_as_unix_seconds() {
@@ -60,6 +81,10 @@ mod tests {
         assert_eq!(unix_seconds("2026-01-01T00:00:00Z"), Some(1_767_225_600));
         assert_eq!(unix_seconds("2026-01-01T01:00:00.5+01:00"), Some(1_767_225_600));
         assert_eq!(unix_seconds("2000-02-29T12:00:00Z"), Some(951_825_600));
+        for t in [0, 951_825_600, 1_767_225_600, -86_400, 4_102_444_799] {
+            assert_eq!(unix_seconds(&rfc3339_utc(t)), Some(t), "{t}");
+        }
+        assert_eq!(rfc3339_utc(1_767_225_600), "2026-01-01T00:00:00Z");
         for bad in ["", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00", "2026-01-01T00:00:00.Z"] {
             assert_eq!(unix_seconds(bad), None, "{bad}");
         }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::path::{Path, PathElement, path_text};
+use super::path::{PathElement, path_text};
 use super::set::FieldSet;
 use super::updater::{ConflictSets, Managers, Owned};
 
@@ -80,7 +80,10 @@ pub(crate) fn decode(live: &Value) -> Result<(Managers, BTreeMap<String, Value>)
             "FieldsV1" => {}
             "" => return Err(format!("missing fieldsType in managed fields entry {i}")),
             other => {
-                return Err(format!("invalid fieldsType {} in managed fields entry {i}", crate::issue::go_quote(other)));
+                return Err(format!(
+                    "invalid fieldsType {} in managed fields entry {i}",
+                    crate::issue::go_quote(other)
+                ));
             }
         }
         let id = identifier(s("manager"), operation, s("apiVersion"), s("subresource"));
@@ -196,29 +199,38 @@ fn print_manager(id: &str) -> String {
 }
 
 pub(crate) fn conflicts(sets: &ConflictSets) -> Conflicts {
-    let mut list: Vec<(String, Path)> = Vec::new();
-    for (id, set) in sets {
-        for path in set.paths() {
-            list.push((id.clone(), path));
-        }
-    }
-    let conflicts: Vec<Conflict> = list
+    let conflicts: Vec<Conflict> = sets
         .iter()
+        .flat_map(|(id, set)| set.paths().into_iter().map(move |path| (id, path)))
         .map(|(id, path)| Conflict {
             manager: identity(id).manager,
-            field: path_text(path),
+            field: path_text(&path),
             message: format!("conflict with {}", print_manager(id)),
         })
         .collect();
-    let message = if let [one] = conflicts.as_slice() {
-        format!("Apply failed with 1 conflict: {}: {}", one.message, one.field)
-    } else {
-        let mut lines = Vec::new();
-        for id in sets.keys() {
-            lines.push(format!("conflicts with {}:", print_manager(id)));
-            lines.extend(list.iter().filter(|(m, _)| m == id).map(|(_, p)| format!("- {}", path_text(p))));
+    let mut out = Conflicts { conflicts, message: String::new() };
+    out.message = out.describe(str::to_owned);
+    out
+}
+
+impl Conflicts {
+    /// The 409's message (`getConflictMessage`), each field written by `field`: as it is for
+    /// the apiserver's words, made printable for a terminal (a field is input: a map key may
+    /// hold a line break).
+    pub fn describe(&self, field: impl Fn(&str) -> String) -> String {
+        if let [one] = self.conflicts.as_slice() {
+            return format!("Apply failed with 1 conflict: {}: {}", one.message, field(&one.field));
         }
-        format!("Apply failed with {} conflicts: {}", conflicts.len(), lines.join("\n"))
-    };
-    Conflicts { conflicts, message }
+        // The conflicts come grouped by manager, managers in the order of their identifiers.
+        let mut lines = Vec::new();
+        let mut last: Option<&str> = None;
+        for c in &self.conflicts {
+            if last != Some(c.message.as_str()) {
+                lines.push(format!("conflicts with {}:", &c.message["conflict with ".len()..]));
+                last = Some(&c.message);
+            }
+            lines.push(format!("- {}", field(&c.field)));
+        }
+        format!("Apply failed with {} conflicts: {}", self.conflicts.len(), lines.join("\n"))
+    }
 }

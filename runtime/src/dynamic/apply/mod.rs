@@ -3,9 +3,9 @@
 //! driven by the CRD version's schema, with the same managed fields, conflicts and messages.
 //!
 //! In phases, as the apiserver runs them (`k8s.io/apimachinery/pkg/util/managedfields` over
-//! structured-merge-diff): [`types`] reads the schema as merge types; [`typed`] walks a value
-//! with its type (its field set, merge, compare, removal); [`updater`] is structured-merge-
-//! diff's `Updater` (merge, prune, conflicts); [`managed`] reads and writes
+//! structured-merge-diff): `types` reads the schema as merge types; `typed` walks a value
+//! with its type (its field set, merge, compare, removal); `updater` is structured-merge-
+//! diff's `Updater` (merge, prune, conflicts); `managed` reads and writes
 //! `metadata.managedFields`; this module chains them as the field manager's layers do. The
 //! field sets are [`set::FieldSet`]s of [`path::PathElement`]s, written as FieldsV1.
 //!
