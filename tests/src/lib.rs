@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod apply_corpus;
 pub mod derived;
 pub mod derived_native;
 pub mod differential;

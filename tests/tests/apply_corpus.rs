@@ -156,3 +156,56 @@ fn corpus_instances_apply_idempotently_item_by_item_and_without_conflicts_betwee
     assert!(applied > 1_000, "only {applied} corpus instances applied");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Every corpus instance's three applies (`kubeskema_tests::apply_corpus`) give what
+/// kube-apiserver 1.36.3 gave, recorded as fingerprints in `fixtures/apply/corpus.tsv`.
+/// Re-record: `ORACLE_BIN=... cargo run --release -p kubeskema-tests --bin apply-corpus-record`.
+#[test]
+fn corpus_applies_are_the_apiservers() {
+    use kubeskema_tests::apply_corpus::{NOW, canonical_ours, configurations, fingerprint};
+    let text =
+        std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/apply/corpus.tsv")).expect("corpus.tsv");
+    let recorded: BTreeMap<(String, usize), Vec<String>> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            ((cols[0].to_owned(), cols[1].parse().unwrap()), cols[2..].iter().map(|s| (*s).to_owned()).collect())
+        })
+        .collect();
+    let mut crds = CorpusCrds::default();
+    let mut docs = CorpusDocuments::default();
+    let (mut compared, mut differ) = (0, Vec::new());
+    for inst in instances() {
+        let Some(want) = recorded.get(&(inst.file.clone(), inst.doc_index)) else { continue };
+        let (crd, version) = crds.version_of(&inst).expect("a recorded instance's CRD is in the corpus");
+        let resource = Resource::new(crd, &version.name).unwrap();
+        let steps = configurations(&docs.value_of(&inst), &inst).expect("an object");
+        let mut live: Option<Value> = None;
+        for (step, ((manager, config), want)) in steps.iter().zip(want).enumerate() {
+            if want == "-" {
+                break;
+            }
+            let options = Options { manager, force: false, now: NOW, subresource: Subresource::Main };
+            let ours = resource.field_manager_apply(live.as_ref(), config, &options);
+            compared += 1;
+            if fingerprint(&canonical_ours(&ours)) != *want {
+                differ.push(format!(
+                    "{}#{} step {}: {}",
+                    inst.file,
+                    inst.doc_index,
+                    step + 1,
+                    ours.as_ref().err().map_or("the object differs".into(), ToString::to_string)
+                ));
+                break;
+            }
+            live = ours.ok();
+            if live.is_none() {
+                break;
+            }
+        }
+    }
+    eprintln!("apply over the corpus against the apiserver: {compared} applies compared, {} differ", differ.len());
+    assert!(compared > 8_000, "only {compared} applies compared");
+    assert!(differ.is_empty(), "{} differ:\n{}", differ.len(), differ.join("\n"));
+}

@@ -20,7 +20,7 @@ use kubeskema_tests::oracle::{
     Answer, Case, Comparison, Documents, Op, Oracle, Source, answer_of, compare, ours, read_fixture, request,
     write_fixture,
 };
-use kubeskema_tests::{corpus_dir, instances, repo_dir};
+use kubeskema_tests::{corpus_dir, instances};
 use serde_json::Value;
 
 struct Args {
@@ -69,14 +69,6 @@ fn usage(problem: &str) -> ! {
          oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)"
     );
     std::process::exit(2)
-}
-
-fn oracle_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("ORACLE_BIN") {
-        return PathBuf::from(p);
-    }
-    let local = repo_dir().join("../oracle/bin/apiserver-oracle");
-    if local.exists() { local } else { corpus_dir().join("../oracle/bin/apiserver-oracle") }
 }
 
 /// The corpus's v1 CRDs: (file, document index, CRD).
@@ -204,7 +196,7 @@ fn run(cases: &mut [Case], docs: &mut Documents, ask_oracle: bool) -> Vec<(Answe
                 Err(_) => Value::Null,
             })
             .collect();
-        let answers = Oracle::new(oracle_bin()).ask(&requests).unwrap_or_else(|e| {
+        let answers = Oracle::new(kubeskema_tests::oracle::oracle_bin()).ask(&requests).unwrap_or_else(|e| {
             eprintln!("oracle-diff: {e}");
             std::process::exit(2)
         });

@@ -255,6 +255,16 @@ pub fn answer_of(line: &Value) -> Answer {
     Answer { errors, warnings, error }
 }
 
+/// The oracle binary: `$ORACLE_BIN`, else `../oracle/bin/apiserver-oracle` (a writable copy of
+/// `../shared/oracle` built there), else `../shared/oracle/bin/apiserver-oracle`.
+pub fn oracle_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("ORACLE_BIN") {
+        return PathBuf::from(p);
+    }
+    let local = crate::repo_dir().join("../oracle/bin/apiserver-oracle");
+    if local.exists() { local } else { crate::corpus_dir().join("../oracle/bin/apiserver-oracle") }
+}
+
 /// The running oracle binary: one request line in, one answer line out.
 pub struct Oracle {
     bin: PathBuf,

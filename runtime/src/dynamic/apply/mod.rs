@@ -100,12 +100,10 @@ impl<'a> Resource<'a> {
         // The apiserver's OpenAPI for the kind: TypeMeta's strings and ObjectMeta's own type,
         // whatever the CRD writes under `metadata`.
         root.type_ = Some("object".into());
-        for name in ["apiVersion", "kind"] {
-            if !root.properties.contains_key(name) {
-                root.properties.insert(name.into(), Schema { type_: Some("string".into()), ..Schema::default() });
-            }
+        for name in ["apiVersion", "kind", "metadata"] {
+            let field = types::resource_field(name).expect("invariant: a resource field");
+            root.properties.insert(name.into(), field.clone());
         }
-        root.properties.insert("metadata".into(), types::object_meta().clone());
         Some(Resource { crd, version, root })
     }
 
@@ -220,7 +218,11 @@ impl<'a> Resource<'a> {
             Some(mut merged) => {
                 times.insert(id.clone(), json!(options.now));
                 stamped.push(id);
-                crate::default::apply_defaults(&mut merged, &self.root);
+                // The CRD's own schema defaults (not the OpenAPI's ObjectMeta, whose `uid: ""`
+                // default only keys owner references).
+                if let Some(schema) = &self.version.schema {
+                    crate::default::apply_defaults(&mut merged, schema);
+                }
                 merged
             }
             None => live.clone(),
@@ -279,8 +281,8 @@ impl<'a> Resource<'a> {
         let name =
             |k: &str| value.pointer(&format!("/metadata/{k}")).and_then(Value::as_str).unwrap_or_default().to_owned();
         let (namespace, name) = (name("namespace"), name("name"));
-        // objectGVKNN: `namespace/name; group/version, Kind=Kind`.
-        let who = if namespace.is_empty() { name } else { format!("{namespace}/{name}") };
+        // objectGVKNN: `namespace/name; group/version, Kind=Kind` (`/name` without a namespace).
+        let who = format!("{namespace}/{name}");
         let text = if let [one] = errors.as_slice() {
             one.clone()
         } else {

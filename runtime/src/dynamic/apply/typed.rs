@@ -489,7 +489,7 @@ fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut Str
         }
         Atom::List { kind, items } => {
             let Value::Array(list) = value else {
-                return error(errors, path, format!("expected list, got {}", go_value(value)));
+                return error(errors, path, format!("expected list, got &{{{}}}", go_value(value)));
             };
             let mut seen = std::collections::BTreeSet::new();
             for (i, item) in list.iter().enumerate() {
@@ -513,7 +513,7 @@ fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut Str
         }
         Atom::Map { node, .. } => {
             let Value::Object(map) = value else {
-                return error(errors, path, format!("expected map, got {}", go_value(value)));
+                return error(errors, path, format!("expected map, got &{{{}}}", go_value(value)));
             };
             for (key, v) in map {
                 let len = path.len();
@@ -546,7 +546,7 @@ fn scalar_error(ty: Ty<'_>, value: &Value) -> Option<String> {
     }
     match s.type_str() {
         Some("string") if !value.is_string() => {
-            Some(format!("expected string, got &value.valueUnstructured{{Value:{}}}", go_value(value)))
+            Some(format!("expected string, got &value.valueUnstructured{{Value:{}}}", go_syntax(value)))
         }
         Some("integer" | "number") if !value.is_number() => {
             let go_type = match value {
@@ -557,8 +557,27 @@ fn scalar_error(ty: Ty<'_>, value: &Value) -> Option<String> {
             };
             Some(format!("expected numeric (int or float), got {go_type}"))
         }
-        Some("boolean") if !value.is_boolean() => Some(format!("expected boolean, got {}", go_value(value))),
+        Some("boolean") if !value.is_boolean() => Some(format!("expected boolean, got &{{{}}}", go_value(value))),
         _ => None,
+    }
+}
+
+/// A value as Go's `%#v` prints its unstructured form (`[]interface {}{"a", 1}`).
+fn go_syntax(value: &Value) -> String {
+    match value {
+        Value::Null => "interface {}(nil)".into(),
+        Value::String(s) => crate::issue::go_quote(s),
+        Value::Array(items) => {
+            format!("[]interface {{}}{{{}}}", items.iter().map(go_syntax).collect::<Vec<_>>().join(", "))
+        }
+        Value::Object(map) => format!(
+            "map[string]interface {{}}{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}:{}", crate::issue::go_quote(k), go_syntax(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => go_value(other),
     }
 }
 

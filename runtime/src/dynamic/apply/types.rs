@@ -48,23 +48,26 @@ pub(crate) enum MapNode<'s> {
 }
 
 impl<'s> MapNode<'s> {
-    /// The type of `key`'s value; `None` where the schema does not declare it.
+    /// The type of `key`'s value; `None` where the schema does not declare it. An object with
+    /// neither properties nor additionalProperties holds anything.
     pub(crate) fn field(self, key: &str) -> Option<Ty<'s>> {
-        match self {
-            MapNode::Deduced => Some(Ty::Deduced),
-            MapNode::Schema(s) => match s.properties.get(key) {
-                Some(p) => Some(Ty::Schema(p)),
-                None => match s.additional_properties_schema() {
-                    Some(items) => Some(Ty::Schema(items)),
-                    None => s.preserves_unknown_fields().then_some(Ty::Deduced),
-                },
+        let MapNode::Schema(s) = self else { return Some(Ty::Deduced) };
+        if let Some(field) = s.embedded_resource.then(|| resource_field(key)).flatten() {
+            return Some(Ty::Schema(field));
+        }
+        match s.properties.get(key) {
+            Some(p) => Some(Ty::Schema(p)),
+            None => match s.additional_properties_schema() {
+                Some(items) => Some(Ty::Schema(items)),
+                None if s.properties.is_empty() && s.additional_properties.is_none() => Some(Ty::Deduced),
+                None => s.preserves_unknown_fields().then_some(Ty::Deduced),
             },
         }
     }
 
     /// Whether `key` is one of the struct's own properties (not a map key).
     pub(crate) fn is_named(self, key: &str) -> bool {
-        matches!(self, MapNode::Schema(s) if s.properties.contains_key(key))
+        matches!(self, MapNode::Schema(s) if s.properties.contains_key(key) || (s.embedded_resource && resource_field(key).is_some()))
     }
 
     /// The declared type of `key`, else what any other key would have ([`MapNode::field`]),
@@ -120,6 +123,20 @@ fn schema_atom<'s>(s: &'s Schema, value: Option<&Value>) -> Atom<'s> {
     }
 }
 
+/// The fields the apiserver's OpenAPI gives every resource, the root and each
+/// `x-kubernetes-embedded-resource` (`addEmbeddedProperties`), whatever the schema writes there:
+/// TypeMeta's strings and ObjectMeta.
+pub(crate) fn resource_field(name: &str) -> Option<&'static Schema> {
+    static STRING: OnceLock<Schema> = OnceLock::new();
+    match name {
+        "apiVersion" | "kind" => {
+            Some(STRING.get_or_init(|| Schema { type_: Some("string".into()), ..Schema::default() }))
+        }
+        "metadata" => Some(object_meta()),
+        _ => None,
+    }
+}
+
 /// ObjectMeta's schema as the apiserver's static OpenAPI gives it to the type converter: the
 /// root's `metadata` merges by it, whatever the CRD writes there.
 pub(crate) fn object_meta() -> &'static Schema {
@@ -144,7 +161,7 @@ pub(crate) fn object_meta() -> &'static Schema {
             "ownerReferences": {"type": "array", "items": {"type": "object", "x-kubernetes-map-type": "atomic", "properties": {
                 "apiVersion": {"type": "string"}, "blockOwnerDeletion": {"type": "boolean"},
                 "controller": {"type": "boolean"}, "kind": {"type": "string"},
-                "name": {"type": "string"}, "uid": {"type": "string"}}},
+                "name": {"type": "string"}, "uid": {"type": "string", "default": ""}}},
                 "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["uid"]},
             "resourceVersion": {"type": "string"},
             "selfLink": {"type": "string"},
