@@ -164,3 +164,28 @@ fn conflicts_print_input_escaped() {
     assert!(!shown.contains('\u{1b}') && !shown.contains("\n::"), "{shown}");
     assert!(shown.contains(r#"conflict with "a\nb": .spec.labels.k\x1b[31m\n::error ::forged"#), "{shown}");
 }
+
+/// The README's example: the autoscaler's replicas conflict; forced, ci owns them and the port.
+#[test]
+fn the_readme_example_conflicts_then_forces() {
+    let dir = kubeskema_tests::repo_dir().join("fixtures");
+    let request = |force| Request {
+        crds: vec![dir.join("crds")],
+        applied: dir.join("apply/cli/applied.yaml"),
+        live: Some(dir.join("apply/cli/live.yaml")),
+        manager: "ci".into(),
+        force,
+        now: Some("2026-01-03T00:00:00Z".into()),
+        subresource: kubeskema::apply::Subresource::Main,
+    };
+    let diags = run(&request(false)).unwrap_err();
+    assert_eq!(
+        diags[0].detail,
+        r#"Apply failed with 1 conflict: conflict with "autoscaler" using example.com/v1: .spec.replicas"#
+    );
+    let object = run(&request(true)).unwrap();
+    assert_eq!(object["spec"], json!({"replicas": 3, "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}]}));
+    let entries = object["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "the autoscaler owns nothing any more: {entries:?}");
+    assert_eq!(entries[0]["fieldsV1"]["f:spec"]["f:replicas"], json!({}));
+}
