@@ -1,6 +1,9 @@
 //! Build script of the integration tests:
 //! - turns the golden snapshots (`tests/snapshots/golden__*.snap`, written by insta) into
 //!   Rust modules, so the golden test also proves that every golden file compiles;
+//! - generates the fixture CRDs (`fixtures/crds`, `fixtures/golden`) with apply configurations
+//!   on, so that every shape they hold is proven to derive `ApplyConfiguration`
+//!   (`tests/apply_configuration.rs` includes them);
 //! - with the `corpus` feature, generates types for every CRD of the shared corpus (one
 //!   module per corpus folder) and a `typed` dispatcher over their root types (deserialize, validate, serialize).
 
@@ -10,6 +13,7 @@ use std::path::{Path, PathBuf};
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     golden(&out);
+    apply_configurations(&out);
     if std::env::var_os("CARGO_FEATURE_CORPUS").is_some() {
         corpus(&out);
     }
@@ -122,6 +126,26 @@ fn modules(
     }
     include.push_str("}\n");
     include
+}
+
+fn apply_configurations(out: &Path) {
+    use kubeskema_codegen::__internal::pipeline::{self, Options};
+    let inputs = [PathBuf::from("../fixtures/crds"), PathBuf::from("../fixtures/golden")];
+    for input in &inputs {
+        println!("cargo::rerun-if-changed={}", input.display());
+    }
+    let mut include =
+        String::from("#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod applied {\n");
+    for (prefix, input) in ["crds", "golden"].iter().zip(&inputs) {
+        let generation = pipeline::run(
+            std::slice::from_ref(input),
+            Options { docs: false, keep_going: true, apply_configurations: true, ..Options::default() },
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        include.push_str(&modules(out, "applied", prefix, &generation.modules, |_, _, _, _, _| {}));
+    }
+    include.push_str("}\n");
+    std::fs::write(out.join("applied.rs"), include).expect("OUT_DIR is writable");
 }
 
 fn corpus(out: &Path) {

@@ -57,6 +57,10 @@ pub enum Command {
         /// `ObjectMeta`, and its `Condition`/`ObjectReference` where the schema is theirs.
         #[arg(long)]
         kube: bool,
+        /// Server-side apply configurations: beside each type `Widget`, `WidgetApply` (every
+        /// field optional, builders, `new(name)` on roots).
+        #[arg(long)]
+        apply_configurations: bool,
         /// Write into `--out` even when it holds files kubeskema did not write.
         #[arg(long)]
         force: bool,
@@ -222,7 +226,17 @@ fn output_is_json(output: &str) -> Option<bool> {
 /// Runs a command; returns the process exit status (0 ok, 1 problems found, 2 usage/IO).
 pub fn run(args: Args) -> i32 {
     match args.command {
-        Command::Generate { paths, out, crate_name, kubeskema_path, no_docs, skip_non_crds, kube, force } => {
+        Command::Generate {
+            paths,
+            out,
+            crate_name,
+            kubeskema_path,
+            no_docs,
+            skip_non_crds,
+            kube,
+            apply_configurations,
+            force,
+        } => {
             let started = Instant::now();
             if let Some(problem) = crate::write::out_dir_problem(&out).filter(|_| !force) {
                 eprintln!("error: {problem}\n  = help: give an empty or new folder, or --force to overwrite");
@@ -230,7 +244,13 @@ pub fn run(args: Args) -> i32 {
             }
             let generation = match pipeline::run(
                 &paths,
-                pipeline::Options { docs: !no_docs, skip_non_crds, kube, ..pipeline::Options::default() },
+                pipeline::Options {
+                    docs: !no_docs,
+                    skip_non_crds,
+                    kube,
+                    apply_configurations,
+                    ..pipeline::Options::default()
+                },
             ) {
                 Ok(g) => g,
                 Err(diags) => {

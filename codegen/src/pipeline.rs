@@ -56,6 +56,10 @@ pub struct Options {
     /// types: what the corpus differential of the derive's compiler builds (with
     /// `interpretable`, so that what its code does not read can defer to the interpreter).
     pub native_cel: bool,
+    /// Every type also derives `kubeskema::ApplyConfiguration`: beside `Widget`, `WidgetApply`,
+    /// the configuration a server-side apply sends (every field optional). Off by default: it
+    /// adds a struct per struct to compile.
+    pub apply_configurations: bool,
 }
 
 impl Default for Options {
@@ -67,6 +71,7 @@ impl Default for Options {
             kube: false,
             interpretable: false,
             native_cel: true,
+            apply_configurations: false,
         }
     }
 }
@@ -200,7 +205,9 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
                 &mut checked_rules[ci],
             );
         }
-        built.push(builder.finish());
+        let mut module = builder.finish();
+        module.apply_configurations = options.apply_configurations;
+        built.push(module);
         paths.push(vec![group_modules[group].clone(), module_name(version)]);
     }
     crate::model::share_types(&mut built);

@@ -31,6 +31,7 @@ pub struct Config {
     skip_non_crds: bool,
     kube: bool,
     interpretable: bool,
+    apply_configurations: bool,
 }
 
 impl Default for Config {
@@ -44,6 +45,7 @@ impl Default for Config {
             skip_non_crds: false,
             kube: false,
             interpretable: false,
+            apply_configurations: false,
         }
     }
 }
@@ -114,6 +116,14 @@ impl Config {
         self
     }
 
+    /// Server-side apply configurations (default: off): every type also derives
+    /// `kubeskema::ApplyConfiguration`, so that beside `Widget` there is `WidgetApply`, the
+    /// configuration an apply sends, with builders (`WidgetApply::new("name")`).
+    pub fn apply_configurations(&mut self, on: bool) -> &mut Self {
+        self.apply_configurations = on;
+        self
+    }
+
     /// Runs every phase without writing anything.
     pub fn run(&self) -> Result<Generation, Diagnostics> {
         pipeline::run(
@@ -125,6 +135,7 @@ impl Config {
                 kube: self.kube,
                 interpretable: self.interpretable,
                 native_cel: true,
+                apply_configurations: self.apply_configurations,
             },
         )
     }

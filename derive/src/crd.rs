@@ -17,6 +17,15 @@ fn resource<'c>(c: &'c Container) -> Option<&'c [(ResourceKey, LitStr)]> {
     }
 }
 
+/// A `resource(...)` root's `apiVersion` and `kind` (the kind defaults to the type's name).
+pub fn api_version_and_kind(c: &Container) -> Option<(String, String)> {
+    let keys = resource(c)?;
+    let one = |k: ResourceKey| keys.iter().find(|(key, _)| *key == k).map(|(_, v)| v.value());
+    let (group, version) = (one(ResourceKey::Group).unwrap_or_default(), one(ResourceKey::Version)?);
+    let api_version = if group.is_empty() { version } else { format!("{group}/{version}") };
+    Some((api_version, one(ResourceKey::Kind).unwrap_or_else(|| c.ident.to_string())))
+}
+
 /// What the macro can tell of a `resource(...)` on its own: it stands on a struct and names
 /// its version and kind; the scale paths come as a pair.
 pub fn check(cx: &Ctxt, c: &Container) {

@@ -5,6 +5,7 @@
 //! `kubeskema_attributes::parse`, errors collected in its `Ctxt`) and hands it to one emitter. The generated
 //! code calls only `::kubeskema::__private` and `::core`.
 
+mod apply;
 mod cel;
 mod crd;
 mod de;
@@ -58,6 +59,25 @@ pub fn derive_validate(input: TokenStream) -> TokenStream {
         tokens
     })
     .into()
+}
+
+/// Beside a struct `Widget`, `WidgetApply`: its server-side apply configuration, every field
+/// optional and left out when unset (a nullable one settable to `null`), builders by field
+/// name, `From<&Widget>`; on a `resource(...)` root, `new(name)` with apiVersion, kind and
+/// `metadata.name` always sent. Field types need `kubeskema::ApplyConfiguration` too (derived
+/// on nested types, as `Validate` is); an enum's configuration is itself.
+#[proc_macro_derive(ApplyConfiguration, attributes(kubeskema, serde))]
+pub fn derive_apply_configuration(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    let cx = kubeskema_attributes::parse::Ctxt::new();
+    let container = model::Container::from_ast(&cx, &input);
+    if let Err(e) = cx.check() {
+        return e.to_compile_error().into();
+    }
+    let Some(container) = container else {
+        return TokenStream::new();
+    };
+    apply::expand(&container, &input.vis).into()
 }
 
 fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::TokenStream) -> proc_macro2::TokenStream {

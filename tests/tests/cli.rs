@@ -28,6 +28,7 @@ fn generate_kube_writes_a_kube_rs_crate() {
     let out = scratch("generate-kube");
     let status = run(Args {
         command: Command::Generate {
+            apply_configurations: false,
             paths: vec![fixture("crds/widgets.yaml")],
             out: out.clone(),
             crate_name: None,
@@ -60,6 +61,7 @@ fn generate_writes_a_crate_with_one_module_per_group_and_version() {
     let out = scratch("generate");
     let status = run(Args {
         command: Command::Generate {
+            apply_configurations: false,
             paths: vec![fixture("golden/multi_version.yaml"), fixture("crds/widgets.yaml")],
             out: out.clone(),
             crate_name: Some("demo-crds".into()),
@@ -203,6 +205,7 @@ fn generate_refuses_to_overwrite_a_crate_it_did_not_write() {
     let generate = |force: bool| {
         run(Args {
             command: Command::Generate {
+                apply_configurations: false,
                 paths: vec![fixture("crds/widgets.yaml")],
                 out: out.clone(),
                 crate_name: Some("widgets".into()),

@@ -101,7 +101,7 @@ fn emit_module(
                 reexport(&paths[mi], &paths[shared.module], there.types[shared.id].name(), m.types[id].name())
             }
             (TypeDef::Struct(s), Some(rules), None) => emit_struct(m, s, reach, id, rules),
-            (TypeDef::Enum(e), _, None) => emit_enum(e),
+            (TypeDef::Enum(e), _, None) => emit_enum(m, e),
             (TypeDef::Struct(_), None, None) => unreachable!("invariant: every struct's rules were compiled above"),
         })
         .collect();

@@ -246,9 +246,10 @@ pub(super) fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize
         .collect();
     let root_impl = s.root.as_ref().map(|r| emit_root(m, s, r));
     let unions = s.unions.iter().map(|u| emit_union(m, s, u));
+    let apply = apply_derive(m);
     quote! {
         #doc
-        #[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate)]
+        #[derive(Clone, Debug, PartialEq, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate #apply)]
         #container
         pub struct #name {
             #(#fields)*
@@ -325,7 +326,13 @@ fn emit_union(m: &Module, s: &StructDef, u: &crate::model::Union) -> TokenStream
     }
 }
 
-pub(super) fn emit_enum(e: &EnumDef) -> TokenStream {
+/// `, ::kubeskema::ApplyConfiguration` where the module derives apply configurations.
+fn apply_derive(m: &Module) -> TokenStream {
+    if m.apply_configurations { quote!(, ::kubeskema::ApplyConfiguration) } else { TokenStream::new() }
+}
+
+pub(super) fn emit_enum(m: &Module, e: &EnumDef) -> TokenStream {
+    let apply = apply_derive(m);
     let name = ident(&e.name);
     let doc = docs(e.doc.as_deref());
     // Variants that keep their own spelling (`head`, `HEAD`) are not UpperCamelCase.
@@ -355,7 +362,7 @@ pub(super) fn emit_enum(e: &EnumDef) -> TokenStream {
     quote! {
         #doc
         #allow
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::kubeskema::Serialize, ::kubeskema::Deserialize, ::kubeskema::Validate #apply)]
         #supported
         pub enum #name { #(#variants)* }
     }

@@ -335,6 +335,8 @@ pub struct Module {
     pub sources: Vec<Source>,
     /// kube-rs mode (see [`ModuleBuilder::new`]).
     pub kube: bool,
+    /// Each type derives `kubeskema::ApplyConfiguration` too (its `...Apply` struct).
+    pub apply_configurations: bool,
     /// Per type: the module of the generation that defines it, when that is another one (see
     /// [`share_types`]); this module re-exports it under its own name.
     pub shared: Vec<Option<SharedType>>,
@@ -568,6 +570,7 @@ impl<'a> ModuleBuilder<'a> {
             order,
             sources: self.sources,
             kube: self.kube,
+            apply_configurations: false,
             rules: RuleTrees(Arc::new(self.rules.taken.into_inner())),
         }
     }

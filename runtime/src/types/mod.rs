@@ -1,8 +1,10 @@
-//! The Kubernetes value types generated structs hold: `IntOrString`, `ObjectMeta` (with its
+//! The Kubernetes value types generated structs hold, and their apply configurations
+//! (`apply_configuration`): `IntOrString`, `ObjectMeta` (with its
 //! owner references and managed fields), `EmptyObject`, and what a CRD version says beside its
 //! schema (`resource`: printer columns, the scale subresource, the known schemas kube-rs mode
 //! reuses).
 
+pub(crate) mod apply_configuration;
 pub(crate) mod empty_object;
 pub(crate) mod int_or_string;
 pub(crate) mod meta;

@@ -1,7 +1,8 @@
 //! Generates one crate with every CRD of the corpus (one top-level module per corpus folder,
 //! since folders hold different copies of the same CRDs) and prints what it took.
 //!
-//! `cargo run --release -p kubeskema-tests --bin corpus-crate -- [--kube] [CORPUS_CRDS] [OUT]`,
+//! `cargo run --release -p kubeskema-tests --bin corpus-crate -- [--kube] [--apply] [CORPUS_CRDS] [OUT]`
+//! (`--apply`: every type's apply configuration too),
 //! then `cargo build --manifest-path OUT/Cargo.toml` (in kube-rs mode, `--kube`, add
 //! `--features k8s-openapi/latest`: the crate leaves the Kubernetes version to its user; it also
 //! gets `examples/round_trip.rs`, the schema round trip of every root in that mode).
@@ -15,6 +16,7 @@ use kubeskema_codegen::__internal::write::{Dependency, write_crate};
 fn main() {
     let mut args = std::env::args().skip(1).peekable();
     let kube = args.next_if_eq("--kube").is_some();
+    let apply_configurations = args.next_if_eq("--apply").is_some();
     let crds = args.next().map(PathBuf::from).unwrap_or_else(|| kubeskema_tests::corpus_dir().join("crds"));
     let out = args.next().map(PathBuf::from).unwrap_or_else(|| kubeskema_tests::repo_dir().join("target/corpus-crate"));
     let docs = std::env::var_os("KUBESKEMA_NO_DOCS").is_none();
@@ -30,7 +32,7 @@ fn main() {
         let prefix = module_name(&folder.file_name().unwrap_or_default().to_string_lossy());
         match pipeline::run(
             std::slice::from_ref(folder),
-            Options { docs, keep_going: true, kube, ..Options::default() },
+            Options { docs, keep_going: true, kube, apply_configurations, ..Options::default() },
         ) {
             Ok(generation) => {
                 crd_count += generation.crd_count;

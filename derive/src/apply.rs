@@ -1,0 +1,201 @@
+//! `ApplyConfiguration`: beside a struct `Widget`, the struct `WidgetApply` that a server-side
+//! apply sends: each field an `Option` of the field type's own configuration
+//! (`kubeskema::ApplyConfiguration::Apply`), left out when `None`; a nullable field an
+//! `Option<Option<_>>` whose `Some(None)` sends `null`; a `resource(...)` root's `apiVersion` and
+//! `kind` filled in and its `metadata` always sent (`new(name)`). Builders by field name
+//! (`WidgetApply::new("w").namespace("ns").spec(WidgetSpecApply::default().replicas(3))`),
+//! `From<&Widget>`, and `Serialize`. Enums, unions and transparent newtypes are applied whole:
+//! their configuration is themselves.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+
+use crate::model::{Body, Container, Field, Shape};
+
+/// The configuration struct and its impls, or the impl that makes a type its own configuration.
+pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
+    // Generic types are refused by the model, as for every kubeskema derive.
+    let ident = c.ident;
+    let ac = quote!(::kubeskema::ApplyConfiguration);
+    let Body::Struct(fields) = &c.data else {
+        return quote! {
+            #[doc(hidden)]
+            const _: () = {
+                #[automatically_derived]
+                impl #ac for #ident {
+                    type Apply = #ident;
+                    fn apply_configuration(&self) -> #ident {
+                        ::core::clone::Clone::clone(self)
+                    }
+                }
+            };
+        };
+    };
+    let name = format_ident!("{}Apply", ident);
+    let root = crate::crd::api_version_and_kind(c);
+    let meta_field = fields.iter().find(|f| f.json_name == "metadata" && f.shape != Shape::UnknownFields);
+    if root.is_some() && meta_field.is_none_or(|f| f.shape.options() != 0) {
+        return syn::Error::new(
+            ident.span(),
+            "an apply configuration of a `resource(...)` needs a `metadata` field that is not an `Option`",
+        )
+        .to_compile_error();
+    }
+    // A root's TypeMeta and metadata are written by the configuration itself.
+    let type_meta = |f: &Field| root.is_some() && ["apiVersion", "kind", "metadata"].contains(&f.json_name.as_str());
+    let own: Vec<&Field> = fields.iter().filter(|f| !type_meta(f)).collect();
+
+    // Each field's type has a configuration, or the error stands at the type.
+    let asserts = own.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| {
+        let ty = f.value_ty;
+        quote_spanned!(ty.span()=> __has_configuration::<#ty>();)
+    });
+    let mut members = Vec::new();
+    let mut entries = Vec::new();
+    let mut builders = Vec::new();
+    let mut from = Vec::new();
+    if let (Some((api_version, kind)), Some(meta)) = (&root, meta_field) {
+        let (member, ty) = (meta.ident, meta.value_ty);
+        members.push(quote! {
+            /// Always sent: the resource's group and version.
+            pub api_version: ::std::string::String,
+            /// Always sent: the resource's kind.
+            pub kind: ::std::string::String,
+            /// Always sent: the object's name (and namespace).
+            pub #member: <#ty as #ac>::Apply,
+        });
+        entries.push(quote! {
+            __map.entry("apiVersion", &self.api_version);
+            __map.entry("kind", &self.kind);
+            __map.entry("metadata", &self.#member);
+        });
+        builders.push(quote! {
+            /// The configuration of the object `name`: its apiVersion and kind, its name, and
+            /// nothing else yet.
+            pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+                #name {
+                    api_version: ::std::string::String::from(#api_version),
+                    kind: ::std::string::String::from(#kind),
+                    #member: ::kubeskema::ApplyMeta::named(name.into()),
+                    ..::core::default::Default::default()
+                }
+            }
+            /// Sets `metadata.namespace`.
+            pub fn namespace(mut self, namespace: impl ::core::convert::Into<::std::string::String>) -> Self {
+                ::kubeskema::ApplyMeta::set_namespace(&mut self.#member, namespace.into());
+                self
+            }
+        });
+        from.push(quote! {
+            api_version: ::std::string::String::from(#api_version),
+            kind: ::std::string::String::from(#kind),
+            #member: #ac::apply_configuration(&__value.#member),
+        });
+    }
+    for f in &own {
+        let (member, ty, json) = (f.ident, f.value_ty, &f.json_name);
+        // Spanned at the field's type: a type without a configuration is an error there.
+        let apply = quote_spanned!(ty.span()=> <#ty as ::kubeskema::ApplyConfiguration>::Apply);
+        let doc = f.doc.as_deref().map(|d| quote!(#[doc = #d]));
+        let setter_doc = format!("Sets `{json}`.");
+        match f.shape {
+            Shape::UnknownFields => {
+                members.push(quote!(#doc pub #member: ::kubeskema::serde_json::Map<::std::string::String, ::kubeskema::serde_json::Value>,));
+                entries.push(quote!(__map.kept(&self.#member);));
+                from.push(quote!(#member: ::core::clone::Clone::clone(&__value.#member),));
+            }
+            Shape::Nullable | Shape::MaybeNull => {
+                members.push(quote!(#doc pub #member: ::core::option::Option<::core::option::Option<#apply>>,));
+                entries.push(quote!(__map.optional(#json, &self.#member);));
+                let null = format_ident!("{}_null", member.unraw());
+                let null_doc = format!("Sets `{json}` to `null`.");
+                builders.push(quote! {
+                    #[doc = #setter_doc]
+                    pub fn #member(mut self, value: impl ::core::convert::Into<#apply>) -> Self {
+                        self.#member = ::core::option::Option::Some(::core::option::Option::Some(value.into()));
+                        self
+                    }
+                    #[doc = #null_doc]
+                    pub fn #null(mut self) -> Self {
+                        self.#member = ::core::option::Option::Some(::core::option::Option::None);
+                        self
+                    }
+                });
+                let value = if f.shape == Shape::Nullable {
+                    quote!(::core::option::Option::Some(__value.#member.as_ref().map(#ac::apply_configuration)))
+                } else {
+                    quote!(__value.#member.as_ref().map(|__v| __v.as_ref().map(#ac::apply_configuration)))
+                };
+                from.push(quote!(#member: #value,));
+            }
+            Shape::Required | Shape::Defaulted | Shape::Optional => {
+                members.push(quote!(#doc pub #member: ::core::option::Option<#apply>,));
+                entries.push(if f.flatten {
+                    quote!(if let ::core::option::Option::Some(__v) = &self.#member { __map.flattened(__v); })
+                } else {
+                    quote!(__map.optional(#json, &self.#member);)
+                });
+                builders.push(quote! {
+                    #[doc = #setter_doc]
+                    pub fn #member(mut self, value: impl ::core::convert::Into<#apply>) -> Self {
+                        self.#member = ::core::option::Option::Some(value.into());
+                        self
+                    }
+                });
+                let value = if f.shape == Shape::Optional {
+                    quote!(__value.#member.as_ref().map(#ac::apply_configuration))
+                } else {
+                    quote!(::core::option::Option::Some(#ac::apply_configuration(&__value.#member)))
+                };
+                from.push(quote!(#member: #value,));
+            }
+        }
+    }
+    let doc = format!(
+        "The server-side apply configuration of [`{ident}`]: what is set is sent, and owned by the \
+         applier; what is not is left out. Its checks need the merged object (`kubeskema::apply`)."
+    );
+    quote! {
+        #[doc(hidden)]
+        const _: fn() = || {
+            fn __has_configuration<__T: ::kubeskema::ApplyConfiguration + ?::core::marker::Sized>() {}
+            #(#asserts)*
+        };
+        #[doc = #doc]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default, ::core::cmp::PartialEq)]
+        #vis struct #name {
+            #(#members)*
+        }
+        impl #name {
+            #(#builders)*
+        }
+        #[doc(hidden)]
+        #[allow(clippy::all)]
+        const _: () = {
+            use ::kubeskema::__private::serde as _serde;
+            #[automatically_derived]
+            impl _serde::Serialize for #name {
+                fn serialize<__S: _serde::Serializer>(&self, __serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                    let mut __map = ::kubeskema::__private::MapWriter::start(__serializer)?;
+                    #(#entries)*
+                    __map.end()
+                }
+            }
+            #[automatically_derived]
+            impl ::core::convert::From<&#ident> for #name {
+                fn from(__value: &#ident) -> Self {
+                    #name { #(#from)* }
+                }
+            }
+            #[automatically_derived]
+            impl #ac for #ident {
+                type Apply = #name;
+                fn apply_configuration(&self) -> #name {
+                    #name::from(self)
+                }
+            }
+        };
+    }
+}
