@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    kubeskema_codegen::Config::new().crd(&crds).docs(false).kube(true).generate()?;
+    // Apply configurations too: `CertificateApply`, what a server-side apply sends.
+    kubeskema_codegen::Config::new().crd(&crds).docs(false).kube(true).apply_configurations(true).generate()?;
     Ok(())
 }

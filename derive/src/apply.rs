@@ -96,6 +96,8 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
     }
     for f in &own {
         let (member, ty, json) = (f.ident, f.value_ty, &f.json_name);
+        // A root's `new` and `namespace` are its own: a field of that name is set directly.
+        let builder = !(root.is_some() && ["new", "namespace"].contains(&member.unraw().to_string().as_str()));
         // Spanned at the field's type: a type without a configuration is an error there.
         let apply = quote_spanned!(ty.span()=> <#ty as ::kubeskema::ApplyConfiguration>::Apply);
         let doc = f.doc.as_deref().map(|d| quote!(#[doc = #d]));
@@ -111,18 +113,20 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
                 entries.push(quote!(__map.optional(#json, &self.#member);));
                 let null = format_ident!("{}_null", member.unraw());
                 let null_doc = format!("Sets `{json}` to `null`.");
-                builders.push(quote! {
-                    #[doc = #setter_doc]
-                    pub fn #member(mut self, value: impl ::core::convert::Into<#apply>) -> Self {
-                        self.#member = ::core::option::Option::Some(::core::option::Option::Some(value.into()));
-                        self
+                builders.extend(builder.then(|| {
+                    quote! {
+                        #[doc = #setter_doc]
+                        pub fn #member(mut self, value: impl ::core::convert::Into<#apply>) -> Self {
+                            self.#member = ::core::option::Option::Some(::core::option::Option::Some(value.into()));
+                            self
+                        }
+                        #[doc = #null_doc]
+                        pub fn #null(mut self) -> Self {
+                            self.#member = ::core::option::Option::Some(::core::option::Option::None);
+                            self
+                        }
                     }
-                    #[doc = #null_doc]
-                    pub fn #null(mut self) -> Self {
-                        self.#member = ::core::option::Option::Some(::core::option::Option::None);
-                        self
-                    }
-                });
+                }));
                 let value = if f.shape == Shape::Nullable {
                     quote!(::core::option::Option::Some(__value.#member.as_ref().map(#ac::apply_configuration)))
                 } else {
@@ -137,13 +141,15 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
                 } else {
                     quote!(__map.optional(#json, &self.#member);)
                 });
-                builders.push(quote! {
-                    #[doc = #setter_doc]
-                    pub fn #member(mut self, value: impl ::core::convert::Into<#apply>) -> Self {
-                        self.#member = ::core::option::Option::Some(value.into());
-                        self
+                builders.extend(builder.then(|| {
+                    quote! {
+                        #[doc = #setter_doc]
+                        pub fn #member(mut self, value: impl ::core::convert::Into<#apply>) -> Self {
+                            self.#member = ::core::option::Option::Some(value.into());
+                            self
+                        }
                     }
-                });
+                }));
                 let value = if f.shape == Shape::Optional {
                     quote!(__value.#member.as_ref().map(#ac::apply_configuration))
                 } else {
@@ -193,7 +199,8 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
             impl #ac for #ident {
                 type Apply = #name;
                 fn apply_configuration(&self) -> #name {
-                    #name::from(self)
+                    // Qualified: a field named `from` has a builder of that name.
+                    <#name as ::core::convert::From<&#ident>>::from(self)
                 }
             }
         };

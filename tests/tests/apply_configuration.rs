@@ -175,3 +175,35 @@ fn generated_types_have_apply_configurations() {
                "spec": {"replicas": 3, "note": null, "ports": [{"name": "http", "port": 8080}]}})
     );
 }
+
+/// Fields named as the names the configuration uses itself (`from`, `new`, `namespace`, `into`).
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    kubeskema::Serialize,
+    kubeskema::Deserialize,
+    kubeskema::Validate,
+    kubeskema::ApplyConfiguration,
+)]
+#[kubeskema(resource(group = "example.com", version = "v1", kind = "Awkward"))]
+pub struct Awkward {
+    #[kubeskema(default_json = "{}")]
+    pub metadata: ObjectMeta,
+    pub from: Option<String>,
+    pub new: Option<String>,
+    pub namespace: Option<String>,
+    pub into: Option<String>,
+}
+
+#[test]
+fn fields_named_like_the_configurations_own_methods() {
+    let mut apply = AwkwardApply::new("a").namespace("ns").from("x").into("y");
+    apply.new = Some("n".into());
+    apply.namespace = Some("field".into());
+    assert_eq!(
+        serde_json::to_value(&apply).unwrap(),
+        json!({"apiVersion": "example.com/v1", "kind": "Awkward", "metadata": {"name": "a", "namespace": "ns"},
+               "from": "x", "into": "y", "new": "n", "namespace": "field"})
+    );
+}

@@ -74,6 +74,54 @@ mod tests {
         );
     }
 
+    /// Server-side apply with an apply configuration built by its builders: the request kube
+    /// sends (captured by a loopback service standing in for the cluster) is an apply PATCH
+    /// whose body holds only what was set, with apiVersion, kind and the name.
+    #[tokio::test]
+    async fn an_apply_configuration_sends_only_what_is_set() {
+        use cert_manager_io::v1::{CertificateApply, CertificateSpecApply, IssuerRefApply};
+        use http_body_util::BodyExt;
+        use kube::api::{Patch, PatchParams};
+
+        let sent = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let seen = sent.clone();
+        let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+            let seen = seen.clone();
+            async move {
+                let (parts, body) = request.into_parts();
+                let body = body.collect().await?.to_bytes();
+                let content_type = parts.headers[http::header::CONTENT_TYPE].to_str().unwrap_or_default().to_owned();
+                *seen.lock().unwrap() = Some((parts.method.clone(), parts.uri.to_string(), content_type, body.clone()));
+                // The apiserver answers with the object it stored; the body sent stands in for it.
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(http::Response::new(kube::client::Body::from(body.to_vec())))
+            }
+        });
+        let api: Api<Certificate> = Api::namespaced(kube::Client::new(service, "default"), "default");
+        let apply = CertificateApply::new("example").namespace("default").spec(
+            CertificateSpecApply::default()
+                .secret_name("example-tls")
+                .dns_names(vec!["example.com".to_owned()])
+                .issuer_ref(IssuerRefApply::default().name("letsencrypt").kind("ClusterIssuer")),
+        );
+        let stored = api.patch("example", &PatchParams::apply("ci"), &Patch::Apply(&apply)).await.expect("the loopback answers");
+        assert_eq!(stored.spec.map(|s| s.secret_name).as_deref(), Some("example-tls"));
+
+        let (method, uri, content_type, body) = sent.lock().unwrap().take().expect("a request was sent");
+        assert_eq!(method, http::Method::PATCH);
+        assert_eq!(uri, "/apis/cert-manager.io/v1/namespaces/default/certificates/example?&fieldManager=ci");
+        assert_eq!(content_type, "application/apply-patch+yaml");
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+                "metadata": {"name": "example", "namespace": "default"},
+                "spec": {"secretName": "example-tls", "dnsNames": ["example.com"],
+                         "issuerRef": {"name": "letsencrypt", "kind": "ClusterIssuer"}}
+            })
+        );
+    }
+
     #[test]
     fn the_type_is_what_kube_expects() {
         assert_eq!(Certificate::url_path(&(), Some("ns")), "/apis/cert-manager.io/v1/namespaces/ns/certificates");

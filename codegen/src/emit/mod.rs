@@ -98,7 +98,18 @@ fn emit_module(
         .map(|&id| match (&m.types[id], rules[id].take(), &m.shared[id]) {
             (_, _, Some(shared)) => {
                 let there = &modules[shared.module];
-                reexport(&paths[mi], &paths[shared.module], there.types[shared.id].name(), m.types[id].name())
+                let (name, local) = (there.types[shared.id].name(), m.types[id].name());
+                let mut items = reexport(&paths[mi], &paths[shared.module], name, local);
+                // A shared struct's apply configuration goes with it.
+                if m.apply_configurations && matches!(m.types[id], TypeDef::Struct(_)) {
+                    items.extend(reexport(
+                        &paths[mi],
+                        &paths[shared.module],
+                        &format!("{name}Apply"),
+                        &format!("{local}Apply"),
+                    ));
+                }
+                items
             }
             (TypeDef::Struct(s), Some(rules), None) => emit_struct(m, s, reach, id, rules),
             (TypeDef::Enum(e), _, None) => emit_enum(m, e),
