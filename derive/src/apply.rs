@@ -196,6 +196,10 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
                 }
             }
             #[automatically_derived]
+            impl ::kubeskema::AppliesTo for #name {
+                type Full = #ident;
+            }
+            #[automatically_derived]
             impl #ac for #ident {
                 type Apply = #name;
                 fn apply_configuration(&self) -> #name {

@@ -63,7 +63,9 @@ pub use kubeskema_derive::{ApplyConfiguration, Deserialize, Serialize, Validate}
 pub use schema::of_types::StructuralSchema;
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
-pub use types::apply_configuration::{ApplyConfiguration, ApplyMeta};
+#[cfg(feature = "dynamic")]
+pub use types::apply_configuration::ValidateApply;
+pub use types::apply_configuration::{AppliesTo, ApplyConfiguration, ApplyMeta};
 pub use types::empty_object::EmptyObject;
 pub use types::int_or_string::IntOrString;
 pub use types::meta::{ManagedFieldsEntry, ObjectMeta, OwnerReference};

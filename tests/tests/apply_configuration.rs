@@ -207,3 +207,29 @@ fn fields_named_like_the_configurations_own_methods() {
                "from": "x", "into": "y", "new": "n", "namespace": "field"})
     );
 }
+
+/// `validate()` holds what is set to the type's checks (bounds, list types, enums, patterns),
+/// and leaves out what only the merged object can satisfy (required fields).
+#[test]
+fn a_configuration_validates_what_is_set() {
+    use kubeskema::ValidateApply;
+    // Nothing of spec but replicas: `ports` is not required of a part, nor spec.replicas' siblings.
+    assert!(GizmoApply::new("g").namespace("ns").spec(GizmoSpecApply::default().replicas(3)).validate().is_empty());
+    let bad = GizmoApply::new("g").spec(
+        GizmoSpecApply::default()
+            .replicas(11)
+            .ports(vec![PortApply::default().name("a").port(1), PortApply::default().name("a").port(2)]),
+    );
+    let issues: Vec<String> = bad.validate().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        issues,
+        [
+            "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+            "spec.ports[1]: Duplicate value: {\"name\":\"a\"}",
+        ]
+    );
+    // A generated type's configuration too.
+    use applied::crds::example_com::v1::{WidgetApply, WidgetSpecApply};
+    let issues = WidgetApply::new("w").spec(WidgetSpecApply::default().replicas(-1)).validate();
+    assert_eq!(issues.len(), 1, "{issues:?}");
+}

@@ -24,6 +24,73 @@ pub trait ApplyConfiguration {
     fn apply_configuration(&self) -> Self::Apply;
 }
 
+/// An apply configuration, and the type it configures (written by the derive beside
+/// `ApplyConfiguration`).
+pub trait AppliesTo: Serialize {
+    /// The full type.
+    type Full: ApplyConfiguration<Apply = Self>;
+}
+
+/// `validate()` on an apply configuration (feature `dynamic`): every check of the full type's
+/// schema that a part can be held to, on what is set: bounds, lengths, patterns, enums,
+/// formats, list types. Not the required fields nor the CEL rules: they hold for the object
+/// the apply is merged into (apply it offline with `kubeskema::apply` and validate that).
+#[cfg(feature = "dynamic")]
+pub trait ValidateApply: AppliesTo {
+    /// The issues of what is set, in the apiserver's words.
+    fn validate(&self) -> Vec<crate::issue::Issue>
+    where
+        Self::Full: crate::StructuralSchema + 'static,
+    {
+        let schema = partial_schema::<Self::Full>();
+        let value = match serde_json::to_value(self) {
+            Ok(value) => value,
+            Err(e) => {
+                let (root, value) = (crate::path::Path::root(), crate::issue::BadValue::Omit);
+                return vec![crate::issue::Issue::new(
+                    crate::issue::ErrorType::Internal,
+                    &root,
+                    "",
+                    value,
+                    e.to_string(),
+                )];
+            }
+        };
+        let mut issues = crate::openapi::OpenApiValidator::new(schema).validate(&value);
+        issues.extend(crate::listtype::validate(&value, schema));
+        issues
+    }
+}
+
+#[cfg(feature = "dynamic")]
+impl<A: AppliesTo> ValidateApply for A {}
+
+/// `T`'s schema without what only a whole object can satisfy (`required`, also inside
+/// junctors), read once per type and kept for the process.
+#[cfg(feature = "dynamic")]
+fn partial_schema<T: crate::StructuralSchema + 'static>() -> &'static crate::schema::Schema {
+    use std::any::TypeId;
+    use std::sync::{Mutex, OnceLock};
+    static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, &'static crate::schema::Schema>>> = OnceLock::new();
+    let mut schemas = SCHEMAS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    schemas.entry(TypeId::of::<T>()).or_insert_with(|| {
+        let (mut schema, _) = crate::schema::Schema::parse(&T::schema(), "");
+        fn unrequire(s: &mut crate::schema::Schema) {
+            s.required.clear();
+            s.properties.values_mut().for_each(unrequire);
+            if let Some(items) = s.items.as_deref_mut() {
+                unrequire(items);
+            }
+            if let Some(crate::schema::AdditionalProperties::Schema(values)) = s.additional_properties.as_mut() {
+                unrequire(values);
+            }
+            s.all_of.iter_mut().chain(&mut s.any_of).chain(&mut s.one_of).for_each(unrequire);
+        }
+        unrequire(&mut schema);
+        Box::leak(Box::new(schema))
+    })
+}
+
 /// The `metadata` of a root's apply configuration: named, and in a namespace when asked.
 pub trait ApplyMeta {
     /// Metadata holding `name` only.
