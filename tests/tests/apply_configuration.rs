@@ -228,6 +228,10 @@ fn a_configuration_validates_what_is_set() {
             "spec.ports[1]: Duplicate value: {\"name\":\"a\"}",
         ]
     );
+    // A map-list item names itself by its keys: one without is refused, whatever else it sets.
+    let keyless = GizmoApply::new("g").spec(GizmoSpecApply::default().ports(vec![PortApply::default().port(1)]));
+    let issues: Vec<String> = keyless.validate().iter().map(ToString::to_string).collect();
+    assert_eq!(issues, ["spec.ports[0].name: Required value"]);
     // A generated type's configuration too.
     use applied::crds::example_com::v1::{WidgetApply, WidgetSpecApply};
     let issues = WidgetApply::new("w").spec(WidgetSpecApply::default().replicas(-1)).validate();

@@ -66,7 +66,9 @@ pub trait ValidateApply: AppliesTo {
 impl<A: AppliesTo> ValidateApply for A {}
 
 /// `T`'s schema without what only a whole object can satisfy (`required`, also inside
-/// junctors), read once per type and kept for the process.
+/// junctors), read once per type and kept for the process. A `map` list's items keep their
+/// key fields required: an item the configuration sends is named by them (the apiserver
+/// refuses an item without any).
 #[cfg(feature = "dynamic")]
 fn partial_schema<T: crate::StructuralSchema + 'static>() -> &'static crate::schema::Schema {
     use std::any::TypeId;
@@ -78,8 +80,16 @@ fn partial_schema<T: crate::StructuralSchema + 'static>() -> &'static crate::sch
         fn unrequire(s: &mut crate::schema::Schema) {
             s.required.clear();
             s.properties.values_mut().for_each(unrequire);
+            let keys = (s.list_type.as_deref() == Some("map")).then(|| s.list_map_keys.clone());
             if let Some(items) = s.items.as_deref_mut() {
+                let required = std::mem::take(&mut items.required);
                 unrequire(items);
+                // Keys without a default: a default names the item when it is left out.
+                let defaulted = |k: &String| items.properties.get(k).is_some_and(|p| p.default.is_some());
+                items.required = required
+                    .into_iter()
+                    .filter(|r| keys.as_ref().is_some_and(|k| k.contains(r)) && !defaulted(r))
+                    .collect();
             }
             if let Some(crate::schema::AdditionalProperties::Schema(values)) = s.additional_properties.as_mut() {
                 unrequire(values);
