@@ -146,6 +146,9 @@ keywords! {
     NoCelValue = "no_cel_value", Flag, C | F | N, "";
     /// Required keys that no field names (`required` listing a key `properties` does not).
     RequiredKeys = "required_keys", Strs, C, "required";
+    /// On the item type of `map` lists: the fields (JSON names) that name an item. Its apply
+    /// configuration requires those without a default (`new(keys...)`).
+    ApplyKeys = "apply_keys", Strs, C, "";
     /// A further schema the field's value must satisfy (root `metadata` restrictions).
     SchemaJson = "schema_json", Json, F, "";
     // Value validations (OpenAPI v3 keywords).

@@ -22,4 +22,11 @@ pub struct Holder {
     pub plain: Option<Plain>,
 }
 
+// `apply_keys` names fields of the item type.
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::ApplyConfiguration)]
+#[kubeskema(apply_keys("name"))]
+pub struct Item {
+    pub id: String,
+}
+
 fn main() {}

@@ -92,6 +92,7 @@ fn emit_module(
     reach: &CelReach,
 ) -> (String, CelCount) {
     let m = &modules[mi];
+    let apply_keys = if m.apply_configurations { types::map_list_keys(m) } else { Default::default() };
     let items: Vec<TokenStream> = m
         .order
         .iter()
@@ -111,7 +112,7 @@ fn emit_module(
                 }
                 items
             }
-            (TypeDef::Struct(s), Some(rules), None) => emit_struct(m, s, reach, id, rules),
+            (TypeDef::Struct(s), Some(rules), None) => emit_struct(m, s, reach, id, rules, apply_keys.get(&id)),
             (TypeDef::Enum(e), _, None) => emit_enum(m, e),
             (TypeDef::Struct(_), None, None) => unreachable!("invariant: every struct's rules were compiled above"),
         })

@@ -201,7 +201,47 @@ impl CelReach {
     }
 }
 
-pub(super) fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize, rules: StructRules) -> TokenStream {
+/// The key fields of each struct of the module that is the item type of `map` lists (as
+/// `apply_keys`, for its apply configuration); a struct used by lists with other keys has none.
+pub(super) fn map_list_keys(m: &Module) -> std::collections::HashMap<usize, Vec<String>> {
+    let mut keys: std::collections::HashMap<usize, Option<Vec<String>>> = Default::default();
+    for t in &m.types {
+        let TypeDef::Struct(s) = t else { continue };
+        for f in &s.fields {
+            let item = match &f.ty {
+                Ty::Vec(item) => item,
+                Ty::Option(inner) => match inner.as_ref() {
+                    Ty::Vec(item) => item,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let (Ty::Named(id), Some(list_keys)) = (
+                item.as_ref(),
+                f.attrs.iter().find_map(|a| match a {
+                    Attr::Strs(Keyword::ListMapKeys, k) => Some(k),
+                    _ => None,
+                }),
+            ) else {
+                continue;
+            };
+            let entry = keys.entry(*id).or_insert_with(|| Some(list_keys.clone()));
+            if entry.as_ref() != Some(list_keys) {
+                *entry = None;
+            }
+        }
+    }
+    keys.into_iter().filter_map(|(id, k)| Some((id, k?))).collect()
+}
+
+pub(super) fn emit_struct(
+    m: &Module,
+    s: &StructDef,
+    reach: &CelReach,
+    id: usize,
+    rules: StructRules,
+    apply_keys: Option<&Vec<String>>,
+) -> TokenStream {
     let name = ident(&s.name);
     let doc = docs(s.doc.as_deref());
     let mut container_attrs = attrs_at(m, &s.attrs, &Ty::Named(id), &mut rules.container.into_iter(), reach, true);
@@ -210,6 +250,9 @@ pub(super) fn emit_struct(m: &Module, s: &StructDef, reach: &CelReach, id: usize
     }
     if !reach.seen_by_rules[id] {
         container_attrs.push(print::attr(&Attr::Flag(Keyword::NoCelValue)));
+    }
+    if let Some(keys) = apply_keys {
+        container_attrs.push(print::attr(&Attr::Strs(Keyword::ApplyKeys, keys.clone())));
     }
     let container = print::attribute(&container_attrs);
     let fields: Vec<TokenStream> = s

@@ -16,8 +16,8 @@ use serde::Serialize;
 
 /// A type with an apply configuration.
 pub trait ApplyConfiguration {
-    /// What an apply sends for a value of this type.
-    type Apply: Serialize + Clone + std::fmt::Debug + PartialEq;
+    /// What an apply sends for a value of this type (compared and printed as its JSON).
+    type Apply: Serialize;
 
     /// The configuration that sets everything this value sets (`From<&T>` on a derived
     /// `...Apply` calls it): to apply a whole object built as the full type.
