@@ -248,6 +248,8 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
             }
             #[automatically_derived]
             impl ::core::convert::From<&#ident> for #name {
+                // Inline: code only where it is used (the corpus crate's build memory).
+                #[inline]
                 fn from(__value: &#ident) -> Self {
                     #name { #(#from)* }
                 }
@@ -259,6 +261,7 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
             #[automatically_derived]
             impl #ac for #ident {
                 type Apply = #name;
+                #[inline]
                 fn apply_configuration(&self) -> #name {
                     // Qualified: a field named `from` has a builder of that name.
                     <#name as ::core::convert::From<&#ident>>::from(self)
