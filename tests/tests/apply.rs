@@ -14,6 +14,9 @@ use kubeskema::crd::Crd;
 use kubeskema_tests::repo_dir;
 use serde_json::Value;
 
+/// Where the apiserver's text goes on in json-iterator's words.
+const JSONITER: &str = "parsing key as path element: ";
+
 /// Upstream's merge tables the cases must cover, at least this many cases in all.
 const AT_LEAST_CASES: usize = 60;
 
@@ -86,7 +89,13 @@ fn recorded_apiserver_applies_are_ours() {
                     }
                     (Err(ApplyError::Invalid(e)), None, None) => {
                         let want = answer["error"].as_str().unwrap_or_default();
-                        (e != want).then(|| format!("refusal differs\n ours: {e}\n want: {want}"))
+                        // What json-iterator says of a FieldsV1 key it cannot read is its own
+                        // (byte offsets, context excerpts): the text up to it must agree.
+                        let (ours, want) = match (e.split_once(JSONITER), want.split_once(JSONITER)) {
+                            (Some((ours, _)), Some((want, _))) => (ours, want),
+                            _ => (e.as_str(), want),
+                        };
+                        (ours != want).then(|| format!("refusal differs\n ours: {e}\n want: {want}"))
                     }
                     (ours, _, _) => Some(format!("ours: {ours:?}\n want: {answer}")),
                 };

@@ -89,7 +89,18 @@ pub(crate) fn decode(live: &Value) -> Result<(Managers, BTreeMap<String, Value>)
         let id = identifier(s("manager"), operation, s("apiVersion"), s("subresource"));
         let set = match entry.get("fieldsV1") {
             None | Some(Value::Null) => FieldSet::new(),
-            Some(fields) => FieldSet::from_fields_v1(fields).map_err(|e| format!("error decoding set: {e}"))?,
+            Some(fields) => FieldSet::from_fields_v1(fields).map_err(|e| {
+                // Go's `%v` of the entry: its fields in order, a time as its pointer (`<nil>`
+                // when absent; an address otherwise, which nobody can reproduce).
+                let time = if entry.get("time").is_some_and(|t| !t.is_null()) { "<time>" } else { "<nil>" };
+                format!(
+                    "error decoding versioned set from {{{} {operation} {} {time} FieldsV1 {} {}}}: error decoding set: parsing key as path element: {e}",
+                    s("manager"),
+                    s("apiVersion"),
+                    crate::issue::go_json(fields),
+                    s("subresource"),
+                )
+            })?,
         };
         managers
             .insert(id.clone(), Owned { set, api_version: s("apiVersion").to_owned(), applied: operation == "Apply" });
@@ -232,5 +243,54 @@ impl Conflicts {
             lines.push(format!("- {}", field(&c.field)));
         }
         format!("Apply failed with {} conflicts: {}", self.conflicts.len(), lines.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn live(entry: Value) -> Value {
+        json!({"metadata": {"managedFields": [entry]}})
+    }
+
+    /// A stored object's managed fields are input too: each malformed entry is refused with the
+    /// apiserver's words, never read wrong.
+    #[test]
+    fn malformed_entries_are_refused_as_the_apiserver_refuses_them() {
+        let ok = json!({"manager": "m", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:a": {}}});
+        assert!(decode(&live(ok.clone())).is_ok());
+        let with = |key: &str, value: Value| {
+            let mut e = ok.clone();
+            e[key] = value;
+            decode(&live(e)).unwrap_err()
+        };
+        assert_eq!(with("operation", json!("Patch")), "operation must be `Apply` or `Update`");
+        assert_eq!(with("apiVersion", json!("")), "apiVersion must not be empty");
+        assert_eq!(with("fieldsType", json!("")), "missing fieldsType in managed fields entry 0");
+        assert_eq!(with("fieldsType", json!("FieldsV2")), r#"invalid fieldsType "FieldsV2" in managed fields entry 0"#);
+        assert!(with("fieldsV1", json!({"k:[1]": {}})).starts_with(
+            r#"error decoding versioned set from {m Apply v1 <nil> FieldsV1 {"k:[1]":{}} }: error decoding set: parsing key as path element: "#
+        ));
+        assert!(with("fieldsV1", json!({"f": {}})).contains("error decoding set: "));
+        assert_eq!(
+            decode(&json!({"metadata": {"managedFields": {}}})).unwrap_err(),
+            "metadata.managedFields must be a list"
+        );
+    }
+
+    #[test]
+    fn identifiers_are_the_apiservers() {
+        assert_eq!(identifier("ci", "Apply", "example.com/v1", ""), r#"{"manager":"ci","operation":"Apply"}"#);
+        assert_eq!(
+            identifier("", "Update", "example.com/v1", "status"),
+            r#"{"manager":"unknown","operation":"Update","apiVersion":"example.com/v1","subresource":"status"}"#
+        );
+        assert_eq!(
+            print_manager(&identifier("c\n", "Update", "v1", "status")),
+            r#""c\n" with subresource "status" using v1"#
+        );
     }
 }
