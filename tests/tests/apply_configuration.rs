@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use kubeskema::apply::{Options, Resource, Subresource};
-use kubeskema::crd::Crd;
 use kubeskema::{ApplyConfiguration, ObjectMeta};
 use serde_json::json;
 
@@ -132,10 +131,7 @@ fn from_a_whole_object_sends_all_it_sets_but_what_the_server_writes() {
 
 #[test]
 fn a_configuration_applies_offline_through_the_types_own_crd() {
-    let crd_json = <Gizmo as kubeskema::resource::CustomResource>::crd().to_json().clone();
-    let (crd, errors) = Crd::parse(&crd_json);
-    assert!(errors.is_empty(), "{errors:?}");
-    let resource = Resource::new(&crd, "v1").unwrap();
+    let resource = Resource::of::<Gizmo>();
     let options =
         |manager| Options { manager, force: false, now: "2026-01-01T00:00:00Z", subresource: Subresource::Main };
     let first = GizmoApply::new("g")

@@ -107,6 +107,24 @@ impl<'a> Resource<'a> {
         Some(Resource { crd, version, root })
     }
 
+    /// The resource of a Rust type, derived or generated (its own CRD, `T::crd()`), read once
+    /// per type and kept for the process: `Resource::of::<Widget>().apply(live, &json, &options)`.
+    pub fn of<T: crate::resource::CustomResource + 'static>() -> &'static Resource<'static> {
+        use std::any::TypeId;
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static RESOURCES: OnceLock<Mutex<HashMap<TypeId, &'static Resource<'static>>>> = OnceLock::new();
+        let mut resources = RESOURCES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        resources.entry(TypeId::of::<T>()).or_insert_with(|| {
+            // A derived CRD is one the apiserver takes (`assert_crd_accepted`); what the
+            // envelope's reading could report of it is nothing this needs.
+            let crd: &'static Crd = Box::leak(Box::new(Crd::parse(T::crd().to_json()).0));
+            let resource = Resource::new(crd, T::RESOURCE.version)
+                .expect("invariant: a derived CRD serves the version of its type");
+            Box::leak(Box::new(resource))
+        })
+    }
+
     fn api_version(&self) -> String {
         crate::crd::api_version(&self.crd.group, &self.version.name)
     }
