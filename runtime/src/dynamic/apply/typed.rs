@@ -272,9 +272,26 @@ pub(crate) fn compare(ty: Ty<'_>, lhs: &Value, rhs: &Value) -> Comparison {
     out
 }
 
-/// Returns whether the node was a leaf (upstream's `inLeaf`), which keeps its caller from
-/// recording it as added or removed a second time.
+/// One node of [`compare`]. Where a deduced value changed kind, upstream runs the old kind's
+/// handler too (its fields below are then removed) before the new kind's, whose leaf-ness counts.
 fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Comparison) {
+    let (old, new) = (ty.atom(lhs), ty.atom(rhs.or(lhs)));
+    if lhs.is_some() && rhs.is_some() && std::mem::discriminant(&old) != std::mem::discriminant(&new) {
+        compare_as(old, lhs, rhs, path, out);
+    }
+    let in_leaf = compare_as(new, lhs, rhs, path, out);
+    if !in_leaf {
+        match (lhs, rhs) {
+            (None, _) => out.added.insert(path),
+            (_, None) => out.removed.insert(path),
+            _ => {}
+        }
+    }
+}
+
+/// Compares the node as `atom` says (a value of another kind reads as absent); whether it was
+/// a leaf (upstream's `inLeaf`), which keeps its caller from recording it a second time.
+fn compare_as(atom: Atom<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Comparison) -> bool {
     let leaf = |path: &mut Path, out: &mut Comparison| {
         match (lhs, rhs) {
             (None, _) => out.added.insert(path),
@@ -284,7 +301,7 @@ fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut P
         }
         true
     };
-    let in_leaf = match ty.atom(rhs.or(lhs)) {
+    match atom {
         Atom::Scalar => leaf(path, out),
         Atom::List { kind, items } => {
             let (l, r) = (as_list(lhs), as_list(rhs));
@@ -319,13 +336,6 @@ fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut P
                 }
                 false
             }
-        }
-    };
-    if !in_leaf {
-        match (lhs, rhs) {
-            (None, _) => out.added.insert(path),
-            (_, None) => out.removed.insert(path),
-            _ => {}
         }
     }
 }
