@@ -10,9 +10,9 @@
 //! field sets are [`set::FieldSet`]s of [`path::PathElement`]s, written as FieldsV1.
 //!
 //! Not modelled: the `kubectl.kubernetes.io/last-applied-configuration` interplay
-//! (`lastappliedmanager`), the cap of ten update managers (applies never add one), managers of
-//! other versions of the CRD (their sets are read as if in this version) and the reconciling of
-//! sets written under an older schema.
+//! (`lastappliedmanager`), the cap of ten update managers (applies never add one), webhook
+//! conversion (managers of another version are read as the `None` strategy reads them, as if
+//! in this version: recorded), and the reconciling of sets written under an older schema.
 
 mod managed;
 pub mod path;
