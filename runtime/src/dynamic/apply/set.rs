@@ -244,6 +244,30 @@ impl FieldSet {
     }
 }
 
+/// Paths gathered in any order, made a [`FieldSet`] at the end: sorted first, each insert is
+/// then an append (inserting a list's items in their order shifted the sorted members each
+/// time, quadratic in a long list).
+#[derive(Default)]
+pub(crate) struct Paths(Vec<Path>);
+
+impl Paths {
+    pub(crate) fn insert(&mut self, path: &[PathElement]) {
+        if !path.is_empty() {
+            self.0.push(path.to_vec());
+        }
+    }
+
+    pub(crate) fn into_set(mut self) -> FieldSet {
+        self.0.sort_unstable();
+        self.0.dedup();
+        let mut set = FieldSet::new();
+        for path in &self.0 {
+            set.insert(path);
+        }
+        set
+    }
+}
+
 /// The set a FieldsV1 object holds, and whether its parent element is a member (it is when
 /// the object is empty or has `"."`).
 fn read_fields_v1(map: &Map<String, Value>) -> Result<(FieldSet, bool), String> {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::path::{Path, PathElement};
-use super::set::FieldSet;
+use super::set::{FieldSet, Paths};
 use super::types::{Atom, ListKind, Ty};
 
 static NULL: Value = Value::Null;
@@ -78,12 +78,12 @@ fn as_map(v: Option<&Value>) -> Option<&Map<String, Value>> {
 /// below it; a null or empty map as itself; an atomic list or map as one field. A list's
 /// duplicated items are one field each, nothing below.
 pub(crate) fn to_field_set(ty: Ty<'_>, value: &Value) -> FieldSet {
-    let mut set = FieldSet::new();
+    let mut set = Paths::default();
     fields_of(ty, value, &mut Vec::new(), &mut set);
-    set
+    set.into_set()
 }
 
-fn fields_of(ty: Ty<'_>, value: &Value, path: &mut Path, set: &mut FieldSet) {
+fn fields_of(ty: Ty<'_>, value: &Value, path: &mut Path, set: &mut Paths) {
     match ty.atom(Some(value)) {
         Atom::Scalar => set.insert(path),
         Atom::List { kind, items } => {
@@ -267,14 +267,22 @@ pub(crate) struct Comparison {
 }
 
 pub(crate) fn compare(ty: Ty<'_>, lhs: &Value, rhs: &Value) -> Comparison {
-    let mut out = Comparison::default();
+    let mut out = Changes::default();
     compare_at(ty, Some(lhs), Some(rhs), &mut Vec::new(), &mut out);
-    out
+    Comparison { removed: out.removed.into_set(), modified: out.modified.into_set(), added: out.added.into_set() }
+}
+
+/// A [`Comparison`] being gathered.
+#[derive(Default)]
+struct Changes {
+    removed: Paths,
+    modified: Paths,
+    added: Paths,
 }
 
 /// One node of [`compare`]. Where a deduced value changed kind, upstream runs the old kind's
 /// handler too (its fields below are then removed) before the new kind's, whose leaf-ness counts.
-fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Comparison) {
+fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Changes) {
     let (old, new) = (ty.atom(lhs), ty.atom(rhs.or(lhs)));
     if lhs.is_some() && rhs.is_some() && std::mem::discriminant(&old) != std::mem::discriminant(&new) {
         compare_as(old, lhs, rhs, path, out);
@@ -291,8 +299,8 @@ fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut P
 
 /// Compares the node as `atom` says (a value of another kind reads as absent); whether it was
 /// a leaf (upstream's `inLeaf`), which keeps its caller from recording it a second time.
-fn compare_as(atom: Atom<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Comparison) -> bool {
-    let leaf = |path: &mut Path, out: &mut Comparison| {
+fn compare_as(atom: Atom<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Changes) -> bool {
+    let leaf = |path: &mut Path, out: &mut Changes| {
         match (lhs, rhs) {
             (None, _) => out.added.insert(path),
             (_, None) => out.removed.insert(path),
@@ -340,14 +348,7 @@ fn compare_as(atom: Atom<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &m
     }
 }
 
-fn compare_lists(
-    kind: ListKind<'_>,
-    items: Ty<'_>,
-    lhs: &[Value],
-    rhs: &[Value],
-    path: &mut Path,
-    out: &mut Comparison,
-) {
+fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value], path: &mut Path, out: &mut Changes) {
     // Each element with every item that has it, on each side; elements in first-seen order.
     let mut order: Vec<PathElement> = Vec::new();
     let mut sides: BTreeMap<PathElement, (Vec<&Value>, Vec<&Value>)> = BTreeMap::new();
