@@ -122,6 +122,7 @@ mod tests {
                     | Keyword::NoCelRules
                     | Keyword::NoCelValue
                     | Keyword::SchemaJson
+                    | Keyword::ApplyKeys
                     | Keyword::Extension
             );
             assert_eq!(k.schema_key().is_none(), rust_only, "{k:?}");
