@@ -2,7 +2,8 @@
 //! apply sends: each field an `Option` of the field type's own configuration
 //! (`kubeskema::ApplyConfiguration::Apply`), left out when `None`; a nullable field an
 //! `Option<Option<_>>` whose `Some(None)` sends `null`; a `resource(...)` root's `apiVersion` and
-//! `kind` filled in and its `metadata` always sent (`new(name)`). Builders by field name
+//! `kind` filled in and its `metadata` always sent (`new(name)`); the item type of `map` lists
+//! (`apply_keys(...)`, written by codegen) made by `new(keys...)`. Builders by field name
 //! (`WidgetApply::new("w").namespace("ns").spec(WidgetSpecApply::default().replicas(3))`),
 //! `From<&Widget>`, `Clone` and `Serialize`. Enums, unions and transparent newtypes are applied
 //! whole: their configuration is themselves.

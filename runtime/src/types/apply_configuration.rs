@@ -162,7 +162,7 @@ impl<T: ApplyConfiguration> ApplyConfiguration for Option<T> {
     }
 }
 
-impl<K: Ord + Clone + Serialize + std::fmt::Debug, V: ApplyConfiguration> ApplyConfiguration for BTreeMap<K, V> {
+impl<K: Ord + Clone + Serialize, V: ApplyConfiguration> ApplyConfiguration for BTreeMap<K, V> {
     type Apply = BTreeMap<K, V::Apply>;
     fn apply_configuration(&self) -> Self::Apply {
         self.iter().map(|(k, v)| (k.clone(), v.apply_configuration())).collect()
@@ -170,7 +170,7 @@ impl<K: Ord + Clone + Serialize + std::fmt::Debug, V: ApplyConfiguration> ApplyC
 }
 
 /// A `HashMap` sends its keys sorted (a `BTreeMap`): the same configuration every time.
-impl<K: Ord + Clone + Serialize + std::fmt::Debug, V: ApplyConfiguration, S> ApplyConfiguration for HashMap<K, V, S> {
+impl<K: Ord + Clone + Serialize, V: ApplyConfiguration, S> ApplyConfiguration for HashMap<K, V, S> {
     type Apply = BTreeMap<K, V::Apply>;
     fn apply_configuration(&self) -> Self::Apply {
         self.iter().map(|(k, v)| (k.clone(), v.apply_configuration())).collect()
