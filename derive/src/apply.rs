@@ -8,10 +8,11 @@
 //! `From<&Widget>`, `Clone` and `Serialize`. Enums, unions and transparent newtypes are applied
 //! whole: their configuration is themselves.
 //!
-//! No `Debug` nor `PartialEq`: a configuration is its JSON (compare and print
-//! `serde_json::to_value(&c)`), and either, derived or through JSON, cost the corpus crate
-//! a tenth more build memory (measured on argo-workflows and envoy-gateway: 1.50 GB with
-//! them through JSON, 1.37 without, 1.02 without configurations).
+//! A resource's configuration is `Debug` (kube's `Api::patch` asks for it) by its apiVersion,
+//! kind and metadata. No configuration is `PartialEq` nor prints whole: compare and print its
+//! JSON. Either, on any type, makes the compiler build a comparer or printer for every type
+//! below it (all 5,499 corpus types: 8.64 GB peak with them, 8.36 GB without, 6.18 GB without
+//! configurations).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -221,6 +222,24 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
             },
         );
     }
+    // A resource's configuration is `Debug` (kube's `Api::patch` asks for it) by what names the
+    // object: printing it all, as JSON or field by field, compiles a printer for every type
+    // below it (the corpus crate: 8.64 GB peak instead of 8.36).
+    let debug = root.as_ref().zip(meta_field).map(|(_, meta)| {
+        let (member, shown) = (meta.ident, name.to_string());
+        quote! {
+            #[automatically_derived]
+            impl ::core::fmt::Debug for #name {
+                fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    __f.debug_struct(#shown)
+                        .field("apiVersion", &self.api_version)
+                        .field("kind", &self.kind)
+                        .field("metadata", &self.#member)
+                        .finish_non_exhaustive()
+                }
+            }
+        }
+    });
     quote! {
         #[doc(hidden)]
         const _: fn() = || {
@@ -255,6 +274,7 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
                     #name { #(#from)* }
                 }
             }
+            #debug
             #[automatically_derived]
             impl ::kubeskema::AppliesTo for #name {
                 type Full = #ident;

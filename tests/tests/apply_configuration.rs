@@ -261,3 +261,15 @@ fn keyed_items_are_made_with_their_keys() {
     let full = Listener { port: 80, protocol: "UDP".into(), host: None };
     assert_eq!(serde_json::to_value(ListenerApply::from(&full)).unwrap(), json!({"port": 80, "protocol": "UDP"}));
 }
+
+/// A resource's configuration prints what names the object (kube's `Api::patch` asks for
+/// `Debug`); the rest is its JSON.
+#[test]
+fn a_resource_configuration_prints_what_names_it() {
+    let shown = format!("{:?}", GizmoApply::new("g").namespace("ns").spec(GizmoSpecApply::default().replicas(1)));
+    assert!(
+        shown.starts_with(r#"GizmoApply { apiVersion: "example.com/v1", kind: "Gizmo", metadata: ObjectMeta {"#),
+        "{shown}"
+    );
+    assert!(shown.contains(r#"name: Some("g")"#) && shown.ends_with(".. }"), "{shown}");
+}

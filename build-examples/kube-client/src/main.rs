@@ -93,7 +93,9 @@ mod tests {
                 let content_type = parts.headers[http::header::CONTENT_TYPE].to_str().unwrap_or_default().to_owned();
                 *seen.lock().unwrap() = Some((parts.method.clone(), parts.uri.to_string(), content_type, body.clone()));
                 // The apiserver answers with the object it stored; the body sent stands in for it.
-                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(http::Response::new(kube::client::Body::from(body.to_vec())))
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(http::Response::new(kube::client::Body::from(
+                    body.to_vec(),
+                )))
             }
         });
         let api: Api<Certificate> = Api::namespaced(kube::Client::new(service, "default"), "default");
@@ -103,7 +105,8 @@ mod tests {
                 .dns_names(vec!["example.com".to_owned()])
                 .issuer_ref(IssuerRefApply::default().name("letsencrypt").kind("ClusterIssuer")),
         );
-        let stored = api.patch("example", &PatchParams::apply("ci"), &Patch::Apply(&apply)).await.expect("the loopback answers");
+        let stored =
+            api.patch("example", &PatchParams::apply("ci"), &Patch::Apply(&apply)).await.expect("the loopback answers");
         assert_eq!(stored.spec.map(|s| s.secret_name).as_deref(), Some("example-tls"));
 
         let (method, uri, content_type, body) = sent.lock().unwrap().take().expect("a request was sent");
