@@ -17,27 +17,17 @@ pub const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 /// One manager's identity: an entry without its fields and time (and, for an apply, without
 /// its API version), as JSON in the field order of Go's `ManagedFieldsEntry`.
 pub(crate) fn identifier(manager: &str, operation: &str, api_version: &str, subresource: &str) -> String {
-    let mut id = Map::new();
-    id.insert("manager".into(), json!(if manager.is_empty() { "unknown" } else { manager }));
-    id.insert("operation".into(), json!(operation));
-    if operation != "Apply" && !api_version.is_empty() {
-        id.insert("apiVersion".into(), json!(api_version));
-    }
-    if !subresource.is_empty() {
-        id.insert("subresource".into(), json!(subresource));
-    }
-    // Go writes struct fields in declaration order; serde_json's map sorts them, so write by hand.
-    let mut out = String::from("{");
-    for (i, key) in ["manager", "operation", "apiVersion", "subresource"].iter().enumerate() {
-        if let Some(v) = id.get(*key) {
-            if i > 0 && out.len() > 1 {
-                out.push(',');
-            }
-            out.push_str(&format!("\"{key}\":{}", crate::issue::go_json(v)));
-        }
-    }
-    out.push('}');
-    out
+    let manager = if manager.is_empty() { "unknown" } else { manager };
+    // The fields Go's `json.Marshal` writes (omitempty), in its struct's declaration order.
+    let fields = [
+        Some(("manager", manager)),
+        Some(("operation", operation)),
+        (operation != "Apply" && !api_version.is_empty()).then_some(("apiVersion", api_version)),
+        (!subresource.is_empty()).then_some(("subresource", subresource)),
+    ];
+    let written: Vec<String> =
+        fields.into_iter().flatten().map(|(k, v)| format!("\"{k}\":{}", crate::issue::go_json(&json!(v)))).collect();
+    format!("{{{}}}", written.join(","))
 }
 
 /// An identifier's parts.
