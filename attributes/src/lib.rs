@@ -456,43 +456,6 @@ pub fn has(attrs: &[Attr], keyword: Keyword) -> bool {
     attrs.iter().any(|a| a.keyword() == keyword)
 }
 
-/// What a node's CEL type depends on beyond its Rust type: its format, its items' format, its
-/// list type and list-map keys, and whether it is an int-or-string. The runtime's
-/// `kubeskema::cel::types::node_type` gives the type from these; code generation reads them
-/// from the attributes it writes and the derive from the attributes it parses, through this.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CelInputs<'a> {
-    pub format: Option<&'a str>,
-    pub element_format: Option<&'a str>,
-    pub list_type: Option<&'a str>,
-    pub list_map_keys: Vec<&'a str>,
-    pub int_or_string: bool,
-}
-
-impl<'a> CelInputs<'a> {
-    /// Read from a node's attributes.
-    pub fn of(attrs: &'a [Attr]) -> CelInputs<'a> {
-        let element_format = attrs.iter().find_map(|a| match a {
-            Attr::Nested(Keyword::Items | Keyword::Values, inner) => str_of(inner, Keyword::Format),
-            _ => None,
-        });
-        let list_map_keys = attrs
-            .iter()
-            .find_map(|a| match a {
-                Attr::Strs(Keyword::ListMapKeys, keys) => Some(keys.iter().map(String::as_str).collect()),
-                _ => None,
-            })
-            .unwrap_or_default();
-        CelInputs {
-            format: str_of(attrs, Keyword::Format),
-            element_format,
-            list_type: str_of(attrs, Keyword::ListType),
-            list_map_keys,
-            int_or_string: has(attrs, Keyword::IntOrString),
-        }
-    }
-}
-
 use serde_json::Value;
 
 /// What a branch may say: value validations, nested places, further junctors. The apiserver

@@ -162,8 +162,7 @@ impl Attrs {
         })
     }
 
-    /// The same keywords as data, without their spans: what [`crate::CelInputs`] and the other
-    /// functions of the core read.
+    /// The same keywords as data, without their spans: what the functions of the core read.
     pub fn data(&self) -> Vec<Attr> {
         self.items
             .iter()

@@ -19,8 +19,8 @@ use crate::model::{
 use crate::validate::{
     Recv, access, access_in, holds_primitives, list_map_keys, mentions, payload_path, variant_pattern,
 };
+use kubeskema_attributes::Keyword;
 use kubeskema_attributes::parse::{Attrs, Item, Rule};
-use kubeskema_attributes::{CelInputs, Keyword};
 
 /// The `ToCel` impl of the container (outside the `Validate` impl).
 pub fn to_cel_impl(c: &Container) -> TokenStream {
@@ -29,22 +29,8 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
     }
     let ident = c.ident;
     let cel = quote!(::kubeskema::cel);
-    let (body, cel_type) = match &c.data {
+    let body = match &c.data {
         Body::Struct(fields) => {
-            let name = ident.to_string();
-            let typed = fields.iter().filter(|f| !f.flatten && access(f, &quote!(self)).is_some()).map(|f| {
-                let json = &f.json_name;
-                let t = node_type(&f.attrs, f.value_ty);
-                quote!((#json, #t))
-            });
-            let resource = c.attrs.flag(Keyword::EmbeddedResource) || c.attrs.get(Keyword::Resource).is_some();
-            // A flattened type's fields are known to its own impl only: `dyn` (the rules are
-            // still checked against the CRD's schema by the CRD check).
-            let cel_type = if fields.iter().any(|f| f.flatten) {
-                quote!(#cel::Type::Dyn)
-            } else {
-                quote!(#cel::types::derived_object(#name, #resource, || ::std::vec![#(#typed),*]))
-            };
             let entries = fields.iter().filter(|f| !f.flatten).filter_map(|f| {
                 let name = &f.json_name;
                 let access = access(f, &quote!(self))?;
@@ -59,7 +45,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 }
                 None => quote!(::core::option::Option::None),
             };
-            (quote!(#cel::struct_value([#(#entries),*], #unknown)), cel_type)
+            quote!(#cel::struct_value([#(#entries),*], #unknown))
         }
         Body::Enum(variants) => {
             let arms = variants.iter().map(|v| {
@@ -70,15 +56,9 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                     VariantValue::Bool(b) => quote!(#ident::#var => #cel::Value::Bool(#b),),
                 }
             });
-            let cel_type = match variants.first().map(|v| &v.value) {
-                Some(VariantValue::Int(_)) => quote!(#cel::Type::Int),
-                Some(VariantValue::Bool(_)) => quote!(#cel::Type::Bool),
-                _ => quote!(#cel::Type::String),
-            };
-            (quote!(match self { #(#arms)* }), cel_type)
+            quote!(match self { #(#arms)* })
         }
-        // The value as serde writes it. Its type is `dyn`: what two variants give one field
-        // is known only from the merged schema, at run time.
+        // The value as serde writes it.
         Body::Union(u) => {
             let arms = u.variants.iter().map(|v| {
                 let pattern = variant_pattern(ident, v, "__n_");
@@ -119,11 +99,11 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 };
                 quote!(#pattern => #value,)
             });
-            (quote!(#[allow(unused_variables)] match self { #(#arms)* }), quote!(#cel::Type::Dyn))
+            quote!(#[allow(unused_variables)] match self { #(#arms)* })
         }
         Body::Transparent(t) => {
             let member = &t.member;
-            (cel_value(&t.attrs, &quote!((&self.#member))), node_type(&t.attrs, t.ty))
+            cel_value(&t.attrs, &quote!((&self.#member)))
         }
     };
     // What rules compiled to Rust read of an enum: its value, without a `cel::Value`. Only
@@ -168,9 +148,6 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
             impl #cel::ToCel for #ident {
                 fn to_cel(&self) -> #cel::Value {
                     #body
-                }
-                fn cel_type() -> #cel::Type {
-                    #cel_type
                 }
             }
             #enum_value
@@ -351,9 +328,8 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
         Body::Transparent(t) => return validate_cel_transparent(c, t),
         Body::Enum(_) => return TokenStream::new(),
     };
-    let ident = c.ident;
-    let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
-    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
+    let root = Place::root(c);
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, &root);
     let known = known_fields(c, fields);
     let fields = fields.iter().filter_map(|f| {
         let name = &f.json_name;
@@ -367,7 +343,8 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
         }
         let new = access(f, &quote!(self))?;
         let old = access(f, &quote!(__o))?;
-        let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), c.ident)?;
+        let at = root.child(&["properties", name]);
+        let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), &at)?;
         Some(quote! {
             if let ::core::option::Option::Some(__v) = #new {
                 let __p = __path.property(#name);
@@ -421,9 +398,8 @@ fn known_fields(c: &Container, fields: &[Field]) -> TokenStream {
 
 /// `validate_cel_at` of a transparent struct: its own rules and its field's, at its place.
 fn validate_cel_transparent(c: &Container, t: &Transparent) -> TokenStream {
-    let ident = c.ident;
-    let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
-    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
+    let root = Place::root(c);
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, &root);
     let member = &t.member;
     let walk = walk(
         &t.attrs,
@@ -431,7 +407,7 @@ fn validate_cel_transparent(c: &Container, t: &Transparent) -> TokenStream {
         &quote!((&self.#member)),
         &quote!(__old.map(|__o| &__o.#member)),
         &quote!((*__path)),
-        ident,
+        &root,
     );
     quote! {
         ::kubeskema::__cel! {
@@ -447,17 +423,23 @@ fn validate_cel_transparent(c: &Container, t: &Transparent) -> TokenStream {
 /// holds (correlated with the old value's when that is the same variant).
 fn validate_cel_union(c: &Container, u: &Union) -> TokenStream {
     let ident = c.ident;
-    let own_type = quote!(<#ident as ::kubeskema::cel::ToCel>::cel_type());
-    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, own_type);
+    let root = Place::root(c);
+    let own = rules_check(&c.attrs, &quote!(self), &quote!(__old), &quote!(__path), None, &root);
     let empty = Attrs::default();
     let arms = u.variants.iter().map(|v| {
         let (new, old) = (variant_pattern(ident, v, "__n_"), variant_pattern(ident, v, "__o_"));
         let at = payload_path(&u.tagging, &v.name, &quote!(__path));
+        // Where the variant's fields are in the merged schema (`schema::of_types::union`).
+        let payload = match &u.tagging {
+            Tagging::External => root.child(&["properties", &v.name]),
+            Tagging::Adjacent(_, content) => root.child(&["properties", content]),
+            Tagging::Internal(_) | Tagging::Untagged => root.clone(),
+        };
         let none = quote!(::core::option::Option::None);
         let body = match &v.payload {
             Payload::Unit => TokenStream::new(),
             Payload::Newtype(ty) => {
-                let walk = walk(&empty, ty, &quote!(__n), &quote!(__ov), &quote!((*__path)), ident);
+                let walk = walk(&empty, ty, &quote!(__n), &quote!(__ov), &quote!((*__path)), &payload);
                 walk.map(|walk| {
                     quote! {
                         let __ov = match __old { ::core::option::Option::Some(#old) => ::core::option::Option::Some(__o), _ => #none };
@@ -472,7 +454,8 @@ fn validate_cel_union(c: &Container, u: &Union) -> TokenStream {
                     let name = &f.json_name;
                     let new_value = access_in(f, Recv::Bound("__n_"))?;
                     let old_value = access_in(f, Recv::Bound("__o_"))?;
-                    let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), ident)?;
+                    let field = payload.child(&["properties", name]);
+                    let walk = walk(&f.attrs, f.value_ty, &quote!(__v), &quote!(__ov), &quote!(__p), &field)?;
                     Some(quote! {
                         if let ::core::option::Option::Some(__v) = #new_value {
                             let __p = __path.property(#name);
@@ -513,9 +496,9 @@ fn walk(
     v: &TokenStream,
     o: &TokenStream,
     p: &TokenStream,
-    me: &syn::Ident,
+    at: &Place,
 ) -> Option<TokenStream> {
-    let own = rules_check(attrs, v, o, p, Some(ty), node_type(attrs, ty));
+    let own = rules_check(attrs, v, o, p, Some(ty), at);
     let cel = quote!(::kubeskema::cel);
     let nested = |keyword| attrs.nested(keyword);
     let empty = Attrs::default();
@@ -524,7 +507,7 @@ fn walk(
         let elem_full = elem;
         let (elem, nullable) = option_inner(elem).map_or((elem, false), |i| (i, true));
         // Items without rules (primitives, say) are not walked; the list's own rules still run.
-        let body = walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), me)
+        let body = walk(item_attrs, elem, &quote!(__e), &quote!(__oe), &quote!(__pe), &at.child(&["items"]))
             .map(|body| nullable_element(body, nullable));
         match (body, list_map_keys(attrs)) {
             (None, _) => TokenStream::new(),
@@ -550,7 +533,8 @@ fn walk(
     } else if let Some(value) = map_value(ty) {
         let value_attrs = nested(Keyword::Values).unwrap_or(&empty);
         let (value, nullable) = option_inner(value).map_or((value, false), |i| (i, true));
-        match walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), me) {
+        match walk(value_attrs, value, &quote!(__e), &quote!(__oe), &quote!(__pe), &at.child(&["additionalProperties"]))
+        {
             None => TokenStream::new(),
             Some(body) => {
                 let body = nullable_element(body, nullable);
@@ -566,7 +550,7 @@ fn walk(
     } else if holds_primitives(ty) {
         // No rules inside a primitive: nothing to walk (and nothing to expand, per field).
         TokenStream::new()
-    } else if has_own_rules(attrs) || mentions(quote!(#ty), me) {
+    } else if has_own_rules(attrs) || mentions(quote!(#ty), at.container) {
         quote!(::kubeskema::Validate::validate_cel_at(#v, #o, &#p, __cx);)
     } else {
         quote! {
@@ -590,16 +574,45 @@ fn nullable_element(body: TokenStream, nullable: bool) -> TokenStream {
     quote!(if let ::core::option::Option::Some(__e) = __e { let __oe = match __oe { ::core::option::Option::Some(__x) => __x.as_ref(), ::core::option::Option::None => ::core::option::Option::None }; #body })
 }
 
+/// Where a node's rules sit in their container's derived schema: what their `self` is
+/// declared from (`kubeskema::cel::types::derived_declaration`), so that a rule is typed, and
+/// its cost estimated, against the node it has in the CRD.
+#[derive(Clone)]
+struct Place<'a> {
+    container: &'a syn::Ident,
+    /// A JSON pointer into the container's schema.
+    pointer: String,
+    /// The container is a resource, and this its root.
+    resource_root: bool,
+}
+
+impl<'a> Place<'a> {
+    fn root(c: &'a Container) -> Place<'a> {
+        Place { container: c.ident, pointer: String::new(), resource_root: c.attrs.get(Keyword::Resource).is_some() }
+    }
+
+    /// The node `steps` below (each escaped as a JSON pointer token).
+    fn child(&self, steps: &[&str]) -> Place<'a> {
+        let mut pointer = self.pointer.clone();
+        for step in steps {
+            pointer.push('/');
+            pointer.push_str(&step.replace('~', "~0").replace('/', "~1"));
+        }
+        Place { container: self.container, pointer, resource_root: false }
+    }
+}
+
 /// The `kubeskema::cel::Cx::evaluate_typed` call for the rules directly in `attrs`, at value
-/// `v` of type `ty` (`Self` without one), whose CEL type `self_type` gives. Where the value
-/// has no CEL value (`no_cel_value`), every rule there must be compiled to Rust.
+/// `v` of type `ty` (`Self` without one), at `at` in the container's schema (what `self` is
+/// declared from). Where the value has no CEL value (`no_cel_value`), every rule there must be
+/// compiled to Rust.
 fn rules_check(
     attrs: &Attrs,
     v: &TokenStream,
     o: &TokenStream,
     p: &TokenStream,
     ty: Option<&Type>,
-    self_type: TokenStream,
+    at: &Place,
 ) -> TokenStream {
     let rules: Vec<&Rule> = attrs.rules().collect();
     if rules.is_empty() {
@@ -618,7 +631,13 @@ fn rules_check(
         .to_compile_error();
     }
     let (declared_type, type_fn) = if interpretable {
-        (quote!(::core::option::Option::Some(__self_type)), quote!(fn __self_type() -> #cel::Type { #self_type }))
+        let (container, pointer, resource_root) = (at.container, &at.pointer, at.resource_root);
+        let declare = quote! {
+            fn __self_type() -> ::core::option::Option<#cel::types::Declaration> {
+                #cel::types::derived_declaration::<#container>(#pointer, #resource_root)
+            }
+        };
+        (quote!(::core::option::Option::Some(__self_type)), declare)
     } else {
         (quote!(::core::option::Option::None), TokenStream::new())
     };
@@ -771,27 +790,6 @@ fn count_rules(attrs: &Attrs, owner: &str, out: &mut Vec<TokenStream>) {
             count_rules(nested, owner, out);
         }
     }
-}
-
-/// The CEL type at a node of Rust type `ty` with `attrs`: its format, its elements' format,
-/// its list type and int-or-string ([`CelInputs`], as code generation reads them) applied to
-/// the Rust type's.
-fn node_type(attrs: &Attrs, ty: &Type) -> TokenStream {
-    let cel = quote!(::kubeskema::cel);
-    let base = quote!(<#ty as #cel::ToCel>::cel_type());
-    let data = attrs.data();
-    let CelInputs { format, element_format, list_type, list_map_keys, int_or_string } = CelInputs::of(&data);
-    // Most fields are their Rust type's: no call to adjust it (generated crates have
-    // thousands of fields, and this is expanded for each).
-    if format.is_none() && element_format.is_none() && list_type.is_none() && !int_or_string {
-        return base;
-    }
-    let opt = |s: Option<&str>| match s {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    };
-    let (format, element_format, list_type) = (opt(format), opt(element_format), opt(list_type));
-    quote!(#cel::types::node_type(#base, #format, #element_format, #list_type, &[#(#list_map_keys),*], #int_or_string))
 }
 
 /// The CEL value of `v` at a node with `attrs`: its own format is applied by `evaluate`;

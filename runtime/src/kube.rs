@@ -89,9 +89,6 @@ impl crate::cel::ToCel for ObjectMeta {
         };
         ours.to_cel()
     }
-    fn cel_type() -> crate::cel::Type {
-        <crate::ObjectMeta as crate::cel::ToCel>::cel_type()
-    }
 }
 
 /// Read in place by the metadata rules, as ours is.

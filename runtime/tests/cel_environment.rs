@@ -8,17 +8,23 @@
 use kubeskema::{IntOrString, Validate};
 use serde_json::{Value, json};
 
+/// Bounded as a CRD the apiserver accepts must be for these rules: the derived rules are
+/// estimated against the schema (a loop in a loop over unbounded lists is refused).
 #[derive(Debug, Clone, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
 struct Env {
+    #[kubeskema(max_items = 10, items(max_length = 10))]
     tags: Option<Vec<String>>,
+    #[kubeskema(max_properties = 10)]
     counts: Option<std::collections::BTreeMap<String, i64>>,
-    #[kubeskema(list_type = "set")]
+    #[kubeskema(list_type = "set", max_items = 10, items(max_length = 10))]
     set: Option<Vec<String>>,
+    #[kubeskema(max_items = 10, items(max_length = 10))]
     atomic: Option<Vec<String>>,
-    #[kubeskema(list_type = "map", list_map_keys("name"))]
+    #[kubeskema(list_type = "map", list_map_keys("name"), max_items = 10)]
     ports: Option<Vec<Port>>,
     #[kubeskema(int_or_string)]
     size: Option<IntOrString>,
+    #[kubeskema(max_length = 10)]
     name: Option<String>,
     #[kubeskema(format = "date-time")]
     at: Option<String>,
@@ -35,15 +41,15 @@ fn schema(rules: &[&str]) -> Value {
     let rules: Vec<Value> = rules.iter().map(|r| json!({"rule": r})).collect();
     json!({"type": "object", "x-kubernetes-validations": rules,
         "properties": {
-            "tags": {"type": "array", "items": {"type": "string"}},
-            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
-            "set": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
-            "atomic": {"type": "array", "items": {"type": "string"}},
-            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+            "tags": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10}},
+            "counts": {"type": "object", "maxProperties": 10, "additionalProperties": {"type": "integer"}},
+            "set": {"type": "array", "x-kubernetes-list-type": "set", "maxItems": 10, "items": {"type": "string", "maxLength": 10}},
+            "atomic": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10}},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"], "maxItems": 10,
                 "items": {"type": "object", "required": ["name", "port"],
                     "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}}},
             "size": {"x-kubernetes-int-or-string": true},
-            "name": {"type": "string"},
+            "name": {"type": "string", "maxLength": 10},
             "at": {"type": "string", "format": "date-time"}}})
 }
 
@@ -68,7 +74,7 @@ fn check(rule: &'static str, value: Value, old: Option<Value>) -> Vec<String> {
             None,
             None,
             false,
-            Some(<Env as kubeskema::cel::ToCel>::cel_type),
+            Some(|| kubeskema::cel::types::derived_declaration::<Env>("", false)),
         )]));
         let mut cx = kubeskema::cel::Cx::default();
         let path = kubeskema::path::Path::root();
@@ -117,7 +123,9 @@ fn two_variable_comprehensions() {
 
 #[test]
 fn transforms() {
-    holds("self.tags.transformList(i, t, t + string(i)) == ['a0', 'b1']", base());
+    // (Not `t + string(i)`: `string(int)` has no bound, and kube-apiserver 1.36.3 refuses the
+    // rule for its estimated cost.)
+    holds("self.tags.transformList(i, t, i > 0 ? t : 'x') == ['x', 'b']", base());
     holds("self.tags.transformList(i, t, i > 0, t) == ['b']", base());
     holds("self.counts.transformList(k, v, v) .size() == 2", base());
     holds("self.counts.transformMap(k, v, v * 10) == {'a': 10, 'b': 20}", base());

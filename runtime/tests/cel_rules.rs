@@ -25,7 +25,7 @@ struct Widget {
 #[kubeskema(
     rule(
         rule = "self.min <= self.max",
-        message_expression = "'min ' + string(self.min) + ' is above max ' + string(self.max)",
+        message_expression = "self.min > 3 ? 'min is above max, and above 3' : 'min is above max'",
         field_path = ".min"
     ),
     rule(rule = "self.max == oldSelf.max", message = "max is immutable"),
@@ -81,7 +81,7 @@ struct Port {
 fn crd() -> kubeskema::crd::Crd {
     let spec = json!({"type": "object", "required": ["min", "max"],
         "x-kubernetes-validations": [
-            {"rule": "self.min <= self.max", "messageExpression": "'min ' + string(self.min) + ' is above max ' + string(self.max)", "fieldPath": ".min"},
+            {"rule": "self.min <= self.max", "messageExpression": "self.min > 3 ? 'min is above max, and above 3' : 'min is above max'", "fieldPath": ".min"},
             {"rule": "self.max == oldSelf.max", "message": "max is immutable"},
             {"rule": "!has(self.mode) || self.mode != 'off' || self.max == 0", "reason": "FieldValueForbidden", "message": "off means max 0"},
             {"rule": "!has(self.foo__dash__bar) || self.foo__dash__bar != 'bad'", "reason": "FieldValueRequired", "message": "not bad"},
@@ -164,7 +164,7 @@ fn passing_rules_report_nothing() {
 fn message_expression_field_path_and_reasons() {
     assert_eq!(
         create(json!({"min": 5, "max": 2, "mode": "off"})),
-        vec!["spec.min: Invalid value: min 5 is above max 2", "spec: Forbidden: off means max 0",]
+        vec!["spec.min: Invalid value: min is above max, and above 3", "spec: Forbidden: off means max 0",]
     );
 }
 

@@ -320,6 +320,45 @@ pub struct Limits {
     pub count: i64,
 }
 
+/// More rules the apiserver refuses where the Rust type alone does not say so: the types a
+/// rule reads are known from the derived schema only (a flattened struct's fields, a
+/// data-carrying enum's merged properties), or the rule's estimated cost is past the limit.
+/// Both the CRD check and the values' own validation type and estimate them against that
+/// schema.
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(resource(group = "derived.example.com", version = "v1", kind = "Refused"))]
+pub struct Refused {
+    #[kubeskema(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    #[kubeskema(default_json = "{}")]
+    pub metadata: ObjectMeta,
+    pub spec: RefusedSpec,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(rule(rule = "self.size > 'large'", message = "a flattened integer against a string"))]
+pub struct RefusedSpec {
+    #[serde(flatten)]
+    pub sizing: Sizing,
+    pub source: Source,
+    #[kubeskema(rule(rule = "self.all(a, self.all(b, a == b || a != b))", message = "a loop in a loop, unbounded"))]
+    pub names: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+pub struct Sizing {
+    pub size: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[serde(tag = "type")]
+#[kubeskema(rule(rule = "!has(self.depth) || self.depth > 'deep'", message = "a variant's integer against a string"))]
+pub enum Source {
+    Git { url: String, depth: Option<i64> },
+    Empty,
+}
+
 /// Every fixture CRD with the file name `derived-crds` writes it to.
 pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
     let gadget = CustomResourceDefinition::merge(&[GadgetV1::crd(), GadgetV2::crd()])
@@ -330,6 +369,7 @@ pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
         ("gadgets.yaml", gadget),
         ("costly.yaml", Costly::crd().clone()),
         ("mistyped.yaml", Mistyped::crd().clone()),
+        ("refused.yaml", Refused::crd().clone()),
         ("pipelines.yaml", pipeline),
     ]
 }

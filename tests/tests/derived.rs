@@ -230,3 +230,27 @@ fn a_mistyped_rule_on_a_nested_field_fails_the_helper_at_the_rule() {
         ]
     );
 }
+
+/// Rules whose types only the derived schema knows (a flattened struct's field, a data-carrying
+/// enum's merged property), and a rule whose estimated cost alone is past the apiserver's limit:
+/// kube-apiserver 1.36.3 refuses `refused.yaml` for each (checked above), and the values' own
+/// validation, which types and estimates each rule against its node in that schema once per
+/// process, reports each in the same words rather than running it.
+#[test]
+fn rules_are_typed_and_estimated_against_the_derived_schema() {
+    use kubeskema_tests::derived::{RefusedSpec, Sizing, Source};
+    let spec = RefusedSpec {
+        sizing: Sizing { size: 3 },
+        source: Source::Git { url: "https://example.com".into(), depth: Some(1) },
+        names: vec!["a".into(), "b".into()],
+    };
+    let issues: Vec<String> = kubeskema::Validate::validate(&spec).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        issues,
+        [
+            "<nil>: Invalid value: \"object\": rule compile error: compilation failed: ERROR: <input>:1:11: found no matching overload for '_>_' applied to '(int, string)'\n | self.size > 'large'\n | ..........^",
+            "source: Invalid value: \"object\": rule compile error: compilation failed: ERROR: <input>:1:32: found no matching overload for '_>_' applied to '(int, string)'\n | !has(self.depth) || self.depth > 'deep'\n | ...............................^",
+            "names: Invalid value: \"array\": rule compile error: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        ]
+    );
+}

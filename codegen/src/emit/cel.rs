@@ -15,14 +15,15 @@ use std::collections::HashMap;
 
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, LiteralValue};
 use cel::parser::Expression;
-use kubeskema::cel::types::{self as cel_types, Type};
+use kubeskema::cel::types::Type;
 use kubeskema::cel::{Lowered, NativeForm, NativeForm as N, Scope, escape, native_form};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use kubeskema_attributes::{CelInputs, Rule};
+use kubeskema_attributes::Rule;
 
-use crate::model::{Attr, FieldDef, Keyword, Module, Shape, StructDef, Ty, TypeDef};
+use super::cel_types::node_cel_type;
+use crate::model::{Attr, FieldDef, Module, Shape, StructDef, Ty, TypeDef};
 
 pub use kubeskema::cel::CelCount;
 
@@ -1314,57 +1315,4 @@ fn equal(a: &TokenStream, ar: &Rep, b: &TokenStream, br: &Rep) -> Result<TokenSt
         | (Rep::Duration, Rep::Duration) => Ok(quote!((#a == #b))),
         _ => Err(format!("== of {ar} and {br}")),
     }
-}
-
-/// The CEL type the derive gives a node of Rust type `ty` with `attrs` (`ToCel::cel_type`
-/// and the node's format, list type and int-or-string), built with the runtime's functions.
-fn node_cel_type(m: &Module, ty: &Ty, attrs: &[Attr]) -> Result<Type, String> {
-    let base = rust_cel_type(m, ty)?;
-    let CelInputs { format, element_format, list_type, list_map_keys, int_or_string } = CelInputs::of(attrs);
-    Ok(cel_types::node_type(base, format, element_format, list_type, &list_map_keys, int_or_string))
-}
-
-fn rust_cel_type(m: &Module, ty: &Ty) -> Result<Type, String> {
-    Ok(match ty {
-        Ty::String => Type::String,
-        Ty::Bool => Type::Bool,
-        Ty::I32 | Ty::I64 => Type::Int,
-        Ty::F64 => Type::Double,
-        Ty::IntOrString | Ty::Value | Ty::JsonMap => Type::Dyn,
-        Ty::EmptyObject => cel_types::derived_object_with("object", false, Vec::new),
-        Ty::ObjectMeta => cel_types::object_meta("metadata".to_owned()),
-        Ty::Condition | Ty::ObjectReference => return Err("a k8s-openapi type".into()),
-        Ty::Vec(t) => Type::list(rust_cel_type(m, t)?),
-        Ty::Map(t) => Type::map(Type::String, rust_cel_type(m, t)?),
-        Ty::Option(t) => rust_cel_type(m, t)?,
-        Ty::Named(id) => match &m.types[*id] {
-            TypeDef::Enum(e) => match e.variants.first().map(|(_, v)| v) {
-                Some(serde_json::Value::Number(_)) => Type::Int,
-                Some(serde_json::Value::Bool(_)) => Type::Bool,
-                _ => Type::String,
-            },
-            TypeDef::Struct(s) => {
-                let resource =
-                    s.attrs.iter().any(|a| matches!(a, Attr::Flag(Keyword::EmbeddedResource) | Attr::Resource(_)));
-                let mut failed = None;
-                let t = cel_types::derived_object_with(&s.name, resource, || {
-                    s.fields
-                        .iter()
-                        .filter(|f| f.shape != Shape::UnknownFields)
-                        .filter_map(|f| match node_cel_type(m, &f.ty, &f.attrs) {
-                            Ok(t) => Some((f.json_name.clone(), t)),
-                            Err(e) => {
-                                failed = Some(e);
-                                None
-                            }
-                        })
-                        .collect()
-                });
-                if let Some(e) = failed {
-                    return Err(e);
-                }
-                t
-            }
-        },
-    })
 }

@@ -6,6 +6,7 @@
 //! `kubeskema-derive` (the prost split). Output is byte-identical for the same input.
 
 mod cel;
+mod cel_types;
 mod root;
 mod tokens;
 mod types;

@@ -26,3 +26,23 @@ pub const MAX_CODE_POINTS: usize = 100_000;
 pub(crate) fn traversal(n: u64) -> u64 {
     n.div_ceil(10)
 }
+
+/// The apiserver's words for a cost over its limit (`getCostErrorMessage`).
+pub fn over_budget(what: &str, cost: u64, limit: u64) -> String {
+    format!(
+        "{what} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+        factor(cost, limit)
+    )
+}
+
+/// `more than 100x`, six decimals below 1.5, one decimal otherwise.
+fn factor(cost: u64, limit: u64) -> String {
+    let f = cost as f64 / limit as f64;
+    if f > 100.0 {
+        "more than 100x".into()
+    } else if f < 1.5 {
+        format!("{f:.6}x")
+    } else {
+        format!("{f:.1}x")
+    }
+}

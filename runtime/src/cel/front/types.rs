@@ -228,78 +228,6 @@ impl fmt::Display for Type {
     }
 }
 
-/// The type rules see at a node of a derived type: `base` (its Rust type's,
-/// [`ToCel::cel_type`](crate::cel::ToCel::cel_type)) with the node's `format` (strings become
-/// timestamps, durations or bytes), its elements' format, its `x-kubernetes-list-type` and
-/// map keys, and `int_or_string` (`dyn`).
-pub fn node_type(
-    base: Type,
-    format: Option<&str>,
-    element_format: Option<&str>,
-    list_type: Option<&str>,
-    keys: &[&str],
-    int_or_string: bool,
-) -> Type {
-    if int_or_string {
-        return Type::Dyn;
-    }
-    let formatted = |t: Type, format: Option<&str>| match (t, format) {
-        (Type::String, Some("byte")) => Type::Bytes,
-        (Type::String, Some("duration")) => Type::Duration,
-        (Type::String, Some("date" | "date-time")) => Type::Timestamp,
-        (t, _) => t,
-    };
-    match formatted(base, format) {
-        Type::List(elem, kind) => {
-            let kind = match list_type {
-                Some(list_type) => ListKind::of(list_type, keys),
-                None => kind,
-            };
-            Type::List(Arc::new(formatted(Type::clone(&elem), element_format)), kind)
-        }
-        Type::Map(k, v) => Type::Map(k, Arc::new(formatted(Type::clone(&v), element_format))),
-        t => t,
-    }
-}
-
-/// The object type of a derived struct named `name`, its fields by JSON name (escaped here;
-/// names that cannot be escaped are left out, as for values). At a resource's root
-/// (`resource`: a resource or an embedded one) `kind`, `apiVersion` and `metadata`'s name and
-/// generateName are always there, as `declare` has them. A type that contains itself is
-/// `dyn` below its first level.
-pub fn derived_object(name: &str, resource: bool, fields: fn() -> Vec<(&'static str, Type)>) -> Type {
-    derived_object_with(name, resource, || fields().into_iter().map(|(n, t)| (n.to_owned(), t)).collect())
-}
-
-/// [`derived_object`] with the fields from a closure: what codegen computes from its model of
-/// the types it writes, so that a rule is compiled against the type the derive gives.
-pub fn derived_object_with(name: &str, resource: bool, fields: impl FnOnce() -> Vec<(String, Type)>) -> Type {
-    thread_local! {
-        static OPEN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    if OPEN.with(|open| open.borrow().iter().any(|n| n == name)) {
-        return Type::Dyn;
-    }
-    OPEN.with(|open| open.borrow_mut().push(name.to_owned()));
-    let fields = fields();
-    OPEN.with(|open| open.borrow_mut().pop());
-    let mut fields: BTreeMap<String, Type> = fields.into_iter().filter_map(|(n, t)| Some((escape(&n)?, t))).collect();
-    if resource {
-        let meta = object_meta(format!("{name}.metadata"));
-        let declared = |f: &str| fields.get(f).is_some_and(|t| *t == Type::String);
-        let meta_declared = match fields.get("metadata") {
-            Some(Type::Object(m)) => ["name", "generateName"].iter().all(|f| m.fields.get(*f) == Some(&Type::String)),
-            _ => false,
-        };
-        if !(declared("kind") && declared("apiVersion") && meta_declared) {
-            fields.insert("kind".into(), Type::String);
-            fields.insert("apiVersion".into(), Type::String);
-            fields.insert("metadata".into(), meta);
-        }
-    }
-    Type::Object(Arc::new(Object { name: name.to_owned(), fields }))
-}
-
 /// A resource's `metadata` as rules see it: `name` and `generateName`.
 pub fn object_meta(name: String) -> Type {
     let fields = [("name".to_owned(), Type::String), ("generateName".to_owned(), Type::String)].into();
@@ -399,14 +327,19 @@ impl Declaration {
     }
 }
 
-#[cfg(feature = "dynamic")]
-pub use schema::{declare, declare_rule_scope};
+pub use schema::{declare, declare_rule_scope, derived_declaration};
 
-#[cfg(feature = "dynamic")]
 mod schema {
     use super::*;
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+
+    use serde_json::Value;
+
     use crate::cel::limits::MAX_REQUEST_BYTES;
     use crate::schema::Schema;
+    use crate::schema::of_types::{Docs, SchemaGenerator, StructuralSchema};
 
     /// The fewest bytes values serialize to (`MinStringSize`, `MinBoolSize`, ...).
     const MIN_STRING: u64 = 2;
@@ -427,6 +360,36 @@ mod schema {
     /// for CEL validation rules`).
     pub fn declare_rule_scope(s: &Schema, resource_root: bool) -> Option<Declaration> {
         declare(s, resource_root, "selfType0")
+    }
+
+    /// `self` for the rules at `pointer` (a JSON pointer into `T`'s derived schema, `""` for
+    /// `T`'s own rules) as the apiserver declares it in the CRD the derive gives: derived
+    /// types' rules are typed, and their cost estimated, against the schema they ship in (a
+    /// data-carrying enum's merged node, flattened fields, bounds included), not against what
+    /// the Rust type alone says. `resource_root`: `T` is a resource (rules at its root see
+    /// `apiVersion`, `kind`, `metadata.name`/`generateName`); an embedded resource's node says
+    /// so itself. `None` where the node cannot be declared (its rules are then checked
+    /// untyped, as the CRD check checks them). `T`'s schema is built once per process.
+    pub fn derived_declaration<T: StructuralSchema + 'static>(
+        pointer: &str,
+        resource_root: bool,
+    ) -> Option<Declaration> {
+        let schema = derived_schema::<T>();
+        let (node, _) = Schema::parse(schema.pointer(pointer)?, pointer);
+        declare_rule_scope(&node, resource_root || node.embedded_resource)
+    }
+
+    /// `T`'s derived schema, without descriptions, built on first use and kept.
+    fn derived_schema<T: StructuralSchema + 'static>() -> Arc<Value> {
+        static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
+        let schemas = SCHEMAS.get_or_init(Mutex::default);
+        let id = TypeId::of::<T>();
+        if let Some(built) = schemas.lock().unwrap_or_else(PoisonError::into_inner).get(&id) {
+            return built.clone();
+        }
+        // Built outside the lock: a schema asks no declaration, but two threads may build one.
+        let built = Arc::new(Value::Object(SchemaGenerator::new(Docs::None).schema_of::<T>()));
+        schemas.lock().unwrap_or_else(PoisonError::into_inner).entry(id).or_insert(built).clone()
     }
 
     /// A schema node as the apiserver declares it, named `name` (object types are named by
@@ -544,7 +507,6 @@ mod schema {
 }
 
 /// A count keyword as the estimator reads it: a negative one is zero.
-#[cfg(feature = "dynamic")]
 fn nonnegative(n: Option<i64>) -> Option<u64> {
     n.map(|n| n.max(0).unsigned_abs())
 }
@@ -565,17 +527,5 @@ mod tests {
         }
         assert_eq!(Type::Null.to_string(), "null");
         assert_eq!(Type::Type(None).to_string(), "type");
-    }
-
-    /// A derived resource (or embedded one) shows rules kind, apiVersion and metadata's name
-    /// and generateName even where its struct does not declare them, as the apiserver's
-    /// declaration does.
-    #[test]
-    fn derived_resources_see_type_and_object_meta() {
-        let Type::Object(o) = derived_object("Template", true, || vec![("spec", Type::Int)]) else { panic!() };
-        assert_eq!(o.fields.keys().collect::<Vec<_>>(), ["apiVersion", "kind", "metadata", "spec"]);
-        assert_eq!(o.fields["metadata"].to_string(), "Template.metadata");
-        let Type::Object(o) = derived_object("Plain", false, || vec![("spec", Type::Int)]) else { panic!() };
-        assert_eq!(o.fields.keys().collect::<Vec<_>>(), ["spec"]);
     }
 }

@@ -2,12 +2,13 @@
 //! process on first use, and run with the meter.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use cel::{Context, Value};
 
 use crate::cel::front::compile::{Compiled, Expecting, Scope, check_rule, compile_one};
-use crate::cel::front::types::Type;
+use crate::cel::front::types::{Declaration, Type};
+use crate::cel::limits;
 use crate::cel::running::env::env;
 use crate::cel::running::meter;
 use crate::cel::running::value::go_error;
@@ -64,11 +65,12 @@ pub struct Rule {
 /// Where the type of a rule's `self` comes from.
 #[derive(Clone, Debug)]
 pub enum SelfType {
-    /// Declared from the schema ([`crate::cel::types::declare_rule_scope`], feature `dynamic`).
+    /// Declared from the schema ([`crate::cel::types::declare_rule_scope`]).
     Declared(Type),
-    /// Given by the derived Rust type ([`crate::cel::ToCel::cel_type`]): a function, as a `Type` cannot
-    /// be built in a `static`.
-    Derived(fn() -> Type),
+    /// The declaration of the rule's node in the derived type's schema
+    /// ([`crate::cel::types::derived_declaration`]; `None`: not declarable, `dyn`): a function,
+    /// as a declaration cannot be built in a `static`. Costs are then estimated too.
+    Derived(fn() -> Option<Declaration>),
 }
 
 impl Rule {
@@ -91,7 +93,7 @@ impl Rule {
         Rule { rule: Cow::Owned(rule), ..Rule::new("") }
     }
 
-    /// A rule with every field, checked against `self` of the type `self_type_of` gives
+    /// A rule with every field, checked against `self` as `self_type_of` declares it
     /// ([`SelfType::Derived`]; `dyn` without it). Usable in a `static`: what derived code
     /// writes.
     #[allow(clippy::too_many_arguments)]
@@ -102,7 +104,7 @@ impl Rule {
         reason: Option<&'static str>,
         field_path: Option<&'static str>,
         optional_old_self: bool,
-        self_type_of: Option<fn() -> Type>,
+        self_type_of: Option<fn() -> Option<Declaration>>,
     ) -> Rule {
         Rule {
             rule: Cow::Borrowed(rule),
@@ -119,26 +121,43 @@ impl Rule {
         }
     }
 
-    /// The compiled rule, compiled on first use and kept for the process.
+    /// The compiled rule, compiled on first use and kept for the process. A derived type's
+    /// rule is also refused where its estimated cost alone is past the apiserver's limit for
+    /// one rule (the CRD check also multiplies it by how many values the node can have), and
+    /// its messageExpression left out where that is.
     pub fn compiled(&self) -> Result<&Compiled, &str> {
         self.compiled
             .get_or_init(|| {
-                let self_type = match &self.self_type {
-                    Some(SelfType::Declared(t)) => t.clone(),
-                    Some(SelfType::Derived(of)) => of(),
-                    None => Type::Dyn,
+                let optional = self.optional_old_self;
+                let scope = match &self.self_type {
+                    Some(SelfType::Declared(t)) => Scope::typed(t.clone(), optional),
+                    Some(SelfType::Derived(of)) => match of() {
+                        Some(declaration) => Scope::declared(Arc::new(declaration), optional),
+                        None => Scope::untyped(optional),
+                    },
+                    None => Scope::untyped(optional),
                 };
-                let scope = Scope::typed(self_type, self.optional_old_self);
                 let field_path = self.field_path.as_deref();
-                check_rule(&self.rule, self.message_expression.as_deref(), field_path, &scope)
+                let over = |cost: Option<u64>| cost.filter(|&c| c > limits::STATIC_RULE_LIMIT);
+                let compiled = check_rule(&self.rule, self.message_expression.as_deref(), field_path, &scope)
+                    .and_then(|c| match over(c.message_max_cost) {
+                        Some(_) => Err(vec!["messageExpression: over its cost budget".to_owned()]),
+                        None => Ok(c),
+                    })
                     .or_else(|errors| {
-                        // A messageExpression that does not compile is left out: the rule still
-                        // runs, and a failure says `message` (the apiserver's validator does so;
-                        // the CRD check reports the expression).
+                        // A messageExpression that does not compile (or is estimated over the
+                        // budget) is left out: the rule still runs, and a failure says
+                        // `message` (the apiserver's validator does so; the CRD check reports
+                        // the expression).
                         let only_message = errors.iter().all(|e| e.starts_with("messageExpression"));
                         if only_message { check_rule(&self.rule, None, field_path, &scope) } else { Err(errors) }
                     })
-                    .map_err(|errors| errors.join("; "))
+                    .map_err(|errors| errors.join("; "))?;
+                // A rule the apiserver would not admit for its cost does not run.
+                match over(compiled.max_cost) {
+                    Some(cost) => Err(limits::over_budget("estimated rule cost", cost, limits::STATIC_RULE_LIMIT)),
+                    None => Ok(compiled),
+                }
             })
             .as_ref()
             .map_err(String::as_str)

@@ -8,56 +8,48 @@ use std::sync::Arc;
 use cel::objects::{Key, Map};
 use cel::{ExecutionError, Value};
 
-use crate::cel::front::types::{RESERVED, Type, escape};
+use crate::cel::front::types::{RESERVED, escape};
 use crate::{EmptyObject, IntOrString, ObjectMeta};
 
 /// A value as CEL sees it when it is `self` of a rule (or inside one).
 pub trait ToCel {
-    /// The CEL value.
+    /// The CEL value (its type is the schema's: rules are checked against the declaration of
+    /// their node, [`crate::cel::types::derived_declaration`]).
     fn to_cel(&self) -> Value;
-
-    /// The CEL type rules are checked against (`self` at a node of this type); `dyn`, checked
-    /// at run time, where the Rust type does not say.
-    fn cel_type() -> Type {
-        Type::Dyn
-    }
 }
 
 macro_rules! scalar {
-    ($($t:ty => $cel:expr, |$v:ident| $e:expr;)*) => {$(
+    ($($t:ty => |$v:ident| $e:expr;)*) => {$(
         impl ToCel for $t {
             fn to_cel(&self) -> Value {
                 let $v = self;
                 $e
-            }
-            fn cel_type() -> Type {
-                $cel
             }
         }
     )*};
 }
 
 scalar! {
-    String => Type::String, |s| Value::String(Arc::new(s.clone()));
-    bool => Type::Bool, |b| Value::Bool(*b);
-    i64 => Type::Int, |i| Value::Int(*i);
-    i32 => Type::Int, |i| Value::Int(i64::from(*i));
-    f64 => Type::Double, |f| Value::Float(*f);
-    f32 => Type::Double, |f| Value::Float(f64::from(*f));
-    i8 => Type::Int, |i| Value::Int(i64::from(*i));
-    i16 => Type::Int, |i| Value::Int(i64::from(*i));
-    u8 => Type::Int, |i| Value::Int(i64::from(*i));
-    u16 => Type::Int, |i| Value::Int(i64::from(*i));
-    u32 => Type::Int, |i| Value::Int(i64::from(*i));
+    String => |s| Value::String(Arc::new(s.clone()));
+    bool => |b| Value::Bool(*b);
+    i64 => |i| Value::Int(*i);
+    i32 => |i| Value::Int(i64::from(*i));
+    f64 => |f| Value::Float(*f);
+    f32 => |f| Value::Float(f64::from(*f));
+    i8 => |i| Value::Int(i64::from(*i));
+    i16 => |i| Value::Int(i64::from(*i));
+    u8 => |i| Value::Int(i64::from(*i));
+    u16 => |i| Value::Int(i64::from(*i));
+    u32 => |i| Value::Int(i64::from(*i));
     // Beyond int64 only when invalid (the derive asks these for a maximum within it).
-    u64 => Type::Int, |i| i64::try_from(*i).map_or(Value::Float(*i as f64), Value::Int);
-    usize => Type::Int, |i| i64::try_from(*i).map_or(Value::Float(*i as f64), Value::Int);
-    IntOrString => Type::Dyn, |v| match v {
+    u64 => |i| i64::try_from(*i).map_or(Value::Float(*i as f64), Value::Int);
+    usize => |i| i64::try_from(*i).map_or(Value::Float(*i as f64), Value::Int);
+    IntOrString => |v| match v {
         IntOrString::Int(i) => Value::Int(*i),
         IntOrString::String(s) => Value::String(Arc::new(s.clone())),
     };
-    serde_json::Value => Type::Dyn, |v| from_json(v);
-    EmptyObject => crate::cel::front::types::derived_object("object", false, Vec::new), |_e| object(Vec::new());
+    serde_json::Value => |v| from_json(v);
+    EmptyObject => |_e| object(Vec::new());
 }
 
 impl ToCel for serde_json::Map<String, serde_json::Value> {
@@ -78,27 +70,17 @@ impl ToCel for ObjectMeta {
         }
         object(fields)
     }
-
-    fn cel_type() -> Type {
-        crate::cel::front::types::object_meta("metadata".to_owned())
-    }
 }
 
 impl<T: ToCel> ToCel for Option<T> {
     fn to_cel(&self) -> Value {
         self.as_ref().map_or(Value::Null, ToCel::to_cel)
     }
-    fn cel_type() -> Type {
-        T::cel_type()
-    }
 }
 
 impl<T: ToCel> ToCel for Box<T> {
     fn to_cel(&self) -> Value {
         (**self).to_cel()
-    }
-    fn cel_type() -> Type {
-        T::cel_type()
     }
 }
 
@@ -108,9 +90,6 @@ impl<T: ToCel> ToCel for Vec<T> {
     fn to_cel(&self) -> Value {
         list_of(self.len(), self)
     }
-    fn cel_type() -> Type {
-        Type::list(T::cel_type())
-    }
 }
 
 /// Map keys are never escaped.
@@ -118,18 +97,12 @@ impl<T: ToCel> ToCel for BTreeMap<String, T> {
     fn to_cel(&self) -> Value {
         string_map(self.len(), self.iter())
     }
-    fn cel_type() -> Type {
-        Type::map(Type::String, T::cel_type())
-    }
 }
 
 /// Map keys are never escaped; a `HashMap` is a map as a `BTreeMap` is.
 impl<T: ToCel, S> ToCel for HashMap<String, T, S> {
     fn to_cel(&self) -> Value {
         string_map(self.len(), self.iter())
-    }
-    fn cel_type() -> Type {
-        Type::map(Type::String, T::cel_type())
     }
 }
 
@@ -155,11 +128,6 @@ impl ToCel for std::time::Duration {
         let secs = i64::try_from(self.as_secs()).map_or(Value::UInt(self.as_secs()), Value::Int);
         object(vec![("secs".to_owned(), secs), ("nanos".to_owned(), Value::Int(self.subsec_nanos().into()))])
     }
-    fn cel_type() -> Type {
-        crate::cel::front::types::derived_object_with("Duration", false, || {
-            vec![("nanos".to_owned(), Type::Int), ("secs".to_owned(), Type::Int)]
-        })
-    }
 }
 
 /// A set is a list (`x-kubernetes-list-type: set`), in the set's order.
@@ -168,9 +136,6 @@ macro_rules! sets_to_cel {
         impl<T: ToCel $(, $h)?> ToCel for std::collections::$set<T $(, $h)?> {
             fn to_cel(&self) -> Value {
                 list_of(self.len(), self)
-            }
-            fn cel_type() -> Type {
-                Type::List(Arc::new(T::cel_type()), crate::cel::front::types::ListKind::Set)
             }
         }
     )*};

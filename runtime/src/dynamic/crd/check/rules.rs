@@ -43,7 +43,7 @@ pub(crate) fn check(
             base.to_owned(),
             ErrorType::Forbidden,
             BadValue::Omit,
-            &over_budget(
+            &limits::over_budget(
                 "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
                 total,
                 limits::STATIC_CRD_LIMIT,
@@ -165,14 +165,15 @@ impl Walk<'_> {
         if let Some(max_cost) = compiled.as_ref().and_then(|c| c.max_cost) {
             let estimate = max_cost.saturating_mul(cardinality);
             if estimate > limits::STATIC_RULE_LIMIT {
-                let detail = over_budget("estimated rule cost", estimate, limits::STATIC_RULE_LIMIT);
+                let detail = limits::over_budget("estimated rule cost", estimate, limits::STATIC_RULE_LIMIT);
                 push(format!("{p}.rule"), ErrorType::Forbidden, BadValue::Omit, &detail, format!("{pointer}/rule"));
             }
             self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
         }
         if let Some(estimate) = compiled.as_ref().and_then(|c| c.message_max_cost) {
             if estimate > limits::STATIC_RULE_LIMIT {
-                let detail = over_budget("estimated messageExpression cost", estimate, limits::STATIC_RULE_LIMIT);
+                let detail =
+                    limits::over_budget("estimated messageExpression cost", estimate, limits::STATIC_RULE_LIMIT);
                 let (field, at) = (format!("{p}.messageExpression"), format!("{pointer}/messageExpression"));
                 push(field, ErrorType::Forbidden, BadValue::Omit, &detail, at);
             }
@@ -201,25 +202,5 @@ impl Walk<'_> {
         if let (Some(compiled), Some(kept)) = (compiled, self.lowered.as_deref_mut()) {
             kept.insert(pointer.to_owned(), compiled.lowered);
         }
-    }
-}
-
-/// The apiserver's words for a cost over its limit (`getCostErrorMessage`).
-fn over_budget(what: &str, cost: u64, limit: u64) -> String {
-    format!(
-        "{what} exceeds budget by factor of {} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
-        factor(cost, limit)
-    )
-}
-
-/// `more than 100x`, six decimals below 1.5, one decimal otherwise.
-fn factor(cost: u64, limit: u64) -> String {
-    let f = cost as f64 / limit as f64;
-    if f > 100.0 {
-        "more than 100x".into()
-    } else if f < 1.5 {
-        format!("{f:.6}x")
-    } else {
-        format!("{f:.1}x")
     }
 }
