@@ -234,11 +234,14 @@ fn reads_natively(ty: &Type) -> bool {
 /// (internally tagged: with the tag; untagged): each property present only in the variants
 /// that carry it, so `has(self.x)` is true only there. A property two variants give different
 /// Rust types, and the payloads of newtype variants (whose fields the macro does not see),
-/// have no `Field`: rules reading them defer to the interpreter.
+/// have no `Field`: rules reading them defer to the interpreter. Externally tagged enums:
+/// [`external_reads`]; adjacently tagged ones are read by the interpreter.
 fn union_reads(c: &Container, u: &Union) -> TokenStream {
     let ident = c.ident;
-    if matches!(u.tagging, Tagging::External | Tagging::Adjacent(..)) {
-        return TokenStream::new();
+    match u.tagging {
+        Tagging::External => return external_reads(c, u),
+        Tagging::Adjacent(..) => return TokenStream::new(),
+        Tagging::Internal(_) | Tagging::Untagged => {}
     }
     // Each property: its type and the arms that read it.
     let mut properties: Vec<(String, &Type, Vec<TokenStream>)> = Vec::new();
@@ -281,6 +284,32 @@ fn union_reads(c: &Container, u: &Union) -> TokenStream {
     quote! {
         #read
         #tag
+        #(#fields)*
+    }
+}
+
+/// The reads of an externally tagged enum (`{"git": {...}}`): each newtype variant's name a
+/// property holding its payload, present only in that variant (`has(self.git)`). A struct
+/// variant's payload has no type of its own to read it through, so rules reading it defer;
+/// where a unit variant makes the value a string, nothing is read natively.
+fn external_reads(c: &Container, u: &Union) -> TokenStream {
+    let ident = c.ident;
+    if u.variants.iter().any(|v| matches!(v.payload, Payload::Unit)) {
+        return TokenStream::new();
+    }
+    let fields = u.variants.iter().filter_map(|v| {
+        let Payload::Newtype(ty) = &v.payload else { return None };
+        let pattern = variant_pattern(ident, v, "__n_");
+        let body = quote!(match self {
+            #pattern => ::core::option::Option::Some(__n),
+            #[allow(unreachable_patterns)]
+            _ => ::core::option::Option::None,
+        });
+        Some(field_impl(ident, &v.name, &ty.to_token_stream(), body))
+    });
+    let read = read_by_reference(ident);
+    quote! {
+        #read
         #(#fields)*
     }
 }

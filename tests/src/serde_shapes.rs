@@ -37,6 +37,7 @@ both! {
 
     /// Where the source comes from (externally tagged: serde's default).
     #[serde(rename_all = "camelCase")]
+    #[kubeskema(rule(rule = "!has(self.ociImage) || self.ociImage.image.size() > 0", message = "an image is named"))]
     pub enum External {
         /// A git repository.
         Git {
@@ -195,6 +196,7 @@ pub fn samples() -> Vec<(Value, bool)> {
         json!({"external": {"svn": {}}}),
         json!({"external": "git"}),
         json!({"external": {"git": {"url": ""}}}),
+        json!({"external": {"ociImage": {"image": ""}}}),
         with("mixed", json!("On")),
         with("mixed", json!({"Fixed": {"replicas": "two"}})),
         with("internal", json!({"url": "u"})),

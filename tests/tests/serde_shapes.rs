@@ -41,6 +41,8 @@ fn the_schemas_say_what_serde_writes() {
                     "image": {"type": "string"}, "tag": {"type": "string"}}},
             },
             "oneOf": [{"required": ["git"]}, {"required": ["ociImage"]}],
+            "x-kubernetes-validations": [
+                {"rule": "!has(self.ociImage) || self.ociImage.image.size() > 0", "message": "an image is named"}],
         })
     );
     assert_eq!(p["mixed"]["x-kubernetes-preserve-unknown-fields"], true);
