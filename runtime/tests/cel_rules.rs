@@ -460,3 +460,17 @@ fn an_enum_of_mixed_values_derives() {
     let two: Mixed = serde_json::from_str("2").unwrap();
     assert!(matches!((fast, two), (Mixed::Fast, Mixed::Two)));
 }
+
+/// A messageExpression the apiserver would refuse for its estimated cost (`string(int)` has no
+/// bound) is left out, as one that does not compile: the rule still runs, with its `message`.
+#[derive(Debug, Clone, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[kubeskema(rule(rule = "self.n < 10", message = "n is below 10", message_expression = "'n is ' + string(self.n)"))]
+struct Costly {
+    n: i64,
+}
+
+#[test]
+fn a_message_expression_over_budget_is_left_out() {
+    let issues: Vec<String> = Costly { n: 11 }.validate().iter().map(ToString::to_string).collect();
+    assert_eq!(issues, ["<nil>: Invalid value: n is below 10"]);
+}

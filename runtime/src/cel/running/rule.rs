@@ -139,20 +139,16 @@ impl Rule {
                 };
                 let field_path = self.field_path.as_deref();
                 let over = |cost: Option<u64>| cost.filter(|&c| c > limits::STATIC_RULE_LIMIT);
-                let compiled = check_rule(&self.rule, self.message_expression.as_deref(), field_path, &scope)
-                    .and_then(|c| match over(c.message_max_cost) {
-                        Some(_) => Err(vec!["messageExpression: over its cost budget".to_owned()]),
-                        None => Ok(c),
-                    })
-                    .or_else(|errors| {
-                        // A messageExpression that does not compile (or is estimated over the
-                        // budget) is left out: the rule still runs, and a failure says
-                        // `message` (the apiserver's validator does so; the CRD check reports
-                        // the expression).
-                        let only_message = errors.iter().all(|e| e.starts_with("messageExpression"));
-                        if only_message { check_rule(&self.rule, None, field_path, &scope) } else { Err(errors) }
-                    })
-                    .map_err(|errors| errors.join("; "))?;
+                let compile = |message: Option<&str>| check_rule(&self.rule, message, field_path, &scope);
+                // A messageExpression that does not compile, or is estimated over the budget, is
+                // left out: the rule still runs, and a failure says `message` (the apiserver's
+                // validator does so; the CRD check reports the expression).
+                let compiled = match compile(self.message_expression.as_deref()) {
+                    Ok(c) if over(c.message_max_cost).is_some() => compile(None),
+                    Err(errors) if errors.iter().all(|e| e.starts_with("messageExpression")) => compile(None),
+                    compiled => compiled,
+                }
+                .map_err(|errors| errors.join("; "))?;
                 // A rule the apiserver would not admit for its cost does not run.
                 match over(compiled.max_cost) {
                     Some(cost) => Err(limits::over_budget("estimated rule cost", cost, limits::STATIC_RULE_LIMIT)),
