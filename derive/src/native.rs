@@ -429,15 +429,19 @@ impl Emitter {
                 && is_increment(&step.args[1], &is_accu)
                 && matches!(&c.result.expr, Expr::Call(r) if r.func_name == "_==_" && r.args.len() == 2 && is_accu(&r.args[0]) && matches!(&r.args[1].expr, Expr::Literal(LiteralValue::Int(one)) if *one.inner() == 1))
             {
-                let p = self.boolean(&step.args[0])?;
-                let count = self.fresh("count");
+                let p = attempt(&self.boolean(&step.args[0])?);
+                let (count, last) = (self.fresh("count"), self.fresh("last"));
                 return Ok((
                     quote!({
                         let mut #count: i64 = 0;
+                        let mut #last = #d::LastError::default();
                         for #item in #d::One(#range).cel_iter()? {
                             __m.charge(#units)?;
-                            if #p { #count = #d::add_int(#count, 1)?; }
+                            if #last.step(#p) == ::core::option::Option::Some(true) {
+                                #count = #d::add_int(#count, 1)?;
+                            }
                         }
+                        #last.finish()?;
                         #count == 1
                     }),
                     Kind::Value,
@@ -453,15 +457,19 @@ impl Emitter {
                 && matches!(&c.loop_cond.expr, Expr::Literal(LiteralValue::Boolean(b)) if *b.inner())
                 && appends_item(&step.args[1], &is_accu, &c.iter_var)
             {
-                let p = self.boolean(&step.args[0])?;
-                let kept = self.fresh("kept");
+                let p = attempt(&self.boolean(&step.args[0])?);
+                let (kept, last) = (self.fresh("kept"), self.fresh("last"));
                 return Ok((
                     quote!({
                         let mut #kept = ::std::vec::Vec::new();
+                        let mut #last = #d::LastError::default();
                         for #item in #d::One(#range).cel_iter()? {
                             __m.charge(#units)?;
-                            if #p { #kept.push(#item); }
+                            if #last.step(#p) == ::core::option::Option::Some(true) {
+                                #kept.push(#item);
+                            }
                         }
+                        #last.finish()?;
                         #kept
                     }),
                     Kind::Value,

@@ -1154,25 +1154,35 @@ impl<'a> Emitter<'a> {
             if add.func_name != "_+_" || !is_accu(lhs) || items.elements.len() != 1 {
                 return Err("a loop step that is not an append".into());
             }
-            let guard = match guard {
+            // A guard's error becomes the accumulator and a later one replaces it (cel-go: the
+            // step is `p ? @result + [e] : @result`): the last one is the loop's.
+            let last = self.fresh("last");
+            let (guard, held, finish) = match guard {
                 Some(g) => {
                     let (g, gr) = self.expr(g)?;
                     if gr != Rep::Bool {
                         return Err("a guard that is not a bool".into());
                     }
-                    quote!(if !#g { continue; })
+                    let g = attempt(&g);
+                    (
+                        quote!(if #last.step(#g) != ::core::option::Option::Some(true) { continue; }),
+                        quote!(let mut #last = #native::LastError::default();),
+                        quote!(#last.finish()?;),
+                    )
                 }
-                None => quote!(),
+                None => (quote!(), quote!(), quote!()),
             };
             let (value, rep) = self.expr(&items.elements[0])?;
             let (value, rep) = self.owned(value, rep)?;
             return Ok((
                 quote!({
                     let mut #accu = ::std::vec::Vec::new();
+                    #held
                     for #item in #iter {
                         #guard
                         #accu.push(#value);
                     }
+                    #finish
                     #accu
                 }),
                 Rep::List(Box::new(rep)),
@@ -1192,13 +1202,21 @@ impl<'a> Emitter<'a> {
         if cr != Rep::Bool || sr != init_rep {
             return Err("a loop whose step changes type".into());
         }
+        // `exists_one`: `p ? @result + 1 : @result`, whose last error is the loop's (cel-go
+        // reads an error accumulator as that error, and a failing `p` replaces it).
+        let last = self.fresh("last");
+        let step = attempt(&step);
         Ok((
             quote!({
                 let mut #accu = #init_code;
+                let mut #last = #native::LastError::default();
                 for #item in #iter {
                     if !#cond { break; }
-                    #accu = #step;
+                    if let ::core::option::Option::Some(__v) = #last.step(#step) {
+                        #accu = __v;
+                    }
                 }
+                #last.finish()?;
                 #result
             }),
             rr,

@@ -59,6 +59,7 @@ pub struct Env {
     error_on_duplicate_map_keys: bool,
     optional: bool,
     container: Container,
+    non_strict: BTreeSet<String>,
 }
 
 impl Default for Env {
@@ -71,6 +72,7 @@ impl Default for Env {
             error_on_duplicate_map_keys: true,
             optional: true,
             container: Container::default(),
+            non_strict: BTreeSet::new(),
         }
     }
 }
@@ -510,6 +512,17 @@ impl Env {
 
     pub(crate) fn error_on_duplicate_map_keys(&self) -> bool {
         self.error_on_duplicate_map_keys
+    }
+
+    /// [kubeskema] Makes the global function `name` non-strict (cel-go's
+    /// `OverloadIsNonStrict`): it is called even when an argument fails, and sees that
+    /// argument as a [`Failed`](crate::objects::Failed) value.
+    pub fn set_non_strict(&mut self, name: &str) {
+        self.non_strict.insert(name.to_owned());
+    }
+
+    pub(crate) fn is_non_strict(&self, name: &str) -> bool {
+        !self.non_strict.is_empty() && self.non_strict.contains(name)
     }
 }
 

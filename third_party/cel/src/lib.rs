@@ -200,9 +200,20 @@ pub enum ExecutionError {
     DuplicateKey(Value),
     #[error("InternalError: {0:?}")]
     InternalError(String),
+    /// [kubeskema] The evaluation was stopped (cel-go interrupts it, by a panic, when its cost
+    /// limit is passed): nothing absorbs it, neither `||`, `&&`, a comprehension nor
+    /// `@not_strictly_false`.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 impl ExecutionError {
+    /// [kubeskema] Whether the evaluation was stopped, not failed: see
+    /// [`ExecutionError::Interrupted`].
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, ExecutionError::Interrupted(_))
+    }
+
     /// Creates an error for a global function or operator with no matching overload.
     pub fn no_such_overload(function: &str, argument_types: Vec<String>) -> Self {
         ExecutionError::NoSuchOverload(OverloadError::new(function, argument_types, false))

@@ -1037,55 +1037,16 @@ impl Value {
                 }
                 if call.args.len() == 2 {
                     match call.func_name.as_str() {
-                        operators::LOGICAL_OR => {
-                            let left = try_bool(Value::resolve_val(&call.args[0], ctx));
-                            return if Ok(true) == left {
-                                Ok(bool(true))
-                            } else {
-                                let right_value = Value::resolve_val(&call.args[1], ctx)?;
-                                let right =
-                                    right_value.downcast_ref::<CelBool>().map(|b| *b.inner());
-                                match (left, right) {
-                                    (Ok(false), Some(right)) => Ok(bool(right)),
-                                    (Err(_), Some(true)) => Ok(bool(true)),
-                                    (left, _) => Err(boolean_operator_error(
-                                        &call.func_name,
-                                        left,
-                                        right_value.as_ref(),
-                                    )),
-                                }
-                            };
-                        }
-                        operators::LOGICAL_AND => {
-                            let left = try_bool(Value::resolve_val(&call.args[0], ctx));
-                            return if Ok(false) == left {
-                                Ok(bool(false))
-                            } else {
-                                let right_value = Value::resolve_val(&call.args[1], ctx)?;
-                                let right =
-                                    right_value.downcast_ref::<CelBool>().map(|b| *b.inner());
-                                match (left, right) {
-                                    (Ok(true), Some(right)) => Ok(bool(right)),
-                                    (Err(_), Some(false)) => Ok(bool(false)),
-                                    (left, _) => Err(boolean_operator_error(
-                                        &call.func_name,
-                                        left,
-                                        right_value.as_ref(),
-                                    )),
-                                }
-                            };
+                        operators::LOGICAL_OR | operators::LOGICAL_AND => {
+                            return logical(call, ctx);
                         }
                         operators::EQUALS => {
-                            return Ok(bool(
-                                Value::resolve_val(&call.args[0], ctx)?
-                                    == Value::resolve_val(&call.args[1], ctx)?,
-                            ))
+                            let (lhs, rhs) = both(call, ctx)?;
+                            return Ok(bool(lhs == rhs));
                         }
                         operators::NOT_EQUALS => {
-                            return Ok(bool(
-                                Value::resolve_val(&call.args[0], ctx)?
-                                    != Value::resolve_val(&call.args[1], ctx)?,
-                            ))
+                            let (lhs, rhs) = both(call, ctx)?;
+                            return Ok(bool(lhs != rhs));
                         }
                         operators::INDEX | operators::OPT_INDEX => {
                             let mut is_optional = call.func_name == operators::OPT_INDEX;
@@ -1153,8 +1114,7 @@ impl Value {
 
                         // all below is NOT special in the interpreter
                         operators::ADD => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(CowVal::Owned(
                                 lhs.as_adder()
                                     .ok_or_else(|| {
@@ -1169,8 +1129,7 @@ impl Value {
                             ));
                         }
                         operators::SUBSTRACT => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(CowVal::Owned(
                                 lhs.as_subtractor()
                                     .ok_or_else(|| {
@@ -1185,8 +1144,7 @@ impl Value {
                             ));
                         }
                         operators::DIVIDE => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(CowVal::Owned(
                                 lhs.as_divider()
                                     .ok_or_else(|| {
@@ -1201,8 +1159,7 @@ impl Value {
                             ));
                         }
                         operators::MULTIPLY => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(CowVal::Owned(
                                 lhs.as_multiplier()
                                     .ok_or_else(|| {
@@ -1217,8 +1174,7 @@ impl Value {
                             ));
                         }
                         operators::MODULO => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(CowVal::Owned(
                                 lhs.as_modder()
                                     .ok_or_else(|| {
@@ -1233,40 +1189,35 @@ impl Value {
                             ));
                         }
                         operators::LESS => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(bool(
                                 compare_values(&call.func_name, lhs.as_ref(), rhs.as_ref())?
                                     == Ordering::Less,
                             ));
                         }
                         operators::LESS_EQUALS => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(bool(
                                 compare_values(&call.func_name, lhs.as_ref(), rhs.as_ref())?
                                     != Ordering::Greater,
                             ));
                         }
                         operators::GREATER => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(bool(
                                 compare_values(&call.func_name, lhs.as_ref(), rhs.as_ref())?
                                     == Ordering::Greater,
                             ));
                         }
                         operators::GREATER_EQUALS => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             return Ok(bool(
                                 compare_values(&call.func_name, lhs.as_ref(), rhs.as_ref())?
                                     != Ordering::Less,
                             ));
                         }
                         operators::IN => {
-                            let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                            let rhs = Value::resolve_val(&call.args[1], ctx)?;
+                            let (lhs, rhs) = both(call, ctx)?;
                             let overload_error = || {
                                 ExecutionError::overload_for_values(
                                     &call.func_name,
@@ -1313,31 +1264,33 @@ impl Value {
                             ));
                         }
                         operators::NOT_STRICTLY_FALSE => {
-                            return Ok(bool(
-                                try_bool(Value::resolve_val(&call.args[0], ctx)).unwrap_or(true),
-                            ));
+                            return match try_bool(Value::resolve_val(&call.args[0], ctx)) {
+                                Err(e) if e.is_interrupted() => Err(e),
+                                value => Ok(bool(value.unwrap_or(true))),
+                            };
                         }
                         _ => (),
                     }
                 }
                 match &call.target {
-                    None => {
-                        // TODO: Optimize for the 1 and 2 arg cases and avoid the Vec altogether
-                        let args: Result<Vec<CowVal<'e, 'v>>, ExecutionError> = call
-                            .args
-                            .iter()
-                            .map(|a| Value::resolve_val(a, ctx))
-                            .collect();
+                    None if ctx.env().is_non_strict(&call.func_name) => {
+                        let mut args = Vec::with_capacity(call.args.len());
+                        for a in &call.args {
+                            args.push(match Value::resolve_val(a, ctx) {
+                                Err(e) if e.is_interrupted() => return Err(e),
+                                Err(e) => CowVal::owned(Failed(e)),
+                                Ok(v) => v,
+                            });
+                        }
                         let name = ctx.resolve_function(&call.func_name);
-                        call_function(ctx, &name, &call.func_name, args?)
+                        call_function(ctx, &name, &call.func_name, args)
+                    }
+                    None => {
+                        let args = operands(None, &call.args, ctx)?;
+                        let name = ctx.resolve_function(&call.func_name);
+                        call_function(ctx, &name, &call.func_name, args)
                     }
                     Some(target_expr) => {
-                        let args: Result<Vec<CowVal<'e, 'v>>, ExecutionError> = call
-                            .args
-                            .iter()
-                            .map(|a| Value::resolve_val(a, ctx))
-                            .collect();
-                        let mut args = args?;
                         // As in cel-go, a call whose target spells a qualified
                         // name that, with the function's, names a function is
                         // a call to that function: `optional.of(x)` calls
@@ -1345,10 +1298,11 @@ impl Value {
                         if let Some(name) =
                             ctx.resolve_qualified_function(target_expr, &call.func_name)
                         {
+                            let args = operands(None, &call.args, ctx)?;
                             return call_function(ctx, &name, &call.func_name, args);
                         }
-                        let target = Value::resolve_val(target_expr, ctx)?;
-                        args.insert(0, target);
+                        // [kubeskema] The target is the first operand (cel-go).
+                        let mut args = operands(Some(target_expr), &call.args, ctx)?;
                         if let Some(op) = ctx.env().find_member_overload(&call.func_name, &args) {
                             return op(args);
                         }
@@ -1375,9 +1329,16 @@ impl Value {
                     }
                 }
             }
-            Expr::Ident(name) => ctx
-                .resolve_ident(name)
-                .ok_or_else(|| ExecutionError::UndeclaredReference(Arc::new(name.to_string()))),
+            Expr::Ident(name) => {
+                let value = ctx.resolve_ident(name).ok_or_else(|| {
+                    ExecutionError::UndeclaredReference(Arc::new(name.to_string()))
+                })?;
+                // [kubeskema] An accumulator that holds an error (cel-go's errors are values).
+                match value.downcast_ref::<Failed>() {
+                    Some(failed) => Err(failed.0.clone()),
+                    None => Ok(value),
+                }
+            }
             Expr::Select(select) => {
                 // `has(a.b.c)` tests for `c` on `a.b`: only its operand is a name
                 let name = if select.test {
@@ -1446,52 +1407,7 @@ impl Value {
                 }
                 Ok(CowVal::owned(CelMap::from(map)))
             }
-            Expr::Comprehension(comprehension) => {
-                let accu_init = Value::resolve_val(&comprehension.accu_init, ctx)?;
-                let iter = Value::resolve_val(&comprehension.iter_range, ctx)?;
-
-                // Mirror cel-go's optimization (see `folder.ResolveName` in
-                // `cel-go/interpreter/interpretable.go`): when the
-                // accumulator starts out as an empty list and the loop step
-                // only ever appends to it (`map` / `filter`), build the
-                // result in a single preallocated `MutableList` instead of
-                // paying O(n) clone-and-extend on every iteration
-                // (`@result + [expr]`).
-                if let Some(step) = AppendStep::of(comprehension) {
-                    if accu_init
-                        .downcast_ref::<CelList>()
-                        .is_some_and(|list| list.inner().is_empty())
-                    {
-                        return step.run(comprehension, &iter, ctx);
-                    }
-                }
-
-                let mut ctx = ctx.new_inner_scope();
-                ctx.add_variable_as_val(&comprehension.accu_var, accu_init.into_owned());
-
-                let mut items = iter
-                    .as_iterable()
-                    .ok_or_else(|| ExecutionError::UnexpectedType {
-                        got: iter.get_type().name().to_owned(),
-                        want: "iterable".to_owned(),
-                    })?
-                    .iter();
-                let mut deferred = DeferredErrors::of(comprehension);
-                while let Some(item) = items.next() {
-                    if !try_bool(Value::resolve_val(&comprehension.loop_cond, &ctx))? {
-                        break;
-                    }
-                    ctx.add_variable_as_val(&comprehension.iter_var, item.clone_as_boxed());
-                    let step = Value::resolve_val(&comprehension.loop_step, &ctx);
-                    if let Some(accu) = deferred.step(step)? {
-                        ctx.add_variable_as_val(&comprehension.accu_var, accu.into_owned());
-                    }
-                }
-                deferred.finish()?;
-                Ok(CowVal::Owned(
-                    Value::resolve_val(&comprehension.result, &ctx)?.into_owned(),
-                ))
-            }
+            Expr::Comprehension(comprehension) => fold(comprehension, ctx),
             Expr::Struct(strct) => {
                 let name = strct.type_name.clone();
                 let struct_type = ctx
@@ -1536,101 +1452,6 @@ fn compare_values(
         .ok_or_else(|| context.clone())
         .and_then(|comparer| comparer.compare(rhs))
         .map_err(|error| error.with_overload_context(context))
-}
-
-fn boolean_operator_error(
-    operator: &str,
-    left: Result<bool, ExecutionError>,
-    right: &dyn Val,
-) -> ExecutionError {
-    let right_type = right.get_type().name().to_owned();
-    match left {
-        Err(ExecutionError::UnexpectedType { got, want }) if want == "bool" => {
-            ExecutionError::no_such_overload(operator, vec![got, right_type])
-        }
-        Err(error) => error,
-        Ok(_) => ExecutionError::no_such_overload(operator, vec!["bool".to_owned(), right_type]),
-    }
-}
-
-/// The connective of an `all()` / `exists()` loop step: `@result && x` or
-/// `@result || x`.
-#[derive(Clone, Copy)]
-enum LogicalFold {
-    And,
-    Or,
-}
-
-impl LogicalFold {
-    fn of(comprehension: &ComprehensionExpr) -> Option<Self> {
-        let Expr::Call(call) = &comprehension.loop_step.expr else {
-            return None;
-        };
-        let folds_accu = call.target.is_none()
-            && matches!(
-                call.args.first().map(|arg| &arg.expr),
-                Some(Expr::Ident(name)) if *name == comprehension.accu_var
-            );
-        match call.func_name.as_str() {
-            operators::LOGICAL_AND if folds_accu => Some(Self::And),
-            operators::LOGICAL_OR if folds_accu => Some(Self::Or),
-            _ => None,
-        }
-    }
-
-    /// The operand that decides the result regardless of any error beside
-    /// it: `false` for `&&`, `true` for `||`.
-    fn absorbing(self) -> bool {
-        matches!(self, Self::Or)
-    }
-
-    fn absorbs(self, value: &dyn Val) -> bool {
-        value
-            .downcast_ref::<CelBool>()
-            .is_some_and(|b| *b.inner() == self.absorbing())
-    }
-}
-
-/// Errors from an `all()` / `exists()` loop step that a later element may
-/// still override, as in cel-go's `evalAnd` / `evalOr`: `error && false` is
-/// `false`, while `error && true` stays the error.
-struct DeferredErrors {
-    fold: Option<LogicalFold>,
-    pending: Option<ExecutionError>,
-}
-
-impl DeferredErrors {
-    fn of(comprehension: &ComprehensionExpr) -> Self {
-        Self {
-            fold: LogicalFold::of(comprehension),
-            pending: None,
-        }
-    }
-
-    /// Feeds one loop-step result. Returns the new accumulator, or `None`
-    /// when it must be left unchanged because an error is pending.
-    fn step<'b, 'v>(
-        &mut self,
-        step: Result<CowVal<'b, 'v>, ExecutionError>,
-    ) -> Result<Option<CowVal<'b, 'v>>, ExecutionError> {
-        match (step, self.fold) {
-            (Err(err), Some(_)) => {
-                self.pending = Some(err);
-                Ok(None)
-            }
-            (Err(err), None) => Err(err),
-            (Ok(accu), Some(fold)) if self.pending.is_some() && !fold.absorbs(&*accu) => Ok(None),
-            (Ok(accu), _) => {
-                self.pending = None;
-                Ok(Some(accu))
-            }
-        }
-    }
-
-    /// Fails with the error still pending once the loop ends.
-    fn finish(self) -> Result<(), ExecutionError> {
-        self.pending.map_or(Ok(()), Err)
-    }
 }
 
 /// The loop step of a `map` / `filter` comprehension: `@result + [expr]`,
@@ -1686,41 +1507,186 @@ impl<'e> AppendStep<'e> {
         }
     }
 
-    /// Runs the comprehension over `iter`, starting from an empty list.
-    fn run<'p, 'v>(
+    /// Runs the comprehension over `items`, starting from an empty list, until
+    /// the items end or a step fails: the error is then the accumulator, and
+    /// [`fold`] goes on with the items left.
+    fn run<'b, 'v: 'b>(
         &self,
-        comprehension: &'e ComprehensionExpr,
-        iter: &CowVal<'e, 'v>,
-        ctx: &'e Context<'p, 'v>,
-    ) -> Result<CowVal<'e, 'v>, ExecutionError> {
-        let size_hint = iter
-            .as_sizer()
-            .map(|s| *s.size().inner() as usize)
-            .unwrap_or(0);
+        comprehension: &ComprehensionExpr,
+        size_hint: usize,
+        items: &mut (dyn crate::common::traits::Iterator<'b, 'v> + 'b),
+        scope: &mut Context<'_, 'v>,
+    ) -> Result<Box<dyn Val + 'v>, ExecutionError> {
         let mut accu = MutableList::with_capacity(size_hint);
-
-        let mut ctx = ctx.new_inner_scope();
-        let mut items = iter
-            .as_iterable()
-            .ok_or_else(|| ExecutionError::UnexpectedType {
-                got: iter.get_type().name().to_owned(),
-                want: "iterable".to_owned(),
-            })?
-            .iter();
         while let Some(item) = items.next() {
-            if !try_bool(Value::resolve_val(&comprehension.loop_cond, &ctx))? {
-                break;
-            }
-            ctx.add_variable_as_val(&comprehension.iter_var, item.clone_as_boxed());
+            scope.add_variable_as_val(&comprehension.iter_var, item.clone_as_boxed());
             if let Some(guard) = self.guard {
-                if !try_bool(Value::resolve_val(guard, &ctx))? {
+                if !try_bool(Value::resolve_val(guard, scope))? {
                     continue;
                 }
             }
-            accu.extend(Value::resolve_val(self.items, &ctx)?.as_ref())?;
+            accu.extend(Value::resolve_val(self.items, scope)?.as_ref())?;
         }
-        Ok(CowVal::owned(accu.to_immutable()))
+        Ok(Box::new(accu.to_immutable()))
     }
+}
+
+/// [kubeskema] A comprehension as cel-go's `evalFold` runs it: the range, then the
+/// accumulator's initial value; the loop runs while the condition is not `false`, and each
+/// step's result, an error included, is the accumulator the next step reads (an error is
+/// read as that error). So `all` and `exists` keep their first error unless a later element
+/// decides (`@result && p`), `exists_one` and `filter` their last (`p ? ... : @result`),
+/// `map` its first (`@result + [f(e)]`). Only an interruption ends the loop early.
+fn fold<'e, 'p, 'v>(
+    comprehension: &'e ComprehensionExpr,
+    ctx: &'e Context<'p, 'v>,
+) -> Result<CowVal<'e, 'v>, ExecutionError> {
+    let iter = Value::resolve_val(&comprehension.iter_range, ctx)?;
+    let accu_init = Value::resolve_val(&comprehension.accu_init, ctx)?;
+    let mut items = iter
+        .as_iterable()
+        .ok_or_else(|| ExecutionError::UnexpectedType {
+            got: iter.get_type().name().to_owned(),
+            want: "iterable".to_owned(),
+        })?
+        .iter();
+    let mut scope = ctx.new_inner_scope();
+    // Mirror cel-go's optimization (see `folder.ResolveName` in
+    // `cel-go/interpreter/interpretable.go`): when the accumulator starts out
+    // as an empty list and the loop step only ever appends to it (`map` /
+    // `filter`), build the result in a single preallocated `MutableList`
+    // instead of paying O(n) clone-and-extend on every iteration
+    // (`@result + [expr]`).
+    let starts_empty = accu_init
+        .downcast_ref::<CelList>()
+        .is_some_and(|list| list.inner().is_empty());
+    let mut accu = match AppendStep::of(comprehension).filter(|_| starts_empty) {
+        Some(step) => {
+            let size_hint = iter
+                .as_sizer()
+                .map(|s| *s.size().inner() as usize)
+                .unwrap_or(0);
+            step.run(comprehension, size_hint, &mut *items, &mut scope)
+        }
+        None => Ok(accu_init.into_owned()),
+    };
+    loop {
+        if let Err(e) = &accu {
+            if e.is_interrupted() {
+                return Err(e.clone());
+            }
+        }
+        let bound: Box<dyn Val + 'v> = match accu {
+            Ok(value) => value,
+            Err(e) => Box::new(Failed(e)),
+        };
+        scope.add_variable_as_val(&comprehension.accu_var, bound);
+        let Some(item) = items.next() else { break };
+        scope.add_variable_as_val(&comprehension.iter_var, item.clone_as_boxed());
+        match Value::resolve_val(&comprehension.loop_cond, &scope) {
+            Ok(cond) if cond.downcast_ref::<CelBool>().is_some_and(|b| !*b.inner()) => break,
+            Err(e) if e.is_interrupted() => return Err(e),
+            _ => {}
+        }
+        accu = Value::resolve_val(&comprehension.loop_step, &scope).map(|v| v.into_owned());
+    }
+    Ok(CowVal::Owned(
+        Value::resolve_val(&comprehension.result, &scope)?.into_owned(),
+    ))
+}
+
+/// [kubeskema] An error held as a value: a comprehension's accumulator (reading it is that
+/// error), or what a non-strict function ([`Env::set_non_strict`](crate::Env::set_non_strict))
+/// is given for an argument that failed.
+#[derive(Debug)]
+pub struct Failed(pub ExecutionError);
+
+impl Val for Failed {
+    fn get_type(&self) -> &Type {
+        <Self as Val>::cel_type()
+    }
+
+    fn cel_type() -> &'static Type {
+        static ERROR: Type = crate::common::types::ERROR_TYPE;
+        &ERROR
+    }
+
+    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
+        Box::new(Failed(self.0.clone()))
+    }
+
+    fn as_any(&self) -> Option<&dyn Any> {
+        Some(self)
+    }
+}
+
+impl StaticVal for Failed {}
+
+/// [kubeskema] `_||_` and `_&&_` as cel-go's `evalOr` and `evalAnd`: the terms in order,
+/// the first that decides (`true` for `||`, `false` for `&&`) wins; otherwise the first
+/// term that is not a bool fails the whole, with its error.
+fn logical<'e, 'p, 'v>(
+    call: &'e crate::common::ast::CallExpr,
+    ctx: &'e Context<'p, 'v>,
+) -> Result<CowVal<'e, 'v>, ExecutionError> {
+    let deciding = call.func_name == operators::LOGICAL_OR;
+    let mut failed: Option<ExecutionError> = None;
+    for term in &call.args {
+        match Value::resolve_val(term, ctx) {
+            Ok(v) => match v.downcast_ref::<CelBool>() {
+                Some(b) if *b.inner() == deciding => return Ok(bool(deciding)),
+                Some(_) => {}
+                None => {
+                    failed.get_or_insert_with(|| {
+                        ExecutionError::overload_for_values(&call.func_name, [v.as_ref()], false)
+                    });
+                }
+            },
+            Err(e) if e.is_interrupted() => return Err(e),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(bool(!deciding)),
+    }
+}
+
+/// [kubeskema] Both operands of a binary operator, evaluated before either's error is
+/// returned, the left one's first (cel-go's `evalBinary`).
+fn both<'e, 'p, 'v>(
+    call: &'e crate::common::ast::CallExpr,
+    ctx: &'e Context<'p, 'v>,
+) -> Result<(CowVal<'e, 'v>, CowVal<'e, 'v>), ExecutionError> {
+    let lhs = Value::resolve_val(&call.args[0], ctx);
+    if lhs.as_ref().is_err_and(ExecutionError::is_interrupted) {
+        return Err(lhs.err().expect("an error"));
+    }
+    let rhs = Value::resolve_val(&call.args[1], ctx);
+    Ok((lhs?, rhs?))
+}
+
+/// [kubeskema] A call's operands, the target first, as cel-go evaluates them: a call of two
+/// operands evaluates both, then fails with the first error (`evalBinary`); a call of one
+/// or of more than two stops at the first error (`evalUnary`, `evalVarArgs`).
+fn operands<'e, 'p, 'v>(
+    target: Option<&'e Expression>,
+    args: &'e [Expression],
+    ctx: &'e Context<'p, 'v>,
+) -> Result<Vec<CowVal<'e, 'v>>, ExecutionError> {
+    let mut all = target.into_iter().chain(args);
+    if target.map_or(0, |_| 1) + args.len() == 2 {
+        let (a, b) = (all.next().expect("two"), all.next().expect("two"));
+        let a = Value::resolve_val(a, ctx);
+        if a.as_ref().is_err_and(ExecutionError::is_interrupted) {
+            return Err(a.err().expect("an error"));
+        }
+        let b = Value::resolve_val(b, ctx);
+        return Ok(vec![a?, b?]);
+    }
+    all.map(|a| Value::resolve_val(a, ctx)).collect()
 }
 
 fn try_bool(val: Result<CowVal<'_, '_>, ExecutionError>) -> Result<bool, ExecutionError> {

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::native::{self as n};
-pub use super::native::{Error, Fold, Meter, Pattern, Result, add_int, and, not_strictly_false, or};
+pub use super::native::{Error, Fold, LastError, Meter, Pattern, Result, add_int, and, not_strictly_false, or};
 
 pub use crate::schema::cel_name::{field_key, name_hash};
 

@@ -77,7 +77,7 @@ pub(crate) fn charge(units: u64) -> Result<(), ExecutionError> {
         }
         meter.used = meter.used.saturating_add(units);
         m.set(meter);
-        if meter.used > meter.limit { Err(ExecutionError::function_error(CHARGE, LIMIT_EXCEEDED)) } else { Ok(()) }
+        if meter.used > meter.limit { Err(ExecutionError::Interrupted(LIMIT_EXCEEDED.to_owned())) } else { Ok(()) }
     })
 }
 

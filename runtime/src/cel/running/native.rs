@@ -176,32 +176,66 @@ pub trait EnumValue {
     fn value(&self) -> Self::Value;
 }
 
-/// `l && r`, as the `cel` crate evaluates it: `false` on the left decides; otherwise the
-/// right is evaluated and its error returned; an error on the left is absorbed by `false`
-/// on the right.
+/// `l && r`, as cel-go's `evalAnd`: `false` on either side decides; otherwise the first
+/// error, the left one's before the right one's.
 #[inline]
 pub fn and(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
     logical(false, l, r)
 }
 
-/// `l || r`, as [`and`] with `true` deciding.
+/// `l || r`, as [`and`] with `true` deciding (cel-go's `evalOr`).
 #[inline]
 pub fn or(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
     logical(true, l, r)
 }
 
+impl Error {
+    /// What no operator absorbs: the meter's stop, and a value only the interpreter reads.
+    #[inline]
+    fn stops(&self) -> bool {
+        self.rank() > 0
+    }
+
+    /// Which of two held errors a loop keeps when it must keep one: a value only the
+    /// interpreter reads (it runs the rule again), then the meter's stop, then the others.
+    #[inline]
+    fn rank(&self) -> u8 {
+        match self {
+            Error::Deferred => 2,
+            Error::LimitExceeded => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// `held`, or `new` where it outranks it ([`Error::rank`]); of two plain errors, `first`
+/// keeps the one held.
+#[inline]
+fn hold(held: &mut Option<Error>, new: Error, first: bool) {
+    let replace = match held {
+        None => true,
+        Some(h) => new.rank() > h.rank() || (new.rank() == h.rank() && !first && h.rank() == 0),
+    };
+    if replace {
+        *held = Some(new);
+    }
+}
+
 /// `&&` (`deciding` false) and `||` (`deciding` true): the deciding value on either side
-/// wins over an error on the other.
+/// wins over an error on the other; of two errors, the left one.
 #[inline]
 fn logical(deciding: bool, l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
-    if l == Ok(deciding) || l == Err(Error::Deferred) {
-        return l;
+    match &l {
+        Ok(v) if *v == deciding => return l,
+        Err(e) if e.stops() => return l,
+        _ => {}
     }
-    let r = r()?;
-    match l {
-        Ok(_) => Ok(r),
-        Err(_) if r == deciding => Ok(r),
-        Err(e) => Err(e),
+    let r = r();
+    match (l, r) {
+        (_, Ok(v)) if v == deciding => Ok(v),
+        (_, Err(e)) if e.stops() => Err(e),
+        (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+        (Ok(_), Ok(v)) => Ok(v),
     }
 }
 
@@ -211,49 +245,71 @@ pub fn not_strictly_false(x: Result<bool>) -> bool {
     x.unwrap_or(true)
 }
 
-/// The accumulator of an `all` or `exists` loop as the `cel` crate folds it: a step's error
-/// is held until a later step's absorbing value (`false` for `all`, `true` for `exists`)
-/// clears it; the last one held is returned at the end.
+/// The accumulator of an `all` or `exists` loop as cel-go folds it: the first step's error
+/// is held (`@result && p` keeps its left error) until a later step's absorbing value
+/// (`false` for `all`, `true` for `exists`) decides.
 pub struct Fold {
     /// The accumulated value.
     pub accu: bool,
     absorbing: bool,
     pending: Option<Error>,
-    deferred: bool,
 }
 
 impl Fold {
-    /// A fold starting at `init`, cleared by `absorbing`.
+    /// A fold starting at `init`, decided by `absorbing`.
     #[inline]
     pub fn new(init: bool, absorbing: bool) -> Fold {
-        Fold { accu: init, absorbing, pending: None, deferred: false }
+        Fold { accu: init, absorbing, pending: None }
     }
 
     /// Feeds one step's result.
     #[inline]
     pub fn step(&mut self, step: Result<bool>) {
         match step {
-            // What the interpreter would have found is unknown: nothing may absorb it.
-            Err(Error::Deferred) => self.deferred = true,
-            Err(e) => self.pending = Some(e),
-            Ok(v) if self.pending.is_some() && v != self.absorbing => {}
-            Ok(v) => {
+            Err(e) => hold(&mut self.pending, e, true),
+            Ok(v) if v == self.absorbing && !self.pending.as_ref().is_some_and(Error::stops) => {
                 self.pending = None;
                 self.accu = v;
             }
+            Ok(_) => {}
         }
     }
 
     /// The accumulator, or the error still held.
     #[inline]
     pub fn finish(self) -> Result<bool> {
-        if self.deferred {
-            return Err(Error::Deferred);
-        }
         match self.pending {
             Some(e) => Err(e),
             None => Ok(self.accu),
         }
+    }
+}
+
+/// The error of an `exists_one` or `filter` loop as cel-go folds it: the step is
+/// `p ? ... : @result`, so a failing `p` makes the accumulator that error, and a later
+/// failing `p` replaces it; a step that does not fail leaves it. The loop's result is the
+/// last error, if any.
+#[derive(Default)]
+pub struct LastError(Option<Error>);
+
+impl LastError {
+    /// Feeds one step's result: its value while no error is held.
+    #[inline]
+    pub fn step<T>(&mut self, step: Result<T>) -> Option<T> {
+        match step {
+            Ok(v) if self.0.is_none() => Some(v),
+            Ok(_) => None,
+            Err(e) => {
+                hold(&mut self.0, e, false);
+                None
+            }
+        }
+    }
+
+    /// The error held, if any.
+    #[inline]
+    pub fn finish(self) -> Result<()> {
+        self.0.map_or(Ok(()), Err)
     }
 }
 
