@@ -9,7 +9,7 @@ use cel::{Context, ExecutionError, Value};
 
 use crate::cel::front::types::{self, Type};
 use crate::cel::front::{check, depth};
-use crate::cel::lowering::{comprehensions, instrument, int_data, list_kinds};
+use crate::cel::lowering::{comprehensions, instrument, int_data, list_kinds, list_operands};
 use crate::cel::running::env::env;
 use crate::cel::running::meter;
 use crate::cel::{cost, library, limits};
@@ -300,6 +300,7 @@ pub(crate) fn compile_one(
         list_kinds::lower(&mut lowered, &checked.types);
         library::lower(&mut lowered);
         int_data::lower(&mut lowered, &checked.types);
+        list_operands::lower(&mut lowered, &checked.types);
         comprehensions::two_variables(&mut lowered);
         let metered = instrument::instrument(&lowered);
         depth::drop_tree(lowered);

@@ -16,7 +16,7 @@ use cel::common::types::{
 use cel::{DeclarationError, Env};
 
 use crate::cel::front::types::{Type, parse, split_params};
-use crate::cel::lowering::{comprehensions, int_data, list_kinds};
+use crate::cel::lowering::{comprehensions, int_data, list_kinds, list_operands};
 use crate::cel::running::meter;
 
 pub(crate) mod args;
@@ -56,6 +56,7 @@ pub(crate) fn rows() -> &'static [Function] {
             semver::functions,
             duration::functions,
             list_kinds::functions,
+            list_operands::functions,
             int_data::functions,
             meter::functions,
         ];
@@ -110,6 +111,7 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
             env.add_overload(name, &id, params, f)?;
         }
     }
+    list_operands::register(env)?;
     comprehensions::register_macros(env)
 }
 
