@@ -6,6 +6,8 @@
 //! cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed 1 --creates 1500 --updates 500 --crds 1500
 //! # record a sample of each class (the apiserver's answers) for CI, and re-ask the targeted cases
 //! cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed 7 --record fixtures/oracle
+//! # re-ask only the targeted cases (after fixtures/oracle/targeted.py wrote new ones)
+//! cargo run --release -p kubeskema-tests --bin oracle-diff -- --record-targeted fixtures/oracle
 //! ```
 //!
 //! The oracle binary is `$ORACLE_BIN`, else `../oracle/bin/apiserver-oracle` (a writable copy
@@ -29,14 +31,24 @@ struct Args {
     updates: usize,
     crds: usize,
     record: Option<PathBuf>,
+    record_targeted: Option<PathBuf>,
     per_class: usize,
     show: usize,
     replay: Vec<PathBuf>,
 }
 
 fn args() -> Args {
-    let mut a =
-        Args { seed: 1, creates: 0, updates: 0, crds: 0, record: None, per_class: 6, show: 3, replay: Vec::new() };
+    let mut a = Args {
+        seed: 1,
+        creates: 0,
+        updates: 0,
+        crds: 0,
+        record: None,
+        record_targeted: None,
+        per_class: 6,
+        show: 3,
+        replay: Vec::new(),
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| usage(&format!("{flag} needs a value")));
@@ -47,6 +59,7 @@ fn args() -> Args {
             "--updates" => a.updates = number(value()),
             "--crds" => a.crds = number(value()),
             "--record" => a.record = Some(PathBuf::from(value())),
+            "--record-targeted" => a.record_targeted = Some(PathBuf::from(value())),
             "--per-class" => a.per_class = number(value()),
             "--show" => a.show = number(value()),
             "--replay" => a.replay.push(PathBuf::from(value())),
@@ -66,6 +79,7 @@ fn usage(problem: &str) -> ! {
     eprintln!(
         "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N]\n       \
          oracle-diff --record DIR [--per-class K] [--seed N]   (writes DIR/{{creates,updates,crds}}.jsonl, re-asks DIR/targeted.jsonl)\n       \
+         oracle-diff --record-targeted DIR   (re-asks DIR/targeted.jsonl only)\n       \
          oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)"
     );
     std::process::exit(2)
@@ -331,13 +345,15 @@ fn main() {
         let answers = run(&mut cases, &mut docs, true);
         report(&file.display().to_string(), &cases, &answers, a.show);
     }
-    if let Some(dir) = &a.record {
+    if let Some(dir) = a.record.as_ref().or(a.record_targeted.as_ref()) {
         let targeted = dir.join("targeted.jsonl");
         if targeted.exists() {
             let mut cases = read_fixture(&targeted).unwrap_or_else(|e| usage(&e));
             let answers = run(&mut cases, &mut docs, true);
             report("targeted", &cases, &answers, a.show);
-            write_fixture(&targeted, &command, &cases).expect("the fixture folder is writable");
+            let command = "fixtures/oracle/targeted.py && cargo run --release -p kubeskema-tests --bin oracle-diff -- \
+                           --record-targeted fixtures/oracle";
+            write_fixture(&targeted, command, &cases).expect("the fixture folder is writable");
         }
     }
     let mut rng = Rng::new(a.seed);
