@@ -21,7 +21,7 @@ use crate::cel::library::function::Cost;
 /// cel-go's unit costs (`common/cost.go`).
 const SELECT_AND_IDENT: u64 = 1;
 const CONST: u64 = 0;
-const LIST_CREATE: u64 = 10;
+pub(crate) const LIST_CREATE: u64 = 10;
 const MAP_CREATE: u64 = 30;
 const STRUCT_CREATE: u64 = 40;
 const STRING_TRAVERSAL: f64 = 0.1;

@@ -769,12 +769,17 @@ fn validate_literals(
                 let at_node = node.and_then(|id| source.offset_for(id).map(|(s, _)| s)).or_else(|| at(e));
                 errors.push((at_node, message));
             }
-            if let Some(Expr::Literal(LiteralValue::String(arg))) = call.args.first().map(|a| &a.expr) {
-                let arg = arg.inner();
-                let bad = match (call.func_name.as_str(), call.target.is_some()) {
-                    ("duration", false) => crate::go::duration::parse_go(arg).is_none(),
-                    ("timestamp", false) => chrono::DateTime::parse_from_rfc3339(arg).is_err(),
-                    ("matches", _) => crate::pattern::compile(arg).is_err(),
+            // cel-go evaluates the call over its literal argument: `duration(3)` fails as it
+            // would at run time (an int is no duration).
+            if let Some(Expr::Literal(arg)) = call.args.first().map(|a| &a.expr) {
+                let bad = match (call.func_name.as_str(), call.target.is_some(), arg) {
+                    ("duration", false, LiteralValue::String(s)) => crate::go::duration::parse_go(s.inner()).is_none(),
+                    ("duration", false, _) => true,
+                    ("timestamp", false, LiteralValue::String(s)) => {
+                        !converts(&format!("timestamp({})", crate::issue::go_quote(s.inner())))
+                    }
+                    ("timestamp", false, LiteralValue::Int(i)) => !converts(&format!("timestamp({})", i.inner())),
+                    ("matches", _, LiteralValue::String(s)) => crate::pattern::compile(s.inner()).is_err(),
                     _ => false,
                 };
                 if bad {
@@ -787,6 +792,12 @@ fn validate_literals(
     for child in crate::cel::front::depth::children(e) {
         validate_literals(child, types, source, errors, place, in_format);
     }
+}
+
+/// Whether the interpreter runs `call`, a conversion of a literal, without an error.
+fn converts(call: &str) -> bool {
+    let env = crate::cel::env();
+    env.compile(call).is_ok_and(|program| program.execute(&cel::Context::with_env(env.clone())).is_ok())
 }
 
 #[cfg(test)]

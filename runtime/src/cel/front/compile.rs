@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use cel::common::ast::{Expr, LiteralValue};
+use cel::common::ast::{EntryExpr, Expr, LiteralValue};
 use cel::parser::Expression;
 use cel::{Context, ExecutionError, Value};
 
@@ -299,6 +299,11 @@ pub(crate) fn compile_one(
         let mut lowered = expression;
         list_kinds::lower(&mut lowered, &checked.types);
         library::lower(&mut lowered);
+        if let Err(e) = constant(&lowered) {
+            errors.push(format!("program instantiation failed: {e}"));
+            depth::drop_tree(lowered);
+            return None;
+        }
         int_data::lower(&mut lowered, &checked.types);
         list_operands::lower(&mut lowered, &checked.types);
         comprehensions::two_variables(&mut lowered);
@@ -306,6 +311,46 @@ pub(crate) fn compile_one(
         depth::drop_tree(lowered);
         let reads_old_self = checked.references.iter().any(|r| r == "oldSelf");
         Some(Parsed { cost, metered, depth, reads_old_self, types: checked.types })
+    })
+}
+
+/// Whether `e` is a constant to cel-go's planner (`decOptimize`): a literal, a list or map
+/// literal of constants, or a type conversion of a constant, which the planner evaluates when
+/// it makes the program. A conversion that fails there fails the program (`int('x')`, even
+/// where `||` would never evaluate it): the error is returned. Run on the tree the interpreter
+/// runs, before the meter's calls.
+fn constant(e: &Expression) -> Result<bool, String> {
+    const CONVERSIONS: [&str; 11] = [
+        "bool",
+        "bytes",
+        "double",
+        "duration",
+        "dyn",
+        "int",
+        "string",
+        "timestamp",
+        "type",
+        "uint",
+        library::duration::GO_DURATION,
+    ];
+    let mut all = true;
+    for child in depth::children(e) {
+        all &= constant(child)?;
+    }
+    Ok(match &e.expr {
+        Expr::Literal(_) => true,
+        Expr::List(l) => all && l.optional_indices.is_empty(),
+        Expr::Map(m) => {
+            all && m.entries.iter().all(|entry| matches!(&entry.expr, EntryExpr::MapEntry(m) if !m.optional))
+        }
+        Expr::Call(c)
+            if all && c.target.is_none() && c.args.len() == 1 && CONVERSIONS.contains(&c.func_name.as_str()) =>
+        {
+            let cx = cel::Context::with_env(env().clone());
+            cel::objects::Value::resolve(e, &cx).map_err(|e| crate::cel::running::value::go_error(&e))?;
+            true
+        }
+        _ => false,
     })
 }
 

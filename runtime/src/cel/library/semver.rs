@@ -62,56 +62,98 @@ impl Semver {
     }
 }
 
-/// blang's `semver.Parse`; with `normalize`, a `v` prefix, missing minor/patch and leading
-/// zeros are accepted first.
+/// blang/semver v4's `semver.Parse`, with its messages; with `normalize`, the Kubernetes
+/// library's `normalizeAndParse` first (a `v` prefix, leading zeros and missing minor and patch
+/// numbers accepted).
 pub fn parse(s: &str, normalize: bool) -> Result<Semver, String> {
-    let mut text = s.to_owned();
-    if normalize {
-        text = text.strip_prefix('v').unwrap_or(&text).to_owned();
-        let split = text.find(['-', '+']).unwrap_or(text.len());
-        let (core, rest) = text.split_at(split);
-        let mut parts: Vec<String> = core
-            .split('.')
-            .map(|p| p.trim_start_matches('0'))
-            .map(|p| if p.is_empty() { "0" } else { p }.to_owned())
-            .collect();
-        while parts.len() < 3 {
-            parts.push("0".into());
+    if normalize { parse_blang(&normalized(s)?) } else { parse_blang(s) }
+}
+
+/// `normalizeAndParse`'s rewriting: `v` trimmed, each of up to three dot-separated parts
+/// without leading zeros (a part left not starting with a digit gets a `0`), missing parts `0`.
+fn normalized(s: &str) -> Result<String, String> {
+    let s = s.strip_prefix('v').unwrap_or(s);
+    let mut parts: Vec<String> = s.splitn(3, '.').map(str::to_owned).collect();
+    for p in &mut parts {
+        if p.len() > 1 {
+            let trimmed = p.trim_start_matches('0');
+            *p = if trimmed.starts_with(|c: char| c.is_ascii_digit()) {
+                trimmed.to_owned()
+            } else {
+                format!("0{trimmed}")
+            };
         }
-        text = format!("{}{rest}", parts.join("."));
     }
-    let (rest, _build) = text.split_once('+').unwrap_or((&text, ""));
-    let (core, pre) = rest.split_once('-').map_or((rest, None), |(c, p)| (c, Some(p)));
-    let parts: Vec<&str> = core.split('.').collect();
+    if parts.len() < 3 {
+        if parts.last().is_some_and(|p| p.contains(['+', '-'])) {
+            return Err("short version cannot contain PreRelease/Build meta data".into());
+        }
+        parts.resize(3, "0".to_owned());
+    }
+    Ok(parts.join("."))
+}
+
+fn parse_blang(s: &str) -> Result<Semver, String> {
+    use crate::issue::go_quote;
+    const NUMBERS: &str = "0123456789";
+    const ALPHANUM: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789";
+    let only = |s: &str, set: &str| s.chars().all(|c| set.contains(c));
+    let leading_zero = |s: &str| s.len() > 1 && s.starts_with('0');
+    // Go's `strconv.ParseUint(s, 10, 64)` and its errors.
+    let number = |s: &str, what: &str, upper: &str| -> Result<u64, String> {
+        if !only(s, NUMBERS) {
+            return Err(format!("Invalid character(s) found in {what} number {}", go_quote(s)));
+        }
+        if leading_zero(s) {
+            return Err(format!("{upper} number must not contain leading zeroes {}", go_quote(s)));
+        }
+        parse_uint(s)
+    };
+    if s.is_empty() {
+        return Err("Version string empty".into());
+    }
+    let parts: Vec<&str> = s.splitn(3, '.').collect();
     if parts.len() != 3 {
         return Err("No Major.Minor.Patch elements found".into());
     }
-    let number = |p: &str, what: &str| -> Result<u64, String> {
-        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("Invalid character(s) found in {what} number {p:?}"));
+    let major = number(parts[0], "major", "Major")?;
+    let minor = number(parts[1], "minor", "Minor")?;
+    let (rest, build) = parts[2].split_once('+').map_or((parts[2], None), |(p, b)| (p, Some(b)));
+    let (patch, pre) = rest.split_once('-').map_or((rest, None), |(p, pre)| (p, Some(pre)));
+    let patch = number(patch, "patch", "Patch")?;
+    let mut ids = Vec::new();
+    for id in pre.map(|p| p.split('.').collect::<Vec<_>>()).unwrap_or_default() {
+        if id.is_empty() {
+            return Err("Prerelease is empty".into());
         }
-        if p.len() > 1 && p.starts_with('0') {
-            return Err(format!("{what} number must not contain leading zeroes {p:?}"));
-        }
-        p.parse().map_err(|e| format!("{e}"))
-    };
-    let (major, minor, patch) = (number(parts[0], "Major")?, number(parts[1], "Minor")?, number(parts[2], "Patch")?);
-    let pre = match pre {
-        None => Vec::new(),
-        Some(p) => {
-            let ids: Vec<String> = p.split('.').map(str::to_owned).collect();
-            for id in &ids {
-                if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-                    return Err(format!("Invalid character(s) found in prerelease {id:?}"));
-                }
-                if id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(format!("Numeric PreRelease version must not contain leading zeroes {id:?}"));
-                }
+        if only(id, NUMBERS) {
+            if leading_zero(id) {
+                return Err(format!("Numeric PreRelease version must not contain leading zeroes {}", go_quote(id)));
             }
-            ids
+            parse_uint(id)?;
+        } else if !only(id, ALPHANUM) {
+            return Err(format!("Invalid character(s) found in prerelease {}", go_quote(id)));
         }
-    };
-    Ok(Semver { major, minor, patch, pre })
+        ids.push(id.to_owned());
+    }
+    for meta in build.map(|b| b.split('.').collect::<Vec<_>>()).unwrap_or_default() {
+        if meta.is_empty() {
+            return Err("Build meta data is empty".into());
+        }
+        if !only(meta, ALPHANUM) {
+            return Err(format!("Invalid character(s) found in build meta data {}", go_quote(meta)));
+        }
+    }
+    Ok(Semver { major, minor, patch, pre: ids })
+}
+
+/// Go's `strconv.ParseUint(s, 10, 64)` of digits (or nothing), with its errors.
+fn parse_uint(s: &str) -> Result<u64, String> {
+    let quoted = crate::issue::go_quote(s);
+    if s.is_empty() {
+        return Err(format!("strconv.ParseUint: parsing {quoted}: invalid syntax"));
+    }
+    s.parse().map_err(|_| format!("strconv.ParseUint: parsing {quoted}: value out of range"))
 }
 
 pub(super) fn functions(rows: &mut Rows) {
@@ -135,9 +177,7 @@ fn normalize_flag(args: &[Value]) -> bool {
 
 fn semver(args: &[Value]) -> Outcome {
     let s = string_arg("semver", args, 0)?;
-    parse(s, normalize_flag(args))
-        .map(opaque)
-        .map_err(|e| error("semver", format!("could not parse {s:?} as semver: {e}")))
+    parse(s, normalize_flag(args)).map(opaque).map_err(|e| error("semver", e))
 }
 
 fn is_semver(args: &[Value]) -> Outcome {

@@ -129,6 +129,13 @@ pub(super) fn functions(rows: &mut Rows) {
     add("_[?_](map(A, B), A) -> optional_type(B)", Cost::Call, Call, interpreted);
     add("_[?_](optional_type(list(A)), int) -> optional_type(A)", Cost::Call, Call, interpreted);
     add("_[?_](optional_type(map(A, B)), A) -> optional_type(B)", Cost::Call, Call, interpreted);
+    add("_[_](optional_type(list(A)), int) -> optional_type(A)", Cost::Call, Call, interpreted);
+    add("_[_](optional_type(map(A, B)), A) -> optional_type(B)", Cost::Call, Call, interpreted);
+    // Optional types, version 2 (the apiserver enables the latest).
+    add("list(A).first() -> optional_type(A)", Cost::Call, Call, interpreted);
+    add("list(A).last() -> optional_type(A)", Cost::Call, Call, interpreted);
+    add("optional.unwrap(list(optional_type(A))) -> list(A)", Cost::Call, Call, interpreted);
+    add("list(optional_type(A)).unwrapOpt() -> list(A)", Cost::Call, Call, interpreted);
     // `a.?b` (the checker types it as a field selection; cel-go's `select_optional_field`).
     add("_?._(dyn, string) -> dyn", Cost::Call, Call, interpreted);
 }

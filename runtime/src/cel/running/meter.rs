@@ -142,10 +142,12 @@ fn sized<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Execut
     Ok(value)
 }
 
-/// `@range(n)`: `n`, once the list `lists.range(n)` builds is charged.
+/// `@range(n)`: `n`, once the list `lists.range(n)` builds is charged as cel-go's tracker
+/// charges it (`trackListOutputSize`: a unit per element and a list's creation; the call's
+/// own unit is the spine's).
 fn range_charge<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let n = args.first().and_then(|k| k.downcast_ref::<CelInt>()).map_or(0, |k| *k.inner());
-    charge(traversal(usize::try_from(n).unwrap_or(0)))?;
+    charge(u64::try_from(n).unwrap_or(0).saturating_add(crate::cel::cost::LIST_CREATE))?;
     Ok(args.into_iter().next().expect("invariant: one argument, read above"))
 }
 

@@ -301,13 +301,8 @@ fn compare(a: &dyn Val, b: &dyn Val, function: &str) -> Result<Ordering, Executi
 
 /// The ints from `0` up to, but excluding, `n`.
 fn range(n: &CelInt) -> Result<CelList<'static>, ExecutionError> {
-    let n = *n.inner();
-    if n < 0 {
-        return Err(ExecutionError::function_error(
-            "lists.range",
-            format!("size must be non-negative, got {n}"),
-        ));
-    }
+    // [kubeskema] cel-go's `genRange`: a negative size is an empty list.
+    let n = (*n.inner()).max(0);
     if n > MAX_RANGE_SIZE {
         return Err(ExecutionError::function_error(
             "lists.range",
@@ -567,7 +562,7 @@ mod tests {
         assert_true("lists.range(5) == [0, 1, 2, 3, 4]");
         assert_true("lists.range(0) == []");
         assert_true("size(lists.range(1000000)) == 1000000");
-        assert_error("lists.range(-1)", "size must be non-negative, got -1");
+        assert_script(&("range of a negative size", "lists.range(-1) == []"));
         assert_error(
             "lists.range(1000001)",
             "size 1000001 exceeds maximum allowed (1000000)",

@@ -73,36 +73,13 @@ fn char_at(this: &CelString<'_>, idx: &CelInt) -> Result<CelString<'static>, Exe
         .into())
 }
 
-/// The code-point index of the first occurrence of `needle` in `runes`, at or
-/// after `offset`.
-fn find_runes(runes: &[char], needle: &[char], offset: usize) -> Option<usize> {
-    if needle.is_empty() {
-        return Some(offset);
-    }
-    runes[offset..]
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|i| i + offset)
-}
-
-/// The code-point index of the last occurrence of `needle` in `runes` that
-/// starts at or before `offset`.
-fn rfind_runes(runes: &[char], needle: &[char], offset: usize) -> Option<usize> {
-    if needle.len() > runes.len() {
-        return None;
-    }
-    let last = offset.min(runes.len() - needle.len());
-    (0..=last)
-        .rev()
-        .find(|&i| runes[i..i + needle.len()] == *needle)
-}
+// [kubeskema] `indexOf` and `lastIndexOf` as cel-go v0.26's `ext/strings.go` computes them,
+// edge cases included: an empty needle is found at the offset whatever it is, an offset at or
+// past the end finds nothing rather than failing, and `lastIndexOf` compares byte lengths
+// before it looks.
 
 fn index_of(this: &CelString<'_>, needle: &CelString<'_>) -> CelInt {
-    let runes: Vec<char> = this.chars().collect();
-    let needle: Vec<char> = needle.chars().collect();
-    find_runes(&runes, &needle, 0)
-        .map_or(-1, |i| i as i64)
-        .into()
+    index_of_from(this, needle, 0).unwrap_or(-1).into()
 }
 
 fn index_of_offset(
@@ -110,28 +87,39 @@ fn index_of_offset(
     needle: &CelString<'_>,
     offset: &CelInt,
 ) -> Result<CelInt, ExecutionError> {
-    let offset = *offset.inner();
-    let runes: Vec<char> = this.chars().collect();
+    index_of_from(this, needle, *offset.inner()).map(CelInt::from)
+}
+
+fn index_of_from(this: &str, needle: &str, offset: i64) -> Result<i64, ExecutionError> {
+    if needle.is_empty() {
+        return Ok(offset);
+    }
     if offset < 0 {
         return Err(out_of_range("indexOf", offset));
     }
-    if needle.is_empty() {
-        return Ok(offset.min(runes.len() as i64).into());
-    }
-    if offset >= runes.len() as i64 {
-        return Err(out_of_range("indexOf", offset));
-    }
+    let runes: Vec<char> = this.chars().collect();
     let needle: Vec<char> = needle.chars().collect();
-    Ok(find_runes(&runes, &needle, offset as usize)
-        .map_or(-1, |i| i as i64)
-        .into())
+    let Ok(start) = usize::try_from(offset) else {
+        return Ok(-1);
+    };
+    if start >= runes.len() || needle.len() > runes.len() {
+        return Ok(-1);
+    }
+    Ok((start..=runes.len() - needle.len())
+        .find(|&i| runes[i..i + needle.len()] == *needle)
+        .map_or(-1, |i| i as i64))
 }
 
 fn last_index_of(this: &CelString<'_>, needle: &CelString<'_>) -> CelInt {
-    let runes: Vec<char> = this.chars().collect();
-    let needle: Vec<char> = needle.chars().collect();
-    rfind_runes(&runes, &needle, runes.len())
-        .map_or(-1, |i| i as i64)
+    let runes = this.chars().count() as i64;
+    if needle.is_empty() {
+        return runes.into();
+    }
+    if this.len() < needle.len() {
+        return (-1).into();
+    }
+    last_index_of_from(this, needle, runes - 1)
+        .unwrap_or(-1)
         .into()
 }
 
@@ -140,21 +128,26 @@ fn last_index_of_offset(
     needle: &CelString<'_>,
     offset: &CelInt,
 ) -> Result<CelInt, ExecutionError> {
-    let offset = *offset.inner();
-    let runes: Vec<char> = this.chars().collect();
+    last_index_of_from(this, needle, *offset.inner()).map(CelInt::from)
+}
+
+fn last_index_of_from(this: &str, needle: &str, offset: i64) -> Result<i64, ExecutionError> {
+    if needle.is_empty() {
+        return Ok(offset);
+    }
     if offset < 0 {
         return Err(out_of_range("lastIndexOf", offset));
     }
-    if needle.is_empty() {
-        return Ok(offset.min(runes.len() as i64).into());
-    }
-    if offset >= runes.len() as i64 {
-        return Err(out_of_range("lastIndexOf", offset));
-    }
+    let runes: Vec<char> = this.chars().collect();
     let needle: Vec<char> = needle.chars().collect();
-    Ok(rfind_runes(&runes, &needle, offset as usize)
-        .map_or(-1, |i| i as i64)
-        .into())
+    if offset >= runes.len() as i64 {
+        return Ok(-1);
+    }
+    let last = offset.min(runes.len() as i64 - needle.len() as i64);
+    Ok((0..=last)
+        .rev()
+        .find(|&i| runes[i as usize..i as usize + needle.len()] == *needle)
+        .unwrap_or(-1))
 }
 
 fn join<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {

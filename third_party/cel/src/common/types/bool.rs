@@ -135,13 +135,13 @@ fn bool_from_bool(this: &Bool) -> Bool {
 }
 
 fn bool_from_string(this: &CelString<'_>) -> Result<Bool, ExecutionError> {
-    // Same accepted set as cel-cpp and cel-java. cel-go's strconv.ParseBool also takes "T" and "F".
+    // [kubeskema] cel-go's: Go's strconv.ParseBool, and cel-go's words.
     match this.inner() {
-        "1" | "t" | "true" | "TRUE" | "True" => Ok(Bool(true)),
-        "0" | "f" | "false" | "FALSE" | "False" => Ok(Bool(false)),
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(Bool(true)),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(Bool(false)),
         _ => Err(ExecutionError::FunctionError {
             function: "bool".to_owned(),
-            message: "Type conversion error from 'string' to 'bool'".to_owned(),
+            message: "type conversion error from 'string' to 'bool'".to_owned(),
         }),
     }
 }
@@ -198,18 +198,18 @@ mod tests {
     fn test_conversion() {
         assert_eq!(eval("bool(true)"), Ok(true.into()));
         assert_eq!(eval("bool(false)"), Ok(false.into()));
-        for s in ["1", "t", "true", "TRUE", "True"] {
+        for s in ["1", "t", "T", "true", "TRUE", "True"] {
             assert_eq!(eval(&format!("bool('{s}')")), Ok(true.into()), "{s}");
         }
-        for s in ["0", "f", "false", "FALSE", "False"] {
+        for s in ["0", "f", "F", "false", "FALSE", "False"] {
             assert_eq!(eval(&format!("bool('{s}')")), Ok(false.into()), "{s}");
         }
-        for s in ["TrUe", "FaLsE", "T", "F", "yes", "", " true"] {
+        for s in ["TrUe", "FaLsE", "yes", "", " true"] {
             assert_eq!(
                 eval(&format!("bool('{s}')")),
                 Err(ExecutionError::FunctionError {
                     function: "bool".to_owned(),
-                    message: "Type conversion error from 'string' to 'bool'".to_owned(),
+                    message: "type conversion error from 'string' to 'bool'".to_owned(),
                 }),
                 "{s}"
             );

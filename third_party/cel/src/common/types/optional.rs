@@ -2,7 +2,7 @@ use crate::common::ast::{
     operators, CallExpr, ComprehensionExpr, Expr, IdedExpr, ListExpr, LiteralValue,
 };
 use crate::common::traits::Zeroer;
-use crate::common::types::{self, CelBool, Type, OPTIONAL_TYPE};
+use crate::common::types::{self, CelBool, CelList, Type, LIST_TYPE, OPTIONAL_TYPE};
 use crate::common::value::{Builtin, BuiltinRef, CowVal, Val};
 use crate::parser::{Macro, MacroExprHelper, ParseError};
 use crate::ExecutionError;
@@ -286,8 +286,74 @@ fn optional_or_value<'b, 'v>(
     Ok(expect_optional("orValue", this, std::slice::from_ref(&other))?.unwrap_or(other))
 }
 
+/// [kubeskema] `list.first()` and `list.last()` (cel-go's optional library, version 2): the
+/// item, or `optional.none()` for an empty list.
+fn list_end<'b, 'v>(
+    function: &str,
+    args: &[CowVal<'b, 'v>],
+    last: bool,
+) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let list = args[0].downcast_ref::<CelList>().ok_or_else(|| {
+        ExecutionError::overload_for_values(function, args.iter().map(|a| a.as_ref()), true)
+    })?;
+    let items = list.inner();
+    let item = if last { items.last() } else { items.first() };
+    Ok(CowVal::owned(match item {
+        Some(v) => Optional::of(v.clone_as_boxed()),
+        None => Optional::none(),
+    }))
+}
+
+fn list_first<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    list_end("first", &args, false)
+}
+
+fn list_last<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    list_end("last", &args, true)
+}
+
+/// [kubeskema] `optional.unwrap(list)` and `list.unwrapOpt()` (version 2): the values of the
+/// optionals that hold one.
+fn optional_unwrap<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let error = || {
+        ExecutionError::overload_for_values(
+            "optional.unwrap",
+            args.iter().map(|a| a.as_ref()),
+            false,
+        )
+    };
+    let list = args[0].downcast_ref::<CelList>().ok_or_else(error)?;
+    let mut out = Vec::new();
+    for item in list.inner() {
+        let opt = item.downcast_ref::<Optional>().ok_or_else(error)?;
+        if let Some(v) = opt.option() {
+            out.push(v.clone_as_boxed());
+        }
+    }
+    Ok(CowVal::owned(CelList::from(out)))
+}
+
 pub(crate) fn stdlib(env: &mut crate::Env) {
     env.add_type(types::OPTIONAL_TYPE).expect("Must be unique");
+    env.add_member_overload("first", "list_first", LIST_TYPE, vec![], list_first)
+        .expect("Must be unique");
+    env.add_member_overload("last", "list_last", LIST_TYPE, vec![], list_last)
+        .expect("Must be unique");
+    env.add_overload(
+        "optional.unwrap",
+        "optional_unwrap",
+        vec![LIST_TYPE],
+        optional_unwrap,
+    )
+    .expect("Must be unique");
+    env.add_member_overload(
+        "unwrapOpt",
+        "optional_unwrapOpt",
+        LIST_TYPE,
+        vec![],
+        optional_unwrap,
+    )
+    .expect("Must be unique");
     env.add_overload("optional.none", "optional_none", vec![], optional_none)
         .expect("Must be unique");
     env.add_overload(

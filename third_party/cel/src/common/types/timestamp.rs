@@ -281,38 +281,50 @@ fn get_full_year(this: &Timestamp) -> CelInt {
 }
 
 /// Mirrors cel-go's `timeZone`: an IANA name, or a `[+-]HH:MM` offset when there is a colon.
+/// [kubeskema] As cel-go v0.26 reads it: Go's `time.LoadLocation` and `strconv.Atoi` and their
+/// errors, and any offset (no range is checked).
 fn in_time_zone(this: &Timestamp, tz: &CelString<'_>) -> Result<Timestamp, ExecutionError> {
     let tz = tz.inner();
     let err = |e: &dyn std::fmt::Display| ExecutionError::function_error("timezone", e);
     let dt = this.inner();
     let Some((hours, minutes)) = tz.split_once(':') else {
-        let zone = if tz.is_empty() {
-            chrono_tz::UTC
-        } else {
-            tz.parse::<chrono_tz::Tz>()
-                .map_err(|_| err(&format!("unknown time zone {tz}")))?
+        let zone = match tz {
+            "" | "UTC" => chrono_tz::UTC,
+            _ if tz.contains("..") || tz.starts_with(['/', '\\']) => {
+                return Err(err(&"time: invalid location name"))
+            }
+            _ => tz
+                .parse::<chrono_tz::Tz>()
+                .map_err(|_| err(&format!("unknown time zone {tz}")))?,
         };
         return Ok(dt.with_timezone(&zone).fixed_offset().into());
     };
-    let hr: i32 = hours.parse().map_err(|e| err(&e))?;
-    let min: i32 = minutes.parse().map_err(|e| err(&e))?;
-    if !(-23..=23).contains(&hr) {
-        return Err(err(&format!(
-            "timezone offset hours out of range [-23, 23]: {tz}"
-        )));
-    }
-    if !(0..=59).contains(&min) {
-        return Err(err(&format!(
-            "timezone offset minutes out of range [0, 59]: {tz}"
-        )));
-    }
+    let hr = go_atoi(hours).map_err(|e| err(&e))?;
+    let min = go_atoi(minutes).map_err(|e| err(&e))?;
     let offset = if hours.starts_with('-') {
-        hr * 60 - min
+        hr.saturating_mul(60).saturating_sub(min)
     } else {
-        hr * 60 + min
+        hr.saturating_mul(60).saturating_add(min)
     };
-    let offset = chrono::FixedOffset::east_opt(offset * 60).ok_or_else(|| err(&tz))?;
-    Ok(dt.with_timezone(&offset).into())
+    // Go's `time.FixedZone` takes any offset; chrono's takes less than a day, so the wall
+    // clock is shifted instead (the getters read only the wall clock).
+    let shifted = chrono::Duration::try_minutes(offset)
+        .and_then(|d| dt.naive_utc().checked_add_signed(d))
+        .ok_or_else(|| err(&format!("timezone offset out of range: {tz}")))?;
+    let utc = chrono::FixedOffset::east_opt(0).expect("a zero offset");
+    Ok(chrono::DateTime::<chrono::FixedOffset>::from_naive_utc_and_offset(shifted, utc).into())
+}
+
+/// Go's `strconv.Atoi`, with its errors (`strconv.Atoi: parsing "x": invalid syntax`).
+fn go_atoi(s: &str) -> Result<i64, String> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("strconv.Atoi: parsing {s:?}: invalid syntax"));
+    }
+    s.strip_prefix('+')
+        .unwrap_or(s)
+        .parse()
+        .map_err(|_| format!("strconv.Atoi: parsing {s:?}: value out of range"))
 }
 
 macro_rules! with_time_zone {
@@ -337,12 +349,17 @@ with_time_zone! {
 }
 
 fn timestamp_from_string(this: &CelString<'_>) -> Result<Timestamp, ExecutionError> {
-    let ts = chrono::DateTime::parse_from_rfc3339(this.inner())
-        .map_err(|e| ExecutionError::function_error("timestamp", e.to_string().as_str()))?;
+    // [kubeskema] cel-go's words for what it cannot read, and for a timestamp out of range.
+    let ts = chrono::DateTime::parse_from_rfc3339(this.inner()).map_err(|_| {
+        ExecutionError::function_error(
+            "timestamp",
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+        )
+    })?;
     if ts > *MAX_TIMESTAMP || ts < *MIN_TIMESTAMP {
         return Err(ExecutionError::function_error(
             "timestamp",
-            "range error parsing timestamp",
+            "timestamp overflow",
         ));
     }
     Ok(Timestamp::from(ts))
@@ -357,7 +374,7 @@ fn timestamp_from_int(this: &CelInt) -> Result<Timestamp, ExecutionError> {
         .map(|ts| ts.fixed_offset())
         .filter(|ts| *ts >= *MIN_TIMESTAMP && *ts <= *MAX_TIMESTAMP)
         .map(Timestamp::from)
-        .ok_or_else(|| ExecutionError::function_error("timestamp", "timestamp out of range"))
+        .ok_or_else(|| ExecutionError::function_error("timestamp", "timestamp overflow"))
 }
 
 fn int_from_timestamp(this: &Timestamp) -> CelInt {
