@@ -38,8 +38,8 @@ pub use count::{CelCount, Walk, summary};
 #[cfg(feature = "dynamic")]
 pub use front::compile::valid_field_path;
 pub use front::compile::{
-    CheckedRule, Compiled, Lowered, Scope, check_and_lower, check_rule, compile_count, estimate_cost, lower,
-    parse_field_path,
+    CheckedRule, Compiled, Lowered, RefusedRule, Scope, check_and_lower, check_rule, compile_count, estimate_cost,
+    lower, parse_field_path,
 };
 pub use front::{check, types};
 pub use library::function::NativeForm;

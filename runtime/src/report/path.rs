@@ -17,6 +17,9 @@ pub enum Segment {
     Key(String),
     /// An index into a list.
     Index(usize),
+    /// [quirk] A map key a rule's `fieldPath` starts with: the apiserver appends the whole
+    /// normalized fieldPath as one child, so the key prints after a dot (`spec.m.[k]`).
+    RuleKey(String),
 }
 
 impl Segment {
@@ -24,7 +27,7 @@ impl Segment {
     pub fn name(&self) -> Option<&str> {
         match self {
             Segment::Property(n) => Some(n),
-            Segment::Key(k) => Some(k),
+            Segment::Key(k) | Segment::RuleKey(k) => Some(k),
             Segment::Index(_) => None,
         }
     }
@@ -65,6 +68,11 @@ impl Path {
     /// This path and a list index.
     pub fn index(&self, i: usize) -> Path {
         self.with(Segment::Index(i))
+    }
+
+    /// This path and a map key that a rule's `fieldPath` starts with ([`Segment::RuleKey`]).
+    pub fn rule_key(&self, key: &str) -> Path {
+        self.with(Segment::RuleKey(key.to_owned()))
     }
 
     fn with(&self, segment: Segment) -> Path {
@@ -132,6 +140,7 @@ impl Path {
                 }
                 Segment::Key(k) => write!(out, "[{k}]").expect("writing to a String"),
                 Segment::Index(i) => write!(out, "[{i}]").expect("writing to a String"),
+                Segment::RuleKey(k) => write!(out, ".[{k}]").expect("writing to a String"),
             }
         }
         out

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use kubeskema_tests::oracle::mutate::{CRD_CLASSES, Candidate, OBJECT_CLASSES, crd_candidates, object_candidates};
 use kubeskema_tests::oracle::rng::Rng;
 use kubeskema_tests::oracle::{
-    Answer, Case, Comparison, Documents, Op, Oracle, Source, answer_of, compare, ours, read_fixture, request,
-    write_fixture,
+    Answer, Case, Comparison, Documents, Op, Oracle, Source, answer_of, compare, compare_exact, ours, read_fixture,
+    request, write_fixture,
 };
 use kubeskema_tests::{corpus_dir, instances};
 use serde_json::Value;
@@ -35,6 +35,7 @@ struct Args {
     per_class: usize,
     show: usize,
     replay: Vec<PathBuf>,
+    exact: bool,
 }
 
 fn args() -> Args {
@@ -48,6 +49,7 @@ fn args() -> Args {
         per_class: 6,
         show: 3,
         replay: Vec::new(),
+        exact: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -63,6 +65,7 @@ fn args() -> Args {
             "--per-class" => a.per_class = number(value()),
             "--show" => a.show = number(value()),
             "--replay" => a.replay.push(PathBuf::from(value())),
+            "--exact" => a.exact = true,
             _ => usage(&format!("unknown argument {flag}")),
         }
     }
@@ -77,7 +80,7 @@ fn args() -> Args {
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N]\n       \
+        "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N] [--exact]\n       \
          oracle-diff --record DIR [--per-class K] [--seed N]   (writes DIR/{{creates,updates,crds}}.jsonl, re-asks DIR/targeted.jsonl)\n       \
          oracle-diff --record-targeted DIR   (re-asks DIR/targeted.jsonl only)\n       \
          oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)"
@@ -253,7 +256,7 @@ struct Tally {
     skipped: usize,
 }
 
-fn report(title: &str, cases: &[Case], answers: &[(Answer, Answer)], show: usize) {
+fn report(title: &str, cases: &[Case], answers: &[(Answer, Answer)], show: usize, exact: bool) {
     let mut all = Tally::default();
     let mut per: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut shown: BTreeMap<&str, usize> = BTreeMap::new();
@@ -264,7 +267,7 @@ fn report(title: &str, cases: &[Case], answers: &[(Answer, Answer)], show: usize
             all.skipped += 1;
             continue;
         }
-        let cmp: Comparison = compare(c.op, theirs, mine);
+        let cmp: Comparison = if exact { compare_exact(c.op, theirs, mine) } else { compare(c.op, theirs, mine) };
         for t in [&mut *t, &mut all] {
             t.total += 1;
             t.findings += cmp.same_findings as usize;
@@ -343,14 +346,14 @@ fn main() {
     for file in &a.replay {
         let mut cases = read_fixture(file).unwrap_or_else(|e| usage(&e));
         let answers = run(&mut cases, &mut docs, true);
-        report(&file.display().to_string(), &cases, &answers, a.show);
+        report(&file.display().to_string(), &cases, &answers, a.show, a.exact);
     }
     if let Some(dir) = a.record.as_ref().or(a.record_targeted.as_ref()) {
         let targeted = dir.join("targeted.jsonl");
         if targeted.exists() {
             let mut cases = read_fixture(&targeted).unwrap_or_else(|e| usage(&e));
             let answers = run(&mut cases, &mut docs, true);
-            report("targeted", &cases, &answers, a.show);
+            report("targeted", &cases, &answers, a.show, a.exact);
             let command = "fixtures/oracle/targeted.py && cargo run --release -p kubeskema-tests --bin oracle-diff -- \
                            --record-targeted fixtures/oracle";
             write_fixture(&targeted, command, &cases).expect("the fixture folder is writable");
@@ -384,7 +387,7 @@ fn main() {
             continue;
         }
         let answers = run(&mut cases, &mut docs, true);
-        report(name, &cases, &answers, a.show);
+        report(name, &cases, &answers, a.show, a.exact);
         if let Some(dir) = &a.record {
             let kept = sample(&cases, &answers, a.per_class);
             let path: PathBuf = Path::new(dir).join(format!("{name}.jsonl"));

@@ -373,8 +373,18 @@ pub struct Comparison {
 /// update drop the CEL validator's warnings (`err, _ := celValidator.Validate(...)`), and the
 /// decoder's unknown-field warnings are not part of its validate path.
 pub fn compare(op: Op, apiserver: &Answer, ours: &Answer) -> Comparison {
+    compare_with(op, apiserver, ours, normalized)
+}
+
+/// [`compare`] without [`normalized`]'s allowances: what the apiserver left to chance must
+/// match too (which rules tie for the most expensive, `selfType` names).
+pub fn compare_exact(op: Op, apiserver: &Answer, ours: &Answer) -> Comparison {
+    compare_with(op, apiserver, ours, Finding::clone)
+}
+
+fn compare_with(op: Op, apiserver: &Answer, ours: &Answer, normalize: fn(&Finding) -> Finding) -> Comparison {
     let (theirs, mine): (Vec<Finding>, Vec<Finding>) =
-        (apiserver.errors.iter().map(normalized).collect(), ours.errors.iter().map(normalized).collect());
+        (apiserver.errors.iter().map(normalize).collect(), ours.errors.iter().map(normalize).collect());
     let key = |f: &Finding| (f.field.clone(), f.type_.clone());
     let mut a: Vec<_> = theirs.iter().map(key).collect();
     let mut b: Vec<_> = mine.iter().map(key).collect();

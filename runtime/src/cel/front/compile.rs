@@ -77,7 +77,8 @@ pub fn check_rule(
     field_path: Option<&str>,
     scope: &Scope,
 ) -> Result<Compiled, Vec<String>> {
-    let (rule, message_expression) = compile_rule(rule, message_expression, field_path, scope)?;
+    let (rule, message_expression) =
+        compile_rule(rule, message_expression, field_path, scope).map_err(|e| RefusedRule::of(e).errors)?;
     Ok(Compiled {
         max_cost: rule.cost.map(|c| c.max),
         message_max_cost: message_expression.as_ref().and_then(|m| m.cost).map(|c| c.max),
@@ -89,13 +90,14 @@ pub fn check_rule(
 }
 
 /// A rule, its messageExpression and its fieldPath, each checked: the two compiled
-/// expressions, or every problem found in any of the three.
+/// expressions, or every problem found in any of the three (with what the rule itself gave,
+/// where only its messageExpression or fieldPath failed).
 fn compile_rule(
     rule: &str,
     message_expression: Option<&str>,
     field_path: Option<&str>,
     scope: &Scope,
-) -> Result<(Parsed, Option<Parsed>), Vec<String>> {
+) -> Result<(Parsed, Option<Parsed>), (Vec<String>, Option<Parsed>)> {
     let mut errors = Vec::new();
     let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
     let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
@@ -104,7 +106,35 @@ fn compile_rule(
     }
     match program {
         Some(program) if errors.is_empty() => Ok((program, message)),
-        _ => Err(errors),
+        program => {
+            if let Some(m) = message {
+                depth::drop_tree(m.metered);
+            }
+            Err((errors, program))
+        }
+    }
+}
+
+/// A rule the apiserver refuses: every problem found, and what its compilation still gives
+/// where the rule itself compiled (its messageExpression or fieldPath failed): the rule's
+/// estimated cost counts toward the schema's total, and its use of `oldSelf` is checked.
+pub struct RefusedRule {
+    /// The problems, in the order found.
+    pub errors: Vec<String>,
+    /// The rule's own estimated cost, where it compiled and the scope has sizes.
+    pub max_cost: Option<u64>,
+    /// Whether the rule, compiled, reads `oldSelf`.
+    pub transition: bool,
+}
+
+impl RefusedRule {
+    fn of((errors, program): (Vec<String>, Option<Parsed>)) -> RefusedRule {
+        let (max_cost, transition) = program.map_or((None, false), |p| {
+            let out = (p.cost.map(|c| c.max), p.reads_old_self);
+            depth::drop_tree(p.metered);
+            out
+        });
+        RefusedRule { errors, max_cost, transition }
     }
 }
 
@@ -149,8 +179,8 @@ pub fn check_and_lower(
     message_expression: Option<&str>,
     field_path: Option<&str>,
     scope: &Scope,
-) -> Result<CheckedRule, Vec<String>> {
-    let (p, message) = compile_rule(rule, message_expression, field_path, scope)?;
+) -> Result<CheckedRule, RefusedRule> {
+    let (p, message) = compile_rule(rule, message_expression, field_path, scope).map_err(RefusedRule::of)?;
     Ok(CheckedRule {
         max_cost: p.cost.map(|c| c.max),
         message_max_cost: message.as_ref().and_then(|m| m.cost).map(|c| c.max),
@@ -165,7 +195,7 @@ pub fn check_and_lower(
 
 /// [`check_and_lower`] of a rule and its messageExpression alone: the trees for [`Lowered`].
 pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Result<Lowered, Vec<String>> {
-    check_and_lower(rule, message_expression, None, scope).map(|c| c.lowered)
+    check_and_lower(rule, message_expression, None, scope).map(|c| c.lowered).map_err(|r| r.errors)
 }
 
 /// How many expressions [`compile_one`] has compiled in this process: what a test of "each rule
@@ -362,55 +392,145 @@ fn visit(e: &Expression, f: &mut impl FnMut(&Expression)) {
     }
 }
 
-/// `cel.ValidFieldPath`, as the CRD check runs it: `path` (`.a['b'].c`) tokenized as the
-/// apiserver's scanner does, each step a declared property of the node reached, or a key of
-/// its `additionalProperties`.
-#[cfg(feature = "dynamic")]
-pub fn valid_field_path(path: &str, schema: &crate::schema::Schema) -> bool {
+/// One step of a rule's `fieldPath` as the apiserver normalizes it (`ValidFieldPath`): a
+/// property of an object, or a key of a map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldPathStep {
+    /// A declared property (`.a`, `['a']` on an object).
+    Property(String),
+    /// A key of `additionalProperties` (`.k`, `['k']` on a map).
+    Key(String),
+}
+
+/// What a node of the tree a `fieldPath` is resolved in offers its next step.
+pub(crate) enum FieldPathNode<N> {
+    /// Declared properties (`properties`), by name.
+    Properties(N),
+    /// Values of any key (`additionalProperties`).
+    Values(N),
+    /// Neither: no step leads on.
+    Leaf,
+}
+
+/// `cel.ValidFieldPath`: `path` (`.a['b'].c`) tokenized as the apiserver's scanner does, each
+/// step a declared property of the node reached, or a key of its `additionalProperties`;
+/// `node` says what a node offers and `child` finds a property. The steps, or why not.
+pub(crate) fn resolve_field_path<'n, N: 'n>(
+    path: &str,
+    root: &'n N,
+    node: impl Fn(&'n N) -> FieldPathNode<&'n N>,
+    child: impl Fn(&'n N, &str) -> Option<&'n N>,
+) -> Result<Vec<FieldPathStep>, String> {
     let tokens = field_path_tokens(path);
     let mut tokens = tokens.iter().map(String::as_str);
-    let mut node = schema;
-    let step = |node: &mut &crate::schema::Schema, name: &str| -> bool {
-        if !node.properties.is_empty() {
-            match node.properties.get(name) {
-                Some(child) => {
-                    *node = child;
-                    true
-                }
-                None => false,
+    let mut at = root;
+    let mut steps = Vec::new();
+    let mut step = |at: &mut &'n N, name: String| -> Result<(), String> {
+        match node(at) {
+            FieldPathNode::Properties(n) => {
+                *at = child(n, &name).ok_or("does not refer to a valid field")?;
+                steps.push(FieldPathStep::Property(name));
             }
-        } else if let Some(values) = node.additional_properties_schema() {
-            *node = values;
-            true
-        } else {
-            false
+            FieldPathNode::Values(values) => {
+                *at = values;
+                steps.push(FieldPathStep::Key(name));
+            }
+            FieldPathNode::Leaf => return Err("does not refer to a valid field".to_owned()),
         }
+        Ok(())
     };
     while let Some(token) = tokens.next() {
         match token {
             "[" => {
-                let Some(quoted) = tokens.next().filter(|t| t.len() >= 2 && t.starts_with('\'') && t.ends_with('\''))
-                else {
-                    return false;
-                };
-                let name = quoted[1..quoted.len() - 1].replace("\\'", "'");
-                if !step(&mut node, &name) || tokens.next() != Some("]") {
-                    return false;
+                let quoted = tokens.next().ok_or("unexpected end of JSON path")?;
+                if quoted.len() < 2 || !quoted.starts_with('\'') || !quoted.ends_with('\'') {
+                    return Err(format!("expected single quoted string but got {quoted}"));
+                }
+                let name = unescape_single_quote(&quoted[1..quoted.len() - 1])?;
+                step(&mut at, name)?;
+                match tokens.next() {
+                    Some("]") => {}
+                    Some(t) => return Err(format!("expected ] but got {t}")),
+                    None => return Err("unexpected end of JSON path".to_owned()),
                 }
             }
-            "." => match tokens.next() {
-                Some(name) if step(&mut node, name) => {}
-                _ => return false,
-            },
-            _ => return false,
+            "." => step(&mut at, tokens.next().ok_or("unexpected end of JSON path")?.to_owned())?,
+            t => return Err(format!("expected [ or . but got: {t}")),
         }
     }
-    true
+    Ok(steps)
+}
+
+/// The apiserver's `unescapeSingleQuote`: `\a \b \f \n \r \t \v \' \\`, anything else
+/// escaped an error.
+fn unescape_single_quote(s: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('a') => out.push('\u{7}'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('v') => out.push('\u{b}'),
+            Some('\'') => out.push('\''),
+            Some('\\') => out.push('\\'),
+            // Go's `\\.` does not match a backslash before a line break (or at the end).
+            Some('\n') => out.push_str("\\\n"),
+            None => out.push('\\'),
+            Some(e) => return Err(format!("invalid string literal: invalid escape char \\{e}")),
+        }
+    }
+    Ok(out)
+}
+
+/// `cel.ValidFieldPath` over a structural schema, as the CRD check runs it.
+#[cfg(feature = "dynamic")]
+pub fn valid_field_path(path: &str, schema: &crate::schema::Schema) -> bool {
+    use crate::schema::Schema;
+    fn node(s: &Schema) -> FieldPathNode<&Schema> {
+        if !s.properties.is_empty() {
+            FieldPathNode::Properties(s)
+        } else if let Some(values) = s.additional_properties_schema() {
+            FieldPathNode::Values(values)
+        } else {
+            FieldPathNode::Leaf
+        }
+    }
+    fn child<'s>(s: &'s Schema, name: &str) -> Option<&'s Schema> {
+        s.properties.get(name)
+    }
+    resolve_field_path(path, schema, node, child).is_ok()
+}
+
+/// A rule's `fieldPath` resolved in the type of its node, as the apiserver resolves it in the
+/// schema when it compiles the rule: `None` where it leads nowhere (or the type says too little:
+/// `dyn`), and the rule's errors stay at its node.
+pub fn field_path_steps(path: &str, self_type: &Type) -> Option<Vec<FieldPathStep>> {
+    fn node(t: &Type) -> FieldPathNode<&Type> {
+        match t {
+            Type::Object(_) => FieldPathNode::Properties(t),
+            Type::Map(_, values) => FieldPathNode::Values(values),
+            _ => FieldPathNode::Leaf,
+        }
+    }
+    fn child<'t>(t: &'t Type, name: &str) -> Option<&'t Type> {
+        match t {
+            Type::Object(o) => crate::schema::cel_name::escape(name).and_then(|e| o.fields.get(&e)),
+            _ => None,
+        }
+    }
+    resolve_field_path(path, self_type, node, child).ok()
 }
 
 /// The apiserver's field path scanner: `.`, `[` and `]` alone, a single-quoted string whole
 /// (delimiters inside it kept), any other run of text up to the next delimiter.
-#[cfg(feature = "dynamic")]
 fn field_path_tokens(path: &str) -> Vec<String> {
     let bytes = path.as_bytes();
     let mut out = Vec::new();

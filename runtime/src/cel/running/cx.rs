@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cel::parser::Expression;
 use cel::{Context, ExecutionError, Value};
 
-use crate::cel::front::compile::{Compiled, parse_field_path};
+use crate::cel::front::compile::{Compiled, FieldPathStep};
 use crate::cel::limits;
 use crate::cel::lowering::int_data;
 use crate::cel::running::env::env;
@@ -268,10 +268,13 @@ impl Cx {
                 None
             };
             let detail = message.unwrap_or_else(|| rule.message_or_default());
-            // A fieldPath that does not parse kept the rule from compiling (codegen compiled
-            // the native ones).
-            let steps = rule.field_path.as_deref().and_then(|f| parse_field_path(f).ok()).unwrap_or_default();
-            let at = steps.iter().fold(path.clone(), |p, step| p.key(step));
+            // The fieldPath, normalized as the apiserver appends it: one child, so a map key
+            // first prints after a dot.
+            let at = rule.field_path_steps().iter().enumerate().fold(path.clone(), |p, (i, step)| match step {
+                FieldPathStep::Property(name) => p.key(name),
+                FieldPathStep::Key(key) if i == 0 => p.rule_key(key),
+                FieldPathStep::Key(key) => p.map_key(key),
+            });
             let issue = match rule.reason.as_deref() {
                 Some("FieldValueForbidden") => Issue::new(ErrorType::Forbidden, &at, KEYWORD, BadValue::Omit, detail),
                 Some("FieldValueRequired") => Issue::new(ErrorType::Required, &at, KEYWORD, BadValue::Omit, detail),

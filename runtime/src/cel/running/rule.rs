@@ -6,7 +6,9 @@ use std::sync::{Arc, OnceLock};
 
 use cel::{Context, Value};
 
-use crate::cel::front::compile::{Compiled, Expecting, Scope, check_rule, compile_one};
+use crate::cel::front::compile::{
+    Compiled, Expecting, FieldPathStep, Scope, check_rule, compile_one, field_path_steps, parse_field_path,
+};
 use crate::cel::front::types::{Declaration, Type};
 use crate::cel::limits;
 use crate::cel::running::env::env;
@@ -60,6 +62,8 @@ pub struct Rule {
     /// The type of `self` the rule is checked against; `dyn` when `None`.
     pub self_type: Option<SelfType>,
     pub(crate) compiled: OnceLock<Result<Compiled, String>>,
+    /// `fieldPath` resolved in `self`'s type, once.
+    pub(crate) field_path_steps: OnceLock<Vec<FieldPathStep>>,
 }
 
 /// Where the type of a rule's `self` comes from.
@@ -85,6 +89,7 @@ impl Rule {
             optional_old_self: false,
             self_type: None,
             compiled: OnceLock::new(),
+            field_path_steps: OnceLock::new(),
         }
     }
 
@@ -118,6 +123,7 @@ impl Rule {
                 None => None,
             },
             compiled: OnceLock::new(),
+            field_path_steps: OnceLock::new(),
         }
     }
 
@@ -157,6 +163,24 @@ impl Rule {
             })
             .as_ref()
             .map_err(String::as_str)
+    }
+
+    /// Where a failure of the rule is reported, below its node: `fieldPath` as the apiserver
+    /// normalizes it in the schema of the rule's node (properties and map keys; nothing where
+    /// it leads nowhere). Where `self`'s type says nothing (`dyn`), each step is a property.
+    pub(crate) fn field_path_steps(&self) -> &[FieldPathStep] {
+        self.field_path_steps.get_or_init(|| {
+            let Some(path) = self.field_path.as_deref() else { return Vec::new() };
+            let self_type = match &self.self_type {
+                Some(SelfType::Declared(t)) => Some(t.clone()),
+                Some(SelfType::Derived(of)) => of().map(|d| d.ty),
+                None => None,
+            };
+            match self_type {
+                Some(t) if t != Type::Dyn => field_path_steps(path, &t).unwrap_or_default(),
+                _ => parse_field_path(path).unwrap_or_default().into_iter().map(FieldPathStep::Property).collect(),
+            }
+        })
     }
 
     /// `message` trimmed, else the rule trimmed (`ruleErrorString`).

@@ -184,7 +184,7 @@ impl Walk<'_> {
         };
         let field = match below.as_str() {
             "" => at.to_owned(),
-            b if b.starts_with('[') => format!("{at}{b}"),
+            b if b.starts_with(['[', '.']) => format!("{at}{b}"),
             b => format!("{at}.{b}"),
         };
         self.out.push(Finding::printed(field, issue.error_type, issue.body(), pointer.to_owned()));

@@ -131,9 +131,6 @@ impl Walk<'_> {
         uncorrelatable_within: Option<&str>,
         cardinality: u64,
     ) {
-        let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
-            self.out.push(Finding::new(field, error_type, value, detail, at));
-        };
         // The rule object as Go's JSON prints the internal type (1.36).
         let shown = BadValue::Json(super::go_dump::rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
@@ -145,8 +142,16 @@ impl Walk<'_> {
             scope,
         ) {
             Ok(c) => Some(c),
-            Err(errors) => {
-                for e in errors {
+            Err(refused) => {
+                // The rule's own cost and reading of oldSelf stand where only its
+                // messageExpression or fieldPath failed (the apiserver's CompilationResult).
+                if let Some(max_cost) = refused.max_cost {
+                    self.rule_cost(max_cost.saturating_mul(cardinality), p, pointer);
+                }
+                let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
+                    self.out.push(Finding::new(field, error_type, value, detail, at));
+                };
+                for e in refused.errors {
                     let (field, at) = if e.starts_with("messageExpression") {
                         (format!("{p}.messageExpression"), format!("{pointer}/messageExpression"))
                     } else if e.starts_with("fieldPath") {
@@ -157,19 +162,21 @@ impl Walk<'_> {
                     let e = e.strip_prefix("fieldPath: ").unwrap_or(&e);
                     push(field, ErrorType::Invalid, shown.clone(), e, at);
                 }
+                // As the apiserver orders them: the rule's errors, then its oldSelf.
+                if refused.transition {
+                    self.old_self(rule, p, pointer, uncorrelatable_within);
+                }
                 None
             }
         };
         // The apiserver reports a rule over budget first, then a messageExpression over
         // budget (its estimate not multiplied by the cardinality), then misuses of oldSelf.
         if let Some(max_cost) = compiled.as_ref().and_then(|c| c.max_cost) {
-            let estimate = max_cost.saturating_mul(cardinality);
-            if estimate > limits::STATIC_RULE_LIMIT {
-                let detail = limits::over_budget("estimated rule cost", estimate, limits::STATIC_RULE_LIMIT);
-                push(format!("{p}.rule"), ErrorType::Forbidden, BadValue::Omit, &detail, format!("{pointer}/rule"));
-            }
-            self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
+            self.rule_cost(max_cost.saturating_mul(cardinality), p, pointer);
         }
+        let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
+            self.out.push(Finding::new(field, error_type, value, detail, at));
+        };
         if let Some(estimate) = compiled.as_ref().and_then(|c| c.message_max_cost) {
             if estimate > limits::STATIC_RULE_LIMIT {
                 let detail =
@@ -181,15 +188,12 @@ impl Walk<'_> {
         }
         // A rule that does not compile does not use oldSelf, as far as the apiserver knows.
         let uses_old_self = compiled.as_ref().is_some_and(|c| c.lowered.transition);
-        if uses_old_self && let Some(within) = uncorrelatable_within {
-            push(
-                format!("{p}.rule"),
-                ErrorType::Invalid,
-                BadValue::Str(rule.rule.clone()),
-                &format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
-                format!("{pointer}/rule"),
-            );
+        if uses_old_self {
+            self.old_self(rule, p, pointer, uncorrelatable_within);
         }
+        let mut push = |field: String, error_type: ErrorType, value: BadValue, detail: &str, at: String| {
+            self.out.push(Finding::new(field, error_type, value, detail, at));
+        };
         if !uses_old_self && let Some(optional) = rule.optional_old_self {
             push(
                 format!("{p}.optionalOldSelf"),
@@ -201,6 +205,35 @@ impl Walk<'_> {
         }
         if let (Some(compiled), Some(kept)) = (compiled, self.lowered.as_deref_mut()) {
             kept.insert(pointer.to_owned(), compiled.lowered);
+        }
+    }
+
+    /// A rule's estimate (times its node's cardinality): over the per-rule limit it is
+    /// refused, and it counts toward the schema's total.
+    fn rule_cost(&mut self, estimate: u64, p: &str, pointer: &str) {
+        if estimate > limits::STATIC_RULE_LIMIT {
+            let detail = limits::over_budget("estimated rule cost", estimate, limits::STATIC_RULE_LIMIT);
+            self.out.push(Finding::new(
+                format!("{p}.rule"),
+                ErrorType::Forbidden,
+                BadValue::Omit,
+                &detail,
+                format!("{pointer}/rule"),
+            ));
+        }
+        self.costs.push((estimate, format!("{p}.rule"), format!("{pointer}/rule")));
+    }
+
+    /// A rule reading `oldSelf` where no old value can be correlated.
+    fn old_self(&mut self, rule: &ValidationRule, p: &str, pointer: &str, uncorrelatable_within: Option<&str>) {
+        if let Some(within) = uncorrelatable_within {
+            self.out.push(Finding::new(
+                format!("{p}.rule"),
+                ErrorType::Invalid,
+                BadValue::Str(rule.rule.clone()),
+                &format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
+                format!("{pointer}/rule"),
+            ));
         }
     }
 }
