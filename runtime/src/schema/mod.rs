@@ -391,10 +391,11 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             "format" => s.format = r.string(k, v),
             "title" => s.title = r.string(k, v),
             "description" => s.description = r.string(k, v),
-            "default" => s.default = Some(v.clone()),
+            // [quirk] `null` is Go's nil `*JSON`: no default at all.
+            "default" => s.default = (!v.is_null()).then(|| v.clone()),
             "nullable" => s.nullable = r.bool(k, v).unwrap_or(false),
-            "example" => s.example = Some(v.clone()),
-            "externalDocs" => s.external_docs = Some(v.clone()),
+            "example" => s.example = (!v.is_null()).then(|| v.clone()),
+            "externalDocs" => s.external_docs = (!v.is_null()).then(|| v.clone()),
             "enum" => match v {
                 Value::Array(items) => s.enum_ = Some(items.clone()),
                 Value::Null => {}
@@ -470,8 +471,23 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
             "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v),
             "x-kubernetes-map-type" => s.map_type = r.string(k, v),
             "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(pointer, &[k]), r.errors),
-            "id" | "$schema" | "$ref" | "patternProperties" | "dependencies" | "additionalItems" | "definitions" => {
-                s.unsupported.push(k.to_owned())
+            // What the structural model cannot hold, where Go's decoding leaves it set: a
+            // string or map not empty, a pointer not nil (`null` is nil).
+            "id" | "$schema" | "patternProperties" | "definitions" => {
+                let set = match v {
+                    Value::String(text) => !text.is_empty(),
+                    Value::Object(map) => !map.is_empty(),
+                    Value::Null => false,
+                    _ => true,
+                };
+                if set {
+                    s.unsupported.push(k.to_owned());
+                }
+            }
+            "$ref" | "dependencies" | "additionalItems" => {
+                if !v.is_null() {
+                    s.unsupported.push(k.to_owned());
+                }
             }
             _ if k.starts_with("x-") => {
                 s.extensions.insert(k.to_owned(), v.clone());
