@@ -80,6 +80,7 @@ pub fn check_rule(
     let (rule, message_expression) =
         compile_rule(rule, message_expression, field_path, scope).map_err(|e| RefusedRule::of(e).errors)?;
     Ok(Compiled {
+        message_refused: false,
         max_cost: rule.cost.map(|c| c.max),
         message_max_cost: message_expression.as_ref().and_then(|m| m.cost).map(|c| c.max),
         metered: rule.metered,
@@ -100,7 +101,11 @@ fn compile_rule(
 ) -> Result<(Parsed, Option<Parsed>), (Vec<String>, Option<Parsed>)> {
     let mut errors = Vec::new();
     let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
-    let message = message_expression.and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
+    // The apiserver compiles the messageExpression only once the rule has compiled, and an
+    // empty one is none.
+    let message = message_expression
+        .filter(|m| program.is_some() && !m.is_empty())
+        .and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
     if let Some(Err(e)) = field_path.map(parse_field_path) {
         errors.push(e);
     }
@@ -611,6 +616,10 @@ pub struct Compiled {
     pub(crate) metered: Expression,
     /// The messageExpression, metered.
     pub(crate) message_expression: Option<Expression>,
+    /// Whether the rule's messageExpression did not compile and was left out: the apiserver's
+    /// compilation stops there, before it reads the rule's `fieldPath`, so a failure is
+    /// reported at the rule's node.
+    pub(crate) message_refused: bool,
     /// The deeper of the two trees (the stack their walks need).
     pub(crate) depth: usize,
     /// Whether the rule reads `oldSelf` (a transition rule).

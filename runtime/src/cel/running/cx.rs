@@ -204,6 +204,10 @@ impl Cx {
             if self.stopped {
                 return;
             }
+            // A blank rule has no program and no error (`compileRule`): it never runs.
+            if rule.rule.trim().is_empty() {
+                continue;
+            }
             let way = match runs.way(i, rule) {
                 Ok(way) => way,
                 Err(e) => {
@@ -250,7 +254,7 @@ impl Cx {
                     continue;
                 }
             }
-            let message = if rule.message_expression.is_some() {
+            let message = if rule.message_expression.as_deref().is_some_and(|m| !m.is_empty()) {
                 let (result, cost) = runs.message(i, rule, way);
                 // Running out of budget (or past the per-call limit) in a messageExpression
                 // stops everything, in its own words.
@@ -270,7 +274,8 @@ impl Cx {
             let detail = message.unwrap_or_else(|| rule.message_or_default());
             // The fieldPath, normalized as the apiserver appends it: one child, so a map key
             // first prints after a dot.
-            let at = rule.field_path_steps().iter().enumerate().fold(path.clone(), |p, (i, step)| match step {
+            let steps = if way.keeps_field_path() { rule.field_path_steps() } else { &[] };
+            let at = steps.iter().enumerate().fold(path.clone(), |p, (i, step)| match step {
                 FieldPathStep::Property(name) => p.key(name),
                 FieldPathStep::Key(key) if i == 0 => p.rule_key(key),
                 FieldPathStep::Key(key) => p.map_key(key),
@@ -309,6 +314,15 @@ enum Way<'r> {
 }
 
 impl Way<'_> {
+    /// Whether a failure is reported below the rule's node by its `fieldPath`: not where the
+    /// messageExpression did not compile (the apiserver reads the fieldPath after it).
+    fn keeps_field_path(self) -> bool {
+        match self {
+            Way::Native { .. } => true,
+            Way::Interpreted(compiled) => !compiled.message_refused,
+        }
+    }
+
     /// Whether the rule reads `oldSelf`.
     fn transition(self) -> bool {
         match self {

@@ -28,6 +28,7 @@ pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
     let parsed =
         compile_one(source, &Scope::untyped(false), Expecting::Any, &mut errors).ok_or_else(|| errors.join("; "))?;
     let compiled = Compiled {
+        message_refused: false,
         max_cost: None,
         message_max_cost: None,
         metered: parsed.metered,
@@ -151,7 +152,12 @@ impl Rule {
                 // validator does so; the CRD check reports the expression).
                 let compiled = match compile(self.message_expression.as_deref()) {
                     Ok(c) if over(c.message_max_cost).is_some() => compile(None),
-                    Err(errors) if errors.iter().all(|e| e.starts_with("messageExpression")) => compile(None),
+                    Err(errors) if errors.iter().all(|e| e.starts_with("messageExpression")) => {
+                        compile(None).map(|mut c| {
+                            c.message_refused = true;
+                            c
+                        })
+                    }
                     compiled => compiled,
                 }
                 .map_err(|errors| errors.join("; "))?;
