@@ -46,7 +46,7 @@ pub use library::function::NativeForm;
 pub use library::native_form;
 pub use running::cx::{Cx, DerivedRuns, KEYWORD};
 pub use running::env::env;
-pub use running::rule::{Rule, SelfType, eval};
+pub use running::rule::{NO_TYPE_INFORMATION, Rule, SelfType, eval};
 pub use running::{derived, meter, native};
 
 pub use lowering::int_data::with_written_as_float;

@@ -327,7 +327,7 @@ impl Declaration {
     }
 }
 
-pub use schema::{declare, declare_rule_scope, derived_declaration};
+pub use schema::{declarable, declare, declare_rule_scope, derived_declaration};
 
 mod schema {
     use super::*;
@@ -368,8 +368,9 @@ mod schema {
     /// data-carrying enum's merged node, flattened fields, bounds included), not against what
     /// the Rust type alone says. `resource_root`: `T` is a resource (rules at its root see
     /// `apiVersion`, `kind`, `metadata.name`/`generateName`); an embedded resource's node says
-    /// so itself. `None` where the node cannot be declared (its rules are then checked
-    /// untyped, as the CRD check checks them). `T`'s schema is built once per process.
+    /// so itself. `None` where the node cannot be declared (its rules are then refused, as
+    /// the apiserver refuses them: [`crate::cel::NO_TYPE_INFORMATION`]). `T`'s schema is built
+    /// once per process.
     pub fn derived_declaration<T: StructuralSchema + 'static>(
         pointer: &str,
         resource_root: bool,
@@ -392,11 +393,30 @@ mod schema {
         schemas.lock().unwrap_or_else(PoisonError::into_inner).entry(id).or_insert(built).clone()
     }
 
+    /// Whether [`declare`] gives `s` a declaration (`SchemaDeclType` is not nil), without
+    /// building it: not for a node without a type (preserve-unknown-fields alone), or a list
+    /// or map of such nodes. The apiserver skips the rules at and below such a node when it
+    /// validates objects, and refuses them when it admits the CRD (`failed to construct type
+    /// information for x-kubernetes-validations rules`).
+    pub fn declarable(s: &Schema) -> bool {
+        if s.int_or_string {
+            return true;
+        }
+        match s.type_str() {
+            Some("array") => s.items.as_deref().is_some_and(declarable),
+            Some("object") => s.additional_properties_schema().is_none_or(declarable),
+            Some("string" | "boolean" | "number" | "integer") => true,
+            _ => false,
+        }
+    }
+
     /// A schema node as the apiserver declares it, named `name` (object types are named by
-    /// their place: `selfType0.spec`, list items `.@idx`, map values `.@elem`). `None` for a
-    /// node rules cannot see: no type (preserve-unknown-fields alone), or a list or map of
-    /// such nodes.
+    /// their place: `selfType0.spec`, list items `.@idx`, map values `.@elem`). `None` where
+    /// [`declarable`] is false.
     pub fn declare(s: &Schema, resource_root: bool, name: &str) -> Option<Declaration> {
+        if !declarable(s) {
+            return None;
+        }
         if s.int_or_string {
             let longest = nonnegative(s.max_length).map_or(LONGEST_STRING, |n| n.saturating_mul(4));
             return Some(Declaration::simple(Type::Dyn, 1, longest));

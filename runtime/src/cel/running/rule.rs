@@ -44,6 +44,11 @@ pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
     }
 }
 
+/// What the apiserver says of the rules of a node CEL cannot declare
+/// ([`crate::cel::types::declarable`]) when it admits the CRD.
+pub const NO_TYPE_INFORMATION: &str = "internal error: failed to construct type information for \
+     x-kubernetes-validations rules: unable to convert structural schema to CEL declarations";
+
 /// One `x-kubernetes-validations` entry.
 #[derive(Debug)]
 pub struct Rule {
@@ -140,7 +145,8 @@ impl Rule {
                     Some(SelfType::Declared(t)) => Scope::typed(t.clone(), optional),
                     Some(SelfType::Derived(of)) => match of() {
                         Some(declaration) => Scope::declared(Arc::new(declaration), optional),
-                        None => Scope::untyped(optional),
+                        // The apiserver refuses the rules of a node CEL cannot declare.
+                        None => return Err(NO_TYPE_INFORMATION.to_owned()),
                     },
                     None => Scope::untyped(optional),
                 };

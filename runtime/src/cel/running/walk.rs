@@ -37,6 +37,10 @@ impl SchemaRules {
     /// `resource_root`: whether `s` is the root of a resource (its rules see `apiVersion`,
     /// `kind` and `metadata.name`/`generateName`).
     fn collect(&mut self, s: &Schema, resource_root: bool) -> bool {
+        // The apiserver's validator omits a node CEL cannot declare, and all below it.
+        if !crate::cel::front::types::declarable(s) {
+            return false;
+        }
         let mut any = !s.validations.is_empty();
         if any {
             let self_type = crate::cel::front::types::declare_rule_scope(s, resource_root).map(|d| d.ty);

@@ -25,7 +25,7 @@ pub(crate) fn check(
     lowered: Option<&mut LoweredRules>,
 ) {
     let mut walk = Walk { out, costs: Vec::new(), has_schema_errors, lowered };
-    walk.node(root, base, None, Some(1), true);
+    walk.node(root, base, None, Some(1), true, TypeInfo::default());
     let total = walk.costs.iter().fold(0u64, |sum, (c, _, _)| sum.saturating_add(*c));
     if total > limits::STATIC_CRD_LIMIT {
         let mut costs = std::mem::take(&mut walk.costs);
@@ -53,6 +53,23 @@ pub(crate) fn check(
     }
 }
 
+/// Where the apiserver's CEL type information stands at a node (`CELSchemaContext`): a node
+/// is in scope once it or a node above has rules; in scope, its type information comes from
+/// the node above (whose failure it inherits) or from its own schema, which fails where the
+/// node cannot be declared ([`types::declarable`]).
+#[derive(Clone, Copy, Default)]
+struct TypeInfo {
+    in_scope: bool,
+    failed: bool,
+}
+
+impl TypeInfo {
+    fn child(self, s: &Schema) -> TypeInfo {
+        let in_scope = self.in_scope || !s.validations.is_empty();
+        TypeInfo { in_scope, failed: in_scope && ((self.in_scope && self.failed) || !types::declarable(s)) }
+    }
+}
+
 struct Walk<'a> {
     out: &'a mut Vec<Finding>,
     lowered: Option<&'a mut LoweredRules>,
@@ -74,10 +91,18 @@ impl Walk<'_> {
         uncorrelatable_within: Option<&str>,
         cardinality: Option<u64>,
         resource_root: bool,
+        parent: TypeInfo,
     ) {
-        if !s.validations.is_empty() && !(self.has_schema_errors)(s) {
-            // A node the apiserver cannot declare fails its rules with an internal error;
-            // checking them untyped (and not estimating their cost) says more.
+        let type_info = parent.child(s);
+        if !s.validations.is_empty() && !(self.has_schema_errors)(s) && type_info.failed {
+            self.out.push(Finding::new(
+                format!("{p}.x-kubernetes-validations"),
+                ErrorType::Internal,
+                BadValue::Omit,
+                crate::cel::NO_TYPE_INFORMATION,
+                format!("{}/x-kubernetes-validations", s.pointer),
+            ));
+        } else if !s.validations.is_empty() && !(self.has_schema_errors)(s) {
             let declaration = types::declare_rule_scope(s, resource_root);
             // Under an unbounded list or map, as many values as a request can hold (§9.8).
             let times = cardinality.unwrap_or_else(|| {
@@ -107,18 +132,18 @@ impl Walk<'_> {
         };
         for (name, child) in &s.properties {
             let path = format!("{p}.properties[{name}]");
-            self.node(child, &path, properties_within, cardinality, child.embedded_resource);
+            self.node(child, &path, properties_within, cardinality, child.embedded_resource, type_info);
         }
         if let Some(items) = &s.items {
             let keyed = s.list_type.as_deref() == Some("map");
             let within = if keyed { uncorrelatable_within } else { uncorrelatable_within.or(Some(p)) };
             let n = cardinality.zip(s.max_items).map(|(c, n)| c.saturating_mul(n.max(0).unsigned_abs()));
-            self.node(items, &format!("{p}.items"), within, n, items.embedded_resource);
+            self.node(items, &format!("{p}.items"), within, n, items.embedded_resource, type_info);
         }
         if let Some(values) = s.additional_properties_schema() {
             let n = cardinality.zip(s.max_properties).map(|(c, n)| c.saturating_mul(n.max(0).unsigned_abs()));
             let path = format!("{p}.additionalProperties");
-            self.node(values, &path, uncorrelatable_within, n, values.embedded_resource);
+            self.node(values, &path, uncorrelatable_within, n, values.embedded_resource, type_info);
         }
     }
 
