@@ -166,10 +166,10 @@ pub enum NativeForm {
     Add,
     /// Integer arithmetic through this checked helper.
     Arithmetic(&'static str),
-    /// `==` of set lists: order ignored.
-    SetEquals,
-    /// `==` of map lists: items matched by their keys.
-    MapListEquals,
+    /// `==` of a value whose type holds set or map lists
+    /// ([`crate::cel::lowering::list_kinds`]): natively where it is a set of scalars, or a map
+    /// list of items that compare plainly.
+    SchemaEquals,
     /// `list[i]`, `map[k]`.
     Index,
     /// `x in list`, `k in map`.

@@ -1,40 +1,52 @@
 //! Set and map lists (`x-kubernetes-list-type: set | map`) compare and add as the apiserver's
-//! `unstructuredSetList` and `unstructuredMapList` do (semantics §9.4): `==` ignores order
-//! (a map list matches items by their key), `+` is a union (a merge by key). The interpreter
-//! has one kind of list, so [`lower`] turns each `==`, `!=` and `+` whose left side the checker
-//! typed as such a list into a call of the function here; atomic lists keep CEL's own.
-//! Like the apiserver's, the semantics follow the left operand: `[1, 2] == self.set` is
-//! ordered.
+//! unstructured values do (`valuesunstructured.go`, semantics §9.4): a set's `==` ignores
+//! order, a map list's matches items by their key, `+` is a union (a merge by key); and where
+//! such lists sit inside objects, lists and maps, the values around them compare by their
+//! kinds too (`self.objs[0] == self.objs[1]`, two items holding the same map list in another
+//! order, are equal), and an object compares the fields it holds beyond the schema's
+//! (`x-kubernetes-preserve-unknown-fields`) only where the other has them too. The interpreter
+//! has one kind of list, so [`lower`] turns each `==` and `!=` whose left side's type holds
+//! such a list or an object into a call of [`SCHEMA_EQUALS`] with the left side's [`Shape`],
+//! and each `+` whose left side is one into a union or merge; other values keep CEL's own
+//! equality. Like the apiserver's, the semantics follow the left operand: `[1, 2] ==
+//! self.set` is ordered.
+//!
+//! [quirk] A map list keys its items by the *escaped* names of its key properties, looked up
+//! in the item as the document wrote it: a key property whose name CEL escapes (`a-b`) reads
+//! as null in every item, so all items have one key. With more than three key properties,
+//! the key is their values printed by Go's `%v` (`[a b]` for `"a b"` and `"a","b"` alike).
 
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use cel::common::ast::{CallExpr, Expr, IdedExpr, ListExpr, LiteralValue, operators};
+use cel::objects::Key;
 use cel::{ExecutionError, Value};
+use serde_json::json;
 
 use crate::cel::front::types::{ListKind, Type};
 use crate::cel::library::args::value_fn;
 use crate::cel::library::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 use crate::cel::running::value::deep_equal;
 
-pub const SET_EQUALS: &str = "@set_equals";
+/// `@schema_equals(a, b, shape)`: `a == b` as the apiserver compares values of `a`'s type
+/// (`shape`: [`Shape::encode`]).
+pub const SCHEMA_EQUALS: &str = "@schema_equals";
+/// `@set_union(a, b)`: `a + b` of a set.
 pub const SET_UNION: &str = "@set_union";
-pub const MAP_LIST_EQUALS: &str = "@map_list_equals";
+/// `@map_list_merge(a, b, keys)`: `a + b` of a map list.
 pub const MAP_LIST_MERGE: &str = "@map_list_merge";
 
 /// The rows of the functions [`lower`] calls.
 pub(crate) fn functions(rows: &mut Rows) {
     let mut add = |signature: &str, f, native| rows.add(signature, Run::Library(f), Cost::Call, Charge::Call, native);
-    add(&format!("{SET_EQUALS}(list(A), list(A)) -> bool"), value_fn!(set_equals), NativeForm::SetEquals);
+    add(&format!("{SCHEMA_EQUALS}(A, A, string) -> bool"), value_fn!(schema_equals), NativeForm::SchemaEquals);
     add(
         &format!("{SET_UNION}(list(A), list(A)) -> list(A)"),
         value_fn!(set_union),
         NativeForm::Interpreted(NOT_YET_NATIVE),
-    );
-    add(
-        &format!("{MAP_LIST_EQUALS}(list(A), list(A), list(string)) -> bool"),
-        value_fn!(map_list_equals),
-        NativeForm::MapListEquals,
     );
     add(
         &format!("{MAP_LIST_MERGE}(list(A), list(A), list(string)) -> list(A)"),
@@ -43,45 +55,146 @@ pub(crate) fn functions(rows: &mut Rows) {
     );
 }
 
-/// Makes the set and map lists' `==`, `!=` and `+` in `e` calls of their own functions;
-/// `types` are the checker's, by node id.
+/// What equality needs of a type: where its set and map lists are, and, around them, the
+/// objects, lists and maps that hold them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// CEL's own equality.
+    Plain,
+    /// An object: its declared fields by escaped name (a field it holds beyond them, kept by
+    /// `x-kubernetes-preserve-unknown-fields`, compares only where the other has it).
+    Object(BTreeMap<String, Shape>),
+    /// An atomic list: item by item, in order.
+    List(Box<Shape>),
+    /// A set of scalars: the same items in any order.
+    Set,
+    /// A map list: its key properties (escaped), and its items' shape.
+    MapList(Vec<String>, Box<Shape>),
+    /// A map (`additionalProperties`): key by key.
+    Map(Box<Shape>),
+}
+
+impl Shape {
+    /// The shape of a checked type.
+    pub fn of(t: &Type) -> Shape {
+        match t {
+            // A schema's object (a library's type, `kubernetes.Quantity`, declares no field).
+            Type::Object(o) if !o.fields.is_empty() => {
+                Shape::Object(o.fields.iter().map(|(k, t)| (k.clone(), Shape::of(t))).collect())
+            }
+            Type::List(item, ListKind::Atomic) => Shape::List(Box::new(Shape::of(item))),
+            Type::List(_, ListKind::Set) => Shape::Set,
+            Type::List(item, ListKind::Map(keys)) => Shape::MapList(keys.to_vec(), Box::new(Shape::of(item))),
+            Type::Map(_, values) => Shape::Map(Box::new(Shape::of(values))),
+            _ => Shape::Plain,
+        }
+    }
+
+    /// Whether a set or map list is in it.
+    pub fn holds_kinds(&self) -> bool {
+        match self {
+            Shape::Plain => false,
+            Shape::Set | Shape::MapList(..) => true,
+            Shape::Object(fields) => fields.values().any(Shape::holds_kinds),
+            Shape::List(item) | Shape::Map(item) => item.holds_kinds(),
+        }
+    }
+
+    /// Whether the apiserver's equality can differ from CEL's own: a set or map list, or an
+    /// object (its fields beyond the schema's) is in it.
+    pub fn compares_by_schema(&self) -> bool {
+        match self {
+            Shape::Plain => false,
+            Shape::Set | Shape::MapList(..) | Shape::Object(_) => true,
+            Shape::List(item) | Shape::Map(item) => item.compares_by_schema(),
+        }
+    }
+
+    /// The shape as the text [`SCHEMA_EQUALS`] is given (JSON).
+    pub fn encode(&self) -> String {
+        self.to_json().to_string()
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        match self {
+            Shape::Plain => json!(0),
+            Shape::Object(fields) => {
+                json!({"o": fields.iter().map(|(k, s)| (k.clone(), s.to_json())).collect::<serde_json::Map<_, _>>()})
+            }
+            Shape::List(item) => json!({"l": item.to_json()}),
+            Shape::Set => json!({"s": 0}),
+            Shape::MapList(keys, item) => json!({"m": keys, "i": item.to_json()}),
+            Shape::Map(values) => json!({"M": values.to_json()}),
+        }
+    }
+
+    /// [`Shape::encode`] read back.
+    pub fn decode(text: &str) -> Option<Shape> {
+        Shape::from_json(&serde_json::from_str(text).ok()?)
+    }
+
+    fn from_json(v: &serde_json::Value) -> Option<Shape> {
+        let Some(m) = v.as_object() else { return Some(Shape::Plain) };
+        Some(if let Some(fields) = m.get("o").and_then(|f| f.as_object()) {
+            Shape::Object(fields.iter().map(|(k, s)| Some((k.clone(), Shape::from_json(s)?))).collect::<Option<_>>()?)
+        } else if let Some(item) = m.get("l") {
+            Shape::List(Box::new(Shape::from_json(item)?))
+        } else if m.contains_key("s") {
+            Shape::Set
+        } else if let (Some(keys), Some(item)) = (m.get("m").and_then(|k| k.as_array()), m.get("i")) {
+            let keys = keys.iter().map(|k| k.as_str().map(str::to_owned)).collect::<Option<_>>()?;
+            Shape::MapList(keys, Box::new(Shape::from_json(item)?))
+        } else {
+            Shape::Map(Box::new(Shape::from_json(m.get("M")?)?))
+        })
+    }
+}
+
+/// Makes `==` and `!=` of values whose type holds set or map lists, and the set and map
+/// lists' `+`, calls of their own functions; `types` are the checker's, by node id.
 pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     for child in crate::cel::front::depth::children_mut(e) {
         lower(child, types);
     }
     let Expr::Call(call) = &mut e.expr else { return };
-    let (name, negate) = match call.func_name.as_str() {
-        operators::EQUALS => ("equals", false),
-        operators::NOT_EQUALS => ("equals", true),
-        operators::ADD => ("add", false),
+    let negate = match call.func_name.as_str() {
+        operators::EQUALS => false,
+        operators::NOT_EQUALS => true,
+        operators::ADD => return lower_add(e.id, call, types),
         _ => return,
     };
     if call.target.is_some() || call.args.len() != 2 {
         return;
     }
-    let Some(Type::List(_, kind)) = types.get(&call.args[0].id) else { return };
-    let (function, keys) = match (kind, name) {
-        (ListKind::Set, "equals") => (SET_EQUALS, None),
-        (ListKind::Set, _) => (SET_UNION, None),
-        (ListKind::Map(keys), "equals") => (MAP_LIST_EQUALS, Some(keys.clone())),
-        (ListKind::Map(keys), _) => (MAP_LIST_MERGE, Some(keys.clone())),
-        (ListKind::Atomic, _) => return,
-    };
+    let Some(shape) = types.get(&call.args[0].id).map(Shape::of).filter(Shape::compares_by_schema) else { return };
     let mut args = std::mem::take(&mut call.args);
-    if let Some(keys) = keys {
-        let names = keys
-            .iter()
-            .map(|k| IdedExpr { id: e.id, expr: Expr::Literal(LiteralValue::String(k.to_string().into())) })
-            .collect();
-        args.push(IdedExpr { id: e.id, expr: Expr::List(ListExpr::new(names)) });
-    }
-    let lowered = Expr::Call(CallExpr { func_name: function.to_owned(), target: None, args });
+    args.push(IdedExpr { id: e.id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
+    let lowered = Expr::Call(CallExpr { func_name: SCHEMA_EQUALS.to_owned(), target: None, args });
     e.expr = if negate {
         let inner = IdedExpr { id: e.id, expr: lowered };
         Expr::Call(CallExpr { func_name: operators::LOGICAL_NOT.to_owned(), target: None, args: vec![inner] })
     } else {
         lowered
     };
+}
+
+fn lower_add(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
+    if call.target.is_some() || call.args.len() != 2 {
+        return;
+    }
+    let (function, keys) = match types.get(&call.args[0].id) {
+        Some(Type::List(_, ListKind::Set)) => (SET_UNION, None),
+        Some(Type::List(_, ListKind::Map(keys))) => (MAP_LIST_MERGE, Some(keys.clone())),
+        _ => return,
+    };
+    if let Some(keys) = keys {
+        let names = keys
+            .iter()
+            .map(|k| IdedExpr { id, expr: Expr::Literal(LiteralValue::String(k.to_string().into())) })
+            .collect();
+        call.args.push(IdedExpr { id, expr: Expr::List(ListExpr::new(names)) });
+    }
+    call.func_name = function.to_owned();
 }
 
 fn lists<'a>(function: &str, args: &'a [Value]) -> Result<(&'a [Value], &'a [Value]), ExecutionError> {
@@ -102,20 +215,6 @@ fn set_key(v: &Value) -> Result<String, ExecutionError> {
         )),
         scalar => Ok(format!("{scalar:?}")),
     }
-}
-
-fn set_equals(args: &[Value]) -> Result<Value, ExecutionError> {
-    let (a, b) = lists(SET_EQUALS, args)?;
-    if a.len() != b.len() {
-        return Ok(Value::Bool(false));
-    }
-    let set: std::collections::HashSet<String> = a.iter().map(set_key).collect::<Result<_, _>>()?;
-    for item in b {
-        if !set.contains(&set_key(item)?) {
-            return Ok(Value::Bool(false));
-        }
-    }
-    Ok(Value::Bool(true))
 }
 
 fn set_union(args: &[Value]) -> Result<Value, ExecutionError> {
@@ -140,8 +239,9 @@ fn key_names(args: &[Value]) -> Vec<String> {
     }
 }
 
-/// An item's key: its key properties' values (absent ones as null), as the apiserver's
-/// `toMapKey`.
+/// An item's key as the apiserver's `toMapKey` makes it: the key properties' values (absent
+/// ones, and those whose name CEL escapes, as null: see the module's text), compared as Go
+/// compares them, or for more than three keys as Go's `%v` prints them.
 fn map_key(item: &Value, names: &[String]) -> Result<String, ExecutionError> {
     let Value::Map(m) = item else {
         return Err(ExecutionError::function_error(
@@ -149,33 +249,30 @@ fn map_key(item: &Value, names: &[String]) -> Result<String, ExecutionError> {
             format!("unexpected data format for element of array with x-kubernetes-list-type=map: {}", item.type_of()),
         ));
     };
-    let values: Vec<String> = names
-        .iter()
-        .map(|n| {
-            let key = cel::objects::Key::String(Arc::new(n.clone()));
-            format!("{:?}", m.map.get(&key).unwrap_or(&Value::Null))
-        })
-        .collect();
-    Ok(values.join("\u{0}"))
+    let values = names.iter().map(|n| {
+        // An escaped name is looked up as written: found where escaping left it alone, or
+        // where it cannot be escaped (kept as written, in the item and in the names).
+        let as_written = crate::schema::cel_name::escape(n).is_none_or(|e| e == *n);
+        if as_written { m.map.get(&Key::String(Arc::new(n.clone()))).unwrap_or(&Value::Null) } else { &Value::Null }
+    });
+    Ok(if names.len() > 3 {
+        format!("[{}]", values.map(go_v).collect::<Vec<_>>().join(" "))
+    } else {
+        values.map(|v| format!("{v:?}")).collect::<Vec<_>>().join("\u{0}")
+    })
 }
 
-fn map_list_equals(args: &[Value]) -> Result<Value, ExecutionError> {
-    let (a, b) = lists(MAP_LIST_EQUALS, args)?;
-    if a.len() != b.len() {
-        return Ok(Value::Bool(false));
+/// A scalar as Go's `%v` prints it.
+fn go_v(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Float(f) => crate::issue::go_float(*f),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "<nil>".into(),
+        other => format!("{other:?}"),
     }
-    let names = key_names(args);
-    let mut by_key = HashMap::with_capacity(a.len());
-    for item in a {
-        by_key.insert(map_key(item, &names)?, item);
-    }
-    for item in b {
-        match by_key.get(&map_key(item, &names)?) {
-            Some(mine) if deep_equal(mine, item) => {}
-            _ => return Ok(Value::Bool(false)),
-        }
-    }
-    Ok(Value::Bool(true))
 }
 
 fn map_list_merge(args: &[Value]) -> Result<Value, ExecutionError> {
@@ -195,4 +292,120 @@ fn map_list_merge(args: &[Value]) -> Result<Value, ExecutionError> {
         }
     }
     Ok(Value::List(Arc::new(out)))
+}
+
+thread_local! {
+    /// Shapes read from their text, once per thread.
+    static SHAPES: RefCell<HashMap<String, Rc<Shape>>> = RefCell::new(HashMap::new());
+}
+
+fn schema_equals(args: &[Value]) -> Result<Value, ExecutionError> {
+    let (Some(a), Some(b), Some(Value::String(text))) = (args.first(), args.get(1), args.get(2)) else {
+        return Err(ExecutionError::invalid_argument_count(3, args.len()));
+    };
+    let shape = SHAPES.with(|shapes| {
+        if let Some(s) = shapes.borrow().get(text.as_str()) {
+            return Ok(s.clone());
+        }
+        let s = Rc::new(
+            Shape::decode(text)
+                .ok_or_else(|| ExecutionError::function_error(SCHEMA_EQUALS, "a shape that does not read"))?,
+        );
+        shapes.borrow_mut().insert(text.to_string(), s.clone());
+        Ok::<_, ExecutionError>(s)
+    })?;
+    equal(a, b, &shape).map(Value::Bool)
+}
+
+/// `a == b` as the apiserver's value of `a` (of `shape`) compares itself with `b`: the first
+/// difference or error decides.
+fn equal(a: &Value, b: &Value, shape: &Shape) -> Result<bool, ExecutionError> {
+    let mismatch = || ExecutionError::no_such_overload(SCHEMA_EQUALS, vec![b.type_of().to_string()]);
+    match shape {
+        Shape::Plain => Ok(deep_equal(a, b)),
+        Shape::List(item) => {
+            let (Value::List(x), Value::List(y)) = (a, b) else { return Err(mismatch()) };
+            if x.len() != y.len() {
+                return Ok(false);
+            }
+            for (p, q) in x.iter().zip(y.iter()) {
+                if !equal(p, q, item)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        Shape::Set => {
+            let (Value::List(x), Value::List(y)) = (a, b) else { return Err(mismatch()) };
+            if x.len() != y.len() {
+                return Ok(false);
+            }
+            let set: std::collections::HashSet<String> = x.iter().map(set_key).collect::<Result<_, _>>()?;
+            for q in y.iter() {
+                if !set.contains(&set_key(q)?) {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        Shape::MapList(names, item) => {
+            let (Value::List(x), Value::List(y)) = (a, b) else { return Err(mismatch()) };
+            if x.len() != y.len() {
+                return Ok(false);
+            }
+            let mut by_key = HashMap::with_capacity(x.len());
+            for p in x.iter() {
+                by_key.insert(map_key(p, names)?, p);
+            }
+            for q in y.iter() {
+                match by_key.get(&map_key(q, names)?) {
+                    Some(p) if equal(p, q, item)? => {}
+                    _ => return Ok(false),
+                }
+            }
+            Ok(true)
+        }
+        Shape::Map(values) => {
+            let (Value::Map(x), Value::Map(y)) = (a, b) else { return Err(mismatch()) };
+            if x.map.len() != y.map.len() {
+                return Ok(false);
+            }
+            for (k, p) in x.map.iter() {
+                match y.map.get(k) {
+                    Some(q) if equal(p, q, values)? => {}
+                    _ => return Ok(false),
+                }
+            }
+            Ok(true)
+        }
+        Shape::Object(fields) => {
+            let (Value::Map(x), Value::Map(y)) = (a, b) else { return Err(mismatch()) };
+            if x.map.len() != y.map.len() {
+                return Ok(false);
+            }
+            for (k, p) in x.map.iter() {
+                let declared = match k {
+                    Key::String(name) => fields.get(name.as_str()),
+                    _ => None,
+                };
+                match (declared, y.map.get(k)) {
+                    (Some(shape), Some(q)) => {
+                        if !equal(p, q, shape)? {
+                            return Ok(false);
+                        }
+                    }
+                    (Some(_), None) => return Ok(false),
+                    // [quirk] A field beyond the schema's is compared only where the other
+                    // has it too.
+                    (None, Some(q)) => {
+                        if !deep_equal(p, q) {
+                            return Ok(false);
+                        }
+                    }
+                    (None, None) => {}
+                }
+            }
+            Ok(true)
+        }
+    }
 }

@@ -143,12 +143,16 @@ macro_rules! sets_to_cel {
 sets_to_cel!(BTreeSet, HashSet<S>);
 
 /// An object with its properties, each under its escaped name (and, for the reserved words
-/// the 1.31 environment also accepts unescaped, under the plain name too). Names that
-/// cannot be escaped are left out: rules cannot reach them.
+/// the 1.31 environment also accepts unescaped, under the plain name too). A name that cannot
+/// be escaped is kept as written: no rule can select it, but the object's size, its keys and
+/// its equality count it, as the apiserver's do.
 pub fn object(fields: Vec<(String, Value)>) -> Value {
     let mut map = HashMap::with_capacity(fields.len());
     for (name, v) in fields {
-        let Some(escaped) = escape(&name) else { continue };
+        let Some(escaped) = escape(&name) else {
+            map.insert(Key::String(Arc::new(name)), v);
+            continue;
+        };
         if escaped != name
             && RESERVED.contains(&name.as_str())
             && !["true", "false", "null", "in"].contains(&name.as_str())
