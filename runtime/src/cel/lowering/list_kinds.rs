@@ -34,6 +34,9 @@ use crate::cel::running::value::deep_equal;
 /// `@schema_equals(a, b, shape)`: `a == b` as the apiserver compares values of `a`'s type
 /// (`shape`: [`Shape::encode`]).
 pub const SCHEMA_EQUALS: &str = "@schema_equals";
+/// `@schema_in(x, list, shape)`: `x in list` as the apiserver's list of items of `shape`
+/// finds `x`: the first item equal to it by [`SCHEMA_EQUALS`]'s rules.
+pub const SCHEMA_IN: &str = "@schema_in";
 /// `@set_union(a, b)`: `a + b` of a set.
 pub const SET_UNION: &str = "@set_union";
 /// `@map_list_merge(a, b, keys)`: `a + b` of a map list.
@@ -43,6 +46,11 @@ pub const MAP_LIST_MERGE: &str = "@map_list_merge";
 pub(crate) fn functions(rows: &mut Rows) {
     let mut add = |signature: &str, f, native| rows.add(signature, Run::Library(f), Cost::Call, Charge::Call, native);
     add(&format!("{SCHEMA_EQUALS}(A, A, string) -> bool"), value_fn!(schema_equals), NativeForm::SchemaEquals);
+    add(
+        &format!("{SCHEMA_IN}(A, list(A), string) -> bool"),
+        value_fn!(schema_in),
+        NativeForm::Interpreted(NOT_YET_NATIVE),
+    );
     add(
         &format!("{SET_UNION}(list(A), list(A)) -> list(A)"),
         value_fn!(set_union),
@@ -161,6 +169,7 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
         operators::EQUALS => false,
         operators::NOT_EQUALS => true,
         operators::ADD => return lower_add(e.id, call, types),
+        operators::IN => return lower_in(e.id, call, types),
         _ => return,
     };
     if call.target.is_some() || call.args.len() != 2 {
@@ -176,6 +185,19 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     } else {
         lowered
     };
+}
+
+fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
+    if call.target.is_some() || call.args.len() != 2 {
+        return;
+    }
+    let Some(Type::List(item, _)) = types.get(&call.args[1].id) else { return };
+    let shape = Shape::of(item);
+    if !shape.compares_by_schema() {
+        return;
+    }
+    call.args.push(IdedExpr { id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
+    call.func_name = SCHEMA_IN.to_owned();
 }
 
 fn lower_add(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
@@ -299,22 +321,47 @@ thread_local! {
     static SHAPES: RefCell<HashMap<String, Rc<Shape>>> = RefCell::new(HashMap::new());
 }
 
-fn schema_equals(args: &[Value]) -> Result<Value, ExecutionError> {
-    let (Some(a), Some(b), Some(Value::String(text))) = (args.first(), args.get(1), args.get(2)) else {
-        return Err(ExecutionError::invalid_argument_count(3, args.len()));
-    };
-    let shape = SHAPES.with(|shapes| {
-        if let Some(s) = shapes.borrow().get(text.as_str()) {
+/// The shape [`Shape::encode`] wrote as `text`, read once per thread.
+fn shape(text: &str) -> Result<Rc<Shape>, ExecutionError> {
+    SHAPES.with(|shapes| {
+        if let Some(s) = shapes.borrow().get(text) {
             return Ok(s.clone());
         }
         let s = Rc::new(
             Shape::decode(text)
                 .ok_or_else(|| ExecutionError::function_error(SCHEMA_EQUALS, "a shape that does not read"))?,
         );
-        shapes.borrow_mut().insert(text.to_string(), s.clone());
-        Ok::<_, ExecutionError>(s)
-    })?;
-    equal(a, b, &shape).map(Value::Bool)
+        shapes.borrow_mut().insert(text.to_owned(), s.clone());
+        Ok(s)
+    })
+}
+
+fn schema_equals(args: &[Value]) -> Result<Value, ExecutionError> {
+    let (Some(a), Some(b), Some(Value::String(text))) = (args.first(), args.get(1), args.get(2)) else {
+        return Err(ExecutionError::invalid_argument_count(3, args.len()));
+    };
+    equal(a, b, &*shape(text)?).map(Value::Bool)
+}
+
+/// `x in list` as the apiserver's `unstructuredList.Contains`: the first item equal to `x`
+/// decides; otherwise the first error, if any.
+fn schema_in(args: &[Value]) -> Result<Value, ExecutionError> {
+    let (Some(x), Some(Value::List(items)), Some(Value::String(text))) = (args.first(), args.get(1), args.get(2))
+    else {
+        return Err(ExecutionError::invalid_argument_count(3, args.len()));
+    };
+    let shape = shape(text)?;
+    let mut failed = None;
+    for item in items.iter() {
+        match equal(item, x, &shape) {
+            Ok(true) => return Ok(Value::Bool(true)),
+            Ok(false) => {}
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    failed.map_or(Ok(Value::Bool(false)), Err)
 }
 
 /// `a == b` as the apiserver's value of `a` (of `shape`) compares itself with `b`: the first
