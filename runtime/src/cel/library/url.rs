@@ -1,5 +1,6 @@
 //! The Kubernetes URL library (`AS pkg/cel/library/urls.go`): `url`, `isURL` and the getters,
-//! over Go's `url.ParseRequestURI` (an absolute URI or an absolute path; no fragment cut).
+//! over Go's `net/url`: `url.ParseRequestURI` decides what is a URL (an absolute URI or an
+//! absolute path), `url.Parse` what the getters read (the fragment cut off).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 const TYPE: &str = "kubernetes.URL";
 
-/// A parsed URL: Go's `url.ParseRequestURI` ([`crate::go::url`]).
+/// A parsed URL: Go's `url.URL` ([`crate::go::url`]).
 pub type Url = crate::go::url::Url;
 
 impl cel::objects::Opaque for Url {
@@ -40,7 +41,9 @@ fn url(args: &[Value]) -> Outcome {
 
 /// `url(s)`: the URL, or the library's error (what native rules call too).
 pub(crate) fn parse(s: &str) -> Result<Url, String> {
-    crate::go::url::parse_request_uri(s).map_err(|e| format!("URL parse error during conversion from string: {e}"))
+    let error = |e| format!("URL parse error during conversion from string: {e}");
+    crate::go::url::parse_request_uri(s).map_err(error)?;
+    crate::go::url::parse(s).map_err(error)
 }
 
 fn is_url(args: &[Value]) -> Outcome {
@@ -59,61 +62,24 @@ fn get_host(args: &[Value]) -> Outcome {
     Ok(Value::from(this(args)?.host.clone()))
 }
 
-/// The host without the port; IPv6 without its brackets.
-fn split_host(host: &str) -> (&str, &str) {
-    if let Some(rest) = host.strip_prefix('[') {
-        let (name, after) = rest.split_once(']').unwrap_or((rest, ""));
-        return (name, after.strip_prefix(':').unwrap_or(""));
-    }
-    host.rsplit_once(':').unwrap_or((host, ""))
-}
-
 fn get_hostname(args: &[Value]) -> Outcome {
-    Ok(Value::from(split_host(&this(args)?.host).0))
+    Ok(Value::from(this(args)?.hostname().to_owned()))
 }
 
 fn get_port(args: &[Value]) -> Outcome {
-    Ok(Value::from(split_host(&this(args)?.host).1))
+    Ok(Value::from(this(args)?.port().to_owned()))
 }
 
 fn get_escaped_path(args: &[Value]) -> Outcome {
-    Ok(Value::from(this(args)?.path.clone()))
+    Ok(Value::from(this(args)?.escaped_path()))
 }
 
-/// Go's `url.ParseQuery` (bad pairs are skipped, as `Query()` does).
+/// Go's `URL.Query()`: each key's values (bad pairs left out).
 fn get_query(args: &[Value]) -> Outcome {
-    let mut out: HashMap<Key, Vec<Value>> = HashMap::new();
-    for pair in this(args)?.query.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        if let (Some(k), Some(v)) = (unescape(k), unescape(v)) {
-            out.entry(Key::String(Arc::new(k))).or_default().push(Value::from(v));
-        }
-    }
-    let map: HashMap<Key, Value> = out.into_iter().map(|(k, v)| (k, Value::List(Arc::new(v)))).collect();
+    let map: HashMap<Key, Value> = this(args)?
+        .query_values()
+        .into_iter()
+        .map(|(k, v)| (Key::String(Arc::new(k)), Value::List(Arc::new(v.into_iter().map(Value::from).collect()))))
+        .collect();
     Ok(Value::Map(Map { map: Arc::new(map) }))
-}
-
-/// Query unescaping: `%XX` and `+` as a space; `None` on a broken escape.
-fn unescape(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = s.get(i + 1..i + 3)?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
