@@ -16,12 +16,11 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use crate::cel::front::check::Checked;
 use crate::cel::front::functions::Overload;
 use crate::cel::front::types::{Declaration, Type};
-use crate::cel::library::function::Cost;
+use crate::cel::library::function::{Cost, LIST_CREATE};
 
 /// cel-go's unit costs (`common/cost.go`).
 const SELECT_AND_IDENT: u64 = 1;
 const CONST: u64 = 0;
-pub(crate) const LIST_CREATE: u64 = 10;
 const MAP_CREATE: u64 = 30;
 const STRUCT_CREATE: u64 = 40;
 const STRING_TRAVERSAL: f64 = 0.1;

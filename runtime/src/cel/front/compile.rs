@@ -78,7 +78,7 @@ pub fn check_rule(
     scope: &Scope,
 ) -> Result<Compiled, Vec<String>> {
     let (rule, message_expression) =
-        compile_rule(rule, message_expression, field_path, scope).map_err(|e| RefusedRule::of(e).errors)?;
+        compile_rule(rule, message_expression, field_path, scope).map_err(|refused| refused.errors)?;
     Ok(Compiled {
         message_refused: false,
         max_cost: rule.cost.map(|c| c.max),
@@ -98,7 +98,7 @@ fn compile_rule(
     message_expression: Option<&str>,
     field_path: Option<&str>,
     scope: &Scope,
-) -> Result<(Parsed, Option<Parsed>), (Vec<String>, Option<Parsed>)> {
+) -> Result<(Parsed, Option<Parsed>), RefusedRule> {
     let mut errors = Vec::new();
     let program = compile_one(rule, scope, Expecting::Rule, &mut errors);
     // The apiserver compiles the messageExpression only once the rule has compiled, and an
@@ -115,7 +115,7 @@ fn compile_rule(
             if let Some(m) = message {
                 depth::drop_tree(m.metered);
             }
-            Err((errors, program))
+            Err(RefusedRule::of(errors, program))
         }
     }
 }
@@ -133,7 +133,7 @@ pub struct RefusedRule {
 }
 
 impl RefusedRule {
-    fn of((errors, program): (Vec<String>, Option<Parsed>)) -> RefusedRule {
+    fn of(errors: Vec<String>, program: Option<Parsed>) -> RefusedRule {
         let (max_cost, transition) = program.map_or((None, false), |p| {
             let out = (p.cost.map(|c| c.max), p.reads_old_self);
             depth::drop_tree(p.metered);
@@ -185,7 +185,7 @@ pub fn check_and_lower(
     field_path: Option<&str>,
     scope: &Scope,
 ) -> Result<CheckedRule, RefusedRule> {
-    let (p, message) = compile_rule(rule, message_expression, field_path, scope).map_err(RefusedRule::of)?;
+    let (p, message) = compile_rule(rule, message_expression, field_path, scope)?;
     Ok(CheckedRule {
         max_cost: p.cost.map(|c| c.max),
         message_max_cost: message.as_ref().and_then(|m| m.cost).map(|c| c.max),

@@ -106,6 +106,10 @@ pub(crate) enum Cost {
     ValidateFormat,
 }
 
+/// cel-go's unit cost of creating a list (`common/cost.go` `ListCreateBaseCost`): estimated by
+/// `cost` for a list literal, charged by the meter where a function builds one (`lists.range`).
+pub(crate) const LIST_CREATE: u64 = 10;
+
 /// What a call charges the run-time meter ([`crate::cel::running::meter`]), through the
 /// calls [`crate::cel::lowering::instrument`] writes around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -147,7 +147,7 @@ fn sized<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Execut
 /// own unit is the spine's).
 fn range_charge<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let n = args.first().and_then(|k| k.downcast_ref::<CelInt>()).map_or(0, |k| *k.inner());
-    charge(u64::try_from(n).unwrap_or(0).saturating_add(crate::cel::cost::LIST_CREATE))?;
+    charge(u64::try_from(n).unwrap_or(0).saturating_add(crate::cel::library::function::LIST_CREATE))?;
     Ok(args.into_iter().next().expect("invariant: one argument, read above"))
 }
 
