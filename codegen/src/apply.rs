@@ -70,13 +70,13 @@ pub fn run(request: &Request) -> Result<Value, Vec<Diagnostic>> {
         return Err(vec![d]);
     };
     let now = request.now.clone().unwrap_or_else(now_rfc3339);
-    if kubeskema::go::time::unix_seconds(&now).is_none() {
+    if let Err(e) = kubeskema::go::time::parse_rfc3339(&now) {
         return Err(vec![
             Diagnostic::file_error(
                 &request.applied,
                 None,
                 Code::Config,
-                format!("--now {} is not an RFC 3339 time", printable(&now)),
+                format!("--now {} is not an RFC 3339 time: {}", printable(&now), printable(&e)),
             )
             .with_help("give a time such as 2026-01-01T00:00:00Z"),
         ]);
@@ -91,6 +91,11 @@ pub fn run(request: &Request) -> Result<Value, Vec<Diagnostic>> {
                 "leave these fields out of the configuration, or take them with --force (as `kubectl apply --server-side --force-conflicts`)",
             ),
             // One line: the paths in the message are input.
+            ApplyError::Invalid(message) if message.starts_with("PatchOptions.") => (
+                Code::Config,
+                printable(message).into_owned(),
+                "give --manager a name of printable characters, at most 128 bytes",
+            ),
             ApplyError::Invalid(message) => (Code::ApplyRefused, printable(message).into_owned(), "fix the configuration as the message says"),
         };
         vec![Diagnostic::new(Severity::Error, code, &request.applied, at(""), subject.clone(), String::new(), detail).with_help(help)]

@@ -5,8 +5,13 @@
 //!
 //! Three applies an instance: (1) created by apply as `m`; (2) `m` applies it again without the
 //! last key of `spec` (that key is pruned); (3) `n` applies the whole instance (shared
-//! ownership, no conflict where the values are equal). Each step's live object is what the step
-//! before stored.
+//! ownership, no conflict where the values are equal). Where the CRD has another version (and
+//! converts with strategy None), two more, with managers' entries at two versions: (4) `o` applies it at that version with every
+//! list of its `spec` emptied, forced (fields compared, taken and refused in each manager's
+//! version: a set at one version may be atomic at the other, a field declared at one not at the
+//! other; the lists nested in its objects too); (5) `m` applies the whole instance again at its own version (what `o` emptied
+//! conflicts, compared in `o`'s version). Each step's live object is what the step before
+//! stored, as stored: the field manager brings it to the step's version itself.
 
 use serde_json::{Map, Value, json};
 
@@ -15,9 +20,33 @@ use crate::Instance;
 /// The time every recorded apply stamps.
 pub const NOW: &str = "2026-01-01T00:00:00Z";
 
-/// The configurations of the three steps, and their managers; `None` if the instance is not an
-/// object.
-pub fn configurations(object: &Value, inst: &Instance) -> Option<Vec<(&'static str, Value)>> {
+/// One apply of a chain.
+pub struct Step {
+    pub manager: &'static str,
+    /// The CRD version applied at.
+    pub version: String,
+    pub config: Value,
+    pub force: bool,
+}
+
+impl Step {
+    /// The request the oracle is asked (`id` and `live` for the caller to set).
+    pub fn request(&self, crd: &Value, live: &Value) -> Value {
+        json!({"id": 0, "op": "apply", "crd": crd, "version": self.version, "live": live,
+               "applied": self.config, "manager": self.manager, "force": self.force, "now": NOW})
+    }
+
+    /// This project's answer, by [`Resource::field_manager_apply`] at the step's version.
+    pub fn ours(&self, crd: &kubeskema::crd::Crd, live: Option<&Value>) -> Result<Value, kubeskema::apply::ApplyError> {
+        use kubeskema::apply::{Options, Resource, Subresource};
+        let resource = Resource::new(crd, &self.version).expect("a version of the CRD");
+        let options = Options { manager: self.manager, force: self.force, now: NOW, subresource: Subresource::Main };
+        resource.field_manager_apply(live, &self.config, &options)
+    }
+}
+
+/// The steps of an instance's chain; `None` if the instance is not an object.
+pub fn configurations(object: &Value, inst: &Instance, crd: &kubeskema::crd::Crd) -> Option<Vec<Step>> {
     let mut config = object.as_object()?.clone();
     config.insert("apiVersion".into(), inst.api_version.clone().into());
     config.insert("kind".into(), inst.kind.clone().into());
@@ -31,7 +60,31 @@ pub fn configurations(object: &Value, inst: &Instance) -> Option<Vec<(&'static s
     {
         spec.remove(&last);
     }
-    Some(vec![("m", config.clone()), ("m", shorter), ("n", config)])
+    let version = inst.api_version.rsplit_once('/').map_or(inst.api_version.as_str(), |(_, v)| v).to_owned();
+    let step =
+        |manager, config: &Value, force| Step { manager, version: version.clone(), config: config.clone(), force };
+    let mut steps = vec![step("m", &config, false), step("m", &shorter, false), step("n", &config, false)];
+    // Conversion webhooks are out of the oracle's reach (and this project's).
+    let webhook = crd.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str) == Some("Webhook");
+    if let Some(other) = crd.versions.iter().find(|v| v.name != version).filter(|_| !webhook) {
+        let mut emptied = config.clone();
+        emptied["apiVersion"] = kubeskema::crd::api_version(&crd.group, &other.name).into();
+        if let Some(spec) = emptied.get_mut("spec") {
+            empty_lists(spec);
+        }
+        steps.push(Step { manager: "o", version: other.name.clone(), config: emptied, force: true });
+        steps.push(step("m", &config, false));
+    }
+    Some(steps)
+}
+
+/// Every list in `value`, however deep in its objects, made `[]`.
+fn empty_lists(value: &mut Value) {
+    match value {
+        Value::Array(items) => items.clear(),
+        Value::Object(map) => map.values_mut().for_each(empty_lists),
+        _ => {}
+    }
 }
 
 /// An answer in one form for both sides: the object, or the conflicts (sorted) and the 409's
@@ -50,28 +103,27 @@ pub fn canonical_oracle(answer: &Value) -> Value {
 }
 
 /// A refusal's message with what Go's map order decides left out: the errors' order, and
-/// which of a map's keys the type converter meets before it stops at an undeclared one (it
-/// stops at the first it meets, in an order that changes from run to run). So: the message's
-/// lead, then its errors sorted, only the undeclared ones where there is one, each named by
-/// its parent's path.
+/// which undeclared fields the type converter meets (it stops at the first undeclared key of
+/// each map, in an order that changes from run to run, so which maps below it are walked
+/// changes too). So: the message's lead, then its errors sorted; where a field is undeclared,
+/// only that there is one.
 fn error_lines(message: &str) -> String {
     const UNDECLARED: &str = ": field not declared in schema";
-    let (lead, errors) = match message.split_once(": errors:\n") {
-        Some((lead, rest)) => (lead, rest.lines().map(str::trim).collect::<Vec<_>>()),
+    let (lead, errors) = match message.split_once("errors:\n") {
+        Some((lead, rest)) => (lead.trim_end_matches(": "), rest.lines().map(str::trim).collect::<Vec<_>>()),
         None => match message.split_once("): ") {
             Some((lead, error)) => (&message[..=lead.len()], vec![error]),
-            None => (message, Vec::new()),
+            None => match message.rsplit_once(": .") {
+                // A converter's error without the object's name: `failed to convert new object: .spec.x: ...`.
+                Some((lead, error)) if error.ends_with(UNDECLARED) => (lead, vec![error]),
+                _ => (message, Vec::new()),
+            },
         },
     };
-    let undeclared = errors.iter().any(|e| e.ends_with(UNDECLARED));
-    let mut lines: Vec<String> = errors
-        .iter()
-        .filter(|e| !undeclared || e.ends_with(UNDECLARED))
-        .map(|e| match e.strip_suffix(UNDECLARED).and_then(|path| path.rsplit_once('.')) {
-            Some((parent, _)) => format!("{parent}.*{UNDECLARED}"),
-            None => (*e).to_owned(),
-        })
-        .collect();
+    if errors.iter().any(|e| e.ends_with(UNDECLARED)) {
+        return format!("{lead}\n*{UNDECLARED}");
+    }
+    let mut lines: Vec<&str> = errors;
     lines.sort_unstable();
     lines.dedup();
     format!("{lead}\n{}", lines.join("\n"))

@@ -169,3 +169,77 @@ fn the_status_endpoint_and_the_main_resource_keep_to_their_part() {
     let extracted = resource.extract(&again, "controller", Subresource::Status).unwrap().expect("an apply entry");
     assert_eq!(extracted["status"], serde_json::json!({"phase": "B"}));
 }
+
+/// The PATCH handler's refusals around the field manager, in the order it makes them: the
+/// route (`/status` of a version without it is a 404), the options (`ValidatePatchOptions`),
+/// the object the URL names (a subresource never creates), then, after the field manager, the
+/// merged object's namespace and name against the URL's (the live object's). The words are
+/// the apiserver's source's (`patch.go`, `rest.go`, `validation.go`, `StatusREST.Update`):
+/// the oracle runs the field manager alone.
+#[test]
+fn the_handlers_refusals_come_around_the_field_manager() {
+    let crds = crds();
+    let widgets = Resource::new(&crds["widgets"], "v1").unwrap();
+    let dials = Resource::new(&crds["versioned"], "v1").unwrap();
+    let object = |kind: &str, name: &str, namespace: &str| {
+        serde_json::json!({"apiVersion": "example.com/v1", "kind": kind,
+            "metadata": {"name": name, "namespace": namespace}, "spec": {}})
+    };
+    let options = |manager, subresource| Options { manager, force: false, now: "2026-01-01T00:00:00Z", subresource };
+    let refusal = |resource: &Resource, live: Option<&Value>, applied: &Value, options: &Options| match resource
+        .apply(live, applied, options)
+    {
+        Err(ApplyError::Invalid(message)) => message,
+        other => panic!("not refused: {other:?}"),
+    };
+    let widget = object("Widget", "w", "default");
+    let dial = object("Dial", "w", "default");
+    assert_eq!(
+        refusal(&dials, None, &dial, &options("ci", Subresource::Status)),
+        "the server could not find the requested resource"
+    );
+    assert_eq!(
+        refusal(&widgets, None, &widget, &options("ci", Subresource::Status)),
+        r#"widgets.example.com "w" not found"#
+    );
+    assert_eq!(
+        refusal(&widgets, None, &widget, &options("", Subresource::Main)),
+        r#"PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch"#
+    );
+    let long = "m".repeat(129);
+    assert_eq!(
+        refusal(&widgets, None, &widget, &options(&long, Subresource::Main)),
+        r#"PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes"#
+    );
+    assert_eq!(
+        refusal(&widgets, None, &widget, &options("a\u{7f}b\tc", Subresource::Main)),
+        concat!(
+            r#"PatchOptions.meta.k8s.io "" is invalid: [fieldManager: Invalid value: "a\x7fb\tc": invalid character U+007F (at position 1), "#,
+            r#"fieldManager: Invalid value: "a\x7fb\tc": invalid character U+0009 (at position 3)]"#
+        )
+    );
+    let bad_now = Options { manager: "ci", force: false, now: "2026-02-30T00:00:00Z", subresource: Subresource::Main };
+    assert_eq!(
+        refusal(&widgets, None, &widget, &bad_now),
+        r#"now: parsing time "2026-02-30T00:00:00Z": day out of range"#
+    );
+
+    let live = widgets.apply(None, &widget, &options("ci", Subresource::Main)).unwrap();
+    assert_eq!(
+        refusal(&widgets, Some(&live), &object("Widget", "other", "default"), &options("ci", Subresource::Main)),
+        "the name of the object (other) does not match the name on the URL (w)"
+    );
+    assert_eq!(
+        refusal(&widgets, Some(&live), &object("Widget", "w", "elsewhere"), &options("ci", Subresource::Main)),
+        "the namespace of the provided object does not match the namespace sent on the request"
+    );
+    assert!(
+        refusal(&widgets, Some(&dial), &widget, &options("ci", Subresource::Main))
+            .starts_with(r#"the live object is a "Dial""#)
+    );
+    // An applied object without a namespace takes the URL's (the live object's).
+    let mut unnamespaced = widget.clone();
+    unnamespaced["metadata"].as_object_mut().unwrap().remove("namespace");
+    let applied = widgets.apply(Some(&live), &unnamespaced, &options("ci", Subresource::Main)).unwrap();
+    assert_eq!(applied["metadata"]["namespace"], "default");
+}

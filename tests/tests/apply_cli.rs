@@ -121,7 +121,18 @@ fn input_problems_are_placed_and_explained() {
         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {replicas: 1}\n",
     );
     let (code, _, detail, _) = problem(fine.clone(), Some("yesterday"));
-    assert_eq!((code, detail.as_str()), ("Config", "--now yesterday is not an RFC 3339 time"));
+    assert_eq!(
+        (code, detail.as_str()),
+        (
+            "Config",
+            r#"--now yesterday is not an RFC 3339 time: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006""#
+        )
+    );
+    let (_, _, detail, _) = problem(fine.clone(), Some("2026-02-30T00:00:00Z"));
+    assert!(detail.ends_with(r#"parsing time "2026-02-30T00:00:00Z": day out of range"#), "{detail}");
+    // A time Go reads is stamped as metav1.Time writes it: in UTC, to the second.
+    let object = run(&request(fine.clone(), Some("2026-01-01T01:00:00.5+01:00"))).unwrap();
+    assert_eq!(object["metadata"]["managedFields"][0]["time"], "2026-01-01T00:00:00Z");
     // Without --now the wall clock is stamped.
     let object = run(&request(fine, None)).unwrap();
     let time = object["metadata"]["managedFields"][0]["time"].as_str().unwrap();
@@ -157,7 +168,18 @@ fn conflicts_print_input_escaped() {
         now: Some("2026-01-01T00:00:00Z".into()),
         subresource: kubeskema::apply::Subresource::Main,
     };
-    let live = write(&dir, "live.json", &run(&request(first, None, "a\nb")).unwrap());
+    // A manager name no apply may give (ValidatePatchOptions), but a stored entry can hold.
+    let refused = run(&request(first.clone(), None, "a\nb")).unwrap_err();
+    assert!(
+        refused[0].to_string().contains(
+            r#"PatchOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "a\nb": invalid character U+000A (at position 1)"#
+        ),
+        "{}",
+        refused[0]
+    );
+    let mut stored = run(&request(first, None, "a")).unwrap();
+    stored["metadata"]["managedFields"][0]["manager"] = json!("a\nb");
+    let live = write(&dir, "live.json", &stored);
     let second = write(&dir, "second.json", &object("2"));
     let diags = run(&request(second, Some(live), "c")).unwrap_err();
     let shown = diags[0].to_string();

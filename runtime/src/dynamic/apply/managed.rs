@@ -15,13 +15,13 @@ use super::updater::{ConflictSets, Managers, Owned};
 pub const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 
 /// One manager's identity: an entry without its fields and time (and, for an apply, without
-/// its API version), as JSON in the field order of Go's `ManagedFieldsEntry`.
+/// its API version), as JSON in the field order of Go's `ManagedFieldsEntry` (`manager`
+/// left out when empty: a stored entry's `""` stays `""`).
 pub(crate) fn identifier(manager: &str, operation: &str, api_version: &str, subresource: &str) -> String {
-    let manager = if manager.is_empty() { "unknown" } else { manager };
     // The fields Go's `json.Marshal` writes (omitempty), in its struct's declaration order.
     let fields = [
-        Some(("manager", manager)),
-        Some(("operation", operation)),
+        (!manager.is_empty()).then_some(("manager", manager)),
+        (!operation.is_empty()).then_some(("operation", operation)),
         (operation != "Apply" && !api_version.is_empty()).then_some(("apiVersion", api_version)),
         (!subresource.is_empty()).then_some(("subresource", subresource)),
     ];
@@ -49,15 +49,31 @@ pub(crate) fn identity(id: &str) -> Identity {
     }
 }
 
-/// The live object's managers and their times, read as `DecodeManagedFields` reads them.
+/// The live object's entries as `GetManagedFields` reads them: none at all where Go's
+/// converter cannot read every one (the list is not a list, an entry not a map, a field not a
+/// string, a time `time.Parse` refuses); the type converter then refuses what the schema of
+/// `metadata.managedFields` does not allow.
+fn entries(live: &Value) -> &[Value] {
+    let Some(Value::Array(entries)) = live.pointer("/metadata/managedFields") else { return &[] };
+    let readable = |entry: &Value| {
+        let Value::Object(entry) = entry else { return false };
+        let string = |k: &str| matches!(entry.get(k), None | Some(Value::Null | Value::String(_)));
+        ["manager", "operation", "apiVersion", "fieldsType", "subresource"].into_iter().all(string)
+            && match entry.get("time") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(t)) => crate::go::time::parse_rfc3339(t).is_ok(),
+                Some(_) => false,
+            }
+    };
+    if entries.iter().all(readable) { entries } else { &[] }
+}
+
+/// The live object's managers and their times (as `metav1.Time` writes a time back: in UTC,
+/// to the second), read as `DecodeManagedFields` reads them.
 pub(crate) fn decode(live: &Value) -> Result<(Managers, BTreeMap<String, Value>), String> {
     let mut managers = Managers::new();
     let mut times = BTreeMap::new();
-    let Some(entries) = live.pointer("/metadata/managedFields") else { return Ok((managers, times)) };
-    let Value::Array(entries) = entries else {
-        return Err("metadata.managedFields must be a list".into());
-    };
-    for (i, entry) in entries.iter().enumerate() {
+    for (i, entry) in entries(live).iter().enumerate() {
         let s = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or_default();
         let operation = s("operation");
         if operation != "Apply" && operation != "Update" {
@@ -94,8 +110,8 @@ pub(crate) fn decode(live: &Value) -> Result<(Managers, BTreeMap<String, Value>)
         };
         managers
             .insert(id.clone(), Owned { set, api_version: s("apiVersion").to_owned(), applied: operation == "Apply" });
-        if let Some(time) = entry.get("time").filter(|t| !t.is_null()) {
-            times.insert(id, time.clone());
+        if let Some(seconds) = entry.get("time").and_then(Value::as_str).and_then(crate::go::time::unix_seconds) {
+            times.insert(id, json!(crate::go::time::rfc3339_utc(seconds)));
         } else {
             times.remove(&id);
         }
@@ -136,7 +152,9 @@ pub(crate) fn encode(managers: &Managers, times: &BTreeMap<String, Value>, stamp
             let who = identity(id);
             let operation = if owned.applied { "Apply" } else { who.operation.as_str() };
             let mut entry = Map::new();
-            entry.insert("manager".into(), json!(who.manager));
+            if !who.manager.is_empty() {
+                entry.insert("manager".into(), json!(who.manager));
+            }
             entry.insert("operation".into(), json!(operation));
             entry.insert("apiVersion".into(), json!(owned.api_version));
             let time = times.get(id).cloned();
@@ -265,10 +283,17 @@ mod tests {
             r#"error decoding versioned set from {m Apply v1 <nil> FieldsV1 {"k:[1]":{}} }: error decoding set: parsing key as path element: "#
         ));
         assert!(with("fieldsV1", json!({"f": {}})).contains("error decoding set: "));
-        assert_eq!(
-            decode(&json!({"metadata": {"managedFields": {}}})).unwrap_err(),
-            "metadata.managedFields must be a list"
-        );
+        // What Go's converter cannot read is no entries at all (the type converter refuses it
+        // later, where the schema of managedFields does not allow it).
+        for unreadable in
+            [json!({}), json!([ok, 5]), json!([ok, {"manager": 5}]), json!([{"time": "2026-02-30T00:00:00Z"}])]
+        {
+            assert!(decode(&json!({"metadata": {"managedFields": unreadable}})).unwrap().0.is_empty());
+        }
+        // A time as metav1.Time writes it back.
+        let (_, times) =
+            decode(&live(json!({"manager": "m", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1", "time": "2026-01-01T01:00:00.5+01:00"}))).unwrap();
+        assert_eq!(times.into_values().collect::<Vec<_>>(), [json!("2026-01-01T00:00:00Z")]);
     }
 
     #[test]
@@ -276,7 +301,7 @@ mod tests {
         assert_eq!(identifier("ci", "Apply", "example.com/v1", ""), r#"{"manager":"ci","operation":"Apply"}"#);
         assert_eq!(
             identifier("", "Update", "example.com/v1", "status"),
-            r#"{"manager":"unknown","operation":"Update","apiVersion":"example.com/v1","subresource":"status"}"#
+            r#"{"operation":"Update","apiVersion":"example.com/v1","subresource":"status"}"#
         );
         assert_eq!(
             print_manager(&identifier("c\n", "Update", "v1", "status")),

@@ -4,15 +4,19 @@
 //!
 //! In phases, as the apiserver runs them (`k8s.io/apimachinery/pkg/util/managedfields` over
 //! structured-merge-diff): `types` reads the schema as merge types; `typed` walks a value
-//! with its type (its field set, merge, compare, removal); `updater` is structured-merge-
-//! diff's `Updater` (merge, prune, conflicts); `managed` reads and writes
-//! `metadata.managedFields`; this module chains them as the field manager's layers do. The
-//! field sets are [`set::FieldSet`]s of [`path::PathElement`]s, written as FieldsV1.
+//! with its type (its field set, merge, compare, removal, a field set reconciled with a
+//! schema); `versions` converts between the CRD's versions, as each manager's entry is read
+//! in the version it records; `updater` is structured-merge-diff's `Updater` (merge, prune,
+//! conflicts); `managed` reads and writes `metadata.managedFields`; this module chains them as
+//! the field manager's layers do, inside the PATCH handler's own checks. The field sets are
+//! [`set::FieldSet`]s of [`path::PathElement`]s, written as FieldsV1.
 //!
 //! Not modelled: the `kubectl.kubernetes.io/last-applied-configuration` interplay
-//! (`lastappliedmanager`), the cap of ten update managers (applies never add one), webhook
-//! conversion (managers of another version are read as the `None` strategy reads them, as if
-//! in this version: recorded), and the reconciling of sets written under an older schema.
+//! (`lastappliedmanager`), the cap of ten update managers (applies never add one), conversion
+//! webhooks (a CRD converting by webhook is converted as strategy None converts, and a
+//! refusal then says so), and admission, validation and the storage round trip after the
+//! field manager (see [`Resource::apply`]). A live object without `metadata.uid` is taken as
+//! stored (the apiserver would create anew).
 
 mod managed;
 pub mod path;
@@ -20,7 +24,10 @@ pub mod set;
 mod typed;
 mod types;
 mod updater;
+mod versions;
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::{Map, Value, json};
@@ -32,6 +39,7 @@ use crate::schema::Schema;
 use set::FieldSet;
 use types::Ty;
 use updater::{ApplyFailure, Updater};
+use versions::Versions;
 
 /// Which endpoint the apply is sent to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,12 +73,36 @@ pub struct Options<'a> {
     pub subresource: Subresource,
 }
 
+impl Options<'_> {
+    /// The PATCH handler's refusals of the request's options (`ValidatePatchOptions`), in its
+    /// words, and a `now` Go's `time.Parse(time.RFC3339, ...)` refuses: the second to stamp.
+    pub fn check(&self) -> Result<i64, ApplyError> {
+        use crate::issue::{BadValue, ErrorType, Issue, invalid_message};
+        let at = crate::path::Path::root().property("fieldManager");
+        let mut issues = Vec::new();
+        if self.manager.is_empty() {
+            issues.push(Issue::new(ErrorType::Required, &at, "", BadValue::Omit, "is required for apply patch"));
+        }
+        if self.manager.len() > 128 {
+            issues.push(Issue::new(ErrorType::TooLong, &at, "", BadValue::Omit, "may not be more than 128 bytes"));
+        }
+        for (i, c) in self.manager.char_indices().filter(|(_, c)| !crate::issue::go_is_print(*c)) {
+            let detail = format!("invalid character U+{:04X} (at position {i})", u32::from(c));
+            issues.push(Issue::new(ErrorType::Invalid, &at, "", BadValue::Str(self.manager.into()), detail));
+        }
+        if !issues.is_empty() {
+            return Err(ApplyError::Invalid(invalid_message("PatchOptions.meta.k8s.io", "", &issues)));
+        }
+        crate::go::time::parse_rfc3339(self.now).map_err(|e| ApplyError::Invalid(format!("now: {e}")))
+    }
+}
+
 /// Why an apply was refused.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ApplyError {
     /// Other managers own fields the apply would change (the apiserver's 409).
     Conflicts(Conflicts),
-    /// The request is not an apply the apiserver would take (400 or 500), in its words.
+    /// The request is not an apply the apiserver would take (400, 404 or 500), in its words.
     Invalid(String),
 }
 
@@ -89,22 +121,33 @@ impl std::error::Error for ApplyError {}
 pub struct Resource<'a> {
     crd: &'a Crd,
     version: &'a CrdVersion,
-    root: Schema,
+    /// Every version's type, by apiVersion: other managers' entries are read at theirs.
+    roots: BTreeMap<String, Schema>,
+    /// This version's apiVersion.
+    api_version: String,
 }
 
 impl<'a> Resource<'a> {
     /// The CRD's `version` (`None` if the CRD does not have it).
     pub fn new(crd: &'a Crd, version: &str) -> Option<Self> {
         let version = crd.version(version)?;
-        let mut root = version.schema.clone().unwrap_or_default();
-        // The apiserver's OpenAPI for the kind: TypeMeta's strings and ObjectMeta's own type,
-        // whatever the CRD writes under `metadata`.
-        root.type_ = Some("object".into());
-        for name in ["apiVersion", "kind", "metadata"] {
-            let field = types::resource_field(name).expect("invariant: a resource field");
-            root.properties.insert(name.into(), field.clone());
-        }
-        Some(Resource { crd, version, root })
+        let roots = crd
+            .versions
+            .iter()
+            .map(|v| {
+                let mut root = v.schema.clone().unwrap_or_default();
+                // The apiserver's OpenAPI for the kind: TypeMeta's strings and ObjectMeta's own
+                // type, whatever the CRD writes under `metadata`.
+                root.type_ = Some("object".into());
+                for name in ["apiVersion", "kind", "metadata"] {
+                    let field = types::resource_field(name).expect("invariant: a resource field");
+                    root.properties.insert(name.into(), field.clone());
+                }
+                (crate::crd::api_version(&crd.group, &v.name), root)
+            })
+            .collect();
+        let api_version = crate::crd::api_version(&crd.group, &version.name);
+        Some(Resource { crd, version, roots, api_version })
     }
 
     /// The resource of a Rust type, derived or generated (its own CRD, `T::crd()`), read once
@@ -125,17 +168,25 @@ impl<'a> Resource<'a> {
         })
     }
 
-    fn api_version(&self) -> String {
-        crate::crd::api_version(&self.crd.group, &self.version.name)
-    }
-
     /// `example.com/v1, Kind=Widget`, as Go prints a GroupVersionKind.
     fn gvk(&self) -> String {
-        format!("{}, Kind={}", self.api_version(), self.crd.names.kind)
+        format!("{}, Kind={}", self.api_version, self.crd.names.kind)
     }
 
     fn ty(&self) -> Ty<'_> {
-        Ty::Schema(&self.root)
+        Ty::Schema(&self.roots[&self.api_version])
+    }
+
+    /// The CRD's versions, converted between as the request at this version converts them.
+    fn versions(&self) -> Versions<'_> {
+        let strategy = self.crd.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str);
+        Versions {
+            group: &self.crd.group,
+            kind: &self.crd.names.kind,
+            roots: &self.roots,
+            hub: &self.api_version,
+            webhook: strategy == Some("Webhook"),
+        }
     }
 
     /// The fields the endpoint resets, which no manager owns through it.
@@ -161,7 +212,58 @@ impl<'a> Resource<'a> {
     /// taken: admission, validation (run [`crate::validate`] on the result), `generation`,
     /// `uid`, `resourceVersion`, timestamps other than the managed fields'.
     pub fn apply(&self, live: Option<&Value>, applied: &Value, options: &Options<'_>) -> Result<Value, ApplyError> {
-        let mut object = self.field_manager_apply(live, applied, options)?;
+        let refused = |message: String| Err(ApplyError::Invalid(message));
+        // The handler's order: the route, the options, the object the URL names.
+        if options.subresource == Subresource::Status && !self.version.status_subresource {
+            return refused("the server could not find the requested resource".into());
+        }
+        let now = options.check()?;
+        let name = |object: &Value, key: &str| -> String {
+            object.pointer(&format!("/metadata/{key}")).and_then(Value::as_str).unwrap_or_default().to_owned()
+        };
+        let resource = format!("{}.{}", self.crd.names.plural, self.crd.group);
+        if let Some(live) = live {
+            let kind = live.get("kind").and_then(Value::as_str).unwrap_or_default();
+            if kind != self.crd.names.kind {
+                // Not the apiserver's words: it finds the live object by the URL, of its kind.
+                return refused(format!(
+                    "the live object is a {} ({}), not a {}: give the stored object of the applied one",
+                    crate::issue::go_quote(kind),
+                    crate::issue::go_quote(&name(live, "name")),
+                    self.crd.names.kind
+                ));
+            }
+        } else if options.subresource == Subresource::Status {
+            // A subresource never creates (StatusREST.Update).
+            return refused(format!("{resource} {} not found", crate::issue::go_quote(&name(applied, "name"))));
+        }
+        let mut object = self.field_manager_apply_at(live, applied, options, now)?;
+        // applyPatch's checks of what the apply made, against the URL: the live object's
+        // namespace and name (on create, the applied object's), no namespace for a
+        // cluster-scoped kind.
+        let url = live.unwrap_or(applied);
+        let url_namespace = if self.crd.scope == "Cluster" { String::new() } else { name(url, "namespace") };
+        let namespace = name(&object, "namespace");
+        if namespace != url_namespace {
+            if !namespace.is_empty() && !url_namespace.is_empty() {
+                return refused(
+                    "the namespace of the provided object does not match the namespace sent on the request".into(),
+                );
+            }
+            if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                if url_namespace.is_empty() {
+                    meta.remove("namespace");
+                } else {
+                    meta.insert("namespace".into(), json!(url_namespace));
+                }
+            }
+        }
+        let (object_name, url_name) = (name(&object, "name"), name(url, "name"));
+        if object_name != url_name {
+            return refused(format!(
+                "the name of the object ({object_name}) does not match the name on the URL ({url_name})"
+            ));
+        }
         if let Some(live) = live {
             self.keep_reset_fields(&mut object, live, options.subresource);
         } else if let Some(map) = object.as_object_mut() {
@@ -182,49 +284,85 @@ impl<'a> Resource<'a> {
         applied: &Value,
         options: &Options<'_>,
     ) -> Result<Value, ApplyError> {
-        let gv = self.api_version();
+        let now = options.check()?;
+        self.field_manager_apply_at(live, applied, options, now)
+    }
+
+    /// The field manager's layers, stamping the Unix second `now`.
+    fn field_manager_apply_at(
+        &self,
+        live: Option<&Value>,
+        applied: &Value,
+        options: &Options<'_>,
+        now: i64,
+    ) -> Result<Value, ApplyError> {
+        let now = json!(crate::go::time::rfc3339_utc(now));
+        let gv = self.api_version.as_str();
         let empty = json!({"apiVersion": gv, "kind": self.crd.names.kind});
         let live = live.unwrap_or(&empty);
+        // The layers of the field manager, outermost first. FieldManager: the live object's
+        // managed fields.
+        let (mut managers, mut times) =
+            managed::decode(live).map_err(|e| ApplyError::Invalid(format!("failed to decode managed fields: {e}")))?;
         // versioncheck
-        let applied_gvk = format!(
-            "{}, Kind={}",
-            applied.get("apiVersion").and_then(Value::as_str).unwrap_or_default(),
-            applied.get("kind").and_then(Value::as_str).unwrap_or_default()
-        );
+        let applied_gvk = gvk_of(applied);
         if applied_gvk != self.gvk() {
             return Err(ApplyError::Invalid(format!("invalid object type: {applied_gvk}")));
         }
-        if applied.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {
-            return Err(ApplyError::Invalid("metadata.managedFields must be nil".into()));
-        }
-        let (mut managers, mut times) =
-            managed::decode(live).map_err(|e| ApplyError::Invalid(format!("failed to decode managed fields: {e}")))?;
-        let updater =
-            Updater { root: self.ty(), api_version: gv.clone(), ignored: self.reset_fields(options.subresource) };
+        let updater = Updater { versions: self.versions(), ignored: self.reset_fields(options.subresource) };
         let subresource = options.subresource.name();
         // The entries this apply stamps with `now`: newer than any written before it.
         let mut stamped = Vec::new();
-        // skipnonapplied: an object never applied to gets its fields attributed first.
+        // skipnonapplied: an object never applied to gets its fields attributed first, by an
+        // update from nothing to the live object.
         if managers.is_empty() {
-            let id = managed::identifier(BEFORE_FIRST_APPLY, "Update", &gv, subresource);
-            stamped.push(id.clone());
-            updater.record_update(&empty, live, &mut managers, &id);
+            let refused = |e: String| ApplyError::Invalid(format!("failed to create manager for existing fields: {e}"));
+            let versioned = self.to_versioned(live).map_err(|e| {
+                refused(format!("failed to convert new object ({}) to proper version ({gv}): {e}", object_gvknn(live)))
+            })?;
+            if let Some(e) = typed::errors_text(&typed::validate(self.ty(), &versioned, true)) {
+                return Err(refused(format!(
+                    "failed to convert new object ({}) to smd typed: {e}",
+                    object_gvknn(&versioned)
+                )));
+            }
+            let id = managed::identifier(BEFORE_FIRST_APPLY, "Update", gv, subresource);
+            updater.record_update(&empty, &versioned, &mut managers, &id).map_err(|failure| {
+                let e = match failure {
+                    ApplyFailure::Refused(e) => e,
+                    ApplyFailure::Conflicts(_) => unreachable!("an update takes what it changes"),
+                };
+                refused(format!("failed to update ManagedFields ({}): {e}", object_gvknn(&versioned)))
+            })?;
             if let Some(owned) = managers.get_mut(&id) {
                 owned.set = managed::strip(&owned.set);
                 if owned.set.is_empty() {
                     managers.remove(&id);
                 } else {
-                    times.insert(id, json!(options.now));
+                    stamped.push(id.clone());
+                    times.insert(id, now.clone());
                 }
             }
         }
-        self.check_typed(applied, "typed patch object")?;
-        self.check_typed(live, "typed live object")?;
-        let id = managed::identifier(options.manager, "Apply", "", subresource);
+        // structuredmerge
+        if applied.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {
+            return Err(ApplyError::Invalid("metadata.managedFields must be nil".into()));
+        }
+        let versioned = self.to_versioned(live).map_err(|e| {
+            ApplyError::Invalid(format!(
+                "failed to convert live object ({}) to proper version: {e}",
+                object_gvknn(live)
+            ))
+        })?;
+        self.check_typed(applied, "typed patch object", false)?;
+        self.check_typed(&versioned, "typed live object", true)?;
+        // buildManagerInfo: the request's manager, `unknown` if it names none.
+        let manager = if options.manager.is_empty() { "unknown" } else { options.manager };
+        let id = managed::identifier(manager, "Apply", "", subresource);
         let merged =
-            updater.apply(live, applied, &mut managers, &id, options.force).map_err(|failure| match failure {
+            updater.apply(&versioned, applied, &mut managers, &id, options.force).map_err(|failure| match failure {
                 ApplyFailure::Conflicts(sets) => ApplyError::Conflicts(managed::conflicts(&sets)),
-                ApplyFailure::Merge(e) => ApplyError::Invalid(format!("failed to merge config: {e}")),
+                ApplyFailure::Refused(e) => ApplyError::Invalid(e),
             })?;
         if let Some(owned) = managers.get_mut(&id) {
             owned.set = managed::strip(&owned.set);
@@ -234,7 +372,7 @@ impl<'a> Resource<'a> {
         }
         let mut object = match merged {
             Some(mut merged) => {
-                times.insert(id.clone(), json!(options.now));
+                times.insert(id.clone(), now.clone());
                 stamped.push(id);
                 // The CRD's own schema defaults (not the OpenAPI's ObjectMeta, whose `uid: ""`
                 // default only keys owner references).
@@ -243,6 +381,7 @@ impl<'a> Resource<'a> {
                 }
                 merged
             }
+            // Unchanged: the live object as it came (managedfieldsupdater copies it).
             None => live.clone(),
         };
         times.retain(|id, _| managers.contains_key(id));
@@ -257,6 +396,30 @@ impl<'a> Resource<'a> {
             }
         }
         Ok(object)
+    }
+
+    /// `toVersioned`: the live object at this version, as the custom-resource converter
+    /// (strategy None) brings a stored object of another version of the CRD: the apiVersion
+    /// changes, the kind and fields stay.
+    fn to_versioned<'v>(&self, object: &'v Value) -> Result<Cow<'v, Value>, String> {
+        let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        if api_version == self.api_version {
+            return Ok(Cow::Borrowed(object));
+        }
+        let (group, version) = versions::parse_group_version(api_version).unwrap_or_default();
+        if group != self.crd.group {
+            let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
+            return Err(format!(
+                "{group}/{version}, Kind={kind} is unstructured and is not suitable for converting to {}",
+                crate::issue::go_quote(&self.api_version)
+            ));
+        }
+        if !self.roots.contains_key(api_version) {
+            return Err(format!("request to convert CR from an invalid group/version: {group}/{version}"));
+        }
+        let mut object = object.clone();
+        object["apiVersion"] = json!(self.api_version);
+        Ok(Cow::Owned(object))
     }
 
     /// The registry strategy's part: the main resource keeps the stored status, `/status`
@@ -277,6 +440,8 @@ impl<'a> Resource<'a> {
                 let status = object_map.remove("status");
                 let managed_fields = object_map.get("metadata").and_then(|m| m.get("managedFields")).cloned();
                 *object_map = live_map.clone();
+                // The stored object as read at the request's version.
+                object_map.insert("apiVersion".into(), json!(self.api_version));
                 if let Some(status) = status {
                     object_map.insert("status".into(), status);
                 } else {
@@ -290,31 +455,21 @@ impl<'a> Resource<'a> {
         }
     }
 
-    /// The type converter's refusals of a value (`ObjectToTyped`), in its words.
-    fn check_typed(&self, value: &Value, what: &str) -> Result<(), ApplyError> {
-        let errors = typed::validate(self.ty(), value, what == "typed live object");
-        if errors.is_empty() {
-            return Ok(());
+    /// The type converter's refusals of a value (`ObjectToTyped`), in its words: `what` is
+    /// the object's name in the field manager's message.
+    fn check_typed(&self, value: &Value, what: &str, allow_duplicates: bool) -> Result<(), ApplyError> {
+        match typed::errors_text(&typed::validate(self.ty(), value, allow_duplicates)) {
+            None => Ok(()),
+            Some(text) => {
+                Err(ApplyError::Invalid(format!("failed to create {what} ({}): {text}", object_gvknn(value))))
+            }
         }
-        let name =
-            |k: &str| value.pointer(&format!("/metadata/{k}")).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let (namespace, name) = (name("namespace"), name("name"));
-        // objectGVKNN: `namespace/name; group/version, Kind=Kind` (`/name` without a namespace).
-        let who = format!("{namespace}/{name}");
-        let text = if let [one] = errors.as_slice() {
-            one.clone()
-        } else {
-            let mut lines = vec!["errors:".to_owned()];
-            lines.extend(errors.iter().map(|e| format!("  {e}")));
-            lines.join("\n")
-        };
-        Err(ApplyError::Invalid(format!("failed to create {what} ({who}; {}): {text}", self.gvk())))
     }
 
     /// The configuration `manager` owns in `live` through `subresource` (`ExtractInto`): the
     /// fields of its apply entry, with `apiVersion` and `kind`; `None` if it has none.
     pub fn extract(&self, live: &Value, manager: &str, subresource: Subresource) -> Result<Option<Value>, ApplyError> {
-        self.check_typed(live, "typed live object")?;
+        self.check_typed(live, "typed live object", true)?;
         let entries =
             live.pointer("/metadata/managedFields").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         let Some(entry) = entries.iter().find(|e| {
@@ -332,8 +487,23 @@ impl<'a> Resource<'a> {
         };
         if !out.contains_key("kind") {
             out.insert("kind".into(), json!(self.crd.names.kind));
-            out.insert("apiVersion".into(), json!(self.api_version()));
+            out.insert("apiVersion".into(), json!(self.api_version));
         }
         Ok(Some(Value::Object(out)))
     }
+}
+
+/// An object's kind as Go prints its GroupVersionKind (`example.com/v1, Kind=Widget`): an
+/// apiVersion Go cannot parse reads as no group and version.
+fn gvk_of(object: &Value) -> String {
+    let s = |k: &str| object.get(k).and_then(Value::as_str).unwrap_or_default();
+    let (group, version) = versions::parse_group_version(s("apiVersion")).unwrap_or_default();
+    format!("{group}/{version}, Kind={}", s("kind"))
+}
+
+/// `objectGVKNN`: `namespace/name; group/version, Kind=Kind`, as the field manager names an
+/// object in its errors.
+fn object_gvknn(object: &Value) -> String {
+    let meta = |k: &str| object.pointer(&format!("/metadata/{k}")).and_then(Value::as_str).unwrap_or_default();
+    format!("{}/{}; {}", meta("namespace"), meta("name"), gvk_of(object))
 }

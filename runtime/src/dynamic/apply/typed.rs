@@ -476,6 +476,61 @@ pub(crate) fn ensure_named_fields_are_members(ty: Option<Ty<'_>>, set: &FieldSet
     FieldSet::with_members_and_children(members, children)
 }
 
+/// `ReconcileFieldSetWithSchema`: a manager's set written when a list or map was granular,
+/// read where its type is now atomic (another version, or an older schema): the manager owns
+/// the list or map itself and nothing below it. `None` when nothing changes. Deduced maps and
+/// fields the type does not declare are left as they are; atomic made granular is too.
+pub(crate) fn reconcile_with_schema(ty: Ty<'_>, set: &FieldSet) -> Option<FieldSet> {
+    let mut collapsed = FieldSet::new();
+    reconcile_at(ty, Some(set), false, &mut Vec::new(), &mut collapsed);
+    (!collapsed.is_empty()).then(|| set.recursive_difference(&collapsed).union(&collapsed))
+}
+
+/// `member_only`: the path is a member of the set with nothing below it (upstream's
+/// `isAtomic`), as an atomic list or map is owned.
+fn reconcile_at(ty: Ty<'_>, set: Option<&FieldSet>, member_only: bool, path: &mut Path, collapsed: &mut FieldSet) {
+    match ty.shape() {
+        Atom::Scalar => {}
+        Atom::List { kind, items } => {
+            if !member_only && matches!(kind, ListKind::Atomic) {
+                collapsed.insert(path);
+            } else if let Some(set) = set {
+                reconcile_items(set, path, collapsed, |_| Some(items));
+            }
+        }
+        Atom::Map { atomic, node } => {
+            if node.is_untyped_deduced() {
+                return;
+            }
+            if !member_only && atomic {
+                if set.is_some_and(|s| !s.is_empty()) {
+                    collapsed.insert(path);
+                }
+            } else if let Some(set) = set {
+                reconcile_items(set, path, collapsed, |pe| node.element(pe));
+            }
+        }
+    }
+}
+
+/// Each path element of `set` (members and those with paths below), with its type.
+fn reconcile_items<'s>(
+    set: &FieldSet,
+    path: &mut Path,
+    collapsed: &mut FieldSet,
+    element: impl Fn(&PathElement) -> Option<Ty<'s>>,
+) {
+    let elements: std::collections::BTreeSet<&PathElement> =
+        set.members().iter().chain(set.children().map(|(pe, _)| pe)).collect();
+    for pe in elements {
+        let Some(ty) = element(pe) else { continue };
+        let below = set.child(pe).filter(|s| !s.is_empty());
+        path.push(pe.clone());
+        reconcile_at(ty, below, set.has_member(pe) && below.is_none(), path, collapsed);
+        path.pop();
+    }
+}
+
 /// What the type converter refuses in a value (`ObjectToTyped`'s validation): a field the
 /// schema does not declare, a scalar of the wrong kind, a list item without its keys, and (in
 /// a configuration, not a live object) a repeated key. Each as `path: message`.
@@ -483,6 +538,21 @@ pub(crate) fn validate(ty: Ty<'_>, value: &Value, allow_duplicates: bool) -> Vec
     let mut errors = Vec::new();
     validate_at(ty, value, allow_duplicates, &mut String::new(), &mut errors);
     errors
+}
+
+/// The type converter's errors as its error reads (`ValidationErrors.Error()`): one alone,
+/// or `errors:` with each on its own indented line; `None` for none.
+pub(crate) fn errors_text(errors: &[String]) -> Option<String> {
+    match errors {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => Some(
+            std::iter::once("errors:".to_owned())
+                .chain(many.iter().map(|e| format!("  {e}")))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+    }
 }
 
 fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut String, errors: &mut Vec<String>) {
@@ -547,13 +617,14 @@ fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut Str
 
 /// A scalar of the wrong kind, in upstream's words (which print Go's view of the value).
 fn scalar_error(ty: Ty<'_>, value: &Value) -> Option<String> {
-    let Ty::Schema(s) = ty else {
-        return (value.is_array() || value.is_object())
-            .then(|| format!("expected any scalar, got {}", go_value(value)));
+    let untyped = || {
+        (value.is_array() || value.is_object()).then(|| format!("expected any scalar, got &{{{}}}", go_value(value)))
     };
-    if s.int_or_string {
-        return (value.is_array() || value.is_object())
-            .then(|| format!("expected any scalar, got {}", go_value(value)));
+    let Ty::Schema(s) = ty else { return untyped() };
+    // schemaconv's `convertPrimitive`: a string of any format but `byte` is an untyped
+    // scalar (`format: date-time` holds a number for the type converter).
+    if s.type_str() == Some("string") && !matches!(s.format.as_deref(), None | Some("" | "byte")) {
+        return untyped();
     }
     match s.type_str() {
         Some("string") if !value.is_string() => {

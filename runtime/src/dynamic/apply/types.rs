@@ -1,14 +1,16 @@
 //! The merge type of a schema node, as the apiserver's type converter reads a CRD's schema
 //! for server-side apply: scalars; lists that are atomic (also when `x-kubernetes-list-type`
 //! is absent), sets, or maps keyed by `x-kubernetes-list-map-keys`; maps and structs that are
-//! granular unless `x-kubernetes-map-type: atomic`; and "deduced" values under
-//! `x-kubernetes-preserve-unknown-fields`, whose kind is read from the value (maps granular,
-//! lists atomic). The root's `metadata` is ObjectMeta's own type.
+//! granular unless `x-kubernetes-map-type: atomic`; and "deduced" values, under
+//! `x-kubernetes-preserve-unknown-fields` and at an `x-kubernetes-int-or-string`, whose kind
+//! is read from the value (maps granular, lists atomic). A string of a format other than
+//! `byte` is any scalar. The root's `metadata` is ObjectMeta's own type.
 
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::path::PathElement;
 use crate::schema::Schema;
 
 /// Where a value stands in the schema.
@@ -75,6 +77,30 @@ impl<'s> MapNode<'s> {
     pub(crate) fn field_or_deduced(self, key: &str) -> Ty<'s> {
         self.field(key).unwrap_or(Ty::Deduced)
     }
+
+    /// The type below a path element of a field set (`typeRefAtPath`): a field's, else
+    /// whatever any key holds; `None` where neither is declared.
+    pub(crate) fn element(self, pe: &PathElement) -> Option<Ty<'s>> {
+        match (pe, self) {
+            (PathElement::Field(name), _) => self.field(name),
+            (_, MapNode::Deduced) => Some(Ty::Deduced),
+            (_, MapNode::Schema(s)) => s.additional_properties_schema().map(Ty::Schema),
+        }
+    }
+
+    /// A map of anything with no fields of its own (`isUntypedDeducedMap`: an object that
+    /// preserves unknown fields and declares none).
+    pub(crate) fn is_untyped_deduced(self) -> bool {
+        match self {
+            MapNode::Deduced => true,
+            MapNode::Schema(s) => {
+                s.properties.is_empty()
+                    && !s.embedded_resource
+                    && s.additional_properties_schema().is_none()
+                    && matches!(self.field(""), Some(Ty::Deduced))
+            }
+        }
+    }
 }
 
 impl<'s> Ty<'s> {
@@ -100,8 +126,9 @@ impl<'s> Ty<'s> {
 }
 
 fn schema_atom<'s>(s: &'s Schema, value: Option<&Value>) -> Atom<'s> {
+    // The CRD's OpenAPI gives an int-or-string no type: any value, deduced.
     if s.int_or_string {
-        return Atom::Scalar;
+        return Ty::Deduced.atom(value);
     }
     match s.type_str() {
         Some("array") => {
@@ -144,9 +171,9 @@ pub(crate) fn object_meta() -> &'static Schema {
     META.get_or_init(|| {
         let text = r#"{"type": "object", "properties": {
             "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
-            "creationTimestamp": {"type": "string"},
+            "creationTimestamp": {"type": "string", "format": "date-time"},
             "deletionGracePeriodSeconds": {"type": "integer"},
-            "deletionTimestamp": {"type": "string"},
+            "deletionTimestamp": {"type": "string", "format": "date-time"},
             "finalizers": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
             "generateName": {"type": "string"},
             "generation": {"type": "integer"},
@@ -155,7 +182,7 @@ pub(crate) fn object_meta() -> &'static Schema {
                 "apiVersion": {"type": "string"}, "fieldsType": {"type": "string"},
                 "fieldsV1": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}, "manager": {"type": "string"},
                 "operation": {"type": "string"}, "subresource": {"type": "string"},
-                "time": {"type": "string"}}}},
+                "time": {"type": "string", "format": "date-time"}}}},
             "name": {"type": "string"},
             "namespace": {"type": "string"},
             "ownerReferences": {"type": "array", "items": {"type": "object", "x-kubernetes-map-type": "atomic", "properties": {

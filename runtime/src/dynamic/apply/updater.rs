@@ -1,6 +1,7 @@
-//! structured-merge-diff's `Updater` for one API version: an update (who changed what), an
-//! apply (merge, prune what the applier stopped sending, conflicts), as `merge/update.go` does
-//! them. Managers are keyed by their identifier (see [`super::managed`]).
+//! structured-merge-diff's `Updater`: an update (who changed what), an apply (merge, prune
+//! what the applier stopped sending, conflicts), as `merge/update.go` does them. Managers are
+//! keyed by their identifier (see [`super::managed`]); each manager's fields are read in the
+//! version its entry records, the objects converted there ([`super::versions`]).
 
 use std::collections::BTreeMap;
 
@@ -9,6 +10,7 @@ use serde_json::Value;
 use super::set::FieldSet;
 use super::typed::{self, Comparison, ensure_named_fields_are_members as named};
 use super::types::Ty;
+use super::versions::Versions;
 
 /// What one manager owns.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,21 +27,33 @@ pub(crate) type Managers = BTreeMap<String, Owned>;
 /// The fields each conflicting manager owns that the operation would change.
 pub(crate) type ConflictSets = BTreeMap<String, FieldSet>;
 
-/// The type and version the updater works in, and the fields it ignores (reset fields: the
-/// status of a resource with a status subresource).
+/// Why an operation failed inside the updater.
+#[derive(Debug)]
+pub(crate) enum ApplyFailure {
+    /// The apiserver's error, in its words.
+    Refused(String),
+    Conflicts(ConflictSets),
+}
+
+/// The versions the updater works in (objects come and go at the hub, the request's
+/// version), and the fields it ignores there (reset fields: the status of a resource with a
+/// status subresource; the apiserver resets them at the request's version only).
 pub(crate) struct Updater<'s> {
-    pub root: Ty<'s>,
-    pub api_version: String,
+    pub versions: Versions<'s>,
     pub ignored: FieldSet,
 }
 
-impl Updater<'_> {
+impl<'s> Updater<'s> {
+    fn root(&self) -> Ty<'s> {
+        self.versions.hub_ty()
+    }
+
     fn filtered(&self, set: FieldSet) -> FieldSet {
         if self.ignored.is_empty() { set } else { set.recursive_difference(&self.ignored) }
     }
 
-    /// `update`: takes from the other managers what changed, and reports as conflicts what
-    /// they owned of it (unless `force`).
+    /// `update`: takes from the other managers what changed (compared in each manager's
+    /// version), and reports as conflicts what they owned of it (unless `force`).
     fn update(
         &self,
         old: &Value,
@@ -47,57 +61,94 @@ impl Updater<'_> {
         managers: &mut Managers,
         workflow: &str,
         force: bool,
-    ) -> Result<Comparison, ConflictSets> {
-        let compare = typed::compare(self.root, old, new);
+    ) -> Result<Comparison, ApplyFailure> {
+        let compare = typed::compare(self.root(), old, new);
         let compare = Comparison {
             removed: self.filtered(compare.removed),
             modified: self.filtered(compare.modified),
             added: self.filtered(compare.added),
         };
-        let changed = compare.modified.union(&compare.added);
+        let hub = self.versions.hub;
+        let mut by_version: BTreeMap<&str, Comparison> = BTreeMap::new();
         let mut conflicts = ConflictSets::new();
+        let mut removed = ConflictSets::new();
         for (manager, owned) in managers.iter() {
             if manager == workflow {
                 continue;
             }
-            let conflict = owned.set.intersection(&changed);
+            let version = owned.api_version.as_str();
+            let at_version = if version == hub {
+                &compare
+            } else {
+                if !by_version.contains_key(version) {
+                    let refused =
+                        |what: &str, e: String| ApplyFailure::Refused(format!("failed to convert {what}: {e}"));
+                    let ty = self.versions.convert(old, hub, version).map_err(|e| refused("old object", e))?;
+                    self.versions.convert(new, hub, version).map_err(|e| refused("new object", e))?;
+                    by_version.insert(version, typed::compare(ty, old, new));
+                }
+                &by_version[version]
+            };
+            let conflict = owned.set.intersection(&at_version.modified.union(&at_version.added));
             if !conflict.is_empty() {
                 conflicts.insert(manager.clone(), conflict);
             }
+            if !at_version.removed.is_empty() {
+                removed.insert(manager.clone(), at_version.removed.clone());
+            }
         }
         if !force && !conflicts.is_empty() {
-            return Err(conflicts);
+            return Err(ApplyFailure::Conflicts(conflicts));
         }
         for (manager, owned) in managers.iter_mut() {
-            if manager == workflow {
-                continue;
-            }
             if let Some(conflict) = conflicts.get(manager) {
                 owned.set = owned.set.difference(conflict);
             }
-            if !compare.removed.is_empty() {
-                owned.set = owned.set.difference(&compare.removed);
+            if let Some(removed) = removed.get(manager) {
+                owned.set = owned.set.difference(removed);
             }
         }
         managers.retain(|_, owned| !owned.set.is_empty());
         Ok(compare)
     }
 
+    /// `reconcileManagedFieldsWithSchemaChanges`: each manager's set read against its
+    /// version's type as the live object has it there.
+    fn reconcile(&self, live: &Value, managers: &mut Managers) -> Result<(), ApplyFailure> {
+        for owned in managers.values_mut() {
+            let ty =
+                self.versions.convert(live, self.versions.hub, &owned.api_version).map_err(ApplyFailure::Refused)?;
+            if let Some(set) = typed::reconcile_with_schema(ty, &owned.set) {
+                owned.set = set;
+            }
+        }
+        Ok(())
+    }
+
     /// `Update`: the manager now owns what it changed.
-    pub(crate) fn record_update(&self, live: &Value, new: &Value, managers: &mut Managers, manager: &str) {
-        let compare = self.update(live, new, managers, manager, true).unwrap_or_default();
+    pub(crate) fn record_update(
+        &self,
+        live: &Value,
+        new: &Value,
+        managers: &mut Managers,
+        manager: &str,
+    ) -> Result<(), ApplyFailure> {
+        self.reconcile(live, managers)?;
+        let compare = self.update(live, new, managers, manager, true)?;
         let previous = managers.get(manager).map(|o| o.set.clone()).unwrap_or_default();
         let set = previous.difference(&compare.removed).union(&compare.modified).union(&compare.added);
         let set = self.filtered(set);
         if set.is_empty() {
             managers.remove(manager);
         } else {
-            managers.insert(manager.to_owned(), Owned { set, api_version: self.api_version.clone(), applied: false });
+            let api_version = self.versions.hub.to_owned();
+            managers.insert(manager.to_owned(), Owned { set, api_version, applied: false });
         }
+        Ok(())
     }
 
     /// `Apply`: the merged object (`None`: the apply changes nothing), the managers after it,
-    /// or the conflicts.
+    /// or the refusal.
     pub(crate) fn apply(
         &self,
         live: &Value,
@@ -106,44 +157,82 @@ impl Updater<'_> {
         manager: &str,
         force: bool,
     ) -> Result<Option<Value>, ApplyFailure> {
-        let merged =
-            typed::merge(self.root, Some(live), Some(config)).map_err(ApplyFailure::Merge)?.unwrap_or(Value::Null);
-        let last = managers.get(manager).map(|o| o.set.clone());
-        let set = self.filtered(typed::to_field_set(self.root, config));
-        managers.insert(manager.to_owned(), Owned { set, api_version: self.api_version.clone(), applied: true });
+        self.reconcile(live, managers)?;
+        let merged = typed::merge(self.root(), Some(live), Some(config))
+            .map_err(|e| ApplyFailure::Refused(format!("failed to merge config: {e}")))?
+            .unwrap_or(Value::Null);
+        let last = managers.get(manager).cloned();
+        let set = self.filtered(typed::to_field_set(self.root(), config));
+        let api_version = self.versions.hub.to_owned();
+        managers.insert(manager.to_owned(), Owned { set, api_version, applied: true });
         let merged = match last {
-            Some(last) if !last.is_empty() => self.prune(&merged, managers, &last),
+            Some(last) if !last.set.is_empty() => self
+                .prune(&merged, managers, &last)
+                .map_err(|e| ApplyFailure::Refused(format!("failed to prune fields: {e}")))?,
             _ => merged,
         };
-        self.update(live, &merged, managers, manager, force).map_err(ApplyFailure::Conflicts)?;
+        self.update(live, &merged, managers, manager, force)?;
         Ok((!typed::values_equal(live, &merged)).then_some(merged))
     }
 
-    /// `prune`: removes what the applier applied last time and not this time, unless another
-    /// manager (or the applier's new configuration) owns it.
-    fn prune(&self, merged: &Value, managers: &Managers, last: &FieldSet) -> Value {
-        let root = Some(self.root);
-        let pruned = typed::remove_items(self.root, merged, &named(root, last), false);
-        // addBackOwnedItems
-        let managed = managers.values().fold(FieldSet::new(), |all, o| all.union(&o.set));
-        let merged_set = named(root, &typed::to_field_set(self.root, merged));
-        let pruned_set = named(root, &typed::to_field_set(self.root, &pruned));
-        let pruned = typed::remove_items(
-            self.root,
-            merged,
-            &merged_set.difference(&pruned_set.union(&named(root, &managed))),
-            false,
-        );
-        // addBackDanglingItems
-        let pruned_set = named(root, &typed::to_field_set(self.root, &pruned));
-        let dangling = merged_set.difference(&pruned_set).intersection(&named(root, last));
-        typed::remove_items(self.root, merged, &dangling, false)
+    /// `prune`: removes what the applier applied last time (in the version it applied it at)
+    /// and not this time, unless another manager (or the applier's new configuration) owns it.
+    fn prune(&self, merged: &Value, managers: &Managers, last: &Owned) -> Result<Value, String> {
+        let (hub, at) = (self.versions.hub, last.api_version.as_str());
+        let ty = self
+            .versions
+            .convert(merged, hub, at)
+            .map_err(|e| format!("failed to convert merged object to last applied version: {e}"))?;
+        let pruned = typed::remove_items(ty, merged, &named(Some(ty), &last.set), false);
+        let (pruned, pruned_at) = self
+            .add_back_owned_items(merged, pruned, at, managers)
+            .map_err(|e| format!("failed add back owned items: {e}"))?;
+        // addBackDanglingItems: in the last applied version.
+        self.versions.convert(&pruned, &pruned_at, at).map_err(|e| {
+            format!("failed add back dangling items: failed to convert pruned object to last applied version: {e}")
+        })?;
+        let pruned_set = named(Some(ty), &typed::to_field_set(ty, &pruned));
+        let merged_set = named(Some(ty), &typed::to_field_set(ty, merged));
+        let dangling = merged_set.difference(&pruned_set).intersection(&named(Some(ty), &last.set));
+        let pruned = typed::remove_items(ty, merged, &dangling, false);
+        self.versions.convert(&pruned, at, hub)?;
+        Ok(pruned)
     }
-}
 
-/// Why an apply failed inside the updater.
-#[derive(Debug)]
-pub(crate) enum ApplyFailure {
-    Merge(String),
-    Conflicts(ConflictSets),
+    /// `addBackOwnedItems`: what prune removed and some manager owns comes back, version by
+    /// version (the pruned version first; then in apiVersion order, where upstream takes Go's
+    /// map order: the result is the same unless two versions both refuse the object). The
+    /// object and the version it was last converted to.
+    fn add_back_owned_items(
+        &self,
+        merged: &Value,
+        mut pruned: Value,
+        pruned_version: &str,
+        managers: &Managers,
+    ) -> Result<(Value, String), String> {
+        let mut managed_at: BTreeMap<&str, FieldSet> = BTreeMap::new();
+        for owned in managers.values() {
+            let all = managed_at.entry(&owned.api_version).or_default();
+            *all = all.union(&owned.set);
+        }
+        let mut order: Vec<(&str, FieldSet)> = managed_at.remove_entry(pruned_version).into_iter().collect();
+        order.extend(managed_at);
+        let (mut merged_at, mut pruned_at) = (pruned_version.to_owned(), pruned_version.to_owned());
+        for (version, managed) in order {
+            let ty = self
+                .versions
+                .convert(merged, &merged_at, version)
+                .map_err(|e| format!("failed to convert merged object at version {version}: {e}"))?;
+            merged_at = version.to_owned();
+            self.versions
+                .convert(&pruned, &pruned_at, version)
+                .map_err(|e| format!("failed to convert pruned object at version {version}: {e}"))?;
+            pruned_at = version.to_owned();
+            let merged_set = named(Some(ty), &typed::to_field_set(ty, merged));
+            let pruned_set = named(Some(ty), &typed::to_field_set(ty, &pruned));
+            let kept = pruned_set.union(&named(Some(ty), &managed));
+            pruned = typed::remove_items(ty, merged, &merged_set.difference(&kept), false);
+        }
+        Ok((pruned, pruned_at))
+    }
 }
