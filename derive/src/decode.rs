@@ -393,7 +393,7 @@ fn expand_union(c: &Container, u: &Union) -> (TokenStream, TokenStream) {
     });
     let body = quote! {
         static __NAMES: &[#decode::VariantName] = &[#(#names),*];
-        #decode::decode_union(__d, __cx, __at, #enum_name, #tagging, __NAMES, &mut |__i, __v, __cx, __at| match __i {
+        #decode::decode_union(__d, __cx, __at, #enum_name, #tagging, __NAMES, #of_types::derived_parsed::<Self>, &mut |__i, __v, __cx, __at| match __i {
             #(#arms)*
             _ => ::core::result::Result::Ok(::core::option::Option::None),
         })

@@ -134,6 +134,13 @@ pub fn expand(c: &Container) -> TokenStream {
         impl ::kubeskema::Validate for #ident {
             const HAS_RULES: bool = #has_rules;
             const SCHEMA_TYPE: &'static str = #schema_type;
+            fn has_rules(&self) -> bool {
+                <Self as ::kubeskema::Validate>::schema_has_rules()
+            }
+            fn schema_has_rules() -> bool {
+                static __HAS: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
+                Self::HAS_RULES || *__HAS.get_or_init(::kubeskema::schema::of_types::derived_has_rules::<Self>)
+            }
             #meta
             #unchanged
             #cel_walk

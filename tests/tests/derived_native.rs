@@ -126,7 +126,9 @@ fn rules_on_serde_shapes_run_natively_where_the_fields_are_known() {
         total.native += cx.derived_runs().native;
         total.deferred += cx.derived_runs().deferred;
     }
-    assert_eq!(total, DerivedRuns { native: 47, deferred: 0 });
+    // Samples with a field of another variant are refused by the read (as the apiserver
+    // refuses them), so no rule runs on them.
+    assert_eq!(total, DerivedRuns { native: 44, deferred: 0 });
 }
 
 /// Rules over values the compiled code does not read compile, and defer to the interpreter.

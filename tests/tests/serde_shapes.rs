@@ -133,3 +133,52 @@ fn shapes_the_peer_fails_on_are_derived_here() {
     }
     assert_eq!(failing, ["adjacent", "internal", "mixed"]);
 }
+
+/// The validating read says what the dynamic validator says over the derived CRD (whose
+/// verdicts are kube-apiserver 1.36.3's: the test above), for each enum representation: a
+/// field of another variant (which the variant's type would drop), a payload the variant
+/// cannot read, no variant at all. Under `Strict` a field the CRD declares is no unknown
+/// field; under `Preserve` it is kept; plain `Deserialize` refuses what the apiserver refuses.
+/// (The samples of `strict` and `collections` are left out: a type that refuses unknown keys,
+/// and a required field missing beside other problems, are read as the types say.)
+#[test]
+fn the_typed_read_says_what_the_derived_crd_says() {
+    use kubeskema::decode::{Options, UnknownFields, from_value};
+    use kubeskema::resource::CustomResource;
+    let (crd, _) = kubeskema::crd::Crd::parse(by_kubeskema::Pipeline::crd().to_json());
+    let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);
+    let sorted = |issues: &[kubeskema::issue::Issue]| {
+        let mut texts: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        texts.sort();
+        texts
+    };
+    let mut compared = 0;
+    for (spec, _) in samples().into_iter().filter(|(s, _)| s.get("strict").is_none() && s.get("collections").is_none())
+    {
+        let object = kubeskema_tests::serde_shapes::object(&spec);
+        let outcome = validator.validate_create(&object);
+        let theirs = sorted(&outcome.issues);
+        let read = from_value::<by_kubeskema::Pipeline>(&object, &Options::default());
+        assert_eq!(sorted(&read.issues), theirs, "{spec}");
+        // Strict: the same, and the unknown fields are those the apiserver prunes.
+        let strict = from_value::<by_kubeskema::Pipeline>(&object, &Options::strict());
+        let (unknown, rest): (Vec<_>, Vec<_>) =
+            strict.issues.into_iter().partition(|i| i.error_type == kubeskema::issue::ErrorType::Strict);
+        assert_eq!(sorted(&rest), theirs, "strict: {spec}");
+        let pruned: Vec<String> =
+            outcome.pruned.iter().map(|p| kubeskema::decode::strict_issue(p.clone(), "unknown").to_string()).collect();
+        assert_eq!(sorted(&unknown), pruned, "strict, unknown fields: {spec}");
+        compared += 1;
+    }
+    assert!(compared > 40, "{compared} samples compared");
+
+    // The issue's example: a field of another variant, kept under Preserve, refused by plain
+    // `Deserialize` in the apiserver's words.
+    let spec = json!({"external": {"git": {"url": "u"}}, "internal": {"type": "Git", "url": "u", "port": 80}});
+    let preserve = Options { unknown_fields: UnknownFields::Preserve, ..Options::default() };
+    let read = from_value::<by_kubeskema::Pipeline>(&kubeskema_tests::serde_shapes::object(&spec), &preserve);
+    let kept: Vec<String> = read.unknown.iter().map(|(p, v)| format!("{}={v}", p.pointer())).collect();
+    assert_eq!(kept, ["/spec/internal/port=80"]);
+    let refused = serde_json::from_value::<by_kubeskema::Holder>(spec).unwrap_err().to_string();
+    assert_eq!(refused, r#"internal: Invalid value: "image", "port", "tag" must not be set when type is "Git""#);
+}

@@ -55,8 +55,6 @@ pub use types::Type;
 pub use crate::listtype::correlate;
 pub use front::types::escape;
 pub use lowering::list_kinds::Shape;
-#[cfg(feature = "dynamic")]
 pub use running::value::from_json_with;
 pub use running::value::{ToCel, deep_equal, from_json, object, struct_value, with_format, with_format_each};
-#[cfg(feature = "dynamic")]
 pub use running::walk::SchemaRules;

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
 use crate::path::{Path, Place};
-#[cfg(feature = "dynamic")]
+
 use crate::schema::Schema;
 
 /// The keyword of every list-type issue (the pipeline reports them after the values).
@@ -65,12 +65,16 @@ macro_rules! refuse {
 /// list items (lists of lists are checked at every level).
 #[cfg(feature = "dynamic")]
 pub fn validate(value: &Value, schema: &Schema) -> Vec<Issue> {
+    validate_at(value, schema, &Path::root())
+}
+
+/// [`validate`] for a value that sits at `path` of a larger object.
+pub(crate) fn validate_at(value: &Value, schema: &Schema, path: &Path) -> Vec<Issue> {
     let mut out = Vec::new();
-    walk(value, schema, &Path::root(), &mut out);
+    walk(value, schema, path, &mut out);
     out
 }
 
-#[cfg(feature = "dynamic")]
 fn walk(value: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
     match value {
         Value::Object(map) => {

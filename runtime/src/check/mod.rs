@@ -108,9 +108,21 @@ pub trait Validate {
     }
 
     /// Whether this value carries CEL rules anywhere inside: [`Validate::HAS_RULES`] for a typed
-    /// value; a value validated by a schema known only at run time (the dynamic path) says so
-    /// itself.
+    /// value ([`Validate::schema_has_rules`] for a derived one); a value validated by a schema
+    /// known only at run time (the dynamic path) says so itself.
     fn has_rules(&self) -> bool {
+        Self::HAS_RULES
+    }
+
+    /// Whether the schema of this type carries CEL rules anywhere: where the apiserver notes
+    /// that blocking errors kept its rules from running. [`Validate::HAS_RULES`] counts the
+    /// rules written on types; a derived type's schema also holds those the derive writes for
+    /// a data-carrying enum (the fields of other variants, a widened field's type), which a
+    /// typed value always passes, so the derive answers from its schema.
+    fn schema_has_rules() -> bool
+    where
+        Self: Sized,
+    {
         Self::HAS_RULES
     }
 
@@ -177,6 +189,45 @@ pub(crate) fn validate_in_order<T: Validate + ?Sized>(value: &T, old: Option<&T>
     }
     let warnings = cel_phase(value, old, &mut issues);
     Found { issues, warnings }
+}
+
+/// The schema's answers for places a validating read could not hold as written (a
+/// data-carrying enum with a field of another variant, or none it can read): what the
+/// typed value says about those places is left out, and these stand in its steps.
+pub(crate) struct Answered<'a> {
+    /// Whether an issue is about an answered place.
+    pub covers: &'a dyn Fn(&Issue) -> bool,
+    /// Value validations.
+    pub values: Vec<Issue>,
+    /// CEL rules' failures.
+    pub cel: Vec<Issue>,
+}
+
+/// [`Validate::validate`] of what a validating read made, with the schema's answers in their
+/// steps (see [`Answered`]).
+pub(crate) fn validate_read<T: Validate + ?Sized>(value: &T, answered: Answered<'_>) -> Vec<Issue> {
+    let mut issues = Vec::new();
+    if value.validate_meta(&mut issues).is_break() {
+        return issues;
+    }
+    let Phases { mut values, mut embedded, mut list_types } = phases(value);
+    for phase in [&mut values, &mut embedded, &mut list_types] {
+        phase.retain(|i| !(answered.covers)(i));
+    }
+    values.extend(answered.values);
+    for phase in [&mut values, &mut embedded, &mut list_types] {
+        issues.append(phase);
+    }
+    let blocked = issues.iter().any(|i| i.error_type.blocks_cel());
+    let before = issues.len();
+    cel_phase(value, None, &mut issues);
+    let mut cel = issues.split_off(before);
+    cel.retain(|i| (i.keyword == CEL_SKIPPED && i.form == PathForm::Base) || !(answered.covers)(i));
+    if !blocked {
+        cel.extend(answered.cel);
+    }
+    issues.append(&mut cel);
+    issues
 }
 
 /// The issues of `value` as the root, by pipeline step.

@@ -222,6 +222,10 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
         cx.issues.push(issue.in_form(PathForm::Detached));
         decoded.value = None;
     }
+    // The schema's answers for enums the type could not hold as written stand for what the
+    // typed value would say there (union.rs).
+    let answers = std::mem::take(&mut cx.answers);
+    let covered = |i: &Issue| answers.iter().any(|a| a.covers(i));
     if let Some(v) = &decoded.value {
         // A place that could not be read reads as absent; what its ancestors' checks say
         // about their contents (property counts, junctors over their JSON) is then not about
@@ -231,6 +235,7 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
         let mut unread: Vec<String> =
             cx.issues.iter().filter(|i| i.error_type != ErrorType::Strict).map(|i| i.path.pointer()).collect();
         unread.append(&mut cx.unread);
+        unread.extend(answers.iter().filter(|a| !a.held).map(|a| a.path.pointer()));
         let under = |p: &str, prefix: &str| {
             p.len() > prefix.len() && p.starts_with(prefix) && p.as_bytes()[prefix.len()] == b'/'
         };
@@ -244,15 +249,24 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
                 under(u, &at) || (i.keyword == "required" && under(&at, holder))
             })
         };
+        let answered = crate::check::Answered {
+            covers: &covered,
+            values: answers.iter().flat_map(|a| a.values.iter().cloned()).collect(),
+            cel: answers.iter().flat_map(|a| a.cel.iter().cloned()).collect(),
+        };
         #[cfg(feature = "cel")]
-        let validated = crate::cel::with_written_as_float(cx.written_as_float.clone(), || v.validate());
+        let validated =
+            crate::cel::with_written_as_float(cx.written_as_float.clone(), || crate::check::validate_read(v, answered));
         #[cfg(not(feature = "cel"))]
-        let validated = v.validate();
-        let decoding_blocks_cel = cx.issues.iter().any(|i| i.error_type.blocks_cel());
-        cx.issues.extend(validated.into_iter().filter(|i| !about_unread(i)));
-        if decoding_blocks_cel {
-            crate::check::gate_cel(T::HAS_RULES, &mut cx.issues);
-        }
+        let validated = crate::check::validate_read(v, answered);
+        // What the answers say is about the document as written, never about an unread place.
+        cx.issues.extend(validated.into_iter().filter(|i| covered(i) || !about_unread(i)));
+    } else {
+        // No value to validate: the answers' value validations are what can be said.
+        cx.issues.extend(answers.iter().flat_map(|a| a.values.iter().cloned()));
+    }
+    if cx.issues.iter().any(|i| i.error_type.blocks_cel()) {
+        crate::check::gate_cel(T::schema_has_rules(), &mut cx.issues);
     }
     (decoded.issues, decoded.unknown, decoded.presence, decoded.written_as_float) =
         (cx.issues, cx.unknown, cx.presence, cx.written_as_float);
@@ -272,6 +286,10 @@ pub struct Cx<'o> {
     presence: BTreeMap<String, Presence>,
     /// Pointers of integers read from whole floats.
     written_as_float: Vec<String>,
+    /// The data-carrying enums being read, innermost last.
+    union_frames: Vec<union::Frame>,
+    /// The schema's answers for enums the type could not hold as written.
+    answers: Vec<union::Answer>,
 }
 
 impl<'o> Cx<'o> {
@@ -285,6 +303,8 @@ impl<'o> Cx<'o> {
             unknown: Vec::new(),
             presence: BTreeMap::new(),
             written_as_float: Vec::new(),
+            union_frames: Vec::new(),
+            answers: Vec::new(),
         }
     }
 
@@ -1128,6 +1148,14 @@ decode_sets!(BTreeSet<T: Ord>, HashSet<T: Eq, std::hash::Hash> <S: std::hash::Bu
 /// A key no field names, under the unknown-fields option.
 fn unknown_key(cx: &mut Cx<'_>, at: &At<'_>, key: &str, value: Value) {
     let here = at.key(key);
+    // A field of another variant of the enum being read: declared in the CRD (no unknown
+    // field), but more than the variant holds; the schema answers for the enum's node.
+    if !cx.union_frames.is_empty() && union::other_variants_field(cx, at, key) {
+        if cx.options.unknown_fields == UnknownFields::Preserve {
+            cx.unknown.push((here.to_path(), value));
+        }
+        return;
+    }
     match cx.options.unknown_fields {
         UnknownFields::Prune => {}
         UnknownFields::Strict => cx.strict(&here, "unknown"),

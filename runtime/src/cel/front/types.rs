@@ -331,15 +331,10 @@ pub use schema::{declarable, declare, declare_rule_scope, derived_declaration};
 
 mod schema {
     use super::*;
-    use std::any::TypeId;
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock, PoisonError};
-
-    use serde_json::Value;
 
     use crate::cel::limits::MAX_REQUEST_BYTES;
     use crate::schema::Schema;
-    use crate::schema::of_types::{Docs, SchemaGenerator, StructuralSchema};
+    use crate::schema::of_types::StructuralSchema;
 
     /// The fewest bytes values serialize to (`MinStringSize`, `MinBoolSize`, ...).
     const MIN_STRING: u64 = 2;
@@ -375,22 +370,9 @@ mod schema {
         pointer: &str,
         resource_root: bool,
     ) -> Option<Declaration> {
-        let schema = derived_schema::<T>();
+        let schema = crate::schema::of_types::derived_schema::<T>();
         let (node, _) = Schema::parse(schema.pointer(pointer)?, pointer);
         declare_rule_scope(&node, resource_root || node.embedded_resource)
-    }
-
-    /// `T`'s derived schema, without descriptions, built on first use and kept.
-    fn derived_schema<T: StructuralSchema + 'static>() -> Arc<Value> {
-        static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
-        let schemas = SCHEMAS.get_or_init(Mutex::default);
-        let id = TypeId::of::<T>();
-        if let Some(built) = schemas.lock().unwrap_or_else(PoisonError::into_inner).get(&id) {
-            return built.clone();
-        }
-        // Built outside the lock: a schema asks no declaration, but two threads may build one.
-        let built = Arc::new(Value::Object(SchemaGenerator::new(Docs::None).schema_of::<T>()));
-        schemas.lock().unwrap_or_else(PoisonError::into_inner).entry(id).or_insert(built).clone()
     }
 
     /// Whether [`declare`] gives `s` a declaration (`SchemaDeclType` is not nil), without

@@ -1,7 +1,8 @@
 //! Running: the environment (`env`), a rule compiled once per process (`rule`), one object's
 //! evaluation (`cx`), typed values as CEL sees them (`value`), the meter that counts cost as it
-//! runs (`meter`), what rules compiled to Rust call (`native`; `derived`, what the derive's compiled rules call), and with `dynamic` the schema walk
-//! that finds a JSON object's rules (`walk`).
+//! runs (`meter`), what rules compiled to Rust call (`native`; `derived`, what the derive's compiled rules call), and the schema walk
+//! that finds a JSON value's rules (`walk`: the dynamic validator's, and the validating read's
+//! for an enum the type cannot hold as written).
 
 pub(crate) mod cx;
 pub mod derived;
@@ -10,5 +11,4 @@ pub mod meter;
 pub mod native;
 pub(crate) mod rule;
 pub(crate) mod value;
-#[cfg(feature = "dynamic")]
 pub(crate) mod walk;

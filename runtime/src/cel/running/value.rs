@@ -271,7 +271,6 @@ pub fn deep_equal(a: &Value, b: &Value) -> bool {
 }
 
 /// The node of a schema, for [`from_json_with`]: the dynamic validator's typing of `self`.
-#[cfg(feature = "dynamic")]
 pub fn from_json_with(v: &serde_json::Value, schema: &crate::schema::Schema, root: bool) -> Value {
     use serde_json::Value as J;
     match v {
@@ -326,7 +325,6 @@ pub fn from_json_with(v: &serde_json::Value, schema: &crate::schema::Schema, roo
 }
 
 /// The root's `metadata` as rules see it: `name` and `generateName` only.
-#[cfg(feature = "dynamic")]
 fn metadata(v: &serde_json::Value) -> Value {
     let fields = ["name", "generateName"]
         .into_iter()

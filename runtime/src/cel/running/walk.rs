@@ -22,10 +22,17 @@ pub struct SchemaRules {
 }
 
 impl SchemaRules {
-    /// The rules of `root`.
+    /// The rules of `root`, a resource's schema.
     pub fn new(root: &Schema) -> SchemaRules {
         let mut out = SchemaRules { rules: HashMap::new(), with_rules: HashSet::new() };
         out.collect(root, true);
+        out
+    }
+
+    /// The rules of `node`, a node inside a resource (its rules see no resource root).
+    pub(crate) fn of_node(node: &Schema) -> SchemaRules {
+        let mut out = SchemaRules { rules: HashMap::new(), with_rules: HashSet::new() };
+        out.collect(node, node.embedded_resource);
         out
     }
 
@@ -67,6 +74,12 @@ impl SchemaRules {
     /// root (its `metadata` then shows only `name` and `generateName`).
     pub fn validate_node(&self, value: &Value, old: Option<&Value>, schema: &Schema, is_resource: bool, cx: &mut Cx) {
         self.walk(value, old, schema, &Path::root(), is_resource, cx);
+    }
+
+    /// Evaluates the rules of `schema` and below over `value`, which sits at `path` of an
+    /// object (what the validating read asks of a node the type cannot hold as written).
+    pub(crate) fn validate_at(&self, value: &Value, schema: &Schema, path: &Path, cx: &mut Cx) {
+        self.walk(value, None, schema, path, schema.embedded_resource, cx);
     }
 
     fn walk(&self, v: &Value, old: Option<&Value>, s: &Schema, path: &Path, root: bool, cx: &mut Cx) {

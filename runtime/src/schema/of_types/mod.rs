@@ -41,6 +41,43 @@ pub trait StructuralSchema {
     }
 }
 
+/// `T`'s derived schema, without descriptions, built on first use and kept for the process
+/// (what the CEL typing of derived rules and the validating read's fallbacks read).
+pub fn derived_schema<T: StructuralSchema + 'static>() -> std::sync::Arc<Value> {
+    derived::<T>().0.clone()
+}
+
+/// [`derived_schema`] parsed.
+pub fn derived_parsed<T: StructuralSchema + 'static>() -> std::sync::Arc<crate::schema::Schema> {
+    derived::<T>().1.clone()
+}
+
+/// Whether `T`'s derived schema carries CEL rules anywhere, those the derive writes for a
+/// data-carrying enum included: where the apiserver notes that blocking errors kept its rules
+/// from running.
+pub fn derived_has_rules<T: StructuralSchema + 'static>() -> bool {
+    derived::<T>().2
+}
+
+type Derived = (std::sync::Arc<Value>, std::sync::Arc<crate::schema::Schema>, bool);
+
+fn derived<T: StructuralSchema + 'static>() -> Derived {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+    static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Derived>>> = OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(Mutex::default);
+    let id = TypeId::of::<T>();
+    if let Some(built) = schemas.lock().unwrap_or_else(PoisonError::into_inner).get(&id) {
+        return built.clone();
+    }
+    // Built outside the lock: building asks for other types' schemas; two threads may build one.
+    let json = Value::Object(SchemaGenerator::new(Docs::None).schema_of::<T>());
+    let (parsed, _) = crate::schema::Schema::parse(&json, "");
+    let has_rules = parsed.has_rules();
+    let built = (Arc::new(json), Arc::new(parsed), has_rules);
+    schemas.lock().unwrap_or_else(PoisonError::into_inner).entry(id).or_insert(built).clone()
+}
+
 /// Which descriptions a schema carries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Docs {

@@ -276,6 +276,7 @@ impl SchemaGenerator {
                     merged.insert("anyOf".into(), dedup(any_of));
                 }
             }
+            one_variants_fields(&mut merged, &present);
             merged
         } else {
             self.merge(enum_name, &present)
@@ -504,6 +505,36 @@ fn tagged_rules(
 fn tag_schema(variants: &[VariantRow]) -> Value {
     let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
     json!({"type": "string", "enum": names})
+}
+
+/// An untagged enum's merged object holds the fields of one variant: serde reads the first
+/// variant that fits and drops the fields of the others, so a value with fields of two is
+/// refused, as the type cannot hold it (no rule where one variant has every field).
+fn one_variants_fields(node: &mut Schema, payloads: &[Schema]) {
+    let fields_of = |p: &Schema| -> Vec<String> {
+        p.get("properties").and_then(Value::as_object).map(|ps| ps.keys().cloned().collect()).unwrap_or_default()
+    };
+    let mut all: Vec<String> = payloads.iter().flat_map(fields_of).collect();
+    all.sort();
+    all.dedup();
+    let mut disjuncts = Vec::new();
+    let mut groups = Vec::new();
+    for p in payloads {
+        let own = fields_of(p);
+        let foreign: Vec<&String> = all.iter().filter(|f| !own.contains(f)).collect();
+        if foreign.is_empty() {
+            return;
+        }
+        let Some(checks) =
+            foreign.iter().map(|f| escape(f).map(|f| format!("!has(self.{f})"))).collect::<Option<Vec<_>>>()
+        else {
+            return;
+        };
+        disjuncts.push(format!("({})", checks.join(" && ")));
+        groups.push(own.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", "));
+    }
+    groups.dedup();
+    push_rule(node, disjuncts.join(" || "), format!("only one variant's fields may be set: {}", groups.join("; or ")));
 }
 
 fn push_rule(node: &mut Schema, rule: String, message: String) {
