@@ -254,3 +254,27 @@ fn rules_are_typed_and_estimated_against_the_derived_schema() {
         ]
     );
 }
+
+/// A factor of zero or below refuses every value, in kube-apiserver 1.36.3's words (recorded
+/// in the targeted class `multipleof-not-positive`): the factor is the bad value.
+#[test]
+fn a_factor_not_positive_refuses_every_value_as_the_apiserver_does() {
+    #[derive(kubeskema::Deserialize, kubeskema::Validate)]
+    struct Spec {
+        #[kubeskema(multiple_of = 0)]
+        ratio: f64,
+        #[kubeskema(multiple_of = -2.5)]
+        count: i64,
+    }
+    let spec = Spec { ratio: 2.5, count: 3 };
+    let messages: Vec<String> = kubeskema::Validate::validate(&spec).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            "ratio: Invalid value: 0: factor MultipleOf declared for ratio must be positive: 0",
+            // A fraction on an integer node: its range, then the factor as a float.
+            "<nil>: Invalid value: \"\": MultipleOf value must be of type integer (default format) in count",
+            "count: Invalid value: -2.5: factor MultipleOf declared for count must be positive: -2.5",
+        ]
+    );
+}

@@ -428,6 +428,13 @@ pub fn is_json_integer(f: f64) -> bool {
     f == r || (f - r).abs() < 1e-9 * r.abs()
 }
 
+/// `MultipleOfMustBePositive`: a factor that is not positive refuses every value, at the
+/// value's place, the factor (as compared: truncated for an integer) as the bad value.
+fn not_positive(path: &dyn Place, factor: BadValue, written: &str) -> Issue {
+    let detail = format!("factor MultipleOf declared for {} must be positive: {written}", path.openapi());
+    Issue::new(ErrorType::Invalid, path, "multipleOf", factor, detail)
+}
+
 /// `multipleOf`.
 pub fn multiple_of(path: &dyn Place, value: Num, factor: Bound) -> Option<Issue> {
     match value {
@@ -437,11 +444,7 @@ pub fn multiple_of(path: &dyn Place, value: Num, factor: Bound) -> Option<Issue>
             // reports the factor's range instead, see `number_checks`).
             let f = factor.truncated();
             if f <= 0 {
-                return Some(Issue::plain(
-                    path,
-                    "multipleOf",
-                    format!("factor MultipleOf declared for {} must be positive: {f}", path.openapi()),
-                ));
+                return Some(not_positive(path, BadValue::Int(f), &f.to_string()));
             }
             (v % f != 0).then(|| {
                 Issue::new(
@@ -452,6 +455,9 @@ pub fn multiple_of(path: &dyn Place, value: Num, factor: Bound) -> Option<Issue>
                     format!("{} should be a multiple of {f}", in_body(path)),
                 )
             })
+        }
+        Num::Float(_) if factor.value <= 0.0 => {
+            Some(not_positive(path, BadValue::Float(factor.value), &go_float(factor.value)))
         }
         Num::Float(v) => {
             let q = if factor.value < 1.0 { v * (1.0 / factor.value) } else { v / factor.value };
@@ -762,9 +768,23 @@ mod tests {
             text(multiple_of(&p, Num::Float(0.35), b(0.1))),
             "spec.x: Invalid value: 0.35: spec.x in body should be a multiple of 0.1"
         );
+        // A factor that is not positive, as kube-apiserver 1.36.3 words it (the factor truncated
+        // where the value is an integer).
         assert_eq!(
             text(multiple_of(&p, Num::Int(3), b(0.5))),
-            "<nil>: Invalid value: \"\": factor MultipleOf declared for spec.x must be positive: 0"
+            "spec.x: Invalid value: 0: factor MultipleOf declared for spec.x must be positive: 0"
+        );
+        assert_eq!(
+            text(multiple_of(&p, Num::Int(3), b(-2.5))),
+            "spec.x: Invalid value: -2: factor MultipleOf declared for spec.x must be positive: -2"
+        );
+        assert_eq!(
+            text(multiple_of(&p, Num::Float(2.5), b(-2.5))),
+            "spec.x: Invalid value: -2.5: factor MultipleOf declared for spec.x must be positive: -2.5"
+        );
+        assert_eq!(
+            text(multiple_of(&p, Num::Float(2.5), b(0.0))),
+            "spec.x: Invalid value: 0: factor MultipleOf declared for spec.x must be positive: 0"
         );
         assert!(is_json_integer(1.0000000001) && !is_json_integer(0.5) && !is_json_integer(1e20));
     }
