@@ -298,6 +298,7 @@ sub_keys! {
         ScaleLabelSelectorPath = "scale_label_selector_path",
         PrinterColumn = "printer_column",
         SelectableField = "selectable_field",
+        ApiApproved = "api_approved",
         Kube = "kube",
     }
 }

@@ -20,7 +20,12 @@ pub mod http_route {
 
     #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
     #[serde(rename_all = "camelCase")]
-    #[kubeskema(resource(group = "gateway.networking.k8s.io", version = "v1", kind = "HTTPRoute"))]
+    #[kubeskema(resource(
+        group = "gateway.networking.k8s.io",
+        version = "v1",
+        kind = "HTTPRoute",
+        api_approved = "https://github.com/kubernetes-sigs/gateway-api/pull/1086"
+    ))]
     pub struct HttpRoute {
         pub api_version: String,
         pub kind: String,

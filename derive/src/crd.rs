@@ -50,6 +50,153 @@ pub fn check(cx: &Ctxt, c: &Container) {
     {
         cx.error(scope.span(), "`scope` is \"Namespaced\" or \"Cluster\"");
     }
+    envelope(cx, keys, c, span);
+}
+
+/// The envelope checks of the apiserver (`ValidateCustomResourceDefinition`) that the values
+/// alone decide: each a compile error at the value, in the apiserver's terms.
+fn envelope(cx: &Ctxt, keys: &[(ResourceKey, LitStr)], c: &Container, span: proc_macro2::Span) {
+    let one = |k: ResourceKey| keys.iter().find(|(key, _)| *key == k).map(|(_, v)| v);
+    let each = |k: ResourceKey| keys.iter().filter(move |(key, _)| *key == k).map(|(_, v)| v);
+    let label = |lit: &LitStr, what: &str, lower: bool| {
+        let value = if lower { lit.value().to_lowercase() } else { lit.value() };
+        if !is_dns1035_label(&value) {
+            let case = if lower { " (it may have mixed case)" } else { "" };
+            cx.error(lit.span(), format!("`{what}` must be a DNS-1035 label{case}: lower-case letters, digits and '-', starting with a letter, ending with a letter or digit, at most 63 characters"));
+        }
+    };
+    if let Some(group) = one(ResourceKey::Group) {
+        let g = group.value();
+        if !is_dns1123_subdomain(&g) {
+            cx.error(group.span(), "`group` must be a lower-case DNS subdomain (`example.com`)");
+        } else if !g.contains('.') {
+            cx.error(group.span(), "`group` must be a domain with at least one dot (`example.com`)");
+        }
+        let protected =
+            g == "k8s.io" || g.ends_with(".k8s.io") || g == "kubernetes.io" || g.ends_with(".kubernetes.io");
+        match one(ResourceKey::ApiApproved) {
+            None if protected => cx.error(group.span(), format!("the apiserver refuses a CRD of `{g}` without approval: add `api_approved = \"https://...\"` (the review that approved the API) or `api_approved = \"unapproved, <reason>\"`")),
+            Some(approved) if !approved.value().starts_with("unapproved") && !is_url(&approved.value()) => {
+                cx.error(approved.span(), "`api_approved` is the URL of the review that approved the API, or a reason starting with `unapproved`");
+            }
+            _ => {}
+        }
+    }
+    if let Some(version) = one(ResourceKey::Version) {
+        label(version, "version", false);
+    }
+    let kind = one(ResourceKey::Kind).map_or_else(|| c.ident.to_string(), LitStr::value);
+    match one(ResourceKey::Kind) {
+        Some(lit) => label(lit, "kind", true),
+        None if !is_dns1035_label(&kind.to_lowercase()) => cx.error(span, format!("the kind `{kind}` (the type's name) must be a DNS-1035 label in lower case: name it with `kind = \"...\"`")),
+        None => {}
+    }
+    if let Some(list_kind) = one(ResourceKey::ListKind) {
+        label(list_kind, "list_kind", true);
+        if list_kind.value() == kind {
+            cx.error(list_kind.span(), "`list_kind` must differ from the kind");
+        }
+    }
+    for (key, what) in [(ResourceKey::Plural, "plural"), (ResourceKey::Singular, "singular")] {
+        if let Some(lit) = one(key) {
+            label(lit, what, false);
+        }
+    }
+    for (key, what) in [(ResourceKey::ShortName, "short_name"), (ResourceKey::Category, "category")] {
+        for lit in each(key) {
+            label(lit, what, false);
+        }
+    }
+    if let Some(warning) = one(ResourceKey::DeprecationWarning) {
+        let w = warning.value();
+        if one(ResourceKey::Deprecated).is_none_or(|d| d.value() != "true") {
+            cx.error(warning.span(), "`deprecation_warning` is for a deprecated version: add `deprecated = true`");
+        } else if w.is_empty() || w.len() > 256 || w.chars().any(char::is_control) {
+            cx.error(warning.span(), "`deprecation_warning` must be 1 to 256 bytes of printable text");
+        }
+    }
+    for (key, under) in [
+        (ResourceKey::ScaleSpecReplicasPath, &[".spec."][..]),
+        (ResourceKey::ScaleStatusReplicasPath, &[".status."]),
+        (ResourceKey::ScaleLabelSelectorPath, &[".spec.", ".status."]),
+    ] {
+        if let Some(lit) = one(key).filter(|l| !under.iter().any(|u| l.value().starts_with(u))) {
+            cx.error(
+                lit.span(),
+                format!(
+                    "`{}` must be a JSON path under {}",
+                    key.name(),
+                    under.iter().map(|u| u.trim_end_matches('.')).collect::<Vec<_>>().join(" or ")
+                ),
+            );
+        }
+    }
+    for lit in each(ResourceKey::PrinterColumn) {
+        let column: serde_json::Value = serde_json::from_str(&lit.value()).unwrap_or_default();
+        let text = |k: &str| column.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        if !["integer", "number", "string", "boolean", "date"].contains(&text("type").as_str()) {
+            cx.error(lit.span(), "a printer column's `type` is one of boolean, date, integer, number, string");
+        }
+        let format = text("format");
+        if !format.is_empty()
+            && !["int32", "int64", "float", "double", "byte", "date", "date-time", "password"]
+                .contains(&format.as_str())
+        {
+            cx.error(
+                lit.span(),
+                "a printer column's `format` is one of byte, date, date-time, double, float, int32, int64, password",
+            );
+        }
+        if !text("jsonPath").starts_with('.') || text("name").is_empty() {
+            cx.error(lit.span(), "a printer column has a `name`, and a `jsonPath` starting with `.`");
+        }
+    }
+    let mut seen = Vec::new();
+    for lit in each(ResourceKey::SelectableField) {
+        let path = lit.value();
+        if !path.starts_with('.') || path.contains('[') || path.starts_with(".metadata.") || path == ".metadata" {
+            cx.error(lit.span(), "a selectable field is a `.`-separated path to a string, boolean or integer field outside `metadata` (no `[...]`)");
+        } else if seen.contains(&path) {
+            cx.error(lit.span(), "this selectable field is given twice");
+        }
+        seen.push(path);
+    }
+    if seen.len() > 8 {
+        cx.error(span, "a version has at most 8 selectable fields");
+    }
+}
+
+/// `IsDNS1035Label`.
+fn is_dns1035_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_lowercase()
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[b.len() - 1] != b'-'
+}
+
+/// `IsDNS1123Subdomain`.
+fn is_dns1123_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|l| {
+            let b = l.as_bytes();
+            !b.is_empty()
+                && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && b[0] != b'-'
+                && b[b.len() - 1] != b'-'
+        })
+}
+
+/// A URL with a scheme and a host, as the approval annotation needs (`scheme://host...`).
+fn is_url(s: &str) -> bool {
+    s.split_once("://").is_some_and(|(scheme, rest)| {
+        scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !rest.is_empty()
+            && !rest.starts_with('/')
+    })
 }
 
 /// The plural the apiserver's users expect when none is given: the lowercased kind with the
@@ -116,6 +263,7 @@ pub fn expand(c: &Container) -> TokenStream {
         }
     });
     let selectable = all(ResourceKey::SelectableField);
+    let api_approved = option(one(ResourceKey::ApiApproved));
     let kube = flag(ResourceKey::Kube, false).then(|| kube_impls(c, &kind, &group, &version, &plural, namespaced));
     quote! {
         #kube
@@ -139,6 +287,7 @@ pub fn expand(c: &Container) -> TokenStream {
                 scale: #scale,
                 printer_columns: &[#(#columns),*],
                 selectable_fields: &[#(#selectable),*],
+                api_approved: #api_approved,
             };
             fn crd() -> &'static ::kubeskema::resource::CustomResourceDefinition {
                 static CRD: ::std::sync::OnceLock<::kubeskema::resource::CustomResourceDefinition> = ::std::sync::OnceLock::new();

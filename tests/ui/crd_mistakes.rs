@@ -32,4 +32,32 @@ struct Gizmo {}
 #[kubeskema(resource(group = "example.com", version = "v1", kind = "A", kind = "B"))]
 struct Twice {}
 
+// The envelope the apiserver checks, from the values alone (`ValidateCustomResourceDefinition`).
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "example", version = "V1", kind = "Wid_get", list_kind = "Wid_get", plural = "Gadgets"))]
+struct Names {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "widgets.k8s.io", version = "v1"))]
+struct Protected {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "widgets.k8s.io", version = "v1", api_approved = "yes"))]
+struct Approved {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(
+    group = "example.com",
+    version = "v1",
+    short_name = "g_1",
+    category = "All",
+    deprecation_warning = "not deprecated",
+    scale_spec_replicas_path = ".status.replicas",
+    scale_status_replicas_path = "status.replicas",
+    printer_column = r#"{"name": "R", "type": "int", "jsonPath": "spec.replicas"}"#,
+    selectable_field = ".metadata.name",
+    selectable_field = ".spec['a']"
+))]
+struct Envelope {}
+
 fn main() {}

@@ -196,6 +196,8 @@ pub struct RootInfo {
     pub printer_columns: Vec<PrinterColumnInfo>,
     /// kube-rs mode: where the whole CRD's JSON (what `crd()` gives back) is written.
     pub crd_json: Option<CrdJson>,
+    /// The CRD's `api-approved.kubernetes.io` annotation (a group under `k8s.io` needs one).
+    pub api_approved: Option<String>,
 }
 
 /// The whole CRD as compact JSON, written once per CRD (in the module of its first generated
@@ -516,6 +518,11 @@ impl<'a> ModuleBuilder<'a> {
             plural: crd.names.plural.clone(),
             namespaced: crd.is_namespaced(),
             crd_name: crd.name.clone(),
+            api_approved: crd
+                .raw
+                .pointer("/metadata/annotations/api-approved.kubernetes.io")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
             short_names: crd.names.short_names.clone(),
             status_subresource: version.is_some_and(|v| v.status_subresource),
             scale: version.and_then(|v| v.scale.as_ref()).map(|s| ScaleInfo {
@@ -938,6 +945,9 @@ impl<'a> ModuleBuilder<'a> {
                 (ResourceKey::Plural, r.plural.clone()),
                 (ResourceKey::Scope, if r.namespaced { "Namespaced" } else { "Cluster" }.to_owned()),
             ]));
+            if let (Some(Attr::Resource(keys)), Some(approved)) = (attrs.last_mut(), &r.api_approved) {
+                keys.push((ResourceKey::ApiApproved, approved.clone()));
+            }
         }
         self.value_attrs(node, &mut attrs, true);
         if inherited_preserve && !node.preserves_unknown_fields() {

@@ -35,12 +35,12 @@ mod lowering;
 mod running;
 
 pub use count::{CelCount, Walk, summary};
-#[cfg(feature = "dynamic")]
-pub use front::compile::valid_field_path;
 pub use front::compile::{
     CheckedRule, Compiled, Lowered, RefusedRule, Scope, check_and_lower, check_rule, compile_count, estimate_cost,
     lower, parse_field_path,
 };
+#[cfg(feature = "dynamic")]
+pub use front::compile::{FieldPathStep, field_path_schema, valid_field_path};
 pub use front::{check, types};
 pub use library::function::NativeForm;
 pub use library::native_form;

@@ -22,6 +22,10 @@ pub struct Url {
     raw_path: String,
     /// The query after the first `?`, as written (`RawQuery`).
     pub query: String,
+    /// The user information before the host's `@`, as written (`User`), if any.
+    pub user: Option<String>,
+    /// The fragment after `#`, unescaped (`Fragment`; `Parse` only).
+    pub fragment: String,
 }
 
 /// `encoding`: which part of a URL a byte is escaped for.
@@ -160,9 +164,10 @@ pub fn parse_request_uri(raw: &str) -> Result<Url, String> {
 /// `url.Parse`: the fragment cut off (its escapes checked), the rest read as a URI reference.
 pub fn parse(raw: &str) -> Result<Url, String> {
     let (before, fragment) = raw.split_once('#').unwrap_or((raw, ""));
-    let url = parse_url(before, false).map_err(|e| format!("parse {}: {e}", go_quote(before)))?;
+    let mut url = parse_url(before, false).map_err(|e| format!("parse {}: {e}", go_quote(before)))?;
     if !fragment.is_empty() {
-        unescape(fragment, Mode::Fragment).map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
+        let unescaped = unescape(fragment, Mode::Fragment).map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
+        url.fragment = String::from_utf8_lossy(&unescaped).into_owned();
     }
     Ok(url)
 }
@@ -213,7 +218,7 @@ fn parse_url(raw: &str, via_request: bool) -> Result<Url, String> {
             Some(i) => authority_and_path.split_at(i),
             None => (authority_and_path, ""),
         };
-        url.host = parse_authority(authority)?;
+        (url.host, url.user) = parse_authority(authority)?;
         path = after;
     }
     url.path = unescape(path, Mode::Path)?;
@@ -237,21 +242,21 @@ fn scheme(raw: &str) -> Result<(&str, &str), String> {
     Ok(("", raw))
 }
 
-/// `parseAuthority`: the host (and port) unescaped; user information checked.
-fn parse_authority(authority: &str) -> Result<String, String> {
+/// `parseAuthority`: the host (and port) unescaped; user information checked, and kept as
+/// written.
+fn parse_authority(authority: &str) -> Result<(String, Option<String>), String> {
     let at = authority.rfind('@');
     let host = parse_host(at.map_or(authority, |i| &authority[i + 1..]))?;
-    if let Some(i) = at {
-        let userinfo = &authority[..i];
-        let valid = userinfo.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c));
-        if !valid {
-            return Err("net/url: invalid userinfo".into());
-        }
-        for part in userinfo.splitn(2, ':') {
-            unescape(part, Mode::UserPassword)?;
-        }
+    let Some(i) = at else { return Ok((host, None)) };
+    let userinfo = &authority[..i];
+    let valid = userinfo.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c));
+    if !valid {
+        return Err("net/url: invalid userinfo".into());
     }
-    Ok(host)
+    for part in userinfo.splitn(2, ':') {
+        unescape(part, Mode::UserPassword)?;
+    }
+    Ok((host, Some(userinfo.to_owned())))
 }
 
 /// `validOptionalPort`: empty, or `:` and digits.

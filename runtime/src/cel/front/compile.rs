@@ -425,7 +425,7 @@ pub(crate) fn resolve_field_path<'n, N: 'n>(
     root: &'n N,
     node: impl Fn(&'n N) -> FieldPathNode<&'n N>,
     child: impl Fn(&'n N, &str) -> Option<&'n N>,
-) -> Result<Vec<FieldPathStep>, String> {
+) -> Result<(Vec<FieldPathStep>, &'n N), String> {
     let tokens = field_path_tokens(path);
     let mut tokens = tokens.iter().map(String::as_str);
     let mut at = root;
@@ -463,7 +463,7 @@ pub(crate) fn resolve_field_path<'n, N: 'n>(
             t => return Err(format!("expected [ or . but got: {t}")),
         }
     }
-    Ok(steps)
+    Ok((steps, at))
 }
 
 /// The apiserver's `unescapeSingleQuote`: `\a \b \f \n \r \t \v \' \\`, anything else
@@ -498,6 +498,24 @@ fn unescape_single_quote(s: &str) -> Result<String, String> {
 /// `cel.ValidFieldPath` over a structural schema, as the CRD check runs it.
 #[cfg(feature = "dynamic")]
 pub fn valid_field_path(path: &str, schema: &crate::schema::Schema) -> bool {
+    field_path_schema(path, schema, true).is_ok()
+}
+
+/// `cel.ValidFieldPath` over a structural schema: the path's steps and the node it leads to,
+/// or why it leads nowhere, in the apiserver's words. `brackets`: whether `['key']` steps are
+/// allowed (`WithFieldPathAllowArrayNotation`; selectable fields allow none).
+#[cfg(feature = "dynamic")]
+pub fn field_path_schema<'s>(
+    path: &str,
+    schema: &'s crate::schema::Schema,
+    brackets: bool,
+) -> Result<(Vec<FieldPathStep>, &'s crate::schema::Schema), String> {
+    if !brackets && field_path_tokens(path).iter().any(|t| t == "[") {
+        // The scanner meets a `[` before anything after it counts.
+        let before = &path[..path.find('[').unwrap_or(0)];
+        field_path_schema(before, schema, true)?;
+        return Err("array notation is not allowed".into());
+    }
     use crate::schema::Schema;
     fn node(s: &Schema) -> FieldPathNode<&Schema> {
         if !s.properties.is_empty() {
@@ -511,7 +529,7 @@ pub fn valid_field_path(path: &str, schema: &crate::schema::Schema) -> bool {
     fn child<'s>(s: &'s Schema, name: &str) -> Option<&'s Schema> {
         s.properties.get(name)
     }
-    resolve_field_path(path, schema, node, child).is_ok()
+    resolve_field_path(path, schema, node, child)
 }
 
 /// A rule's `fieldPath` resolved in the type of its node, as the apiserver resolves it in the
@@ -531,7 +549,7 @@ pub fn field_path_steps(path: &str, self_type: &Type) -> Option<Vec<FieldPathSte
             _ => None,
         }
     }
-    resolve_field_path(path, self_type, node, child).ok()
+    resolve_field_path(path, self_type, node, child).ok().map(|(steps, _)| steps)
 }
 
 /// The apiserver's field path scanner: `.`, `[` and `]` alone, a single-quoted string whole

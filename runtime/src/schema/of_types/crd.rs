@@ -46,6 +46,9 @@ pub struct ResourceInfo {
     pub printer_columns: &'static [PrinterColumn],
     /// `selectableFields[].jsonPath`.
     pub selectable_fields: &'static [&'static str],
+    /// The `api-approved.kubernetes.io` annotation a group under `k8s.io` or `kubernetes.io`
+    /// needs: the URL of the approving review, or a reason starting with `unapproved`.
+    pub api_approved: Option<&'static str>,
 }
 
 /// A resource type with its CRD: derived from `#[kubeskema(resource(...))]` by
@@ -94,10 +97,14 @@ impl CustomResourceDefinition {
         if !r.categories.is_empty() {
             names.insert("categories".into(), json!(r.categories));
         }
+        let mut metadata = json!({"name": format!("{}.{}", r.plural, r.group)});
+        if let Some(approved) = r.api_approved {
+            metadata["annotations"] = json!({"api-approved.kubernetes.io": approved});
+        }
         let json = json!({
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "CustomResourceDefinition",
-            "metadata": {"name": format!("{}.{}", r.plural, r.group)},
+            "metadata": metadata,
             "spec": {
                 "group": r.group,
                 "names": names,
@@ -128,7 +135,12 @@ impl CustomResourceDefinition {
         let mut notes = first.notes.clone();
         let name = |c: &CustomResourceDefinition| c.name().to_owned();
         for other in &parts[1..] {
-            for (pointer, what) in [("/metadata/name", "name"), ("/spec/names", "names"), ("/spec/scope", "scope")] {
+            for (pointer, what) in [
+                ("/metadata/name", "name"),
+                ("/metadata/annotations", "annotations"),
+                ("/spec/names", "names"),
+                ("/spec/scope", "scope"),
+            ] {
                 if other.json.pointer(pointer) != first.json.pointer(pointer) {
                     errors.push(format!(
                         "{} of version {} differs from version {}'s: {} / {}",

@@ -5,6 +5,9 @@
 //! - Structural rules (`apiextensions-apiserver/pkg/apiserver/schema/validation.go`,
 //!   `complete.go`, `convert.go`): every node has a type, junctors carry only value
 //!   validations, root and embedded-resource metadata rules (`structural`).
+//! - The envelope (`envelope`): `metadata.name`, group, scope, versions and their storage
+//!   flags, names, printer columns, selectable fields, scale paths, deprecation warnings,
+//!   conversion, the approval annotation of protected groups.
 //! - Per-node CRD rules (`pkg/apis/apiextensions/validation/validation.go`): type values,
 //!   list-type/map-type/list-map-keys, uniqueItems, properties next to additionalProperties
 //!   (`structural`); every `default` pruned and valid against its node (`defaults`); every CEL
@@ -36,6 +39,7 @@
 
 mod defaults;
 mod derived;
+mod envelope;
 mod finding;
 mod go_dump;
 mod rules;
@@ -45,7 +49,7 @@ pub use derived::{DerivedCheck, assert_accepted, assert_crd_accepted, check_deri
 pub use finding::Finding;
 
 use super::{Crd, CrdVersion};
-use crate::issue::{BadValue, ErrorType, go_quote};
+use crate::issue::go_quote;
 use crate::schema::{AdditionalProperties, Schema};
 use structural::{check_schema, unrecognized_formats};
 
@@ -78,30 +82,25 @@ pub fn check_keeping_rules(crd: &Crd) -> (Checked, LoweredRules) {
 
 fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>) -> Checked {
     let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
+    let schemas: Vec<Option<&Schema>> = crd.versions.iter().map(|v| v.schema.as_ref()).collect();
+    let envelope = envelope::check(&crd.raw, &schemas);
     let mut out = Checked::default();
+    out.findings.extend(envelope.before);
+    let mut shared_findings = Vec::new();
     let mut reported_shared = false;
-    out.findings.extend(selectable_fields_need_a_shared_schema(crd, same_schema));
+    let mut per_version = envelope.versions.into_iter();
     for (i, version) in crd.versions.iter().enumerate() {
         let in_version = |f: Finding| Finding { version: Some(version.name.clone()), ..f };
+        out.findings.extend(per_version.next().unwrap_or_default().into_iter().map(in_version));
         let base = if same_schema || version.schema.as_ref().is_some_and(|s| s.pointer.starts_with("/spec/validation"))
         {
             "spec.validation.openAPIV3Schema".to_owned()
         } else {
             format!("spec.versions[{i}].schema.openAPIV3Schema")
         };
+        // A version without a schema: the envelope's error says so; nothing to check here.
         let Some(schema) = &version.schema else {
-            out.accepted.push(true);
-            out.findings.push(Finding {
-                warning: true,
-                help: Some("add spec.versions[].schema.openAPIV3Schema; without it no type can be generated"),
-                ..in_version(Finding::new(
-                    format!("spec.versions[{i}].schema.openAPIV3Schema"),
-                    ErrorType::Required,
-                    BadValue::Omit,
-                    "schemas are required",
-                    format!("/spec/versions/{i}"),
-                ))
-            });
+            out.accepted.push(false);
             continue;
         };
         let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
@@ -122,33 +121,25 @@ fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>) -> Checked {
                 })
             });
         }
-        // One shared schema is one set of errors (the apiserver validates it once).
-        if !accepted && same_schema && reported_shared {
-            continue;
+        if same_schema {
+            // One shared schema is one set of errors, checked after the names (spec.validation).
+            if !accepted && !reported_shared {
+                shared_findings.extend(findings.into_iter().map(in_version));
+            }
+            reported_shared |= !accepted;
+        } else {
+            out.findings.extend(findings.into_iter().map(in_version));
         }
-        reported_shared |= !accepted;
-        out.findings.extend(findings.into_iter().map(in_version));
+    }
+    out.findings.extend(envelope.names);
+    out.findings.extend(shared_findings);
+    out.findings.extend(envelope.after);
+    // The apiserver takes a CRD whole or not at all: an error of the envelope refuses every
+    // version.
+    if out.findings.iter().any(|f| !f.warning && f.version.is_none()) {
+        out.accepted.iter_mut().for_each(|a| *a = false);
     }
     out
-}
-
-/// [quirk] The v1 → internal conversion moves `selectableFields` that every version has alike
-/// to the CRD's spec, and moves the schema only when every version has the same one: alike
-/// selectable fields over different schemas are then refused, though each version's would do.
-fn selectable_fields_need_a_shared_schema(crd: &Crd, same_schema: bool) -> Option<Finding> {
-    let versions = crd.raw["spec"]["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let first = versions.first().map(|v| &v["selectableFields"]);
-    let alike = versions.iter().all(|v| Some(&v["selectableFields"]) == first);
-    let listed = first.and_then(serde_json::Value::as_array).is_some_and(|l| !l.is_empty());
-    (alike && listed && !same_schema).then(|| {
-        Finding::new(
-            "spec.selectableFields".into(),
-            ErrorType::Invalid,
-            BadValue::Str(String::new()),
-            "may only be set when validations.schema is included",
-            "/spec/versions/0/selectableFields".into(),
-        )
-    })
 }
 
 fn strip(v: &CrdVersion) -> Option<String> {
