@@ -36,7 +36,7 @@ impl Step {
                "applied": self.config, "manager": self.manager, "force": self.force, "now": NOW})
     }
 
-    /// This project's answer, by [`Resource::field_manager_apply`] at the step's version.
+    /// This project's answer, by [`Resource::field_manager_apply`](kubeskema::apply::Resource::field_manager_apply) at the step's version.
     pub fn ours(&self, crd: &kubeskema::crd::Crd, live: Option<&Value>) -> Result<Value, kubeskema::apply::ApplyError> {
         use kubeskema::apply::{Options, Resource, Subresource};
         let resource = Resource::new(crd, &self.version).expect("a version of the CRD");

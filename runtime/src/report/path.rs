@@ -17,7 +17,7 @@ pub enum Segment {
     Key(String),
     /// An index into a list.
     Index(usize),
-    /// [quirk] A map key a rule's `fieldPath` starts with: the apiserver appends the whole
+    /// (A quirk.) A map key a rule's `fieldPath` starts with: the apiserver appends the whole
     /// normalized fieldPath as one child, so the key prints after a dot (`spec.m.[k]`).
     RuleKey(String),
 }

@@ -171,7 +171,7 @@ pub enum NativeForm {
     /// Integer arithmetic through this checked helper.
     Arithmetic(&'static str),
     /// `==` of a value whose type holds set or map lists
-    /// ([`crate::cel::lowering::list_kinds`]): natively where it is a set of scalars, or a map
+    /// (`cel::lowering::list_kinds`): natively where it is a set of scalars, or a map
     /// list of items that compare plainly.
     SchemaEquals,
     /// `list[i]`, `map[k]`.

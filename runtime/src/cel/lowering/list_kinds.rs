@@ -118,7 +118,7 @@ impl Shape {
         }
     }
 
-    /// The shape as the text [`SCHEMA_EQUALS`] is given (JSON).
+    /// The shape as the text `SCHEMA_EQUALS` is given (JSON).
     pub fn encode(&self) -> String {
         self.to_json().to_string()
     }
