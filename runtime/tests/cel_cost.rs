@@ -17,7 +17,7 @@ fn estimate(schema: &Value) -> u64 {
     let s = Schema::parse(schema, "").0;
     let rule = &s.validations[0].rule;
     let declaration = types::declare_rule_scope(&s, false).expect("declarable");
-    let compiled = check_rule(rule, None, None, &Scope::declared(Arc::new(declaration), false))
+    let compiled = check_rule(rule, None, &Scope::declared(Arc::new(declaration), false))
         .unwrap_or_else(|e| panic!("{rule}: {e:?}"));
     compiled.max_cost.expect("estimated")
 }

@@ -810,7 +810,7 @@ mod tests {
     /// The checker's message for `rule` with `self` of type `self_type` (a cel-go signature).
     fn refused(rule: &str, self_type: &str) -> String {
         let scope = Scope::typed(crate::cel::front::types::parse(self_type), false);
-        match check_rule(rule, None, None, &scope) {
+        match check_rule(rule, None, &scope) {
             Ok(_) => panic!("{rule} should not check"),
             Err(e) => e.join("\n"),
         }
@@ -818,7 +818,7 @@ mod tests {
 
     fn accepted(rule: &str, self_type: &str) {
         let scope = Scope::typed(crate::cel::front::types::parse(self_type), false);
-        if let Err(e) = check_rule(rule, None, None, &scope) {
+        if let Err(e) = check_rule(rule, None, &scope) {
             panic!("{rule}: {e:?}");
         }
     }

@@ -66,19 +66,14 @@ impl Scope {
     }
 }
 
-/// Compiles a rule (and its message expression and field path) as the apiserver does at CRD
-/// time: it parses, it type-checks against `scope` with the 1.36 environment's declarations
-/// (see [`check`]), the rule is a `bool` and the message expression a `string`, constant
-/// arguments are valid, and the `fieldPath` parses. Every problem is returned, in the
-/// apiserver's words.
-pub fn check_rule(
-    rule: &str,
-    message_expression: Option<&str>,
-    field_path: Option<&str>,
-    scope: &Scope,
-) -> Result<Compiled, Vec<String>> {
-    let (rule, message_expression) =
-        compile_rule(rule, message_expression, field_path, scope).map_err(|refused| refused.errors)?;
+/// Compiles a rule (and its message expression) as the apiserver does at CRD time: it parses,
+/// it type-checks against `scope` with the 1.36 environment's declarations (see [`check`]),
+/// the rule is a `bool` and the message expression a `string`, constant arguments are valid.
+/// Every problem is returned, in the apiserver's words. (A `fieldPath` is no part of it: the
+/// apiserver's compilation normalizes it where it can and never fails on it; the CRD check
+/// says where it is no valid path.)
+pub fn check_rule(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Result<Compiled, Vec<String>> {
+    let (rule, message_expression) = compile_rule(rule, message_expression, scope).map_err(|refused| refused.errors)?;
     Ok(Compiled {
         message_refused: false,
         max_cost: rule.cost.map(|c| c.max),
@@ -96,7 +91,6 @@ pub fn check_rule(
 fn compile_rule(
     rule: &str,
     message_expression: Option<&str>,
-    field_path: Option<&str>,
     scope: &Scope,
 ) -> Result<(Parsed, Option<Parsed>), RefusedRule> {
     let mut errors = Vec::new();
@@ -106,9 +100,6 @@ fn compile_rule(
     let message = message_expression
         .filter(|m| program.is_some() && !m.is_empty())
         .and_then(|m| compile_one(m, scope, Expecting::Message, &mut errors));
-    if let Some(Err(e)) = field_path.map(parse_field_path) {
-        errors.push(e);
-    }
     match program {
         Some(program) if errors.is_empty() => Ok((program, message)),
         program => {
@@ -182,10 +173,9 @@ pub struct CheckedRule {
 pub fn check_and_lower(
     rule: &str,
     message_expression: Option<&str>,
-    field_path: Option<&str>,
     scope: &Scope,
 ) -> Result<CheckedRule, RefusedRule> {
-    let (p, message) = compile_rule(rule, message_expression, field_path, scope)?;
+    let (p, message) = compile_rule(rule, message_expression, scope)?;
     Ok(CheckedRule {
         max_cost: p.cost.map(|c| c.max),
         message_max_cost: message.as_ref().and_then(|m| m.cost).map(|c| c.max),
@@ -200,7 +190,7 @@ pub fn check_and_lower(
 
 /// [`check_and_lower`] of a rule and its messageExpression alone: the trees for [`Lowered`].
 pub fn lower(rule: &str, message_expression: Option<&str>, scope: &Scope) -> Result<Lowered, Vec<String>> {
-    check_and_lower(rule, message_expression, None, scope).map(|c| c.lowered).map_err(|r| r.errors)
+    check_and_lower(rule, message_expression, scope).map(|c| c.lowered).map_err(|r| r.errors)
 }
 
 /// How many expressions [`compile_one`] has compiled in this process: what a test of "each rule

@@ -150,9 +150,8 @@ impl Rule {
                     },
                     None => Scope::untyped(optional),
                 };
-                let field_path = self.field_path.as_deref();
                 let over = |cost: Option<u64>| cost.filter(|&c| c > limits::STATIC_RULE_LIMIT);
-                let compile = |message: Option<&str>| check_rule(&self.rule, message, field_path, &scope);
+                let compile = |message: Option<&str>| check_rule(&self.rule, message, &scope);
                 // A messageExpression that does not compile, or is estimated over the budget, is
                 // left out: the rule still runs, and a failure says `message` (the apiserver's
                 // validator does so; the CRD check reports the expression).

@@ -160,12 +160,7 @@ impl Walk<'_> {
         let shown = BadValue::Json(super::go_dump::rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
-        let compiled = match crate::cel::check_and_lower(
-            &rule.rule,
-            rule.message_expression.as_deref(),
-            rule.field_path.as_deref(),
-            scope,
-        ) {
+        let compiled = match crate::cel::check_and_lower(&rule.rule, rule.message_expression.as_deref(), scope) {
             Ok(c) => Some(c),
             Err(refused) => {
                 // The rule's own cost and reading of oldSelf stand where only its
