@@ -256,6 +256,43 @@ impl Schema {
         !self.validations.is_empty() || self.children().any(Schema::has_rules)
     }
 
+    /// Whether two schemas are one as the apiserver compares decoded `JSONSchemaProps`
+    /// (`apiequality.Semantic.DeepEqual`, as the v1 → internal conversion asks whether every
+    /// version has the same schema): where each was read from, keys Go's decoder drops and an
+    /// empty string against none make no difference.
+    pub fn same_as_decoded(&self, other: &Schema) -> bool {
+        fn decoded(s: &Schema) -> Schema {
+            let mut s = s.clone();
+            forget_reading(&mut s);
+            s
+        }
+        fn forget_reading(s: &mut Schema) {
+            s.pointer.clear();
+            s.unknown_keys.clear();
+            for text in [
+                &mut s.type_,
+                &mut s.format,
+                &mut s.title,
+                &mut s.description,
+                &mut s.pattern,
+                &mut s.list_type,
+                &mut s.map_type,
+            ] {
+                if text.as_deref() == Some("") {
+                    *text = None;
+                }
+            }
+            s.properties.values_mut().for_each(forget_reading);
+            s.items.as_deref_mut().into_iter().for_each(forget_reading);
+            if let Some(AdditionalProperties::Schema(a)) = &mut s.additional_properties {
+                forget_reading(a);
+            }
+            s.all_of.iter_mut().chain(&mut s.any_of).chain(&mut s.one_of).for_each(forget_reading);
+            s.not.as_deref_mut().into_iter().for_each(forget_reading);
+        }
+        decoded(self) == decoded(other)
+    }
+
     /// Every direct child node with the token that leads to it: `properties`, `items`,
     /// `additionalProperties`, then the junctors.
     pub fn children(&self) -> impl Iterator<Item = &Schema> {

@@ -45,12 +45,16 @@ pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>]) -> Envelope {
     let spec = raw.get("spec").unwrap_or(&Value::Null);
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let versions: &[Value] = spec.get("versions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let alike = |key: &str| versions.windows(2).all(|w| w[0].get(key) == w[1].get(key));
+    // Alike as Go decodes them: a `null` is no value.
+    let alike = |key: &str| versions.windows(2).all(|w| decoded(w[0].get(key)) == decoded(w[1].get(key)));
     let moved = Moved {
         subresources: alike("subresources"),
         columns: alike("additionalPrinterColumns"),
         selectable: alike("selectableFields"),
-        schema: alike("schema"),
+        schema: schemas.windows(2).all(|w| match (w[0], w[1]) {
+            (Some(a), Some(b)) => a.same_as_decoded(b),
+            (a, b) => a.is_none() && b.is_none(),
+        }),
     };
     let group = s(spec, "group");
     let names = spec.get("names").unwrap_or(&Value::Null);
@@ -138,7 +142,7 @@ pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>]) -> Envelope {
         }
         if !moved.selectable {
             let schema = if moved.schema { None } else { schemas.get(i).copied().flatten() };
-            selectable(&mut found, v.get("selectableFields"), schema, moved.schema, &at, &ptr);
+            selectable(&mut found, v.get("selectableFields"), schema, &at, &ptr);
         }
         out.versions.push(found);
     }
@@ -238,7 +242,7 @@ pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>]) -> Envelope {
     }
     if moved.selectable {
         let schema = if moved.schema { schemas.first().copied().flatten() } else { None };
-        selectable(&mut out.after, first.get("selectableFields"), schema, moved.schema, "spec", "/spec/versions/0");
+        selectable(&mut out.after, first.get("selectableFields"), schema, "spec", "/spec/versions/0");
     }
     conversion(&mut out.after, spec.get("conversion"), preserve_unknown);
 
@@ -316,6 +320,22 @@ fn as_v1(raw: &Value) -> std::borrow::Cow<'_, Value> {
         }
     }
     std::borrow::Cow::Owned(doc)
+}
+
+/// A value as Go decodes it into the CRD's types, for comparing: a `null` is no value, at any
+/// depth. (Go would also take an empty string or a zero as none in places; no such difference
+/// is modelled.)
+fn decoded(v: Option<&Value>) -> Option<Value> {
+    fn without_nulls(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), without_nulls(v))).collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(without_nulls).collect()),
+            v => v.clone(),
+        }
+    }
+    v.filter(|v| !v.is_null()).map(without_nulls)
 }
 
 fn finding(field: &str, error_type: ErrorType, value: BadValue, detail: &str, pointer: &str) -> Finding {
@@ -446,15 +466,8 @@ fn columns(out: &mut Vec<Finding>, columns: Option<&Value>, at: &str, ptr: &str)
 }
 
 /// `ValidateCustomResourceSelectableFields` (`schema`: the version's, or the one every version
-/// shares; `with_schema`: whether the holder has one).
-fn selectable(
-    out: &mut Vec<Finding>,
-    fields: Option<&Value>,
-    schema: Option<&Schema>,
-    shared: bool,
-    at: &str,
-    ptr: &str,
-) {
+/// shares; `None` where the holder has none).
+fn selectable(out: &mut Vec<Finding>, fields: Option<&Value>, schema: Option<&Schema>, at: &str, ptr: &str) {
     let fields: &[Value] = fields.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     if fields.is_empty() {
         return;
@@ -466,7 +479,6 @@ fn selectable(
         } else {
             "may only be set when `version.schema.openAPIV3Schema` is not included"
         };
-        let _ = shared;
         out.push(finding(
             &format!("{at}.selectableFields"),
             ErrorType::Invalid,
