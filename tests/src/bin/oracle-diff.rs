@@ -8,6 +8,9 @@
 //! cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed 7 --record fixtures/oracle
 //! # re-ask only the targeted cases (after fixtures/oracle/targeted.py wrote new ones)
 //! cargo run --release -p kubeskema-tests --bin oracle-diff -- --record-targeted fixtures/oracle
+//! # write the differing cases to a folder, then re-ask them after a fix
+//! cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed 1 --crds 1500 --dump /tmp/differ
+//! cargo run --release -p kubeskema-tests --bin oracle-diff -- --replay /tmp/differ/crds.jsonl
 //! ```
 //!
 //! The oracle binary is `$ORACLE_BIN`, else `../oracle/bin/apiserver-oracle` (a writable copy
@@ -36,6 +39,7 @@ struct Args {
     show: usize,
     replay: Vec<PathBuf>,
     exact: bool,
+    dump: Option<PathBuf>,
 }
 
 fn args() -> Args {
@@ -50,6 +54,7 @@ fn args() -> Args {
         show: 3,
         replay: Vec::new(),
         exact: false,
+        dump: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -66,6 +71,7 @@ fn args() -> Args {
             "--show" => a.show = number(value()),
             "--replay" => a.replay.push(PathBuf::from(value())),
             "--exact" => a.exact = true,
+            "--dump" => a.dump = Some(PathBuf::from(value())),
             _ => usage(&format!("unknown argument {flag}")),
         }
     }
@@ -80,7 +86,7 @@ fn args() -> Args {
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N] [--exact]\n       \
+        "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N] [--exact] [--dump DIR]\n       \
          oracle-diff --record DIR [--per-class K] [--seed N]   (writes DIR/{{creates,updates,crds}}.jsonl, re-asks DIR/targeted.jsonl)\n       \
          oracle-diff --record-targeted DIR   (re-asks DIR/targeted.jsonl only)\n       \
          oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)"
@@ -138,6 +144,8 @@ fn draw(
         let (i, j) = *rng.pick(&by_class[class]).expect("a class present has candidates");
         let (crd, object, cands) = &inputs[i];
         let patched = object.patched(cands[j].patch.clone());
+        // What an object's change needs of its CRD (a rule reading the changed field).
+        let crd = &crd.patched(cands[j].crd_patch.clone());
         let id = format!("{tag}-{k:05}");
         out.push(match op {
             Op::Check => {
@@ -388,6 +396,20 @@ fn main() {
         }
         let answers = run(&mut cases, &mut docs, true);
         report(name, &cases, &answers, a.show, a.exact);
+        if let Some(dir) = &a.dump {
+            // Every case that differs, with the apiserver's answer: `--replay` shows them again.
+            let differing: Vec<Case> = cases
+                .iter()
+                .zip(&answers)
+                .filter(|(c, (theirs, mine))| theirs.error.is_none() && !compare(c.op, theirs, mine).same_messages)
+                .map(|(c, _)| c.clone())
+                .collect();
+            std::fs::create_dir_all(dir).expect("the dump folder can be made");
+            let path = dir.join(format!("{name}.jsonl"));
+            write_fixture(&path, &format!("differing cases of oracle-diff --seed {}", a.seed), &differing)
+                .expect("the dump folder is writable");
+            eprintln!("oracle-diff: {} differing cases in {}", differing.len(), path.display());
+        }
         if let Some(dir) = &a.record {
             let kept = sample(&cases, &answers, a.per_class);
             let path: PathBuf = Path::new(dir).join(format!("{name}.jsonl"));

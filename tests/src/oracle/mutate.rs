@@ -22,6 +22,12 @@ pub const OBJECT_CLASSES: &[&str] = &[
     "owner-references",
     "cluster-namespace",
     "embedded",
+    "cel-error-order",
+    "cel-beyond-int64",
+    "cel-environment",
+    "cel-url",
+    "cel-map-list",
+    "multipleof-not-positive",
 ];
 
 /// The CRD mutators' classes.
@@ -39,6 +45,12 @@ pub const CRD_CLASSES: &[&str] = &[
     "dollar-schema",
     "bad-default",
     "keywords",
+    "null-default",
+    "rule-on-default",
+    "cost-near-limit",
+    "message-expression",
+    "type-information",
+    "envelope",
 ];
 
 /// One candidate change.
@@ -48,6 +60,15 @@ pub struct Candidate {
     pub class: &'static str,
     /// The change.
     pub patch: Vec<Value>,
+    /// For an object's change, what it needs of its CRD (a rule that reads the changed field,
+    /// a keyword); empty for most.
+    pub crd_patch: Vec<Value>,
+}
+
+impl Candidate {
+    fn new(class: &'static str, patch: Vec<Value>) -> Candidate {
+        Candidate { class, patch, crd_patch: Vec::new() }
+    }
 }
 
 fn rep(pointer: &str, value: Value) -> Value {
@@ -75,7 +96,7 @@ pub fn object_candidates(object: &Value, schema: &Schema, cluster_scoped: bool) 
 }
 
 fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
-    let mut push = |class, patch: Vec<Value>| out.push(Candidate { class, patch });
+    let mut push = |class, patch: Vec<Value>| out.push(Candidate::new(class, patch));
     let is_root = ptr.is_empty();
     let is_meta = ptr == "/metadata" || ptr.starts_with("/metadata/");
     if is_meta {
@@ -199,6 +220,9 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
             if !s.validations.is_empty() {
                 cel_candidates(map, s, ptr, out);
             }
+            if !is_root && s.type_str() == Some("object") && !s.properties.is_empty() {
+                rule_candidates(map, s, ptr, out);
+            }
             for (k, x) in map {
                 if let Some(child) = s.schema_of_key(k) {
                     walk_object(x, child, &format!("{ptr}/{}", escape(k)), out);
@@ -209,9 +233,233 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
     }
 }
 
+/// A CEL name for a property, where it has one without escaping.
+fn cel_ident(name: &str) -> Option<&str> {
+    let mut chars = name.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(
+            name,
+            "in" | "as"
+                | "break"
+                | "const"
+                | "continue"
+                | "else"
+                | "for"
+                | "function"
+                | "if"
+                | "import"
+                | "let"
+                | "loop"
+                | "package"
+                | "namespace"
+                | "return"
+                | "var"
+                | "void"
+                | "while"
+                | "true"
+                | "false"
+                | "null"
+        );
+    ok.then_some(name)
+}
+
+/// The CRD patch that gives the node at `s` the rules `rules`, after any it has.
+fn with_rules(s: &Schema, rules: Vec<Value>) -> Vec<Value> {
+    let at = format!("{}/x-kubernetes-validations", s.pointer);
+    if s.validations.is_empty() {
+        vec![add(&at, Value::Array(rules))]
+    } else {
+        rules.into_iter().map(|r| add(&format!("{at}/-"), r)).collect()
+    }
+}
+
+/// Rules added to an object node, each with the change of the object that makes it say
+/// something: several failing parts (which error cel-go keeps), integers beyond int64 read,
+/// the environment's functions over the object's own strings, URLs that need escaping, map
+/// lists compared, `multipleOf` that is not positive.
+fn rule_candidates(map: &serde_json::Map<String, Value>, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
+    let mut push = |class, patch: Vec<Value>, crd_patch: Vec<Value>| out.push(Candidate { class, patch, crd_patch });
+    let rule = |r: String| json!({"rule": r});
+    let named = |want: &dyn Fn(&Schema) -> bool| -> Vec<(&str, &Schema)> {
+        s.properties.iter().filter(|(_, p)| want(p)).filter_map(|(k, p)| cel_ident(k).map(|k| (k, p))).collect()
+    };
+    let absent: Vec<&str> =
+        named(&|_| true).into_iter().filter(|(k, _)| !map.contains_key(*k)).map(|(k, _)| k).collect();
+    let strings: Vec<&str> = named(&|p| p.type_str() == Some("string"))
+        .into_iter()
+        .filter(|(k, _)| map.contains_key(*k))
+        .map(|(k, _)| k)
+        .collect();
+    let integers: Vec<(&str, &Schema)> = named(&|p| p.type_str() == Some("integer"));
+    // Several parts that fail: which error the rule reports.
+    let rules: Vec<String> = match (absent.first(), absent.get(1)) {
+        (Some(a), Some(b)) => vec![
+            format!("self.{a} == self.{a} || self.{b} == self.{b}"),
+            format!("self.{b} == self.{b} && self.{a} == self.{a}"),
+            format!("[self.{a}, self.{b}].size() == 2"),
+            format!("self.{a} == self.{a} ? true : self.{b} == self.{b}"),
+            format!("[1, 2].all(i, self.{a} == self.{a}) || [1].exists(i, self.{b} == self.{b})"),
+            format!("{{'x': self.{b}, 'y': self.{a}}}.size() == 2"),
+        ],
+        (Some(a), None) => vec![
+            format!("self.{a} == self.{a} || 1 / 0 == 0"),
+            format!("1 / 0 == 0 || self.{a} == self.{a}"),
+            format!("[0, 1].exists(i, 1 / i == 1) && self.{a} == self.{a}"),
+        ],
+        _ => Vec::new(),
+    };
+    let mut rules = rules;
+    if let (Some(t), Some(a)) = (strings.first(), absent.first()) {
+        rules.push(format!("int(self.{t}) > 0 || self.{a} == self.{a}"));
+    }
+    for r in rules {
+        push("cel-error-order", Vec::new(), with_rules(s, vec![rule(r)]));
+    }
+    // Integers beyond int64 where a rule reads them.
+    for (name, p) in &integers {
+        let at = format!("{ptr}/{name}");
+        for big in [json!(9_223_372_036_854_775_808u64), json!(1e19), json!(-9.3e18)] {
+            push(
+                "cel-beyond-int64",
+                vec![add(&at, big)],
+                with_rules(s, vec![rule(format!("!has(self.{name}) || self.{name} >= 0"))]),
+            );
+        }
+        // multipleOf that is not positive: the field's own keyword.
+        if map.contains_key(*name) {
+            for factor in [json!(0), json!(-1), json!(0.5)] {
+                push("multipleof-not-positive", Vec::new(), vec![add(&format!("{}/multipleOf", p.pointer), factor)]);
+            }
+        }
+    }
+    // The environment's functions over the object's own strings.
+    for t in &strings {
+        for call in environment_calls(&format!("self.{t}")) {
+            push("cel-environment", Vec::new(), with_rules(s, vec![rule(format!("[{call}].size() == 1"))]));
+        }
+        for url in URLS {
+            let rules = vec![
+                json!({"rule": format!("url(self.{t}).getEscapedPath() == 'x'"),
+                       "messageExpression": format!("url(self.{t}).getEscapedPath() + '|' + url(self.{t}).getHost() + '|' + url(self.{t}).getPort()")}),
+                rule(format!("isURL(self.{t})")),
+            ];
+            push("cel-url", vec![add(&format!("{ptr}/{t}"), json!(url))], with_rules(s, rules));
+        }
+    }
+    // Map lists compared whole and item by item.
+    for (name, p) in named(&|p| p.list_type.as_deref() == Some("map")) {
+        let Some(Value::Array(items)) = map.get(name) else { continue };
+        let Some(Value::Object(first)) = items.first() else { continue };
+        let mut other = first.clone();
+        for k in &p.list_map_keys {
+            if other.get(k).is_some_and(Value::is_string) {
+                other.insert(k.clone(), json!("zz-other"));
+            }
+        }
+        let rules = [
+            format!("size(self.{name}) < 2 || self.{name}[0] != self.{name}[1]"),
+            format!("self.{name} == self.{name}"),
+            format!("self.{name}.exists(x, x == self.{name}[0])"),
+            format!("self.{name}[0] in self.{name}"),
+        ];
+        for r in rules {
+            push(
+                "cel-map-list",
+                vec![add(&format!("{ptr}/{name}/-"), Value::Object(other.clone()))],
+                with_rules(s, vec![rule(r)]),
+            );
+        }
+    }
+}
+
+/// URLs that need escaping, or that `net/url` reads with care.
+const URLS: &[&str] = &[
+    "https://example.com/with space/",
+    "https://example.com/ü/ñ?q=ä",
+    "https://[::1]:8080/p",
+    "http://host:/x",
+    "https://user:pa ss@host:99/x",
+    "https://example.com/a%2fb",
+    "/relative/path",
+    "https://ex ample.com/",
+];
+
+/// Calls of every overload of the apiserver's environment (fixtures/oracle/cel-environment.tsv,
+/// recorded from kube-apiserver 1.36.3) that takes a string, `value` as that string.
+fn environment_calls(value: &str) -> Vec<String> {
+    static ROWS: std::sync::OnceLock<Vec<(String, bool, Vec<String>)>> = std::sync::OnceLock::new();
+    let rows = ROWS.get_or_init(|| {
+        let path = crate::repo_dir().join("fixtures/oracle/cel-environment.tsv");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let cols: Vec<&str> = l.split('\t').collect();
+                let [name, id, member, sig] = cols[..] else { return None };
+                let skip = id == "macro" || name.starts_with(['@', '_', '!', '-']) || sig.contains("authorization");
+                let args = sig.split(" -> ").next()?.strip_prefix('(')?.strip_suffix(')')?;
+                let args: Vec<String> = split_top(args).into_iter().map(|a| a.trim().to_owned()).collect();
+                (!skip && args.iter().any(|a| a == "string")).then(|| (name.to_owned(), member == "member", args))
+            })
+            .collect()
+    });
+    let literal = |t: &str| -> Option<&str> {
+        Some(match t {
+            "string" => "'a,b'",
+            "int" => "1",
+            "uint" => "1u",
+            "double" => "2.5",
+            "bool" => "true",
+            "bytes" => "b'ab'",
+            "list(string)" => "['b', 'a']",
+            "list(int)" => "[3, 1, 2]",
+            "map(string, string)" => "{'k': 'v'}",
+            "kubernetes.NamedFormat" => "format.dns1123Label()",
+            _ => return None,
+        })
+    };
+    let mut out = Vec::new();
+    for (name, member, args) in rows {
+        let Some(first) = args.iter().position(|a| a == "string") else { continue };
+        let values: Option<Vec<&str>> =
+            args.iter().enumerate().map(|(i, a)| if i == first { Some(value) } else { literal(a) }).collect();
+        let Some(values) = values else { continue };
+        let call = if *member {
+            format!("{}.{name}({})", values[0], values[1..].join(", "))
+        } else {
+            format!("{name}({})", values.join(", "))
+        };
+        if !out.contains(&call) {
+            out.push(call);
+        }
+    }
+    out
+}
+
+/// Splits at top-level commas (not inside parentheses).
+fn split_top(s: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
 /// Edge values for the fields a rule's node holds: what rules most often refuse.
 fn cel_candidates(map: &serde_json::Map<String, Value>, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
-    let mut push = |patch| out.push(Candidate { class: "cel", patch });
+    let mut push = |patch| out.push(Candidate::new("cel", patch));
     for (name, child) in &s.properties {
         let at = format!("{ptr}/{}", escape(name));
         match (child.type_str(), map.get(name)) {
@@ -234,7 +482,7 @@ fn cel_candidates(map: &serde_json::Map<String, Value>, s: &Schema, ptr: &str, o
 }
 
 fn metadata_candidates(object: &Value, cluster_scoped: bool, out: &mut Vec<Candidate>) {
-    let mut push = |class, patch| out.push(Candidate { class, patch });
+    let mut push = |class, patch| out.push(Candidate::new(class, patch));
     if !object["metadata"].is_object() {
         return;
     }
@@ -331,14 +579,83 @@ pub fn crd_candidates(crd: &Value) -> Vec<Candidate> {
             if !has_status {
                 patch.insert(0, add(&format!("/spec/versions/{vi}/subresources"), json!({"status": {}})));
             }
-            out.push(Candidate { class: "status-root", patch });
+            out.push(Candidate::new("status-root", patch));
         }
+        // Every array node with the same costly rule: the schema's total.
+        let arrays: Vec<&Node<'_>> = all.iter().filter(|n| n.schema["type"] == "array").collect();
+        if arrays.len() > 1 {
+            let patch = arrays
+                .iter()
+                .flat_map(|n| {
+                    [
+                        add(&format!("{}/maxItems", n.pointer), json!(3_000)),
+                        add(
+                            &format!("{}/x-kubernetes-validations", n.pointer),
+                            json!([{"rule": "self.all(x, self.all(y, true))"}]),
+                        ),
+                    ]
+                })
+                .collect();
+            out.push(Candidate::new("cost-near-limit", patch));
+        }
+        envelope_candidates(crd, vi, &mut out);
     }
     out
 }
 
+/// The CRD around its schemas: names, versions, printer columns, selectable fields, scale
+/// paths, deprecation, conversion, the approval of protected groups.
+fn envelope_candidates(crd: &Value, vi: usize, out: &mut Vec<Candidate>) {
+    let mut push = |patch| out.push(Candidate::new("envelope", patch));
+    let v = format!("/spec/versions/{vi}");
+    let group = crd["spec"]["group"].as_str().unwrap_or_default();
+    let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default();
+    let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
+    let renamed = |g: &str| vec![rep("/spec/group", json!(g)), rep("/metadata/name", json!(format!("{plural}.{g}")))];
+    if vi == 0 {
+        for g in ["Example.Com", "nodot", "x.k8s.io", "example.kubernetes.io"] {
+            push(renamed(g));
+        }
+        push(rep_all(&[("/spec/names/listKind", json!(kind))]));
+        push(rep_all(&[("/spec/names/kind", json!(format!("{kind}_x")))]));
+        push(rep_all(&[("/spec/names/plural", json!(plural.to_uppercase()))]));
+        push(rep_all(&[("/spec/names/shortNames", json!(["ok", "Not_Ok"]))]));
+        push(rep_all(&[("/spec/names/categories", json!(["all", "Bad Cat"]))]));
+        push(rep_all(&[("/metadata/name", json!(format!("other.{group}")))]));
+        push(rep_all(&[("/spec/scope", json!("Global"))]));
+        push(rep_all(&[("/spec/preserveUnknownFields", json!(true))]));
+        push(rep_all(&[("/spec/conversion", json!({"strategy": "Webhook"}))]));
+        push(rep_all(&[(
+            "/spec/conversion",
+            json!({"strategy": "Webhook", "webhook": {"clientConfig": {"url": "http://x/c?q=1"}, "conversionReviewVersions": ["v2"]}}),
+        )]));
+    }
+    push(vec![add(&format!("{v}/name"), json!("V1"))]);
+    push(vec![add(&format!("{v}/storage"), json!(false))]);
+    push(vec![add(&format!("{v}/storage"), json!(true))]);
+    push(vec![add(&format!("{v}/deprecationWarning"), json!("dep\u{1}recated"))]);
+    push(vec![add(&format!("{v}/deprecated"), json!(true)), add(&format!("{v}/deprecationWarning"), json!(""))]);
+    push(vec![add(
+        &format!("{v}/additionalPrinterColumns"),
+        json!([{"name": "A", "type": "int", "jsonPath": "spec", "format": "hex"}]),
+    )]);
+    push(vec![add(&format!("{v}/additionalPrinterColumns"), json!([{"name": "", "type": "", "jsonPath": ""}]))]);
+    push(vec![add(
+        &format!("{v}/selectableFields"),
+        json!([{"jsonPath": ".spec"}, {"jsonPath": ".spec.nope"}, {"jsonPath": ".metadata.name"}, {"jsonPath": ".spec['x']"}]),
+    )]);
+    push(vec![add(
+        &format!("{v}/subresources"),
+        json!({"scale": {"specReplicasPath": ".status.r", "statusReplicasPath": "r", "labelSelectorPath": ".x"}}),
+    )]);
+}
+
+fn rep_all(pairs: &[(&str, Value)]) -> Vec<Value> {
+    pairs.iter().map(|(p, v)| add(p, v.clone())).collect()
+}
+
 fn node_candidates(n: &Node<'_>, out: &mut Vec<Candidate>) {
-    let mut push = |class, patch| out.push(Candidate { class, patch });
+    let mut push = |class, patch| out.push(Candidate::new(class, patch));
     let p = &n.pointer;
     let s = n.schema;
     let ty = s["type"].as_str();
@@ -465,6 +782,66 @@ fn node_candidates(n: &Node<'_>, out: &mut Vec<Candidate>) {
         }
     }
     push("dollar-schema", vec![add(&at("$schema"), json!("http://json-schema.org/draft-04/schema#"))]);
+    // `default: null` (none), and keywords written null.
+    for key in ["default", "example", "externalDocs", "maxLength", "items", "x-kubernetes-validations"] {
+        push("null-default", vec![add(&at(key), Value::Null)]);
+    }
+    // Rules on defaulted nodes: evaluated on the default when the CRD is created, with
+    // fieldPath and messageExpression beside them.
+    let default = match ty {
+        Some("string") => Some(json!("x")),
+        Some("integer") => Some(json!(1)),
+        Some("boolean") => Some(json!(true)),
+        Some("array") => Some(json!([])),
+        Some("object") if s["properties"].is_object() => Some(json!({})),
+        _ => None,
+    };
+    if let Some(d) = default {
+        let first =
+            s["properties"].as_object().and_then(|m| m.keys().next()).map_or("x".to_owned(), |k| format!(".{k}"));
+        for r in [
+            json!({"rule": "false", "fieldPath": first}),
+            json!({"rule": "self != self", "fieldPath": ".nope"}),
+            json!({"rule": "false", "messageExpression": "'bad ' + string(1)"}),
+            json!({"rule": "false", "messageExpression": "1"}),
+            json!({"rule": "1 / 0 == 0"}),
+        ] {
+            push(
+                "rule-on-default",
+                vec![add(&at("default"), d.clone()), add(&at("x-kubernetes-validations"), json!([r]))],
+            );
+        }
+    }
+    // messageExpression beside rules that fail, compile or not.
+    if ty.is_some() {
+        for r in [
+            json!({"rule": "1 +", "messageExpression": "'x'"}),
+            json!({"rule": "true", "messageExpression": "1 +"}),
+            json!({"rule": "true", "messageExpression": ""}),
+            json!({"rule": "self == self", "messageExpression": "42"}),
+            json!({"rule": "true", "messageExpression": "[1, 2].map(x, string(x)).join(',')", "fieldPath": ".no"}),
+        ] {
+            push("message-expression", vec![add(&at("x-kubernetes-validations"), json!([r]))]);
+        }
+    }
+    // Rules where CEL has no type to declare: preserve-unknown-fields alone, or lists of it.
+    if ty.is_none() || s["x-kubernetes-int-or-string"] == true {
+        for rule in ["[1][5] == 1", "self == self", "1 == 1"] {
+            push("type-information", vec![add(&at("x-kubernetes-validations"), json!([{"rule": rule}]))]);
+        }
+    }
+    // Near the cost limits: lists bounded at sizes around them, rules that walk them twice.
+    if ty == Some("array") {
+        for max in [100, 1_000, 3_000, 10_000, 100_000] {
+            push(
+                "cost-near-limit",
+                vec![
+                    add(&at("maxItems"), json!(max)),
+                    add(&at("x-kubernetes-validations"), json!([{"rule": "self.all(x, self.all(y, x == y || true))"}])),
+                ],
+            );
+        }
+    }
     if n.root {
         for (prop, keep) in [("metadata", "object"), ("apiVersion", "string"), ("kind", "string")] {
             push("drop-type", vec![add(&format!("{p}/properties/{prop}"), json!({"description": keep}))]);
