@@ -10,8 +10,11 @@
 //! list of its `spec` emptied, forced (fields compared, taken and refused in each manager's
 //! version: a set at one version may be atomic at the other, a field declared at one not at the
 //! other; the lists nested in its objects too); (5) `m` applies the whole instance again at its own version (what `o` emptied
-//! conflicts, compared in `o`'s version). Each step's live object is what the step before
-//! stored, as stored: the field manager brings it to the step's version itself.
+//! conflicts, compared in `o`'s version). Last, (6) `m` applies the whole instance over a live
+//! object of its own: the instance as stored before server-side apply (no managedFields) with
+//! its first scalar under `spec` of the wrong type (the refusal's layer and words). Each other
+//! step's live object is what the step before stored, as stored: the field manager brings it to
+//! the step's version itself.
 
 use serde_json::{Map, Value, json};
 
@@ -27,11 +30,14 @@ pub struct Step {
     pub version: String,
     pub config: Value,
     pub force: bool,
+    /// The live object, where not what the step before stored.
+    pub live: Option<Value>,
 }
 
 impl Step {
     /// The request the oracle is asked (`id` and `live` for the caller to set).
     pub fn request(&self, crd: &Value, live: &Value) -> Value {
+        let live = self.live.as_ref().unwrap_or(live);
         json!({"id": 0, "op": "apply", "crd": crd, "version": self.version, "live": live,
                "applied": self.config, "manager": self.manager, "force": self.force, "now": NOW})
     }
@@ -41,7 +47,7 @@ impl Step {
         use kubeskema::apply::{Options, Resource, Subresource};
         let resource = Resource::new(crd, &self.version).expect("a version of the CRD");
         let options = Options { manager: self.manager, force: self.force, now: NOW, subresource: Subresource::Main };
-        resource.field_manager_apply(live, &self.config, &options)
+        resource.field_manager_apply(self.live.as_ref().or(live), &self.config, &options)
     }
 }
 
@@ -61,8 +67,13 @@ pub fn configurations(object: &Value, inst: &Instance, crd: &kubeskema::crd::Crd
         spec.remove(&last);
     }
     let version = inst.api_version.rsplit_once('/').map_or(inst.api_version.as_str(), |(_, v)| v).to_owned();
-    let step =
-        |manager, config: &Value, force| Step { manager, version: version.clone(), config: config.clone(), force };
+    let step = |manager, config: &Value, force| Step {
+        manager,
+        version: version.clone(),
+        config: config.clone(),
+        force,
+        live: None,
+    };
     let mut steps = vec![step("m", &config, false), step("m", &shorter, false), step("n", &config, false)];
     // Conversion webhooks are out of the oracle's reach (and this project's).
     let webhook = crd.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str) == Some("Webhook");
@@ -72,10 +83,32 @@ pub fn configurations(object: &Value, inst: &Instance, crd: &kubeskema::crd::Crd
         if let Some(spec) = emptied.get_mut("spec") {
             empty_lists(spec);
         }
-        steps.push(Step { manager: "o", version: other.name.clone(), config: emptied, force: true });
+        steps.push(Step { manager: "o", version: other.name.clone(), config: emptied, force: true, live: None });
         steps.push(step("m", &config, false));
     }
+    let mut malformed = config.clone();
+    if malformed.get_mut("spec").is_some_and(swap_first_scalar) {
+        steps.push(Step { live: Some(malformed), ..step("m", &config, false) });
+    }
     Some(steps)
+}
+
+/// The first scalar in `value` (depth first, keys in order) given a value of another JSON type;
+/// false if there is none.
+fn swap_first_scalar(value: &mut Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter_mut().any(swap_first_scalar),
+        Value::Object(map) => map.values_mut().any(swap_first_scalar),
+        Value::Null => false,
+        Value::String(_) => {
+            *value = 12345.into();
+            true
+        }
+        scalar => {
+            *scalar = "kubeskema".into();
+            true
+        }
+    }
 }
 
 /// Every list in `value`, however deep in its objects, made `[]`.

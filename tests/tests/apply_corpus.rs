@@ -158,7 +158,8 @@ fn corpus_instances_apply_idempotently_item_by_item_and_without_conflicts_betwee
 }
 
 /// Every corpus instance's applies (`kubeskema_tests::apply_corpus`: three, five where the CRD
-/// has another version) give what kube-apiserver 1.36.3 gave, recorded as fingerprints in
+/// has another version, and one over a malformed live object) give what kube-apiserver 1.36.3
+/// gave, recorded as fingerprints in
 /// `fixtures/apply/corpus.tsv`.
 /// Re-record: `ORACLE_BIN=... cargo run --release -p kubeskema-tests --bin apply-corpus-record`.
 #[test]
@@ -176,7 +177,7 @@ fn corpus_applies_are_the_apiservers() {
         .collect();
     let mut crds = CorpusCrds::default();
     let mut docs = CorpusDocuments::default();
-    let (mut compared, mut other_versions, mut differ) = (0, 0, Vec::new());
+    let (mut compared, mut other_versions, mut malformed, mut differ) = (0, 0, 0, Vec::new());
     for inst in instances() {
         let Some(want) = recorded.get(&(inst.file.clone(), inst.doc_index)) else { continue };
         let (crd, version) = crds.version_of(&inst).expect("a recorded instance's CRD is in the corpus");
@@ -196,6 +197,7 @@ fn corpus_applies_are_the_apiservers() {
             let ours = step.ours(crd, live.as_ref());
             compared += 1;
             other_versions += usize::from(step.version != version.name);
+            malformed += usize::from(step.live.is_some());
             if fingerprint(&canonical_ours(&ours)) != *want {
                 differ.push(format!(
                     "{}#{} step {}: {}",
@@ -213,9 +215,10 @@ fn corpus_applies_are_the_apiservers() {
         }
     }
     eprintln!(
-        "apply over the corpus against the apiserver: {compared} applies compared ({other_versions} at another version than the instance's), {} differ",
+        "apply over the corpus against the apiserver: {compared} applies compared ({other_versions} at another version than the instance's, {malformed} over a malformed live object), {} differ",
         differ.len()
     );
     assert!(compared > 8_000, "only {compared} applies compared");
+    assert!(other_versions > 1_000 && malformed > 1_000, "{other_versions} at another version, {malformed} malformed");
     assert!(differ.is_empty(), "{} differ:\n{}", differ.len(), differ.join("\n"));
 }
