@@ -698,7 +698,7 @@ impl<'a> Emitter<'a> {
                     _ => Err(format!("{name} of {ar} and {br}")),
                 }
             }
-            (N::SchemaEquals, None, 3) => {
+            (N::SchemaEquals | N::SchemaNotEquals, None, 3) => {
                 use kubeskema::cel::Shape;
                 let Expr::Literal(LiteralValue::String(text)) = &args[2].expr else {
                     return Err("a shape that is not a literal".into());
@@ -706,17 +706,22 @@ impl<'a> Emitter<'a> {
                 let shape = Shape::decode(text.inner()).ok_or("a shape that does not read")?;
                 let (a, ar) = self.expr(&args[0])?;
                 let (b, br) = self.expr(&args[1])?;
-                match (shape, &ar, &br) {
+                // What compiles here cannot fail, so `!=` is the negation.
+                let (equal, rep) = match (shape, &ar, &br) {
                     (Shape::Set, Rep::Ref(Ty::Vec(x)), Rep::Ref(Ty::Vec(y))) if x == y && self.scalar(x) => {
-                        Ok((quote!(#native::set_equals(#a, #b)), Rep::Bool))
+                        (quote!(#native::set_equals(#a, #b)), Rep::Bool)
                     }
+                    // [divergence] The items' integers compare as read: one the document
+                    // wrote as `1.0` does not fail the comparison here, as it does in the
+                    // interpreter (docs/limits-and-divergences.md).
                     (Shape::MapList(names, item), Rep::Ref(Ty::Vec(x)), Rep::Ref(Ty::Vec(y)))
                         if x == y && !item.holds_kinds() =>
                     {
-                        self.map_list_equals(a, b, x, &names)
+                        self.map_list_equals(a, b, x, &names)?
                     }
-                    _ => Err(format!("equality of {ar} and {br} by their list kinds")),
-                }
+                    _ => return Err(format!("equality of {ar} and {br} by their list kinds")),
+                };
+                Ok(if matches!(form, N::SchemaNotEquals) { (quote!(!(#equal)), rep) } else { (equal, rep) })
             }
             (N::Index, None, 2) if matches!(args[0].expr, Expr::Map(_)) => self.constant_map_lookup(&args[0], &args[1]),
             (N::Index, None, 2) => {

@@ -174,6 +174,8 @@ pub enum NativeForm {
     /// (`cel::lowering::list_kinds`): natively where it is a set of scalars, or a map
     /// list of items that compare plainly.
     SchemaEquals,
+    /// `!=` of such a value (true where `==` fails), natively where `==` is.
+    SchemaNotEquals,
     /// `list[i]`, `map[k]`.
     Index,
     /// `x in list`, `k in map`.

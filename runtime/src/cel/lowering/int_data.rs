@@ -53,10 +53,15 @@ pub(crate) fn functions(rows: &mut Rows) {
 /// What a rule that reads a float where the schema says integer fails with.
 pub const FLOAT_READ: &str = "invalid data, expected int, got float64";
 
+/// The error of a float read where the schema says integer.
+pub(crate) fn float_read() -> ExecutionError {
+    ExecutionError::function_error(INT_DATA, FLOAT_READ)
+}
+
 fn int_data(args: &[Value]) -> Result<Value, ExecutionError> {
     match args.first() {
         // JSON numbers that are no int64 are float64 to the apiserver, uint64 ones included.
-        Some(Value::Float(_) | Value::UInt(_)) => Err(ExecutionError::function_error(INT_DATA, FLOAT_READ)),
+        Some(Value::Float(_) | Value::UInt(_)) => Err(float_read()),
         Some(other) => Ok(other.clone()),
         None => Err(ExecutionError::invalid_argument_count(1, 0)),
     }

@@ -11,6 +11,14 @@
 //! equality. Like the apiserver's, the semantics follow the left operand: `[1, 2] ==
 //! self.set` is ordered.
 //!
+//! An integer of the schema that the document wrote as a float (`1.0`) is an error where the
+//! apiserver reads it for a comparison, and only on the receiving side: `self == oldSelf` fails
+//! with `invalid data, expected int, got float64` where `oldSelf == self` is false (the other
+//! side's error is no integer, so not equal). An object or map compares its entries in Go's
+//! map order, the first entry not equal deciding; where that order could decide between an
+//! error and `false`, kubeskema gives the error (the apiserver gives either, from one request
+//! to the next).
+//!
 //! [quirk] A map list keys its items by the *escaped* names of its key properties, looked up
 //! in the item as the document wrote it: a key property whose name CEL escapes (`a-b`) reads
 //! as null in every item, so all items have one key. With more than three key properties,
@@ -34,6 +42,9 @@ use crate::cel::running::value::deep_equal;
 /// `@schema_equals(a, b, shape)`: `a == b` as the apiserver compares values of `a`'s type
 /// (`shape`: [`Shape::encode`]).
 pub const SCHEMA_EQUALS: &str = "@schema_equals";
+/// `@schema_not_equals(a, b, shape)`: `a != b`, which cel-go takes as "`a == b` is not true":
+/// where [`SCHEMA_EQUALS`] fails, it is true.
+pub const SCHEMA_NOT_EQUALS: &str = "@schema_not_equals";
 /// `@schema_in(x, list, shape)`: `x in list` as the apiserver's list of items of `shape`
 /// finds `x`: the first item equal to it by [`SCHEMA_EQUALS`]'s rules.
 pub const SCHEMA_IN: &str = "@schema_in";
@@ -46,6 +57,11 @@ pub const MAP_LIST_MERGE: &str = "@map_list_merge";
 pub(crate) fn functions(rows: &mut Rows) {
     let mut add = |signature: &str, f, native| rows.add(signature, Run::Library(f), Cost::Call, Charge::Call, native);
     add(&format!("{SCHEMA_EQUALS}(A, A, string) -> bool"), value_fn!(schema_equals), NativeForm::SchemaEquals);
+    add(
+        &format!("{SCHEMA_NOT_EQUALS}(A, A, string) -> bool"),
+        value_fn!(schema_not_equals),
+        NativeForm::SchemaNotEquals,
+    );
     add(
         &format!("{SCHEMA_IN}(A, list(A), string) -> bool"),
         value_fn!(schema_in),
@@ -69,6 +85,9 @@ pub(crate) fn functions(rows: &mut Rows) {
 pub enum Shape {
     /// CEL's own equality.
     Plain,
+    /// An integer: a float there (a whole one the document wrote as `1.0`, or one beyond
+    /// int64) fails the comparison it receives, as the apiserver reads the field.
+    Int,
     /// An object: its declared fields by escaped name (a field it holds beyond them, kept by
     /// `x-kubernetes-preserve-unknown-fields`, compares only where the other has it).
     Object(BTreeMap<String, Shape>),
@@ -80,6 +99,9 @@ pub enum Shape {
     MapList(Vec<String>, Box<Shape>),
     /// A map (`additionalProperties`): key by key.
     Map(Box<Shape>),
+    /// A list or map the rule writes (`[self.a]`): cel-go's own, where an item whose
+    /// comparison fails is no difference; the items compare by their shape.
+    Written(Box<Shape>),
 }
 
 impl Shape {
@@ -94,6 +116,7 @@ impl Shape {
             Type::List(_, ListKind::Set) => Shape::Set,
             Type::List(item, ListKind::Map(keys)) => Shape::MapList(keys.to_vec(), Box::new(Shape::of(item))),
             Type::Map(_, values) => Shape::Map(Box::new(Shape::of(values))),
+            Type::Int => Shape::Int,
             _ => Shape::Plain,
         }
     }
@@ -101,20 +124,32 @@ impl Shape {
     /// Whether a set or map list is in it.
     pub fn holds_kinds(&self) -> bool {
         match self {
-            Shape::Plain => false,
+            Shape::Plain | Shape::Int => false,
             Shape::Set | Shape::MapList(..) => true,
             Shape::Object(fields) => fields.values().any(Shape::holds_kinds),
-            Shape::List(item) | Shape::Map(item) => item.holds_kinds(),
+            Shape::List(item) | Shape::Map(item) | Shape::Written(item) => item.holds_kinds(),
         }
     }
 
-    /// Whether the apiserver's equality can differ from CEL's own: a set or map list, or an
-    /// object (its fields beyond the schema's) is in it.
+    /// Whether an integer is in it.
+    pub fn holds_ints(&self) -> bool {
+        match self {
+            Shape::Plain | Shape::Set => false,
+            Shape::Int => true,
+            Shape::Object(fields) => fields.values().any(Shape::holds_ints),
+            Shape::List(item) | Shape::Map(item) | Shape::MapList(_, item) | Shape::Written(item) => item.holds_ints(),
+        }
+    }
+
+    /// Whether the apiserver's equality of a value of this shape can differ from CEL's own: a
+    /// set or map list, or an object (its fields beyond the schema's) is in it, or it holds
+    /// integers (read as the schema types them). A lone integer is read where the rule reads it.
     pub fn compares_by_schema(&self) -> bool {
         match self {
-            Shape::Plain => false,
+            Shape::Plain | Shape::Int => false,
             Shape::Set | Shape::MapList(..) | Shape::Object(_) => true,
-            Shape::List(item) | Shape::Map(item) => item.compares_by_schema(),
+            Shape::List(item) | Shape::Map(item) => item.holds_ints() || item.compares_by_schema(),
+            Shape::Written(inner) => inner.compares_by_schema(),
         }
     }
 
@@ -126,6 +161,7 @@ impl Shape {
     fn to_json(&self) -> serde_json::Value {
         match self {
             Shape::Plain => json!(0),
+            Shape::Int => json!(1),
             Shape::Object(fields) => {
                 json!({"o": fields.iter().map(|(k, s)| (k.clone(), s.to_json())).collect::<serde_json::Map<_, _>>()})
             }
@@ -133,6 +169,7 @@ impl Shape {
             Shape::Set => json!({"s": 0}),
             Shape::MapList(keys, item) => json!({"m": keys, "i": item.to_json()}),
             Shape::Map(values) => json!({"M": values.to_json()}),
+            Shape::Written(inner) => json!({"w": inner.to_json()}),
         }
     }
 
@@ -142,11 +179,15 @@ impl Shape {
     }
 
     fn from_json(v: &serde_json::Value) -> Option<Shape> {
-        let Some(m) = v.as_object() else { return Some(Shape::Plain) };
+        let Some(m) = v.as_object() else {
+            return Some(if v.as_i64() == Some(1) { Shape::Int } else { Shape::Plain });
+        };
         Some(if let Some(fields) = m.get("o").and_then(|f| f.as_object()) {
             Shape::Object(fields.iter().map(|(k, s)| Some((k.clone(), Shape::from_json(s)?))).collect::<Option<_>>()?)
         } else if let Some(item) = m.get("l") {
             Shape::List(Box::new(Shape::from_json(item)?))
+        } else if let Some(inner) = m.get("w") {
+            Shape::Written(Box::new(Shape::from_json(inner)?))
         } else if m.contains_key("s") {
             Shape::Set
         } else if let (Some(keys), Some(item)) = (m.get("m").and_then(|k| k.as_array()), m.get("i")) {
@@ -175,16 +216,14 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     if call.target.is_some() || call.args.len() != 2 {
         return;
     }
-    let Some(shape) = types.get(&call.args[0].id).map(Shape::of).filter(Shape::compares_by_schema) else { return };
+    let Some(mut shape) = types.get(&call.args[0].id).map(Shape::of).filter(Shape::compares_by_schema) else { return };
+    if matches!(call.args[0].expr, Expr::List(_) | Expr::Map(_)) {
+        shape = Shape::Written(Box::new(shape));
+    }
     let mut args = std::mem::take(&mut call.args);
     args.push(IdedExpr { id: e.id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
-    let lowered = Expr::Call(CallExpr { func_name: SCHEMA_EQUALS.to_owned(), target: None, args });
-    e.expr = if negate {
-        let inner = IdedExpr { id: e.id, expr: lowered };
-        Expr::Call(CallExpr { func_name: operators::LOGICAL_NOT.to_owned(), target: None, args: vec![inner] })
-    } else {
-        lowered
-    };
+    let function = if negate { SCHEMA_NOT_EQUALS } else { SCHEMA_EQUALS };
+    e.expr = Expr::Call(CallExpr { func_name: function.to_owned(), target: None, args });
 }
 
 fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
@@ -193,7 +232,10 @@ fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
     }
     let Some(Type::List(item, _)) = types.get(&call.args[1].id) else { return };
     let shape = Shape::of(item);
-    if !shape.compares_by_schema() {
+    // Integers matter in a list of the schema's (its items read as it types them); a list
+    // written in the rule holds what its expressions read.
+    let schema_list = !matches!(call.args[1].expr, Expr::List(_));
+    if !(shape.compares_by_schema() || schema_list && shape.holds_ints()) {
         return;
     }
     call.args.push(IdedExpr { id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
@@ -343,6 +385,10 @@ fn schema_equals(args: &[Value]) -> Result<Value, ExecutionError> {
     equal(a, b, &*shape(text)?).map(Value::Bool)
 }
 
+fn schema_not_equals(args: &[Value]) -> Result<Value, ExecutionError> {
+    schema_equals(args).map(|eq| Value::Bool(eq != Value::Bool(true))).or(Ok(Value::Bool(true)))
+}
+
 /// `x in list` as the apiserver's `unstructuredList.Contains`: the first item equal to `x`
 /// decides; otherwise the first error, if any.
 fn schema_in(args: &[Value]) -> Result<Value, ExecutionError> {
@@ -364,12 +410,41 @@ fn schema_in(args: &[Value]) -> Result<Value, ExecutionError> {
     failed.map_or(Ok(Value::Bool(false)), Err)
 }
 
+/// Whether every entry of `map` is equal, by `entry`: the apiserver stops at the first entry
+/// not equal in Go's map order; where that could be an error or a difference, the error
+/// (in key order), so the answer is the same from one run to the next.
+fn entries_equal(
+    map: &cel::objects::Map,
+    mut entry: impl FnMut(&Key, &Value) -> Result<bool, ExecutionError>,
+) -> Result<bool, ExecutionError> {
+    let mut entries: Vec<(&Key, &Value)> = map.map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut all = true;
+    for (k, v) in entries {
+        all &= entry(k, v)?;
+    }
+    Ok(all)
+}
+
 /// `a == b` as the apiserver's value of `a` (of `shape`) compares itself with `b`: the first
 /// difference or error decides.
 fn equal(a: &Value, b: &Value, shape: &Shape) -> Result<bool, ExecutionError> {
     let mismatch = || ExecutionError::no_such_overload(SCHEMA_EQUALS, vec![b.type_of().to_string()]);
     match shape {
         Shape::Plain => Ok(deep_equal(a, b)),
+        Shape::Written(inner) => match (&**inner, a, b) {
+            (Shape::List(item), Value::List(x), Value::List(y)) => {
+                Ok(x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| !matches!(equal(p, q, item), Ok(false))))
+            }
+            (Shape::Map(values), Value::Map(x), Value::Map(y)) => Ok(x.map.len() == y.map.len()
+                && x.map.iter().all(|(k, p)| y.map.get(k).is_some_and(|q| !matches!(equal(p, q, values), Ok(false))))),
+            (inner, a, b) => equal(a, b, inner),
+        },
+        Shape::Int => match (a, b) {
+            (Value::Float(_) | Value::UInt(_), _) => Err(crate::cel::lowering::int_data::float_read()),
+            (_, Value::Float(_) | Value::UInt(_)) => Ok(false),
+            _ => Ok(deep_equal(a, b)),
+        },
         Shape::List(item) => {
             let (Value::List(x), Value::List(y)) = (a, b) else { return Err(mismatch()) };
             if x.len() != y.len() {
@@ -417,42 +492,30 @@ fn equal(a: &Value, b: &Value, shape: &Shape) -> Result<bool, ExecutionError> {
             if x.map.len() != y.map.len() {
                 return Ok(false);
             }
-            for (k, p) in x.map.iter() {
-                match y.map.get(k) {
-                    Some(q) if equal(p, q, values)? => {}
-                    _ => return Ok(false),
-                }
-            }
-            Ok(true)
+            entries_equal(x, |k, p| match y.map.get(k) {
+                Some(q) => equal(p, q, values),
+                None => Ok(false),
+            })
         }
         Shape::Object(fields) => {
             let (Value::Map(x), Value::Map(y)) = (a, b) else { return Err(mismatch()) };
             if x.map.len() != y.map.len() {
                 return Ok(false);
             }
-            for (k, p) in x.map.iter() {
+            entries_equal(x, |k, p| {
                 let declared = match k {
                     Key::String(name) => fields.get(name.as_str()),
                     _ => None,
                 };
                 match (declared, y.map.get(k)) {
-                    (Some(shape), Some(q)) => {
-                        if !equal(p, q, shape)? {
-                            return Ok(false);
-                        }
-                    }
-                    (Some(_), None) => return Ok(false),
+                    (Some(shape), Some(q)) => equal(p, q, shape),
+                    (Some(_), None) => Ok(false),
                     // [quirk] A field beyond the schema's is compared only where the other
                     // has it too.
-                    (None, Some(q)) => {
-                        if !deep_equal(p, q) {
-                            return Ok(false);
-                        }
-                    }
-                    (None, None) => {}
+                    (None, Some(q)) => Ok(deep_equal(p, q)),
+                    (None, None) => Ok(true),
                 }
-            }
-            Ok(true)
+            })
         }
     }
 }
