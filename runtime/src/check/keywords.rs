@@ -352,13 +352,22 @@ impl<'a> NumberType<'a> {
 /// 'f', -1, 64)`: the shortest digits that read back as `f`, padded with zeros), read as an
 /// integer; `None` for a fraction, or more than an `i128` holds. So `-2^63`, exactly an int64,
 /// is written `-9223372036854776000` and is not one **\[quirk\]**.
-#[cold]
+#[inline]
 fn written_whole(f: f64) -> Option<i128> {
+    /// Below 2^53 every integer is a float of its own, so the shortest digits are all of them.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    // Bounds (`maximum: 65535`) and most values land here, each time a value is checked.
+    if f.abs() < EXACT {
+        return (f.fract() == 0.0).then_some(f as i128);
+    }
+    written_whole_beyond_2_53(f)
+}
+
+/// [`written_whole`] of a float beyond 2^53 (or not finite).
+#[cold]
+fn written_whole_beyond_2_53(f: f64) -> Option<i128> {
     if !f.is_finite() || f.fract() != 0.0 {
         return None;
-    }
-    if f == 0.0 {
-        return Some(0);
     }
     // Rust's `{:e}` gives the shortest round-tripping digits, as Go's formatting does.
     let sci = format!("{f:e}");
