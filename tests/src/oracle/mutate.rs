@@ -233,35 +233,10 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
     }
 }
 
-/// A CEL name for a property, where it has one without escaping.
+/// A CEL name for a property, where it has one without escaping (the apiserver's escaping,
+/// [`kubeskema::cel::escape`], leaves it as it is).
 fn cel_ident(name: &str) -> Option<&str> {
-    let mut chars = name.chars();
-    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !matches!(
-            name,
-            "in" | "as"
-                | "break"
-                | "const"
-                | "continue"
-                | "else"
-                | "for"
-                | "function"
-                | "if"
-                | "import"
-                | "let"
-                | "loop"
-                | "package"
-                | "namespace"
-                | "return"
-                | "var"
-                | "void"
-                | "while"
-                | "true"
-                | "false"
-                | "null"
-        );
-    ok.then_some(name)
+    (kubeskema::cel::escape(name).as_deref() == Some(name)).then_some(name)
 }
 
 /// The CRD patch that gives the node at `s` the rules `rules`, after any it has.
