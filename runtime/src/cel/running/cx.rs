@@ -204,12 +204,9 @@ impl Cx {
             if self.stopped {
                 return;
             }
-            // A blank rule has no program and no error (`compileRule`): it never runs.
-            if rule.rule.trim().is_empty() {
-                continue;
-            }
             let way = match runs.way(i, rule) {
-                Ok(way) => way,
+                Ok(Some(way)) => way,
+                Ok(None) => continue,
                 Err(e) => {
                     let detail = format!("rule compile error: {e}");
                     self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
@@ -332,12 +329,28 @@ impl Way<'_> {
     }
 }
 
+/// How a rule runs interpreted: `None` for a blank rule, which has no program and no error
+/// (`compileRule`) and never runs. Asked here rather than per run: a rule compiled to Rust is
+/// never blank, and its runs should not pay for the question.
+fn interpreted_way(rule: &Rule) -> Result<Option<Way<'_>>, &str> {
+    if blank(rule) {
+        return Ok(None);
+    }
+    rule.compiled().map(|c| Some(Way::Interpreted(c)))
+}
+
+/// Whether the rule is blank (`compileRule` trims it).
+fn blank(rule: &Rule) -> bool {
+    rule.rule.trim().is_empty()
+}
+
 /// How one node's rules run ([`Cx::run_rules`]).
 trait Runs {
     /// Whether there is an old value.
     fn has_old(&self) -> bool;
-    /// How rule `i` runs, or why it does not compile.
-    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str>;
+    /// How rule `i` runs (`None`: it never runs, see [`interpreted_way`]), or why it does not
+    /// compile.
+    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Option<Way<'r>>, &'r str>;
     /// Runs rule `i`: whether it holds (a non-bool result does not), and its cost.
     fn rule(&mut self, i: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost);
     /// Runs rule `i`'s messageExpression: its string, if it gave one, and its cost.
@@ -409,8 +422,8 @@ impl Runs for Interpreted {
         self.old.is_some()
     }
 
-    fn way<'r>(&self, _: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
-        rule.compiled().map(Way::Interpreted)
+    fn way<'r>(&self, _: usize, rule: &'r Rule) -> Result<Option<Way<'r>>, &'r str> {
+        interpreted_way(rule)
     }
 
     fn rule(&mut self, _: usize, rule: &Rule, way: Way<'_>) -> (Result<bool, RunError>, meter::Cost) {
@@ -487,15 +500,18 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
         self.old.is_some()
     }
 
-    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Way<'r>, &'r str> {
+    fn way<'r>(&self, i: usize, rule: &'r Rule) -> Result<Option<Way<'r>>, &'r str> {
         match self.native(i) {
             // Compiled by the derive without the types it reads: it runs once the rule
             // type-checks against them (an ill-typed rule is reported as the apiserver does).
-            Some(native) if native.defers => rule.compiled().map(|c| Way::Native { transition: c.transition }),
-            Some(native) => Ok(Way::Native { transition: native.transition }),
+            Some(native) if native.defers => rule.compiled().map(|c| Some(Way::Native { transition: c.transition })),
+            // Compiled, so not blank.
+            Some(native) => Ok(Some(Way::Native { transition: native.transition })),
             // Derived code never asks this (a value without CEL values has native rules only).
-            None if self.to_cel.is_none() => Err("the value has no CEL value to interpret the rule over"),
-            None => rule.compiled().map(Way::Interpreted),
+            None if self.to_cel.is_none() && !blank(rule) => {
+                Err("the value has no CEL value to interpret the rule over")
+            }
+            None => interpreted_way(rule),
         }
     }
 
