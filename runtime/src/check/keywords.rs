@@ -322,9 +322,9 @@ impl<'a> NumberType<'a> {
     fn holds(self, n: Num) -> bool {
         match (self.range, n) {
             (FormatRange::Int32, Num::Int(i)) => i32::try_from(i).is_ok(),
-            (FormatRange::Int32, Num::Float(f)) => written_whole(f).is_some_and(|w| i32::try_from(w).is_ok()),
+            (FormatRange::Int32, Num::Float(f)) => written_whole_within(f, i32::MIN.into(), i32::MAX.into()),
             (FormatRange::Int64, Num::Int(_)) => true,
-            (FormatRange::Int64, Num::Float(f)) => written_whole(f).is_some_and(|w| i64::try_from(w).is_ok()),
+            (FormatRange::Int64, Num::Float(f)) => written_whole_within(f, i64::MIN.into(), i64::MAX.into()),
             (FormatRange::Float32, Num::Float(f)) => f.abs() <= f64::from(f32::MAX),
             _ => true,
         }
@@ -348,24 +348,28 @@ impl<'a> NumberType<'a> {
     }
 }
 
+/// Whether `f`, as go-openapi writes it before it parses it as an integer ([`written_whole`]),
+/// is an integer in `min..=max`.
+#[inline]
+fn written_whole_within(f: f64, min: i128, max: i128) -> bool {
+    /// Below 2^53 every integer is a float of its own, so the shortest digits are all of them
+    /// and float comparisons are exact.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    // Bounds (`maximum: 65535`) and most values land here, each time a value is checked: no
+    // conversion to `i128` (a library call), and `min`, `max` fold to float constants.
+    // `f as i64` converts in one instruction where `f.fract()` calls libm's `trunc`.
+    if f.abs() < EXACT {
+        return (f as i64) as f64 == f && (min as f64..=max as f64).contains(&f);
+    }
+    written_whole(f).is_some_and(|w| (min..=max).contains(&w))
+}
+
 /// A float as go-openapi writes it before it parses it as an integer (`strconv.FormatFloat(f,
 /// 'f', -1, 64)`: the shortest digits that read back as `f`, padded with zeros), read as an
 /// integer; `None` for a fraction, or more than an `i128` holds. So `-2^63`, exactly an int64,
 /// is written `-9223372036854776000` and is not one **\[quirk\]**.
-#[inline]
-fn written_whole(f: f64) -> Option<i128> {
-    /// Below 2^53 every integer is a float of its own, so the shortest digits are all of them.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    // Bounds (`maximum: 65535`) and most values land here, each time a value is checked.
-    if f.abs() < EXACT {
-        return (f.fract() == 0.0).then_some(f as i128);
-    }
-    written_whole_beyond_2_53(f)
-}
-
-/// [`written_whole`] of a float beyond 2^53 (or not finite).
 #[cold]
-fn written_whole_beyond_2_53(f: f64) -> Option<i128> {
+fn written_whole(f: f64) -> Option<i128> {
     if !f.is_finite() || f.fract() != 0.0 {
         return None;
     }
@@ -402,29 +406,34 @@ pub struct NumberRules<'a> {
 /// fractional `maximum` of an integer) is reported itself, on every value **\[quirk\]**, and
 /// compared in float math instead of the int64 truncation.
 pub fn number_checks(path: &dyn Place, value: Num, rules: &NumberRules, out: &mut Vec<Issue>) {
-    let range = |what: &str, n: Num| rules.number_type.and_then(|t| t.range_issue(path, what, n));
-    out.extend(range("Checked", value));
-    let compared = |what: &str, bound: f64, out: &mut Vec<Issue>| match range(what, Num::Float(bound)) {
-        Some(issue) => {
-            out.push(issue);
-            match value {
-                Num::Int(i) => Num::Float(i as f64),
-                float => float,
-            }
-        }
-        None => value,
-    };
+    out.extend(rules.number_type.and_then(|t| t.range_issue(path, "Checked", value)));
     if let Some(f) = rules.multiple_of {
-        let v = compared("MultipleOf", f, out);
+        let v = compared(path, value, rules, "MultipleOf", f, out);
         out.extend(multiple_of(path, v, Bound { value: f }));
     }
     if let Some(m) = rules.maximum {
-        let v = compared("Maximum boundary", m, out);
+        let v = compared(path, value, rules, "Maximum boundary", m, out);
         out.extend(maximum(path, v, Bound { value: m }, rules.exclusive_maximum));
     }
     if let Some(m) = rules.minimum {
-        let v = compared("Minimum boundary", m, out);
+        let v = compared(path, value, rules, "Minimum boundary", m, out);
         out.extend(minimum(path, v, Bound { value: m }, rules.exclusive_minimum));
+    }
+}
+
+/// `value` as compared with `bound`: itself when the bound holds in the node's type;
+/// otherwise the bound's range issue is reported and an int64 value compared as a float.
+/// A function rather than a closure so that it is inlined: it runs on every bound of every
+/// number.
+#[inline(always)]
+fn compared(path: &dyn Place, value: Num, rules: &NumberRules, what: &str, bound: f64, out: &mut Vec<Issue>) -> Num {
+    let Some(issue) = rules.number_type.and_then(|t| t.range_issue(path, what, Num::Float(bound))) else {
+        return value;
+    };
+    out.push(issue);
+    match value {
+        Num::Int(i) => Num::Float(i as f64),
+        float => float,
     }
 }
 
