@@ -6,6 +6,7 @@
 //!
 //! Internal to kubeskema: its API follows what the code generator and the derive need.
 
+pub mod number;
 #[cfg(feature = "parse")]
 pub mod parse;
 #[cfg(feature = "print")]
@@ -144,6 +145,11 @@ keywords! {
     /// On a field or its items: the value there has no `ToCel`, so its rules (all compiled to
     /// Rust) cannot be interpreted.
     NoCelValue = "no_cel_value", Flag, C | F | N, "";
+    /// Written by code generation where a CRD's numeric bound cannot be held by the node's
+    /// type and format, or its `multipleOf` is not positive: the apiserver accepts the CRD
+    /// and refuses every value there, and so do the checks. Without it the derive refuses
+    /// such a bound at compile time ([`number`]).
+    RefusesEveryValue = "refuses_every_value", Flag, F | N, "";
     /// Required keys that no field names (`required` listing a key `properties` does not).
     RequiredKeys = "required_keys", Strs, C, "required";
     /// On the item type of `map` lists: the fields (JSON names) that name an item. Its apply

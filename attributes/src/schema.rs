@@ -121,6 +121,7 @@ mod tests {
                     | Keyword::Resource
                     | Keyword::NoCelRules
                     | Keyword::NoCelValue
+                    | Keyword::RefusesEveryValue
                     | Keyword::SchemaJson
                     | Keyword::ApplyKeys
                     | Keyword::Extension

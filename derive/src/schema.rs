@@ -13,7 +13,8 @@ use crate::model::{
     Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue, generic_arg, map_value,
     option_inner, supported_values,
 };
-use kubeskema_attributes::parse::{Attrs, Ctxt};
+use kubeskema_attributes::number::{self, FormatRange};
+use kubeskema_attributes::parse::{Attrs, Ctxt, Item};
 use kubeskema_attributes::{Keyword, schema};
 
 pub fn expand(c: &Container) -> TokenStream {
@@ -206,27 +207,34 @@ fn option_str(s: Option<&str>) -> TokenStream {
 }
 
 /// What the schema cannot say for a Rust type, found where the macro sees it: integers wider
-/// than the apiserver's int64.
+/// than the apiserver's int64, and numeric bounds the field's format cannot hold.
 pub fn check(cx: &Ctxt, c: &Container) {
     match &c.data {
         Body::Struct(fields) => {
             for f in fields.iter().filter(|f| f.shape != Shape::UnknownFields) {
-                check_integers(cx, &f.attrs, f.value_ty);
+                check_numbers(cx, &f.attrs, f.value_ty);
             }
         }
         Body::Union(u) => {
             for f in u.fields() {
-                check_integers(cx, &f.attrs, f.value_ty);
+                check_numbers(cx, &f.attrs, f.value_ty);
             }
         }
-        Body::Transparent(t) => check_integers(cx, &t.attrs, t.ty),
+        Body::Transparent(t) => check_numbers(cx, &t.attrs, t.ty),
         Body::Enum(_) => {}
     }
 }
 
-/// `u64`, `usize`, `u128`, `i128` hold values the apiserver (int64) cannot: `u64` and `usize`
-/// need an explicit `maximum` (at most 2^63 - 1), the 128-bit ones are refused.
-fn check_integers(cx: &Ctxt, attrs: &Attrs, ty: &Type) {
+/// The largest `maximum` a `u64` or `usize` may say: the last float64 below 2^63, as the
+/// apiserver reads a bound (2^63 - 1 reads as 2^63, which no int64 holds).
+const U64_MAXIMUM: &str = "9223372036854774784";
+
+/// Numbers under `ty` (through `Option`, lists and maps, with their `items(...)` and
+/// `values(...)`): `u64` and `usize` need an explicit `maximum` within int64, the 128-bit
+/// integers are refused, and each bound must be a number the field's type and format hold
+/// ([ver 1.36+] the apiserver otherwise refuses every value, `Maximum boundary value must be of
+/// type integer with format int64`).
+fn check_numbers(cx: &Ctxt, attrs: &Attrs, ty: &Type) {
     let ty = option_inner(ty).unwrap_or(ty);
     for (list, keyword) in [
         ("Vec", Keyword::Items),
@@ -242,32 +250,74 @@ fn check_integers(cx: &Ctxt, attrs: &Attrs, ty: &Type) {
         };
         if let Some(inner) = inner {
             let empty = Attrs::default();
-            return check_integers(cx, attrs.nested(keyword).unwrap_or(&empty), inner);
+            return check_numbers(cx, attrs.nested(keyword).unwrap_or(&empty), inner);
         }
     }
     let Type::Path(p) = ty else { return };
     let Some(last) = p.path.segments.last() else { return };
+    let name = last.ident.to_string();
     let span = syn::spanned::Spanned::span(ty);
-    match last.ident.to_string().as_str() {
+    match name.as_str() {
         "u128" | "i128" => cx.error(
             span,
-            "the apiserver stores integers as int64: a 128-bit integer has no schema; use i64 (or u64 with `maximum = 9223372036854775807`)",
+            format!(
+                "the apiserver stores integers as int64: a 128-bit integer has no schema; use i64 (or u64 with `maximum = {U64_MAXIMUM}`)"
+            ),
         ),
-        "u64" | "usize" => {
-            let max = match attrs.get(Keyword::Maximum) {
-                Some(kubeskema_attributes::parse::Item::Number(n)) => n.as_f64(),
-                _ => None,
-            };
-            if max.is_none_or(|m| m > i64::MAX as f64) {
-                cx.error(
-                    span,
-                    format!(
-                        "the apiserver stores integers as int64: `{}` needs `maximum = 9223372036854775807` (or less) to say so, or use i64",
-                        last.ident
-                    ),
-                );
-            }
-        }
+        "u64" | "usize" if attrs.get(Keyword::Maximum).is_none() => cx.error(
+            span,
+            format!(
+                "the apiserver stores integers as int64: `{name}` needs a `maximum` to say so (at most `maximum = {U64_MAXIMUM}`), or use i64"
+            ),
+        ),
         _ => {}
+    }
+    // Generated from a CRD that says so: kept, as the apiserver keeps it.
+    if attrs.flag(Keyword::RefusesEveryValue) {
+        return;
+    }
+    let Some((schema_type, default_format)) = number::rust_number(&name) else { return };
+    let format = attrs.str(Keyword::Format).map(syn::LitStr::value).unwrap_or_else(|| default_format.to_owned());
+    let range = FormatRange::of(schema_type, &format);
+    for (ident, keyword, item) in &attrs.items {
+        let (Keyword::Maximum | Keyword::Minimum | Keyword::MultipleOf, Item::Number(n)) = (keyword, item) else {
+            continue;
+        };
+        let Some(bound) = n.as_f64() else { continue };
+        if *keyword == Keyword::MultipleOf && bound <= 0.0 {
+            cx.error(
+                ident.span(),
+                format!(
+                    "`{ident} = {n}` makes the apiserver refuse every object (`factor MultipleOf declared for ... must be positive: {n}`): write a positive factor"
+                ),
+            );
+            continue;
+        }
+        if range.holds_float(bound) {
+            continue;
+        }
+        let of_type = if format.is_empty() {
+            format!("{schema_type} (default format)")
+        } else {
+            format!("{schema_type} with format {format}")
+        };
+        let shown = if bound.abs() < 1e16 { bound.to_string() } else { format!("{bound:e}") };
+        let what = match keyword {
+            Keyword::Maximum => "Maximum boundary",
+            Keyword::Minimum => "Minimum boundary",
+            _ => "MultipleOf",
+        };
+        let fix = match (keyword, range.widest()) {
+            _ if bound.is_finite() && bound.fract() != 0.0 => "write a whole number".to_owned(),
+            (Keyword::Minimum, Some((least, _))) => format!("the least that works is `{ident} = {least}`"),
+            (_, Some((_, largest))) => format!("the largest that works is `{ident} = {largest}`"),
+            (_, None) => "write a smaller number".to_owned(),
+        };
+        cx.error(
+            ident.span(),
+            format!(
+                "`{ident} = {n}` makes the apiserver refuse every object: it reads the bound as the float64 {shown}, which a field of type `{name}` cannot hold (`{what} value must be of type {of_type}`); {fix}"
+            ),
+        );
     }
 }

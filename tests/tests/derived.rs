@@ -261,9 +261,10 @@ fn rules_are_typed_and_estimated_against_the_derived_schema() {
 fn a_factor_not_positive_refuses_every_value_as_the_apiserver_does() {
     #[derive(kubeskema::Deserialize, kubeskema::Validate)]
     struct Spec {
-        #[kubeskema(multiple_of = 0)]
+        // As code generation writes a CRD's such bounds: the derive refuses them otherwise.
+        #[kubeskema(multiple_of = 0, refuses_every_value)]
         ratio: f64,
-        #[kubeskema(multiple_of = -2.5)]
+        #[kubeskema(multiple_of = -2.5, refuses_every_value)]
         count: i64,
     }
     let spec = Spec { ratio: 2.5, count: 3 };

@@ -11,6 +11,32 @@ struct Counts {
     sizes: std::collections::BTreeMap<String, usize>,
 }
 
+// Bounds the field's type and format cannot hold: the apiserver would refuse every object.
+#[derive(kubeskema::Validate)]
+struct Bounds {
+    // 2^63 - 1 reads as the float 2^63.
+    #[kubeskema(maximum = 9223372036854775807)]
+    advised_before: u64,
+    #[kubeskema(minimum = -3000000000)]
+    narrow: i32,
+    #[kubeskema(maximum = 1.5)]
+    fraction: i64,
+    #[kubeskema(format = "float", maximum = 1e39)]
+    single: f64,
+    #[kubeskema(items(multiple_of = 1e19))]
+    factors: Vec<i64>,
+    #[kubeskema(multiple_of = 0)]
+    no_factor: f64,
+    // As code generation writes a CRD that says so: kept.
+    #[kubeskema(maximum = 1.5, refuses_every_value)]
+    generated: i64,
+    // The widest that work.
+    #[kubeskema(maximum = 9223372036854774784)]
+    widest: u64,
+    #[kubeskema(minimum = -2147483648, maximum = 2147483647)]
+    widest_int32: i32,
+}
+
 // A resource names its group and version; its flags take booleans, its printer columns JSON.
 #[derive(kubeskema::Validate)]
 #[kubeskema(resource(kind = "Widget"))]

@@ -760,6 +760,16 @@ impl<'a> ModuleBuilder<'a> {
         if let Some(n) = &s.multiple_of {
             out.push(Attr::Number(Keyword::MultipleOf, n.clone()));
         }
+        let bound = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
+        if kubeskema_attributes::number::refuses_every_value(
+            s.type_str().unwrap_or_default(),
+            s.format.as_deref().unwrap_or_default(),
+            bound(&s.minimum),
+            bound(&s.maximum),
+            bound(&s.multiple_of),
+        ) {
+            out.push(Attr::Flag(Keyword::RefusesEveryValue));
+        }
         for (kw, v) in [
             (Keyword::MinLength, s.min_length),
             (Keyword::MaxLength, s.max_length),

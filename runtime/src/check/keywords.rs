@@ -6,6 +6,7 @@
 //! dotted OpenAPI path (empty at the root, leaving a leading space: a quirk kept).
 //! Target: Kubernetes 1.36, range-of-format checks included ([`number_checks`]).
 
+use kubeskema_attributes::number::FormatRange;
 use serde_json::{Number, Value};
 
 use crate::issue::{BadValue, ErrorType, Issue, go_float, go_quote};
@@ -263,43 +264,10 @@ pub struct NumberType<'a> {
     range: FormatRange,
 }
 
-/// The range a numeric type and format hold numbers to ([`NumberType::holds`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum FormatRange {
-    Int32,
-    Int64,
-    Float32,
-    Unbounded,
-}
-
-/// `a == b` in a `const fn`.
-pub(crate) const fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 impl<'a> NumberType<'a> {
     /// The number type `type_` (`integer` or `number`) with `format` as written.
     pub const fn new(type_: &'a str, format: &'a str) -> NumberType<'a> {
-        // Of the formats that bound a range, `int32` survives for integers and `float` for
-        // numbers whenever written: no need to ask which survive.
-        let range = if same(type_.as_bytes(), b"integer") {
-            if same(format.as_bytes(), b"int32") { FormatRange::Int32 } else { FormatRange::Int64 }
-        } else if same(type_.as_bytes(), b"number") && same(format.as_bytes(), b"float") {
-            FormatRange::Float32
-        } else {
-            FormatRange::Unbounded
-        };
-        NumberType { type_, format, range }
+        NumberType { type_, format, range: FormatRange::of(type_, format) }
     }
 
     /// The number type of a node typed `type_` (when that is `integer` or `number`).
@@ -320,13 +288,9 @@ impl<'a> NumberType<'a> {
     /// or a float32 for `number` + `float`.
     #[inline]
     fn holds(self, n: Num) -> bool {
-        match (self.range, n) {
-            (FormatRange::Int32, Num::Int(i)) => i32::try_from(i).is_ok(),
-            (FormatRange::Int32, Num::Float(f)) => written_whole_within(f, i32::MIN.into(), i32::MAX.into()),
-            (FormatRange::Int64, Num::Int(_)) => true,
-            (FormatRange::Int64, Num::Float(f)) => written_whole_within(f, i64::MIN.into(), i64::MAX.into()),
-            (FormatRange::Float32, Num::Float(f)) => f.abs() <= f64::from(f32::MAX),
-            _ => true,
+        match n {
+            Num::Int(i) => self.range.holds_int(i),
+            Num::Float(f) => self.range.holds_float(f),
         }
     }
 
@@ -346,42 +310,6 @@ impl<'a> NumberType<'a> {
         };
         Some(Issue::plain(path, "format", format!("{what} value must be of type {of_type} in {}", path.openapi())))
     }
-}
-
-/// Whether `f`, as go-openapi writes it before it parses it as an integer ([`written_whole`]),
-/// is an integer in `min..=max`.
-#[inline]
-fn written_whole_within(f: f64, min: i128, max: i128) -> bool {
-    /// Below 2^53 every integer is a float of its own, so the shortest digits are all of them
-    /// and float comparisons are exact.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    // Bounds (`maximum: 65535`) and most values land here, each time a value is checked: no
-    // conversion to `i128` (a library call), and `min`, `max` fold to float constants.
-    // `f as i64` converts in one instruction where `f.fract()` calls libm's `trunc`.
-    if f.abs() < EXACT {
-        return (f as i64) as f64 == f && (min as f64..=max as f64).contains(&f);
-    }
-    written_whole(f).is_some_and(|w| (min..=max).contains(&w))
-}
-
-/// A float as go-openapi writes it before it parses it as an integer (`strconv.FormatFloat(f,
-/// 'f', -1, 64)`: the shortest digits that read back as `f`, padded with zeros), read as an
-/// integer; `None` for a fraction, or more than an `i128` holds. So `-2^63`, exactly an int64,
-/// is written `-9223372036854776000` and is not one **\[quirk\]**.
-#[cold]
-fn written_whole(f: f64) -> Option<i128> {
-    if !f.is_finite() || f.fract() != 0.0 {
-        return None;
-    }
-    // Rust's `{:e}` gives the shortest round-tripping digits, as Go's formatting does.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e')?;
-    let exp: i32 = exp.parse().ok()?;
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let zeros = u32::try_from(exp - (digits.len() as i32 - 1)).ok()?;
-    let value = digits.parse::<i128>().ok()?.checked_mul(10i128.checked_pow(zeros)?)?;
-    Some(if negative { -value } else { value })
 }
 
 /// The numeric keywords of one schema node.
@@ -736,8 +664,6 @@ mod tests {
         );
         assert!(run(int64, Num::Float(9_223_372_036_854_774_784.0)).is_empty());
         assert_eq!(run(int64, Num::Float(1e300)).len(), 1);
-        assert_eq!(written_whole(-1e3), Some(-1000));
-        assert_eq!(written_whole(0.5), None);
         assert_eq!(
             run(NumberRules { number_type: int32, ..Default::default() }, Num::Int(1 << 31)),
             vec!["<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in spec.x"]

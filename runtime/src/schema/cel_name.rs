@@ -120,7 +120,7 @@ const fn escapable(name: &[u8]) -> bool {
 const fn reserved(name: &[u8]) -> bool {
     let mut w = 0;
     while w < RESERVED.len() {
-        if crate::check::keywords::same(RESERVED[w].as_bytes(), name) {
+        if kubeskema_attributes::number::same(RESERVED[w].as_bytes(), name) {
             return true;
         }
         w += 1;

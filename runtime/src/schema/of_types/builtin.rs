@@ -208,6 +208,31 @@ mod tests {
         Value::Object(SchemaGenerator::new(Docs::All).schema_of::<T>())
     }
 
+    /// The derive reads a field's bounds against the type and format this file gives each
+    /// number type, by name (`kubeskema_attributes::number::RUST_NUMBERS`).
+    #[test]
+    fn number_types_are_as_the_derive_reads_their_bounds() {
+        let ours = [
+            ("i8", schema::<i8>()),
+            ("i16", schema::<i16>()),
+            ("i32", schema::<i32>()),
+            ("i64", schema::<i64>()),
+            ("u8", schema::<u8>()),
+            ("u16", schema::<u16>()),
+            ("u32", schema::<u32>()),
+            ("u64", schema::<u64>()),
+            ("usize", schema::<usize>()),
+            ("f32", schema::<f32>()),
+            ("f64", schema::<f64>()),
+        ];
+        let table: Vec<_> = kubeskema_attributes::number::RUST_NUMBERS.iter().map(|&(n, t, f)| (n, t, f)).collect();
+        let read: Vec<_> = ours
+            .iter()
+            .map(|(n, s)| (*n, s["type"].as_str().unwrap_or_default(), s["format"].as_str().unwrap_or_default()))
+            .collect();
+        assert_eq!(read, table);
+    }
+
     #[test]
     fn std_types_have_the_schema_serde_gives_them() {
         assert_eq!(
