@@ -365,7 +365,7 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
         if f.flatten {
             let (m, ty) = (f.ident, f.value_ty);
             return Some(quote! {
-                if <#ty as ::kubeskema::Validate>::HAS_RULES {
+                if <#ty as ::kubeskema::Validate>::schema_has_rules() {
                     ::kubeskema::Validate::validate_cel_at(&self.#m, __old.map(|__o| &__o.#m), __path, __cx);
                 }
             });
@@ -583,7 +583,7 @@ fn walk(
         quote!(::kubeskema::Validate::validate_cel_at(#v, #o, &#p, __cx);)
     } else {
         quote! {
-            if <#ty as ::kubeskema::Validate>::HAS_RULES {
+            if <#ty as ::kubeskema::Validate>::schema_has_rules() {
                 ::kubeskema::Validate::validate_cel_at(#v, #o, &#p, __cx);
             }
         }

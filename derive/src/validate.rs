@@ -9,7 +9,8 @@
 //!
 //! Resources (`resource(...)`) check TypeMeta and root ObjectMeta in `validate_meta`;
 //! `embedded_resource` structs check their own kind, apiVersion and metadata. A type with CEL
-//! `rule`s anywhere inside says so in `HAS_RULES`, for the apiserver's CEL-skipped note.
+//! `rule`s anywhere inside says so in `schema_has_rules`, for the apiserver's CEL-skipped note
+//! and the CEL walks.
 //!
 //! `schema_json` (metadata restrictions) goes to the same walk, in the same schema node.
 //!
@@ -132,14 +133,13 @@ pub fn expand(c: &Container) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl ::kubeskema::Validate for #ident {
-            const HAS_RULES: bool = #has_rules;
             const SCHEMA_TYPE: &'static str = #schema_type;
             fn has_rules(&self) -> bool {
                 <Self as ::kubeskema::Validate>::schema_has_rules()
             }
+            #[inline]
             fn schema_has_rules() -> bool {
-                static __HAS: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
-                Self::HAS_RULES || *__HAS.get_or_init(::kubeskema::schema::of_types::derived_has_rules::<Self>)
+                #has_rules
             }
             #meta
             #unchanged
@@ -237,50 +237,27 @@ fn unchanged(c: &Container) -> TokenStream {
     }
 }
 
-/// Whether the type's schema holds CEL rules: its own (at any depth of its attributes) or
-/// those of the types its fields hold.
+/// The body of `schema_has_rules`: `false` where code generation found no rules at or below
+/// the type, `true` for rules of its own (at any depth of its attributes), otherwise what its
+/// schema says, built once (see `Validate::schema_has_rules`).
 fn has_rules(c: &Container) -> TokenStream {
     if c.attrs.flag(Keyword::NoCelRules) {
         return quote!(false);
     }
     let own = crate::cel::has_own_rules;
-    let mut local = own(&c.attrs);
-    let mut inner = Vec::new();
     let fields: Vec<&Field> = match &c.data {
         Body::Struct(fields) => fields.iter().collect(),
         Body::Union(u) => u.fields().collect(),
         Body::Enum(_) | Body::Transparent(_) => Vec::new(),
     };
-    if let Body::Transparent(t) = &c.data {
-        local |= own(&t.attrs);
-        let ty = t.ty;
-        if !holds_primitives(ty) {
-            inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
-        }
+    let transparent = matches!(&c.data, Body::Transparent(t) if own(&t.attrs));
+    if own(&c.attrs) || transparent || fields.iter().any(|f| f.shape != Shape::UnknownFields && own(&f.attrs)) {
+        return quote!(true);
     }
-    if let Body::Union(u) = &c.data {
-        for v in &u.variants {
-            if let Payload::Newtype(ty) = v.payload
-                && !mentions(quote!(#ty), c.ident)
-                && !holds_primitives(ty)
-            {
-                inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
-            }
-        }
+    quote! {
+        static __HAS: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
+        *__HAS.get_or_init(::kubeskema::schema::of_types::derived_has_rules::<Self>)
     }
-    {
-        for f in fields.into_iter().filter(|f| f.shape != Shape::UnknownFields) {
-            local |= own(&f.attrs);
-            let ty = f.value_ty;
-            // A field holding the type itself (`Option<Box<Self>>`) adds no rules, and asking
-            // its constant would be a cycle the compiler refuses.
-            // Primitives hold no rules.
-            if !mentions(quote!(#ty), c.ident) && !holds_primitives(ty) {
-                inner.push(quote!(<#ty as ::kubeskema::Validate>::HAS_RULES));
-            }
-        }
-    }
-    quote!(#local #(|| #inner)*)
 }
 
 /// Whether `tokens` name `ident` anywhere.

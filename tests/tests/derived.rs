@@ -57,6 +57,52 @@ fn a_type_that_contains_itself_is_cut_with_a_note() {
     assert_eq!(children["items"], serde_json::json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
 }
 
+/// Types that contain each other (issue 49: this did not compile, `cycle detected when
+/// elaborating drops for ...::HAS_RULES`): the CRD cuts the repeat as it cuts a type that
+/// contains itself, and a rule inside the cycle runs.
+#[test]
+fn types_that_contain_each_other_are_cut_as_a_type_that_contains_itself() {
+    use kubeskema::ObjectMeta;
+    use kubeskema::resource::CustomResource;
+
+    #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    #[kubeskema(resource(group = "cycles.example.com", version = "v1", kind = "Folder"))]
+    struct Folder {
+        #[kubeskema(rename = "apiVersion")]
+        api_version: String,
+        kind: String,
+        #[kubeskema(default_json = "{}")]
+        metadata: ObjectMeta,
+        spec: Dir,
+    }
+    #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    struct Dir {
+        name: String,
+        files: Option<Box<Files>>,
+    }
+    #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    #[kubeskema(rule(rule = "size(self.dirs) <= 2", message = "at most two"))]
+    struct Files {
+        #[kubeskema(max_items = 3)]
+        dirs: Vec<Dir>,
+    }
+
+    let crd = Folder::crd();
+    let notes: Vec<String> = crd.notes().iter().map(ToString::to_string).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].starts_with(".spec.files.dirs[*]: `Dir` contains itself here"), "{notes:?}");
+    let errors = check_derived(crd).errors;
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(<Dir as kubeskema::Validate>::schema_has_rules(), "the rule of Files, inside Dir");
+    let folder: Folder = serde_json::from_value(serde_json::json!({
+        "apiVersion": "cycles.example.com/v1", "kind": "Folder", "metadata": {"name": "f"},
+        "spec": {"name": "root", "files": {"dirs": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}}
+    }))
+    .unwrap();
+    let issues: Vec<String> = kubeskema::Validate::validate(&folder).iter().map(ToString::to_string).collect();
+    assert_eq!(issues, ["spec.files: Invalid value: at most two"]);
+}
+
 #[test]
 fn versions_merge_and_their_mistakes_are_listed() {
     use kubeskema::resource::{CustomResource, CustomResourceDefinition};

@@ -51,10 +51,6 @@ impl Extend<Issue> for Phases {
 
 /// A value that can report the issues the apiserver would find in it.
 pub trait Validate {
-    /// Whether this type or any type inside it carries CEL rules (`x-kubernetes-validations`):
-    /// the apiserver then says once that blocking errors kept the rules from running.
-    const HAS_RULES: bool = false;
-
     /// The schema `type` of values of this type, as evaluation errors print it
     /// (`Invalid value: "object": ...`); empty for int-or-string and untyped values.
     const SCHEMA_TYPE: &'static str;
@@ -107,23 +103,24 @@ pub trait Validate {
         let _ = walk;
     }
 
-    /// Whether this value carries CEL rules anywhere inside: [`Validate::HAS_RULES`] for a typed
-    /// value ([`Validate::schema_has_rules`] for a derived one); a value validated by a schema
-    /// known only at run time (the dynamic path) says so itself.
+    /// Whether this value carries CEL rules anywhere inside: [`Validate::schema_has_rules`]
+    /// for a typed value; a value validated by a schema known only at run time (the dynamic
+    /// path) says so itself.
     fn has_rules(&self) -> bool {
-        Self::HAS_RULES
+        false
     }
 
-    /// Whether the schema of this type carries CEL rules anywhere: where the apiserver notes
-    /// that blocking errors kept its rules from running. [`Validate::HAS_RULES`] counts the
-    /// rules written on types; a derived type's schema also holds those the derive writes for
-    /// a data-carrying enum (the fields of other variants, a widened field's type), which a
-    /// typed value always passes, so the derive answers from its schema.
+    /// Whether the schema of this type carries CEL rules (`x-kubernetes-validations`)
+    /// anywhere: where the apiserver notes once that blocking errors kept its rules from
+    /// running, and what CEL walks skip a value by. A derived type answers from its own rules,
+    /// or else from its schema, built once: that also holds the rules the derive writes for a
+    /// data-carrying enum, and it is finite where types contain each other (a constant asked
+    /// through the fields' types would be a cycle the compiler refuses).
     fn schema_has_rules() -> bool
     where
         Self: Sized,
     {
-        Self::HAS_RULES
+        false
     }
 
     /// The list-type issues of this value as the root: on update, list-type errors are skipped
@@ -339,7 +336,13 @@ impl<T: Validate> Validate for Option<T> {
     fn count_cel_rules(walk: &mut crate::cel::Walk) {
         T::count_cel_rules(walk);
     }
-    const HAS_RULES: bool = T::HAS_RULES;
+    #[inline]
+    fn schema_has_rules() -> bool {
+        T::schema_has_rules()
+    }
+    fn has_rules(&self) -> bool {
+        T::schema_has_rules()
+    }
     const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
         match (self, old) {
@@ -364,7 +367,13 @@ impl<T: Validate> Validate for Box<T> {
     fn count_cel_rules(walk: &mut crate::cel::Walk) {
         T::count_cel_rules(walk);
     }
-    const HAS_RULES: bool = T::HAS_RULES;
+    #[inline]
+    fn schema_has_rules() -> bool {
+        T::schema_has_rules()
+    }
+    fn has_rules(&self) -> bool {
+        T::schema_has_rules()
+    }
     const SCHEMA_TYPE: &'static str = T::SCHEMA_TYPE;
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
         (**self).unchanged_at(old, at, out)
@@ -386,7 +395,13 @@ impl<T: Validate> Validate for Vec<T> {
     fn count_cel_rules(walk: &mut crate::cel::Walk) {
         T::count_cel_rules(walk);
     }
-    const HAS_RULES: bool = T::HAS_RULES;
+    #[inline]
+    fn schema_has_rules() -> bool {
+        T::schema_has_rules()
+    }
+    fn has_rules(&self) -> bool {
+        T::schema_has_rules()
+    }
     const SCHEMA_TYPE: &'static str = "array";
     /// Items of atomic lists and sets do not correlate: the list is unchanged as a whole or
     /// not at all. (List-map fields correlate their items in derived code, by key.)
@@ -419,7 +434,13 @@ impl<T: Validate, S: std::hash::BuildHasher> Validate for std::collections::Hash
     fn count_cel_rules(walk: &mut crate::cel::Walk) {
         T::count_cel_rules(walk);
     }
-    const HAS_RULES: bool = T::HAS_RULES;
+    #[inline]
+    fn schema_has_rules() -> bool {
+        T::schema_has_rules()
+    }
+    fn has_rules(&self) -> bool {
+        T::schema_has_rules()
+    }
     const SCHEMA_TYPE: &'static str = "object";
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
         map_unchanged(self.len() == old.len(), self.iter(), &|k| old.get(k), at, out)
@@ -442,7 +463,13 @@ macro_rules! validate_sets {
             fn count_cel_rules(walk: &mut crate::cel::Walk) {
                 T::count_cel_rules(walk);
             }
-            const HAS_RULES: bool = T::HAS_RULES;
+            #[inline]
+    fn schema_has_rules() -> bool {
+        T::schema_has_rules()
+    }
+    fn has_rules(&self) -> bool {
+        T::schema_has_rules()
+    }
             const SCHEMA_TYPE: &'static str = "array";
             fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
                 equal_at(self == old, at, out)
@@ -487,7 +514,13 @@ impl<T: Validate> Validate for BTreeMap<String, T> {
     fn count_cel_rules(walk: &mut crate::cel::Walk) {
         T::count_cel_rules(walk);
     }
-    const HAS_RULES: bool = T::HAS_RULES;
+    #[inline]
+    fn schema_has_rules() -> bool {
+        T::schema_has_rules()
+    }
+    fn has_rules(&self) -> bool {
+        T::schema_has_rules()
+    }
     const SCHEMA_TYPE: &'static str = "object";
     fn unchanged_at(&self, old: &Self, at: &At<'_>, out: &mut Unchanged) -> bool {
         map_unchanged(self.len() == old.len(), self.iter(), &|k| old.get(k), at, out)

@@ -54,9 +54,11 @@ pub fn derived_parsed<T: StructuralSchema + 'static>() -> std::sync::Arc<crate::
 
 /// Whether `T`'s derived schema carries CEL rules anywhere, those the derive writes for a
 /// data-carrying enum included: where the apiserver notes that blocking errors kept its rules
-/// from running.
-pub fn derived_has_rules<T: StructuralSchema + 'static>() -> bool {
-    derived::<T>().2
+/// from running. The rules written on the types are found by walking them (each once), and
+/// the schema is built only when there are none.
+pub fn derived_has_rules<T: StructuralSchema + crate::Validate + 'static>() -> bool {
+    let written = crate::cel::summary::<T>();
+    written.native > 0 || !written.interpreted.is_empty() || derived::<T>().2
 }
 
 type Derived = (std::sync::Arc<Value>, std::sync::Arc<crate::schema::Schema>, bool);
