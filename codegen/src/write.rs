@@ -335,22 +335,9 @@ pub fn crate_name_from(folder: &str) -> String {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) { format!("crds-{name}") } else { name }
 }
 
-/// A TOML basic string: `"`, `\\` and control characters escaped as TOML writes them.
+/// A TOML basic string: `"`, `\\` and control characters escaped.
 fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    kubeskema::issue::double_quoted(s, char::is_control)
 }
 
 /// Writes a crate that builds on its own: `Cargo.toml`, `src/lib.rs` and one file per
@@ -466,7 +453,7 @@ mod tests {
         assert!(crate_name_problem("é").is_some());
         assert_eq!(crate_name_from("my crds.v1"), "my-crds-v1");
         assert_eq!(crate_name_from("1st"), "crds-1st");
-        assert_eq!(toml_string("a\"b\\c\u{7f}\u{1}é"), r#""a\"b\\c\u007F\u0001é""#);
+        assert_eq!(toml_string("a\"b\\c\u{7f}\u{1}é"), r#""a\"b\\c\u007f\u0001é""#);
         let dir = std::env::temp_dir().join(format!("kubeskema-write-{}", std::process::id()));
         let err = write_crate(&dir, "bad name", &Dependency::Version("0.1.0".into()), false, &[]).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);

@@ -100,3 +100,45 @@ fn crd_check_diagnostics_are_printable() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The YAML kubeskema writes (a derived CRD's `to_yaml`, `apply`'s output) is read back by a
+/// YAML 1.1 reader, as kubectl's go-yaml v2 reads it: PyYAML (libyaml) refuses DEL, the C1
+/// controls and U+FFFE raw in a quoted string, and folds NEL into a space. Needs `python3`
+/// with PyYAML (`.ci/run` installs it); without it the test says so and passes, unless
+/// `KUBESKEMA_REQUIRE_PYYAML` is set, as CI sets it.
+#[test]
+fn yaml_written_reads_back_in_a_yaml_1_1_reader() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let hostile = format!("{FORGED}\u{7f}\u{80}\u{85}\u{9f}\u{2029}\u{feff}\u{fffe}\u{ffff}\u{2066}");
+    let value = serde_json::json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "x", "annotations": {hostile.clone(): hostile.clone()}},
+        "data": {"plain\u{85}": "nel\u{85}", "list": [hostile.clone(), "ok"]},
+    });
+    let text = kubeskema::schema::of_types::to_yaml(&value);
+    let read_back =
+        "import sys, json, yaml; print(json.dumps(yaml.load(sys.stdin.buffer.read(), Loader=yaml.CSafeLoader)))";
+    let child = Command::new("python3")
+        .args(["-c", read_back])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let required = std::env::var_os("KUBESKEMA_REQUIRE_PYYAML").is_some();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) if !required => return eprintln!("skipped: no python3 ({e})"),
+        Err(e) => panic!("python3: {e}"),
+    };
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !required && (stderr.contains("No module named 'yaml'") || stderr.contains("has no attribute 'CSafeLoader'")) {
+        return eprintln!("skipped: no PyYAML with libyaml");
+    }
+    assert!(out.status.success(), "PyYAML refused the text: {stderr}\n{text}");
+    let theirs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(theirs, value, "{text}");
+    assert_eq!(unsafe_in(&text), Vec::<String>::new(), "{text}");
+}

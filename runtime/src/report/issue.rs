@@ -178,6 +178,14 @@ pub fn go_json(v: &serde_json::Value) -> String {
 /// such, every other control character, HTML's `<`, `>` and `&` and the line and paragraph
 /// separators as `\u00XX` (`\u003c`).
 fn go_json_string(s: &str) -> String {
+    double_quoted(s, |c| c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}'))
+}
+
+/// `s` in double quotes as JSON, YAML and TOML all read them: `"` and `\\` escaped, `\n`, `\r`
+/// and `\t` as such, and each other character `escape` names as `\uXXXX` (beyond U+FFFF, as
+/// the pair of surrogates JSON writes; callers escape only characters below it).
+pub fn double_quoted(s: &str, escape: impl Fn(char) -> bool) -> String {
+    use std::fmt::Write;
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -187,8 +195,11 @@ fn go_json_string(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
+            c if escape(c) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
             }
             c => out.push(c),
         }

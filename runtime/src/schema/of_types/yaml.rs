@@ -72,9 +72,26 @@ fn inline(v: &Value) -> String {
     }
 }
 
-/// A string plain where YAML reads it back as this string, JSON-quoted otherwise.
+/// A string plain where YAML reads it back as this string, double-quoted otherwise.
 fn string(s: &str) -> String {
-    if plain_is_safe(s) { s.to_owned() } else { Value::String(s.to_owned()).to_string() }
+    if plain_is_safe(s) { s.to_owned() } else { quoted(s) }
+}
+
+/// `s` double-quoted as JSON writes it (YAML 1.2 reads JSON strings), with every character a
+/// YAML 1.1 reader (go-yaml v2 under kubectl, libyaml, PyYAML) refuses or folds also escaped:
+/// DEL, the C1 controls, NEL (folded into a space), the line and paragraph separators, the
+/// byte order mark and U+FFFE, U+FFFF; and the bidi controls. Each escape is `\uXXXX`,
+/// which both read.
+fn quoted(s: &str) -> String {
+    crate::issue::double_quoted(s, needs_escape)
+}
+
+/// What cannot stand raw inside a double-quoted scalar for a YAML 1.1 reader (or a JSON one),
+/// and the bidi controls, which would reorder the text a person reads.
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 fn plain_is_safe(s: &str) -> bool {
@@ -87,12 +104,7 @@ fn plain_is_safe(s: &str) -> bool {
     if "-?:,[]{}#&*!|>'\"%@`.+ ".contains(first) {
         return false;
     }
-    !s.ends_with(' ')
-        && !s.contains(": ")
-        && !s.contains(" #")
-        && !s.ends_with(':')
-        && s.chars()
-            .all(|c| c == ' ' || (!c.is_control() && !matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}' | '\u{85}')))
+    !s.ends_with(' ') && !s.contains(": ") && !s.contains(" #") && !s.ends_with(':') && !s.chars().any(needs_escape)
 }
 
 /// Whether YAML 1.1 or 1.2 might read it as a number (`1e3`, `0x1f`, `1_000`, `.5`, `12:30`).
@@ -114,6 +126,20 @@ mod tests {
             "list": [{"name": "a", "type": "string"}, {"rule": "self.x == 'y: z'"}], "nested": [[1, 2], []],
         });
         let text = to_yaml(&value);
+        let read = crate::yaml::parse_documents(&text).unwrap();
+        assert_eq!(read[0].value, value, "{text}");
+    }
+
+    /// What a YAML 1.1 reader refuses (DEL, C1, U+FFFE) or folds (NEL) is escaped, and so are
+    /// the line separators and bidi controls; tests/tests/hostile_output.rs reads the same
+    /// text with PyYAML.
+    #[test]
+    fn what_yaml_1_1_refuses_or_folds_is_escaped() {
+        let hostile = "a\u{7f}b\u{80}c\u{85}d\u{9f}e\u{2028}f\u{2029}g\u{feff}h\u{fffe}i\u{ffff}j\u{202e}k\u{2066}l";
+        let value = json!({ hostile: [hostile, "plain\u{85}"] });
+        let text = to_yaml(&value);
+        assert!(text.chars().all(|c| c == '\n' || !needs_escape(c)), "{text:?}");
+        assert!(text.contains("\\u007f") && text.contains("\\u0085") && text.contains("\\ufffe"), "{text}");
         let read = crate::yaml::parse_documents(&text).unwrap();
         assert_eq!(read[0].value, value, "{text}");
     }
