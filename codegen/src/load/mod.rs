@@ -151,13 +151,19 @@ impl InputLimits {
     }
 
     /// Takes `size` bytes of the run's allowance for `file`; the problem when it is past a limit.
+    /// `size` is the file's size, or for standard input what was read of it: no more than one
+    /// byte past the per-file limit, so its size is not known beyond that.
     fn take(&self, file: &Path, size: u64) -> Option<Diagnostic> {
         use std::sync::atomic::Ordering;
         let mib = |n: u64| {
             if n < 1 << 20 { format!("{n} bytes") } else { format!("{:.1} MiB", n as f64 / f64::from(1 << 20)) }
         };
         if size > self.per_file {
-            let message = format!("the file is {}, more than a file may be ({})", mib(size), mib(self.per_file));
+            let message = if file.as_os_str() == "-" {
+                format!("standard input holds more than a file may be ({})", mib(self.per_file))
+            } else {
+                format!("the file is {}, more than a file may be ({})", mib(size), mib(self.per_file))
+            };
             return Some(
                 Diagnostic::file_error(file, None, Code::TooLarge, message).with_help("raise --max-file-size"),
             );
@@ -561,6 +567,17 @@ fn report_parse_errors(loaded: &LoadedCrd, errors: Vec<kubeskema::schema::ParseE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Standard input is read one byte past the per-file limit, so its size is not known:
+    /// the message says it holds more, not that it is the limit plus one (issue 49).
+    #[test]
+    fn standard_input_past_the_limit_is_not_given_a_size() {
+        let limits = InputLimits::new(1024, u64::MAX);
+        let stdin = limits.take(Path::new("-"), 1025).expect("past the limit");
+        assert_eq!(stdin.message, "standard input holds more than a file may be (1024 bytes)");
+        let file = limits.take(Path::new("a.yaml"), 4096).expect("past the limit");
+        assert_eq!(file.message, "the file is 4096 bytes, more than a file may be (1024 bytes)");
+    }
 
     /// A folder's CRD files are found whatever the case of their extension, and a FIFO among
     /// them (which would block a read forever) is skipped with a warning.

@@ -181,6 +181,17 @@ fn go_json_string(s: &str) -> String {
     double_quoted(s, |c| c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}'))
 }
 
+/// Input a message echoes (a FieldsV1 key, say): whole up to 256 bytes; past that, its start
+/// and how many bytes were left out, so that one bad key does not make a 200 KB line.
+pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
+    const KEPT: usize = 256;
+    if text.len() <= KEPT {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let cut = text.floor_char_boundary(KEPT);
+    std::borrow::Cow::Owned(format!("{}... ({} more bytes)", &text[..cut], text.len() - cut))
+}
+
 /// `s` in double quotes as JSON, YAML and TOML all read them: `"` and `\\` escaped, `\n`, `\r`
 /// and `\t` as such, and each other character `escape` names as `\uXXXX` (beyond U+FFFF, as
 /// the pair of surrogates JSON writes; callers escape only characters below it).

@@ -44,8 +44,9 @@ impl PathElement {
 
     /// Reads a FieldsV1 key; `Ok(None)` for a kind this version does not know (upstream drops
     /// those rather than fail).
-    pub fn from_fields_v1_key(key: &str) -> Result<Option<PathElement>, String> {
-        let Some((kind, rest)) = key.split_at_checked(2) else {
+    pub fn from_fields_v1_key(full_key: &str) -> Result<Option<PathElement>, String> {
+        let key = crate::report::issue::echo(full_key);
+        let Some((kind, rest)) = full_key.split_at_checked(2) else {
             return Err(format!("key must be 2 characters long: {key}"));
         };
         if !kind.ends_with(':') {

@@ -280,7 +280,7 @@ fn read_fields_v1(map: &Map<String, Value>) -> Result<(FieldSet, bool), String> 
         }
         let Some(pe) = PathElement::from_fields_v1_key(key)? else { continue };
         let Value::Object(below) = below else {
-            return Err(format!("{key}: expected a JSON object"));
+            return Err(format!("{}: expected a JSON object", crate::report::issue::echo(key)));
         };
         let (children, is_member) = read_fields_v1(below)?;
         if is_member {
@@ -352,6 +352,21 @@ mod tests {
 
     fn f(name: &str) -> PathElement {
         PathElement::Field(name.into())
+    }
+
+    /// A bad key is echoed in its error up to 256 bytes, with how many were left out: a deep
+    /// or long key made a 200 KB line (issue 49).
+    #[test]
+    fn a_long_bad_key_is_echoed_cut() {
+        let deep = format!("k:{}", "[".repeat(200_000));
+        let long = format!("f:{}", "é".repeat(100_000));
+        for (key, below) in [(deep, json!({})), (long, json!(1))] {
+            let err = FieldSet::from_fields_v1(&json!({ key.clone(): below })).unwrap_err();
+            assert!(err.len() < 400, "{} bytes: {}", err.len(), &err[..400.min(err.len())]);
+            assert!(err.contains("more bytes)"), "{err}");
+        }
+        let short = FieldSet::from_fields_v1(&json!({"k:[": {}})).unwrap_err();
+        assert!(short.starts_with("k:[: "), "short keys whole: {short}");
     }
 
     /// What the apiserver writes: path element order (fields, keys, values, indexes), `"."`
