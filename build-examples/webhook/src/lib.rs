@@ -113,7 +113,8 @@ pub fn decide(request: &AdmissionRequest<DynamicObject>) -> AdmissionResponse {
     };
     let mut response = response;
     if !warnings.is_empty() {
-        response.warnings = Some(warnings);
+        // As many as the apiserver would pass on, and a note of how many more.
+        response.warnings = Some(kubeskema::issue::cap_warnings(warnings));
     }
     if issues.is_empty() {
         return response;

@@ -126,6 +126,25 @@ async fn a_large_update_is_validated_and_unknown_fields_are_warnings() {
     assert_eq!(answer["response"]["warnings"], json!(["unknown field \"spec.blob\""]));
 }
 
+/// An object with 100,000 unknown fields gets about 4 KB of warnings, as the apiserver would
+/// pass on, and a note of how many were left out (issue 49: it got every one, 3 MB).
+#[tokio::test]
+async fn warnings_are_capped_as_the_apiserver_caps_them() {
+    let mut spec = serde_json::Map::new();
+    spec.insert("type".into(), json!("Small"));
+    spec.insert("replicas".into(), json!(3));
+    for i in 0..100_000 {
+        spec.insert(format!("f{i}"), json!(1));
+    }
+    let answer = post(&review("CREATE", widget(Value::Object(spec)), None)).await;
+    assert_eq!(answer["response"]["allowed"], true);
+    let warnings = answer["response"]["warnings"].as_array().unwrap();
+    let size: usize = warnings.iter().map(|w| w.as_str().unwrap().len()).sum();
+    assert!(size < 5 * 1024, "{size} bytes of warnings");
+    let last = warnings.last().unwrap().as_str().unwrap();
+    assert!(last.contains("more warnings left out"), "{last}");
+}
+
 /// Past [`MAX_REVIEW_BYTES`] the answer is a 413 that says why.
 #[tokio::test]
 async fn a_body_past_the_limit_is_a_413_that_says_why() {

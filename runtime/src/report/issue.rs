@@ -181,6 +181,48 @@ fn go_json_string(s: &str) -> String {
     double_quoted(s, |c| c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}'))
 }
 
+/// Warnings as the apiserver's warning recorder passes them on
+/// (`k8s.io/apiserver/pkg/endpoints/filters/warning.go`): repeats dropped; once they pass
+/// 4,096 characters in all, each is cut to 256 characters and those past 4,096 more are left
+/// out. One last warning then says how many were left out (the apiserver logs it instead), so
+/// that a response stays small whatever the object holds (200,000 unknown fields made 6.5 MB).
+pub fn cap_warnings(warnings: impl IntoIterator<Item = String>) -> Vec<String> {
+    const TOTAL: usize = 4 * 1024;
+    const ITEM: usize = 256;
+    let cut = |w: &str| match w.char_indices().nth(ITEM) {
+        Some((at, _)) => w[..at].to_owned(),
+        None => w.to_owned(),
+    };
+    let (mut seen, mut out) = (std::collections::HashSet::new(), Vec::new());
+    let (mut written, mut truncating, mut left_out) = (0usize, false, 0usize);
+    for w in warnings {
+        if w.is_empty() || seen.contains(&w) {
+            continue;
+        }
+        if truncating && written >= TOTAL {
+            left_out += 1;
+            continue;
+        }
+        seen.insert(w.clone());
+        let runes = w.chars().count();
+        if truncating || written + runes <= TOTAL {
+            let w = if truncating { cut(&w) } else { w };
+            written += w.chars().count();
+            out.push(w);
+            continue;
+        }
+        // Past the total for the first time: every warning so far is cut, and so is this one.
+        truncating = true;
+        out.push(w);
+        out = out.iter().map(|w| cut(w)).collect();
+        written = out.iter().map(|w| w.chars().count()).sum();
+    }
+    if left_out > 0 {
+        out.push(format!("{left_out} more warnings left out (the apiserver passes on about 4 KB of warnings)"));
+    }
+    out
+}
+
 /// Input a message echoes (a FieldsV1 key, say): whole up to 256 bytes; past that, its start
 /// and how many bytes were left out, so that one bad key does not make a 200 KB line.
 pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
@@ -491,6 +533,22 @@ pub fn invalid_message(kind_group: &str, name: &str, issues: &[Issue]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 200,000 unknown fields are at most about 4 KB of warnings, with a note of the rest; a
+    /// few short ones pass whole, once each (issue 49).
+    #[test]
+    fn warnings_are_capped_as_the_apiserver_caps_them() {
+        let few = cap_warnings(["a".to_owned(), "b".to_owned(), "a".to_owned(), String::new()]);
+        assert_eq!(few, ["a", "b"]);
+        let many = cap_warnings((0..200_000).map(|i| format!("unknown field \"spec.f{i}\"")));
+        let chars: usize = many.iter().map(|w| w.chars().count()).sum();
+        assert!(chars < 4 * 1024 + 400, "{chars} characters");
+        let last = many.last().unwrap();
+        assert!(last.starts_with(&format!("{} more warnings left out", 200_000 - (many.len() - 1))), "{last}");
+        // Past the total, each is cut to 256 characters, those before it too.
+        let long = cap_warnings((0..20).map(|i| format!("{i}{}", "x".repeat(1000))));
+        assert!(long.iter().take(long.len() - 1).all(|w| w.chars().count() == 256), "{:?}", long.len());
+    }
 
     #[test]
     fn go_json_writes_floats_as_go_does() {
