@@ -57,8 +57,14 @@ pub fn derived_parsed<T: StructuralSchema + 'static>() -> std::sync::Arc<crate::
 /// from running. The rules written on the types are found by walking them (each once), and
 /// the schema is built only when there are none.
 pub fn derived_has_rules<T: StructuralSchema + crate::Validate + 'static>() -> bool {
-    let written = crate::cel::summary::<T>();
-    written.native > 0 || !written.interpreted.is_empty() || derived::<T>().2
+    #[cfg(feature = "cel")]
+    {
+        let written = crate::cel::summary::<T>();
+        if written.native > 0 || !written.interpreted.is_empty() {
+            return true;
+        }
+    }
+    derived::<T>().2
 }
 
 type Derived = (std::sync::Arc<Value>, std::sync::Arc<crate::schema::Schema>, bool);
