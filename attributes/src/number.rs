@@ -53,6 +53,12 @@ impl FormatRange {
         }
     }
 
+    /// Whether a bound refuses every value of this range: the range cannot hold it, or it is a
+    /// `multipleOf` (`factor`) that is not positive.
+    pub fn refuses_bound(self, bound: f64, factor: bool) -> bool {
+        !self.holds_float(bound) || factor && bound <= 0.0
+    }
+
     /// The smallest and the largest bound the range holds, as they are best written in
     /// an attribute: for int64, the last floats before ±2^63 (a bound is read as a float64).
     pub fn widest(self) -> Option<(&'static str, &'static str)> {
@@ -75,8 +81,9 @@ pub fn refuses_every_value(
     multiple_of: Option<f64>,
 ) -> bool {
     let range = FormatRange::of(schema_type, format);
-    [minimum, maximum, multiple_of].into_iter().flatten().any(|b| !range.holds_float(b))
-        || multiple_of.is_some_and(|m| m <= 0.0)
+    [(minimum, false), (maximum, false), (multiple_of, true)]
+        .into_iter()
+        .any(|(bound, factor)| bound.is_some_and(|b| range.refuses_bound(b, factor)))
 }
 
 /// The schema type and format each Rust number type is given (the runtime's

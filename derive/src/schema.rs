@@ -283,7 +283,9 @@ fn check_numbers(cx: &Ctxt, attrs: &Attrs, ty: &Type) {
         let (Keyword::Maximum | Keyword::Minimum | Keyword::MultipleOf, Item::Number(n)) = (keyword, item) else {
             continue;
         };
-        let Some(bound) = n.as_f64() else { continue };
+        let Some(bound) = n.as_f64().filter(|b| range.refuses_bound(*b, *keyword == Keyword::MultipleOf)) else {
+            continue;
+        };
         if *keyword == Keyword::MultipleOf && bound <= 0.0 {
             cx.error(
                 ident.span(),
@@ -291,9 +293,6 @@ fn check_numbers(cx: &Ctxt, attrs: &Attrs, ty: &Type) {
                     "`{ident} = {n}` makes the apiserver refuse every object (`factor MultipleOf declared for ... must be positive: {n}`): write a positive factor"
                 ),
             );
-            continue;
-        }
-        if range.holds_float(bound) {
             continue;
         }
         let of_type = if format.is_empty() {
