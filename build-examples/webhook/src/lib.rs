@@ -8,21 +8,21 @@
 //! As the apiserver calls it: bodies up to [`MAX_REVIEW_BYTES`] (an update carries two objects
 //! of up to the apiserver's 3 MiB each), a clear 413 past that; a body that is not an
 //! `admission.k8s.io/v1` `AdmissionReview` with a `request` is a 400; a request for another
-//! kind or version than the one it serves is denied, not validated as a Widget.
+//! kind or version than the one it serves is denied, not validated as a Widget. On a socket
+//! ([`serve`]) it holds every client to [`Limits`]: time, connections and buffered bytes.
 //!
 //! Useful where the apiserver does not validate for you: objects on their way through other
 //! controllers, or a CRD served without its schema's newer rules.
 
 include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));
 
+mod serve;
+
+pub use serve::{Limits, app, app_with, serve};
+
 use axum::Json;
-use axum::Router;
-use axum::body::Bytes;
-use axum::extract::DefaultBodyLimit;
-use axum::extract::rejection::BytesRejection;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use example_com::v1::Widget;
 use kube_core::DynamicObject;
 use kube_core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
@@ -34,34 +34,14 @@ use kubeskema::kube::invalid_status;
 /// apiserver's 3 MiB request limit each, and the review's envelope.
 pub const MAX_REVIEW_BYTES: usize = 7 * 1024 * 1024;
 
-/// The routes: `POST /validate` takes an `AdmissionReview` and answers with one.
-pub fn app() -> Router {
-    app_with_limit(MAX_REVIEW_BYTES)
-}
-
-/// [`app`] taking bodies up to `limit` bytes.
-pub fn app_with_limit(limit: usize) -> Router {
-    Router::new()
-        .route("/validate", post(move |body: Result<Bytes, BytesRejection>| review(body, limit)))
-        .layer(DefaultBodyLimit::max(limit))
-}
-
 fn refuse(status: StatusCode, message: String) -> Response {
     (status, message).into_response()
 }
 
-async fn review(body: Result<Bytes, BytesRejection>, limit: usize) -> Response {
-    let body = match body {
-        Ok(body) => body,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return refuse(
-                e.status(),
-                format!("the AdmissionReview is larger than this webhook takes ({limit} bytes)"),
-            );
-        }
-        Err(e) => return refuse(e.status(), e.body_text()),
-    };
-    let value: serde_json::Value = match serde_json::from_slice(&body) {
+/// The answer to a posted body: the `AdmissionReview` with the verdict, or a 400 that says
+/// what the body is not.
+pub fn answer(body: &[u8]) -> Response {
+    let value: serde_json::Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("the body is not JSON: {e}")),
     };

@@ -202,3 +202,180 @@ async fn ratcheted_rules_are_warnings() {
         "{answer}"
     );
 }
+
+/// Slow clients (issue 49, class 4): every way a client can hold the webhook open ends within
+/// the timeout, and past the limits a client gets a 503 instead of the webhook's memory.
+mod slow_clients {
+    use kubeskema_example_webhook::{Limits, serve};
+    use std::net::SocketAddr;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    /// Time limits in these tests are short so that they run fast; the waits for what the
+    /// webhook must do are generous so that a loaded machine does not fail them.
+    const PATIENCE: Duration = Duration::from_secs(20);
+
+    async fn start(limits: Limits) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, limits));
+        addr
+    }
+
+    fn short(timeout_ms: u64) -> Limits {
+        Limits { timeout: Duration::from_millis(timeout_ms), ..Limits::default() }
+    }
+
+    /// What the webhook sends before it closes the connection (empty if it sends nothing);
+    /// `None` if it keeps the connection open past [`PATIENCE`].
+    async fn until_closed(stream: &mut TcpStream) -> Option<String> {
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(PATIENCE, stream.read_to_end(&mut answer)).await.ok()?;
+        // A reset after the answer is a close too.
+        let _ = read;
+        Some(String::from_utf8_lossy(&answer).into_owned())
+    }
+
+    fn head(content_length: usize) -> String {
+        format!(
+            "POST /validate HTTP/1.1\r\nHost: webhook\r\nContent-Type: application/json\r\nContent-Length: {content_length}\r\n\r\n"
+        )
+    }
+
+    fn valid_review() -> String {
+        super::review("CREATE", super::widget(serde_json::json!({"type": "Small"})), None).to_string()
+    }
+
+    /// `body` posted on a new connection, and the answer.
+    async fn answered(addr: SocketAddr, body: &str) -> String {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = head(body.len()).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n") + body;
+        stream.write_all(request.as_bytes()).await.unwrap();
+        until_closed(&mut stream).await.expect("an answer")
+    }
+
+    /// Posts `body` until it is answered 200, within [`PATIENCE`]: what a client that went
+    /// away held is given back.
+    async fn answered_again(addr: SocketAddr, body: &str, held: &str) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let answer = answered(addr, body).await;
+            if answer.starts_with("HTTP/1.1 200") {
+                return;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{held} not given back: {answer}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn half_sent_headers_are_closed_after_the_timeout() {
+        let addr = start(short(300)).await;
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all(b"POST /validate HTTP/1.1\r\nHost: webhook\r\n").await.unwrap();
+        assert!(until_closed(&mut stream).await.is_some(), "half-sent headers kept open");
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_is_closed_after_the_timeout() {
+        let addr = start(short(300)).await;
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        assert!(until_closed(&mut stream).await.is_some(), "a connection that sends nothing kept open");
+        // Kept alive after an answer, then idle: closed too.
+        let body = valid_review();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all((head(body.len()) + &body).as_bytes()).await.unwrap();
+        let answer = until_closed(&mut stream).await.expect("an idle kept-alive connection kept open");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+
+    #[tokio::test]
+    async fn a_half_sent_body_is_a_408_after_the_timeout() {
+        let addr = start(short(300)).await;
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all((head(1000) + "{\"apiVersion\":").as_bytes()).await.unwrap();
+        let answer = until_closed(&mut stream).await.expect("a half-sent body kept open");
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.contains("did not arrive within 0.3 s"), "{answer}");
+    }
+
+    /// A client that keeps its connection busy is closed once the connection is older than
+    /// `max_connection_age`, after its answer: a slow reader cannot hold it for ever.
+    #[tokio::test]
+    async fn a_busy_connection_is_closed_past_its_age() {
+        let addr = start(Limits { max_connection_age: Duration::from_millis(300), ..short(60_000) }).await;
+        let body = valid_review();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        let mut answers = 0;
+        loop {
+            assert!(tokio::time::Instant::now() < deadline, "a connection kept past its age");
+            if stream.write_all((head(body.len()) + &body).as_bytes()).await.is_err() {
+                break;
+            }
+            let mut answer = vec![0; 64 * 1024];
+            match stream.read(&mut answer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => assert!(answer[..n].starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer[..n])),
+            }
+            answers += 1;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(answers > 1, "{answers}");
+    }
+
+    /// Past `max_connections`, a new connection gets a 503 at once; once the slow ones are
+    /// gone, reviews are answered again.
+    #[tokio::test]
+    async fn connections_past_the_limit_get_a_503() {
+        let addr = start(Limits { max_connections: 4, ..short(60_000) }).await;
+        let mut slow = Vec::new();
+        for _ in 0..4 {
+            let mut stream = TcpStream::connect(addr).await.unwrap();
+            stream.write_all(b"POST /validate HTTP/1.1\r\n").await.unwrap();
+            slow.push(stream);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let answer = answered(addr, &valid_review()).await;
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        assert!(answer.contains("Retry-After: 1") && answer.contains("4 connections"), "{answer}");
+        drop(slow);
+        answered_again(addr, &valid_review(), "connections").await;
+    }
+
+    /// Bodies being read hold at most `max_buffered` bytes together: past it a 503, and what a
+    /// client that goes away held is given back.
+    #[tokio::test]
+    async fn buffered_bytes_past_the_budget_get_a_503() {
+        let limits = Limits { max_body: 1 << 20, max_buffered: 1 << 20, ..short(60_000) };
+        let addr = start(limits).await;
+        let mut hog = TcpStream::connect(addr).await.unwrap();
+        hog.write_all((head(1 << 20) + &" ".repeat(900 << 10)).as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let body = " ".repeat(200 << 10) + &valid_review();
+        let answer = answered(addr, &body).await;
+        assert!(answer.starts_with("HTTP/1.1 503"), "{}", &answer[..answer.len().min(300)]);
+        assert!(answer.contains("bytes of requests"), "{answer}");
+        drop(hog);
+        answered_again(addr, &body, "the buffer budget").await;
+    }
+
+    /// Two hundred clients that stop half-way through their headers or bodies do not keep a
+    /// review from being answered, and are all closed after the timeout.
+    #[tokio::test]
+    async fn slow_clients_do_not_keep_a_review_from_an_answer() {
+        let addr = start(short(1_000)).await;
+        let mut slow = Vec::new();
+        for i in 0..200 {
+            let mut stream = TcpStream::connect(addr).await.unwrap();
+            let part = if i % 2 == 0 { "POST /validate HTTP/1.1\r\n".to_owned() } else { head(100_000) + "{" };
+            stream.write_all(part.as_bytes()).await.unwrap();
+            slow.push(stream);
+        }
+        assert!(answered(addr, &valid_review()).await.starts_with("HTTP/1.1 200"));
+        for mut stream in slow {
+            assert!(until_closed(&mut stream).await.is_some(), "a slow client kept open");
+        }
+    }
+}
