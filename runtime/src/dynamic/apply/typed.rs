@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::path::{Path, PathElement};
-use super::set::{FieldSet, Paths};
+use super::set::{FieldSet, Gather};
 use super::types::{Atom, ListKind, Ty};
 
 static NULL: Value = Value::Null;
@@ -78,20 +78,21 @@ fn as_map(v: Option<&Value>) -> Option<&Map<String, Value>> {
 /// below it; a null or empty map as itself; an atomic list or map as one field. A list's
 /// duplicated items are one field each, nothing below.
 pub(crate) fn to_field_set(ty: Ty<'_>, value: &Value) -> FieldSet {
-    let mut set = Paths::default();
-    fields_of(ty, value, &mut Vec::new(), &mut set);
+    let mut set = Gather::default();
+    fields_of(ty, value, &mut set);
     set.into_set()
 }
 
-fn fields_of(ty: Ty<'_>, value: &Value, path: &mut Path, set: &mut Paths) {
+/// Gathers into `below` the fields under `value`; whether `value` itself is a leaf, a field
+/// of its own (its parent then records it).
+fn fields_of(ty: Ty<'_>, value: &Value, below: &mut Gather) -> bool {
     match ty.atom(Some(value)) {
-        Atom::Scalar => set.insert(path),
+        Atom::Scalar => true,
         Atom::List { kind, items } => {
             if matches!(kind, ListKind::Atomic) {
-                set.insert(path);
-                return;
+                return true;
             }
-            let Value::Array(list) = value else { return };
+            let Value::Array(list) = value else { return false };
             let elements: Vec<Option<PathElement>> =
                 list.iter().map(|item| item_element(kind, items, item).ok()).collect();
             let mut seen = BTreeMap::new();
@@ -100,9 +101,7 @@ fn fields_of(ty: Ty<'_>, value: &Value, path: &mut Path, set: &mut Paths) {
             }
             for (pe, count) in &seen {
                 if *count > 1 {
-                    path.push((*pe).clone());
-                    set.insert(path);
-                    path.pop();
+                    below.member((*pe).clone());
                 }
             }
             for (item, pe) in list.iter().zip(&elements) {
@@ -110,27 +109,29 @@ fn fields_of(ty: Ty<'_>, value: &Value, path: &mut Path, set: &mut Paths) {
                 if seen[pe] > 1 {
                     continue;
                 }
-                path.push(pe.clone());
-                fields_of(items, item, path, set);
-                set.insert(path);
-                path.pop();
+                let mut item_fields = Gather::default();
+                fields_of(items, item, &mut item_fields);
+                below.attach(pe.clone(), item_fields);
+                below.member(pe.clone());
             }
+            false
         }
         Atom::Map { atomic, node } => {
             if atomic {
-                set.insert(path);
-                return;
+                return true;
             }
-            let Value::Object(map) = value else { return };
+            let Value::Object(map) = value else { return false };
             for (key, v) in map {
-                path.push(PathElement::Field(key.clone()));
-                fields_of(node.field_or_deduced(key), v, path, set);
+                let pe = PathElement::Field(key.clone());
+                let mut field = Gather::default();
+                let leaf = fields_of(node.field_or_deduced(key), v, &mut field);
                 let empty = matches!(v, Value::Object(m) if m.is_empty());
-                if v.is_null() || empty || !node.is_named(key) {
-                    set.insert(path);
+                if leaf || v.is_null() || empty || !node.is_named(key) {
+                    below.member(pe.clone());
                 }
-                path.pop();
+                below.attach(pe, field);
             }
+            false
         }
     }
 }
@@ -267,57 +268,83 @@ pub(crate) struct Comparison {
 }
 
 pub(crate) fn compare(ty: Ty<'_>, lhs: &Value, rhs: &Value) -> Comparison {
-    let mut out = Changes::default();
-    compare_at(ty, Some(lhs), Some(rhs), &mut Vec::new(), &mut out);
-    Comparison { removed: out.removed.into_set(), modified: out.modified.into_set(), added: out.added.into_set() }
+    let below = compare_at(ty, Some(lhs), Some(rhs), None, &mut Changes::default());
+    Comparison { removed: below.removed.into_set(), modified: below.modified.into_set(), added: below.added.into_set() }
 }
 
-/// A [`Comparison`] being gathered.
+/// A [`Comparison`] being gathered, one level of it.
 #[derive(Default)]
 struct Changes {
-    removed: Paths,
-    modified: Paths,
-    added: Paths,
+    removed: Gather,
+    modified: Gather,
+    added: Gather,
 }
 
-/// One node of [`compare`]. Where a deduced value changed kind, upstream runs the old kind's
-/// handler too (its fields below are then removed) before the new kind's, whose leaf-ness counts.
-fn compare_at(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Changes) {
-    let (old, new) = (ty.atom(lhs), ty.atom(rhs.or(lhs)));
-    if lhs.is_some() && rhs.is_some() && std::mem::discriminant(&old) != std::mem::discriminant(&new) {
-        compare_as(old, lhs, rhs, path, out);
+impl Changes {
+    fn attach(&mut self, pe: &PathElement, below: Changes) {
+        self.removed.attach(pe.clone(), below.removed);
+        self.modified.attach(pe.clone(), below.modified);
+        self.added.attach(pe.clone(), below.added);
     }
-    let in_leaf = compare_as(new, lhs, rhs, path, out);
-    if !in_leaf {
+}
+
+/// One node of [`compare`], at element `at` of its parent (`None`: the root): the node itself
+/// is recorded in `here`, its parent's level; what changed below it is returned. Where a
+/// deduced value changed kind, upstream runs the old kind's handler too (its fields below are
+/// then removed) before the new kind's, whose leaf-ness counts.
+fn compare_at(
+    ty: Ty<'_>,
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+    at: Option<&PathElement>,
+    here: &mut Changes,
+) -> Changes {
+    let (old, new) = (ty.atom(lhs), ty.atom(rhs.or(lhs)));
+    let mut below = Changes::default();
+    if lhs.is_some() && rhs.is_some() && std::mem::discriminant(&old) != std::mem::discriminant(&new) {
+        compare_as(old, lhs, rhs, at, here, &mut below);
+    }
+    let in_leaf = compare_as(new, lhs, rhs, at, here, &mut below);
+    if let (false, Some(at)) = (in_leaf, at) {
         match (lhs, rhs) {
-            (None, _) => out.added.insert(path),
-            (_, None) => out.removed.insert(path),
+            (None, _) => here.added.member(at.clone()),
+            (_, None) => here.removed.member(at.clone()),
             _ => {}
         }
     }
+    below
 }
 
 /// Compares the node as `atom` says (a value of another kind reads as absent); whether it was
 /// a leaf (upstream's `inLeaf`), which keeps its caller from recording it a second time.
-fn compare_as(atom: Atom<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &mut Path, out: &mut Changes) -> bool {
-    let leaf = |path: &mut Path, out: &mut Changes| {
-        match (lhs, rhs) {
-            (None, _) => out.added.insert(path),
-            (_, None) => out.removed.insert(path),
-            (Some(l), Some(r)) if !values_equal(l, r) => out.modified.insert(path),
-            _ => {}
+fn compare_as(
+    atom: Atom<'_>,
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+    at: Option<&PathElement>,
+    here: &mut Changes,
+    below: &mut Changes,
+) -> bool {
+    let leaf = |here: &mut Changes| {
+        if let Some(at) = at {
+            match (lhs, rhs) {
+                (None, _) => here.added.member(at.clone()),
+                (_, None) => here.removed.member(at.clone()),
+                (Some(l), Some(r)) if !values_equal(l, r) => here.modified.member(at.clone()),
+                _ => {}
+            }
         }
         true
     };
     match atom {
-        Atom::Scalar => leaf(path, out),
+        Atom::Scalar => leaf(here),
         Atom::List { kind, items } => {
             let (l, r) = (as_list(lhs), as_list(rhs));
             let empty = l.is_none_or(<[Value]>::is_empty) && r.is_none_or(<[Value]>::is_empty);
             if matches!(kind, ListKind::Atomic) || empty {
-                leaf(path, out)
+                leaf(here)
             } else {
-                compare_lists(kind, items, l.unwrap_or_default(), r.unwrap_or_default(), path, out);
+                compare_lists(kind, items, l.unwrap_or_default(), r.unwrap_or_default(), below);
                 false
             }
         }
@@ -325,22 +352,17 @@ fn compare_as(atom: Atom<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &m
             let (l, r) = (as_map(lhs), as_map(rhs));
             let empty = l.is_none_or(Map::is_empty) && r.is_none_or(Map::is_empty);
             if atomic || empty {
-                leaf(path, out)
+                leaf(here)
             } else {
                 let mut keys: Vec<&String> =
                     l.into_iter().flat_map(Map::keys).chain(r.into_iter().flat_map(Map::keys)).collect();
                 keys.sort();
                 keys.dedup();
                 for key in keys {
-                    path.push(PathElement::Field(key.clone()));
-                    compare_at(
-                        node.field_or_deduced(key),
-                        l.and_then(|m| m.get(key)),
-                        r.and_then(|m| m.get(key)),
-                        path,
-                        out,
-                    );
-                    path.pop();
+                    let pe = PathElement::Field(key.clone());
+                    let (lv, rv) = (l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
+                    let changes = compare_at(node.field_or_deduced(key), lv, rv, Some(&pe), below);
+                    below.attach(&pe, changes);
                 }
                 false
             }
@@ -348,7 +370,8 @@ fn compare_as(atom: Atom<'_>, lhs: Option<&Value>, rhs: Option<&Value>, path: &m
     }
 }
 
-fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value], path: &mut Path, out: &mut Changes) {
+/// The items of two lists compared, into `below`, the list's level.
+fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value], below: &mut Changes) {
     // Each element with every item that has it, on each side; elements in first-seen order.
     let mut order: Vec<PathElement> = Vec::new();
     let mut sides: BTreeMap<PathElement, (Vec<&Value>, Vec<&Value>)> = BTreeMap::new();
@@ -364,29 +387,31 @@ fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]
     }
     for pe in order {
         let (l, r) = &sides[&pe];
-        path.push(pe);
+        let item = |l: Option<&Value>, r: Option<&Value>, below: &mut Changes| {
+            let changes = compare_at(items, l, r, Some(&pe), below);
+            below.attach(&pe, changes);
+        };
         match (l.len(), r.len()) {
             (0, 0) => {}
-            (0 | 1, 0 | 1) => compare_at(items, l.first().copied(), r.first().copied(), path, out),
+            (0 | 1, 0 | 1) => item(l.first().copied(), r.first().copied(), below),
             (ln, rn) if ln >= 2 && rn >= 2 => {
                 if ln != rn || l.iter().zip(r).any(|(a, b)| !values_equal(a, b)) {
-                    out.modified.insert(path);
+                    below.modified.member(pe.clone());
                 }
             }
             (ln, _) if ln >= 2 => {
                 if let Some(first) = r.first() {
-                    compare_at(items, None, Some(first), path, out);
+                    item(None, Some(first), below);
                 }
-                out.removed.insert(path);
+                below.removed.member(pe.clone());
             }
             _ => {
                 if let Some(first) = l.first() {
-                    compare_at(items, Some(first), None, path, out);
+                    item(Some(first), None, below);
                 }
-                out.added.insert(path);
+                below.added.member(pe.clone());
             }
         }
-        path.pop();
     }
 }
 
@@ -415,7 +440,7 @@ pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: b
                 let Ok(pe) = item_element(kind, items, item) else { continue };
                 let exact = set.has(std::slice::from_ref(&pe));
                 let below = set.with_prefix(&pe);
-                let item = if below.is_empty() { item.clone() } else { remove_items(items, item, &below, extract) };
+                let item = if below.is_empty() { item.clone() } else { remove_items(items, item, below, extract) };
                 if extract {
                     if exact || !below.is_empty() {
                         out.push(item);
@@ -444,7 +469,7 @@ pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: b
                 }
                 let below = set.with_prefix(&pe);
                 if !below.is_empty() {
-                    out.insert(key.clone(), remove_items(field, v, &below, extract));
+                    out.insert(key.clone(), remove_items(field, v, below, extract));
                 } else if !extract {
                     out.insert(key.clone(), v.clone());
                 }
