@@ -359,6 +359,11 @@ impl<'a> Resource<'a> {
         // buildManagerInfo: the request's manager, `unknown` if it names none.
         let manager = if options.manager.is_empty() { "unknown" } else { options.manager };
         let id = managed::identifier(manager, "Apply", "", subresource);
+        // The live object's managed fields are one atomic list to the updater, which no apply
+        // can change (a configuration with them is refused above): it is given the object
+        // without them, and walks it without them (for a list of 10,000 items they are larger
+        // than the spec). Its answer is the same; they are written anew below.
+        let versioned = without_managed_fields(&versioned);
         let merged =
             updater.apply(&versioned, applied, &mut managers, &id, options.force).map_err(|failure| match failure {
                 ApplyFailure::Conflicts(sets) => ApplyError::Conflicts(managed::conflicts(&sets)),
@@ -491,6 +496,22 @@ impl<'a> Resource<'a> {
         }
         Ok(Some(Value::Object(out)))
     }
+}
+
+/// `object` without `metadata.managedFields`.
+fn without_managed_fields(object: &Value) -> Value {
+    let Some(map) = object.as_object() else { return object.clone() };
+    map.iter()
+        .map(|(key, value)| match (key.as_str(), value.as_object()) {
+            ("metadata", Some(meta)) => (
+                key.clone(),
+                Value::Object(
+                    meta.iter().filter(|(k, _)| *k != "managedFields").map(|(k, v)| (k.clone(), v.clone())).collect(),
+                ),
+            ),
+            _ => (key.clone(), value.clone()),
+        })
+        .collect()
 }
 
 /// An object's kind as Go prints its GroupVersionKind (`example.com/v1, Kind=Widget`): an

@@ -3,20 +3,22 @@
 //! total order (the order of FieldsV1 and of conflict lists), and their printed forms.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::report::issue::{go_float, go_json, go_quote};
 
-/// One step of a path.
+/// One step of a path. Shared, not owned: a field set's operations copy elements by the
+/// thousand, and a copy is then a count, not an allocation (issue 49).
 #[derive(Clone, Debug, PartialEq)]
 pub enum PathElement {
     /// A field of a struct or a key of a map: `f:name`.
-    Field(String),
+    Field(Arc<str>),
     /// An item of a `map` list, by its key fields (sorted by name): `k:{"name":"a"}`.
-    Key(Vec<(String, Value)>),
+    Key(Arc<[(String, Value)]>),
     /// An item of a `set` list, by its value: `v:"a"`.
-    Value(Value),
+    Value(Arc<Value>),
     /// An item of a list by position: `i:0` (read, never written by this apply).
     Index(usize),
 }
@@ -54,13 +56,13 @@ impl PathElement {
         }
         let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| format!("{key}: {e}"));
         Ok(Some(match &kind[..1] {
-            "f" => PathElement::Field(rest.to_owned()),
-            "v" => PathElement::Value(json(rest)?),
+            "f" => PathElement::Field(rest.into()),
+            "v" => PathElement::Value(Arc::new(json(rest)?)),
             "k" => match json(rest)? {
                 Value::Object(map) => {
                     let mut fields: Vec<(String, Value)> = map.into_iter().collect();
                     fields.sort_by(|a, b| a.0.cmp(&b.0));
-                    PathElement::Key(fields)
+                    PathElement::Key(fields.into())
                 }
                 _ => return Err(format!("{key}: the keys of a k: element are a JSON object")),
             },
@@ -83,9 +85,13 @@ impl Ord for PathElement {
             Index(_) => 3,
         };
         match (self, other) {
+            // A set's operations compare an element with its own copies, shared.
+            (Field(a), Field(b)) if Arc::ptr_eq(a, b) => Ordering::Equal,
+            (Key(a), Key(b)) if Arc::ptr_eq(a, b) => Ordering::Equal,
+            (Value(a), Value(b)) if Arc::ptr_eq(a, b) => Ordering::Equal,
             (Field(a), Field(b)) => a.cmp(b),
             (Key(a), Key(b)) => {
-                for (x, y) in a.iter().zip(b) {
+                for (x, y) in a.iter().zip(b.iter()) {
                     let c = x.0.cmp(&y.0).then_with(|| compare_values(&x.1, &y.1));
                     if c != Ordering::Equal {
                         return c;

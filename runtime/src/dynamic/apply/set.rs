@@ -233,7 +233,27 @@ impl FieldSet {
     /// The set as `fieldsV1` stands in a custom resource: a JSON object, whose keys the
     /// apiserver writes sorted (an unstructured object's maps are Go maps).
     pub fn to_fields_v1_value(&self) -> Value {
-        serde_json::from_str(&self.to_fields_v1()).expect("invariant: FieldsV1 text is JSON")
+        Value::Object(self.fields_v1_map(false))
+    }
+
+    /// [`FieldSet::to_fields_v1`]'s object, built as a value rather than written and read.
+    fn fields_v1_map(&self, include_self: bool) -> Map<String, Value> {
+        let mut out = Map::new();
+        if include_self && !(self.members.is_empty() && self.children.is_empty()) {
+            out.insert(".".into(), Value::Object(Map::new()));
+        }
+        let mut children = self.children.iter().peekable();
+        for member in &self.members {
+            while let Some((pe, below)) = children.next_if(|(pe, _)| pe < member) {
+                out.insert(pe.fields_v1_key(), Value::Object(below.fields_v1_map(false)));
+            }
+            let below = children.next_if(|(pe, _)| pe == member).map(|(_, below)| below.fields_v1_map(true));
+            out.insert(member.fields_v1_key(), Value::Object(below.unwrap_or_default()));
+        }
+        for (pe, below) in children {
+            out.insert(pe.fields_v1_key(), Value::Object(below.fields_v1_map(false)));
+        }
+        out
     }
 
     /// Reads FieldsV1 (as `metadata.managedFields[].fieldsV1` holds it). A key of a kind this
@@ -403,9 +423,9 @@ mod tests {
     #[test]
     fn fields_v1_is_written_as_the_apiserver_writes_it() {
         let mut set = FieldSet::new();
-        set.insert(&[f("spec"), f("tags"), PathElement::Value(json!("<b>"))]);
-        set.insert(&[f("spec"), f("tags"), PathElement::Value(json!(2))]);
-        let item = PathElement::Key(vec![("name".into(), json!("a\"b")), ("port".into(), json!(80))]);
+        set.insert(&[f("spec"), f("tags"), PathElement::Value(json!("<b>").into())]);
+        set.insert(&[f("spec"), f("tags"), PathElement::Value(json!(2).into())]);
+        let item = PathElement::Key(vec![("name".into(), json!("a\"b")), ("port".into(), json!(80))].into());
         set.insert(&[f("spec"), f("ports"), item.clone()]);
         set.insert(&[f("spec"), f("ports"), item, f("name")]);
         set.insert(&[f("metadata"), f("labels"), f("a&b")]);
@@ -439,11 +459,11 @@ mod tests {
 
     fn element() -> impl Strategy<Value = PathElement> {
         prop_oneof![
-            "[a-c<\"&é]{0,3}".prop_map(PathElement::Field),
+            "[a-c<\"&é]{0,3}".prop_map(|s: String| PathElement::Field(s.into())),
             (any::<i64>(), "[a-z\"]{0,3}")
-                .prop_map(|(n, s)| PathElement::Key(vec![("a".into(), json!(n)), ("b".into(), json!(s))])),
-            any::<bool>().prop_map(|b| PathElement::Value(json!(b))),
-            "[x-z\\\\]{0,2}".prop_map(|s| PathElement::Value(json!(s))),
+                .prop_map(|(n, s)| PathElement::Key(vec![("a".into(), json!(n)), ("b".into(), json!(s))].into())),
+            any::<bool>().prop_map(|b| PathElement::Value(json!(b).into())),
+            "[x-z\\\\]{0,2}".prop_map(|s| PathElement::Value(json!(s).into())),
             (0usize..5).prop_map(PathElement::Index),
         ]
     }

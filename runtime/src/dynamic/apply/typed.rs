@@ -23,7 +23,7 @@ pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> R
             Value::Object(_) => Err("associative list without keys has an element that's a map type".into()),
             Value::Array(_) => Err("not supported: associative list with lists as elements".into()),
             Value::Null => Err("associative list without keys has an element that's an explicit null".into()),
-            v => Ok(PathElement::Value(v.clone())),
+            v => Ok(PathElement::Value(std::sync::Arc::new(v.clone()))),
         },
         ListKind::Map(keys) => {
             let Value::Object(map) = item else {
@@ -48,7 +48,7 @@ pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> R
                 ));
             }
             fields.sort_by(|a, b| a.0.cmp(&b.0));
-            Ok(PathElement::Key(fields))
+            Ok(PathElement::Key(fields.into()))
         }
     }
 }
@@ -122,7 +122,7 @@ fn fields_of(ty: Ty<'_>, value: &Value, below: &mut Gather) -> bool {
             }
             let Value::Object(map) = value else { return false };
             for (key, v) in map {
-                let pe = PathElement::Field(key.clone());
+                let pe = PathElement::Field(key.as_str().into());
                 let mut field = Gather::default();
                 let leaf = fields_of(node.field_or_deduced(key), v, &mut field);
                 let empty = matches!(v, Value::Object(m) if m.is_empty());
@@ -359,7 +359,7 @@ fn compare_as(
                 keys.sort();
                 keys.dedup();
                 for key in keys {
-                    let pe = PathElement::Field(key.clone());
+                    let pe = PathElement::Field(key.as_str().into());
                     let (lv, rv) = (l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
                     let changes = compare_at(node.field_or_deduced(key), lv, rv, Some(&pe), below);
                     below.attach(&pe, changes);
@@ -418,11 +418,15 @@ fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]
 /// Values equal as structured-merge-diff compares them: numbers by value (an int and a whole
 /// float are equal), maps by their entries.
 pub(crate) fn values_equal(a: &Value, b: &Value) -> bool {
-    super::path::compare_values(a, b) == std::cmp::Ordering::Equal
-        && match (a, b) {
-            (Value::Object(x), Value::Object(y)) => x.len() == y.len(),
-            _ => true,
+    match (a, b) {
+        (Value::Number(_), Value::Number(_)) => super::path::compare_values(a, b) == std::cmp::Ordering::Equal,
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q)),
+        // Without putting the keys in order, as the order of values would.
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(key, p)| y.get(key).is_some_and(|q| values_equal(p, q)))
         }
+        _ => a == b,
+    }
 }
 
 /// `value` without the fields of `set` (`RemoveItems`), or (`extract`) with only them
@@ -458,7 +462,7 @@ pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: b
             }
             let mut out = Map::new();
             for (key, v) in map {
-                let pe = PathElement::Field(key.clone());
+                let pe = PathElement::Field(key.as_str().into());
                 let field = node.field_or_deduced(key);
                 if set.has(std::slice::from_ref(&pe)) {
                     if extract {

@@ -69,6 +69,8 @@ impl<'s> Updater<'s> {
             added: self.filtered(compare.added),
         };
         let hub = self.versions.hub;
+        // What the operation changes, at the hub: the same for every manager there.
+        let hub_changed = compare.modified.union(&compare.added);
         let mut by_version: BTreeMap<&str, Comparison> = BTreeMap::new();
         let mut conflicts = ConflictSets::new();
         let mut removed = ConflictSets::new();
@@ -89,7 +91,11 @@ impl<'s> Updater<'s> {
                 }
                 &by_version[version]
             };
-            let conflict = owned.set.intersection(&at_version.modified.union(&at_version.added));
+            let conflict = if version == hub {
+                owned.set.intersection(&hub_changed)
+            } else {
+                owned.set.intersection(&at_version.modified.union(&at_version.added))
+            };
             if !conflict.is_empty() {
                 conflicts.insert(manager.clone(), conflict);
             }
@@ -183,7 +189,8 @@ impl<'s> Updater<'s> {
             .versions
             .convert(merged, hub, at)
             .map_err(|e| format!("failed to convert merged object to last applied version: {e}"))?;
-        let pruned = typed::remove_items(ty, merged, &named(Some(ty), &last.set), false);
+        let last_named = named(Some(ty), &last.set);
+        let pruned = typed::remove_items(ty, merged, &last_named, false);
         let (pruned, pruned_at) = self
             .add_back_owned_items(merged, pruned, at, managers)
             .map_err(|e| format!("failed add back owned items: {e}"))?;
@@ -193,7 +200,7 @@ impl<'s> Updater<'s> {
         })?;
         let pruned_set = named(Some(ty), &typed::to_field_set(ty, &pruned));
         let merged_set = named(Some(ty), &typed::to_field_set(ty, merged));
-        let dangling = merged_set.difference(&pruned_set).intersection(&named(Some(ty), &last.set));
+        let dangling = merged_set.difference(&pruned_set).intersection(&last_named);
         let pruned = typed::remove_items(ty, merged, &dangling, false);
         self.versions.convert(&pruned, at, hub)?;
         Ok(pruned)
