@@ -3,6 +3,7 @@
 //! total order (the order of FieldsV1 and of conflict lists), and their printed forms.
 
 use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -10,8 +11,10 @@ use serde_json::Value;
 use crate::report::issue::{go_float, go_json, go_quote};
 
 /// One step of a path. Shared, not owned: a field set's operations copy elements by the
-/// thousand, and a copy is then a count, not an allocation (issue 49).
-#[derive(Clone, Debug, PartialEq)]
+/// thousand, and a copy is then a count, not an allocation (issue 49). Equal as ordered (an
+/// int and a whole float are one value), and hashed alike, so that a list's items are found
+/// by hashing rather than by a search over thousands.
+#[derive(Clone, Debug)]
 pub enum PathElement {
     /// A field of a struct or a key of a map: `f:name`.
     Field(Arc<str>),
@@ -47,14 +50,15 @@ impl PathElement {
     /// Reads a FieldsV1 key; `Ok(None)` for a kind this version does not know (upstream drops
     /// those rather than fail).
     pub fn from_fields_v1_key(full_key: &str) -> Result<Option<PathElement>, String> {
-        let key = crate::report::issue::echo(full_key);
+        // Echoed (cut) only in an error: a managed fields entry has a key per owned field.
+        let key = || crate::report::issue::echo(full_key);
         let Some((kind, rest)) = full_key.split_at_checked(2) else {
-            return Err(format!("key must be 2 characters long: {key}"));
+            return Err(format!("key must be 2 characters long: {}", key()));
         };
         if !kind.ends_with(':') {
-            return Err(format!("missing colon: {key}"));
+            return Err(format!("missing colon: {}", key()));
         }
-        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| format!("{key}: {e}"));
+        let json = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| format!("{}: {e}", key()));
         Ok(Some(match &kind[..1] {
             "f" => PathElement::Field(rest.into()),
             "v" => PathElement::Value(Arc::new(json(rest)?)),
@@ -64,15 +68,60 @@ impl PathElement {
                     fields.sort_by(|a, b| a.0.cmp(&b.0));
                     PathElement::Key(fields.into())
                 }
-                _ => return Err(format!("{key}: the keys of a k: element are a JSON object")),
+                _ => return Err(format!("{}: the keys of a k: element are a JSON object", key())),
             },
-            "i" => PathElement::Index(rest.parse().map_err(|e| format!("{key}: {e}"))?),
+            "i" => PathElement::Index(rest.parse().map_err(|e| format!("{}: {e}", key()))?),
             _ => return Ok(None),
         }))
     }
 }
 
+impl PartialEq for PathElement {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
 impl Eq for PathElement {}
+
+impl Hash for PathElement {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            PathElement::Field(name) => (0u8, name).hash(state),
+            PathElement::Key(fields) => {
+                (1u8, fields.len()).hash(state);
+                for (name, value) in fields.iter() {
+                    name.hash(state);
+                    hash_value(value, state);
+                }
+            }
+            PathElement::Value(value) => {
+                2u8.hash(state);
+                hash_value(value, state);
+            }
+            PathElement::Index(i) => (3u8, i).hash(state),
+        }
+    }
+}
+
+/// A hash of a value that [`compare_values`] finds equal to another's: numbers by their
+/// float value (an int and a whole float compare equal), maps by their size alone (their
+/// keys' order is not theirs to give).
+fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
+    match value {
+        Value::Number(n) => (0u8, (n.as_f64().unwrap_or_default() + 0.0).to_bits()).hash(state),
+        Value::String(s) => (1u8, s).hash(state),
+        Value::Bool(b) => (2u8, b).hash(state),
+        Value::Array(items) => {
+            (3u8, items.len()).hash(state);
+            for item in items {
+                hash_value(item, state);
+            }
+        }
+        Value::Object(map) => (4u8, map.len()).hash(state),
+        Value::Null => 5u8.hash(state),
+    }
+}
 
 impl Ord for PathElement {
     /// structured-merge-diff's order: fields (by name), then keys, then values, then indexes.

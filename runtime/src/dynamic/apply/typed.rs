@@ -4,7 +4,7 @@
 //! fields (`RemoveItems`, `ExtractItems`). Each is a port of upstream's walker of that name,
 //! case for case; where upstream is subtle the comment says what it does.
 
-use std::collections::BTreeMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -95,7 +95,7 @@ fn fields_of(ty: Ty<'_>, value: &Value, below: &mut Gather) -> bool {
             let Value::Array(list) = value else { return false };
             let elements: Vec<Option<PathElement>> =
                 list.iter().map(|item| item_element(kind, items, item).ok()).collect();
-            let mut seen = BTreeMap::new();
+            let mut seen = HashMap::new();
             for pe in elements.iter().flatten() {
                 *seen.entry(pe).or_insert(0) += 1;
             }
@@ -182,7 +182,7 @@ pub(crate) fn merge(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>) -> Res
 /// Each item's element, and each element's value: the first, or null where the element is
 /// repeated and `duplicates` are allowed (the live object may hold them; a configuration may
 /// not).
-type Indexed<'v> = (Vec<PathElement>, BTreeMap<PathElement, &'v Value>);
+type Indexed<'v> = (Vec<PathElement>, HashMap<PathElement, &'v Value>);
 
 fn index_items<'v>(
     kind: ListKind<'_>,
@@ -191,7 +191,7 @@ fn index_items<'v>(
     duplicates: bool,
 ) -> Result<Indexed<'v>, String> {
     let mut elements = Vec::with_capacity(list.len());
-    let mut observed: BTreeMap<PathElement, &Value> = BTreeMap::new();
+    let mut observed: HashMap<PathElement, &Value> = HashMap::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
         let pe = item_element(kind, items, item).map_err(|e| format!(": element {i}: {e}"))?;
         if let Some(seen) = observed.get_mut(&pe) {
@@ -215,7 +215,7 @@ fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) 
     let (lhs_pes, observed_lhs) = index_items(kind, items, lhs, true)?;
     let mut shared = rhs_pes.iter().filter(|pe| observed_lhs.contains_key(pe));
     let mut next_shared = shared.next();
-    let mut merged_rhs: BTreeMap<&PathElement, ()> = BTreeMap::new();
+    let mut merged_rhs: HashSet<&PathElement> = HashSet::with_capacity(rhs.len());
     let mut out = Vec::with_capacity(lhs.len().max(rhs.len()));
     let item =
         |pe: &PathElement, l: Option<&Value>, r: Option<&Value>| merge(items, l, r).map_err(|e| format!("{pe}{e}"));
@@ -224,7 +224,7 @@ fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) 
         if li < lhs_pes.len() && ri < rhs_pes.len() {
             let pe = &lhs_pes[li];
             if *pe == rhs_pes[ri] {
-                merged_rhs.insert(pe, ());
+                merged_rhs.insert(pe);
                 out.extend(item(pe, observed_lhs.get(pe).copied(), observed_rhs.get(pe).copied())?);
                 li += 1;
                 ri += 1;
@@ -242,13 +242,13 @@ fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) 
                 out.extend(item(pe, Some(&lhs[li]), None)?);
                 li += 1;
                 continue;
-            } else if merged_rhs.contains_key(pe) {
+            } else if merged_rhs.contains(pe) {
                 li += 1;
             }
         }
         if ri < rhs_pes.len() {
             let pe = &rhs_pes[ri];
-            merged_rhs.insert(pe, ());
+            merged_rhs.insert(pe);
             out.extend(item(pe, observed_lhs.get(pe).copied(), observed_rhs.get(pe).copied())?);
             ri += 1;
             if next_shared == Some(pe) {
@@ -374,7 +374,7 @@ fn compare_as(
 fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value], below: &mut Changes) {
     // Each element with every item that has it, on each side; elements in first-seen order.
     let mut order: Vec<PathElement> = Vec::new();
-    let mut sides: BTreeMap<PathElement, (Vec<&Value>, Vec<&Value>)> = BTreeMap::new();
+    let mut sides: HashMap<PathElement, (Vec<&Value>, Vec<&Value>)> = HashMap::with_capacity(lhs.len().max(rhs.len()));
     for (side, list) in [(0, lhs), (1, rhs)] {
         for item in list {
             let Ok(pe) = item_element(kind, items, item) else { continue };
@@ -549,8 +549,17 @@ fn reconcile_items<'s>(
     collapsed: &mut FieldSet,
     element: impl Fn(&PathElement) -> Option<Ty<'s>>,
 ) {
-    let elements: std::collections::BTreeSet<&PathElement> =
-        set.members().iter().chain(set.children().map(|(pe, _)| pe)).collect();
+    // Members and children, both sorted, walked together: each element once, in order.
+    let (mut members, mut children) = (set.members().iter().peekable(), set.children().peekable());
+    let elements = std::iter::from_fn(|| match (members.peek(), children.peek()) {
+        (Some(m), Some((c, _))) if *m == *c => {
+            children.next();
+            members.next()
+        }
+        (Some(m), Some((c, _))) if *m > *c => children.next().map(|(c, _)| c),
+        (Some(_), _) => members.next(),
+        (None, _) => children.next().map(|(c, _)| c),
+    });
     for pe in elements {
         let Some(ty) = element(pe) else { continue };
         let below = set.child(pe).filter(|s| !s.is_empty());
@@ -565,8 +574,31 @@ fn reconcile_items<'s>(
 /// a configuration, not a live object) a repeated key. Each as `path: message`.
 pub(crate) fn validate(ty: Ty<'_>, value: &Value, allow_duplicates: bool) -> Vec<String> {
     let mut errors = Vec::new();
-    validate_at(ty, value, allow_duplicates, &mut String::new(), &mut errors);
+    validate_at(ty, value, allow_duplicates, &mut Vec::new(), &mut errors);
     errors
+}
+
+/// One step of the path [`validate`] is at, written out only for an error (writing each
+/// item's out as it was passed cost more than the check).
+enum Step<'v> {
+    Field(&'v str),
+    Index(usize),
+    Element(PathElement),
+}
+
+fn path_text(path: &[Step<'_>]) -> String {
+    let mut text = String::new();
+    for step in path {
+        match step {
+            Step::Field(name) => {
+                text.push('.');
+                text.push_str(name);
+            }
+            Step::Index(i) => text.push_str(&format!("[{i}]")),
+            Step::Element(pe) => text.push_str(&pe.to_string()),
+        }
+    }
+    text
 }
 
 /// The type converter's errors as its error reads (`ValidationErrors.Error()`): one alone,
@@ -584,9 +616,15 @@ pub(crate) fn errors_text(errors: &[String]) -> Option<String> {
     }
 }
 
-fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut String, errors: &mut Vec<String>) {
-    fn error(errors: &mut Vec<String>, path: &str, message: String) {
-        errors.push(if path.is_empty() { message } else { format!("{path}: {message}") });
+fn validate_at<'v>(
+    ty: Ty<'_>,
+    value: &'v Value,
+    allow_duplicates: bool,
+    path: &mut Vec<Step<'v>>,
+    errors: &mut Vec<String>,
+) {
+    fn error(errors: &mut Vec<String>, path: &[Step<'_>], message: String) {
+        errors.push(if path.is_empty() { message } else { format!("{}: {message}", path_text(path)) });
     }
     if value.is_null() {
         return;
@@ -601,24 +639,23 @@ fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut Str
             let Value::Array(list) = value else {
                 return error(errors, path, format!("expected list, got &{{{}}}", go_value(value)));
             };
-            let mut seen = std::collections::BTreeSet::new();
+            let mut seen = HashSet::new();
             for (i, item) in list.iter().enumerate() {
-                let len = path.len();
                 if matches!(kind, ListKind::Atomic) {
-                    path.push_str(&format!("[{i}]"));
+                    path.push(Step::Index(i));
                 } else {
                     match item_element(kind, items, item) {
                         Ok(pe) => {
                             if !seen.insert(pe.clone()) && !allow_duplicates {
                                 error(errors, path, format!("duplicate entries for key {pe}"));
                             }
-                            path.push_str(&pe.to_string());
+                            path.push(Step::Element(pe));
                         }
                         Err(e) => return error(errors, path, format!("element {i}: {e}")),
                     }
                 }
                 validate_at(items, item, allow_duplicates, path, errors);
-                path.truncate(len);
+                path.pop();
             }
         }
         Atom::Map { node, .. } => {
@@ -626,19 +663,17 @@ fn validate_at(ty: Ty<'_>, value: &Value, allow_duplicates: bool, path: &mut Str
                 return error(errors, path, format!("expected map, got &{{{}}}", go_value(value)));
             };
             for (key, v) in map {
-                let len = path.len();
-                path.push('.');
-                path.push_str(key);
+                path.push(Step::Field(key));
                 match node.field(key) {
                     Some(field) => validate_at(field, v, allow_duplicates, path, errors),
                     None => {
-                        errors.push(format!("{path}: field not declared in schema"));
-                        path.truncate(len);
+                        errors.push(format!("{}: field not declared in schema", path_text(path)));
+                        path.pop();
                         // Upstream stops at the first undeclared key of a map.
                         break;
                     }
                 }
-                path.truncate(len);
+                path.pop();
             }
         }
     }
