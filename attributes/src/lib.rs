@@ -6,6 +6,9 @@
 //!
 //! Internal to kubeskema: its API follows what the code generator and the derive need.
 
+/// Go's `regexp/syntax` errors: the runtime's `go::regexp` for `pattern` and CEL's regexes,
+/// here so that the derive judges a `pattern` attribute as the apiserver will.
+pub mod go_regexp;
 pub mod number;
 #[cfg(feature = "parse")]
 pub mod parse;

@@ -10,6 +10,7 @@
 pub mod duration;
 pub mod mail;
 pub mod net;
-pub mod regexp;
+/// Kept with the attribute vocabulary, which the derive reads it through.
+pub use kubeskema_attributes::go_regexp as regexp;
 pub mod time;
 pub mod url;
