@@ -226,6 +226,50 @@ fn check_node(cx: &Ctxt, attrs: &attr::Attrs, ty: &Type, span: proc_macro2::Span
     }
 }
 
+/// A `default` of another type than a string, number or boolean field's: the apiserver refuses
+/// the CRD (`default: Invalid value: "x": ... in body must be of type integer: "string"`) and
+/// every read of an object without the field would fail.
+fn check_default(cx: &Ctxt, attrs: &Attrs, ty: &Type, default: Option<&str>) {
+    let Some(value) = default.and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok()) else { return };
+    let Type::Path(p) = ty else { return };
+    let Some(name) = p.path.segments.last().map(|last| last.ident.to_string()) else { return };
+    let wanted = match name.as_str() {
+        "String" => "string",
+        "bool" => "boolean",
+        other => match kubeskema_attributes::number::rust_number(other) {
+            Some((schema_type, _)) => schema_type,
+            None => return,
+        },
+    };
+    let given = match &value {
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(n) if n.is_f64() && n.as_f64().is_some_and(|f| f.fract() != 0.0) => "number",
+        serde_json::Value::Number(_) => "integer",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+        serde_json::Value::Null => "null",
+    };
+    if given == wanted || (wanted == "number" && given == "integer") {
+        return;
+    }
+    let span = match (attrs.literal(Keyword::Default), attrs.str(Keyword::DefaultJson)) {
+        (Some(Literal::Str(l)), _) => l.span(),
+        (Some(Literal::Int(l)), _) => l.span(),
+        (Some(Literal::Float(l)), _) => l.span(),
+        (Some(Literal::Bool(l)), _) => l.span(),
+        (None, Some(l)) => l.span(),
+        (None, None) => return,
+    };
+    cx.error(
+        span,
+        format!(
+            "the default {value} is of type {given}, and the field (`{name}`) is of type {wanted}: the apiserver refuses the CRD \
+             (`default: Invalid value: {value}: ... in body must be of type {wanted}: \"{given}\"`); give a default of type {wanted}"
+        ),
+    );
+}
+
 pub fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(p) = ty else { return None };
     if p.qself.is_some() {
@@ -453,6 +497,7 @@ fn field<'a>(
     };
     if shape != Shape::UnknownFields {
         check_node(cx, &attrs, value_ty, span);
+        check_default(cx, &attrs, value_ty, default.as_deref());
     }
     let (serde_default, skip_serializing_if) = (serde.default, serde.skip_serializing_if);
     if let Some(flatten) = &serde.flatten {

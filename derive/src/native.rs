@@ -25,6 +25,53 @@ use quote::{format_ident, quote};
 /// The longest rule compiled here: the parser recurses over the text, inside rustc.
 const MAX_RULE_BYTES: usize = 4096;
 
+/// What the apiserver refuses in a rule's text (or, `message`, a messageExpression's) that the
+/// macro can see without the types: an empty rule, one that does not parse (cel-go's words:
+/// the parser is the interpreter's), and one whose value is plainly not a boolean (a string)
+/// (a literal, a list or map, arithmetic). `None` for what it cannot judge: the runtime's CRD
+/// check type-checks the rest.
+pub fn refusal(text: &str, message: bool) -> Option<String> {
+    let (what, wanted, refused) = match message {
+        false => ("compilation failed", "bool", "cel expression must evaluate to a bool"),
+        true => ("messageExpression compilation failed", "string", "messageExpression must evaluate to a string"),
+    };
+    if text.trim().is_empty() {
+        return Some(match message {
+            false => "the rule is empty (`rule: Required value: rule is not specified`)".to_owned(),
+            true => "the messageExpression is empty (`messageExpression: Required value: messageExpression is not specified`)"
+                .to_owned(),
+        });
+    }
+    if text.len() > MAX_RULE_BYTES {
+        return None;
+    }
+    // The runtime's parser has the optional syntax (`self.?a`); its recursion limit is its own
+    // to report.
+    let parsed = match cel::parser::Parser::new().enable_optional_syntax(true).parse(text) {
+        Ok(parsed) => parsed,
+        Err(e) if e.to_string().contains("Recursion limit") => return None,
+        // cel-go indents the source snippet under its message by one space.
+        Err(e) => return Some(format!("`{what}: {}`", e.to_string().replace("\n| ", "\n | "))),
+    };
+    let kind = match &parsed.expr {
+        Expr::Literal(LiteralValue::Boolean(_)) => return None,
+        Expr::Literal(LiteralValue::String(_)) => "a string",
+        Expr::Literal(LiteralValue::Null) => "null",
+        Expr::Literal(LiteralValue::Bytes(_)) => "bytes",
+        Expr::Literal(_) => "a number",
+        Expr::List(_) => "a list",
+        Expr::Map(_) => "a map",
+        // A string's `+` is a messageExpression's right value.
+        Expr::Call(CallExpr { func_name, .. })
+            if !message && matches!(func_name.as_str(), "_+_" | "_-_" | "_*_" | "_/_" | "_%_" | "-_") =>
+        {
+            "arithmetic"
+        }
+        _ => return None,
+    };
+    (kind != "a string" || !message).then(|| format!("it is {kind}, not a {wanted} (`{refused}`)"))
+}
+
 /// A rule compiled to a closure `|&T, Option<&T>, &mut Meter| -> Result<bool>`.
 pub struct Compiled {
     /// The closure.

@@ -207,21 +207,56 @@ fn option_str(s: Option<&str>) -> TokenStream {
 }
 
 /// What the schema cannot say for a Rust type, found where the macro sees it: integers wider
-/// than the apiserver's int64, and numeric bounds the field's format cannot hold.
+/// than the apiserver's int64, numeric bounds the field's format cannot hold, and rules and
+/// patterns the apiserver would refuse to compile.
 pub fn check(cx: &Ctxt, c: &Container) {
+    check_expressions(cx, &c.attrs);
     match &c.data {
         Body::Struct(fields) => {
             for f in fields.iter().filter(|f| f.shape != Shape::UnknownFields) {
                 check_numbers(cx, &f.attrs, f.value_ty);
+                check_expressions(cx, &f.attrs);
             }
         }
         Body::Union(u) => {
             for f in u.fields() {
                 check_numbers(cx, &f.attrs, f.value_ty);
+                check_expressions(cx, &f.attrs);
             }
         }
-        Body::Transparent(t) => check_numbers(cx, &t.attrs, t.ty),
+        Body::Transparent(t) => {
+            check_numbers(cx, &t.attrs, t.ty);
+            check_expressions(cx, &t.attrs);
+        }
         Body::Enum(_) => {}
+    }
+}
+
+/// Each rule and `pattern` here and in `items(...)` and `values(...)`: a pattern as Go's
+/// `regexp` parses it, a rule as far as the macro can judge it ([`crate::native::refusal`]);
+/// rules compiled by the code generator (`native`) were judged there.
+fn check_expressions(cx: &Ctxt, attrs: &Attrs) {
+    if let Some(pattern) = attrs.str(Keyword::Pattern)
+        && let Some(e) = kubeskema_attributes::go_regexp::parse_error(&pattern.value())
+    {
+        cx.error(
+            pattern.span(),
+            format!("the apiserver refuses this pattern (`must be a valid regular expression, but isn't: {e}`)"),
+        );
+    }
+    for r in attrs.rules().filter(|r| r.native.is_none()) {
+        let texts = [(&r.rule, false), (&r.message_expression, true)];
+        for (text, message) in texts.iter().filter_map(|(t, m)| Some(((*t).as_ref()?, *m))) {
+            if let Some(why) = crate::native::refusal(&text.value(), message) {
+                let what = if message { "messageExpression" } else { "rule" };
+                cx.error(text.span(), format!("the apiserver refuses this {what}: {why}"));
+            }
+        }
+    }
+    for keyword in [Keyword::Items, Keyword::Values] {
+        if let Some(nested) = attrs.nested(keyword) {
+            check_expressions(cx, nested);
+        }
     }
 }
 
