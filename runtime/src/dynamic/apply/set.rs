@@ -195,38 +195,45 @@ impl FieldSet {
 
     fn write_fields_v1(&self, include_self: bool, out: &mut String) {
         let mut first = true;
-        let mut sep = |out: &mut String| {
+        self.fields_v1_entries(include_self, |pe, below| {
             if !std::mem::take(&mut first) {
                 out.push(',');
             }
-        };
-        if include_self && !(self.members.is_empty() && self.children.is_empty()) {
-            sep(out);
-            out.push_str("\".\":{}");
-        }
-        let (mut m, mut c) = (0, 0);
-        while m < self.members.len() || c < self.children.len() {
-            let order = match (self.members.get(m), self.children.get(c)) {
-                (Some(a), Some(b)) => a.cmp(&b.0),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
-            };
-            sep(out);
-            if order == std::cmp::Ordering::Less {
-                write_key(&self.members[m], out);
-                out.push_str("{}");
-                m += 1;
-                continue;
+            match pe {
+                None => out.push_str("\".\""),
+                Some(pe) => out.push_str(&crate::report::issue::go_json(&Value::String(pe.fields_v1_key()))),
             }
-            // A child, which is also a member when the orders meet.
-            let (pe, below) = &self.children[c];
-            let member = order == std::cmp::Ordering::Equal;
-            write_key(pe, out);
-            out.push('{');
-            below.write_fields_v1(member, out);
+            out.push_str(":{");
+            if let Some((below, member)) = below {
+                below.write_fields_v1(member, out);
+            }
             out.push('}');
-            m += usize::from(member);
-            c += 1;
+        });
+    }
+
+    /// FieldsV1's entries at this level, in the apiserver's order: `"."` (`None`) first where
+    /// the parent element is a member with children here (`include_self`), then each element
+    /// with, for a child, the set below it and whether the element is also a member.
+    fn fields_v1_entries<'s>(
+        &'s self,
+        include_self: bool,
+        mut entry: impl FnMut(Option<&'s PathElement>, Option<(&'s FieldSet, bool)>),
+    ) {
+        if include_self && !(self.members.is_empty() && self.children.is_empty()) {
+            entry(None, None);
+        }
+        let mut children = self.children.iter().peekable();
+        for member in &self.members {
+            while let Some((pe, below)) = children.next_if(|(pe, _)| pe < member) {
+                entry(Some(pe), Some((below, false)));
+            }
+            match children.next_if(|(pe, _)| pe == member) {
+                Some((_, below)) => entry(Some(member), Some((below, true))),
+                None => entry(Some(member), None),
+            }
+        }
+        for (pe, below) in children {
+            entry(Some(pe), Some((below, false)));
         }
     }
 
@@ -239,20 +246,11 @@ impl FieldSet {
     /// [`FieldSet::to_fields_v1`]'s object, built as a value rather than written and read.
     fn fields_v1_map(&self, include_self: bool) -> Map<String, Value> {
         let mut out = Map::new();
-        if include_self && !(self.members.is_empty() && self.children.is_empty()) {
-            out.insert(".".into(), Value::Object(Map::new()));
-        }
-        let mut children = self.children.iter().peekable();
-        for member in &self.members {
-            while let Some((pe, below)) = children.next_if(|(pe, _)| pe < member) {
-                out.insert(pe.fields_v1_key(), Value::Object(below.fields_v1_map(false)));
-            }
-            let below = children.next_if(|(pe, _)| pe == member).map(|(_, below)| below.fields_v1_map(true));
-            out.insert(member.fields_v1_key(), Value::Object(below.unwrap_or_default()));
-        }
-        for (pe, below) in children {
-            out.insert(pe.fields_v1_key(), Value::Object(below.fields_v1_map(false)));
-        }
+        self.fields_v1_entries(include_self, |pe, below| {
+            let key = pe.map_or_else(|| ".".to_owned(), PathElement::fields_v1_key);
+            let below = below.map(|(below, member)| below.fields_v1_map(member)).unwrap_or_default();
+            out.insert(key, Value::Object(below));
+        });
         out
     }
 
@@ -339,11 +337,6 @@ fn read_fields_v1(map: &Map<String, Value>) -> Result<(Gather, bool), String> {
         set.attach(pe, children);
     }
     Ok((set, member))
-}
-
-fn write_key(pe: &PathElement, out: &mut String) {
-    out.push_str(&crate::report::issue::go_json(&Value::String(pe.fields_v1_key())));
-    out.push(':');
 }
 
 fn non_empty(pe: PathElement, set: FieldSet) -> Option<(PathElement, FieldSet)> {
