@@ -177,7 +177,7 @@ pub fn go_json(v: &serde_json::Value) -> String {
 /// A JSON string as Go's `encoding/json` writes it: `"` and `\\` escaped, `\n`, `\r` and `\t` as
 /// such, every other control character, HTML's `<`, `>` and `&` and the line and paragraph
 /// separators as `\u00XX` (`\u003c`).
-fn go_json_string(s: &str) -> String {
+pub(crate) fn go_json_string(s: &str) -> String {
     double_quoted(s, |c| c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}'))
 }
 

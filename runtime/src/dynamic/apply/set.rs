@@ -3,152 +3,204 @@
 //! below a path element, whether or not the element is itself a member. Both stay sorted in
 //! [`PathElement`]'s order, which is also the order FieldsV1 is written in.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::path::{Path, PathElement};
 
-/// A set of paths, as a tree.
+/// A set of paths, as a tree. Shared, not owned: a set's operations keep what one side alone
+/// has as it is, and a copy of a subtree is then a count, not a walk (issue 49). Never holds
+/// an empty node: the empty set is `None`, and no child below is empty.
+#[derive(Clone, Default)]
+pub struct FieldSet(Option<Arc<Node>>);
+
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct FieldSet {
+struct Node {
     members: Vec<PathElement>,
     children: Vec<(PathElement, FieldSet)>,
 }
 
+static NO_MEMBERS: Vec<PathElement> = Vec::new();
+static NO_CHILDREN: Vec<(PathElement, FieldSet)> = Vec::new();
+
 impl FieldSet {
     /// The empty set.
     pub fn new() -> Self {
-        FieldSet::default()
+        FieldSet(None)
+    }
+
+    /// The set of `members` with `children` below (neither holding an empty set).
+    fn of(members: Vec<PathElement>, children: Vec<(PathElement, FieldSet)>) -> FieldSet {
+        debug_assert!(children.iter().all(|(_, c)| !c.is_empty()));
+        if members.is_empty() && children.is_empty() {
+            FieldSet(None)
+        } else {
+            FieldSet(Some(Arc::new(Node { members, children })))
+        }
+    }
+
+    fn same(&self, other: &FieldSet) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
     }
 
     /// Whether no path is in the set.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty() && self.children.iter().all(|(_, c)| c.is_empty())
+        self.0.is_none()
     }
 
     /// Adds `path` (an empty path adds nothing).
     pub fn insert(&mut self, path: &[PathElement]) {
-        match path {
-            [] => {}
-            [last] => {
-                if let Err(at) = self.members.binary_search(last) {
-                    self.members.insert(at, last.clone());
-                }
+        let Some((first, rest)) = path.split_first() else { return };
+        let node = Arc::make_mut(self.0.get_or_insert_with(Default::default));
+        if rest.is_empty() {
+            if let Err(at) = node.members.binary_search(first) {
+                node.members.insert(at, first.clone());
             }
-            [first, rest @ ..] => self.descend(first).insert(rest),
+            return;
         }
-    }
-
-    /// The set below `pe`, created empty if absent.
-    fn descend(&mut self, pe: &PathElement) -> &mut FieldSet {
-        let at = match self.children.binary_search_by(|(c, _)| c.cmp(pe)) {
+        let at = match node.children.binary_search_by(|(c, _)| c.cmp(first)) {
             Ok(at) => at,
             Err(at) => {
-                self.children.insert(at, (pe.clone(), FieldSet::new()));
+                node.children.insert(at, (first.clone(), FieldSet::new()));
                 at
             }
         };
-        &mut self.children[at].1
+        node.children[at].1.insert(rest);
     }
 
     /// Whether `path` is in the set.
     pub fn has(&self, path: &[PathElement]) -> bool {
         match path {
             [] => false,
-            [last] => self.members.binary_search(last).is_ok(),
+            [last] => self.has_member(last),
             [first, rest @ ..] => self.child(first).is_some_and(|c| c.has(rest)),
         }
     }
 
     /// The set below `pe`, if any.
     pub fn child(&self, pe: &PathElement) -> Option<&FieldSet> {
-        self.children.binary_search_by(|(c, _)| c.cmp(pe)).ok().map(|at| &self.children[at].1)
+        let children = self.children_slice();
+        children.binary_search_by(|(c, _)| c.cmp(pe)).ok().map(|at| &children[at].1)
     }
 
     /// Whether `pe` itself is a member.
     pub fn has_member(&self, pe: &PathElement) -> bool {
-        self.members.binary_search(pe).is_ok()
+        self.members().binary_search(pe).is_ok()
     }
 
     /// The paths below `pe` (structured-merge-diff's `WithPrefix`), relative to it: borrowed,
     /// as a walk down a set reads it at every level.
     pub fn with_prefix(&self, pe: &PathElement) -> &FieldSet {
-        static EMPTY: FieldSet = FieldSet { members: Vec::new(), children: Vec::new() };
+        static EMPTY: FieldSet = FieldSet(None);
         self.child(pe).unwrap_or(&EMPTY)
     }
 
     /// The members directly here (not below).
     pub fn members(&self) -> &[PathElement] {
-        &self.members
+        self.0.as_ref().map_or(&NO_MEMBERS, |n| &n.members)
+    }
+
+    fn children_slice(&self) -> &[(PathElement, FieldSet)] {
+        self.0.as_ref().map_or(&NO_CHILDREN, |n| &n.children)
     }
 
     /// The children: each path element with the set below it.
     pub fn children(&self) -> impl Iterator<Item = (&PathElement, &FieldSet)> {
-        self.children.iter().map(|(pe, set)| (pe, set))
+        self.children_slice().iter().map(|(pe, set)| (pe, set))
     }
 
     /// Every path in `self` or `other`.
     pub fn union(&self, other: &FieldSet) -> FieldSet {
-        let members = merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |a, _| Some(a.clone()), Some, Some);
+        if other.is_empty() || self.same(other) {
+            return self.clone();
+        }
+        if self.is_empty() {
+            return other.clone();
+        }
+        let members =
+            merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |a, _| Some(a.clone()), Some, Some);
         let children = merge_sorted(
-            &self.children,
-            &other.children,
+            self.children_slice(),
+            other.children_slice(),
             |a, b| a.0.cmp(&b.0),
             |a, b| Some((a.0.clone(), a.1.union(&b.1))),
             Some,
             Some,
         );
-        FieldSet { members, children }
+        FieldSet::of(members, children)
     }
 
     /// Every path in both.
     pub fn intersection(&self, other: &FieldSet) -> FieldSet {
+        if self.same(other) {
+            return self.clone();
+        }
+        if self.is_empty() || other.is_empty() {
+            return FieldSet::new();
+        }
         let members =
-            merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |a, _| Some(a.clone()), |_| None, |_| None);
+            merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |a, _| Some(a.clone()), |_| None, |_| None);
         let children = merge_sorted(
-            &self.children,
-            &other.children,
+            self.children_slice(),
+            other.children_slice(),
             |a, b| a.0.cmp(&b.0),
             |a, b| non_empty(a.0.clone(), a.1.intersection(&b.1)),
             |_| None,
             |_| None,
         );
-        FieldSet { members, children }
+        FieldSet::of(members, children)
     }
 
     /// Every path of `self` not in `other` (a member of `other` removes only itself).
     pub fn difference(&self, other: &FieldSet) -> FieldSet {
-        let members = merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |_, _| None, Some, |_| None);
+        if self.same(other) {
+            return FieldSet::new();
+        }
+        if self.is_empty() || other.is_empty() {
+            return self.clone();
+        }
+        let members = merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |_, _| None, Some, |_| None);
         let children = merge_sorted(
-            &self.children,
-            &other.children,
+            self.children_slice(),
+            other.children_slice(),
             |a, b| a.0.cmp(&b.0),
             |a, b| non_empty(a.0.clone(), a.1.difference(&b.1)),
             Some,
             |_| None,
         );
-        FieldSet { members, children }
+        FieldSet::of(members, children)
     }
 
     /// Every path of `self` not in `other` and not below a member of `other`.
     pub fn recursive_difference(&self, other: &FieldSet) -> FieldSet {
-        let members = merge_sorted(&self.members, &other.members, |a, b| a.cmp(b), |_, _| None, Some, |_| None);
+        if self.same(other) {
+            return FieldSet::new();
+        }
+        if self.is_empty() || other.is_empty() {
+            return self.clone();
+        }
+        let members = merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |_, _| None, Some, |_| None);
         let children = self
-            .children
-            .iter()
+            .children()
             .filter(|(pe, _)| !other.has_member(pe))
             .filter_map(|(pe, set)| match other.child(pe) {
                 Some(below) => non_empty(pe.clone(), set.recursive_difference(below)),
                 None => Some((pe.clone(), set.clone())),
             })
             .collect();
-        FieldSet { members, children }
+        FieldSet::of(members, children)
     }
 
     /// The paths with nothing below them in the set.
     pub fn leaves(&self) -> FieldSet {
-        let members = self.members.iter().filter(|m| self.child(m).is_none()).cloned().collect();
-        let children = self.children.iter().filter_map(|(pe, set)| non_empty(pe.clone(), set.leaves())).collect();
-        FieldSet { members, children }
+        let members = self.members().iter().filter(|m| self.child(m).is_none()).cloned().collect();
+        let children = self.children().filter_map(|(pe, set)| non_empty(pe.clone(), set.leaves())).collect();
+        FieldSet::of(members, children)
     }
 
     /// Each path, members before the paths below them, in order (the order conflicts are listed).
@@ -159,29 +211,26 @@ impl FieldSet {
     }
 
     fn each_path(&self, prefix: &mut Path, out: &mut Vec<Path>) {
-        for m in &self.members {
+        for m in self.members() {
             let mut p = prefix.clone();
             p.push(m.clone());
             out.push(p);
         }
-        for (pe, set) in &self.children {
+        for (pe, set) in self.children() {
             prefix.push(pe.clone());
             set.each_path(prefix, out);
             prefix.pop();
         }
     }
 
-    /// Adds `member` as a member, keeping the children as they are (for
-    /// [`super::typed`]'s `ensure_named_fields_are_members`).
+    /// The set of `members` (sorted, each once) with `children` below (sorted, none empty),
+    /// for [`super::typed`]'s `ensure_named_fields_are_members`.
     pub(crate) fn with_members_and_children(
         members: Vec<PathElement>,
         children: Vec<(PathElement, FieldSet)>,
     ) -> FieldSet {
-        let mut set = FieldSet { members: Vec::new(), children };
-        for m in members {
-            set.insert(std::slice::from_ref(&m));
-        }
-        set
+        debug_assert!(members.windows(2).all(|w| w[0] < w[1]));
+        FieldSet::of(members, children)
     }
 
     /// The set as FieldsV1 JSON text, byte for byte as the apiserver writes it: keys in path
@@ -201,7 +250,7 @@ impl FieldSet {
             }
             match pe {
                 None => out.push_str("\".\""),
-                Some(pe) => out.push_str(&crate::report::issue::go_json(&Value::String(pe.fields_v1_key()))),
+                Some(pe) => out.push_str(&crate::report::issue::go_json_string(&pe.fields_v1_key())),
             }
             out.push_str(":{");
             if let Some((below, member)) = below {
@@ -219,11 +268,11 @@ impl FieldSet {
         include_self: bool,
         mut entry: impl FnMut(Option<&'s PathElement>, Option<(&'s FieldSet, bool)>),
     ) {
-        if include_self && !(self.members.is_empty() && self.children.is_empty()) {
+        if include_self && !self.is_empty() {
             entry(None, None);
         }
-        let mut children = self.children.iter().peekable();
-        for member in &self.members {
+        let mut children = self.children_slice().iter().peekable();
+        for member in self.members() {
             while let Some((pe, below)) = children.next_if(|(pe, _)| pe < member) {
                 entry(Some(pe), Some((below, false)));
             }
@@ -264,6 +313,18 @@ impl FieldSet {
     }
 }
 
+impl PartialEq for FieldSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.same(other) || self.0 == other.0
+    }
+}
+
+impl std::fmt::Debug for FieldSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FieldSet").field("members", &self.members()).field("children", &self.children_slice()).finish()
+    }
+}
+
 /// A set gathered by a walk in any order, made a [`FieldSet`] at the end with each level
 /// sorted once. The walk hands each node's elements to its parent's level, so no path is
 /// cloned whole: inserting each leaf's full path cloned its prefix per leaf and sorted whole
@@ -275,6 +336,10 @@ pub(crate) struct Gather {
 }
 
 impl Gather {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.members.is_empty() && self.children.is_empty()
+    }
+
     /// `pe` is a member at this level.
     pub(crate) fn member(&mut self, pe: PathElement) {
         self.members.push(pe);
@@ -282,7 +347,7 @@ impl Gather {
 
     /// What was gathered below `pe` (nothing if it is empty).
     pub(crate) fn attach(&mut self, pe: PathElement, below: Gather) {
-        if !below.members.is_empty() || !below.children.is_empty() {
+        if !below.is_empty() {
             self.children.push((pe, below));
         }
     }
@@ -310,7 +375,7 @@ impl Gather {
         if let Some((last, gathered)) = pending {
             children.push((last, gathered.into_set()));
         }
-        FieldSet { members: self.members, children }
+        FieldSet::of(self.members, children)
     }
 }
 

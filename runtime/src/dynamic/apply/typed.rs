@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::path::{Path, PathElement};
+use super::path::{Name, Path, PathElement};
 use super::set::{FieldSet, Gather};
 use super::types::{Atom, ListKind, Ty};
 
@@ -32,12 +32,12 @@ pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> R
                     _ => "associative list with keys may not have non-map elements".into(),
                 });
             };
-            let mut fields: Vec<(String, Value)> = Vec::with_capacity(keys.len());
+            let mut fields: Vec<(Name, Value)> = Vec::with_capacity(keys.len());
             for key in keys {
                 if let Some(v) = map.get(key) {
-                    fields.push((key.clone(), v.clone()));
+                    fields.push((key.as_str().into(), v.clone()));
                 } else if let Some(default) = key_default(items, key) {
-                    fields.push((key.clone(), default.clone()));
+                    fields.push((key.as_str().into(), default.clone()));
                 }
             }
             if !keys.is_empty() && fields.is_empty() {
@@ -79,13 +79,22 @@ fn as_map(v: Option<&Value>) -> Option<&Map<String, Value>> {
 /// duplicated items are one field each, nothing below.
 pub(crate) fn to_field_set(ty: Ty<'_>, value: &Value) -> FieldSet {
     let mut set = Gather::default();
-    fields_of(ty, value, &mut set);
+    fields_of(ty, value, false, &mut set);
     set.into_set()
 }
 
-/// Gathers into `below` the fields under `value`; whether `value` itself is a leaf, a field
-/// of its own (its parent then records it).
-fn fields_of(ty: Ty<'_>, value: &Value, below: &mut Gather) -> bool {
+/// [`to_field_set`] with [`ensure_named_fields_are_members`] taken in the same walk (what
+/// prune asks of every object it compares), rather than the set built twice.
+pub(crate) fn to_named_field_set(ty: Ty<'_>, value: &Value) -> FieldSet {
+    let mut set = Gather::default();
+    fields_of(ty, value, true, &mut set);
+    set.into_set()
+}
+
+/// Gathers into `below` the fields under `value` (with `named`, a struct field with fields
+/// below it a member too); whether `value` itself is a leaf, a field of its own (its parent
+/// then records it).
+fn fields_of(ty: Ty<'_>, value: &Value, named: bool, below: &mut Gather) -> bool {
     match ty.atom(Some(value)) {
         Atom::Scalar => true,
         Atom::List { kind, items } => {
@@ -95,7 +104,7 @@ fn fields_of(ty: Ty<'_>, value: &Value, below: &mut Gather) -> bool {
             let Value::Array(list) = value else { return false };
             let elements: Vec<Option<PathElement>> =
                 list.iter().map(|item| item_element(kind, items, item).ok()).collect();
-            let mut seen = HashMap::new();
+            let mut seen = HashMap::with_capacity(elements.len());
             for pe in elements.iter().flatten() {
                 *seen.entry(pe).or_insert(0) += 1;
             }
@@ -110,7 +119,7 @@ fn fields_of(ty: Ty<'_>, value: &Value, below: &mut Gather) -> bool {
                     continue;
                 }
                 let mut item_fields = Gather::default();
-                fields_of(items, item, &mut item_fields);
+                fields_of(items, item, named, &mut item_fields);
                 below.attach(pe.clone(), item_fields);
                 below.member(pe.clone());
             }
@@ -124,9 +133,10 @@ fn fields_of(ty: Ty<'_>, value: &Value, below: &mut Gather) -> bool {
             for (key, v) in map {
                 let pe = PathElement::Field(key.as_str().into());
                 let mut field = Gather::default();
-                let leaf = fields_of(node.field_or_deduced(key), v, &mut field);
+                let leaf = fields_of(node.field_or_deduced(key), v, named, &mut field);
                 let empty = matches!(v, Value::Object(m) if m.is_empty());
-                if leaf || v.is_null() || empty || !node.is_named(key) {
+                let is_named = node.is_named(key);
+                if leaf || v.is_null() || empty || !is_named || (named && !field.is_empty()) {
                     below.member(pe.clone());
                 }
                 below.attach(pe, field);
@@ -370,43 +380,65 @@ fn compare_as(
     }
 }
 
+/// The items of one side of a list that have one element: the first, then any more (a list
+/// without duplicates, nearly every one, allocates nothing here).
+#[derive(Default)]
+struct Items<'v> {
+    first: Option<&'v Value>,
+    more: Vec<&'v Value>,
+}
+
+impl<'v> Items<'v> {
+    fn push(&mut self, item: &'v Value) {
+        if self.first.is_none() { self.first = Some(item) } else { self.more.push(item) }
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.more.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'v Value> + '_ {
+        self.first.into_iter().chain(self.more.iter().copied())
+    }
+}
+
 /// The items of two lists compared, into `below`, the list's level.
 fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value], below: &mut Changes) {
     // Each element with every item that has it, on each side; elements in first-seen order.
-    let mut order: Vec<PathElement> = Vec::new();
-    let mut sides: HashMap<PathElement, (Vec<&Value>, Vec<&Value>)> = HashMap::with_capacity(lhs.len().max(rhs.len()));
+    let mut sides: Vec<(PathElement, Items<'_>, Items<'_>)> = Vec::with_capacity(lhs.len().max(rhs.len()));
+    let mut at: HashMap<PathElement, usize> = HashMap::with_capacity(lhs.len().max(rhs.len()));
     for (side, list) in [(0, lhs), (1, rhs)] {
         for item in list {
             let Ok(pe) = item_element(kind, items, item) else { continue };
-            let entry = sides.entry(pe.clone()).or_insert_with(|| {
-                order.push(pe);
-                (Vec::new(), Vec::new())
+            let i = *at.entry(pe.clone()).or_insert_with(|| {
+                sides.push((pe, Items::default(), Items::default()));
+                sides.len() - 1
             });
-            if side == 0 { entry.0.push(item) } else { entry.1.push(item) }
+            if side == 0 { sides[i].1.push(item) } else { sides[i].2.push(item) }
         }
     }
-    for pe in order {
-        let (l, r) = &sides[&pe];
+    drop(at);
+    for (pe, l, r) in &sides {
         let item = |l: Option<&Value>, r: Option<&Value>, below: &mut Changes| {
-            let changes = compare_at(items, l, r, Some(&pe), below);
-            below.attach(&pe, changes);
+            let changes = compare_at(items, l, r, Some(pe), below);
+            below.attach(pe, changes);
         };
         match (l.len(), r.len()) {
             (0, 0) => {}
-            (0 | 1, 0 | 1) => item(l.first().copied(), r.first().copied(), below),
+            (0 | 1, 0 | 1) => item(l.first, r.first, below),
             (ln, rn) if ln >= 2 && rn >= 2 => {
-                if ln != rn || l.iter().zip(r).any(|(a, b)| !values_equal(a, b)) {
+                if ln != rn || l.iter().zip(r.iter()).any(|(a, b)| !values_equal(a, b)) {
                     below.modified.member(pe.clone());
                 }
             }
             (ln, _) if ln >= 2 => {
-                if let Some(first) = r.first() {
+                if let Some(first) = r.first {
                     item(None, Some(first), below);
                 }
                 below.removed.member(pe.clone());
             }
             _ => {
-                if let Some(first) = l.first() {
+                if let Some(first) = l.first {
                     item(Some(first), None, below);
                 }
                 below.added.member(pe.clone());
@@ -484,25 +516,44 @@ pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: b
 }
 
 /// The set with each struct field that has fields below it in the set made a member too
-/// (`EnsureNamedFieldsAreMembers`), so that removing the set removes the field itself.
+/// (`EnsureNamedFieldsAreMembers`), so that removing the set removes the field itself. What
+/// does not change is shared, not rebuilt.
 pub(crate) fn ensure_named_fields_are_members(ty: Option<Ty<'_>>, set: &FieldSet) -> FieldSet {
-    let atom = ty.map(Ty::shape);
-    let mut members: Vec<PathElement> = set.members().to_vec();
-    let mut children = Vec::new();
-    for (pe, below) in set.children() {
+    named_members(ty, set).unwrap_or_else(|| set.clone())
+}
+
+/// [`ensure_named_fields_are_members`]'s set, `None` where it is `set` itself (below a node
+/// of no known type, nothing is added).
+fn named_members(ty: Option<Ty<'_>>, set: &FieldSet) -> Option<FieldSet> {
+    let atom = ty?.shape();
+    let mut added = Vec::new();
+    let mut changed = Vec::new();
+    for (at, (pe, below)) in set.children().enumerate() {
         let child_ty = match (pe, atom) {
-            (PathElement::Field(name), Some(Atom::Map { node, .. })) => {
-                if node.is_named(name) {
-                    members.push(pe.clone());
+            (PathElement::Field(name), Atom::Map { node, .. }) => {
+                if node.is_named(name) && !set.has_member(pe) {
+                    added.push(pe.clone());
                 }
                 Some(node.field_or_deduced(name))
             }
-            (PathElement::Key(_), Some(Atom::List { items, .. })) => Some(items),
+            (PathElement::Key(_), Atom::List { items, .. }) => Some(items),
             _ => None,
         };
-        children.push((pe.clone(), ensure_named_fields_are_members(child_ty, below)));
+        if let Some(below) = named_members(child_ty, below) {
+            changed.push((at, below));
+        }
     }
-    FieldSet::with_members_and_children(members, children)
+    if added.is_empty() && changed.is_empty() {
+        return None;
+    }
+    let mut members = set.members().to_vec();
+    members.extend(added);
+    members.sort_unstable();
+    let mut children: Vec<(PathElement, FieldSet)> = set.children().map(|(pe, c)| (pe.clone(), c.clone())).collect();
+    for (at, below) in changed {
+        children[at].1 = below;
+    }
+    Some(FieldSet::with_members_and_children(members, children))
 }
 
 /// `ReconcileFieldSetWithSchema`: a manager's set written when a list or map was granular,

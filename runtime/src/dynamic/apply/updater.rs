@@ -191,15 +191,16 @@ impl<'s> Updater<'s> {
             .map_err(|e| format!("failed to convert merged object to last applied version: {e}"))?;
         let last_named = named(Some(ty), &last.set);
         let pruned = typed::remove_items(ty, merged, &last_named, false);
+        // The merged object's fields in the last applied version: add-back reads them first.
+        let merged_set = typed::to_named_field_set(ty, merged);
         let (pruned, pruned_at) = self
-            .add_back_owned_items(merged, pruned, at, managers)
+            .add_back_owned_items(merged, (at, &merged_set), pruned, at, managers)
             .map_err(|e| format!("failed add back owned items: {e}"))?;
         // addBackDanglingItems: in the last applied version.
         self.versions.convert(&pruned, &pruned_at, at).map_err(|e| {
             format!("failed add back dangling items: failed to convert pruned object to last applied version: {e}")
         })?;
-        let pruned_set = named(Some(ty), &typed::to_field_set(ty, &pruned));
-        let merged_set = named(Some(ty), &typed::to_field_set(ty, merged));
+        let pruned_set = typed::to_named_field_set(ty, &pruned);
         let dangling = merged_set.difference(&pruned_set).intersection(&last_named);
         let pruned = typed::remove_items(ty, merged, &dangling, false);
         self.versions.convert(&pruned, at, hub)?;
@@ -213,6 +214,7 @@ impl<'s> Updater<'s> {
     fn add_back_owned_items(
         &self,
         merged: &Value,
+        (merged_set_at, merged_set_there): (&str, &FieldSet),
         mut pruned: Value,
         pruned_version: &str,
         managers: &Managers,
@@ -222,6 +224,7 @@ impl<'s> Updater<'s> {
             let all = managed_at.entry(&owned.api_version).or_default();
             *all = all.union(&owned.set);
         }
+        // The merged object does not change here: its set at a version is read once.
         let mut order: Vec<(&str, FieldSet)> = managed_at.remove_entry(pruned_version).into_iter().collect();
         order.extend(managed_at);
         let (mut merged_at, mut pruned_at) = (pruned_version.to_owned(), pruned_version.to_owned());
@@ -235,8 +238,9 @@ impl<'s> Updater<'s> {
                 .convert(&pruned, &pruned_at, version)
                 .map_err(|e| format!("failed to convert pruned object at version {version}: {e}"))?;
             pruned_at = version.to_owned();
-            let merged_set = named(Some(ty), &typed::to_field_set(ty, merged));
-            let pruned_set = named(Some(ty), &typed::to_field_set(ty, &pruned));
+            let merged_set =
+                if version == merged_set_at { merged_set_there.clone() } else { typed::to_named_field_set(ty, merged) };
+            let pruned_set = typed::to_named_field_set(ty, &pruned);
             let kept = pruned_set.union(&named(Some(ty), &managed));
             pruned = typed::remove_items(ty, merged, &merged_set.difference(&kept), false);
         }
