@@ -47,11 +47,14 @@ impl Name {
 
     /// The name as text.
     pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.as_bytes()).expect("invariant: copied from a str")
+    }
+
+    /// The name's bytes, compared and hashed as they are (UTF-8 orders as its text does).
+    fn as_bytes(&self) -> &[u8] {
         match &self.0 {
-            NameRepr::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).expect("invariant: copied from a str")
-            }
-            NameRepr::Shared(name) => name,
+            NameRepr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            NameRepr::Shared(name) => name.as_bytes(),
         }
     }
 }
@@ -83,7 +86,7 @@ impl std::ops::Deref for Name {
 
 impl PartialEq for Name {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -91,7 +94,13 @@ impl Eq for Name {}
 
 impl Ord for Name {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.as_str().cmp(other.as_str())
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl Hash for Name {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
     }
 }
 
@@ -177,11 +186,11 @@ impl Eq for PathElement {}
 impl Hash for PathElement {
     fn hash<H: Hasher>(&self, state: &mut H) {
         match self {
-            PathElement::Field(name) => (0u8, name.as_str()).hash(state),
+            PathElement::Field(name) => (0u8, name).hash(state),
             PathElement::Key(fields) => {
                 (1u8, fields.len()).hash(state);
                 for (name, value) in fields.iter() {
-                    name.as_str().hash(state);
+                    name.hash(state);
                     hash_value(value, state);
                 }
             }

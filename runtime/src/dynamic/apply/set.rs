@@ -292,15 +292,17 @@ impl FieldSet {
         Value::Object(self.fields_v1_map(false))
     }
 
-    /// [`FieldSet::to_fields_v1`]'s object, built as a value rather than written and read.
+    /// [`FieldSet::to_fields_v1`]'s object, built as a value rather than written and read:
+    /// its keys sorted once and the map built from them, not each inserted in a search.
     fn fields_v1_map(&self, include_self: bool) -> Map<String, Value> {
-        let mut out = Map::new();
+        let mut entries = Vec::with_capacity(self.members().len() + self.children_slice().len() + 1);
         self.fields_v1_entries(include_self, |pe, below| {
             let key = pe.map_or_else(|| ".".to_owned(), PathElement::fields_v1_key);
             let below = below.map(|(below, member)| below.fields_v1_map(member)).unwrap_or_default();
-            out.insert(key, Value::Object(below));
+            entries.push((key, Value::Object(below)));
         });
-        out
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        entries.into_iter().collect()
     }
 
     /// Reads FieldsV1 (as `metadata.managedFields[].fieldsV1` holds it). A key of a kind this

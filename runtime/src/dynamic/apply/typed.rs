@@ -4,7 +4,8 @@
 //! fields (`RemoveItems`, `ExtractItems`). Each is a port of upstream's walker of that name,
 //! case for case; where upstream is subtle the comment says what it does.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::hash::Hash;
 
 use serde_json::{Map, Value};
 
@@ -49,6 +50,63 @@ pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> R
             }
             fields.sort_by(|a, b| a.0.cmp(&b.0));
             Ok(PathElement::Key(fields.into()))
+        }
+    }
+}
+
+/// A list's items by path element: a few found by a scan, many by a hash with a per-process
+/// seed. Nearly every list is short (a list of two tags in each of 45,000 items made a hash
+/// table per item per walk, most of a merge's time), and a long one must not be quadratic.
+struct ElementMap<K, V> {
+    few: Vec<(K, V)>,
+    many: Option<HashMap<K, V, foldhash::fast::RandomState>>,
+}
+
+impl<K: Eq + Hash, V> ElementMap<K, V> {
+    /// Past this many, a scan costs more than a hash.
+    const FEW: usize = 16;
+
+    fn with_capacity(n: usize) -> Self {
+        if n <= Self::FEW {
+            ElementMap { few: Vec::with_capacity(n), many: None }
+        } else {
+            ElementMap { few: Vec::new(), many: Some(HashMap::with_capacity_and_hasher(n, Default::default())) }
+        }
+    }
+
+    fn get(&self, key: &K) -> Option<&V> {
+        match &self.many {
+            Some(many) => many.get(key),
+            None => self.few.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+        }
+    }
+
+    fn contains_key(&self, key: &K) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The value at `key`, inserted by `value` first if absent.
+    fn get_or_insert_with(&mut self, key: K, value: impl FnOnce() -> V) -> &mut V {
+        if self.many.is_none() && self.few.len() >= Self::FEW && !self.few.iter().any(|(k, _)| *k == key) {
+            self.many = Some(std::mem::take(&mut self.few).into_iter().collect());
+        }
+        match &mut self.many {
+            Some(many) => many.entry(key).or_insert_with(value),
+            None => match self.few.iter().position(|(k, _)| *k == key) {
+                Some(at) => &mut self.few[at].1,
+                None => {
+                    self.few.push((key, value()));
+                    &mut self.few.last_mut().expect("invariant: just pushed").1
+                }
+            },
+        }
+    }
+
+    /// Each entry, in no particular order.
+    fn iter(&self) -> Box<dyn Iterator<Item = (&K, &V)> + '_> {
+        match &self.many {
+            Some(many) => Box::new(many.iter()),
+            None => Box::new(self.few.iter().map(|(k, v)| (k, v))),
         }
     }
 }
@@ -104,18 +162,18 @@ fn fields_of(ty: Ty<'_>, value: &Value, named: bool, below: &mut Gather) -> bool
             let Value::Array(list) = value else { return false };
             let elements: Vec<Option<PathElement>> =
                 list.iter().map(|item| item_element(kind, items, item).ok()).collect();
-            let mut seen = HashMap::with_capacity(elements.len());
+            let mut seen = ElementMap::with_capacity(elements.len());
             for pe in elements.iter().flatten() {
-                *seen.entry(pe).or_insert(0) += 1;
+                *seen.get_or_insert_with(pe, || 0) += 1;
             }
-            for (pe, count) in &seen {
+            for (pe, count) in seen.iter() {
                 if *count > 1 {
                     below.member((*pe).clone());
                 }
             }
             for (item, pe) in list.iter().zip(&elements) {
                 let Some(pe) = pe else { continue };
-                if seen[pe] > 1 {
+                if seen.get(&pe).is_some_and(|count| *count > 1) {
                     continue;
                 }
                 let mut item_fields = Gather::default();
@@ -192,7 +250,7 @@ pub(crate) fn merge(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>) -> Res
 /// Each item's element, and each element's value: the first, or null where the element is
 /// repeated and `duplicates` are allowed (the live object may hold them; a configuration may
 /// not).
-type Indexed<'v> = (Vec<PathElement>, HashMap<PathElement, &'v Value>);
+type Indexed<'v> = (Vec<PathElement>, ElementMap<PathElement, &'v Value>);
 
 fn index_items<'v>(
     kind: ListKind<'_>,
@@ -201,16 +259,19 @@ fn index_items<'v>(
     duplicates: bool,
 ) -> Result<Indexed<'v>, String> {
     let mut elements = Vec::with_capacity(list.len());
-    let mut observed: HashMap<PathElement, &Value> = HashMap::with_capacity(list.len());
+    let mut observed: ElementMap<PathElement, &Value> = ElementMap::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
         let pe = item_element(kind, items, item).map_err(|e| format!(": element {i}: {e}"))?;
-        if let Some(seen) = observed.get_mut(&pe) {
+        let mut first = false;
+        let seen = observed.get_or_insert_with(pe.clone(), || {
+            first = true;
+            item
+        });
+        if !first {
             if !duplicates {
                 return Err(format!(": duplicate entries for key {pe}"));
             }
             *seen = &NULL;
-        } else {
-            observed.insert(pe.clone(), item);
         }
         elements.push(pe);
     }
@@ -225,7 +286,7 @@ fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) 
     let (lhs_pes, observed_lhs) = index_items(kind, items, lhs, true)?;
     let mut shared = rhs_pes.iter().filter(|pe| observed_lhs.contains_key(pe));
     let mut next_shared = shared.next();
-    let mut merged_rhs: HashSet<&PathElement> = HashSet::with_capacity(rhs.len());
+    let mut merged_rhs: ElementMap<&PathElement, ()> = ElementMap::with_capacity(rhs.len());
     let mut out = Vec::with_capacity(lhs.len().max(rhs.len()));
     let item =
         |pe: &PathElement, l: Option<&Value>, r: Option<&Value>| merge(items, l, r).map_err(|e| format!("{pe}{e}"));
@@ -234,7 +295,7 @@ fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) 
         if li < lhs_pes.len() && ri < rhs_pes.len() {
             let pe = &lhs_pes[li];
             if *pe == rhs_pes[ri] {
-                merged_rhs.insert(pe);
+                merged_rhs.get_or_insert_with(pe, || ());
                 out.extend(item(pe, observed_lhs.get(pe).copied(), observed_rhs.get(pe).copied())?);
                 li += 1;
                 ri += 1;
@@ -252,13 +313,13 @@ fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) 
                 out.extend(item(pe, Some(&lhs[li]), None)?);
                 li += 1;
                 continue;
-            } else if merged_rhs.contains(pe) {
+            } else if merged_rhs.contains_key(&pe) {
                 li += 1;
             }
         }
         if ri < rhs_pes.len() {
             let pe = &rhs_pes[ri];
-            merged_rhs.insert(pe);
+            merged_rhs.get_or_insert_with(pe, || ());
             out.extend(item(pe, observed_lhs.get(pe).copied(), observed_rhs.get(pe).copied())?);
             ri += 1;
             if next_shared == Some(pe) {
@@ -406,11 +467,11 @@ impl<'v> Items<'v> {
 fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value], below: &mut Changes) {
     // Each element with every item that has it, on each side; elements in first-seen order.
     let mut sides: Vec<(PathElement, Items<'_>, Items<'_>)> = Vec::with_capacity(lhs.len().max(rhs.len()));
-    let mut at: HashMap<PathElement, usize> = HashMap::with_capacity(lhs.len().max(rhs.len()));
+    let mut at: ElementMap<PathElement, usize> = ElementMap::with_capacity(lhs.len().max(rhs.len()));
     for (side, list) in [(0, lhs), (1, rhs)] {
         for item in list {
             let Ok(pe) = item_element(kind, items, item) else { continue };
-            let i = *at.entry(pe.clone()).or_insert_with(|| {
+            let i = *at.get_or_insert_with(pe.clone(), || {
                 sides.push((pe, Items::default(), Items::default()));
                 sides.len() - 1
             });
@@ -690,14 +751,16 @@ fn validate_at<'v>(
             let Value::Array(list) = value else {
                 return error(errors, path, format!("expected list, got &{{{}}}", go_value(value)));
             };
-            let mut seen = HashSet::new();
+            let mut seen = ElementMap::with_capacity(if matches!(kind, ListKind::Atomic) { 0 } else { list.len() });
             for (i, item) in list.iter().enumerate() {
                 if matches!(kind, ListKind::Atomic) {
                     path.push(Step::Index(i));
                 } else {
                     match item_element(kind, items, item) {
                         Ok(pe) => {
-                            if !seen.insert(pe.clone()) && !allow_duplicates {
+                            let mut first = false;
+                            seen.get_or_insert_with(pe.clone(), || first = true);
+                            if !first && !allow_duplicates {
                                 error(errors, path, format!("duplicate entries for key {pe}"));
                             }
                             path.push(Step::Element(pe));
