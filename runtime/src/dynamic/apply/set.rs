@@ -9,20 +9,29 @@ use serde_json::{Map, Value};
 
 use super::path::{Path, PathElement};
 
-/// A set of paths, as a tree. Shared, not owned: a set's operations keep what one side alone
-/// has as it is, and a copy of a subtree is then a count, not a walk (issue 49). Never holds
-/// an empty node: the empty set is `None`, and no child below is empty.
+/// A set of paths, as a tree: at each level, the elements in order, each a member (the path
+/// to it is in the set), with paths below it, or both. One allocation a level, shared, not
+/// owned: a set's operations keep what one side alone has as it is, and a copy of a subtree
+/// is then a count (a set of 45,000 list items was three allocations an item, and as many to
+/// free, issue 49). The empty set is `None`, and no entry is neither member nor parent.
 #[derive(Clone, Default)]
-pub struct FieldSet(Option<Arc<Node>>);
+pub struct FieldSet(Option<Arc<[Entry]>>);
 
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Node {
-    members: Vec<PathElement>,
-    children: Vec<(PathElement, FieldSet)>,
+/// One element of a level of a [`FieldSet`].
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entry {
+    pub pe: PathElement,
+    /// The path to the element is in the set.
+    pub member: bool,
+    /// The paths below the element.
+    pub below: FieldSet,
 }
 
-static NO_MEMBERS: Vec<PathElement> = Vec::new();
-static NO_CHILDREN: Vec<(PathElement, FieldSet)> = Vec::new();
+impl Entry {
+    fn keep(self) -> Option<Entry> {
+        (self.member || !self.below.is_empty()).then_some(self)
+    }
+}
 
 impl FieldSet {
     /// The empty set.
@@ -30,14 +39,16 @@ impl FieldSet {
         FieldSet(None)
     }
 
-    /// The set of `members` with `children` below (neither holding an empty set).
-    fn of(members: Vec<PathElement>, children: Vec<(PathElement, FieldSet)>) -> FieldSet {
-        debug_assert!(children.iter().all(|(_, c)| !c.is_empty()));
-        if members.is_empty() && children.is_empty() {
-            FieldSet(None)
-        } else {
-            FieldSet(Some(Arc::new(Node { members, children })))
-        }
+    /// The set of `entries` (sorted, each element once, each a member or with paths below).
+    pub(crate) fn of(entries: Vec<Entry>) -> FieldSet {
+        debug_assert!(entries.windows(2).all(|w| w[0].pe < w[1].pe));
+        debug_assert!(entries.iter().all(|e| e.member || !e.below.is_empty()));
+        if entries.is_empty() { FieldSet(None) } else { FieldSet(Some(entries.into())) }
+    }
+
+    /// This level's entries, in order.
+    pub(crate) fn entries(&self) -> &[Entry] {
+        self.0.as_deref().unwrap_or_default()
     }
 
     fn same(&self, other: &FieldSet) -> bool {
@@ -48,29 +59,34 @@ impl FieldSet {
         }
     }
 
+    fn entry(&self, pe: &PathElement) -> Option<&Entry> {
+        let entries = self.entries();
+        entries.binary_search_by(|e| e.pe.cmp(pe)).ok().map(|at| &entries[at])
+    }
+
     /// Whether no path is in the set.
     pub fn is_empty(&self) -> bool {
         self.0.is_none()
     }
 
-    /// Adds `path` (an empty path adds nothing).
+    /// Adds `path` (an empty path adds nothing). The level is copied: for a few paths (a
+    /// walk gathers a large set and sorts it once).
     pub fn insert(&mut self, path: &[PathElement]) {
         let Some((first, rest)) = path.split_first() else { return };
-        let node = Arc::make_mut(self.0.get_or_insert_with(Default::default));
-        if rest.is_empty() {
-            if let Err(at) = node.members.binary_search(first) {
-                node.members.insert(at, first.clone());
-            }
-            return;
-        }
-        let at = match node.children.binary_search_by(|(c, _)| c.cmp(first)) {
+        let mut entries = self.entries().to_vec();
+        let at = match entries.binary_search_by(|e| e.pe.cmp(first)) {
             Ok(at) => at,
             Err(at) => {
-                node.children.insert(at, (first.clone(), FieldSet::new()));
+                entries.insert(at, Entry { pe: first.clone(), member: false, below: FieldSet::new() });
                 at
             }
         };
-        node.children[at].1.insert(rest);
+        if rest.is_empty() {
+            entries[at].member = true;
+        } else {
+            entries[at].below.insert(rest);
+        }
+        *self = FieldSet::of(entries);
     }
 
     /// Whether `path` is in the set.
@@ -84,34 +100,35 @@ impl FieldSet {
 
     /// The set below `pe`, if any.
     pub fn child(&self, pe: &PathElement) -> Option<&FieldSet> {
-        let children = self.children_slice();
-        children.binary_search_by(|(c, _)| c.cmp(pe)).ok().map(|at| &children[at].1)
+        self.entry(pe).map(|e| &e.below).filter(|below| !below.is_empty())
     }
 
     /// Whether `pe` itself is a member.
     pub fn has_member(&self, pe: &PathElement) -> bool {
-        self.members().binary_search(pe).is_ok()
+        self.entry(pe).is_some_and(|e| e.member)
     }
 
     /// The paths below `pe` (structured-merge-diff's `WithPrefix`), relative to it: borrowed,
     /// as a walk down a set reads it at every level.
     pub fn with_prefix(&self, pe: &PathElement) -> &FieldSet {
         static EMPTY: FieldSet = FieldSet(None);
-        self.child(pe).unwrap_or(&EMPTY)
+        self.entry(pe).map_or(&EMPTY, |e| &e.below)
+    }
+
+    /// Whether `pe` is a member, and the paths below it: one search for both.
+    pub(crate) fn at(&self, pe: &PathElement) -> (bool, &FieldSet) {
+        static EMPTY: FieldSet = FieldSet(None);
+        self.entry(pe).map_or((false, &EMPTY), |e| (e.member, &e.below))
     }
 
     /// The members directly here (not below).
-    pub fn members(&self) -> &[PathElement] {
-        self.0.as_ref().map_or(&NO_MEMBERS, |n| &n.members)
-    }
-
-    fn children_slice(&self) -> &[(PathElement, FieldSet)] {
-        self.0.as_ref().map_or(&NO_CHILDREN, |n| &n.children)
+    pub fn members(&self) -> impl Iterator<Item = &PathElement> {
+        self.entries().iter().filter(|e| e.member).map(|e| &e.pe)
     }
 
     /// The children: each path element with the set below it.
     pub fn children(&self) -> impl Iterator<Item = (&PathElement, &FieldSet)> {
-        self.children_slice().iter().map(|(pe, set)| (pe, set))
+        self.entries().iter().filter(|e| !e.below.is_empty()).map(|e| (&e.pe, &e.below))
     }
 
     /// Every path in `self` or `other`.
@@ -122,17 +139,12 @@ impl FieldSet {
         if self.is_empty() {
             return other.clone();
         }
-        let members =
-            merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |a, _| Some(a.clone()), Some, Some);
-        let children = merge_sorted(
-            self.children_slice(),
-            other.children_slice(),
-            |a, b| a.0.cmp(&b.0),
-            |a, b| Some((a.0.clone(), a.1.union(&b.1))),
-            Some,
-            Some,
-        );
-        FieldSet::of(members, children)
+        self.combine(
+            other,
+            |a, b| Some(Entry { pe: a.pe.clone(), member: a.member || b.member, below: a.below.union(&b.below) }),
+            true,
+            true,
+        )
     }
 
     /// Every path in both.
@@ -143,17 +155,14 @@ impl FieldSet {
         if self.is_empty() || other.is_empty() {
             return FieldSet::new();
         }
-        let members =
-            merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |a, _| Some(a.clone()), |_| None, |_| None);
-        let children = merge_sorted(
-            self.children_slice(),
-            other.children_slice(),
-            |a, b| a.0.cmp(&b.0),
-            |a, b| non_empty(a.0.clone(), a.1.intersection(&b.1)),
-            |_| None,
-            |_| None,
-        );
-        FieldSet::of(members, children)
+        self.combine(
+            other,
+            |a, b| {
+                Entry { pe: a.pe.clone(), member: a.member && b.member, below: a.below.intersection(&b.below) }.keep()
+            },
+            false,
+            false,
+        )
     }
 
     /// Every path of `self` not in `other` (a member of `other` removes only itself).
@@ -164,16 +173,14 @@ impl FieldSet {
         if self.is_empty() || other.is_empty() {
             return self.clone();
         }
-        let members = merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |_, _| None, Some, |_| None);
-        let children = merge_sorted(
-            self.children_slice(),
-            other.children_slice(),
-            |a, b| a.0.cmp(&b.0),
-            |a, b| non_empty(a.0.clone(), a.1.difference(&b.1)),
-            Some,
-            |_| None,
-        );
-        FieldSet::of(members, children)
+        self.combine(
+            other,
+            |a, b| {
+                Entry { pe: a.pe.clone(), member: a.member && !b.member, below: a.below.difference(&b.below) }.keep()
+            },
+            true,
+            false,
+        )
     }
 
     /// Every path of `self` not in `other` and not below a member of `other`.
@@ -184,23 +191,66 @@ impl FieldSet {
         if self.is_empty() || other.is_empty() {
             return self.clone();
         }
-        let members = merge_sorted(self.members(), other.members(), |a, b| a.cmp(b), |_, _| None, Some, |_| None);
-        let children = self
-            .children()
-            .filter(|(pe, _)| !other.has_member(pe))
-            .filter_map(|(pe, set)| match other.child(pe) {
-                Some(below) => non_empty(pe.clone(), set.recursive_difference(below)),
-                None => Some((pe.clone(), set.clone())),
-            })
-            .collect();
-        FieldSet::of(members, children)
+        self.combine(
+            other,
+            |a, b| {
+                if b.member {
+                    return None;
+                }
+                Entry { pe: a.pe.clone(), member: a.member, below: a.below.recursive_difference(&b.below) }.keep()
+            },
+            true,
+            false,
+        )
+    }
+
+    /// Walks both levels together: `both` for an element in both, and each side's own
+    /// entries kept (shared) where `left`/`right` say so.
+    fn combine(
+        &self,
+        other: &FieldSet,
+        both: impl Fn(&Entry, &Entry) -> Option<Entry>,
+        left: bool,
+        right: bool,
+    ) -> FieldSet {
+        let (a, b) = (self.entries(), other.entries());
+        let (mut i, mut j) = (0, 0);
+        let mut out = Vec::with_capacity(a.len().max(b.len()));
+        while i < a.len() || j < b.len() {
+            let order = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => x.pe.cmp(&y.pe),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    if left {
+                        out.push(a[i].clone());
+                    }
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    if right {
+                        out.push(b[j].clone());
+                    }
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    out.extend(both(&a[i], &b[j]));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        FieldSet::of(out)
     }
 
     /// The paths with nothing below them in the set.
     pub fn leaves(&self) -> FieldSet {
-        let members = self.members().iter().filter(|m| self.child(m).is_none()).cloned().collect();
-        let children = self.children().filter_map(|(pe, set)| non_empty(pe.clone(), set.leaves())).collect();
-        FieldSet::of(members, children)
+        let entries = self.entries().iter().filter_map(|e| {
+            Entry { pe: e.pe.clone(), member: e.member && e.below.is_empty(), below: e.below.leaves() }.keep()
+        });
+        FieldSet::of(entries.collect())
     }
 
     /// Each path, members before the paths below them, in order (the order conflicts are listed).
@@ -221,16 +271,6 @@ impl FieldSet {
             set.each_path(prefix, out);
             prefix.pop();
         }
-    }
-
-    /// The set of `members` (sorted, each once) with `children` below (sorted, none empty),
-    /// for [`super::typed`]'s `ensure_named_fields_are_members`.
-    pub(crate) fn with_members_and_children(
-        members: Vec<PathElement>,
-        children: Vec<(PathElement, FieldSet)>,
-    ) -> FieldSet {
-        debug_assert!(members.windows(2).all(|w| w[0] < w[1]));
-        FieldSet::of(members, children)
     }
 
     /// The set as FieldsV1 JSON text, byte for byte as the apiserver writes it: keys in path
@@ -271,18 +311,9 @@ impl FieldSet {
         if include_self && !self.is_empty() {
             entry(None, None);
         }
-        let mut children = self.children_slice().iter().peekable();
-        for member in self.members() {
-            while let Some((pe, below)) = children.next_if(|(pe, _)| pe < member) {
-                entry(Some(pe), Some((below, false)));
-            }
-            match children.next_if(|(pe, _)| pe == member) {
-                Some((_, below)) => entry(Some(member), Some((below, true))),
-                None => entry(Some(member), None),
-            }
-        }
-        for (pe, below) in children {
-            entry(Some(pe), Some((below, false)));
+        for e in self.entries() {
+            let below = (!e.below.is_empty()).then_some((&e.below, e.member));
+            entry(Some(&e.pe), below);
         }
     }
 
@@ -295,7 +326,7 @@ impl FieldSet {
     /// [`FieldSet::to_fields_v1`]'s object, built as a value rather than written and read:
     /// its keys sorted once and the map built from them, not each inserted in a search.
     fn fields_v1_map(&self, include_self: bool) -> Map<String, Value> {
-        let mut entries = Vec::with_capacity(self.members().len() + self.children_slice().len() + 1);
+        let mut entries = Vec::with_capacity(self.entries().len() + 1);
         self.fields_v1_entries(include_self, |pe, below| {
             let key = pe.map_or_else(|| ".".to_owned(), PathElement::fields_v1_key);
             let below = below.map(|(below, member)| below.fields_v1_map(member)).unwrap_or_default();
@@ -323,7 +354,7 @@ impl PartialEq for FieldSet {
 
 impl std::fmt::Debug for FieldSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FieldSet").field("members", &self.members()).field("children", &self.children_slice()).finish()
+        f.debug_list().entries(self.entries()).finish()
     }
 }
 
@@ -377,7 +408,20 @@ impl Gather {
         if let Some((last, gathered)) = pending {
             children.push((last, gathered.into_set()));
         }
-        FieldSet::of(self.members, children)
+        // Members and children, both sorted, made one level.
+        let mut entries = Vec::with_capacity(self.members.len().max(children.len()));
+        let mut children = children.into_iter().peekable();
+        for pe in self.members {
+            while let Some((c, below)) = children.next_if(|(c, _)| *c < pe) {
+                entries.push(Entry { pe: c, member: false, below });
+            }
+            match children.next_if(|(c, _)| *c == pe) {
+                Some((_, below)) => entries.push(Entry { pe, member: true, below }),
+                None => entries.push(Entry { pe, member: true, below: FieldSet::new() }),
+            }
+        }
+        entries.extend(children.map(|(pe, below)| Entry { pe, member: false, below }));
+        FieldSet::of(entries)
     }
 }
 
@@ -404,51 +448,6 @@ fn read_fields_v1(map: &Map<String, Value>) -> Result<(Gather, bool), String> {
         set.attach(pe, children);
     }
     Ok((set, member))
-}
-
-fn non_empty(pe: PathElement, set: FieldSet) -> Option<(PathElement, FieldSet)> {
-    (!set.is_empty()).then_some((pe, set))
-}
-
-/// Walks two sorted slices together: `both` for an item in both, `left`/`right` for an item in
-/// one; each may drop it (`None`).
-fn merge_sorted<T, U>(
-    a: &[T],
-    b: &[T],
-    cmp: impl Fn(&T, &T) -> std::cmp::Ordering,
-    both: impl Fn(&T, &T) -> Option<U>,
-    left: impl Fn(U) -> Option<U>,
-    right: impl Fn(U) -> Option<U>,
-) -> Vec<U>
-where
-    T: Clone + Into<U>,
-{
-    let (mut i, mut j) = (0, 0);
-    let mut out = Vec::with_capacity(a.len().max(b.len()));
-    while i < a.len() || j < b.len() {
-        let order = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) => cmp(x, y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        let item = match order {
-            std::cmp::Ordering::Less => {
-                i += 1;
-                left(a[i - 1].clone().into())
-            }
-            std::cmp::Ordering::Greater => {
-                j += 1;
-                right(b[j - 1].clone().into())
-            }
-            std::cmp::Ordering::Equal => {
-                i += 1;
-                j += 1;
-                both(&a[i - 1], &b[j - 1])
-            }
-        };
-        out.extend(item);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::hash::Hash;
 use serde_json::{Map, Value};
 
 use super::path::{Name, Path, PathElement};
-use super::set::{FieldSet, Gather};
+use super::set::{Entry, FieldSet, Gather};
 use super::types::{Atom, ListKind, Ty};
 
 static NULL: Value = Value::Null;
@@ -535,8 +535,7 @@ pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: b
             let mut out = Vec::new();
             for item in list {
                 let Ok(pe) = item_element(kind, items, item) else { continue };
-                let exact = set.has(std::slice::from_ref(&pe));
-                let below = set.with_prefix(&pe);
+                let (exact, below) = set.at(&pe);
                 let item = if below.is_empty() { item.clone() } else { remove_items(items, item, below, extract) };
                 if extract {
                     if exact || !below.is_empty() {
@@ -557,14 +556,14 @@ pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: b
             for (key, v) in map {
                 let pe = PathElement::Field(key.as_str().into());
                 let field = node.field_or_deduced(key);
-                if set.has(std::slice::from_ref(&pe)) {
+                let (exact, below) = set.at(&pe);
+                if exact {
                     if extract {
                         // Upstream passes the whole set down here, not the part below.
                         out.insert(key.clone(), remove_items(field, v, set, extract));
                     }
                     continue;
                 }
-                let below = set.with_prefix(&pe);
                 if !below.is_empty() {
                     out.insert(key.clone(), remove_items(field, v, below, extract));
                 } else if !extract {
@@ -587,34 +586,32 @@ pub(crate) fn ensure_named_fields_are_members(ty: Option<Ty<'_>>, set: &FieldSet
 /// of no known type, nothing is added).
 fn named_members(ty: Option<Ty<'_>>, set: &FieldSet) -> Option<FieldSet> {
     let atom = ty?.shape();
-    let mut added = Vec::new();
-    let mut changed = Vec::new();
-    for (at, (pe, below)) in set.children().enumerate() {
-        let child_ty = match (pe, atom) {
+    let mut changed: Vec<(usize, Entry)> = Vec::new();
+    for (at, entry) in set.entries().iter().enumerate() {
+        if entry.below.is_empty() {
+            continue;
+        }
+        let (named, child_ty) = match (&entry.pe, atom) {
             (PathElement::Field(name), Atom::Map { node, .. }) => {
-                if node.is_named(name) && !set.has_member(pe) {
-                    added.push(pe.clone());
-                }
-                Some(node.field_or_deduced(name))
+                (node.is_named(name), Some(node.field_or_deduced(name)))
             }
-            (PathElement::Key(_), Atom::List { items, .. }) => Some(items),
-            _ => None,
+            (PathElement::Key(_), Atom::List { items, .. }) => (false, Some(items)),
+            _ => (false, None),
         };
-        if let Some(below) = named_members(child_ty, below) {
-            changed.push((at, below));
+        let below = named_members(child_ty, &entry.below);
+        if below.is_some() || (named && !entry.member) {
+            let below = below.unwrap_or_else(|| entry.below.clone());
+            changed.push((at, Entry { pe: entry.pe.clone(), member: entry.member || named, below }));
         }
     }
-    if added.is_empty() && changed.is_empty() {
+    if changed.is_empty() {
         return None;
     }
-    let mut members = set.members().to_vec();
-    members.extend(added);
-    members.sort_unstable();
-    let mut children: Vec<(PathElement, FieldSet)> = set.children().map(|(pe, c)| (pe.clone(), c.clone())).collect();
-    for (at, below) in changed {
-        children[at].1 = below;
+    let mut entries = set.entries().to_vec();
+    for (at, entry) in changed {
+        entries[at] = entry;
     }
-    Some(FieldSet::with_members_and_children(members, children))
+    Some(FieldSet::of(entries))
 }
 
 /// `ReconcileFieldSetWithSchema`: a manager's set written when a list or map was granular,
@@ -661,22 +658,11 @@ fn reconcile_items<'s>(
     collapsed: &mut FieldSet,
     element: impl Fn(&PathElement) -> Option<Ty<'s>>,
 ) {
-    // Members and children, both sorted, walked together: each element once, in order.
-    let (mut members, mut children) = (set.members().iter().peekable(), set.children().peekable());
-    let elements = std::iter::from_fn(|| match (members.peek(), children.peek()) {
-        (Some(m), Some((c, _))) if *m == *c => {
-            children.next();
-            members.next()
-        }
-        (Some(m), Some((c, _))) if *m > *c => children.next().map(|(c, _)| c),
-        (Some(_), _) => members.next(),
-        (None, _) => children.next().map(|(c, _)| c),
-    });
-    for pe in elements {
-        let Some(ty) = element(pe) else { continue };
-        let below = set.child(pe).filter(|s| !s.is_empty());
-        path.push(pe.clone());
-        reconcile_at(ty, below, set.has_member(pe) && below.is_none(), path, collapsed);
+    for entry in set.entries() {
+        let Some(ty) = element(&entry.pe) else { continue };
+        let below = (!entry.below.is_empty()).then_some(&entry.below);
+        path.push(entry.pe.clone());
+        reconcile_at(ty, below, entry.member && below.is_none(), path, collapsed);
         path.pop();
     }
 }

@@ -3,6 +3,7 @@
 //! keyed by their identifier (see [`super::managed`]); each manager's fields are read in the
 //! version its entry records, the objects converted there ([`super::versions`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -174,7 +175,8 @@ impl<'s> Updater<'s> {
         let merged = match last {
             Some(last) if !last.set.is_empty() => self
                 .prune(&merged, managers, &last)
-                .map_err(|e| ApplyFailure::Refused(format!("failed to prune fields: {e}")))?,
+                .map_err(|e| ApplyFailure::Refused(format!("failed to prune fields: {e}")))?
+                .unwrap_or(merged),
             _ => merged,
         };
         self.update(live, &merged, managers, manager, force)?;
@@ -183,7 +185,8 @@ impl<'s> Updater<'s> {
 
     /// `prune`: removes what the applier applied last time (in the version it applied it at)
     /// and not this time, unless another manager (or the applier's new configuration) owns it.
-    fn prune(&self, merged: &Value, managers: &Managers, last: &Owned) -> Result<Value, String> {
+    /// `None`: nothing is removed (the merged object stands as it is).
+    fn prune(&self, merged: &Value, managers: &Managers, last: &Owned) -> Result<Option<Value>, String> {
         let (hub, at) = (self.versions.hub, last.api_version.as_str());
         let ty = self
             .versions
@@ -202,9 +205,14 @@ impl<'s> Updater<'s> {
         })?;
         let pruned_set = typed::to_named_field_set(ty, &pruned);
         let dangling = merged_set.difference(&pruned_set).intersection(&last_named);
-        let pruned = typed::remove_items(ty, merged, &dangling, false);
+        // Nothing dangles (the usual case: a configuration applied again, or one that stopped
+        // sending only what another manager owns): the merged object stands, not copied.
+        let pruned = removed(ty, merged, &dangling);
         self.versions.convert(&pruned, at, hub)?;
-        Ok(pruned)
+        Ok(match pruned {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(pruned) => Some(pruned),
+        })
     }
 
     /// `addBackOwnedItems`: what prune removed and some manager owns comes back, version by
@@ -245,5 +253,15 @@ impl<'s> Updater<'s> {
             pruned = typed::remove_items(ty, merged, &merged_set.difference(&kept), false);
         }
         Ok((pruned, pruned_at))
+    }
+}
+
+/// `RemoveItems` of `set` from the merged object, borrowed where the set is empty: removing
+/// nothing from an object that has fields copies it whole (only an empty map at the root
+/// would read back as null, and a merged object is never one).
+fn removed<'m>(ty: Ty<'_>, merged: &'m Value, set: &FieldSet) -> Cow<'m, Value> {
+    match merged {
+        Value::Object(map) if set.is_empty() && !map.is_empty() => Cow::Borrowed(merged),
+        _ => Cow::Owned(typed::remove_items(ty, merged, set, false)),
     }
 }
