@@ -545,5 +545,46 @@ mod tests {
             prop_assert_eq!(set.union(&set).paths(), set.paths());
             prop_assert!(set.difference(&set).is_empty());
         }
+
+        /// Each operation is what it is on the sets as plain sets of paths: the tree, its
+        /// sharing and its shortcuts change nothing. Elements from a small alphabet, so that
+        /// the two sets share prefixes and members.
+        #[test]
+        fn operations_are_those_of_sets_of_paths(
+            a in proptest::collection::vec(proptest::collection::vec(small(), 1..4), 0..10),
+            b in proptest::collection::vec(proptest::collection::vec(small(), 1..4), 0..10),
+        ) {
+            use std::collections::BTreeSet;
+            let build = |paths: &[Path]| {
+                let mut set = FieldSet::new();
+                paths.iter().for_each(|p| set.insert(p));
+                set
+            };
+            let (x, y) = (build(&a), build(&b));
+            let (pa, pb): (BTreeSet<Path>, BTreeSet<Path>) = (a.into_iter().collect(), b.into_iter().collect());
+            let model = |set: &FieldSet| set.paths().into_iter().collect::<BTreeSet<Path>>();
+            prop_assert_eq!(model(&x.union(&y)), &pa | &pb);
+            prop_assert_eq!(model(&x.intersection(&y)), &pa & &pb);
+            prop_assert_eq!(model(&x.difference(&y)), &pa - &pb);
+            let under_b = |p: &Path| (1..=p.len()).any(|n| pb.contains(&p[..n]));
+            prop_assert_eq!(model(&x.recursive_difference(&y)), pa.iter().filter(|p| !under_b(p)).cloned().collect::<BTreeSet<_>>());
+            let extended = |p: &Path| pa.iter().any(|q| q.len() > p.len() && q.starts_with(p));
+            prop_assert_eq!(model(&x.leaves()), pa.iter().filter(|p| !extended(p)).cloned().collect::<BTreeSet<_>>());
+            for p in &pa {
+                prop_assert!(x.has(p));
+            }
+            // An empty result is the empty set, whichever operation made it.
+            for set in [x.union(&y), x.intersection(&y), x.difference(&y), x.recursive_difference(&y), x.leaves()] {
+                prop_assert_eq!(set.is_empty(), set.paths().is_empty());
+            }
+        }
+    }
+
+    fn small() -> impl Strategy<Value = PathElement> {
+        prop_oneof![
+            "[ab]".prop_map(|s: String| PathElement::Field(s.into())),
+            (0i64..2).prop_map(|n| PathElement::Key(vec![("k".into(), json!(n))].into())),
+            (0i64..2).prop_map(|n| PathElement::Value(json!(n).into())),
+        ]
     }
 }
