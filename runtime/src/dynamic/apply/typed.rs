@@ -33,6 +33,15 @@ pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> R
                     _ => "associative list with keys may not have non-map elements".into(),
                 });
             };
+            if keys.iter().all(|key| map.contains_key(key)) {
+                // Every key present, the usual case: the element made in one allocation.
+                let mut fields: std::sync::Arc<[(Name, Value)]> =
+                    keys.iter().map(|key| (Name::from(key.as_str()), map[key].clone())).collect();
+                if let Some(fields) = std::sync::Arc::get_mut(&mut fields) {
+                    fields.sort_by(|a, b| a.0.cmp(&b.0));
+                }
+                return Ok(PathElement::Key(fields));
+            }
             let mut fields: Vec<(Name, Value)> = Vec::with_capacity(keys.len());
             for key in keys {
                 if let Some(v) = map.get(key) {
@@ -115,6 +124,37 @@ fn key_default<'s>(items: Ty<'s>, key: &str) -> Option<&'s Value> {
     match items {
         Ty::Schema(s) => s.properties.get(key).and_then(|p| p.default.as_ref()),
         Ty::Deduced => None,
+    }
+}
+
+/// The keys of either map, each once, in order. serde_json's maps iterate in key order (a
+/// `BTreeMap`), walked together without a copy; with `preserve_order` (an `IndexMap`, if a
+/// dependent turns it on) they are gathered and sorted.
+fn union_keys<'m>(l: Option<&'m Map<String, Value>>, r: Option<&'m Map<String, Value>>) -> Vec<&'m String> {
+    let sorted = |m: Option<&Map<String, Value>>| m.is_none_or(|m| m.keys().is_sorted());
+    let (l_keys, r_keys) = (l.into_iter().flat_map(Map::keys), r.into_iter().flat_map(Map::keys));
+    if !(sorted(l) && sorted(r)) {
+        let mut keys: Vec<&String> = l_keys.chain(r_keys).collect();
+        keys.sort();
+        keys.dedup();
+        return keys;
+    }
+    let mut keys = Vec::with_capacity(l.map_or(0, Map::len).max(r.map_or(0, Map::len)));
+    let (mut l_keys, mut r_keys) = (l_keys.peekable(), r_keys.peekable());
+    loop {
+        let next = match (l_keys.peek(), r_keys.peek()) {
+            (Some(a), Some(b)) if a == b => {
+                r_keys.next();
+                l_keys.next()
+            }
+            (Some(a), Some(b)) if a < b => l_keys.next(),
+            (Some(_), Some(_)) | (None, _) => r_keys.next(),
+            (Some(_), None) => l_keys.next(),
+        };
+        match next {
+            Some(key) => keys.push(key),
+            None => return keys,
+        }
     }
 }
 
@@ -229,14 +269,7 @@ pub(crate) fn merge(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>) -> Res
                 return leaf();
             }
             let mut out = Map::new();
-            let keys: Vec<&String> = {
-                let mut keys: Vec<&String> =
-                    l.into_iter().flat_map(Map::keys).chain(r.into_iter().flat_map(Map::keys)).collect();
-                keys.sort();
-                keys.dedup();
-                keys
-            };
-            for key in keys {
+            for key in union_keys(l, r) {
                 let (lv, rv) = (l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
                 if let Some(v) = merge(node.field_or_deduced(key), lv, rv).map_err(|e| format!(".{key}{e}"))? {
                     out.insert(key.clone(), v);
@@ -425,11 +458,7 @@ fn compare_as(
             if atomic || empty {
                 leaf(here)
             } else {
-                let mut keys: Vec<&String> =
-                    l.into_iter().flat_map(Map::keys).chain(r.into_iter().flat_map(Map::keys)).collect();
-                keys.sort();
-                keys.dedup();
-                for key in keys {
+                for key in union_keys(l, r) {
                     let pe = PathElement::Field(key.as_str().into());
                     let (lv, rv) = (l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
                     let changes = compare_at(node.field_or_deduced(key), lv, rv, Some(&pe), below);
