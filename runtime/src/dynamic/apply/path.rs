@@ -222,34 +222,168 @@ fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
     }
 }
 
+impl PathElement {
+    /// The kind's place in the order: fields, keys, values, indexes.
+    fn rank(&self) -> u8 {
+        match self {
+            PathElement::Field(_) => 0,
+            PathElement::Key(_) => 1,
+            PathElement::Value(_) => 2,
+            PathElement::Index(_) => 3,
+        }
+    }
+}
+
 impl Ord for PathElement {
     /// structured-merge-diff's order: fields (by name), then keys, then values, then indexes.
     fn cmp(&self, other: &Self) -> Ordering {
         use PathElement::*;
-        let rank = |e: &PathElement| match e {
-            Field(_) => 0,
-            Key(_) => 1,
-            Value(_) => 2,
-            Index(_) => 3,
-        };
         match (self, other) {
             // A set's operations compare an element with its own copies, shared.
             (Key(a), Key(b)) if Arc::ptr_eq(a, b) => Ordering::Equal,
             (Value(a), Value(b)) if Arc::ptr_eq(a, b) => Ordering::Equal,
             (Field(a), Field(b)) => a.cmp(b),
-            (Key(a), Key(b)) => {
-                for (x, y) in a.iter().zip(b.iter()) {
-                    let c = x.0.cmp(&y.0).then_with(|| compare_values(&x.1, &y.1));
-                    if c != Ordering::Equal {
-                        return c;
-                    }
-                }
-                a.len().cmp(&b.len())
-            }
+            (Key(a), Key(b)) => compare_key_fields(
+                a.iter().map(|(name, value)| (name.as_bytes(), value)),
+                b.iter().map(|(name, value)| (name.as_bytes(), value)),
+            ),
             (Value(a), Value(b)) => compare_values(a, b),
             (Index(a), Index(b)) => a.cmp(b),
-            _ => rank(self).cmp(&rank(other)),
+            _ => self.rank().cmp(&other.rank()),
         }
+    }
+}
+
+/// Two key elements' order: field by field (name, then value), then the fewer first.
+fn compare_key_fields<'a>(
+    a: impl ExactSizeIterator<Item = (&'a [u8], &'a Value)>,
+    b: impl ExactSizeIterator<Item = (&'a [u8], &'a Value)>,
+) -> Ordering {
+    let (a_len, b_len) = (a.len(), b.len());
+    for ((a_name, a_value), (b_name, b_value)) in a.zip(b) {
+        let c = a_name.cmp(b_name).then_with(|| compare_values(a_value, b_value));
+        if c != Ordering::Equal {
+            return c;
+        }
+    }
+    a_len.cmp(&b_len)
+}
+
+/// A list item's element as a walk reads it, borrowed from the item (and its schema's key
+/// defaults): ordered, hashed and printed as the [`PathElement`] it stands for, which is made
+/// only where a set records it. Made owned on every walk, an element was two allocations per
+/// item per walk, most of a merge's and a comparison's (issue 49).
+#[derive(Clone, Debug)]
+pub(crate) enum ItemKey<'v> {
+    /// A `map` list item's key fields, sorted by name.
+    Key(KeyFields<'v>),
+    /// A `set` list item's value.
+    Value(&'v Value),
+}
+
+/// The key fields of an item: one (nearly every map list) without an allocation.
+#[derive(Clone, Debug)]
+pub(crate) enum KeyFields<'v> {
+    One([(&'v str, &'v Value); 1]),
+    Many(Vec<(&'v str, &'v Value)>),
+}
+
+impl<'v> KeyFields<'v> {
+    /// The fields, sorted by name.
+    pub(crate) fn of(mut fields: Vec<(&'v str, &'v Value)>) -> Self {
+        match fields.as_slice() {
+            [one] => KeyFields::One([*one]),
+            _ => {
+                fields.sort_by(|a, b| a.0.cmp(b.0));
+                KeyFields::Many(fields)
+            }
+        }
+    }
+
+    fn as_slice(&self) -> &[(&'v str, &'v Value)] {
+        match self {
+            KeyFields::One(one) => one,
+            KeyFields::Many(many) => many,
+        }
+    }
+}
+
+impl ItemKey<'_> {
+    /// The element it stands for.
+    pub(crate) fn to_element(&self) -> PathElement {
+        match self {
+            ItemKey::Value(value) => PathElement::Value(Arc::new((*value).clone())),
+            ItemKey::Key(fields) => PathElement::Key(
+                fields.as_slice().iter().map(|(name, value)| (Name::from(*name), (*value).clone())).collect(),
+            ),
+        }
+    }
+
+    /// Its order against a set's element, the order of the element it stands for.
+    pub(crate) fn cmp_element(&self, element: &PathElement) -> Ordering {
+        match (self, element) {
+            (ItemKey::Key(a), PathElement::Key(b)) => compare_key_fields(
+                a.as_slice().iter().map(|(name, value)| (name.as_bytes(), *value)),
+                b.iter().map(|(name, value)| (name.as_bytes(), value)),
+            ),
+            (ItemKey::Value(a), PathElement::Value(b)) => compare_values(a, b),
+            (ItemKey::Key(_), _) => 1.cmp(&element.rank()),
+            (ItemKey::Value(_), _) => 2.cmp(&element.rank()),
+        }
+    }
+}
+
+impl Ord for ItemKey<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (ItemKey::Key(a), ItemKey::Key(b)) => compare_key_fields(
+                a.as_slice().iter().map(|(name, value)| (name.as_bytes(), *value)),
+                b.as_slice().iter().map(|(name, value)| (name.as_bytes(), *value)),
+            ),
+            (ItemKey::Value(a), ItemKey::Value(b)) => compare_values(a, b),
+            (ItemKey::Key(_), ItemKey::Value(_)) => Ordering::Less,
+            (ItemKey::Value(_), ItemKey::Key(_)) => Ordering::Greater,
+        }
+    }
+}
+
+impl PartialOrd for ItemKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for ItemKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for ItemKey<'_> {}
+
+impl Hash for ItemKey<'_> {
+    /// As the element it stands for hashes.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            ItemKey::Key(fields) => {
+                (1u8, fields.as_slice().len()).hash(state);
+                for (name, value) in fields.as_slice() {
+                    name.as_bytes().hash(state);
+                    hash_value(value, state);
+                }
+            }
+            ItemKey::Value(value) => {
+                2u8.hash(state);
+                hash_value(value, state);
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for ItemKey<'_> {
+    /// As the element it stands for prints (only ever in an error).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.to_element().fmt(f)
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::path::{Path, PathElement};
+use super::path::{ItemKey, Path, PathElement};
 
 /// A set of paths, as a tree: at each level, the elements in order, each a member (the path
 /// to it is in the set), with paths below it, or both. One allocation a level, shared, not
@@ -119,6 +119,16 @@ impl FieldSet {
     pub(crate) fn at(&self, pe: &PathElement) -> (bool, &FieldSet) {
         static EMPTY: FieldSet = FieldSet(None);
         self.entry(pe).map_or((false, &EMPTY), |e| (e.member, &e.below))
+    }
+
+    /// [`FieldSet::at`] for a list item as a walk reads it, without making its element.
+    pub(crate) fn at_item(&self, key: &ItemKey<'_>) -> (bool, &FieldSet) {
+        static EMPTY: FieldSet = FieldSet(None);
+        let entries = self.entries();
+        match entries.binary_search_by(|e| key.cmp_element(&e.pe).reverse()) {
+            Ok(at) => (entries[at].member, &entries[at].below),
+            Err(_) => (false, &EMPTY),
+        }
     }
 
     /// The members directly here (not below).

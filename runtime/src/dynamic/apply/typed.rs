@@ -9,7 +9,7 @@ use std::hash::Hash;
 
 use serde_json::{Map, Value};
 
-use super::path::{Name, Path, PathElement};
+use super::path::{ItemKey, KeyFields, Path, PathElement};
 use super::set::{Entry, FieldSet, Gather};
 use super::types::{Atom, ListKind, Ty};
 
@@ -18,13 +18,18 @@ static NULL: Value = Value::Null;
 /// The path element of a list item: its keys (with the key fields' defaults) in a map list,
 /// its value in a set. Upstream's words where the item cannot have one.
 pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> Result<PathElement, String> {
+    item_key(kind, items, item).map(|key| key.to_element())
+}
+
+/// [`item_element`] as a walk reads it, borrowed: made an element only where a set records it.
+pub(crate) fn item_key<'v>(kind: ListKind<'v>, items: Ty<'v>, item: &'v Value) -> Result<ItemKey<'v>, String> {
     match kind {
         ListKind::Atomic => Err("invalid indexing of non-associative list".into()),
         ListKind::Set => match item {
             Value::Object(_) => Err("associative list without keys has an element that's a map type".into()),
             Value::Array(_) => Err("not supported: associative list with lists as elements".into()),
             Value::Null => Err("associative list without keys has an element that's an explicit null".into()),
-            v => Ok(PathElement::Value(std::sync::Arc::new(v.clone()))),
+            v => Ok(ItemKey::Value(v)),
         },
         ListKind::Map(keys) => {
             let Value::Object(map) = item else {
@@ -33,23 +38,15 @@ pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> R
                     _ => "associative list with keys may not have non-map elements".into(),
                 });
             };
-            if keys.iter().all(|key| map.contains_key(key)) {
-                // Every key present, the usual case: the element made in one allocation.
-                let mut fields: std::sync::Arc<[(Name, Value)]> =
-                    keys.iter().map(|key| (Name::from(key.as_str()), map[key].clone())).collect();
-                if let Some(fields) = std::sync::Arc::get_mut(&mut fields) {
-                    fields.sort_by(|a, b| a.0.cmp(&b.0));
-                }
-                return Ok(PathElement::Key(fields));
+            if let [key] = keys
+                && let Some(v) = map.get(key).or_else(|| key_default(items, key))
+            {
+                return Ok(ItemKey::Key(KeyFields::One([(key.as_str(), v)])));
             }
-            let mut fields: Vec<(Name, Value)> = Vec::with_capacity(keys.len());
-            for key in keys {
-                if let Some(v) = map.get(key) {
-                    fields.push((key.as_str().into(), v.clone()));
-                } else if let Some(default) = key_default(items, key) {
-                    fields.push((key.as_str().into(), default.clone()));
-                }
-            }
+            let fields: Vec<(&str, &Value)> = keys
+                .iter()
+                .filter_map(|key| map.get(key).or_else(|| key_default(items, key)).map(|v| (key.as_str(), v)))
+                .collect();
             if !keys.is_empty() && fields.is_empty() {
                 let quoted: Vec<String> = keys.iter().map(|k| crate::issue::go_quote(k)).collect();
                 return Err(format!(
@@ -57,8 +54,7 @@ pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> R
                     quoted.join(" ")
                 ));
             }
-            fields.sort_by(|a, b| a.0.cmp(&b.0));
-            Ok(PathElement::Key(fields.into()))
+            Ok(ItemKey::Key(KeyFields::of(fields)))
         }
     }
 }
@@ -283,18 +279,18 @@ pub(crate) fn merge(ty: Ty<'_>, lhs: Option<&Value>, rhs: Option<&Value>) -> Res
 /// Each item's element, and each element's value: the first, or null where the element is
 /// repeated and `duplicates` are allowed (the live object may hold them; a configuration may
 /// not).
-type Indexed<'v> = (Vec<PathElement>, ElementMap<PathElement, &'v Value>);
+type Indexed<'v> = (Vec<ItemKey<'v>>, ElementMap<ItemKey<'v>, &'v Value>);
 
 fn index_items<'v>(
-    kind: ListKind<'_>,
-    items: Ty<'_>,
+    kind: ListKind<'v>,
+    items: Ty<'v>,
     list: &'v [Value],
     duplicates: bool,
 ) -> Result<Indexed<'v>, String> {
     let mut elements = Vec::with_capacity(list.len());
-    let mut observed: ElementMap<PathElement, &Value> = ElementMap::with_capacity(list.len());
+    let mut observed: ElementMap<ItemKey<'v>, &Value> = ElementMap::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
-        let pe = item_element(kind, items, item).map_err(|e| format!(": element {i}: {e}"))?;
+        let pe = item_key(kind, items, item).map_err(|e| format!(": element {i}: {e}"))?;
         let mut first = false;
         let seen = observed.get_or_insert_with(pe.clone(), || {
             first = true;
@@ -314,15 +310,20 @@ fn index_items<'v>(
 /// Upstream's order of a merged associative list: the live items in their order, each item
 /// the configuration also has taken where the configuration places it relative to the other
 /// shared items, and the configuration's new items placed after the shared item they follow.
-fn merge_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value]) -> Result<Vec<Value>, String> {
+fn merge_lists<'v>(
+    kind: ListKind<'v>,
+    items: Ty<'v>,
+    lhs: &'v [Value],
+    rhs: &'v [Value],
+) -> Result<Vec<Value>, String> {
     let (rhs_pes, observed_rhs) = index_items(kind, items, rhs, false)?;
     let (lhs_pes, observed_lhs) = index_items(kind, items, lhs, true)?;
     let mut shared = rhs_pes.iter().filter(|pe| observed_lhs.contains_key(pe));
     let mut next_shared = shared.next();
-    let mut merged_rhs: ElementMap<&PathElement, ()> = ElementMap::with_capacity(rhs.len());
+    let mut merged_rhs: ElementMap<&ItemKey<'v>, ()> = ElementMap::with_capacity(rhs.len());
     let mut out = Vec::with_capacity(lhs.len().max(rhs.len()));
     let item =
-        |pe: &PathElement, l: Option<&Value>, r: Option<&Value>| merge(items, l, r).map_err(|e| format!("{pe}{e}"));
+        |pe: &ItemKey<'v>, l: Option<&Value>, r: Option<&Value>| merge(items, l, r).map_err(|e| format!("{pe}{e}"));
     let (mut li, mut ri) = (0, 0);
     while li < lhs_pes.len() || ri < rhs_pes.len() {
         if li < lhs_pes.len() && ri < rhs_pes.len() {
@@ -385,10 +386,32 @@ struct Changes {
 }
 
 impl Changes {
-    fn attach(&mut self, pe: &PathElement, below: Changes) {
-        self.removed.attach(pe.clone(), below.removed);
-        self.modified.attach(pe.clone(), below.modified);
-        self.added.attach(pe.clone(), below.added);
+    /// What changed below `at`, its element made only if something did.
+    fn attach(&mut self, at: &At<'_>, below: Changes) {
+        for (here, below) in
+            [(&mut self.removed, below.removed), (&mut self.modified, below.modified), (&mut self.added, below.added)]
+        {
+            if !below.is_empty() {
+                here.attach(at.element(), below);
+            }
+        }
+    }
+}
+
+/// Where a compared node stands in its parent: a field, or a list item as the walk read it,
+/// whose element is made once, the first time a change is recorded at or below it (an
+/// unchanged item of a long list makes none).
+enum At<'a> {
+    Field(PathElement),
+    Item(&'a ItemKey<'a>, std::cell::OnceCell<PathElement>),
+}
+
+impl At<'_> {
+    fn element(&self) -> PathElement {
+        match self {
+            At::Field(pe) => pe.clone(),
+            At::Item(key, made) => made.get_or_init(|| key.to_element()).clone(),
+        }
     }
 }
 
@@ -400,7 +423,7 @@ fn compare_at(
     ty: Ty<'_>,
     lhs: Option<&Value>,
     rhs: Option<&Value>,
-    at: Option<&PathElement>,
+    at: Option<&At<'_>>,
     here: &mut Changes,
 ) -> Changes {
     let (old, new) = (ty.atom(lhs), ty.atom(rhs.or(lhs)));
@@ -411,8 +434,8 @@ fn compare_at(
     let in_leaf = compare_as(new, lhs, rhs, at, here, &mut below);
     if let (false, Some(at)) = (in_leaf, at) {
         match (lhs, rhs) {
-            (None, _) => here.added.member(at.clone()),
-            (_, None) => here.removed.member(at.clone()),
+            (None, _) => here.added.member(at.element()),
+            (_, None) => here.removed.member(at.element()),
             _ => {}
         }
     }
@@ -425,16 +448,16 @@ fn compare_as(
     atom: Atom<'_>,
     lhs: Option<&Value>,
     rhs: Option<&Value>,
-    at: Option<&PathElement>,
+    at: Option<&At<'_>>,
     here: &mut Changes,
     below: &mut Changes,
 ) -> bool {
     let leaf = |here: &mut Changes| {
         if let Some(at) = at {
             match (lhs, rhs) {
-                (None, _) => here.added.member(at.clone()),
-                (_, None) => here.removed.member(at.clone()),
-                (Some(l), Some(r)) if !values_equal(l, r) => here.modified.member(at.clone()),
+                (None, _) => here.added.member(at.element()),
+                (_, None) => here.removed.member(at.element()),
+                (Some(l), Some(r)) if !values_equal(l, r) => here.modified.member(at.element()),
                 _ => {}
             }
         }
@@ -459,10 +482,10 @@ fn compare_as(
                 leaf(here)
             } else {
                 for key in union_keys(l, r) {
-                    let pe = PathElement::Field(key.as_str().into());
+                    let at = At::Field(PathElement::Field(key.as_str().into()));
                     let (lv, rv) = (l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
-                    let changes = compare_at(node.field_or_deduced(key), lv, rv, Some(&pe), below);
-                    below.attach(&pe, changes);
+                    let changes = compare_at(node.field_or_deduced(key), lv, rv, Some(&at), below);
+                    below.attach(&at, changes);
                 }
                 false
             }
@@ -493,45 +516,46 @@ impl<'v> Items<'v> {
 }
 
 /// The items of two lists compared, into `below`, the list's level.
-fn compare_lists(kind: ListKind<'_>, items: Ty<'_>, lhs: &[Value], rhs: &[Value], below: &mut Changes) {
+fn compare_lists<'v>(kind: ListKind<'v>, items: Ty<'v>, lhs: &'v [Value], rhs: &'v [Value], below: &mut Changes) {
     // Each element with every item that has it, on each side; elements in first-seen order.
-    let mut sides: Vec<(PathElement, Items<'_>, Items<'_>)> = Vec::with_capacity(lhs.len().max(rhs.len()));
-    let mut at: ElementMap<PathElement, usize> = ElementMap::with_capacity(lhs.len().max(rhs.len()));
+    let mut sides: Vec<(ItemKey<'v>, Items<'v>, Items<'v>)> = Vec::with_capacity(lhs.len().max(rhs.len()));
+    let mut index: ElementMap<ItemKey<'v>, usize> = ElementMap::with_capacity(lhs.len().max(rhs.len()));
     for (side, list) in [(0, lhs), (1, rhs)] {
         for item in list {
-            let Ok(pe) = item_element(kind, items, item) else { continue };
-            let i = *at.get_or_insert_with(pe.clone(), || {
-                sides.push((pe, Items::default(), Items::default()));
+            let Ok(key) = item_key(kind, items, item) else { continue };
+            let i = *index.get_or_insert_with(key.clone(), || {
+                sides.push((key, Items::default(), Items::default()));
                 sides.len() - 1
             });
             if side == 0 { sides[i].1.push(item) } else { sides[i].2.push(item) }
         }
     }
-    drop(at);
-    for (pe, l, r) in &sides {
+    drop(index);
+    for (key, l, r) in &sides {
+        let at = At::Item(key, std::cell::OnceCell::new());
         let item = |l: Option<&Value>, r: Option<&Value>, below: &mut Changes| {
-            let changes = compare_at(items, l, r, Some(pe), below);
-            below.attach(pe, changes);
+            let changes = compare_at(items, l, r, Some(&at), below);
+            below.attach(&at, changes);
         };
         match (l.len(), r.len()) {
             (0, 0) => {}
             (0 | 1, 0 | 1) => item(l.first, r.first, below),
             (ln, rn) if ln >= 2 && rn >= 2 => {
                 if ln != rn || l.iter().zip(r.iter()).any(|(a, b)| !values_equal(a, b)) {
-                    below.modified.member(pe.clone());
+                    below.modified.member(at.element());
                 }
             }
             (ln, _) if ln >= 2 => {
                 if let Some(first) = r.first {
                     item(None, Some(first), below);
                 }
-                below.removed.member(pe.clone());
+                below.removed.member(at.element());
             }
             _ => {
                 if let Some(first) = l.first {
                     item(Some(first), None, below);
                 }
-                below.added.member(pe.clone());
+                below.added.member(at.element());
             }
         }
     }
@@ -563,8 +587,8 @@ pub(crate) fn remove_items(ty: Ty<'_>, value: &Value, set: &FieldSet, extract: b
             }
             let mut out = Vec::new();
             for item in list {
-                let Ok(pe) = item_element(kind, items, item) else { continue };
-                let (exact, below) = set.at(&pe);
+                let Ok(key) = item_key(kind, items, item) else { continue };
+                let (exact, below) = set.at_item(&key);
                 let item = if below.is_empty() { item.clone() } else { remove_items(items, item, below, extract) };
                 if extract {
                     if exact || !below.is_empty() {
@@ -710,7 +734,7 @@ pub(crate) fn validate(ty: Ty<'_>, value: &Value, allow_duplicates: bool) -> Vec
 enum Step<'v> {
     Field(&'v str),
     Index(usize),
-    Element(PathElement),
+    Element(ItemKey<'v>),
 }
 
 fn path_text(path: &[Step<'_>]) -> String {
@@ -744,7 +768,7 @@ pub(crate) fn errors_text(errors: &[String]) -> Option<String> {
 }
 
 fn validate_at<'v>(
-    ty: Ty<'_>,
+    ty: Ty<'v>,
     value: &'v Value,
     allow_duplicates: bool,
     path: &mut Vec<Step<'v>>,
@@ -771,7 +795,7 @@ fn validate_at<'v>(
                 if matches!(kind, ListKind::Atomic) {
                     path.push(Step::Index(i));
                 } else {
-                    match item_element(kind, items, item) {
+                    match item_key(kind, items, item) {
                         Ok(pe) => {
                             let mut first = false;
                             seen.get_or_insert_with(pe.clone(), || first = true);
