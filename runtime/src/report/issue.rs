@@ -177,8 +177,15 @@ pub fn go_json(v: &serde_json::Value) -> String {
 /// A JSON string as Go's `encoding/json` writes it: `"` and `\\` escaped, `\n`, `\r` and `\t` as
 /// such, every other control character, HTML's `<`, `>` and `&` and the line and paragraph
 /// separators as `\u00XX` (`\u003c`).
-pub(crate) fn go_json_string(s: &str) -> String {
-    double_quoted(s, |c| c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}'))
+fn go_json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_go_json_string(&mut out, s);
+    out
+}
+
+/// [`go_json_string`], written at the end of `out`.
+pub(crate) fn push_go_json_string(out: &mut String, s: &str) {
+    push_double_quoted(out, s, |c| c < ' ' || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}'));
 }
 
 /// Warnings as the apiserver's warning recorder passes them on
@@ -238,8 +245,14 @@ pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
 /// and `\t` as such, and each other character `escape` names as `\uXXXX` (beyond U+FFFF, as
 /// the pair of surrogates JSON writes; callers escape only characters below it).
 pub fn double_quoted(s: &str, escape: impl Fn(char) -> bool) -> String {
-    use std::fmt::Write;
     let mut out = String::with_capacity(s.len() + 2);
+    push_double_quoted(&mut out, s, escape);
+    out
+}
+
+/// [`double_quoted`], written at the end of `out`.
+pub(crate) fn push_double_quoted(out: &mut String, s: &str, escape: impl Fn(char) -> bool) {
+    use std::fmt::Write;
     out.push('"');
     for c in s.chars() {
         match c {
@@ -258,7 +271,6 @@ pub fn double_quoted(s: &str, escape: impl Fn(char) -> bool) -> String {
         }
     }
     out.push('"');
-    out
 }
 
 impl fmt::Display for BadValue {

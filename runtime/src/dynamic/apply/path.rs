@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::report::issue::{go_float, go_json, go_json_string, go_quote};
+use crate::report::issue::{go_float, go_json, go_quote, push_go_json_string};
 
 /// One step of a path. Shared, not owned: a field set's operations copy elements by the
 /// thousand, and a copy is then a count, not an allocation (issue 49). Equal as ordered (an
@@ -28,6 +28,30 @@ pub enum PathElement {
 
 /// A path from the object's root.
 pub type Path = Vec<PathElement>;
+
+/// The fields of a `k:` key's JSON object, read without a map between (a managed fields
+/// entry has a `k:` key per list item it owns): `None` for any other text (a name with an
+/// escape included), which the caller reads whole.
+fn read_key_fields(text: &str) -> Option<Vec<(Name, Value)>> {
+    struct Fields;
+    impl<'de> serde::de::Visitor<'de> for Fields {
+        type Value = Vec<(Name, Value)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(1));
+            while let Some((name, value)) = map.next_entry::<&'de str, Value>()? {
+                fields.push((Name::from(name), value));
+            }
+            Ok(fields)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fields = serde::Deserializer::deserialize_map(&mut de, Fields).ok()?;
+    de.end().ok()?;
+    Some(fields)
+}
 
 /// A field's name, held inline up to [`Name::INLINE`] bytes (nearly every name) and shared
 /// beyond: a walk of a list of 10,000 items made each item's field names anew, an allocation
@@ -126,22 +150,38 @@ impl PathElement {
     /// The key of this element in FieldsV1 (`f:spec`, `k:{"name":"a"}`, `v:1`, `i:0`), values
     /// written as Go's JSON writes them.
     pub fn fields_v1_key(&self) -> String {
+        // Written into one buffer: a FieldsV1 entry has a key per owned field.
+        let push_json = |key: &mut String, value: &Value| match value {
+            Value::String(s) => push_go_json_string(key, s),
+            other => key.push_str(&go_json(other)),
+        };
         match self {
-            PathElement::Field(name) => format!("f:{name}"),
+            PathElement::Field(name) => {
+                let mut key = String::with_capacity(name.len() + 2);
+                key.push_str("f:");
+                key.push_str(name);
+                key
+            }
             PathElement::Key(fields) => {
-                let mut key = String::from("k:{");
+                let mut key = String::with_capacity(32);
+                key.push_str("k:{");
                 for (i, (name, value)) in fields.iter().enumerate() {
                     if i > 0 {
                         key.push(',');
                     }
-                    key.push_str(&go_json_string(name));
+                    push_go_json_string(&mut key, name);
                     key.push(':');
-                    key.push_str(&go_json(value));
+                    push_json(&mut key, value);
                 }
                 key.push('}');
                 key
             }
-            PathElement::Value(value) => format!("v:{}", go_json(value)),
+            PathElement::Value(value) => {
+                let mut key = String::with_capacity(16);
+                key.push_str("v:");
+                push_json(&mut key, value);
+                key
+            }
             PathElement::Index(i) => format!("i:{i}"),
         }
     }
@@ -161,14 +201,26 @@ impl PathElement {
         Ok(Some(match &kind[..1] {
             "f" => PathElement::Field(rest.into()),
             "v" => PathElement::Value(Arc::new(json(rest)?)),
-            "k" => match json(rest)? {
-                Value::Object(map) => {
-                    let mut fields: Vec<(Name, Value)> = map.into_iter().map(|(k, v)| (k.into(), v)).collect();
-                    fields.sort_by(|a, b| a.0.cmp(&b.0));
-                    PathElement::Key(fields.into())
-                }
-                _ => return Err(format!("{}: the keys of a k: element are a JSON object", key())),
-            },
+            "k" => {
+                let mut fields = match read_key_fields(rest) {
+                    Some(fields) => fields,
+                    // Anything else is read whole, for the parser's own words on it.
+                    None => match json(rest)? {
+                        Value::Object(map) => map.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+                        _ => return Err(format!("{}: the keys of a k: element are a JSON object", key())),
+                    },
+                };
+                // A name given twice is the last one's, as a JSON object reads it.
+                fields.sort_by(|a, b| a.0.cmp(&b.0));
+                fields.dedup_by(|later, earlier| {
+                    let same = later.0 == earlier.0;
+                    if same {
+                        std::mem::swap(later, earlier);
+                    }
+                    same
+                });
+                PathElement::Key(fields.into())
+            }
             "i" => PathElement::Index(rest.parse().map_err(|e| format!("{}: {e}", key()))?),
             _ => return Ok(None),
         }))

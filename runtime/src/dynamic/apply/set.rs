@@ -300,7 +300,7 @@ impl FieldSet {
             }
             match pe {
                 None => out.push_str("\".\""),
-                Some(pe) => out.push_str(&crate::report::issue::go_json_string(&pe.fields_v1_key())),
+                Some(pe) => crate::report::issue::push_go_json_string(out, &pe.fields_v1_key()),
             }
             out.push_str(":{");
             if let Some((below, member)) = below {
@@ -334,14 +334,22 @@ impl FieldSet {
     }
 
     /// [`FieldSet::to_fields_v1`]'s object, built as a value rather than written and read:
-    /// its keys sorted once and the map built from them, not each inserted in a search.
+    /// a long level's keys sorted once and the map built from them, a short one's inserted.
     fn fields_v1_map(&self, include_self: bool) -> Map<String, Value> {
+        const SHORT: usize = 16;
+        let value = |below: Option<(&FieldSet, bool)>| {
+            Value::Object(below.map(|(below, member)| below.fields_v1_map(member)).unwrap_or_default())
+        };
+        let key = |pe: Option<&PathElement>| pe.map_or_else(|| ".".to_owned(), PathElement::fields_v1_key);
+        if self.entries().len() < SHORT {
+            let mut map = Map::new();
+            self.fields_v1_entries(include_self, |pe, below| {
+                map.insert(key(pe), value(below));
+            });
+            return map;
+        }
         let mut entries = Vec::with_capacity(self.entries().len() + 1);
-        self.fields_v1_entries(include_self, |pe, below| {
-            let key = pe.map_or_else(|| ".".to_owned(), PathElement::fields_v1_key);
-            let below = below.map(|(below, member)| below.fields_v1_map(member)).unwrap_or_default();
-            entries.push((key, Value::Object(below)));
-        });
+        self.fields_v1_entries(include_self, |pe, below| entries.push((key(pe), value(below))));
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         entries.into_iter().collect()
     }
@@ -503,6 +511,19 @@ mod tests {
             r#"{"f:metadata":{"f:labels":{"f:a\u0026b":{}}},"f:spec":{"f:ports":{"k:{\"name\":\"a\\\"b\",\"port\":80}":{".":{},"f:name":{}}},"f:tags":{"v:2":{},"v:\"\\u003cb\\u003e\"":{}}}}"#
         );
         assert_eq!(FieldSet::from_fields_v1(&set.to_fields_v1_value()).unwrap(), set);
+    }
+
+    /// A `k:` key reads as a JSON object does: a name given twice is the last one's, and an
+    /// escaped name is its text (both read apart from the usual, unescaped, unrepeated key).
+    #[test]
+    fn key_elements_read_as_json_objects_read() {
+        let key = |text: &str| PathElement::from_fields_v1_key(text).unwrap().unwrap();
+        let expected = PathElement::Key(vec![("a".into(), json!(2)), ("b".into(), json!("x"))].into());
+        assert_eq!(key(r#"k:{"b":"x","a":1,"a":2}"#), expected);
+        assert_eq!(key(r#"k:{"\u0061":2,"b":"x"}"#), expected);
+        assert_eq!(key(r#"k:{"a":2.0,"b":"x"}"#), expected);
+        assert_eq!(key(r#"k:{"a":2,"b":"x"}"#).fields_v1_key(), r#"k:{"a":2,"b":"x"}"#);
+        assert!(PathElement::from_fields_v1_key(r#"k:{"a":1} x"#).unwrap_err().contains("trailing characters"));
     }
 
     #[test]
