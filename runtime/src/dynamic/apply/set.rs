@@ -382,63 +382,55 @@ impl std::fmt::Debug for FieldSet {
 /// paths, seconds for a list of 10,000 items (issue 49).
 #[derive(Debug, Default)]
 pub(crate) struct Gather {
-    members: Vec<PathElement>,
-    children: Vec<(PathElement, Gather)>,
+    /// Each element as it was reached: whether a member, what was gathered below it.
+    entries: Vec<(PathElement, bool, Gather)>,
 }
 
 impl Gather {
     pub(crate) fn is_empty(&self) -> bool {
-        self.members.is_empty() && self.children.is_empty()
+        self.entries.is_empty()
     }
 
     /// `pe` is a member at this level.
     pub(crate) fn member(&mut self, pe: PathElement) {
-        self.members.push(pe);
+        self.entries.push((pe, true, Gather::default()));
     }
 
     /// What was gathered below `pe` (nothing if it is empty).
     pub(crate) fn attach(&mut self, pe: PathElement, below: Gather) {
-        if !below.is_empty() {
-            self.children.push((pe, below));
+        self.add(pe, false, below);
+    }
+
+    /// `pe`, a member or not, with what was gathered below it: one entry where
+    /// [`Gather::member`] and [`Gather::attach`] would make two.
+    pub(crate) fn add(&mut self, pe: PathElement, member: bool, below: Gather) {
+        if member || !below.is_empty() {
+            self.entries.push((pe, member, below));
         }
     }
 
     pub(crate) fn into_set(mut self) -> FieldSet {
-        self.members.sort_unstable();
-        self.members.dedup();
-        // An element reached twice (a value compared as two kinds) has its two gatherings merged.
-        self.children.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut children: Vec<(PathElement, FieldSet)> = Vec::with_capacity(self.children.len());
-        let mut pending: Option<(PathElement, Gather)> = None;
-        for (pe, below) in self.children {
+        // Stable, so an element reached twice (a member and a parent; a value compared as two
+        // kinds) has its gatherings next to each other, merged in the order they came.
+        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut entries: Vec<Entry> = Vec::with_capacity(self.entries.len());
+        let mut pending: Option<(PathElement, bool, Gather)> = None;
+        for (pe, member, below) in self.entries {
             match &mut pending {
-                Some((last, gathered)) if *last == pe => {
-                    gathered.members.extend(below.members);
-                    gathered.children.extend(below.children);
+                Some((last, last_member, gathered)) if *last == pe => {
+                    *last_member |= member;
+                    gathered.entries.extend(below.entries);
                 }
                 _ => {
-                    if let Some((last, gathered)) = pending.replace((pe, below)) {
-                        children.push((last, gathered.into_set()));
+                    if let Some((pe, member, gathered)) = pending.replace((pe, member, below)) {
+                        entries.push(Entry { pe, member, below: gathered.into_set() });
                     }
                 }
             }
         }
-        if let Some((last, gathered)) = pending {
-            children.push((last, gathered.into_set()));
+        if let Some((pe, member, gathered)) = pending {
+            entries.push(Entry { pe, member, below: gathered.into_set() });
         }
-        // Members and children, both sorted, made one level.
-        let mut entries = Vec::with_capacity(self.members.len().max(children.len()));
-        let mut children = children.into_iter().peekable();
-        for pe in self.members {
-            while let Some((c, below)) = children.next_if(|(c, _)| *c < pe) {
-                entries.push(Entry { pe: c, member: false, below });
-            }
-            match children.next_if(|(c, _)| *c == pe) {
-                Some((_, below)) => entries.push(Entry { pe, member: true, below }),
-                None => entries.push(Entry { pe, member: true, below: FieldSet::new() }),
-            }
-        }
-        entries.extend(children.map(|(pe, below)| Entry { pe, member: false, below }));
         FieldSet::of(entries)
     }
 }
@@ -460,10 +452,7 @@ fn read_fields_v1(map: &Map<String, Value>) -> Result<(Gather, bool), String> {
             return Err(format!("{}: expected a JSON object", crate::report::issue::echo(key)));
         };
         let (children, is_member) = read_fields_v1(below)?;
-        if is_member {
-            set.member(pe.clone());
-        }
-        set.attach(pe, children);
+        set.add(pe, is_member, children);
     }
     Ok((set, member))
 }

@@ -214,8 +214,7 @@ fn fields_of(ty: Ty<'_>, value: &Value, named: bool, below: &mut Gather) -> bool
                 }
                 let mut item_fields = Gather::default();
                 fields_of(items, item, named, &mut item_fields);
-                below.attach(pe.clone(), item_fields);
-                below.member(pe.clone());
+                below.add(pe.clone(), true, item_fields);
             }
             false
         }
@@ -230,10 +229,8 @@ fn fields_of(ty: Ty<'_>, value: &Value, named: bool, below: &mut Gather) -> bool
                 let leaf = fields_of(node.field_or_deduced(key), v, named, &mut field);
                 let empty = matches!(v, Value::Object(m) if m.is_empty());
                 let is_named = node.is_named(key);
-                if leaf || v.is_null() || empty || !is_named || (named && !field.is_empty()) {
-                    below.member(pe.clone());
-                }
-                below.attach(pe, field);
+                let member = leaf || v.is_null() || empty || !is_named || (named && !field.is_empty());
+                below.add(pe, member, field);
             }
             false
         }
