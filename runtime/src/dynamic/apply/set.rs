@@ -215,7 +215,9 @@ impl FieldSet {
     }
 
     /// Walks both levels together: `both` for an element in both, and each side's own
-    /// entries kept (shared) where `left`/`right` say so.
+    /// entries kept (shared) where `left`/`right` say so. A level that comes out as this
+    /// one's is this one, shared, not copied: most of an update's differences and unions
+    /// change a few items of a long list, and copying every level cost more than the rest.
     fn combine(
         &self,
         other: &FieldSet,
@@ -224,8 +226,16 @@ impl FieldSet {
         right: bool,
     ) -> FieldSet {
         let (a, b) = (self.entries(), other.entries());
+        // `None` while the result is `a[..i]`; the result from the first difference on.
+        let mut out: Option<Vec<Entry>> = None;
+        let diverge = |out: &mut Option<Vec<Entry>>, i: usize| {
+            out.get_or_insert_with(|| {
+                let mut kept = Vec::with_capacity(a.len().max(b.len()));
+                kept.extend_from_slice(&a[..i]);
+                kept
+            });
+        };
         let (mut i, mut j) = (0, 0);
-        let mut out = Vec::with_capacity(a.len().max(b.len()));
         while i < a.len() || j < b.len() {
             let order = match (a.get(i), b.get(j)) {
                 (Some(x), Some(y)) => x.pe.cmp(&y.pe),
@@ -234,25 +244,37 @@ impl FieldSet {
             };
             match order {
                 std::cmp::Ordering::Less => {
-                    if left {
+                    if !left {
+                        diverge(&mut out, i);
+                    } else if let Some(out) = &mut out {
                         out.push(a[i].clone());
                     }
                     i += 1;
                 }
                 std::cmp::Ordering::Greater => {
                     if right {
-                        out.push(b[j].clone());
+                        diverge(&mut out, i);
+                        out.as_mut().expect("invariant: diverged").push(b[j].clone());
                     }
                     j += 1;
                 }
                 std::cmp::Ordering::Equal => {
-                    out.extend(both(&a[i], &b[j]));
+                    let entry = both(&a[i], &b[j]);
+                    let unchanged =
+                        entry.as_ref().is_some_and(|e| e.member == a[i].member && e.below.same(&a[i].below));
+                    if !unchanged || out.is_some() {
+                        diverge(&mut out, i);
+                        out.as_mut().expect("invariant: diverged").extend(entry);
+                    }
                     i += 1;
                     j += 1;
                 }
             }
         }
-        FieldSet::of(out)
+        match out {
+            None => self.clone(),
+            Some(entries) => FieldSet::of(entries),
+        }
     }
 
     /// The paths with nothing below them in the set.
