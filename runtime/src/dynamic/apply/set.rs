@@ -177,41 +177,31 @@ impl FieldSet {
 
     /// Every path of `self` not in `other` (a member of `other` removes only itself).
     pub fn difference(&self, other: &FieldSet) -> FieldSet {
-        if self.same(other) {
-            return FieldSet::new();
-        }
-        if self.is_empty() || other.is_empty() {
-            return self.clone();
-        }
-        self.combine(
-            other,
-            |a, b| {
-                Entry { pe: a.pe.clone(), member: a.member && !b.member, below: a.below.difference(&b.below) }.keep()
-            },
-            true,
-            false,
-        )
+        self.subtract(other, |a, b| {
+            Entry { pe: a.pe.clone(), member: a.member && !b.member, below: a.below.difference(&b.below) }.keep()
+        })
     }
 
     /// Every path of `self` not in `other` and not below a member of `other`.
     pub fn recursive_difference(&self, other: &FieldSet) -> FieldSet {
+        self.subtract(other, |a, b| {
+            if b.member {
+                return None;
+            }
+            Entry { pe: a.pe.clone(), member: a.member, below: a.below.recursive_difference(&b.below) }.keep()
+        })
+    }
+
+    /// What is left of `self` once `other` is taken out, an element in both as `both` says:
+    /// the two differences, with their shortcuts written once.
+    fn subtract(&self, other: &FieldSet, both: impl Fn(&Entry, &Entry) -> Option<Entry>) -> FieldSet {
         if self.same(other) {
             return FieldSet::new();
         }
         if self.is_empty() || other.is_empty() {
             return self.clone();
         }
-        self.combine(
-            other,
-            |a, b| {
-                if b.member {
-                    return None;
-                }
-                Entry { pe: a.pe.clone(), member: a.member, below: a.below.recursive_difference(&b.below) }.keep()
-            },
-            true,
-            false,
-        )
+        self.combine(other, both, true, false)
     }
 
     /// Walks both levels together: `both` for an element in both, and each side's own
