@@ -485,7 +485,7 @@ impl<'a> Resource<'a> {
         };
         let set = FieldSet::from_fields_v1(entry.get("fieldsV1").unwrap_or(&Value::Null))
             .map_err(|e| ApplyError::Invalid(format!("error marshalling FieldsV1 to JSON: {e}")))?;
-        let mut out = match typed::remove_items(self.ty(), live, &set.leaves(), true) {
+        let mut out = match typed::extract_items(self.ty(), live, &set.leaves()) {
             Value::Object(map) => map,
             Value::Null => Map::new(),
             other => return Err(ApplyError::Invalid(format!("expected map, got {other}"))),

@@ -124,11 +124,38 @@ impl FieldSet {
     /// [`FieldSet::at`] for a list item as a walk reads it, without making its element.
     pub(crate) fn at_item(&self, key: &ItemKey<'_>) -> (bool, &FieldSet) {
         static EMPTY: FieldSet = FieldSet(None);
-        let entries = self.entries();
-        match entries.binary_search_by(|e| key.cmp_element(&e.pe).reverse()) {
-            Ok(at) => (entries[at].member, &entries[at].below),
+        match self.item_index(key) {
+            Ok(at) => (self.entries()[at].member, &self.entries()[at].below),
             Err(_) => (false, &EMPTY),
         }
+    }
+
+    /// Where a list item is in this level's [`FieldSet::entries`] (or would be).
+    pub(crate) fn item_index(&self, key: &ItemKey<'_>) -> Result<usize, usize> {
+        self.entries().binary_search_by(|e| key.cmp_element(&e.pe).reverse())
+    }
+
+    /// Whether the field `name` is in this level, a member or with paths below.
+    pub(crate) fn child_or_member(&self, name: &str) -> bool {
+        self.entry(&PathElement::Field(name.into())).is_some()
+    }
+
+    /// This level with each edited element replaced (`Some((member, below))`, dropped if it
+    /// is then neither) or removed (`None`), edits in element order; the rest shared.
+    pub(crate) fn edited(&self, edits: impl IntoIterator<Item = (PathElement, Option<(bool, FieldSet)>)>) -> FieldSet {
+        let mut entries = Vec::with_capacity(self.entries().len());
+        let mut rest = self.entries().iter().peekable();
+        for (pe, replacement) in edits {
+            while let Some(entry) = rest.next_if(|e| e.pe < pe) {
+                entries.push(entry.clone());
+            }
+            rest.next_if(|e| e.pe == pe);
+            if let Some((member, below)) = replacement {
+                entries.extend(Entry { pe, member, below }.keep());
+            }
+        }
+        entries.extend(rest.cloned());
+        FieldSet::of(entries)
     }
 
     /// The members directly here (not below).

@@ -3,7 +3,6 @@
 //! keyed by their identifier (see [`super::managed`]); each manager's fields are read in the
 //! version its entry records, the objects converted there ([`super::versions`]).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -174,9 +173,8 @@ impl<'s> Updater<'s> {
         managers.insert(manager.to_owned(), Owned { set, api_version, applied: true });
         let merged = match last {
             Some(last) if !last.set.is_empty() => self
-                .prune(&merged, managers, &last)
-                .map_err(|e| ApplyFailure::Refused(format!("failed to prune fields: {e}")))?
-                .unwrap_or(merged),
+                .prune(merged, managers, &last)
+                .map_err(|e| ApplyFailure::Refused(format!("failed to prune fields: {e}")))?,
             _ => merged,
         };
         self.update(live, &merged, managers, manager, force)?;
@@ -185,83 +183,92 @@ impl<'s> Updater<'s> {
 
     /// `prune`: removes what the applier applied last time (in the version it applied it at)
     /// and not this time, unless another manager (or the applier's new configuration) owns it.
-    /// `None`: nothing is removed (the merged object stands as it is).
-    fn prune(&self, merged: &Value, managers: &Managers, last: &Owned) -> Result<Option<Value>, String> {
+    fn prune(&self, merged: Value, managers: &Managers, last: &Owned) -> Result<Value, String> {
         let (hub, at) = (self.versions.hub, last.api_version.as_str());
         let ty = self
             .versions
-            .convert(merged, hub, at)
+            .convert(&merged, hub, at)
             .map_err(|e| format!("failed to convert merged object to last applied version: {e}"))?;
         let last_named = named(Some(ty), &last.set);
-        let pruned = typed::remove_items(ty, merged, &last_named, false);
+        let pruned = Pruned { version: at, ty, removed: last_named.clone() };
         // The merged object's fields in the last applied version: add-back reads them first.
-        let merged_set = typed::to_named_field_set(ty, merged);
-        let (pruned, pruned_at) = self
-            .add_back_owned_items(merged, (at, &merged_set), pruned, at, managers)
+        let merged_set = typed::to_named_field_set(ty, &merged);
+        let pruned = self
+            .add_back_owned_items(&merged, (at, &merged_set), pruned, managers)
             .map_err(|e| format!("failed add back owned items: {e}"))?;
         // addBackDanglingItems: in the last applied version.
-        self.versions.convert(&pruned, &pruned_at, at).map_err(|e| {
+        let pruned_set = pruned.fields_at(self, &merged, (at, ty, &merged_set)).map_err(|e| {
             format!("failed add back dangling items: failed to convert pruned object to last applied version: {e}")
         })?;
-        let pruned_set = typed::to_named_field_set(ty, &pruned);
         let dangling = merged_set.difference(&pruned_set).intersection(&last_named);
-        // Nothing dangles (the usual case: a configuration applied again, or one that stopped
-        // sending only what another manager owns): the merged object stands, not copied.
-        let pruned = removed(ty, merged, &dangling);
+        // Usually little or nothing dangles (a configuration applied again, or one that
+        // stopped sending only what another manager owns): removed in place, not copied.
+        let mut pruned = merged;
+        typed::remove_items_in_place(ty, &mut pruned, &dangling);
         self.versions.convert(&pruned, at, hub)?;
-        Ok(match pruned {
-            Cow::Borrowed(_) => None,
-            Cow::Owned(pruned) => Some(pruned),
-        })
+        Ok(pruned)
     }
 
     /// `addBackOwnedItems`: what prune removed and some manager owns comes back, version by
     /// version (the pruned version first; then in apiVersion order, where upstream takes Go's
-    /// map order: the result is the same unless two versions both refuse the object). The
-    /// object and the version it was last converted to.
-    fn add_back_owned_items(
+    /// map order: the result is the same unless two versions both refuse the object).
+    fn add_back_owned_items<'v>(
         &self,
         merged: &Value,
         (merged_set_at, merged_set_there): (&str, &FieldSet),
-        mut pruned: Value,
-        pruned_version: &str,
-        managers: &Managers,
-    ) -> Result<(Value, String), String> {
+        mut pruned: Pruned<'v, 's>,
+        managers: &'v Managers,
+    ) -> Result<Pruned<'v, 's>, String> {
         let mut managed_at: BTreeMap<&str, FieldSet> = BTreeMap::new();
         for owned in managers.values() {
             let all = managed_at.entry(&owned.api_version).or_default();
             *all = all.union(&owned.set);
         }
         // The merged object does not change here: its set at a version is read once.
-        let mut order: Vec<(&str, FieldSet)> = managed_at.remove_entry(pruned_version).into_iter().collect();
+        let mut order: Vec<(&str, FieldSet)> = managed_at.remove_entry(pruned.version).into_iter().collect();
         order.extend(managed_at);
-        let (mut merged_at, mut pruned_at) = (pruned_version.to_owned(), pruned_version.to_owned());
+        let mut merged_at = pruned.version;
         for (version, managed) in order {
             let ty = self
                 .versions
-                .convert(merged, &merged_at, version)
+                .convert(merged, merged_at, version)
                 .map_err(|e| format!("failed to convert merged object at version {version}: {e}"))?;
-            merged_at = version.to_owned();
-            self.versions
-                .convert(&pruned, &pruned_at, version)
-                .map_err(|e| format!("failed to convert pruned object at version {version}: {e}"))?;
-            pruned_at = version.to_owned();
+            merged_at = version;
             let merged_set =
                 if version == merged_set_at { merged_set_there.clone() } else { typed::to_named_field_set(ty, merged) };
-            let pruned_set = typed::to_named_field_set(ty, &pruned);
+            let pruned_set = pruned
+                .fields_at(self, merged, (version, ty, &merged_set))
+                .map_err(|e| format!("failed to convert pruned object at version {version}: {e}"))?;
             let kept = pruned_set.union(&named(Some(ty), &managed));
-            pruned = typed::remove_items(ty, merged, &merged_set.difference(&kept), false);
+            pruned = Pruned { version, ty, removed: merged_set.difference(&kept) };
         }
-        Ok((pruned, pruned_at))
+        Ok(pruned)
     }
 }
 
-/// `RemoveItems` of `set` from the merged object, borrowed where the set is empty: removing
-/// nothing from an object that has fields copies it whole (only an empty map at the root
-/// would read back as null, and a merged object is never one).
-fn removed<'m>(ty: Ty<'_>, merged: &'m Value, set: &FieldSet) -> Cow<'m, Value> {
-    match merged {
-        Value::Object(map) if set.is_empty() && !map.is_empty() => Cow::Borrowed(merged),
-        _ => Cow::Owned(typed::remove_items(ty, merged, set, false)),
+/// An object prune makes on its way: the merged object without `removed`, at `version`
+/// (`RemoveItems` there). Prune reads only its set, so it is made only when a conversion to
+/// another version must read it; at its own version its set is read off the merged object's.
+struct Pruned<'v, 's> {
+    version: &'v str,
+    ty: Ty<'s>,
+    removed: FieldSet,
+}
+
+impl<'s> Pruned<'_, 's> {
+    /// Its named field set at `version` (of type `ty`, where the merged object's is
+    /// `merged_set`), converted there first as upstream converts it.
+    fn fields_at(
+        &self,
+        updater: &Updater<'s>,
+        merged: &Value,
+        (version, ty, merged_set): (&str, Ty<'s>, &FieldSet),
+    ) -> Result<FieldSet, String> {
+        if version == self.version {
+            return Ok(typed::named_fields_after_removal(ty, merged, merged_set, &self.removed));
+        }
+        let object = typed::remove_items(self.ty, merged, &self.removed);
+        updater.versions.convert(&object, self.version, version)?;
+        Ok(typed::to_named_field_set(ty, &object))
     }
 }
