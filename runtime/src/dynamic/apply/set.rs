@@ -415,24 +415,35 @@ impl std::fmt::Debug for FieldSet {
     }
 }
 
-/// A set gathered by a walk in any order, made a [`FieldSet`] at the end with each level
-/// sorted once. The walk hands each node's elements to its parent's level, so no path is
-/// cloned whole: inserting each leaf's full path cloned its prefix per leaf and sorted whole
-/// paths, seconds for a list of 10,000 items (issue 49).
+/// A set gathered by a walk in any order, made a [`FieldSet`] at the end with its level sorted
+/// once (already in order, nearly always: then only checked). The walk hands each node's
+/// elements to its parent's level, made a set as they come, so no path is cloned whole:
+/// inserting each leaf's full path cloned its prefix per leaf and sorted whole paths, seconds
+/// for a list of 10,000 items (issue 49).
 #[derive(Debug, Default)]
 pub(crate) struct Gather {
-    /// Each element as it was reached: whether a member, what was gathered below it.
-    entries: Vec<(PathElement, bool, Gather)>,
+    /// Each element as it was reached (an element reached twice is merged at the end).
+    entries: Vec<Entry>,
 }
 
 impl Gather {
+    /// Room for `n` elements: a level's size is known before its walk.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Gather { entries: Vec::with_capacity(n) }
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
+    /// Room for `n` more elements.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.entries.reserve(n);
+    }
+
     /// `pe` is a member at this level.
     pub(crate) fn member(&mut self, pe: PathElement) {
-        self.entries.push((pe, true, Gather::default()));
+        self.entries.push(Entry { pe, member: true, below: FieldSet::new() });
     }
 
     /// What was gathered below `pe` (nothing if it is empty).
@@ -444,33 +455,43 @@ impl Gather {
     /// [`Gather::member`] and [`Gather::attach`] would make two.
     pub(crate) fn add(&mut self, pe: PathElement, member: bool, below: Gather) {
         if member || !below.is_empty() {
-            self.entries.push((pe, member, below));
+            self.entries.push(Entry { pe, member, below: below.into_set() });
         }
     }
 
-    pub(crate) fn into_set(mut self) -> FieldSet {
-        // Stable, so an element reached twice (a member and a parent; a value compared as two
-        // kinds) has its gatherings next to each other, merged in the order they came.
-        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut entries: Vec<Entry> = Vec::with_capacity(self.entries.len());
-        let mut pending: Option<(PathElement, bool, Gather)> = None;
-        for (pe, member, below) in self.entries {
-            match &mut pending {
-                Some((last, last_member, gathered)) if *last == pe => {
-                    *last_member |= member;
-                    gathered.entries.extend(below.entries);
-                }
-                _ => {
-                    if let Some((pe, member, gathered)) = pending.replace((pe, member, below)) {
-                        entries.push(Entry { pe, member, below: gathered.into_set() });
-                    }
-                }
+    /// A list's level, as upstream records a repeated item: an element reached more than once
+    /// is one member with nothing below. Found by order (a list in key order is only checked)
+    /// rather than by a hash table per list.
+    pub(crate) fn repeated_as_members(&mut self) {
+        if self.entries.is_sorted_by(|a, b| a.pe < b.pe) {
+            return;
+        }
+        self.entries.sort_by(|a, b| a.pe.cmp(&b.pe));
+        self.entries.dedup_by(|later, earlier| {
+            let same = later.pe == earlier.pe;
+            if same {
+                earlier.member = true;
+                earlier.below = FieldSet::new();
             }
+            same
+        });
+    }
+
+    pub(crate) fn into_set(mut self) -> FieldSet {
+        if !self.entries.is_sorted_by(|a, b| a.pe < b.pe) {
+            // Stable; an element reached twice (a member and a parent; a value compared as
+            // two kinds) is one entry with both.
+            self.entries.sort_by(|a, b| a.pe.cmp(&b.pe));
+            self.entries.dedup_by(|later, earlier| {
+                let same = later.pe == earlier.pe;
+                if same {
+                    earlier.member |= later.member;
+                    earlier.below = earlier.below.union(&later.below);
+                }
+                same
+            });
         }
-        if let Some((pe, member, gathered)) = pending {
-            entries.push(Entry { pe, member, below: gathered.into_set() });
-        }
-        FieldSet::of(entries)
+        FieldSet::of(self.entries)
     }
 }
 
@@ -479,7 +500,7 @@ impl Gather {
 /// path element order (`v:10` before `v:2`), and inserting each in place was quadratic. Two
 /// keys for one element (`v:1`, `v:1.0`) are one, read into as upstream's `Descend` does.
 fn read_fields_v1(map: &Map<String, Value>) -> Result<(Gather, bool), String> {
-    let mut set = Gather::default();
+    let mut set = Gather::with_capacity(map.len());
     let mut member = map.is_empty();
     for (key, below) in map {
         if key == "." {

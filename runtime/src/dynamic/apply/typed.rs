@@ -15,13 +15,9 @@ use super::types::{Atom, ListKind, Ty};
 
 static NULL: Value = Value::Null;
 
-/// The path element of a list item: its keys (with the key fields' defaults) in a map list,
-/// its value in a set. Upstream's words where the item cannot have one.
-pub(crate) fn item_element(kind: ListKind<'_>, items: Ty<'_>, item: &Value) -> Result<PathElement, String> {
-    item_key(kind, items, item).map(|key| key.to_element())
-}
-
-/// [`item_element`] as a walk reads it, borrowed: made an element only where a set records it.
+/// The path element of a list item, borrowed (made an element only where a set records it):
+/// its keys (with the key fields' defaults) in a map list, its value in a set. Upstream's
+/// words where the item cannot have one.
 pub(crate) fn item_key<'v>(kind: ListKind<'v>, items: Ty<'v>, item: &'v Value) -> Result<ItemKey<'v>, String> {
     match kind {
         ListKind::Atomic => Err("invalid indexing of non-associative list".into()),
@@ -106,14 +102,6 @@ impl<K: Eq + Hash, V> ElementMap<K, V> {
             },
         }
     }
-
-    /// Each entry, in no particular order.
-    fn iter(&self) -> Box<dyn Iterator<Item = (&K, &V)> + '_> {
-        match &self.many {
-            Some(many) => Box::new(many.iter()),
-            None => Box::new(self.few.iter().map(|(k, v)| (k, v))),
-        }
-    }
 }
 
 fn key_default<'s>(items: Ty<'s>, key: &str) -> Option<&'s Value> {
@@ -196,26 +184,14 @@ fn fields_of(ty: Ty<'_>, value: &Value, named: bool, below: &mut Gather) -> bool
                 return true;
             }
             let Value::Array(list) = value else { return false };
-            let elements: Vec<Option<PathElement>> =
-                list.iter().map(|item| item_element(kind, items, item).ok()).collect();
-            let mut seen = ElementMap::with_capacity(elements.len());
-            for pe in elements.iter().flatten() {
-                *seen.get_or_insert_with(pe, || 0) += 1;
-            }
-            for (pe, count) in seen.iter() {
-                if *count > 1 {
-                    below.member((*pe).clone());
-                }
-            }
-            for (item, pe) in list.iter().zip(&elements) {
-                let Some(pe) = pe else { continue };
-                if seen.get(&pe).is_some_and(|count| *count > 1) {
-                    continue;
-                }
+            below.reserve(list.len());
+            for item in list {
+                let Ok(key) = item_key(kind, items, item) else { continue };
                 let mut item_fields = Gather::default();
                 fields_of(items, item, named, &mut item_fields);
-                below.add(pe.clone(), true, item_fields);
+                below.add(key.to_element(), true, item_fields);
             }
+            below.repeated_as_members();
             false
         }
         Atom::Map { atomic, node } => {
@@ -223,6 +199,7 @@ fn fields_of(ty: Ty<'_>, value: &Value, named: bool, below: &mut Gather) -> bool
                 return true;
             }
             let Value::Object(map) = value else { return false };
+            below.reserve(map.len());
             for (key, v) in map {
                 let pe = PathElement::Field(key.as_str().into());
                 let mut field = Gather::default();
