@@ -848,49 +848,35 @@ fn named_members(ty: Option<Ty<'_>>, set: &FieldSet) -> Option<FieldSet> {
 /// fields the type does not declare are left as they are; atomic made granular is too.
 pub(crate) fn reconcile_with_schema(ty: Ty<'_>, set: &FieldSet) -> Option<FieldSet> {
     let mut collapsed = FieldSet::new();
-    reconcile_at(ty, Some(set), false, &mut Vec::new(), &mut collapsed);
+    reconcile_at(ty, set, &mut Vec::new(), &mut collapsed);
     (!collapsed.is_empty()).then(|| set.recursive_difference(&collapsed).union(&collapsed))
 }
 
-/// `member_only`: the path is a member of the set with nothing below it (upstream's
-/// `isAtomic`), as an atomic list or map is owned.
-fn reconcile_at(ty: Ty<'_>, set: Option<&FieldSet>, member_only: bool, path: &mut Path, collapsed: &mut FieldSet) {
+/// A node with paths of `set` below it. Upstream also visits each member with nothing below
+/// (its `isAtomic`), which an atomic list or map is already owned as: nothing to collapse
+/// there, so the walk leaves them (a manager's leaves, most of its set) alone.
+fn reconcile_at(ty: Ty<'_>, set: &FieldSet, path: &mut Path, collapsed: &mut FieldSet) {
     match ty.shape() {
         Atom::Scalar => {}
-        Atom::List { kind, items } => {
-            if !member_only && matches!(kind, ListKind::Atomic) {
-                collapsed.insert(path);
-            } else if let Some(set) = set {
-                reconcile_items(set, path, collapsed, |_| Some(items));
-            }
-        }
-        Atom::Map { atomic, node } => {
-            if node.is_untyped_deduced() {
-                return;
-            }
-            if !member_only && atomic {
-                if set.is_some_and(|s| !s.is_empty()) {
-                    collapsed.insert(path);
-                }
-            } else if let Some(set) = set {
-                reconcile_items(set, path, collapsed, |pe| node.element(pe));
-            }
-        }
+        Atom::List { kind: ListKind::Atomic, .. } => collapsed.insert(path),
+        Atom::List { items, .. } => reconcile_items(set, path, collapsed, |_| Some(items)),
+        Atom::Map { node, .. } if node.is_untyped_deduced() => {}
+        Atom::Map { atomic: true, .. } => collapsed.insert(path),
+        Atom::Map { node, .. } => reconcile_items(set, path, collapsed, |pe| node.element(pe)),
     }
 }
 
-/// Each path element of `set` (members and those with paths below), with its type.
+/// Each path element of `set` with paths below it, with its type.
 fn reconcile_items<'s>(
     set: &FieldSet,
     path: &mut Path,
     collapsed: &mut FieldSet,
     element: impl Fn(&PathElement) -> Option<Ty<'s>>,
 ) {
-    for entry in set.entries() {
+    for entry in set.entries().iter().filter(|e| !e.below.is_empty()) {
         let Some(ty) = element(&entry.pe) else { continue };
-        let below = (!entry.below.is_empty()).then_some(&entry.below);
         path.push(entry.pe.clone());
-        reconcile_at(ty, below, entry.member && below.is_none(), path, collapsed);
+        reconcile_at(ty, &entry.below, path, collapsed);
         path.pop();
     }
 }
