@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::iter::Peekable;
 
 use serde_json::{Map, Value};
 
@@ -114,30 +115,44 @@ fn key_default<'s>(items: Ty<'s>, key: &str) -> Option<&'s Value> {
 /// The keys of either map, each once, in order. serde_json's maps iterate in key order (a
 /// `BTreeMap`), walked together without a copy; with `preserve_order` (an `IndexMap`, if a
 /// dependent turns it on) they are gathered and sorted.
-fn union_keys<'m>(l: Option<&'m Map<String, Value>>, r: Option<&'m Map<String, Value>>) -> Vec<&'m String> {
+fn union_keys<'m>(l: Option<&'m Map<String, Value>>, r: Option<&'m Map<String, Value>>) -> UnionKeys<'m> {
     let sorted = |m: Option<&Map<String, Value>>| m.is_none_or(|m| m.keys().is_sorted());
     let (l_keys, r_keys) = (l.into_iter().flat_map(Map::keys), r.into_iter().flat_map(Map::keys));
     if !(sorted(l) && sorted(r)) {
         let mut keys: Vec<&String> = l_keys.chain(r_keys).collect();
         keys.sort();
         keys.dedup();
-        return keys;
+        return UnionKeys::Gathered(keys.into_iter());
     }
-    let mut keys = Vec::with_capacity(l.map_or(0, Map::len).max(r.map_or(0, Map::len)));
-    let (mut l_keys, mut r_keys) = (l_keys.peekable(), r_keys.peekable());
-    loop {
-        let next = match (l_keys.peek(), r_keys.peek()) {
-            (Some(a), Some(b)) if a == b => {
-                r_keys.next();
-                l_keys.next()
-            }
-            (Some(a), Some(b)) if a < b => l_keys.next(),
-            (Some(_), Some(_)) | (None, _) => r_keys.next(),
-            (Some(_), None) => l_keys.next(),
+    UnionKeys::Walked(l.map(|m| m.keys().peekable()), r.map(|m| m.keys().peekable()))
+}
+
+/// [`union_keys`]' keys: two sorted maps' walked together (a merge of a list of 10,000 items
+/// gathered them into a vector per item), or gathered and sorted.
+enum UnionKeys<'m> {
+    Walked(Option<Peekable<serde_json::map::Keys<'m>>>, Option<Peekable<serde_json::map::Keys<'m>>>),
+    Gathered(std::vec::IntoIter<&'m String>),
+}
+
+impl<'m> Iterator for UnionKeys<'m> {
+    type Item = &'m String;
+
+    fn next(&mut self) -> Option<&'m String> {
+        let (l, r) = match self {
+            UnionKeys::Gathered(keys) => return keys.next(),
+            UnionKeys::Walked(l, r) => (l, r),
         };
-        match next {
-            Some(key) => keys.push(key),
-            None => return keys,
+        let (Some(l), Some(r)) = (l.as_mut(), r.as_mut()) else {
+            return l.as_mut().or(r.as_mut()).and_then(Iterator::next);
+        };
+        match (l.peek(), r.peek()) {
+            (Some(a), Some(b)) if a == b => {
+                r.next();
+                l.next()
+            }
+            (Some(a), Some(b)) if a < b => l.next(),
+            (Some(_), Some(_)) | (None, _) => r.next(),
+            (Some(_), None) => l.next(),
         }
     }
 }
@@ -1181,6 +1196,19 @@ mod tests {
 
     fn labels_whole() -> impl Strategy<Value = Value> {
         prop_oneof![Just(json!({})), Just(json!({"a": "b"}))]
+    }
+
+    /// A map made for few holds many once they come: each key once, its first value kept.
+    #[test]
+    fn element_maps_hold_more_than_they_were_made_for() {
+        let mut map = ElementMap::with_capacity(2);
+        for round in 0..2 {
+            for i in 0..40 {
+                *map.get_or_insert_with(i, || i * 10 + round) += 0;
+            }
+        }
+        assert!((0..40).all(|i| map.get(&i) == Some(&(i * 10))));
+        assert!(!map.contains_key(&40));
     }
 
     proptest! {
