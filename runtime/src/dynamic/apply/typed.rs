@@ -966,17 +966,22 @@ fn validate_at<'v>(
             let Value::Array(list) = value else {
                 return error(errors, path, format!("expected list, got &{{{}}}", go_value(value)));
             };
-            let mut seen = ElementMap::with_capacity(if matches!(kind, ListKind::Atomic) { 0 } else { list.len() });
+            // Repeated keys are looked for only where they are refused (the live object may
+            // hold them: a table of every item of its longest list was built for nothing).
+            let atomic = matches!(kind, ListKind::Atomic);
+            let mut seen = (!atomic && !allow_duplicates).then(|| ElementMap::with_capacity(list.len()));
             for (i, item) in list.iter().enumerate() {
-                if matches!(kind, ListKind::Atomic) {
+                if atomic {
                     path.push(Step::Index(i));
                 } else {
                     match item_key(kind, items, item) {
                         Ok(pe) => {
-                            let mut first = false;
-                            seen.get_or_insert_with(pe.clone(), || first = true);
-                            if !first && !allow_duplicates {
-                                error(errors, path, format!("duplicate entries for key {pe}"));
+                            if let Some(seen) = &mut seen {
+                                let mut first = false;
+                                seen.get_or_insert_with(pe.clone(), || first = true);
+                                if !first {
+                                    error(errors, path, format!("duplicate entries for key {pe}"));
+                                }
                             }
                             path.push(Step::Element(pe));
                         }
