@@ -135,11 +135,6 @@ impl FieldSet {
         self.entries().binary_search_by(|e| key.cmp_element(&e.pe).reverse())
     }
 
-    /// Whether the field `name` is in this level, a member or with paths below.
-    pub(crate) fn child_or_member(&self, name: &str) -> bool {
-        self.entry(&PathElement::Field(name.into())).is_some()
-    }
-
     /// This level with each edited element replaced (`Some((member, below))`, dropped if it
     /// is then neither) or removed (`None`), edits in element order; the rest shared.
     pub(crate) fn edited(&self, edits: impl IntoIterator<Item = (PathElement, Option<(bool, FieldSet)>)>) -> FieldSet {
@@ -463,35 +458,36 @@ impl Gather {
     /// is one member with nothing below. Found by order (a list in key order is only checked)
     /// rather than by a hash table per list.
     pub(crate) fn repeated_as_members(&mut self) {
+        self.merge_repeats(|kept, _| {
+            kept.member = true;
+            kept.below = FieldSet::new();
+        });
+    }
+
+    /// An element reached twice (a member and a parent; a value compared as two kinds) is one
+    /// entry with both.
+    pub(crate) fn into_set(mut self) -> FieldSet {
+        self.merge_repeats(|kept, again| {
+            kept.member |= again.member;
+            kept.below = kept.below.union(&again.below);
+        });
+        FieldSet::of(self.entries)
+    }
+
+    /// Sorts the level (stably; in order already, it is only checked) and makes each run of
+    /// one element a single entry, `merge` folding each later one into the first.
+    fn merge_repeats(&mut self, merge: impl Fn(&mut Entry, &Entry)) {
         if self.entries.is_sorted_by(|a, b| a.pe < b.pe) {
             return;
         }
         self.entries.sort_by(|a, b| a.pe.cmp(&b.pe));
-        self.entries.dedup_by(|later, earlier| {
-            let same = later.pe == earlier.pe;
+        self.entries.dedup_by(|later, kept| {
+            let same = later.pe == kept.pe;
             if same {
-                earlier.member = true;
-                earlier.below = FieldSet::new();
+                merge(kept, later);
             }
             same
         });
-    }
-
-    pub(crate) fn into_set(mut self) -> FieldSet {
-        if !self.entries.is_sorted_by(|a, b| a.pe < b.pe) {
-            // Stable; an element reached twice (a member and a parent; a value compared as
-            // two kinds) is one entry with both.
-            self.entries.sort_by(|a, b| a.pe.cmp(&b.pe));
-            self.entries.dedup_by(|later, earlier| {
-                let same = later.pe == earlier.pe;
-                if same {
-                    earlier.member |= later.member;
-                    earlier.below = earlier.below.union(&later.below);
-                }
-                same
-            });
-        }
-        FieldSet::of(self.entries)
     }
 }
 

@@ -219,14 +219,19 @@ fn fields_of(ty: Ty<'_>, value: &Value, named: bool, below: &mut Gather) -> bool
                 let pe = PathElement::Field(key.as_str().into());
                 let mut field = Gather::default();
                 let leaf = fields_of(node.field_or_deduced(key), v, named, &mut field);
-                let empty = matches!(v, Value::Object(m) if m.is_empty());
-                let is_named = node.is_named(key);
-                let member = leaf || v.is_null() || empty || !is_named || (named && !field.is_empty());
-                below.add(pe, member, field);
+                let bare = leaf || v.is_null() || matches!(v, Value::Object(m) if m.is_empty());
+                below.add(pe, field_is_member(bare, node.is_named(key), named, !field.is_empty()), field);
             }
             false
         }
     }
+}
+
+/// Whether `fields_of` makes a map's field a member of its parent's level: when it is `bare`
+/// (a leaf, a null or an empty map) or a key the schema does not name, and, in a `named` set,
+/// when it has fields below it.
+fn field_is_member(bare: bool, is_named: bool, named: bool, has_below: bool) -> bool {
+    bare || !is_named || (named && has_below)
 }
 
 /// The live object with the applied configuration merged in (`Merge`): the configuration's
@@ -709,20 +714,23 @@ fn left_after(ty: Ty<'_>, value: &Value, fields: &FieldSet, removed: &FieldSet) 
                     edits.push((entry.pe.clone(), None));
                     continue;
                 }
-                // As `fields_of` marks a field: a null is a member, a named field with
-                // nothing below is not.
-                let left = match left_after(node.field_or_deduced(name), v, fields.with_prefix(&entry.pe), &entry.below)
-                {
-                    Left::Unchanged => continue,
-                    Left::Null => (true, FieldSet::new()),
-                    Left::Fields(below) => (!node.is_named(name) || !below.is_empty(), below),
-                };
-                edits.push((entry.pe.clone(), Some(left)));
+                // Marked as `fields_of` marks it: what is left is a null, or a map or list
+                // with something in it, in a named set.
+                let (bare, below) =
+                    match left_after(node.field_or_deduced(name), v, fields.with_prefix(&entry.pe), &entry.below) {
+                        Left::Unchanged => continue,
+                        Left::Null => (true, FieldSet::new()),
+                        Left::Fields(below) => (false, below),
+                    };
+                let member = field_is_member(bare, node.is_named(name), true, !below.is_empty());
+                edits.push((entry.pe.clone(), Some((member, below))));
             }
-            match () {
-                _ if gone == map.len() => Left::Null,
-                _ if edits.is_empty() => Left::Unchanged,
-                _ => Left::Fields(fields.edited(edits)),
+            if gone == map.len() {
+                Left::Null
+            } else if edits.is_empty() {
+                Left::Unchanged
+            } else {
+                Left::Fields(fields.edited(edits))
             }
         }
     }
@@ -805,7 +813,10 @@ fn items_left_after(
 /// item. A set's items are scalars, which a removal leaves as they are.
 fn touches_key(kind: ListKind<'_>, below: &FieldSet) -> bool {
     match kind {
-        ListKind::Map(keys) => keys.iter().any(|key| below.child_or_member(key)),
+        ListKind::Map(keys) => keys.iter().any(|key| {
+            let (member, under) = below.at(&PathElement::Field(key.as_str().into()));
+            member || !under.is_empty()
+        }),
         ListKind::Set | ListKind::Atomic => false,
     }
 }
