@@ -17,6 +17,60 @@ use super::path::{ItemKey, Path, PathElement};
 #[derive(Clone, Default)]
 pub struct FieldSet(Option<Arc<[Entry]>>);
 
+/// Looks up one level's elements one after another, each search starting where the last one
+/// found its element: a walk reads a list's items or a map's fields mostly in the level's own
+/// order (a map's keys always, a list kept in key order, a set's entries in theirs), and a
+/// lookup is then one comparison, not a binary search over thousands (issue 49). Any order
+/// is still found, by a search of the part before or after.
+pub(crate) struct Lookup<'s> {
+    entries: &'s [Entry],
+    next: usize,
+}
+
+impl<'s> Lookup<'s> {
+    /// The index of the entry that `order` finds equal, or where it would be; `order(pe)` is
+    /// the sought element's order against `pe`.
+    fn find(&mut self, order: impl Fn(&PathElement) -> std::cmp::Ordering) -> Result<usize, usize> {
+        use std::cmp::Ordering::*;
+        let search = |part: &[Entry], offset: usize| {
+            part.binary_search_by(|e| order(&e.pe).reverse()).map(|i| i + offset).map_err(|i| i + offset)
+        };
+        let next = self.next;
+        let found = match self.entries.get(next).map(|e| order(&e.pe)) {
+            Some(Equal) => Ok(next),
+            Some(Greater) => search(&self.entries[next + 1..], next + 1),
+            Some(Less) | None => search(&self.entries[..next], 0),
+        };
+        self.next = match found {
+            Ok(at) => at + 1,
+            Err(at) => at,
+        };
+        found
+    }
+
+    /// The entry of `pe`, if any.
+    pub(crate) fn entry(&mut self, pe: &PathElement) -> Option<&'s Entry> {
+        self.find(|e| pe.cmp(e)).ok().map(|at| &self.entries[at])
+    }
+
+    /// Whether `pe` is a member, and the paths below it.
+    pub(crate) fn at(&mut self, pe: &PathElement) -> (bool, &'s FieldSet) {
+        static EMPTY: FieldSet = FieldSet(None);
+        self.entry(pe).map_or((false, &EMPTY), |e| (e.member, &e.below))
+    }
+
+    /// The index of a list item's entry, as a walk reads the item, without making its element.
+    pub(crate) fn item_index(&mut self, key: &ItemKey<'_>) -> Option<usize> {
+        self.find(|e| key.cmp_element(e)).ok()
+    }
+
+    /// [`Lookup::at`] for a list item as a walk reads it.
+    pub(crate) fn at_item(&mut self, key: &ItemKey<'_>) -> (bool, &'s FieldSet) {
+        static EMPTY: FieldSet = FieldSet(None);
+        self.item_index(key).map_or((false, &EMPTY), |at| (self.entries[at].member, &self.entries[at].below))
+    }
+}
+
 /// One element of a level of a [`FieldSet`].
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Entry {
@@ -121,18 +175,9 @@ impl FieldSet {
         self.entry(pe).map_or((false, &EMPTY), |e| (e.member, &e.below))
     }
 
-    /// [`FieldSet::at`] for a list item as a walk reads it, without making its element.
-    pub(crate) fn at_item(&self, key: &ItemKey<'_>) -> (bool, &FieldSet) {
-        static EMPTY: FieldSet = FieldSet(None);
-        match self.item_index(key) {
-            Ok(at) => (self.entries()[at].member, &self.entries()[at].below),
-            Err(_) => (false, &EMPTY),
-        }
-    }
-
-    /// Where a list item is in this level's [`FieldSet::entries`] (or would be).
-    pub(crate) fn item_index(&self, key: &ItemKey<'_>) -> Result<usize, usize> {
-        self.entries().binary_search_by(|e| key.cmp_element(&e.pe).reverse())
+    /// A [`Lookup`] of this level's elements.
+    pub(crate) fn lookup(&self) -> Lookup<'_> {
+        Lookup { entries: self.entries(), next: 0 }
     }
 
     /// This level with each edited element replaced (`Some((member, below))`, dropped if it
@@ -547,7 +592,8 @@ mod tests {
         let mut set = FieldSet::new();
         set.insert(&[f("spec"), f("tags"), PathElement::Value(json!("<b>").into())]);
         set.insert(&[f("spec"), f("tags"), PathElement::Value(json!(2).into())]);
-        let item = PathElement::Key(vec![("name".into(), json!("a\"b")), ("port".into(), json!(80))].into());
+        let item =
+            PathElement::Key(vec![("name".into(), json!("a\"b").into()), ("port".into(), json!(80).into())].into());
         set.insert(&[f("spec"), f("ports"), item.clone()]);
         set.insert(&[f("spec"), f("ports"), item, f("name")]);
         set.insert(&[f("metadata"), f("labels"), f("a&b")]);
@@ -563,7 +609,7 @@ mod tests {
     #[test]
     fn key_elements_read_as_json_objects_read() {
         let key = |text: &str| PathElement::from_fields_v1_key(text).unwrap().unwrap();
-        let expected = PathElement::Key(vec![("a".into(), json!(2)), ("b".into(), json!("x"))].into());
+        let expected = PathElement::Key(vec![("a".into(), json!(2).into()), ("b".into(), json!("x").into())].into());
         assert_eq!(key(r#"k:{"b":"x","a":1,"a":2}"#), expected);
         assert_eq!(key(r#"k:{"\u0061":2,"b":"x"}"#), expected);
         assert_eq!(key(r#"k:{"a":2.0,"b":"x"}"#), expected);
@@ -595,8 +641,9 @@ mod tests {
     fn element() -> impl Strategy<Value = PathElement> {
         prop_oneof![
             "[a-c<\"&é]{0,3}".prop_map(|s: String| PathElement::Field(s.into())),
-            (any::<i64>(), "[a-z\"]{0,3}")
-                .prop_map(|(n, s)| PathElement::Key(vec![("a".into(), json!(n)), ("b".into(), json!(s))].into())),
+            (any::<i64>(), "[a-z\"]{0,3}").prop_map(|(n, s)| PathElement::Key(
+                vec![("a".into(), json!(n).into()), ("b".into(), json!(s).into())].into()
+            )),
             any::<bool>().prop_map(|b| PathElement::Value(json!(b).into())),
             "[x-z\\\\]{0,2}".prop_map(|s| PathElement::Value(json!(s).into())),
             (0usize..5).prop_map(PathElement::Index),
@@ -659,7 +706,7 @@ mod tests {
     fn small() -> impl Strategy<Value = PathElement> {
         prop_oneof![
             "[ab]".prop_map(|s: String| PathElement::Field(s.into())),
-            (0i64..2).prop_map(|n| PathElement::Key(vec![("k".into(), json!(n))].into())),
+            (0i64..2).prop_map(|n| PathElement::Key(vec![("k".into(), json!(n).into())].into())),
             (0i64..2).prop_map(|n| PathElement::Value(json!(n).into())),
         ]
     }

@@ -588,9 +588,10 @@ pub(crate) fn remove_items_in_place(ty: Ty<'_>, value: &mut Value, set: &FieldSe
             if matches!(kind, ListKind::Atomic) {
                 list.clear();
             }
+            let mut lookup = set.lookup();
             list.retain_mut(|item| {
                 let Ok(key) = item_key(kind, items, item) else { return false };
-                let (exact, below) = set.at_item(&key);
+                let (exact, below) = lookup.at_item(&key);
                 if !exact && !below.is_empty() {
                     remove_items_in_place(items, item, below);
                 }
@@ -631,9 +632,10 @@ pub(crate) fn extract_items(ty: Ty<'_>, value: &Value, set: &FieldSet) -> Value 
                 return value.clone();
             }
             let mut out = Vec::new();
+            let mut lookup = set.lookup();
             for item in list {
                 let Ok(key) = item_key(kind, items, item) else { continue };
-                let (exact, below) = set.at_item(&key);
+                let (exact, below) = lookup.at_item(&key);
                 if !below.is_empty() {
                     out.push(extract_items(items, item, below));
                 } else if exact {
@@ -648,10 +650,11 @@ pub(crate) fn extract_items(ty: Ty<'_>, value: &Value, set: &FieldSet) -> Value 
                 return value.clone();
             }
             let mut out = Map::new();
+            let mut lookup = set.lookup();
             for (key, v) in map {
                 let pe = PathElement::Field(key.as_str().into());
                 let field = node.field_or_deduced(key);
-                let (exact, below) = set.at(&pe);
+                let (exact, below) = lookup.at(&pe);
                 if exact {
                     // Upstream passes the whole set down here, not the part below.
                     out.insert(key.clone(), extract_items(field, v, set));
@@ -706,6 +709,7 @@ fn left_after(ty: Ty<'_>, value: &Value, fields: &FieldSet, removed: &FieldSet) 
                 return Left::Null;
             }
             let (mut edits, mut gone) = (Vec::new(), 0);
+            let mut lookup = fields.lookup();
             for entry in removed.entries() {
                 let PathElement::Field(name) = &entry.pe else { continue };
                 let Some(v) = map.get(name.as_str()) else { continue };
@@ -717,7 +721,7 @@ fn left_after(ty: Ty<'_>, value: &Value, fields: &FieldSet, removed: &FieldSet) 
                 // Marked as `fields_of` marks it: what is left is a null, or a map or list
                 // with something in it, in a named set.
                 let (bare, below) =
-                    match left_after(node.field_or_deduced(name), v, fields.with_prefix(&entry.pe), &entry.below) {
+                    match left_after(node.field_or_deduced(name), v, lookup.at(&entry.pe).1, &entry.below) {
                         Left::Unchanged => continue,
                         Left::Null => (true, FieldSet::new()),
                         Left::Fields(below) => (false, below),
@@ -752,7 +756,8 @@ fn items_left_after(
     let level = removed.entries();
     let mut edits: Vec<(PathElement, Option<(bool, FieldSet)>)> = Vec::new();
     let (mut gone, mut changed) = (0, false);
-    for entry in level.iter().filter(|e| fields.has_member(&e.pe)) {
+    let mut lookup = fields.lookup();
+    for entry in level.iter().filter(|e| lookup.entry(&e.pe).is_some_and(|e| e.member)) {
         if entry.member {
             gone += 1;
             edits.push((entry.pe.clone(), None));
@@ -765,20 +770,22 @@ fn items_left_after(
     }
     if changed {
         // Each item of a changed key, by its entry in `removed`'s level: grouped, in order.
+        let mut lookup = removed.lookup();
         let mut at: Vec<(usize, &Value)> = list
             .iter()
             .filter_map(|item| {
                 let key = item_key(kind, items, item).ok()?;
-                let found = removed.item_index(&key).ok()?;
+                let found = lookup.item_index(&key)?;
                 (!level[found].member).then_some((found, item))
             })
             .collect();
         at.sort_by_key(|(found, _)| *found);
+        let mut fields_lookup = fields.lookup();
         for group in at.chunk_by(|a, b| a.0 == b.0) {
             let entry = &level[group[0].0];
             let left = match group {
                 [(_, item)] if !touches_key(kind, &entry.below) => {
-                    match left_after(items, item, fields.with_prefix(&entry.pe), &entry.below) {
+                    match left_after(items, item, fields_lookup.at(&entry.pe).1, &entry.below) {
                         Left::Unchanged => continue,
                         Left::Null => None,
                         Left::Fields(below) => Some((true, below)),
