@@ -141,6 +141,11 @@ keywords! {
     Value = "value", Literal, V, "";
     /// The resource a root type is.
     Resource = "resource", Resource, C, "";
+    /// On a struct: `Default` when every field may be absent (each as the read fills it:
+    /// `None`, or its default), else `new` taking the fields that must be given, and a
+    /// `with_<field>` setter for each of the others. Written by code generation on every
+    /// struct; a hand-written type asks for it (its own `Default` or `new` would clash).
+    Constructors = "constructors", Flag, C, "";
     /// Written by code generation for types no CEL rule concerns: no rules at or below them
     /// (`validate_cel_at` stays the no-op default), none that may be interpreted above them (no
     /// `ToCel`).

@@ -121,6 +121,7 @@ mod tests {
                     | Keyword::Resource
                     | Keyword::NoCelRules
                     | Keyword::NoCelValue
+                    | Keyword::Constructors
                     | Keyword::RefusesEveryValue
                     | Keyword::SchemaJson
                     | Keyword::ApplyKeys

@@ -211,6 +211,36 @@ pub fn expand(c: &Container, vis: &syn::Visibility) -> TokenStream {
     );
     // An item with required keys has no `Default`: it is made by `new(keys...)`.
     let default = key_params.is_empty().then(|| quote!(::core::default::Default,));
+    // Without `apply_keys` (a hand-written item type does not know the list that holds it),
+    // `new` takes the fields the type requires, which a `map` list's keys are, and the rest
+    // start unset as `Default` leaves them.
+    // (Not where a field's own setter is `new`.)
+    let setter_named_new = own.iter().any(|f| f.ident.unraw() == "new");
+    let required: Vec<&Field> = if keys.is_empty() && root.is_none() && !setter_named_new {
+        own.iter().copied().filter(|f| f.shape == Shape::Required && f.serde_default.is_none() && !f.flatten).collect()
+    } else {
+        Vec::new()
+    };
+    if !required.is_empty() {
+        let params = required.iter().map(|f| {
+            let (member, ty) = (f.ident, f.value_ty);
+            quote!(#member: impl ::core::convert::Into<<#ty as ::kubeskema::ApplyConfiguration>::Apply>)
+        });
+        let inits = required.iter().map(|f| {
+            let member = f.ident;
+            quote!(#member: ::core::option::Option::Some(#member.into()),)
+        });
+        builders.insert(
+            0,
+            quote! {
+                /// The configuration with the fields the type requires (the keys, when it is a
+                /// `map` list's item type), and nothing else yet.
+                pub fn new(#(#params),*) -> Self {
+                    #name { #(#inits)* ..::core::default::Default::default() }
+                }
+            },
+        );
+    }
     if !key_params.is_empty() {
         builders.insert(
             0,

@@ -9,20 +9,6 @@ use crate::model::{Body, Container};
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
-    // serde's own `Deserialize` fills `#[serde(default)]` with the Rust default; the validating
-    // read fills only schema defaults, and must not read a value serde would read otherwise.
-    let fields: Vec<&crate::model::Field> = match &c.data {
-        Body::Struct(fields) => fields.iter().collect(),
-        Body::Union(u) => u.fields().collect(),
-        Body::Enum(_) | Body::Transparent(_) => Vec::new(),
-    };
-    if let Some(f) = fields.iter().find(|f| f.serde_default) {
-        return syn::Error::new(
-            f.ident.span(),
-            "kubeskema's Deserialize fills schema defaults, not `#[serde(default)]`: give the field one (`#[kubeskema(default = ...)]`), make it an `Option`, or derive serde's `Deserialize`",
-        )
-        .to_compile_error();
-    }
     let body = match &c.data {
         Body::Struct(_) => expand_struct(),
         // A value returned whole, as an enum's is.

@@ -4,11 +4,12 @@
 //! duplicates, unknown keys and defaults are decided in `kubeskema::decode`, once.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use kubeskema_attributes::Keyword;
 
 use crate::model::{Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue};
+use crate::serde_attrs::SerdeDefault;
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
@@ -152,7 +153,19 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             None => quote! { ::core::option::Option::None },
         };
         let (finisher, default) = match f.shape {
-            Shape::Required => (quote! { required }, quote! {}),
+            Shape::Required => match &f.serde_default {
+                None => (quote! { required }, quote! {}),
+                Some(how) => {
+                    let member = f.ident;
+                    let fill = match how {
+                        // Spanned on the field: a type without `Default` is named there.
+                        SerdeDefault::Trait => quote_spanned! {member.span()=> ::core::default::Default::default() },
+                        SerdeDefault::Path(path) => quote! { #path() },
+                        SerdeDefault::Container => quote! { <#ident as ::core::default::Default>::default().#member },
+                    };
+                    (quote! { filled }, quote! { , || #fill })
+                }
+            },
             Shape::Defaulted => {
                 let json = f.default.as_deref().unwrap_or("null");
                 (quote! { defaulted }, quote! { , #json })

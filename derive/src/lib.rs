@@ -7,6 +7,7 @@
 
 mod apply;
 mod cel;
+mod construct;
 mod crd;
 mod de;
 mod decode;
@@ -48,7 +49,8 @@ pub fn derive_deserialize(input: TokenStream) -> TokenStream {
 /// Checks every `#[kubeskema(...)]` constraint with straight-line calls into
 /// `kubeskema::keywords`, with the apiserver's messages and paths: `value.validate()`. Also
 /// implements `kubeskema::StructuralSchema`: the schema a CRD needs for the type, from its
-/// Rust shape and the same attributes.
+/// Rust shape and the same attributes. A `resource(...)` root gets `new(name, ...)`; a struct
+/// with `#[kubeskema(constructors)]` gets `Default` or `new(...)` and `with_<field>` setters.
 #[proc_macro_derive(Validate, attributes(kubeskema, serde))]
 pub fn derive_validate(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -56,6 +58,7 @@ pub fn derive_validate(input: TokenStream) -> TokenStream {
         let mut tokens = validate::expand(c);
         tokens.extend(schema::expand(c));
         tokens.extend(crd::expand(c));
+        tokens.extend(construct::expand(c));
         tokens
     })
     .into()

@@ -7,7 +7,7 @@ pub use kubeskema_attributes::Shape;
 use kubeskema_attributes::parse::{self as attr, Attrs, Ctxt, Literal};
 use kubeskema_attributes::{Keyword, Place};
 
-use crate::serde_attrs;
+use crate::serde_attrs::{self, SerdeDefault};
 
 pub struct Container<'a> {
     pub ident: &'a syn::Ident,
@@ -96,9 +96,10 @@ pub struct Field<'a> {
     pub default: Option<String>,
     /// Its doc comment: the description of its property.
     pub doc: Option<String>,
-    /// `#[serde(default)]`: serde's own `Deserialize` fills absence with the Rust default, so
-    /// the schema does not require it.
-    pub serde_default: bool,
+    /// `#[serde(default)]` on the field or its struct: on a field that is not an `Option`,
+    /// absence (and `null`) reads as the Rust default, as serde reads it, so the schema does
+    /// not require the field. On an `Option` it changes nothing.
+    pub serde_default: Option<SerdeDefault>,
     /// `#[serde(skip_serializing_if = ...)]`: serde's derive leaves the value out when it says.
     pub skip_serializing_if: bool,
     /// `#[serde(flatten)]`: the value's own fields sit in this object (its name is not a key).
@@ -353,6 +354,7 @@ impl<'a> Container<'a> {
             known.then(|| rule.value())
         });
         let rename_all = rename_all.as_deref();
+        let root = matches!(attrs.get(Keyword::Resource), Some(attr::Item::Resource(_)));
         let mut skipped = Vec::new();
         if !input.generics.params.is_empty() {
             cx.error_spanned(&input.generics, "kubeskema derives do not support generic types");
@@ -361,7 +363,16 @@ impl<'a> Container<'a> {
             Data::Struct(s) if serde.transparent.is_some() => transparent(cx, &s.fields, serde.transparent.as_ref()?)?,
             Data::Struct(s) => match &s.fields {
                 Fields::Named(named) => {
-                    Body::Struct(named.named.iter().filter_map(|f| field(cx, f, rename_all, &mut skipped)).collect())
+                    let mut fields: Vec<Field> =
+                        named.named.iter().filter_map(|f| field(cx, f, rename_all, root, &mut skipped)).collect();
+                    // serde fills a field the struct-level `default` covers from the struct's
+                    // `Default`, unless the field names its own.
+                    if serde.default.is_some() {
+                        for f in fields.iter_mut().filter(|f| f.shape == Shape::Required) {
+                            f.serde_default.get_or_insert(SerdeDefault::Container);
+                        }
+                    }
+                    Body::Struct(fields)
                 }
                 Fields::Unit => Body::Struct(Vec::new()),
                 Fields::Unnamed(u) => {
@@ -429,6 +440,7 @@ fn field<'a>(
     cx: &Ctxt,
     f: &'a syn::Field,
     rename_all: Option<&str>,
+    root: bool,
     skipped: &mut Vec<&'a syn::Ident>,
 ) -> Option<Field<'a>> {
     let ident = f.ident.as_ref()?;
@@ -441,7 +453,14 @@ fn field<'a>(
         skipped.push(ident);
         return None;
     }
-    let json_name = json_name(cx, attrs.str(Keyword::Rename), &serde, default_json_name(ident), rename_all, false);
+    // A resource root's `api_version` is `apiVersion`, and its `metadata` is `{}` when absent
+    // (as the apiserver reads an object without one): no attribute needed for either.
+    let (rust_name, rename_all) = match default_json_name(ident) {
+        name if root && name == "api_version" => ("apiVersion".to_owned(), None),
+        name => (name, rename_all),
+    };
+    let json_name = json_name(cx, attrs.str(Keyword::Rename), &serde, rust_name, rename_all, false);
+    let root_metadata = root && json_name == "metadata" && option_inner(&f.ty).is_none();
     let default = match (attrs.literal(Keyword::Default), attrs.str(Keyword::DefaultJson)) {
         (Some(_), Some(s)) => {
             cx.error(s.span(), "give either `default` or `default_json`, not both");
@@ -449,6 +468,7 @@ fn field<'a>(
         }
         (Some(lit), None) => Some(lit.to_json()),
         (None, Some(s)) => Some(s.value()),
+        (None, None) if root_metadata && !attrs.flag(Keyword::Required) => Some("{}".to_owned()),
         (None, None) => None,
     };
     let nullable = attrs.flag(Keyword::Nullable);
@@ -499,7 +519,10 @@ fn field<'a>(
         check_node(cx, &attrs, value_ty, span);
         check_default(cx, &attrs, value_ty, default.as_deref());
     }
-    let (serde_default, skip_serializing_if) = (serde.default, serde.skip_serializing_if);
+    // On an `Option` (absent is `None` already) and beside a schema default (which fills
+    // first), serde's `default` changes nothing.
+    let serde_default = serde.default.filter(|_| shape == Shape::Required);
+    let skip_serializing_if = serde.skip_serializing_if;
     if let Some(flatten) = &serde.flatten {
         if shape != Shape::Required {
             cx.error_spanned(flatten, "a flattened field is a plain `T` (a struct, or an enum written as an object): its fields are this object's");
@@ -602,8 +625,11 @@ fn data_variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) ->
         }
         Fields::Named(named) => {
             let mut skipped = Vec::new();
-            let fields: Vec<Field> =
-                named.named.iter().filter_map(|f| field(cx, f, own_rename_all.as_deref(), &mut skipped)).collect();
+            let fields: Vec<Field> = named
+                .named
+                .iter()
+                .filter_map(|f| field(cx, f, own_rename_all.as_deref(), false, &mut skipped))
+                .collect();
             for (span, what) in skipped
                 .iter()
                 .map(|s| (s.span(), "skip"))

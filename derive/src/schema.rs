@@ -164,7 +164,7 @@ fn property(f: &Field, resource: bool) -> TokenStream {
     let name = &f.json_name;
     let type_meta = resource && ["apiVersion", "kind", "metadata"].contains(&name.as_str());
     let required = !type_meta
-        && !f.serde_default
+        && f.serde_default.is_none()
         && (f.shape == Shape::Required || (f.attrs.flag(Keyword::Required) && f.default.is_none()));
     let mut patch = schema::patch(&f.attrs.data());
     patch.remove("default");

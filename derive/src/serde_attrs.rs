@@ -14,8 +14,9 @@ use syn::{Attribute, LitStr};
 pub struct SerdeAttrs {
     pub rename: Option<LitStr>,
     pub rename_all: Option<LitStr>,
-    /// `default` or `default = "path"`: absence reads as the Rust default.
-    pub default: bool,
+    /// `default` or `default = "path"`: absence reads as the Rust default, or as what the
+    /// function at the path returns.
+    pub default: Option<SerdeDefault>,
     /// `skip_serializing_if = "..."`.
     pub skip_serializing_if: bool,
     /// `tag = "..."`: an enum written internally tagged (or adjacently, with `content`).
@@ -32,6 +33,17 @@ pub struct SerdeAttrs {
     pub deny_unknown_fields: bool,
     /// `transparent`: a struct of one field is that field's value.
     pub transparent: Option<syn::Path>,
+}
+
+/// What fills a field serde's `default` names when it is absent.
+#[derive(Clone)]
+pub enum SerdeDefault {
+    /// `default` on a field: `Default::default()`.
+    Trait,
+    /// `default = "path"` on a field: `path()`.
+    Path(syn::ExprPath),
+    /// `default` on the struct: the field of `<Self as Default>::default()`.
+    Container,
 }
 
 /// The serde keys that change what JSON a type reads or writes beyond names, which the
@@ -57,10 +69,11 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> SerdeAttrs {
             match key.as_str() {
                 "rename" => out.rename = one_name(&meta)?,
                 "rename_all" => out.rename_all = one_name(&meta)?,
-                "default" => {
-                    out.default = true;
-                    skip_value(&meta)?;
+                "default" if meta.input.peek(syn::Token![=]) => {
+                    let path: LitStr = meta.value()?.parse()?;
+                    out.default = Some(SerdeDefault::Path(path.parse()?));
                 }
+                "default" => out.default = Some(SerdeDefault::Trait),
                 "tag" => out.tag = Some(meta.value()?.parse()?),
                 "content" => out.content = Some(meta.value()?.parse()?),
                 "untagged" => out.untagged = Some(meta.path.clone()),

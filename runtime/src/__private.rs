@@ -528,3 +528,18 @@ pub trait WritesNullProbe {
     }
 }
 impl<T: ?Sized> WritesNullProbe for WritesNull<T> {}
+
+/// A field's schema default (`default_json`, its JSON text) as a value of its type, read as
+/// the validating read fills an absent field: for constructors (`new`, `Default`), which
+/// make what reading `{}` would make.
+///
+/// # Panics
+///
+/// When the default is not a value of the type (`default_json = "\"x\""` on an `i64`): every
+/// read of an object without the field fails the same way, so such a type is refused by the
+/// derive where it can tell (a scalar default) and by the CRD check (the apiserver's
+/// `default` check) elsewhere.
+pub fn schema_default<T: serde::de::DeserializeOwned>(field: &str, json: &str) -> T {
+    serde_json::from_str(json)
+        .unwrap_or_else(|e| panic!("the default of `{field}` ({json}) is not a value of its type: {e}"))
+}

@@ -371,5 +371,6 @@ pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
         ("mistyped.yaml", Mistyped::crd().clone()),
         ("refused.yaml", Refused::crd().clone()),
         ("pipelines.yaml", pipeline),
+        ("backups.yaml", crate::migrated::Backup::crd().clone()),
     ]
 }

@@ -6,6 +6,7 @@ pub mod apply_corpus;
 pub mod derived;
 pub mod derived_native;
 pub mod differential;
+pub mod migrated;
 pub mod oracle;
 pub mod round_trip;
 pub mod serde_shapes;

@@ -262,6 +262,17 @@ fn keyed_items_are_made_with_their_keys() {
     assert_eq!(serde_json::to_value(ListenerApply::from(&full)).unwrap(), json!({"port": 80, "protocol": "UDP"}));
 }
 
+/// A hand-written item type does not know the `map` list that holds it: its configuration's
+/// `new` takes the fields it requires (the keys are among them), and `Default` stays (issue 50).
+#[test]
+fn hand_written_items_are_made_with_their_required_fields() {
+    let port = PortApply::new("http", 80).protocol("UDP");
+    assert_eq!(serde_json::to_value(&port).unwrap(), json!({"name": "http", "port": 80, "protocol": "UDP"}));
+    let spec = GizmoSpecApply::new(2).ports([PortApply::new("http", 80)]);
+    assert_eq!(serde_json::to_value(&spec).unwrap(), json!({"replicas": 2, "ports": [{"name": "http", "port": 80}]}));
+    assert_eq!(serde_json::to_value(GizmoSpecApply::default()).unwrap(), json!({}));
+}
+
 /// A resource's configuration prints what names the object (kube's `Api::patch` asks for
 /// `Debug`); the rest is its JSON.
 #[test]

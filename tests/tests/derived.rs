@@ -37,7 +37,7 @@ fn the_apiserver_judged_these_crds_and_our_check_agrees() {
         .filter(|v| v["errors"].as_array().unwrap().is_empty())
         .filter_map(|v| v["file"].as_str())
         .collect();
-    assert_eq!(accepted, ["gadgets.yaml", "kitchens.yaml", "pipelines.yaml"]);
+    assert_eq!(accepted, ["backups.yaml", "gadgets.yaml", "kitchens.yaml", "pipelines.yaml"]);
     // No empty lists the apiserver would store differently (kube-rs/kube#1680).
     let gadget = &crds.iter().find(|(f, _)| *f == "gadgets.yaml").unwrap().1;
     assert_eq!(gadget.to_json()["spec"]["names"], serde_json::json!({"kind": "Gadget", "plural": "gadgets"}));

@@ -234,6 +234,37 @@ mod golden_files_compile {
         assert!(kubeskema::Validate::validate(&w).is_empty());
     }
 
+    /// `Default` where no field must be given, `new(...)` with those that must, setters for
+    /// the rest: each value is the one the read makes of the object holding what was given
+    /// (issue 50).
+    #[test]
+    fn constructors_make_what_the_read_makes() {
+        use serde_json::{from_value, json};
+        {
+            use defaults::defaults_example_com::v1::*;
+            assert_eq!(TuningSpec::default(), from_value::<TuningSpec>(json!({})).unwrap(), "defaults filled");
+            assert_eq!(TuningSpec::default().limits.memory, "1Gi", "nested defaults too");
+            let t = Tuning::new("t", TuningSpec::default().with_replicas(5));
+            let read: Tuning = from_value(json!({
+                "apiVersion": "defaults.example.com/v1", "kind": "Tuning", "metadata": {"name": "t"},
+                "spec": {"replicas": 5}
+            }))
+            .unwrap();
+            assert_eq!(t, read);
+        }
+        use widgets::example_com::v1::*;
+        let spec = WidgetSpec::new(Type::Small).with_min_replicas(1).with_note("n");
+        let read: WidgetSpec = from_value(json!({"type": "Small", "minReplicas": 1, "note": "n"})).unwrap();
+        assert_eq!(spec, read);
+        assert_eq!(spec.note, Some(Some("n".to_owned())), "a nullable optional field's setter sets a value");
+        assert_eq!(spec.replicas, 1, "the default of a field not given");
+        let w = Widget::new("w", spec);
+        assert_eq!((w.api_version.as_str(), w.kind.as_str()), ("example.com/v1", "Widget"));
+        assert_eq!(w.metadata.name.as_deref(), Some("w"));
+        let issues = kubeskema::Validate::validate(&w);
+        assert!(issues.is_empty(), "{issues:?}");
+    }
+
     #[test]
     fn the_demo_widget_validates_with_the_apiservers_messages() {
         use widgets::example_com::v1::*;
@@ -394,10 +425,7 @@ mod golden_files_compile {
             assert_eq!(exact, crd_json(), "the CRD comes back exactly as it was written");
             assert_eq!(Widget::crd(), serde_json::from_value(crd_json()).unwrap(), "and as k8s-openapi's type");
 
-            let mut w = Widget::new(
-                "w",
-                WidgetSpec { r#type: Type::Small, ..serde_json::from_value(json!({"type": "Small"})).unwrap() },
-            );
+            let mut w = Widget::new("w", WidgetSpec::new(Type::Small));
             assert_eq!(w.name_any(), "w");
             assert!(w.status().is_none());
             w.status_mut().get_or_insert_with(|| serde_json::from_value(json!({})).unwrap()).ready = Some(true);

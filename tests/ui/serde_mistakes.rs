@@ -31,13 +31,6 @@ struct Inner {
     field: String,
 }
 
-// kubeskema's read fills schema defaults only.
-#[derive(kubeskema::Deserialize)]
-struct Defaults {
-    #[serde(default)]
-    tags: Vec<String>,
-}
-
 // Data-carrying enums: what has no structural schema, or would write a key twice.
 #[derive(kubeskema::Validate)]
 #[serde(tag = "kind")]

@@ -15,16 +15,17 @@ use kubeskema::{ObjectMeta, Validate};
     scope = "Namespaced"
 ))]
 pub struct BackupPolicy {
-    #[kubeskema(rename = "apiVersion")]
     pub api_version: String,
     pub kind: String,
-    #[kubeskema(default_json = "{}")]
     pub metadata: ObjectMeta,
     pub spec: BackupPolicySpec,
 }
 
+/// `constructors`: `BackupPolicySpec::new(bucket, schedule)` (the fields it requires), and
+/// `with_...` setters for the others; those left out as the apiserver's read leaves them.
 #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
 #[kubeskema(
+    constructors,
     rule(rule = "self.minKeep <= self.maxKeep", message = "minKeep must not exceed maxKeep", field_path = ".minKeep"),
     rule(rule = "self.bucket == oldSelf.bucket", message = "bucket is immutable")
 )]
@@ -47,25 +48,18 @@ pub struct BackupPolicySpec {
     pub namespaces: Option<Vec<String>>,
 }
 
-fn policy(json: serde_json::Value) -> BackupPolicy {
-    serde_json::from_value(json).expect("fits the types")
-}
-
 fn main() {
     // `cargo run -- crd`: the CRD these types give, for `kubectl apply -f -`.
     if std::env::args().nth(1).as_deref() == Some("crd") {
         print!("{}", <BackupPolicy as kubeskema::resource::CustomResource>::crd().to_yaml());
         return;
     }
-    let stored = policy(serde_json::json!({
-        "apiVersion": "example.com/v1", "kind": "BackupPolicy", "metadata": {"name": "nightly"},
-        "spec": {"bucket": "backups", "schedule": "0 2 * * *"}
-    }));
+    let stored = BackupPolicy::new("nightly", BackupPolicySpec::new("backups", "0 2 * * *"));
     println!("stored: {:?}", stored.validate());
-    let update = policy(serde_json::json!({
-        "apiVersion": "example.com/v1", "kind": "BackupPolicy", "metadata": {"name": "nightly"},
-        "spec": {"bucket": "other", "schedule": "@daily", "minKeep": 9, "namespaces": ["a", "a"]}
-    }));
+    let update = BackupPolicy::new(
+        "nightly",
+        BackupPolicySpec::new("other", "@daily").with_min_keep(9).with_namespaces(["a".to_owned(), "a".to_owned()]),
+    );
     for issue in update.validate_update(&stored) {
         println!("{issue}");
     }
@@ -90,18 +84,22 @@ mod tests {
 
     #[test]
     fn defaults_apply_and_a_good_policy_is_valid() {
-        let p = policy(serde_json::json!({"apiVersion": "example.com/v1", "kind": "BackupPolicy",
-            "metadata": {"name": "p"}, "spec": {"bucket": "backups", "schedule": "0 2 * * *"}}));
+        let p = BackupPolicy::new("p", BackupPolicySpec::new("backups", "0 2 * * *"));
         assert_eq!((p.spec.min_keep, p.spec.max_keep), (1, 7));
         assert!(p.validate().is_empty());
+        let read: BackupPolicy = serde_json::from_value(serde_json::json!({"apiVersion": "example.com/v1",
+            "kind": "BackupPolicy", "metadata": {"name": "p"}, "spec": {"bucket": "backups", "schedule": "0 2 * * *"}}))
+        .unwrap();
+        assert_eq!(p, read, "what `new` makes is what the read makes");
     }
 
     #[test]
     fn an_update_gets_every_message_the_apiserver_would_give() {
-        let old = policy(serde_json::json!({"apiVersion": "example.com/v1", "kind": "BackupPolicy",
-            "metadata": {"name": "p"}, "spec": {"bucket": "backups", "schedule": "0 2 * * *"}}));
-        let new = policy(serde_json::json!({"apiVersion": "example.com/v1", "kind": "BackupPolicy",
-            "metadata": {"name": "p"}, "spec": {"bucket": "other", "schedule": "@daily", "minKeep": 9, "namespaces": ["a", "a"]}}));
+        let old = BackupPolicy::new("p", BackupPolicySpec::new("backups", "0 2 * * *"));
+        let new = BackupPolicy::new(
+            "p",
+            BackupPolicySpec::new("other", "@daily").with_min_keep(9).with_namespaces(["a".to_owned(), "a".to_owned()]),
+        );
         let issues: Vec<String> = new.validate_update(&old).iter().map(ToString::to_string).collect();
         assert_eq!(
             issues,

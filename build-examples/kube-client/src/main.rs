@@ -6,21 +6,19 @@
 // `pub mod cert_manager_io { pub mod v1 { .. } }` and `pub mod acme_cert_manager_io { .. }`.
 include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));
 
-use cert_manager_io::v1::{Certificate, CertificateSpec};
+use cert_manager_io::v1::{Algorithm, Certificate, CertificateSpec, IssuerRef, PrivateKey};
 use kube::api::{Api, PostParams};
 use kube::{CustomResourceExt, Resource, ResourceExt};
 use kubeskema::Validate;
 
-/// The Certificate this program asks for. Generated structs read from JSON, so the many
-/// optional fields of a spec need not be spelled out.
+/// The Certificate this program asks for: `new` takes the fields the schema requires, `with_`
+/// setters and `Default` the rest, each field left out as the apiserver's read leaves it.
 fn certificate(name: &str, dns_names: &[&str]) -> Certificate {
-    let spec: CertificateSpec = serde_json::from_value(serde_json::json!({
-        "secretName": format!("{name}-tls"),
-        "dnsNames": dns_names,
-        "issuerRef": {"name": "letsencrypt", "kind": "ClusterIssuer"},
-        "privateKey": {"algorithm": "ECDSA", "size": 256},
-    }))
-    .expect("the spec fits the schema");
+    let issuer = IssuerRef::new("letsencrypt").with_kind("ClusterIssuer");
+    let key = PrivateKey { algorithm: Some(Algorithm::Ecdsa), size: Some(256), ..Default::default() };
+    let spec = CertificateSpec::new(issuer, format!("{name}-tls"))
+        .with_dns_names(dns_names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+        .with_private_key(key);
     let mut cert = Certificate::new(name, spec);
     cert.meta_mut().namespace = Some("default".into());
     cert

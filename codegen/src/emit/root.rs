@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::tokens::{field_ty, ident, string_literal, ty_tokens};
-use crate::model::{CrdJson, FieldDef, Module, RootInfo, Shape, StructDef};
+use crate::model::{CrdJson, Module, RootInfo, Shape, StructDef};
 
 /// What a root type says of its resource: constants always; in kube-rs mode also
 /// `kube::Resource`, `kube::CustomResourceExt`, `HasSpec`/`HasStatus` and `new`.
@@ -90,39 +90,6 @@ pub(super) fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream 
             }
         }
     });
-    // `new(name, spec)` where every other field can start empty, as kube-derive offers it.
-    let rest: Vec<&FieldDef> = s
-        .fields
-        .iter()
-        .filter(|f| !["apiVersion", "kind", "metadata", "spec"].contains(&f.json_name.as_str()))
-        .collect();
-    let others_empty = rest.iter().all(|f| matches!(f.shape, Shape::Optional | Shape::UnknownFields));
-    let constructor = field("spec").filter(|_| others_empty).and_then(|f| {
-        let fid = ident(&f.ident);
-        let (ty, value) = match f.shape {
-            Shape::Required | Shape::Defaulted => (ty_tokens(m, &f.ty), quote!(#fid)),
-            Shape::Optional => (ty_tokens(m, &f.ty), quote!(::core::option::Option::Some(#fid))),
-            _ => return None,
-        };
-        let rest = rest.iter().map(|o| {
-            let oid = ident(&o.ident);
-            quote!(#oid: ::core::default::Default::default(),)
-        });
-        Some(quote! {
-            impl #name {
-                /// A new object named `name` with `spec`; `apiVersion` and `kind` set, the rest empty.
-                pub fn new(name: &str, #fid: #ty) -> Self {
-                    #name {
-                        api_version: ::std::borrow::ToOwned::to_owned(Self::API_VERSION),
-                        kind: ::std::borrow::ToOwned::to_owned(Self::KIND),
-                        metadata: ObjectMeta { name: ::core::option::Option::Some(::std::borrow::ToOwned::to_owned(name)), ..::core::default::Default::default() },
-                        #fid: #value,
-                        #(#rest)*
-                    }
-                }
-            }
-        })
-    });
     // The CRD's JSON: declared here once, or the constant of the version module that has it.
     let (crd_json_const, crd_json) = match &r.crd_json {
         Some(CrdJson::Here { name, json }) => {
@@ -152,7 +119,6 @@ pub(super) fn emit_root(m: &Module, s: &StructDef, r: &RootInfo) -> TokenStream 
             /// [`CustomResourceExt::crd`]: ::kubeskema::kube_core::crd::v1::CustomResourceExt::crd
             pub const CRD_JSON: &'static str = #crd_json;
         }
-        #constructor
         impl #kube::Resource for #name {
             type DynamicType = ();
             type Scope = #scope;

@@ -251,6 +251,7 @@ pub(super) fn emit_struct(
     if !reach.seen_by_rules[id] {
         container_attrs.push(print::attr(&Attr::Flag(Keyword::NoCelValue)));
     }
+    container_attrs.push(print::attr(&Attr::Flag(Keyword::Constructors)));
     if let Some(keys) = apply_keys {
         container_attrs.push(print::attr(&Attr::Strs(Keyword::ApplyKeys, keys.clone())));
     }

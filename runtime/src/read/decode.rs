@@ -1561,6 +1561,32 @@ fn record_absence(cx: &mut Cx<'_>, at: &At<'_>, name: &'static str, missing: Mis
     }
 }
 
+/// A non-`Option` field that serde's `default` covers (`#[serde(default)]` on it or on its
+/// struct): absent and `null` read as what `fill` makes, as serde's own derive reads absence.
+/// It is not a schema default: the apiserver leaves the field absent, and the schema does
+/// not require it.
+#[doc(hidden)]
+#[inline]
+pub fn filled<T>(
+    seen: &mut Seen,
+    value: &mut Option<T>,
+    cx: &mut Cx<'_>,
+    at: &At<'_>,
+    name: &'static str,
+    fill: impl FnOnce() -> T,
+) -> bool {
+    if value.is_some() {
+        return true;
+    }
+    let missing = seen.missing();
+    if missing == Missing::Bad {
+        return false;
+    }
+    record_absence(cx, at, name, missing);
+    *value = Some(fill());
+    true
+}
+
 /// A non-`Option` field with a default: absent and `null` take it (whatever the defaults
 /// option: the type needs a value).
 #[doc(hidden)]

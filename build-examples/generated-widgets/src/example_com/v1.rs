@@ -32,7 +32,8 @@ use ::std::collections::BTreeMap;
         plural = "widgets",
         scope = "Namespaced"
     ),
-    no_cel_value
+    no_cel_value,
+    constructors
 )]
 pub struct Widget {
     /// APIVersion defines the versioned schema of this representation of an object.
@@ -118,7 +119,8 @@ impl Widget {
         message = "minReplicas must not exceed replicas",
         native = __cel_rule_0
     ),
-    no_cel_value
+    no_cel_value,
+    constructors
 )]
 pub struct WidgetSpec {
     pub config: Option<Config>,
@@ -156,7 +158,7 @@ pub struct WidgetSpec {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(preserve_unknown_fields, no_cel_rules, no_cel_value)]
+#[kubeskema(preserve_unknown_fields, no_cel_rules, no_cel_value, constructors)]
 pub struct Config {
     pub mode: Option<String>,
     /// Fields the schema does not name, kept as the apiserver keeps them (x-kubernetes-preserve-unknown-fields).
@@ -172,7 +174,7 @@ pub struct Config {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(map_type = "atomic", no_cel_rules, no_cel_value)]
+#[kubeskema(map_type = "atomic", no_cel_rules, no_cel_value, constructors)]
 pub struct Owner {
     #[kubeskema(rename = "apiVersion")]
     pub api_version: Option<String>,
@@ -194,7 +196,7 @@ pub struct Owner {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(no_cel_rules, no_cel_value)]
+#[kubeskema(no_cel_rules, no_cel_value, constructors)]
 pub struct Port {
     pub name: String,
     #[kubeskema(format = "int32")]
@@ -236,7 +238,8 @@ pub enum Protocol {
 #[kubeskema(
     one_of = "[{\"required\":[\"git\"]},{\"required\":[\"oci\"]}]",
     no_cel_rules,
-    no_cel_value
+    no_cel_value,
+    constructors
 )]
 pub struct Source {
     #[kubeskema(format = "uri")]
@@ -275,7 +278,13 @@ impl Source {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(preserve_unknown_fields, embedded_resource, no_cel_rules, no_cel_value)]
+#[kubeskema(
+    preserve_unknown_fields,
+    embedded_resource,
+    no_cel_rules,
+    no_cel_value,
+    constructors
+)]
 pub struct Template {
     #[kubeskema(rename = "apiVersion")]
     pub api_version: Option<String>,
@@ -317,7 +326,7 @@ pub enum Type {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(no_cel_rules, no_cel_value)]
+#[kubeskema(no_cel_rules, no_cel_value, constructors)]
 pub struct WidgetStatus {
     /// The latest observations (metav1.Condition, as controller-gen writes it).
     #[kubeskema(list_type = "map", list_map_keys("type"))]
@@ -338,7 +347,7 @@ pub struct WidgetStatus {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-#[kubeskema(no_cel_rules, no_cel_value)]
+#[kubeskema(no_cel_rules, no_cel_value, constructors)]
 pub struct Condition {
     /// The last time the condition transitioned.
     #[kubeskema(rename = "lastTransitionTime", format = "date-time")]
