@@ -231,7 +231,9 @@ pub fn expand(c: &Container) -> TokenStream {
     let plural = one(ResourceKey::Plural).unwrap_or_else(|| plural_of(&kind));
     let (group, version) = (one(ResourceKey::Group).unwrap_or_default(), one(ResourceKey::Version).unwrap_or_default());
     let namespaced = one(ResourceKey::Scope).is_none_or(|s| s != "Cluster");
-    let (singular, list_kind) = (option(one(ResourceKey::Singular)), option(one(ResourceKey::ListKind)));
+    // The singular written as the apiserver would default it (kube-derive writes it too).
+    let singular = option(Some(one(ResourceKey::Singular).unwrap_or_else(|| kind.to_lowercase())));
+    let list_kind = option(one(ResourceKey::ListKind));
     let (short_names, categories) = (all(ResourceKey::ShortName), all(ResourceKey::Category));
     let (served, storage, deprecated) =
         (flag(ResourceKey::Served, true), flag(ResourceKey::Storage, true), flag(ResourceKey::Deprecated, false));

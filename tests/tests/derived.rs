@@ -40,7 +40,10 @@ fn the_apiserver_judged_these_crds_and_our_check_agrees() {
     assert_eq!(accepted, ["backups.yaml", "gadgets.yaml", "kitchens.yaml", "pipelines.yaml"]);
     // No empty lists the apiserver would store differently (kube-rs/kube#1680).
     let gadget = &crds.iter().find(|(f, _)| *f == "gadgets.yaml").unwrap().1;
-    assert_eq!(gadget.to_json()["spec"]["names"], serde_json::json!({"kind": "Gadget", "plural": "gadgets"}));
+    assert_eq!(
+        gadget.to_json()["spec"]["names"],
+        serde_json::json!({"kind": "Gadget", "plural": "gadgets", "singular": "gadget"})
+    );
 }
 
 #[test]
@@ -116,7 +119,7 @@ fn versions_merge_and_their_mistakes_are_listed() {
         errors,
         [
             "name of version v1 differs from version v2's: \"kitchens.derived.example.com\" / \"gadgets.derived.example.com\"",
-            "names of version v1 differs from version v2's: {\"categories\":[\"all\",\"derived\"],\"kind\":\"Kitchen\",\"plural\":\"kitchens\",\"shortNames\":[\"kit\"]} / {\"kind\":\"Gadget\",\"plural\":\"gadgets\"}",
+            "names of version v1 differs from version v2's: {\"categories\":[\"all\",\"derived\"],\"kind\":\"Kitchen\",\"plural\":\"kitchens\",\"shortNames\":[\"kit\"],\"singular\":\"kitchen\"} / {\"kind\":\"Gadget\",\"plural\":\"gadgets\",\"singular\":\"gadget\"}",
             "scope of version v1 differs from version v2's: \"Namespaced\" / \"Cluster\"",
             "gadgets.derived.example.com: version v2 is given twice",
             "gadgets.derived.example.com: exactly one version must be the storage version (`storage = true`), 3 are",
