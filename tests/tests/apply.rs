@@ -170,6 +170,29 @@ fn the_status_endpoint_and_the_main_resource_keep_to_their_part() {
     assert_eq!(extracted["status"], serde_json::json!({"phase": "B"}));
 }
 
+/// `Options::new(manager)` applies as that manager, unforced, stamped with the current time
+/// (`now` left empty); a literal takes `..Default::default()` (issue 50).
+#[test]
+fn options_default_to_now() {
+    let crds = crds();
+    let resource = Resource::new(&crds["widgets"], "v1").unwrap();
+    let object = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"}, "spec": {"replicas": 1}});
+    let before = std::time::SystemTime::now();
+    let created = resource.apply(None, &object, &Options::new("ci")).unwrap();
+    let stamped = created["metadata"]["managedFields"][0]["time"].as_str().unwrap().to_owned();
+    let year = before.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() / 31_556_952 + 1970;
+    assert!(stamped.starts_with(&year.to_string()) || stamped.starts_with(&(year + 1).to_string()), "{stamped}");
+    assert!(Options::new("ci").force().force);
+    let literal = Options { manager: "ci", now: "2026-01-01T00:00:00Z", ..Default::default() };
+    let at = resource.apply(None, &object, &literal).unwrap();
+    assert_eq!(at["metadata"]["managedFields"][0]["time"], "2026-01-01T00:00:00Z");
+    assert!(
+        matches!(resource.apply(None, &object, &Options::default()), Err(ApplyError::Invalid(_))),
+        "a manager is required"
+    );
+}
+
 /// The PATCH handler's refusals around the field manager, in the order it makes them: the
 /// route (`/status` of a version without it is a 404), the options (`ValidatePatchOptions`),
 /// the object the URL names (a subresource never creates), then, after the field manager, the

@@ -60,20 +60,33 @@ impl Subresource {
     }
 }
 
-/// Who applies, and how.
-#[derive(Clone, Debug)]
+/// Who applies, and how: `Options::new("my-controller")`, or a literal with
+/// `..Default::default()`.
+#[derive(Clone, Debug, Default)]
 pub struct Options<'a> {
-    /// The field manager (`fieldManager=`).
+    /// The field manager (`fieldManager=`): required, as the apiserver requires it.
     pub manager: &'a str,
     /// `force=true`: take the conflicting fields from their managers.
     pub force: bool,
-    /// The time stamped on the entries the apply writes (RFC 3339), so output is reproducible.
+    /// The time stamped on the entries the apply writes (RFC 3339), for reproducible output;
+    /// empty (the default): the current time.
     pub now: &'a str,
     /// The endpoint.
     pub subresource: Subresource,
 }
 
-impl Options<'_> {
+impl<'a> Options<'a> {
+    /// An apply by `manager`, not forced, to the resource itself, stamped with the current time.
+    pub fn new(manager: &'a str) -> Self {
+        Options { manager, ..Options::default() }
+    }
+
+    /// Forced (`force=true`).
+    #[must_use]
+    pub fn force(self) -> Self {
+        Options { force: true, ..self }
+    }
+
     /// The PATCH handler's refusals of the request's options (`ValidatePatchOptions`), in its
     /// words, and a `now` Go's `time.Parse(time.RFC3339, ...)` refuses: the second to stamp.
     pub fn check(&self) -> Result<i64, ApplyError> {
@@ -92,6 +105,10 @@ impl Options<'_> {
         }
         if !issues.is_empty() {
             return Err(ApplyError::Invalid(invalid_message("PatchOptions.meta.k8s.io", "", &issues)));
+        }
+        if self.now.is_empty() {
+            let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            return Ok(i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX));
         }
         crate::go::time::parse_rfc3339(self.now).map_err(|e| ApplyError::Invalid(format!("now: {e}")))
     }
