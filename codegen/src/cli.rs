@@ -162,6 +162,12 @@ pub struct ValidateArgs {
     /// The most a run reads, all files together (bytes, or with K, M or G); past it files are refused.
     #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
     pub max_input_size: u64,
+    /// Paths not to read (repeatable): `*` and `?` within a name, `**` across folders; a
+    /// pattern without `/` matches any file or folder name (`--exclude '*.tmpl.yaml'`,
+    /// `--exclude charts`), one with `/` the whole path. A folder's kustomization files and
+    /// Helm charts are never read (`--summary` counts them).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// Manifest files or folders (`-` reads standard input).
     #[arg(required = true)]
     pub manifests: Vec<PathBuf>,
@@ -380,6 +386,7 @@ fn validate(args: ValidateArgs) -> i32 {
         crds: args.crds,
         schemas: args.schemas,
         manifests: args.manifests,
+        exclude: args.exclude,
         old,
         policy: Policy {
             strict: args.strict,

@@ -671,3 +671,52 @@ fn documents_stream_through_threads_in_input_order() {
     assert_eq!((one.counts.errors, one.counts.warnings), (errors, one.findings.len() - errors));
     assert_eq!(one.counts.documents(), one.documents.len());
 }
+
+/// A repository's folder holds files that are not objects: its kustomizations and Helm charts
+/// are not read (the summary counts them), `--exclude` leaves out what it matches, and a file
+/// named on the command line is read whatever it is (issue 50).
+#[test]
+fn a_repository_folder_reads_only_its_objects() {
+    let repo = fixture("repo");
+    let run = |exclude: &[&str], manifests: Vec<PathBuf>| {
+        report(&Request {
+            crds: vec![fixture("crds")],
+            manifests,
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            jobs: 1,
+            ..Request::default()
+        })
+    };
+    let excluded = run(&["legacy"], vec![repo.clone()]);
+    assert_eq!((excluded.files_read, excluded.counts.valid, excluded.counts.errors), (1, 1, 0));
+    let mut skipped: Vec<String> = excluded
+        .not_objects
+        .iter()
+        .map(|(p, _)| p.strip_prefix(&repo).unwrap().to_string_lossy().replace('\\', "/"))
+        .collect();
+    skipped.sort();
+    assert_eq!(
+        skipped,
+        [
+            "base/kustomization.yaml",
+            "charts/web/Chart.yaml",
+            "charts/web/templates/bucket.yaml",
+            "charts/web/values.yaml"
+        ]
+    );
+    let summary = kubeskema_codegen::__internal::report::summary(&excluded);
+    assert!(
+        summary.contains("1 file not read: a kustomization (validate what `kustomize build` renders)"),
+        "{summary}"
+    );
+    assert!(summary.contains("3 files not read: in a Helm chart"), "{summary}");
+
+    let by_name = run(&["*.tmpl.yaml"], vec![repo.clone()]);
+    assert_eq!(by_name.files_read, 1);
+    let whole_path = run(&["legacy/**"], vec![repo.clone()]);
+    assert_eq!(whole_path.files_read, 2, "a pattern with `/` matches the whole path, not its end");
+    let everything = run(&[], vec![repo.clone()]);
+    assert_eq!((everything.files_read, everything.counts.invalid), (2, 1), "the legacy bucket is read and invalid");
+    let named = run(&[], vec![repo.join("base/kustomization.yaml")]);
+    assert_eq!((named.files_read, named.not_objects.len()), (1, 0), "a named file is read");
+}

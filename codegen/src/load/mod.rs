@@ -7,6 +7,7 @@
 //! warning; a file with no CRD at all is always an error, since it is almost always a wrong
 //! path.
 
+pub mod glob;
 pub mod parallel;
 
 use std::io::Read;

@@ -31,6 +31,8 @@ pub struct Request {
     pub schemas: Vec<PathBuf>,
     /// Manifest files or folders (`-` reads standard input).
     pub manifests: Vec<PathBuf>,
+    /// Manifest paths not to read (`--exclude`, [`crate::load::glob`]).
+    pub exclude: Vec<String>,
     /// Where the old objects come from, when documents are validated as updates.
     pub old: OldObjects,
     /// What counts as an error.
@@ -145,6 +147,9 @@ pub struct Report {
     pub files: Vec<Diagnostic>,
     /// How many manifest files were read.
     pub files_read: usize,
+    /// Files a folder held that are not Kubernetes objects (kustomize's, a Helm chart's) and
+    /// were not read, with what they are: the `--summary` line counts them.
+    pub not_objects: Vec<(PathBuf, &'static str)>,
     /// The threads the documents were validated on.
     pub jobs: usize,
     /// From the first CRD read to the last document validated.
@@ -262,8 +267,10 @@ pub fn validate_each(
     let mut files = Vec::new();
     let read_started = Instant::now();
     let mut needed = HashSet::new();
-    let manifests =
-        read_manifests(&expand_paths(&request.manifests, &mut files), jobs, &limits, &mut needed, &mut files);
+    let mut paths = expand_paths(&request.manifests, &mut files);
+    paths.retain(|p| !request.exclude.iter().any(|pattern| crate::load::glob::excludes(pattern, p)));
+    let not_objects = not_objects(&request.manifests, &mut paths);
+    let manifests = read_manifests(&paths, jobs, &limits, &mut needed, &mut files);
     let reading_manifests = read_started.elapsed();
     let mut native_diags = Vec::new();
     let natives = crate::validate::native::load(&request.schemas, jobs, &limits, &needed, &mut native_diags);
@@ -294,7 +301,8 @@ pub fn validate_each(
         }
         Validated { findings, checked }
     };
-    let mut report = Report { files, files_read: manifests.len(), jobs, loading_crds, ..Report::default() };
+    let mut report =
+        Report { files, files_read: manifests.len(), not_objects, jobs, loading_crds, ..Report::default() };
     let (mut native_noted, mut done) = (false, 0);
     each_document(&manifests, jobs, validate, &mut |mut validated: Validated| {
         if let (true, false, Some(first)) = (validated.checked.native, native_noted, validated.findings.first_mut()) {
@@ -454,6 +462,38 @@ impl Manifest {
 
 /// Reads the files on `jobs` threads, and the types (`apiVersion`, `kind`) their documents
 /// name into `types`; a file that cannot be read or parsed is reported to `diags` and left out.
+/// Takes out of `paths` the files a folder walk found that are not Kubernetes objects: a
+/// kustomization (`kustomize build` renders the objects), and everything in a Helm chart (a
+/// folder with a `Chart.yaml`: its templates are not YAML until `helm template` renders them).
+/// A file named on the command line is read whatever it is.
+fn not_objects(given: &[PathBuf], paths: &mut Vec<PathBuf>) -> Vec<(PathBuf, &'static str)> {
+    const KUSTOMIZE: &str = "a kustomization (validate what `kustomize build` renders)";
+    const HELM: &str = "in a Helm chart (validate what `helm template` renders)";
+    let mut is_chart: HashMap<PathBuf, bool> = HashMap::new();
+    let mut in_chart = |path: &Path| {
+        let root = given.iter().filter(|g| path.starts_with(g)).max_by_key(|g| g.as_os_str().len());
+        path.ancestors()
+            .skip(1)
+            .take_while(|a| root.is_some_and(|r| a.starts_with(r)))
+            .any(|folder| *is_chart.entry(folder.to_owned()).or_insert_with(|| folder.join("Chart.yaml").is_file()))
+    };
+    let mut out = Vec::new();
+    paths.retain(|path| {
+        if given.contains(path) {
+            return true;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let what = match name {
+            "kustomization.yaml" | "kustomization.yml" | "Kustomization" => Some(KUSTOMIZE),
+            _ if in_chart(path) => Some(HELM),
+            _ => None,
+        };
+        out.extend(what.map(|w| (path.clone(), w)));
+        what.is_none()
+    });
+    out
+}
+
 fn read_manifests(
     files: &[PathBuf],
     jobs: usize,

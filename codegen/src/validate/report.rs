@@ -168,8 +168,18 @@ pub fn summary(report: &Report) -> String {
         n => format!("{} ({n} could not be read)", count(report.files_read + n, "file")),
     };
     let nothing = if counts.valid + counts.invalid == 0 { "; nothing was validated" } else { "" };
+    // Each kind of file left unread once, with how many.
+    let mut not_objects: Vec<(&str, usize)> = Vec::new();
+    for (_, what) in &report.not_objects {
+        match not_objects.iter_mut().find(|(w, _)| w == what) {
+            Some((_, n)) => *n += 1,
+            None => not_objects.push((what, 1)),
+        }
+    }
+    let not_objects: String =
+        not_objects.iter().map(|(what, n)| format!("; {} not read: {what}", count(*n, "file"))).collect();
     format!(
-        "summary: {files}, {}: {} valid, {} invalid, {} skipped; {}{nothing}; {seconds:.2}s ({:.0} documents/s on {})",
+        "summary: {files}, {}: {} valid, {} invalid, {} skipped; {}{nothing}{not_objects}; {seconds:.2}s ({:.0} documents/s on {})",
         count(counts.documents(), "document"),
         counts.valid,
         counts.invalid,
