@@ -287,6 +287,7 @@ fn native_kinds_validate_against_openapi_documents() {
     );
     assert_eq!(found.findings[0].note.as_deref(), Some(kubeskema_codegen::__internal::manifests::NATIVE_KINDS_NOTE));
     assert_eq!(found.findings[1].note, None, "once per run");
+    assert_eq!(found.findings[0].help.as_deref(), Some("did you mean `imagePullPolicy`?"), "one edit from a field");
     assert!(found.documents[0].native);
 
     // The core group's apiVersion is the version alone (`v1`).

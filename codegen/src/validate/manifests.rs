@@ -462,6 +462,44 @@ impl Manifest {
 
 /// Reads the files on `jobs` threads, and the types (`apiVersion`, `kind`) their documents
 /// name into `types`; a file that cannot be read or parsed is reported to `diags` and left out.
+/// The declared field one edit from an unknown one (a character added, dropped, changed or two
+/// swapped: `dnsName` for `dnsNames`, `imagePullPolcy` for `imagePullPolicy`), where exactly
+/// one is.
+fn one_edit_from(schema: Option<&kubeskema::schema::Schema>, unknown: &kubeskema::path::Path) -> Option<String> {
+    use kubeskema::path::Segment;
+    use kubeskema::schema::AdditionalProperties;
+    let segments = unknown.segments();
+    let Segment::Property(name) = segments.last()? else { return None };
+    let mut node = schema?;
+    for segment in &segments[..segments.len() - 1] {
+        node = match segment {
+            Segment::Property(p) => node.properties.get(p)?,
+            Segment::Index(_) => node.items.as_deref()?,
+            Segment::Key(_) | Segment::RuleKey(_) => match &node.additional_properties {
+                Some(AdditionalProperties::Schema(s)) => s,
+                _ => return None,
+            },
+        };
+    }
+    let mut near = node.properties.keys().filter(|declared| one_edit(name, declared));
+    let first = near.next()?;
+    near.next().is_none().then(|| first.to_owned())
+}
+
+/// Whether `a` becomes `b` by one character added, dropped or changed, or two neighbours swapped.
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..].iter().rev().zip(b[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    match (a_mid.len(), b_mid.len()) {
+        (0, 0) => false,
+        (1, 0) | (0, 1) | (1, 1) => true,
+        (2, 2) => a_mid[0] == b_mid[1] && a_mid[1] == b_mid[0],
+        _ => false,
+    }
+}
+
 /// Takes out of `paths` the files a folder walk found that are not Kubernetes objects: a
 /// kustomization (`kustomize build` renders the objects), and everything in a Helm chart (a
 /// folder with a `Chart.yaml`: its templates are not YAML until `helm template` renders them).
@@ -749,7 +787,11 @@ fn validate_document(
         if policy.ignore_missing_schemas {
             return skip(checked, format!("{message} (--ignore-missing-schemas)"));
         }
-        findings.push(finding(Severity::Error, "", String::new(), Code::NoSchema, message.clone(), message));
+        let help = "give its CRD (--crd) or, for a native kind, the cluster's OpenAPI (--schemas, what `kubectl get --raw /openapi/v3/apis/apps/v1` prints); or skip such documents (--ignore-missing-schemas, --skip-kinds)";
+        findings.push(Diagnostic {
+            help: Some(help.into()),
+            ..finding(Severity::Error, "", String::new(), Code::NoSchema, message.clone(), message)
+        });
         return (findings, checked);
     };
     checked.native = schema.native;
@@ -779,10 +821,15 @@ fn validate_document(
         Some(previous) => validator.validate_update_owned(object, previous),
         None => validator.validate_create_owned(object),
     };
+    let version_schema = schema.crd.versions.get(schema.version).and_then(|v| v.schema.as_ref());
     for unknown in &outcome.pruned {
         let detail = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
         let message = format!("{prefix}{detail}");
-        findings.push(finding(strict, &unknown.pointer(), unknown.openapi(), Code::UnknownField, detail, message));
+        let help = one_edit_from(version_schema, unknown).map(|name| format!("did you mean `{name}`?"));
+        findings.push(Diagnostic {
+            help,
+            ..finding(strict, &unknown.pointer(), unknown.openapi(), Code::UnknownField, detail, message)
+        });
     }
     for issue in &outcome.issues {
         let pointer = issue.path.pointer();
@@ -833,4 +880,21 @@ fn validate_document(
         checked.verdict = Verdict::Valid;
     }
     (findings, checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_edit;
+
+    #[test]
+    fn one_edit_is_one_character_added_dropped_changed_or_two_swapped() {
+        for (a, b) in
+            [("dnsName", "dnsNames"), ("imagePullPolcy", "imagePullPolicy"), ("relpicas", "replicas"), ("x", "y")]
+        {
+            assert!(one_edit(a, b) && one_edit(b, a), "{a} / {b}");
+        }
+        for (a, b) in [("same", "same"), ("replicas", "replica_s_"), ("abc", "cba"), ("", "ab"), ("spec", "status")] {
+            assert!(!one_edit(a, b), "{a} / {b}");
+        }
+    }
 }

@@ -103,6 +103,11 @@ impl Diagnostic {
             Some(note) => report.element(Severity::NOTE.message(note.as_ref())),
             None => report,
         };
+        let help = self.help.as_deref().map(printable_lines);
+        let report = match &help {
+            Some(help) => report.element(Severity::HELP.message(help.as_ref())),
+            None => report,
+        };
         Renderer::plain().render(&[report]).to_string()
     }
 }
