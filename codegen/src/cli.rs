@@ -124,8 +124,9 @@ pub struct ValidateArgs {
     /// validated too (against the schema only; the apiserver's hand-written checks are not run).
     #[arg(long, value_name = "PATH")]
     pub schemas: Vec<PathBuf>,
-    /// What to print: compiler-style diagnostics, one JSON object per finding per line, a
-    /// SARIF 2.1.0 log (GitHub code scanning) or a JUnit XML report.
+    /// What to print: compiler-style diagnostics (coloured on a terminal unless NO_COLOR is
+    /// set), one JSON object per finding per line, a SARIF 2.1.0 log (GitHub code scanning),
+    /// GitHub Actions annotations (workflow commands), or a JUnit XML report.
     #[arg(long, value_enum, default_value = "human")]
     pub output: crate::validate::report::Format,
     /// Validate as updates: documents whose apiVersion, kind, namespace and name match an old
@@ -403,6 +404,9 @@ fn validate(args: ValidateArgs) -> i32 {
             p.update(done, total);
         }
     };
+    // Colour on a terminal, unless NO_COLOR is set (https://no-color.org).
+    let color = std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     // Human and JSON findings are printed as each document is done (in input order) and not
     // kept; SARIF and JUnit are one document each, written at the end.
     let print = |validated: crate::validate::manifests::Validated| {
@@ -412,12 +416,15 @@ fn validate(args: ValidateArgs) -> i32 {
         for f in &validated.findings {
             match args.output {
                 Format::Json => say(crate::validate::report::json_text(&f.to_json(), false)),
-                _ => say(format!("{}\n", f.human())),
+                Format::Github => say(f.github()),
+                _ => say(format!("{}\n", f.human_in_color(color))),
             }
         }
     };
     let result = match args.output {
-        Format::Human | Format::Json => crate::validate::manifests::validate_each(&request, &draw, &mut { print }),
+        Format::Human | Format::Json | Format::Github => {
+            crate::validate::manifests::validate_each(&request, &draw, &mut { print })
+        }
         Format::Sarif | Format::Junit => crate::validate::manifests::validate_with_progress(&request, &draw),
     };
     if let Some(p) = &progress {
@@ -435,6 +442,7 @@ fn validate(args: ValidateArgs) -> i32 {
                     say(crate::validate::report::json_text(&crate::validate::report::sarif(&report), true))
                 }
                 Format::Junit => say(crate::validate::report::junit(&report).trim_end()),
+                Format::Github => report.files.iter().for_each(|d| say(d.github())),
                 Format::Human | Format::Json => {}
             }
             return 2;
@@ -457,6 +465,8 @@ fn validate(args: ValidateArgs) -> i32 {
             report.files.iter().for_each(|d| eprintln!("{d}"));
             say(crate::validate::report::junit(&report).trim_end());
         }
+        // The files that could not be read are annotations too.
+        Format::Github => report.files.iter().for_each(|d| say(d.github())),
     }
     if args.output == Format::Human {
         eprintln!("{}", crate::validate::report::tally(&report));

@@ -77,6 +77,49 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in the order `docs/diagnostics.md` explains them.
+    pub const ALL: [Code; 34] = [
+        Code::Field(ErrorType::Invalid),
+        Code::Field(ErrorType::TypeInvalid),
+        Code::Field(ErrorType::Required),
+        Code::Field(ErrorType::NotSupported),
+        Code::Field(ErrorType::Duplicate),
+        Code::Field(ErrorType::Forbidden),
+        Code::Field(ErrorType::TooLong),
+        Code::Field(ErrorType::TooMany),
+        Code::Field(ErrorType::TooShort),
+        Code::Field(ErrorType::NotFound),
+        Code::Field(ErrorType::Internal),
+        Code::Field(ErrorType::Strict),
+        Code::Field(ErrorType::Malformed),
+        Code::UnknownField,
+        Code::DuplicateField,
+        Code::DuplicateKey,
+        Code::NoSchema,
+        Code::NotAnObject,
+        Code::RejectedKind,
+        Code::YamlSyntax,
+        Code::SchemaTooLarge,
+        Code::NotOpenApi,
+        Code::Io,
+        Code::NotFound,
+        Code::NotAFile,
+        Code::TooLarge,
+        Code::NoCrd,
+        Code::NotACrd,
+        Code::Config,
+        Code::GitRef,
+        Code::Conflict,
+        Code::UnrecognizedFormat,
+        Code::ApplyConflict,
+        Code::ApplyRefused,
+    ];
+
+    /// Where `docs/diagnostics.md` explains the code (SARIF's `helpUri`).
+    pub fn help_uri(self) -> String {
+        format!("{}/blob/main/docs/diagnostics.md#{}", env!("CARGO_PKG_REPOSITORY"), self.name().to_lowercase())
+    }
+
     /// The code as printed: the apiserver's reason for its field errors, ours by name.
     pub fn name(self) -> &'static str {
         match self {
@@ -331,3 +374,49 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Code::ALL` holds every code once, and `docs/diagnostics.md` (SARIF's `helpUri`)
+    /// explains each under a heading of its name, and nothing else.
+    #[test]
+    fn every_code_is_listed_and_explained() {
+        // Exhaustive: a new code does not compile here until it is listed.
+        let listed = |code: Code| match code {
+            Code::Field(_)
+            | Code::UnknownField
+            | Code::DuplicateField
+            | Code::DuplicateKey
+            | Code::NoSchema
+            | Code::NotAnObject
+            | Code::RejectedKind
+            | Code::YamlSyntax
+            | Code::SchemaTooLarge
+            | Code::NotOpenApi
+            | Code::Io
+            | Code::NotFound
+            | Code::NotAFile
+            | Code::TooLarge
+            | Code::NoCrd
+            | Code::NotACrd
+            | Code::Config
+            | Code::GitRef
+            | Code::Conflict
+            | Code::UnrecognizedFormat
+            | Code::ApplyConflict
+            | Code::ApplyRefused => Code::ALL.contains(&code),
+        };
+        assert!(Code::ALL.iter().all(|&c| listed(c)));
+        let names: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "each code once");
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/diagnostics.md")).unwrap();
+        let headings: Vec<&str> = docs.lines().filter_map(|l| l.strip_prefix("## ")).collect();
+        assert_eq!(headings, names, "docs/diagnostics.md: a section per code, in `Code::ALL`'s order");
+        assert!(Code::NoSchema.help_uri().ends_with("/docs/diagnostics.md#noschema"));
+    }
+}

@@ -1,6 +1,7 @@
 //! Hostile input, printed: names, kinds, keys, rule messages and file names that carry line
 //! breaks, `::error ...::` (a GitHub Actions workflow command at a line's start), ANSI and
-//! OSC escape sequences and bidi controls reach every output (human, JSON, SARIF, JUnit, the
+//! OSC escape sequences and bidi controls reach every output (human, JSON, SARIF, JUnit, GitHub
+//! annotations, the
 //! file problems on standard error, `check`) printable: no control character but the tab and
 //! the line breaks of the output's own making, no bidi control, and no line that a CI runner
 //! reads as a command.
@@ -65,6 +66,17 @@ fn text_from_input_is_printable_in_every_output() {
     }
     for d in &report.files {
         outputs.push(("file problem".into(), d.to_string()));
+    }
+    // GitHub annotations: one line each, a command by design, whose properties carry no `:`
+    // or `,` of the input's and whose message carries no line break.
+    for g in report.findings.iter().chain(&report.files).map(|f| f.github()) {
+        let body = g.strip_prefix("::error ").or_else(|| g.strip_prefix("::warning ")).unwrap_or_else(|| panic!("{g}"));
+        let (properties, message) = body.split_once("::").unwrap();
+        assert!(!g.contains('\n') && !g.contains('\r'), "{g}");
+        let keys: Vec<&str> = properties.split(',').map(|p| p.split_once('=').map_or(p, |(k, _)| k)).collect();
+        assert!(keys.iter().all(|k| ["file", "line", "col", "title"].contains(k)), "only our properties: {g}");
+        assert!(!properties.contains(':') && !properties.contains('\u{1b}'), "{g}");
+        outputs.push(("github message".into(), message.to_owned()));
     }
     outputs.push((
         "sarif".into(),

@@ -85,6 +85,33 @@ error: spec.replicas: Invalid value: 11: spec.replicas in body should be less th
     assert_eq!(shown.trim_end(), expected.replace("FILE", &file));
 }
 
+/// On a terminal the same text in rustc's colours; `--output github` one workflow command per
+/// finding, at its place (issue 50).
+#[test]
+fn colour_and_github_annotations_carry_the_same_finding() {
+    let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap().findings;
+    let replicas = findings.iter().find(|f| f.field == "spec.replicas").unwrap();
+    let colored = replicas.human_in_color(true);
+    assert!(colored.contains('\u{1b}'), "{colored:?}");
+    let mut stripped = String::new();
+    let mut rest = colored.as_str();
+    while let Some(at) = rest.find('\u{1b}') {
+        stripped.push_str(&rest[..at]);
+        rest = &rest[at..];
+        rest = &rest[rest.find('m').map_or(rest.len(), |m| m + 1)..];
+    }
+    stripped.push_str(rest);
+    assert_eq!(stripped, replicas.human(), "only colour is added");
+    let github = replicas.github();
+    let path = fixture("manifests/widgets.yaml").display().to_string().replace(':', "%3A").replace(',', "%2C");
+    assert_eq!(
+        github,
+        format!(
+            "::error file={path},line=19,col=3,title=Widget/Bad_Name%3A FieldValueInvalid::spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"
+        )
+    );
+}
+
 #[test]
 fn json_lines_carry_the_contracts_fields() {
     let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap().findings;

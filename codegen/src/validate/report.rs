@@ -20,6 +20,9 @@ pub enum Format {
     Json,
     /// One SARIF 2.1.0 log (GitHub code scanning).
     Sarif,
+    /// GitHub Actions workflow commands (`::error file=..,line=..,col=..::message`): each finding
+    /// an annotation on the file, for repositories without code scanning.
+    Github,
     /// One JUnit XML report: a test suite per file, a test case per document.
     Junit,
 }
@@ -62,9 +65,41 @@ impl Diagnostic {
         })
     }
 
+    /// The finding as a GitHub Actions workflow command: `::error file=F,line=L,col=C,title=T::`
+    /// and its message (with its help or note). Text from input is made printable, then escaped
+    /// as the Actions toolkit escapes (`%`, CR and LF everywhere; `:` and `,` in the
+    /// properties too), so that it can neither end the command nor start another.
+    pub fn github(&self) -> String {
+        use kubeskema::issue::{printable, printable_lines};
+        let data = |s: &str| printable_lines(s).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+        let property = |s: &str| printable(s).replace('%', "%25").replace(':', "%3A").replace(',', "%2C");
+        let mut properties = vec![format!("file={}", property(&crate::diagnostic::shown(&self.file)))];
+        if let Some(pos) = self.pos {
+            properties.push(format!("line={},col={}", pos.line.max(1), pos.column.max(1)));
+        }
+        let title = match &self.subject {
+            Subject::Object { kind, name, .. } => format!("{kind}/{name}: {}", self.code.name()),
+            _ => self.code.name().to_owned(),
+        };
+        properties.push(format!("title={}", property(&title)));
+        let mut message = self.message.clone();
+        for extra in [&self.note, &self.help].into_iter().flatten() {
+            message.push_str(" (");
+            message.push_str(extra);
+            message.push(')');
+        }
+        format!("::{} {}::{}", level_name(self.severity), properties.join(","), data(&message))
+    }
+
     /// The finding as a compiler diagnostic: the apiserver's message, `--> file:line:column`,
     /// and the source line with the place marked.
     pub fn human(&self) -> String {
+        self.human_in_color(false)
+    }
+
+    /// [`Diagnostic::human`], coloured as rustc colours its diagnostics when `color` (a
+    /// terminal; input text is made printable first, so it carries no escape of its own).
+    pub fn human_in_color(&self, color: bool) -> String {
         use annotate_snippets::{AnnotationKind, Level as Severity, Renderer, Snippet};
         let level = match self.severity {
             crate::diagnostic::Severity::Error => Severity::ERROR,
@@ -108,7 +143,8 @@ impl Diagnostic {
             Some(help) => report.element(Severity::HELP.message(help.as_ref())),
             None => report,
         };
-        Renderer::plain().render(&[report]).to_string()
+        let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+        renderer.render(&[report]).to_string()
     }
 }
 
@@ -298,7 +334,14 @@ pub fn sarif(report: &Report) -> Value {
     rule_ids.dedup();
     let rules: Vec<Value> = rule_ids
         .iter()
-        .map(|code| json!({"id": code.name(), "shortDescription": {"text": code.description()}}))
+        .map(|code| {
+            json!({
+                "id": code.name(),
+                "shortDescription": {"text": code.description()},
+                "fullDescription": {"text": format!("{}. See {}.", code.description(), code.help_uri())},
+                "helpUri": code.help_uri(),
+            })
+        })
         .collect();
     let root = std::env::current_dir().ok();
     // Every result has a region (GitHub's upload needs one): a problem with no place is the
@@ -354,7 +397,7 @@ pub fn sarif(report: &Report) -> Value {
             "tool": {"driver": {
                 "name": "kubeskema",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://crates.io/crates/kubeskema",
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
