@@ -62,8 +62,11 @@ fn kube_mode_writes_each_crds_json_once() {
     let generation = pipeline::run(&[file], Options { kube: true, ..Options::default() }).unwrap();
     assert_eq!(generation.modules.len(), 30);
     let copies: usize =
-        generation.modules.iter().map(|m| m.code.matches("\"kind\":\"CustomResourceDefinition\"").count()).sum();
+        generation.modules.iter().map(|m| m.code.matches("\"kind\": \"CustomResourceDefinition\"").count()).sum();
     assert_eq!(copies, 1);
+    // Pretty-printed, out of the way of grep: no line of it is longer than the schema's lines.
+    let longest = generation.modules[0].code.lines().map(str::len).max().unwrap();
+    assert!(longest < 200, "a {longest}-byte line");
     let first = &generation.modules[0];
     assert_eq!(first.path, ["example_com", "v1"]);
     assert!(first.code.contains("pub const CRD_JSON_WIDGETS: &str = r#\"{"));
@@ -164,8 +167,8 @@ mod golden_files_compile {
         use shared_across_modules::net_example_com::{v1, v1alpha1};
         use shared_across_modules::ops_example_com::v1 as ops;
         let endpoint = v1::Endpoint { host: "db".into(), port: Some(0), protocol: Some(v1::Protocol::Tcp) };
-        let target: v1alpha1::Target = endpoint.clone();
-        let probe_target: ops::Target = target.clone();
+        let target: v1alpha1::TunnelSpecTarget = endpoint.clone();
+        let probe_target: ops::ProbeSpecTarget = target.clone();
         assert_eq!(probe_target, endpoint);
         let issues = |object: serde_json::Value| -> Vec<String> {
             let read = match object["apiVersion"].as_str() {
@@ -226,7 +229,7 @@ mod golden_files_compile {
         assert_eq!(spec.ports.as_ref().unwrap()[0].protocol, Protocol::Tcp, "nested default applied");
         assert_eq!(
             spec.source.as_ref().unwrap().one_of(),
-            Some(SourceOneOf::Git(&"https://example.com/r.git".to_owned()))
+            Some(WidgetSpecSourceOneOf::Git(&"https://example.com/r.git".to_owned()))
         );
         let back = serde_json::to_value(&w).unwrap();
         assert_eq!(back["spec"]["config"], serde_json::json!({"mode": "x", "extra": 1}), "unknown fields preserved");
@@ -253,7 +256,7 @@ mod golden_files_compile {
             assert_eq!(t, read);
         }
         use widgets::example_com::v1::*;
-        let spec = WidgetSpec::new(Type::Small).with_min_replicas(1).with_note("n");
+        let spec = WidgetSpec::new(WidgetSpecType::Small).with_min_replicas(1).with_note("n");
         let read: WidgetSpec = from_value(json!({"type": "Small", "minReplicas": 1, "note": "n"})).unwrap();
         assert_eq!(spec, read);
         assert_eq!(spec.note, Some(Some("n".to_owned())), "a nullable optional field's setter sets a value");
@@ -425,7 +428,7 @@ mod golden_files_compile {
             assert_eq!(exact, crd_json(), "the CRD comes back exactly as it was written");
             assert_eq!(Widget::crd(), serde_json::from_value(crd_json()).unwrap(), "and as k8s-openapi's type");
 
-            let mut w = Widget::new("w", WidgetSpec::new(Type::Small));
+            let mut w = Widget::new("w", WidgetSpec::new(WidgetSpecType::Small));
             assert_eq!(w.name_any(), "w");
             assert!(w.status().is_none());
             w.status_mut().get_or_insert_with(|| serde_json::from_value(json!({})).unwrap()).ready = Some(true);

@@ -4,7 +4,7 @@
 // `pub mod example_com { pub mod v1 { ... } }`, one module per group/version.
 include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));
 
-use example_com::v1::{SourceOneOf, Widget};
+use example_com::v1::{Widget, WidgetSpecSourceOneOf};
 
 const MANIFEST: &str = r#"{
   "apiVersion": "example.com/v1",
@@ -22,7 +22,7 @@ fn main() {
     let widget: Widget = serde_json::from_str(MANIFEST).expect("the manifest fits the schema");
     let spec = widget.spec.as_ref().expect("spec is set");
     println!("{} {:?} with {} replicas (schema default)", Widget::KIND, spec.r#type, spec.replicas);
-    if let Some(SourceOneOf::Oci(image)) = spec.source.as_ref().and_then(|s| s.one_of()) {
+    if let Some(WidgetSpecSourceOneOf::Oci(image)) = spec.source.as_ref().and_then(|s| s.one_of()) {
         println!("from image {image}");
     }
     println!("{}", serde_json::to_string_pretty(&widget).expect("serializes"));

@@ -8,7 +8,8 @@
 //!   Across the modules of one generation, [`share_types`] does the same by the same key.
 //! - Names come from the path (`spec.template.selector` → `Selector`, then `TemplateSelector`,
 //!   ...): every type claims its shortest candidate and all claimants of a contested name move
-//!   on to a longer one, so adding a CRD never renames an unrelated type.
+//!   on to a longer one, so adding a CRD never renames an unrelated type. A name made only of
+//!   generic words (`Type`, `Status`, `SpecUsage`) is never a candidate, but as the longest.
 //! - Every schema keyword that is not a type survives as an [`Attr`] on the field (or on the
 //!   struct for object-level keywords), so nothing in the schema is lost.
 
@@ -359,13 +360,16 @@ pub struct SharedType {
 #[derive(Clone, Debug)]
 struct NamePath {
     fragments: Vec<String>,
+    /// Where in the resource the type sits (`Certificate.spec.privateKey`, `[]` a list's item,
+    /// `[*]` a map's value): its docs list these.
+    path: String,
 }
 
 impl NamePath {
     fn child(&self, json: &str) -> NamePath {
         let mut f = self.fragments.clone();
         f.push(names::type_fragment(json));
-        NamePath { fragments: f }
+        NamePath { fragments: f, path: format!("{}.{json}", self.path) }
     }
 
     /// The item type of a list property is named after the singular of the property.
@@ -376,7 +380,7 @@ impl NamePath {
             (Some(last), Some(json)) if deep => *last = names::type_fragment(&names::singular(json)),
             _ => f.push("Item".into()),
         }
-        NamePath { fragments: f }
+        NamePath { fragments: f, path: format!("{}[]", self.path) }
     }
 
     fn value(&self) -> NamePath {
@@ -386,20 +390,29 @@ impl NamePath {
             Some(last) if deep => last.push_str("Value"),
             _ => f.push("Value".into()),
         }
-        NamePath { fragments: f }
+        NamePath { fragments: f, path: format!("{}[*]", self.path) }
     }
 
-    /// Candidate names, shortest first; children of the root always keep the kind prefix.
+    /// Candidate names, shortest first; children of the root always keep the kind prefix, and
+    /// a name made only of generic words (`Type`, `SpecUsage`) is none, but for the longest.
     fn candidates(&self) -> Vec<String> {
         let n = self.fragments.len();
         let shortest = if n <= 2 { n } else { 1 };
-        (shortest..=n).map(|k| names::type_ident(&self.fragments[n - k..].concat())).collect()
+        let all: Vec<String> = (shortest..=n).map(|k| names::type_ident(&self.fragments[n - k..].concat())).collect();
+        let last = all.len() - 1;
+        all.into_iter()
+            .enumerate()
+            .filter(|(i, name)| *i == last || !names::only_generic_words(name))
+            .map(|(_, n)| n)
+            .collect()
     }
 }
 
 struct Pending {
     candidates: Vec<String>,
     is_root: bool,
+    /// Every place the type stands for (one type for equal schemas).
+    used_at: Vec<String>,
 }
 
 /// Builds the module of one group/version from the CRD versions placed in it.
@@ -508,7 +521,7 @@ impl<'a> ModuleBuilder<'a> {
         let prefix = format!("{}/", schema.pointer);
         self.rules.next_crd(checked.extract_if(|pointer, _| pointer.starts_with(&prefix)).collect());
         self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
-        let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)] };
+        let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)], path: crd.names.kind.clone() };
         let version = crd.versions.iter().find(|v| v.name == self.version);
         let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
         let root = RootInfo {
@@ -550,7 +563,9 @@ impl<'a> ModuleBuilder<'a> {
             crd_json: self.kube.then(|| {
                 let name = CrdJson::const_name(&crd.names.plural);
                 match crd_json_module {
-                    None => CrdJson::Here { name, json: crd.raw.to_string() },
+                    // Pretty: a CRD on one line made a many-kB line in the generated source,
+                    // in the way of grep and diffs.
+                    None => CrdJson::Here { name, json: serde_json::to_string_pretty(&crd.raw).unwrap_or_default() },
                     Some(module) => CrdJson::There { module: module.to_owned(), name },
                 }
             }),
@@ -627,13 +642,14 @@ impl<'a> ModuleBuilder<'a> {
         self.raw.and_then(|r| r.pointer(&s.pointer))
     }
 
-    fn intern(&mut self, key: String, def: TypeDef, candidates: Vec<String>, is_root: bool) -> TypeId {
+    fn intern(&mut self, key: String, def: TypeDef, names: &NamePath, is_root: bool) -> TypeId {
         if !is_root && let Some(&id) = self.by_key.get(&key) {
+            self.pending[id].used_at.push(names.path.clone());
             return id;
         }
         let id = self.types.len();
         self.types.push(def);
-        self.pending.push(Pending { candidates, is_root });
+        self.pending.push(Pending { candidates: names.candidates(), is_root, used_at: vec![names.path.clone()] });
         if !is_root {
             self.by_key.insert(key, id);
         }
@@ -854,7 +870,7 @@ impl<'a> ModuleBuilder<'a> {
         let def =
             EnumDef { name: String::new(), doc: None, variants: idents.into_iter().zip(values).collect(), supported };
         let key = enum_key(&def);
-        self.intern(key, TypeDef::Enum(def), names.candidates(), false)
+        self.intern(key, TypeDef::Enum(def), names, false)
     }
 
     fn build_struct(
@@ -978,8 +994,7 @@ impl<'a> ModuleBuilder<'a> {
         });
         let def = StructDef { name: String::new(), doc, fields, attrs, root: root.map(Box::new), unions };
         let key = struct_key(&def, |ty| Some(ty.clone())).expect("invariant: every held type is kept as it is");
-        let candidates = names.candidates();
-        self.intern(key, TypeDef::Struct(def), candidates, is_root)
+        self.intern(key, TypeDef::Struct(def), names, is_root)
     }
 
     /// Gives every type its name (see the module docs for the rule).
@@ -1032,12 +1047,39 @@ impl<'a> ModuleBuilder<'a> {
         }
         for (i, t) in self.types.iter_mut().enumerate() {
             let name = name_at(&self.pending[i], level[i]);
-            match t {
-                TypeDef::Struct(s) => s.name = name,
-                TypeDef::Enum(e) => e.name = name,
+            // A name says little of where the type is used (and a shared one names one place
+            // of several): its docs list each.
+            let used_at = (self.docs && !self.pending[i].is_root).then(|| used_at(&self.pending[i].used_at));
+            let (slot, doc) = match t {
+                TypeDef::Struct(s) => (&mut s.name, &mut s.doc),
+                TypeDef::Enum(e) => (&mut e.name, &mut e.doc),
+            };
+            *slot = name;
+            if let Some(used_at) = used_at {
+                *doc = Some(match doc.take() {
+                    Some(d) => format!("{d}\n\n{used_at}"),
+                    None => used_at,
+                });
             }
         }
     }
+}
+
+/// `Used at `A.spec.x` and `B.spec.x`.`: every place a type stands for, the first few.
+fn used_at(paths: &[String]) -> String {
+    const SHOWN: usize = 6;
+    let mut unique: Vec<&String> = Vec::new();
+    for p in paths {
+        if !unique.contains(&p) {
+            unique.push(p);
+        }
+    }
+    let shown: Vec<String> = unique.iter().take(SHOWN).map(|p| format!("`{p}`")).collect();
+    let more = match unique.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more places"),
+    };
+    format!("Used at {}{more}.", shown.join(", "))
 }
 
 fn visit(types: &[TypeDef], id: TypeId, seen: &mut [bool], order: &mut Vec<TypeId>) {

@@ -46,6 +46,29 @@ pub const RESERVED_TYPE_NAMES: &[&str] = &[
     "PartialEq",
 ];
 
+/// Words too general to name a type alone (cert-manager's module had `Type`, `Status`,
+/// `Policy`, `Usage`): a name made only of these is passed over for the next, longer one
+/// (`Type` under `additionalOutputFormats` is `AdditionalOutputFormatType`; `Usage` under
+/// `spec` is `CertificateSpecUsage`).
+const GENERIC_WORDS: &[&str] = &[
+    "Action", "Config", "Data", "Entry", "Format", "Item", "Key", "Kind", "Level", "Mode", "Name", "Object", "Phase",
+    "Policy", "Reason", "Result", "Source", "Spec", "State", "Status", "Target", "Type", "Usage", "Value", "Version",
+];
+
+/// Whether a type name is made only of [`GENERIC_WORDS`] (`Type`, `SpecUsage`).
+pub fn only_generic_words(name: &str) -> bool {
+    let mut words = Vec::new();
+    let mut start = 0;
+    for (i, c) in name.char_indices().skip(1) {
+        if c.is_ascii_uppercase() {
+            words.push(&name[start..i]);
+            start = i;
+        }
+    }
+    words.push(&name[start..]);
+    words.iter().all(|w| GENERIC_WORDS.contains(w))
+}
+
 /// Keeps `[A-Za-z0-9_]`, turning every other character into a word break.
 fn words(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' }).collect()

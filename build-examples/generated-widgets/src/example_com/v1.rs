@@ -105,6 +105,7 @@ impl Widget {
     ];
 }
 
+/// Used at `Widget.spec`.
 #[derive(
     Clone,
     Debug,
@@ -123,7 +124,7 @@ impl Widget {
     constructors
 )]
 pub struct WidgetSpec {
-    pub config: Option<Config>,
+    pub config: Option<WidgetSpecConfig>,
     #[kubeskema(values(max_length = 63))]
     pub labels: Option<BTreeMap<String, String>>,
     #[kubeskema(
@@ -144,12 +145,13 @@ pub struct WidgetSpec {
     /// Number of replicas.
     #[kubeskema(default = 1, format = "int32", minimum = 0, maximum = 10)]
     pub replicas: i32,
-    pub source: Option<Source>,
+    pub source: Option<WidgetSpecSource>,
     pub template: Option<Box<Template>>,
     /// The size of the widget.
-    pub r#type: Type,
+    pub r#type: WidgetSpecType,
 }
 
+/// Used at `Widget.spec.config`.
 #[derive(
     Clone,
     Debug,
@@ -159,13 +161,14 @@ pub struct WidgetSpec {
     ::kubeskema::Validate
 )]
 #[kubeskema(preserve_unknown_fields, no_cel_rules, no_cel_value, constructors)]
-pub struct Config {
+pub struct WidgetSpecConfig {
     pub mode: Option<String>,
     /// Fields the schema does not name, kept as the apiserver keeps them (x-kubernetes-preserve-unknown-fields).
     #[kubeskema(unknown_fields)]
     pub unknown_fields: Map<String, Value>,
 }
 
+/// Used at `Widget.spec.owner`.
 #[derive(
     Clone,
     Debug,
@@ -188,6 +191,7 @@ pub struct Owner {
     pub uid: Option<String>,
 }
 
+/// Used at `Widget.spec.ports[]`.
 #[derive(
     Clone,
     Debug,
@@ -205,6 +209,7 @@ pub struct Port {
     pub protocol: Protocol,
 }
 
+/// Used at `Widget.spec.ports[].protocol`.
 #[derive(
     Clone,
     Copy,
@@ -227,6 +232,7 @@ pub enum Protocol {
     Udp,
 }
 
+/// Used at `Widget.spec.source`.
 #[derive(
     Clone,
     Debug,
@@ -241,7 +247,7 @@ pub enum Protocol {
     no_cel_value,
     constructors
 )]
-pub struct Source {
+pub struct WidgetSpecSource {
     #[kubeskema(format = "uri")]
     pub git: Option<String>,
     pub oci: Option<String>,
@@ -249,27 +255,28 @@ pub struct Source {
 
 /// Which of `git`, `oci` is set: the typed view of the schema's `oneOf`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SourceOneOf<'a> {
+pub enum WidgetSpecSourceOneOf<'a> {
     /// `git` is set.
     Git(&'a String),
     /// `oci` is set.
     Oci(&'a String),
 }
 
-impl Source {
+impl WidgetSpecSource {
     /// The member of the `oneOf` that is set (`git`, `oci`), or `None` when none or several are.
-    pub fn one_of(&self) -> Option<SourceOneOf<'_>> {
+    pub fn one_of(&self) -> Option<WidgetSpecSourceOneOf<'_>> {
         let mut found = Vec::new();
         if let Some(value) = &self.git {
-            found.push(SourceOneOf::Git(value));
+            found.push(WidgetSpecSourceOneOf::Git(value));
         }
         if let Some(value) = &self.oci {
-            found.push(SourceOneOf::Oci(value));
+            found.push(WidgetSpecSourceOneOf::Oci(value));
         }
         if found.len() == 1 { found.pop() } else { None }
     }
 }
 
+/// Used at `Widget.spec.template`.
 #[derive(
     Clone,
     Debug,
@@ -295,6 +302,7 @@ pub struct Template {
     pub unknown_fields: Map<String, Value>,
 }
 
+/// Used at `Widget.spec.type`.
 #[derive(
     Clone,
     Copy,
@@ -308,7 +316,7 @@ pub struct Template {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-pub enum Type {
+pub enum WidgetSpecType {
     /// `"Small"`
     Small,
     /// `"Large"`
@@ -318,6 +326,7 @@ pub enum Type {
     Empty,
 }
 
+/// Used at `Widget.status`.
 #[derive(
     Clone,
     Debug,
@@ -339,6 +348,7 @@ pub struct WidgetStatus {
     pub selector: Option<String>,
 }
 
+/// Used at `Widget.status.conditions[]`.
 #[derive(
     Clone,
     Debug,
@@ -362,7 +372,7 @@ pub struct Condition {
         pattern = "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
     )]
     pub reason: String,
-    pub status: Status,
+    pub status: ConditionStatus,
     #[kubeskema(
         max_length = 316,
         pattern = "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
@@ -370,6 +380,7 @@ pub struct Condition {
     pub r#type: String,
 }
 
+/// Used at `Widget.status.conditions[].status`.
 #[derive(
     Clone,
     Copy,
@@ -383,7 +394,7 @@ pub struct Condition {
     ::kubeskema::Deserialize,
     ::kubeskema::Validate
 )]
-pub enum Status {
+pub enum ConditionStatus {
     /// `"True"`
     True,
     /// `"False"`
