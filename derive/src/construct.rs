@@ -13,7 +13,6 @@ use quote::{format_ident, quote};
 use kubeskema_attributes::Keyword;
 
 use crate::model::{Body, Container, Field, Shape};
-use crate::serde_attrs::SerdeDefault;
 
 pub fn expand(c: &Container) -> TokenStream {
     let asked = c.attrs.flag(Keyword::Constructors);
@@ -136,14 +135,7 @@ fn absent(c: &Container, f: &Field) -> Option<TokenStream> {
         Shape::UnknownFields => Some(quote!(::core::default::Default::default())),
         Shape::Defaulted => schema_default(quote!(#ty)),
         Shape::Nullable => schema_default(quote!(::core::option::Option<#ty>)),
-        Shape::Required => f.serde_default.as_ref().map(|how| match how {
-            SerdeDefault::Trait => quote!(::core::default::Default::default()),
-            SerdeDefault::Path(path) => quote!(#path()),
-            SerdeDefault::Container => {
-                let (ident, member) = (c.ident, f.ident);
-                quote!(<#ident as ::core::default::Default>::default().#member)
-            }
-        }),
+        Shape::Required => f.serde_default.as_ref().map(|how| how.fill(c.ident, f.ident)),
     }
 }
 

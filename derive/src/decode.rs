@@ -4,12 +4,11 @@
 //! duplicates, unknown keys and defaults are decided in `kubeskema::decode`, once.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 
 use kubeskema_attributes::Keyword;
 
 use crate::model::{Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue};
-use crate::serde_attrs::SerdeDefault;
 
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
@@ -156,13 +155,7 @@ fn expand_fields(c: &Container, fields: &[Field]) -> TokenStream {
             Shape::Required => match &f.serde_default {
                 None => (quote! { required }, quote! {}),
                 Some(how) => {
-                    let member = f.ident;
-                    let fill = match how {
-                        // Spanned on the field: a type without `Default` is named there.
-                        SerdeDefault::Trait => quote_spanned! {member.span()=> ::core::default::Default::default() },
-                        SerdeDefault::Path(path) => quote! { #path() },
-                        SerdeDefault::Container => quote! { <#ident as ::core::default::Default>::default().#member },
-                    };
+                    let fill = how.fill(ident, f.ident);
                     (quote! { filled }, quote! { , || #fill })
                 }
             },

@@ -46,6 +46,19 @@ pub enum SerdeDefault {
     Container,
 }
 
+impl SerdeDefault {
+    /// The value it fills field `member` of struct `container` with: for the read's finisher
+    /// and the constructors alike.
+    pub fn fill(&self, container: &syn::Ident, member: &syn::Ident) -> proc_macro2::TokenStream {
+        match self {
+            // Spanned on the field: a type without `Default` is named there.
+            SerdeDefault::Trait => quote::quote_spanned! {member.span()=> ::core::default::Default::default() },
+            SerdeDefault::Path(path) => quote::quote! { #path() },
+            SerdeDefault::Container => quote::quote! { <#container as ::core::default::Default>::default().#member },
+        }
+    }
+}
+
 /// The serde keys that change what JSON a type reads or writes beyond names, which the
 /// kubeskema derives do not follow, and what to write instead.
 const NOT_FOLLOWED: &[(&str, &str)] = &[
