@@ -1068,12 +1068,9 @@ impl<'a> ModuleBuilder<'a> {
 /// `Used at `A.spec.x` and `B.spec.x`.`: every place a type stands for, the first few.
 fn used_at(paths: &[String]) -> String {
     const SHOWN: usize = 6;
-    let mut unique: Vec<&String> = Vec::new();
-    for p in paths {
-        if !unique.contains(&p) {
-            unique.push(p);
-        }
-    }
+    // A set beside the list: a type used at thousands of places is not quadratic.
+    let mut seen = std::collections::HashSet::new();
+    let unique: Vec<&String> = paths.iter().filter(|p| seen.insert(p.as_str())).collect();
     let shown: Vec<String> = unique.iter().take(SHOWN).map(|p| format!("`{p}`")).collect();
     let more = match unique.len().saturating_sub(SHOWN) {
         0 => String::new(),
