@@ -117,13 +117,18 @@ pub struct ApplyArgs {
 #[derive(clap::Args, Debug)]
 pub struct ValidateArgs {
     /// CRD files or folders (repeatable; documents that are not CRDs are skipped).
-    #[arg(long = "crd", value_name = "PATH", required_unless_present = "schemas")]
+    #[arg(long = "crd", value_name = "PATH")]
     pub crds: Vec<PathBuf>,
     /// OpenAPI v3 documents with native kinds' schemas (what `kubectl get --raw
-    /// /openapi/v3/apis/apps/v1` prints), files or folders: Deployments, Services... are then
-    /// validated too (against the schema only; the apiserver's hand-written checks are not run).
+    /// /openapi/v3/apis/apps/v1` prints), files or folders; they win over the built-in ones.
     #[arg(long, value_name = "PATH")]
     pub schemas: Vec<PathBuf>,
+    /// Where native kinds' schemas (Deployments, Services...) come from: `1.36`, built in;
+    /// another release's published OpenAPI (its `api/openapi-spec/v3` folder); or `none`.
+    /// Native kinds are checked against their schema only, not the apiserver's hand-written
+    /// validation.
+    #[arg(long, value_name = "VERSION|FOLDER", default_value = "1.36", value_parser = parse_kubernetes)]
+    pub kubernetes_version: crate::validate::native::Kubernetes,
     /// What to print: compiler-style diagnostics (coloured on a terminal unless NO_COLOR is
     /// set), one JSON object per finding per line, a SARIF 2.1.0 log (GitHub code scanning),
     /// GitHub Actions annotations (workflow commands), or a JUnit XML report.
@@ -190,6 +195,27 @@ fn relative_to(target: &std::path::Path, base: &std::path::Path) -> PathBuf {
         out.push(c);
     }
     out
+}
+
+/// `--kubernetes-version`: the built-in release (`1.36`, `v1.36`, `1.36.3`), `none`, or a folder
+/// of another release's OpenAPI v3 documents.
+fn parse_kubernetes(text: &str) -> Result<crate::validate::native::Kubernetes, String> {
+    use crate::validate::native::{BUILTIN_VERSION, Kubernetes};
+    let release = text.strip_prefix('v').unwrap_or(text);
+    if release == BUILTIN_VERSION || release.strip_prefix(BUILTIN_VERSION).is_some_and(|patch| patch.starts_with('.')) {
+        return Ok(Kubernetes::Builtin);
+    }
+    if text == "none" {
+        return Ok(Kubernetes::None);
+    }
+    let path = std::path::Path::new(text);
+    if path.exists() {
+        return Ok(Kubernetes::Spec(path.to_owned()));
+    }
+    Err(format!(
+        "kubeskema carries Kubernetes {BUILTIN_VERSION}'s schemas only; for another release give its published \
+         OpenAPI v3 folder (`api/openapi-spec/v3` at that release's tag of kubernetes/kubernetes), or `none`"
+    ))
 }
 
 /// A size in bytes: a number, or one with a binary suffix `K`, `M` or `G` (`64M`).
@@ -386,6 +412,7 @@ fn validate(args: ValidateArgs) -> i32 {
     let request = Request {
         crds: args.crds,
         schemas: args.schemas,
+        kubernetes: args.kubernetes_version,
         manifests: args.manifests,
         exclude: args.exclude,
         old,

@@ -385,7 +385,7 @@ pub fn resource_meta<M: crate::objectmeta::MetaView>(
         issues.extend(type_meta);
         return std::ops::ControlFlow::Break(());
     }
-    issues.extend(crate::objectmeta::root_meta(meta, old, namespaced));
+    issues.extend(crate::objectmeta::root_meta(meta, old, namespaced, crate::objectmeta::NameRule::Subdomain));
     std::ops::ControlFlow::Continue(())
 }
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use kubeskema_codegen::__internal::manifests::{OldObjects, Policy, Report, Request, Verdict, validate_request};
+use kubeskema_codegen::__internal::native::Kubernetes;
 use kubeskema_codegen::cli::{CargoCli, run};
 use kubeskema_codegen::{Diagnostic, Severity};
 
@@ -21,6 +22,8 @@ fn request(old: OldObjects, policy: Policy) -> Request {
         old,
         policy,
         jobs: 1,
+        // The Secret and ConfigMap stand for kinds without a schema.
+        kubernetes: Kubernetes::None,
         ..Request::default()
     }
 }
@@ -260,6 +263,7 @@ fn native_kinds_validate_against_openapi_documents() {
             schemas,
             manifests: vec![fixture("native/deployment.yaml")],
             jobs: 1,
+            kubernetes: Kubernetes::None,
             ..Request::default()
         })
     };
@@ -300,6 +304,7 @@ fn native_kinds_validate_against_openapi_documents() {
     let deployment = fixture("native/deployment.yaml");
     assert_eq!(command(&["--schemas", path(&schemas), path(&deployment)]), 1);
     assert_eq!(command(&["--schemas", path(&schemas), "--skip-kinds", "Deployment", path(&deployment)]), 0);
+    assert_eq!(command(&["--kubernetes-version", "none", "--ignore-missing-schemas", path(&deployment)]), 0);
 
     let without = with(Vec::new());
     let types: Vec<&str> = without.findings.iter().map(|f| f.code.name()).collect();
@@ -315,6 +320,82 @@ fn native_kinds_validate_against_openapi_documents() {
     .expect_err("not OpenAPI")
     .to_string();
     assert!(err.contains("buckets.yaml:3:1") && err.contains("not an OpenAPI v3 document"), "{err}");
+}
+
+/// With no flag, native kinds are validated against the Kubernetes 1.36 schemas the binary
+/// carries, each kind's `metadata.name` held to its own rule and `[]byte` read as Go reads
+/// it; a kind 1.36 does not serve says how to give another release's.
+#[test]
+fn native_kinds_are_validated_with_no_flag_against_kubernetes_1_36() {
+    let kinds = fixture("native/kinds.yaml");
+    let found = report(&Request { manifests: vec![kinds.clone()], jobs: 1, ..Request::default() });
+    let verdicts: Vec<(&str, Verdict)> = found.documents.iter().map(|d| (d.kind.as_str(), d.verdict)).collect();
+    use Verdict::{Invalid, Valid};
+    assert_eq!(
+        verdicts,
+        [
+            ("Service", Invalid),
+            ("ClusterRole", Valid),
+            ("CertificateSigningRequest", Valid),
+            ("Namespace", Valid),
+            ("Secret", Invalid),
+            ("ConfigMap", Invalid),
+            ("Role", Invalid),
+            ("PodSecurityPolicy", Invalid),
+        ]
+    );
+    assert!(found.documents.iter().take(7).all(|d| d.native));
+    let fields: Vec<(&str, &str)> = found.findings.iter().map(|f| (f.code.name(), f.field.as_str())).collect();
+    assert_eq!(
+        fields,
+        [
+            ("FieldValueInvalid", "metadata.name"),
+            ("FieldValueInvalid", "data.ca.key"),
+            ("FieldValueInvalid", "data.tls.key"),
+            ("FieldValueTypeInvalid", "data.replicas"),
+            ("FieldValueInvalid", "metadata"),
+            ("NoSchema", ""),
+        ]
+    );
+    assert!(found.findings[0].message.contains("a DNS-1035 label"), "{}", found.findings[0].message);
+    let labels = &found.findings[4].message;
+    assert!(
+        labels.ends_with("cannot unmarshal number into Go struct field ObjectMeta.labels of type string"),
+        "{labels}"
+    );
+    let help = found.findings[5].help.as_deref().unwrap_or_default();
+    assert!(help.contains("--kubernetes-version") && help.contains("--ignore-missing-schemas"), "{help}");
+
+    // The CLI: no flag needed; `none` turns the built-in schemas off; a document given with
+    // `--schemas` wins over them (its Deployment excerpt still finds the same two problems).
+    let deployment = fixture("native/deployment.yaml");
+    assert_eq!(command(&[path(&deployment)]), 1);
+    assert_eq!(command(&["--skip-kinds", "Deployment", path(&deployment)]), 0);
+    let with_schemas = report(&Request {
+        schemas: vec![fixture("schemas")],
+        manifests: vec![deployment.clone()],
+        jobs: 1,
+        ..Request::default()
+    });
+    let builtin = report(&Request { manifests: vec![deployment.clone()], jobs: 1, ..Request::default() });
+    let codes = |r: &Report| r.findings.iter().map(|f| (f.code.name(), f.field.clone())).collect::<Vec<_>>();
+    assert_eq!(codes(&with_schemas), codes(&builtin));
+
+    // Another release's published spec folder, in place of the built-in one.
+    let folder = report(&Request {
+        manifests: vec![deployment],
+        kubernetes: Kubernetes::Spec(fixture("schemas")),
+        jobs: 1,
+        ..Request::default()
+    });
+    assert_eq!(codes(&folder), codes(&builtin));
+    let parsed = CargoCli::try_parse_from(["cargo", "kubeskema", "validate", "--kubernetes-version", "1.35", "x.yaml"]);
+    let refused = parsed.expect_err("1.35 is not carried").to_string();
+    assert!(refused.contains("api/openapi-spec/v3"), "{refused}");
+    for carried in ["1.36", "v1.36", "1.36.3"] {
+        let line = ["cargo", "kubeskema", "validate", "--kubernetes-version", carried, "x.yaml"];
+        assert!(CargoCli::try_parse_from(line).is_ok(), "{carried}");
+    }
 }
 
 /// Every document validated on four threads gives the findings one thread gives, in the same

@@ -558,7 +558,11 @@ fn pointer_last(pointer: &str) -> String {
     kubeskema::issue::go_quote(&last.replace("~1", "/").replace("~0", "~"))
 }
 
-fn report_parse_errors(loaded: &LoadedCrd, errors: Vec<kubeskema::schema::ParseError>, diags: &mut Vec<Diagnostic>) {
+pub(crate) fn report_parse_errors(
+    loaded: &LoadedCrd,
+    errors: Vec<kubeskema::schema::ParseError>,
+    diags: &mut Vec<Diagnostic>,
+) {
     for e in errors {
         let field = e.pointer.trim_start_matches('/').replace('/', ".");
         diags.push(loaded.diagnostic(Severity::Error, &e.pointer, Code::Field(ErrorType::Invalid), field, e.message));

@@ -14,13 +14,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use kubeskema::objectmeta::NameRule;
 use kubeskema::validate::{Outcome, ResourceValidator};
 use kubeskema::yaml::{Document, Pos};
 use serde_json::Value;
 
 use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity, Subject};
 use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text, parse_text_each};
-use crate::validate::native::NativeKind;
+use crate::validate::native::{Kubernetes, NativeKind};
 
 /// What to validate and how: the CLI's arguments, as a value.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +30,8 @@ pub struct Request {
     pub crds: Vec<PathBuf>,
     /// OpenAPI v3 documents (files or folders) with the schemas of native kinds.
     pub schemas: Vec<PathBuf>,
+    /// Where the native kinds no `schemas` document has come from.
+    pub kubernetes: Kubernetes,
     /// Manifest files or folders (`-` reads standard input).
     pub manifests: Vec<PathBuf>,
     /// Manifest paths not to read (`--exclude`, [`crate::load::glob`]).
@@ -273,7 +276,22 @@ pub fn validate_each(
     let manifests = read_manifests(&paths, jobs, &limits, &mut needed, &mut files);
     let reading_manifests = read_started.elapsed();
     let mut native_diags = Vec::new();
-    let natives = crate::validate::native::load(&request.schemas, jobs, &limits, &needed, &mut native_diags);
+    // CRDs among the manifests are checked as CRDs, not against apiextensions' OpenAPI.
+    needed.remove(&(CRD_API_VERSION.to_owned(), CRD_KIND.to_owned()));
+    let mut natives = crate::validate::native::load(&request.schemas, jobs, &limits, &needed, &mut native_diags);
+    // Kubernetes' own schemas for the kinds the documents given do not have (they win).
+    let given: HashSet<_> = natives.iter().map(NativeKind::api_version_kind).collect();
+    let not_given: HashSet<_> = needed.difference(&given).cloned().collect();
+    let mut kubernetes = match &request.kubernetes {
+        _ if not_given.is_empty() => Vec::new(),
+        Kubernetes::Builtin => crate::validate::native::builtin(&not_given, &mut native_diags),
+        Kubernetes::Spec(spec) => {
+            crate::validate::native::load(std::slice::from_ref(spec), jobs, &limits, &not_given, &mut native_diags)
+        }
+        Kubernetes::None => Vec::new(),
+    };
+    kubernetes.append(&mut natives);
+    let natives = kubernetes;
     // The OpenAPI documents' warnings (a schema cut short) are the report's; their errors stop it.
     let (native_errors, native_warnings): (Vec<_>, Vec<_>) = native_diags.into_iter().partition(Diagnostic::is_error);
     diags.extend(native_errors);
@@ -342,17 +360,21 @@ struct SchemaVersion<'c> {
     native: bool,
     /// Why a native kind's schema was cut short, when it was.
     cut: Option<&'c str>,
+    /// What `metadata.name` must be.
+    names: NameRule,
 }
 
 impl<'c> Schemas<'c> {
     fn new(crds: &'c [ServedCrd], natives: &'c [NativeKind]) -> Self {
         let mut schemas = Schemas { by_type: HashMap::new(), versions: Vec::new(), validators: Vec::new() };
         for native in natives {
-            schemas.add(SchemaVersion { crd: &native.crd, version: 0, native: true, cut: native.cut.as_deref() });
+            let cut = native.cut.as_deref();
+            schemas.add(SchemaVersion { crd: &native.crd, version: 0, native: true, cut, names: native.names });
         }
         for served in crds {
             for (version, _) in served.served.iter().enumerate().filter(|(_, ok)| **ok) {
-                schemas.add(SchemaVersion { crd: &served.crd, version, native: false, cut: None });
+                let names = NameRule::Subdomain;
+                schemas.add(SchemaVersion { crd: &served.crd, version, native: false, cut: None, names });
             }
         }
         schemas
@@ -377,8 +399,8 @@ impl<'c> Schemas<'c> {
     }
 
     fn compiled(&self, i: usize) -> &ResourceValidator<'c> {
-        let SchemaVersion { crd, version, .. } = self.versions[i];
-        self.validators[i].get_or_init(|| ResourceValidator::new(crd, &crd.versions[version]))
+        let SchemaVersion { crd, version, names, .. } = self.versions[i];
+        self.validators[i].get_or_init(|| ResourceValidator::new(crd, &crd.versions[version]).with_names(names))
     }
 
     /// The validator of `apiVersion` `kind`, and whether it is a native kind's.
@@ -714,6 +736,32 @@ fn read_old_objects(
     objects
 }
 
+/// A CRD's `apiVersion` and `kind`, as the apiserver 1.36 serves them.
+const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
+const CRD_KIND: &str = "CustomResourceDefinition";
+
+/// A CRD among the manifests, checked as the apiserver checks a CRD it is sent (what `check`
+/// runs), not against apiextensions' OpenAPI schema, which passes CRDs the apiserver refuses
+/// (a schema that is not structural, a CEL rule that does not compile).
+fn crd_findings(file: &Path, doc: Document, mut checked: Checked) -> (Vec<Diagnostic>, Checked) {
+    let (crd, errors) = kubeskema::crd::Crd::parse(&doc.value);
+    let loaded = crate::load::LoadedCrd { file: file.to_owned(), doc: Arc::new(doc), crd, base: String::new() };
+    let mut findings = Vec::new();
+    crate::load::report_parse_errors(&loaded, errors, &mut findings);
+    crate::pipeline::with_deep_stack(|| crate::check::check_crd(&loaded, &mut findings));
+    let subject = Subject::Object {
+        document: checked.document,
+        api_version: checked.api_version.clone(),
+        kind: checked.kind.clone(),
+        name: checked.name.clone(),
+    };
+    for finding in &mut findings {
+        finding.subject = subject.clone();
+    }
+    checked.verdict = if findings.iter().any(Diagnostic::is_error) { Verdict::Invalid } else { Verdict::Valid };
+    (findings, checked)
+}
+
 fn validate_document(
     file: &Path,
     mut doc: Document,
@@ -721,6 +769,10 @@ fn validate_document(
     old: &HashMap<ObjectKey, Value>,
     policy: &Policy,
 ) -> (Vec<Diagnostic>, Checked) {
+    // A CRD is checked as the apiserver checks one ([`crd_document`]), which needs its
+    // document whole.
+    let crd_document =
+        (object_key(&doc.value).0 == CRD_API_VERSION && object_key(&doc.value).1 == CRD_KIND).then(|| doc.clone());
     // The document's value goes to the validator (a copy would double a large document's
     // memory); its positions stay.
     let object = std::mem::take(&mut doc.value);
@@ -746,6 +798,11 @@ fn validate_document(
         help: None,
         note: None,
         source_line: None,
+    };
+    let of_issue = |severity, issue: &kubeskema::issue::Issue| {
+        let pointer = issue.path.pointer();
+        let code = Code::Field(issue.error_type);
+        finding(severity, &pointer, issue.field(), code, issue.body(), issue.to_string())
     };
     let mut checked = Checked {
         file: file.to_owned(),
@@ -782,12 +839,17 @@ fn validate_document(
         findings.push(finding(Severity::Error, "/kind", "kind".into(), Code::RejectedKind, message.clone(), message));
         return (findings, checked);
     }
+    if let Some(crd) = crd_document {
+        return crd_findings(file, crd, checked);
+    }
     let Some((validator, schema)) = schemas.validator(api_version, kind) else {
         let message = format!("no CRD or OpenAPI schema given for {api_version} {kind}");
         if policy.ignore_missing_schemas {
             return skip(checked, format!("{message} (--ignore-missing-schemas)"));
         }
-        let help = "give its CRD (--crd) or, for a native kind, the cluster's OpenAPI (--schemas, what `kubectl get --raw /openapi/v3/apis/apps/v1` prints); or skip such documents (--ignore-missing-schemas, --skip-kinds)";
+        let help = "give its CRD (--crd); a native kind of another Kubernetes release than 1.36 needs that release's \
+            OpenAPI (--kubernetes-version with its api/openapi-spec/v3 folder, or --schemas with what `kubectl get --raw \
+            /openapi/v3/apis/apps/v1` prints); or skip such documents (--ignore-missing-schemas, --skip-kinds)";
         findings.push(Diagnostic {
             help: Some(help.into()),
             ..finding(Severity::Error, "", String::new(), Code::NoSchema, message.clone(), message)
@@ -815,13 +877,19 @@ fn validate_document(
             ..finding(strict, &dup.pointer, dotted, Code::DuplicateField, issue.detail, message)
         });
     }
+    let version_schema = schema.crd.versions.get(schema.version).and_then(|v| v.schema.as_ref());
+    // Go decodes a native kind's metadata into its typed ObjectMeta: a field of the wrong type
+    // (a number as a label's value) fails the request, where a custom resource's is dropped.
+    let undecodable = |s| kubeskema::objectmeta::coerce_error(&object, s, true, &kubeskema::path::Path::root());
+    if let Some(issue) = version_schema.filter(|_| schema.native).and_then(undecodable) {
+        findings.push(of_issue(Severity::Error, &issue));
+    }
     let previous = old.get(&key);
     checked.update = previous.is_some();
     let outcome: Outcome = match previous {
         Some(previous) => validator.validate_update_owned(object, previous),
         None => validator.validate_create_owned(object),
     };
-    let version_schema = schema.crd.versions.get(schema.version).and_then(|v| v.schema.as_ref());
     for unknown in &outcome.pruned {
         let detail = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;
         let message = format!("{prefix}{detail}");
@@ -846,34 +914,16 @@ fn validate_document(
                     .unwrap_or_default()
             )
         });
-        findings.push(Diagnostic {
-            note,
-            ..finding(
-                Severity::Error,
-                &pointer,
-                issue.field(),
-                Code::Field(issue.error_type),
-                issue.body(),
-                issue.to_string(),
-            )
-        });
+        findings.push(Diagnostic { note, ..of_issue(Severity::Error, issue) });
     }
     for issue in &outcome.warnings {
-        let pointer = issue.path.pointer();
         findings.push(Diagnostic {
             note: Some(
                 "ratcheted: the old object fails this rule too and this place did not change, so the apiserver \
                  warns and stores the update"
                     .into(),
             ),
-            ..finding(
-                Severity::Warning,
-                &pointer,
-                issue.field(),
-                Code::Field(issue.error_type),
-                issue.body(),
-                issue.to_string(),
-            )
+            ..of_issue(Severity::Warning, issue)
         });
     }
     if !findings.iter().any(|f| f.severity == Severity::Error) {

@@ -1,7 +1,13 @@
 //! Native kinds (Deployments, Services, ConfigMaps...) from OpenAPI v3 documents as a cluster
-//! serves them (`kubectl get --raw /openapi/v3/apis/apps/v1`): each schema that names a
-//! group/version/kind (`x-kubernetes-group-version-kind`) becomes a CRD-shaped [`Crd`] the
-//! validator runs like any other, its `$ref`s inlined.
+//! serves them (`kubectl get --raw /openapi/v3/apis/apps/v1`) and Kubernetes publishes them
+//! (`api/openapi-spec/v3`): each schema that names a group/version/kind
+//! (`x-kubernetes-group-version-kind`) becomes a CRD-shaped [`Crd`] the validator runs like
+//! any other, its `$ref`s inlined. Kubernetes 1.36's come with the binary ([`BUILTIN`], made by
+//! [`compact`]), so that a folder of Deployments needs no flag.
+//!
+//! Where Go's typed decoding differs from a custom resource's, the schema is made to say so:
+//! `null` list items are zero values, `[]byte` may be base64 in lines, `metadata.name` follows
+//! the kind's own rule ([`name_rule`]).
 //!
 //! Best effort by nature: the apiserver validates native kinds with hand-written Go code
 //! (a Deployment's selector must match its template's labels, ...) that no OpenAPI document
@@ -12,6 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use kubeskema::crd::Crd;
+use kubeskema::objectmeta::NameRule;
 use serde_json::{Map, Value, json};
 
 use crate::diagnostic::{Code, Diagnostic};
@@ -23,9 +30,18 @@ pub struct NativeKind {
     pub file: PathBuf,
     /// The schema as a one-version CRD.
     pub crd: Crd,
+    /// What its `metadata.name` must be.
+    pub names: NameRule,
     /// Why the schema was cut short (left open below some depth or size), when it was: each
     /// document validated against it carries this as a finding.
     pub cut: Option<String>,
+}
+
+impl NativeKind {
+    /// The `apiVersion` and `kind` of its objects.
+    pub fn api_version_kind(&self) -> (String, String) {
+        (kubeskema::crd::api_version(&self.crd.group, &self.crd.versions[0].name), self.crd.names.kind.clone())
+    }
 }
 
 /// The keys of an OpenAPI schema that mean something to validation; the rest (descriptions,
@@ -77,6 +93,36 @@ pub fn load(
     crate::load::read_each(&files, jobs, limits, diags, |file, text, diags| kinds_of_file(file, &text, needed, diags))
 }
 
+/// The Kubernetes release whose schemas this binary carries ([`builtin`]).
+pub const BUILTIN_VERSION: &str = "1.36";
+
+/// Kubernetes 1.36's native kinds, compacted ([`compact`]) from its published OpenAPI; see
+/// `codegen/native/README.md` for where it came from and how it is regenerated.
+pub const BUILTIN: &str = include_str!("../../native/kubernetes-1.36.json");
+
+/// Where the schemas of Kubernetes' own kinds come from when no `--schemas` document has them
+/// (`--kubernetes-version`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Kubernetes {
+    /// Those of Kubernetes [`BUILTIN_VERSION`], which this binary carries.
+    #[default]
+    Builtin,
+    /// Another release's published OpenAPI v3 (its `api/openapi-spec/v3` folder), or a
+    /// cluster's.
+    Spec(PathBuf),
+    /// None: a native kind is validated only with `--schemas`.
+    None,
+}
+
+/// The native kinds of [`BUILTIN`] that are `needed`.
+pub fn builtin(needed: &HashSet<(String, String)>, diags: &mut Vec<Diagnostic>) -> Vec<NativeKind> {
+    let document: Value = serde_json::from_str(BUILTIN).expect("the carried schemas are JSON (a unit test reads them)");
+    let file = PathBuf::from(format!("<Kubernetes {BUILTIN_VERSION}>"));
+    let mut out = Vec::new();
+    kinds_of_document(&file, None, &document, BUILTIN.len(), needed, diags, &mut out);
+    out
+}
+
 fn kinds_of_file(
     file: &Path,
     text: &str,
@@ -94,59 +140,154 @@ fn kinds_of_file(
     }
     let mut out = Vec::new();
     for doc in documents.iter().filter(|d| !d.value.is_null()) {
-        let Some(schemas) = doc.value.pointer("/components/schemas").and_then(Value::as_object) else {
-            diags.push(
-                Diagnostic::file_error(
-                    file,
-                    Some(doc.start),
-                    Code::NotOpenApi,
-                    "no `components.schemas`: not an OpenAPI v3 document",
-                )
-                .with_help("give what `kubectl get --raw /openapi/v3/apis/apps/v1` (or `/openapi/v3/api/v1`) prints"),
-            );
-            continue;
-        };
-        let scopes = scopes(&doc.value);
-        // One budget for every kind of the document: kinds that share large `$ref`s (an enum,
-        // a default) would otherwise copy them once each.
-        let mut budget = Budget::for_document(text.len());
-        for (name, schema) in schemas {
-            for gvk in schema.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
-                let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-                let (group, version, kind) = (text("group"), text("version"), text("kind"));
-                let api_version = kubeskema::crd::api_version(&group, &version);
-                if version.is_empty() || kind.is_empty() || !needed.contains(&(api_version, kind.clone())) {
-                    continue;
-                }
-                let mut inliner = Inliner::new(schemas, name, &mut budget);
-                let inlined = inliner.inline(schema, 0);
-                let cut = inliner.truncated.then(|| {
-                    format!(
-                        "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels, inlines to \
-                         more than {MAX_NODES} nodes, or takes the document past {} MiB of inlined schemas; \
-                         below that it accepts any value",
-                        kubeskema::crd::api_version(&group, &version),
-                        budget.total >> 20
-                    )
-                });
-                if let Some(cut) = &cut {
-                    diags.push(
-                        Diagnostic::file_error(file, Some(doc.start), Code::SchemaTooLarge, cut.clone()).as_warning(),
-                    );
-                }
-                let (plural, namespaced) = scopes
-                    .get(&(group.clone(), version.clone(), kind.clone()))
-                    .cloned()
-                    .unwrap_or_else(|| (format!("{}s", kind.to_lowercase()), true));
-                out.push(NativeKind {
-                    file: file.to_owned(),
-                    crd: crd(&group, &version, &kind, &plural, namespaced, inlined),
-                    cut,
-                });
-            }
-        }
+        kinds_of_document(file, Some(doc.start), &doc.value, text.len(), needed, diags, &mut out);
     }
     out
+}
+
+/// The `needed` kinds of one OpenAPI document (`document_len` bytes of text) into `out`.
+fn kinds_of_document(
+    file: &Path,
+    start: Option<kubeskema::yaml::Pos>,
+    document: &Value,
+    document_len: usize,
+    needed: &HashSet<(String, String)>,
+    diags: &mut Vec<Diagnostic>,
+    out: &mut Vec<NativeKind>,
+) {
+    let Some(schemas) = document.pointer("/components/schemas").and_then(Value::as_object) else {
+        diags.push(
+            Diagnostic::file_error(
+                file,
+                start,
+                Code::NotOpenApi,
+                "no `components.schemas`: not an OpenAPI v3 document",
+            )
+            .with_help("give what `kubectl get --raw /openapi/v3/apis/apps/v1` (or `/openapi/v3/api/v1`) prints"),
+        );
+        return;
+    };
+    let scopes = scopes(document);
+    // One budget for every kind of the document: kinds that share large `$ref`s (an enum,
+    // a default) would otherwise copy them once each.
+    let mut budget = Budget::for_document(document_len);
+    for (name, schema) in schemas {
+        for gvk in schema.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
+            let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let (group, version, kind) = (text("group"), text("version"), text("kind"));
+            let api_version = kubeskema::crd::api_version(&group, &version);
+            if version.is_empty() || kind.is_empty() || !needed.contains(&(api_version, kind.clone())) {
+                continue;
+            }
+            let mut inliner = Inliner::new(schemas, name, &mut budget);
+            let inlined = inliner.inline(schema, 0);
+            let cut = inliner.truncated.then(|| {
+                format!(
+                    "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels, inlines to \
+                     more than {MAX_NODES} nodes, or takes the document past {} MiB of inlined schemas; \
+                     below that it accepts any value",
+                    kubeskema::crd::api_version(&group, &version),
+                    budget.total >> 20
+                )
+            });
+            if let Some(cut) = &cut {
+                diags.push(Diagnostic::file_error(file, start, Code::SchemaTooLarge, cut.clone()).as_warning());
+            }
+            let (plural, namespaced) = scopes
+                .get(&(group.clone(), version.clone(), kind.clone()))
+                .cloned()
+                .unwrap_or_else(|| (format!("{}s", kind.to_lowercase()), true));
+            out.push(NativeKind {
+                file: file.to_owned(),
+                names: name_rule(&group, &kind),
+                crd: crd(&group, &version, &kind, &plural, namespaced, inlined),
+                cut,
+            });
+        }
+    }
+}
+
+/// What a native kind's `metadata.name` must be: the name function its hand-written
+/// validation hands `ValidateObjectMeta` (`pkg/apis/*/validation` in kubernetes/kubernetes).
+/// No OpenAPI document says it; a custom resource's rule (a DNS subdomain) would refuse
+/// `system:aggregate-to-admin`, a ClusterRole every cluster has.
+fn name_rule(group: &str, kind: &str) -> NameRule {
+    match (group, kind) {
+        ("", "Namespace") => NameRule::Label,
+        ("", "Service") => NameRule::Dns1035Label,
+        ("rbac.authorization.k8s.io", "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding") => {
+            NameRule::PathSegment
+        }
+        ("certificates.k8s.io", "CertificateSigningRequest") => NameRule::Any,
+        ("certificates.k8s.io", "ClusterTrustBundle") => NameRule::PathSegment,
+        _ => NameRule::Subdomain,
+    }
+}
+
+/// The OpenAPI v3 `documents` (a spec folder's, one per group-version, or a cluster's) as one
+/// document holding only what [`load`] reads: each schema's validation keys ([`KEPT_KEYS`]),
+/// its references and the `oneOf`s that spell Kubernetes' own types, the group/version/kinds
+/// it is, and one path per kind (its plural and scope). [`BUILTIN`] is this of Kubernetes'
+/// published spec; descriptions were nine tenths of it.
+pub fn compact(documents: &[Value]) -> Value {
+    let mut schemas = Map::new();
+    let mut paths = Map::new();
+    for document in documents {
+        for (name, schema) in document.pointer("/components/schemas").and_then(Value::as_object).into_iter().flatten() {
+            schemas.insert(name.clone(), reduced(schema));
+        }
+        for ((group, version, kind), (plural, namespaced)) in scopes(document) {
+            let prefix = if group.is_empty() { "/api/v1".to_owned() } else { format!("/apis/{group}/{version}") };
+            let path = match namespaced {
+                true => format!("{prefix}/namespaces/{{namespace}}/{plural}"),
+                false => format!("{prefix}/{plural}"),
+            };
+            let gvk = json!({"group": group, "version": version, "kind": kind});
+            paths.insert(path, json!({"get": {"x-kubernetes-group-version-kind": gvk}}));
+        }
+    }
+    let info = documents.iter().find_map(|d| d.get("info")).cloned().unwrap_or_else(|| json!({}));
+    json!({"openapi": "3.0.0", "info": info, "paths": paths, "components": {"schemas": schemas}})
+}
+
+/// One schema with only what validation and [`Inliner`] read.
+fn reduced(schema: &Value) -> Value {
+    let Some(node) = schema.as_object() else { return schema.clone() };
+    let mut out = Map::new();
+    for (key, value) in node {
+        let value = match key.as_str() {
+            "properties" => {
+                Value::Object(value.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), reduced(v))).collect())
+            }
+            "items" | "additionalProperties" => reduced(value),
+            "allOf" | "oneOf" => Value::Array(value.as_array().into_iter().flatten().map(reduced).collect()),
+            "$ref" | "x-kubernetes-group-version-kind" => value.clone(),
+            k if KEPT_KEYS.contains(&k) => value.clone(),
+            _ => continue,
+        };
+        out.insert(key.clone(), value);
+    }
+    Value::Object(out)
+}
+
+/// [`compact`]'s document as text: one line per path and per schema, so that a regenerated
+/// file's diff says which types changed and `grep` finds a type by name.
+pub fn compact_text(document: &Value) -> String {
+    let line = |(key, value): (&String, &Value)| {
+        format!("{}: {}", Value::String(key.clone()), serde_json::to_string(value).expect("JSON values serialize"))
+    };
+    let lines = |at: &str| {
+        let entries = document.pointer(at).and_then(Value::as_object).into_iter().flatten();
+        entries.map(line).collect::<Vec<_>>().join(",\n")
+    };
+    let field = |key: &str| serde_json::to_string(&document[key]).expect("JSON values serialize");
+    format!(
+        "{{\"openapi\": {},\n\"info\": {},\n\"paths\": {{\n{}\n}},\n\"components\": {{\"schemas\": {{\n{}\n}}}}}}\n",
+        field("openapi"),
+        field("info"),
+        lines("/paths"),
+        lines("/components/schemas"),
+    )
 }
 
 /// Each kind's plural and whether it is namespaced, from the document's `paths` (an operation
@@ -290,7 +431,16 @@ impl<'a, 'b> Inliner<'a, 'b> {
                         .map(|(k, v)| (k.clone(), self.inline(v, depth + 1)))
                         .collect(),
                 ),
-                "items" | "additionalProperties" if value.is_object() => self.inline(value, depth + 1),
+                "items" | "additionalProperties" if value.is_object() => {
+                    // Go decodes a `null` item or map value as the zero value (`""`, `0`): not
+                    // the type error a custom resource's list item gets. (A `null` field is
+                    // pruned, and then missing, in both.)
+                    let mut inlined = self.inline(value, depth + 1);
+                    if let Value::Object(node) = &mut inlined {
+                        node.insert("nullable".into(), Value::Bool(true));
+                    }
+                    inlined
+                }
                 k if KEPT_KEYS.contains(&k) => {
                     let bytes = self.budget.footprint_of(value);
                     if !self.budget.take(bytes) {
@@ -326,6 +476,12 @@ fn structural(mut merged: Map<String, Value>, original: &Map<String, Value>) -> 
         // without a type: any value.
         merged.retain(|k, _| k == "default" || k == "nullable");
         merged.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
+    } else if merged.get("format").and_then(Value::as_str) == Some("byte") && !merged.contains_key("pattern") {
+        // `[]byte` (a Secret's `data`, a ConfigMap's `binaryData`): the apiserver decodes it as
+        // Go's encoding/json does, base64 that may be broken into lines (`base64 -w 76`), where
+        // a CRD's `format: byte` refuses line breaks.
+        merged.remove("format");
+        merged.insert("pattern".into(), Value::String(GO_BASE64.into()));
     } else if merged.get("type").and_then(Value::as_str) == Some("object")
         && !merged.contains_key("properties")
         && !merged.contains_key("additionalProperties")
@@ -335,6 +491,10 @@ fn structural(mut merged: Map<String, Value>, original: &Map<String, Value>) -> 
     }
     Value::Object(merged)
 }
+
+/// What Go's `base64.StdEncoding` decodes: padded base64, `\r` and `\n` anywhere ignored, the
+/// empty string included.
+const GO_BASE64: &str = r"^[\r\n]*(?:(?:[A-Za-z0-9+/][\r\n]*){4})*(?:(?:[A-Za-z0-9+/][\r\n]*){2}(?:=[\r\n]*){2}|(?:[A-Za-z0-9+/][\r\n]*){3}=[\r\n]*)?$";
 
 /// A one-version CRD holding `schema` for `group/version` `kind`.
 fn crd(group: &str, version: &str, kind: &str, plural: &str, namespaced: bool, schema: Value) -> Crd {
@@ -463,6 +623,57 @@ mod tests {
                 "not": {"x-kubernetes-preserve-unknown-fields": true},
                 "missing": {"x-kubernetes-preserve-unknown-fields": true},
             }})
+        );
+    }
+
+    /// The carried schemas are what [`compact`] makes of them (so the file was generated, not
+    /// edited), and hold the kinds a repository's manifests use, each with its plural, scope
+    /// and name rule.
+    #[test]
+    fn the_carried_schemas_are_compact_and_hold_the_usual_kinds() {
+        let document: Value = serde_json::from_str(BUILTIN).unwrap();
+        assert_eq!(compact(std::slice::from_ref(&document)), document);
+        assert_eq!(compact_text(&document), BUILTIN);
+        let needed: HashSet<(String, String)> = [
+            ("apps/v1", "Deployment"),
+            ("v1", "Service"),
+            ("v1", "Namespace"),
+            ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+            ("batch/v1", "CronJob"),
+            ("networking.k8s.io/v1", "Ingress"),
+        ]
+        .iter()
+        .map(|(v, k)| (v.to_string(), k.to_string()))
+        .collect();
+        let mut diags = Vec::new();
+        let kinds = builtin(&needed, &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+        let found: Vec<(String, &str, bool, NameRule, bool)> = {
+            let mut found: Vec<_> = kinds
+                .iter()
+                .map(|k| {
+                    (
+                        k.crd.names.kind.clone(),
+                        k.crd.names.plural.as_str(),
+                        k.crd.is_namespaced(),
+                        k.names,
+                        k.cut.is_some(),
+                    )
+                })
+                .collect();
+            found.sort_by(|a, b| a.0.cmp(&b.0));
+            found
+        };
+        assert_eq!(
+            found,
+            [
+                ("ClusterRole".into(), "clusterroles", false, NameRule::PathSegment, false),
+                ("CronJob".into(), "cronjobs", true, NameRule::Subdomain, false),
+                ("Deployment".into(), "deployments", true, NameRule::Subdomain, false),
+                ("Ingress".into(), "ingresses", true, NameRule::Subdomain, false),
+                ("Namespace".into(), "namespaces", false, NameRule::Label, false),
+                ("Service".into(), "services", true, NameRule::Dns1035Label, false),
+            ]
         );
     }
 

@@ -149,20 +149,25 @@ pub fn type_meta(kind: Option<&str>, api_version: Option<&str>, want_kind: &str,
 
 /// Root ObjectMeta on create: name or generateName, namespace by scope, labels, annotations,
 /// finalizers, generation.
-pub fn validate_object_meta(object: &Value, namespaced: bool) -> Vec<Issue> {
-    root_meta(object.get("metadata"), None, namespaced)
+pub fn validate_object_meta(object: &Value, namespaced: bool, names: NameRule) -> Vec<Issue> {
+    root_meta(object.get("metadata"), None, namespaced, names)
 }
 
 /// Root ObjectMeta on update: the fields that may never change, then the create rules on the
 /// new metadata (labels, annotations, finalizers re-validated). Offline there is no
 /// `resourceVersion` to require: the apiserver takes it from the stored object on a patch.
-pub fn validate_object_meta_update(new: &Value, old: &Value, namespaced: bool) -> Vec<Issue> {
-    root_meta(new.get("metadata"), Some(old.get("metadata")), namespaced)
+pub fn validate_object_meta_update(new: &Value, old: &Value, namespaced: bool, names: NameRule) -> Vec<Issue> {
+    root_meta(new.get("metadata"), Some(old.get("metadata")), namespaced, names)
 }
 
 /// Root ObjectMeta of any [`MetaView`] (`None`: no metadata), on create or on update from
 /// `old`.
-pub fn root_meta<M: MetaView>(meta: Option<&M>, old: Option<Option<&M>>, namespaced: bool) -> Vec<Issue> {
+pub fn root_meta<M: MetaView>(
+    meta: Option<&M>,
+    old: Option<Option<&M>>,
+    namespaced: bool,
+    names: NameRule,
+) -> Vec<Issue> {
     let at = |key: &str| Path::root().property("metadata").key(key);
     let mut out = Vec::new();
     if let Some(old) = old {
@@ -194,8 +199,8 @@ pub fn root_meta<M: MetaView>(meta: Option<&M>, old: Option<Option<&M>>, namespa
         }
     }
     let rules = match old {
-        Some(_) => Rules::RootUpdate { namespaced },
-        None => Rules::Root { namespaced },
+        Some(_) => Rules::RootUpdate { namespaced, names },
+        None => Rules::Root { namespaced, names },
     };
     out.extend(object_meta(meta, &at, rules));
     out
@@ -620,17 +625,57 @@ pub fn go_decode_error(meta: &Value) -> Option<String> {
     })
 }
 
+/// What a root object's `metadata.name` (and `generateName`, a prefix of one) must be. A custom
+/// resource's is a DNS subdomain; a native kind's is what its hand-written validation asks
+/// (`ValidateObjectMeta`'s name function).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NameRule {
+    /// `NameIsDNSSubdomain`: custom resources and most native kinds.
+    #[default]
+    Subdomain,
+    /// `NameIsDNSLabel`: a Namespace.
+    Label,
+    /// `NameIsDNS1035Label`: a Service.
+    Dns1035Label,
+    /// `ValidatePathSegmentName`: no `/` or `%`, not `.` or `..` (RBAC's roles and bindings,
+    /// and embedded resources).
+    PathSegment,
+    /// No rule at all (a CertificateSigningRequest: "We don't care what you call your
+    /// certificate requests").
+    Any,
+}
+
+impl NameRule {
+    /// What is wrong with `name`; a `prefix` (a `generateName`) may end in `-`, masked before
+    /// the DNS rules read it, as the apiserver masks it.
+    pub fn check(self, name: &str, prefix: bool) -> Vec<String> {
+        let masked = |name: &str| match name.strip_suffix('-') {
+            Some(rest) if prefix && !rest.is_empty() => format!("{rest}a"),
+            _ => name.to_owned(),
+        };
+        match self {
+            NameRule::Subdomain => dns1123_subdomain(&masked(name)),
+            NameRule::Label => dns1123_label(&masked(name)),
+            NameRule::Dns1035Label => dns1035_label(&masked(name)),
+            NameRule::PathSegment => path_segment_name(name, prefix),
+            NameRule::Any => Vec::new(),
+        }
+    }
+}
+
 /// What differs between root and embedded metadata.
 #[derive(Clone, Copy)]
 enum Rules {
     Root {
         namespaced: bool,
+        names: NameRule,
     },
     /// The root on update (`ValidateObjectMetaAccessorUpdate`): name, generateName and
     /// namespace are only held to their old values, and finalizers and generation are not
     /// checked again.
     RootUpdate {
         namespaced: bool,
+        names: NameRule,
     },
     Embedded,
 }
@@ -664,23 +709,17 @@ fn object_meta<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: 
 /// name, generateName and namespace.
 fn identity<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rules, out: &mut Vec<Issue>) {
     let keyword = rules.keyword();
-    let name_rule = |s: &str, prefix: bool| match rules {
-        Rules::Root { .. } | Rules::RootUpdate { .. } => dns1123_subdomain(s),
-        Rules::Embedded => path_segment_name(s, prefix),
+    let names = match rules {
+        Rules::Root { names, .. } | Rules::RootUpdate { names, .. } => names,
+        Rules::Embedded => NameRule::PathSegment,
     };
     let text = |k: &str| meta.and_then(|m| m.text(k)).unwrap_or_default();
     let (name, generate_name) = (text("name"), text("generateName"));
     // Most generated names are well formed, and need no masked copy.
     let plainly_valid =
-        matches!(rules, Rules::Root { .. }) && generate_name.len() <= 253 && shapes::generate_name(generate_name);
+        names == NameRule::Subdomain && generate_name.len() <= 253 && shapes::generate_name(generate_name);
     if !generate_name.is_empty() && !plainly_valid {
-        // A prefix may end in '-' (the apiserver masks a trailing dash before checking).
-        let masked = match generate_name.strip_suffix('-') {
-            Some(rest) if !rest.is_empty() => format!("{rest}a"),
-            _ => generate_name.to_owned(),
-        };
-        let checked = if matches!(rules, Rules::Root { .. }) { masked.as_str() } else { generate_name };
-        for msg in name_rule(checked, true) {
+        for msg in names.check(generate_name, true) {
             out.push(invalid(&at("generateName"), keyword, generate_name, msg));
         }
     }
@@ -698,12 +737,12 @@ fn identity<M: MetaView>(meta: Option<&M>, at: &dyn Fn(&str) -> Path, rules: Rul
             );
         }
     } else {
-        for msg in name_rule(name, false) {
+        for msg in names.check(name, false) {
             out.push(invalid(&at("name"), keyword, name, msg));
         }
     }
     let namespace = match rules {
-        Rules::Root { namespaced } | Rules::RootUpdate { namespaced } => request_namespace(meta, namespaced),
+        Rules::Root { namespaced, .. } | Rules::RootUpdate { namespaced, .. } => request_namespace(meta, namespaced),
         Rules::Embedded => text("namespace"),
     };
     if !namespace.is_empty() {
@@ -783,7 +822,30 @@ mod tests {
     use serde_json::json;
 
     fn meta(m: Value, namespaced: bool) -> Vec<String> {
-        validate_object_meta(&json!({"metadata": m}), namespaced).iter().map(ToString::to_string).collect()
+        named(m, namespaced, NameRule::Subdomain)
+    }
+
+    fn named(m: Value, namespaced: bool, names: NameRule) -> Vec<String> {
+        validate_object_meta(&json!({"metadata": m}), namespaced, names).iter().map(ToString::to_string).collect()
+    }
+
+    /// A native kind's name rule: each its own check, a prefix's trailing dash masked for the
+    /// DNS ones and allowed by the path-segment one, which refuses `.` and `..` as whole names.
+    #[test]
+    fn native_kinds_hold_names_to_their_own_rule() {
+        let ok = |m: Value, names| named(m, true, names).is_empty();
+        assert!(ok(json!({"name": "system:aggregate-to-edit"}), NameRule::PathSegment));
+        assert!(!ok(json!({"name": "a/b"}), NameRule::PathSegment));
+        assert!(!ok(json!({"name": ".."}), NameRule::PathSegment));
+        assert!(ok(json!({"generateName": ".."}), NameRule::PathSegment), "a prefix of something longer");
+        assert!(ok(json!({"name": "Node_CSR:1/2"}), NameRule::Any));
+        assert!(ok(json!({"generateName": "web-"}), NameRule::Dns1035Label));
+        assert_eq!(
+            named(json!({"name": "9-web"}), true, NameRule::Dns1035Label),
+            vec![format!("metadata.name: Invalid value: \"9-web\": {DNS1035_FORMAT}")]
+        );
+        assert!(ok(json!({"name": "team-a"}), NameRule::Label));
+        assert!(!ok(json!({"name": "team.a"}), NameRule::Label), "a subdomain is not a label");
     }
 
     #[test]

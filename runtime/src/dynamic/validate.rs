@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::crd::{Crd, CrdVersion};
 use crate::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::normalize::normalize_resource;
-use crate::objectmeta::{validate_object_meta, validate_object_meta_update, validate_type_meta};
+use crate::objectmeta::{NameRule, validate_object_meta, validate_object_meta_update, validate_type_meta};
 use crate::openapi::OpenApiValidator;
 use crate::path::{At, Path};
 use crate::ratchet::Unchanged;
@@ -152,6 +152,7 @@ pub struct ResourceValidator<'a> {
     version: &'a CrdVersion,
     openapi: Option<OpenApiValidator<'a>>,
     has_rules: bool,
+    names: NameRule,
     #[cfg(feature = "cel")]
     rules: Option<crate::cel::SchemaRules>,
 }
@@ -165,9 +166,16 @@ impl<'a> ResourceValidator<'a> {
             version,
             openapi: schema.map(OpenApiValidator::new),
             has_rules: schema.is_some_and(Schema::has_rules),
+            names: NameRule::Subdomain,
             #[cfg(feature = "cel")]
             rules: schema.map(crate::cel::SchemaRules::new),
         }
+    }
+
+    /// The same validator, holding `metadata.name` to `names` instead of a custom resource's
+    /// DNS subdomain: a native kind validated against its OpenAPI schema.
+    pub fn with_names(self, names: NameRule) -> Self {
+        ResourceValidator { names, ..self }
     }
 
     /// The `apiVersion` objects of this version carry ([`crate::crd::api_version`]).
@@ -256,13 +264,18 @@ impl Validate for Object<'_> {
 
     fn validate_meta(&self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
         self.type_meta(issues)?;
-        issues.extend(validate_object_meta(self.json, self.validator.crd.is_namespaced()));
+        issues.extend(validate_object_meta(self.json, self.validator.crd.is_namespaced(), self.validator.names));
         ControlFlow::Continue(())
     }
 
     fn validate_meta_update(&self, old: &Self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
         self.type_meta(issues)?;
-        issues.extend(validate_object_meta_update(self.json, old.json, self.validator.crd.is_namespaced()));
+        issues.extend(validate_object_meta_update(
+            self.json,
+            old.json,
+            self.validator.crd.is_namespaced(),
+            self.validator.names,
+        ));
         ControlFlow::Continue(())
     }
 
