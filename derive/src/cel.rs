@@ -759,8 +759,11 @@ pub fn count_cel_rules(c: &Container) -> TokenStream {
     }
     let owner = c.ident.to_string();
     let mut counted = Vec::new();
+    count_rules(&c.attrs, &owner, &mut counted);
+    let written = counted.len();
     let mut count = |attrs: &Attrs| count_rules(attrs, &owner, &mut counted);
-    count(&c.attrs);
+    // A data-carrying enum's schema also holds the rules the derive writes for its variants.
+    let kept = matches!(c.data, Body::Union(_)).then(|| quote!(__walk.kept_by::<Self>(#written);));
     let mut held: Vec<&Type> = Vec::new();
     match &c.data {
         Body::Struct(fields) => {
@@ -797,6 +800,7 @@ pub fn count_cel_rules(c: &Container) -> TokenStream {
                     return;
                 }
                 #(#counted)*
+                #kept
                 #(<#held as ::kubeskema::Validate>::count_cel_rules(__walk);)*
             }
         }

@@ -1,5 +1,5 @@
 //! `CustomResource`: what `#[kubeskema(resource(...))]` says of a root type, as the constant
-//! `RESOURCE`, and its CRD (`crd()`, built once from `RESOURCE` and the type's schema).
+//! `RESOURCE`, and its CRD (`definition()`, built once from `RESOURCE` and the type's schema).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -291,7 +291,7 @@ pub fn expand(c: &Container) -> TokenStream {
                 selectable_fields: &[#(#selectable),*],
                 api_approved: #api_approved,
             };
-            fn crd() -> &'static ::kubeskema::resource::CustomResourceDefinition {
+            fn definition() -> &'static ::kubeskema::resource::CustomResourceDefinition {
                 static CRD: ::std::sync::OnceLock<::kubeskema::resource::CustomResourceDefinition> = ::std::sync::OnceLock::new();
                 ::kubeskema::resource::CustomResourceDefinition::once::<Self>(&CRD)
             }
@@ -338,7 +338,7 @@ fn kube_impls(c: &Container, kind: &str, group: &str, version: &str, plural: &st
             #[automatically_derived]
             impl #kc::crd::v1::CustomResourceExt for #ident {
                 fn crd() -> ::kubeskema::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                    <Self as ::kubeskema::resource::CustomResource>::crd().to_k8s()
+                    <Self as ::kubeskema::resource::CustomResource>::definition().to_k8s()
                 }
                 fn crd_name() -> &'static str { #crd_name }
                 fn api_resource() -> #kc::discovery::ApiResource { #kc::discovery::ApiResource::erase::<Self>(&()) }

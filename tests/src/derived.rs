@@ -361,16 +361,16 @@ pub enum Source {
 
 /// Every fixture CRD with the file name `derived-crds` writes it to.
 pub fn crds() -> Vec<(&'static str, CustomResourceDefinition)> {
-    let gadget = CustomResourceDefinition::merge(&[GadgetV1::crd(), GadgetV2::crd()])
+    let gadget = CustomResourceDefinition::merge(&[GadgetV1::definition(), GadgetV2::definition()])
         .unwrap_or_else(|e| panic!("the Gadget versions merge: {e:?}"));
-    let pipeline = crate::serde_shapes::by_kubeskema::Pipeline::crd().clone();
+    let pipeline = crate::serde_shapes::by_kubeskema::Pipeline::definition().clone();
     vec![
-        ("kitchens.yaml", Kitchen::crd().clone()),
+        ("kitchens.yaml", Kitchen::definition().clone()),
         ("gadgets.yaml", gadget),
-        ("costly.yaml", Costly::crd().clone()),
-        ("mistyped.yaml", Mistyped::crd().clone()),
-        ("refused.yaml", Refused::crd().clone()),
+        ("costly.yaml", Costly::definition().clone()),
+        ("mistyped.yaml", Mistyped::definition().clone()),
+        ("refused.yaml", Refused::definition().clone()),
         ("pipelines.yaml", pipeline),
-        ("backups.yaml", crate::migrated::Backup::crd().clone()),
+        ("backups.yaml", crate::migrated::Backup::definition().clone()),
     ]
 }

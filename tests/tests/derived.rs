@@ -90,7 +90,7 @@ fn types_that_contain_each_other_are_cut_as_a_type_that_contains_itself() {
         dirs: Vec<Dir>,
     }
 
-    let crd = Folder::crd();
+    let crd = Folder::definition();
     let notes: Vec<String> = crd.notes().iter().map(ToString::to_string).collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].starts_with(".spec.files.dirs[*]: `Dir` contains itself here"), "{notes:?}");
@@ -110,11 +110,13 @@ fn types_that_contain_each_other_are_cut_as_a_type_that_contains_itself() {
 fn versions_merge_and_their_mistakes_are_listed() {
     use kubeskema::resource::{CustomResource, CustomResourceDefinition};
     use kubeskema_tests::derived::{GadgetV1, GadgetV2, Kitchen};
-    let merged = CustomResourceDefinition::merge(&[GadgetV1::crd(), GadgetV2::crd()]).unwrap();
+    let merged = CustomResourceDefinition::merge(&[GadgetV1::definition(), GadgetV2::definition()]).unwrap();
     let versions = merged.to_json().pointer("/spec/versions").unwrap().as_array().unwrap();
     assert_eq!(versions.iter().map(|v| v["name"].as_str().unwrap()).collect::<Vec<_>>(), ["v1", "v2"]);
     assert_eq!(versions[0]["deprecationWarning"], "derived.example.com/v1 Gadget is deprecated; use v2");
-    let errors = CustomResourceDefinition::merge(&[GadgetV2::crd(), GadgetV2::crd(), Kitchen::crd()]).unwrap_err();
+    let errors =
+        CustomResourceDefinition::merge(&[GadgetV2::definition(), GadgetV2::definition(), Kitchen::definition()])
+            .unwrap_err();
     assert_eq!(
         errors,
         [
@@ -175,6 +177,7 @@ fn kube_traits_come_with_the_derived_crd() {
     use kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
     use kubeskema::kube_core::crd::v1::CustomResourceExt;
     use kubeskema::kube_core::{ApiResource, Resource};
+    use kubeskema::resource::CustomResource;
 
     #[derive(Clone, Debug, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
     #[kubeskema(resource(
@@ -217,7 +220,8 @@ fn kube_traits_come_with_the_derived_crd() {
     };
     probe.meta_mut().name = Some("p".into());
     assert_eq!(probe.meta().name.as_deref(), Some("p"));
-    kubeskema::crd::check::assert_accepted(<Probe as kubeskema::resource::CustomResource>::crd());
+    // Both traits in scope: kube's `crd()` and kubeskema's `definition()` do not collide.
+    kubeskema::crd::check::assert_accepted(Probe::definition());
 }
 
 /// k8s-openapi's `Time`, `MicroTime` and `Quantity` in derived types: the schemas controller-gen

@@ -104,8 +104,46 @@ fn the_derive_fixtures_rules_are_native_or_listed() {
     for (owner, rule, reason) in &all.interpreted {
         println!("{owner}: {rule}: {reason}");
     }
-    assert_eq!(all.summary(), "CEL rules: 13 native, 1 interpreted");
+    assert_eq!(all.summary(), "CEL rules: 13 native, 1 interpreted, 22 kept by the types");
     assert_eq!(all.interpreted[0].2, "optionalOldSelf");
+}
+
+/// Every rule of a derived CRD is counted by `cel::summary`: native, interpreted, or kept by
+/// the type (a data-carrying enum's variant rules, which its values cannot break). A type used
+/// at two places is counted once, so the CRD's rules are counted once per text.
+#[test]
+fn the_summary_counts_every_rule_of_the_crd() {
+    use kubeskema::resource::CustomResource;
+    use kubeskema_tests::{derived, serde_shapes};
+    fn rules(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("x-kubernetes-validations", serde_json::Value::Array(r)) => {
+                            out.extend(r.iter().map(ToString::to_string))
+                        }
+                        _ => rules(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| rules(v, out)),
+            _ => {}
+        }
+    }
+    fn check<T: CustomResource + kubeskema::Validate>() -> usize {
+        let count = kubeskema::cel::summary::<T>();
+        let mut distinct = std::collections::BTreeSet::new();
+        rules(T::definition().to_json(), &mut distinct);
+        let in_crd = distinct.len();
+        assert_eq!(count.native + count.interpreted.len() + count.kept_by_types, in_crd, "{}", count.summary());
+        count.kept_by_types
+    }
+    assert_eq!(check::<serde_shapes::by_kubeskema::Pipeline>(), 11);
+    assert_eq!(check::<serde_shapes::by_serde::Pipeline>(), 11);
+    for kept in [check::<derived::Kitchen>(), check::<derived::GadgetV1>(), check::<derived::Costly>()] {
+        assert_eq!(kept, 0);
+    }
 }
 
 /// The serde shapes' rules (on data-carrying enums, flattened structs, transparent newtypes)

@@ -35,7 +35,7 @@ fn serde_defaults_fill_absent_fields_as_serde_does() {
 /// default (the apiserver leaves it absent; the read fills it).
 #[test]
 fn serde_defaults_make_fields_optional_in_the_schema() {
-    let crd = Backup::crd().to_json().clone();
+    let crd = Backup::definition().to_json().clone();
     let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
     assert_eq!(spec["required"], json!(["schedule", "method"]), "in field order");
     assert!(spec["properties"]["suspend"].get("default").is_none());

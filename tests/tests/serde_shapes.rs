@@ -88,7 +88,7 @@ fn the_apiserver_the_derived_schema_and_the_types_agree() {
     let recorded = recorded["objects"].as_array().unwrap();
     let samples = samples();
     assert_eq!(recorded.len(), samples.len(), "{RERECORD}");
-    let (crd, errors) = kubeskema::crd::Crd::parse(by_kubeskema::Pipeline::crd().to_json());
+    let (crd, errors) = kubeskema::crd::Crd::parse(by_kubeskema::Pipeline::definition().to_json());
     assert!(errors.is_empty(), "{errors:?}");
     let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);
     let mut widened = 0;
@@ -145,7 +145,7 @@ fn shapes_the_peer_fails_on_are_derived_here() {
 fn the_typed_read_says_what_the_derived_crd_says() {
     use kubeskema::decode::{Options, UnknownFields, from_value};
     use kubeskema::resource::CustomResource;
-    let (crd, _) = kubeskema::crd::Crd::parse(by_kubeskema::Pipeline::crd().to_json());
+    let (crd, _) = kubeskema::crd::Crd::parse(by_kubeskema::Pipeline::definition().to_json());
     let validator = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]);
     let sorted = |issues: &[kubeskema::issue::Issue]| {
         let mut texts: Vec<String> = issues.iter().map(ToString::to_string).collect();

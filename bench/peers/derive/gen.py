@@ -2,7 +2,7 @@
 """Writes three crates into OUT for bench/peers/derive/run.sh:
 
 - OUT/ks:   N resource types with kubeskema's derives (`#[derive(kubeskema::Validate)]`, the
-            CRD from `CustomResource::crd()`), with kubeskema's default features (CEL on),
+            CRD from `CustomResource::definition()`), with kubeskema's default features (CEL on),
 - OUT/kd:   the same N types with kube-derive + schemars (`#[derive(CustomResource, JsonSchema)]`),
 - OUT/time: one binary that builds the CRD of the same type both ways, interleaved, and prints
             the ratio.
@@ -128,7 +128,7 @@ pub struct Thing{i}Status {{
 '''
 
 TIME_MAIN = r'''//! The CRD of one resource type built by kubeskema and by kube-derive + schemars, interleaved
-//! in one run: the median of each and their ratio. kubeskema's `crd()` builds once and then
+//! in one run: the median of each and their ratio. kubeskema's `definition()` builds once and then
 //! hands out the same CRD; the first build is `CustomResourceDefinition::of`.
 use std::time::Instant;
 
@@ -151,7 +151,7 @@ fn main() {
         build.push(t.elapsed().as_secs_f64() * 1e6);
         sink += crd.name().len();
         let t = Instant::now();
-        sink += <ks::Thing0 as CustomResource>::crd().name().len();
+        sink += <ks::Thing0 as CustomResource>::definition().name().len();
         cached.push(t.elapsed().as_secs_f64() * 1e6);
         let t = Instant::now();
         let k = kd::Thing0::crd();
@@ -161,7 +161,7 @@ fn main() {
     let (b, c, p) = (median(build), median(cached), median(peer));
     println!("crd() of one resource type, median of {rounds} interleaved rounds (sink {sink}):");
     println!("  kubeskema, first build (CustomResourceDefinition::of): {b:.1} us");
-    println!("  kubeskema, crd() (built once):                         {c:.3} us");
+    println!("  kubeskema, definition() (built once):                     {c:.3} us");
     println!("  kube-derive + schemars, crd():                          {p:.1} us");
     println!("summary: kubeskema first build vs kube-derive {:.2}x; cached crd() vs kube-derive {:.4}x", b / p, c / p);
 }

@@ -3,6 +3,7 @@
 //! apiserver's messages, CEL rules (`x-kubernetes-validations`) included, and
 //! `validate_update` runs transition rules (`oldSelf`) and ratchets unchanged places.
 
+use kubeskema::resource::CustomResource;
 use kubeskema::{ObjectMeta, Validate};
 
 /// A backup schedule, as `backups.example.com/v1` `BackupPolicy`.
@@ -51,7 +52,7 @@ pub struct BackupPolicySpec {
 fn main() {
     // `cargo run -- crd`: the CRD these types give, for `kubectl apply -f -`.
     if std::env::args().nth(1).as_deref() == Some("crd") {
-        print!("{}", <BackupPolicy as kubeskema::resource::CustomResource>::crd().to_yaml());
+        print!("{}", BackupPolicy::definition().to_yaml());
         return;
     }
     let stored = BackupPolicy::new("nightly", BackupPolicySpec::new("backups", "0 2 * * *"));

@@ -12,6 +12,11 @@ pub struct CelCount {
     pub native: usize,
     /// Rules left to the interpreter: `(type, rule, reason)`.
     pub interpreted: Vec<(String, String, String)>,
+    /// Rules the Rust types keep by themselves: those the derive writes into a data-carrying
+    /// enum's schema (only one variant's fields, the tag's variant's required fields), which no
+    /// value of the enum can break. They run only for the apiserver, and for JSON validated
+    /// against the CRD.
+    pub kept_by_types: usize,
 }
 
 impl CelCount {
@@ -24,9 +29,13 @@ impl CelCount {
         total
     }
 
-    /// `CEL rules: N native, M interpreted`.
+    /// `CEL rules: N native, M interpreted`, and `, K kept by the types` when there are such.
     pub fn summary(&self) -> String {
-        format!("CEL rules: {} native, {} interpreted", self.native, self.interpreted.len())
+        let kept = match self.kept_by_types {
+            0 => String::new(),
+            k => format!(", {k} kept by the types"),
+        };
+        format!("CEL rules: {} native, {} interpreted{kept}", self.native, self.interpreted.len())
     }
 
     /// Each reason a rule stayed interpreted, with how many did, most first.
@@ -44,6 +53,7 @@ impl CelCount {
     pub fn add(&mut self, other: &CelCount) {
         self.native += other.native;
         self.interpreted.extend(other.interpreted.iter().cloned());
+        self.kept_by_types += other.kept_by_types;
     }
 }
 
@@ -71,6 +81,14 @@ impl Walk {
     /// type is counted once).
     pub fn enter(&mut self, ty: TypeId) -> bool {
         self.seen.insert(ty)
+    }
+
+    /// The rules the derive wrote into data-carrying enum `T`'s schema: those at its node
+    /// past the `written` ones its own `rule(...)` attributes put there.
+    pub fn kept_by<T: crate::schema::of_types::StructuralSchema + 'static>(&mut self, written: usize) {
+        let schema = crate::schema::of_types::derived_schema::<T>();
+        let rules = schema.get("x-kubernetes-validations").and_then(serde_json::Value::as_array).map_or(0, Vec::len);
+        self.count.kept_by_types += rules.saturating_sub(written);
     }
 
     /// A rule of type `owner`: native, or interpreted for `reason`.

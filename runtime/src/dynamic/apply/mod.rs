@@ -167,7 +167,7 @@ impl<'a> Resource<'a> {
         Some(Resource { crd, version, roots, api_version })
     }
 
-    /// The resource of a Rust type, derived or generated (its own CRD, `T::crd()`), read once
+    /// The resource of a Rust type, derived or generated (its own CRD, `T::definition()`), read once
     /// per type and kept for the process: `Resource::of::<Widget>().apply(live, &json, &options)`.
     pub fn of<T: crate::resource::CustomResource + 'static>() -> &'static Resource<'static> {
         use std::any::TypeId;
@@ -178,7 +178,7 @@ impl<'a> Resource<'a> {
         resources.entry(TypeId::of::<T>()).or_insert_with(|| {
             // A derived CRD is one the apiserver takes (`assert_crd_accepted`); what the
             // envelope's reading could report of it is nothing this needs.
-            let crd: &'static Crd = Box::leak(Box::new(Crd::parse(T::crd().to_json()).0));
+            let crd: &'static Crd = Box::leak(Box::new(Crd::parse(T::definition().to_json()).0));
             let resource = Resource::new(crd, T::RESOURCE.version)
                 .expect("invariant: a derived CRD serves the version of its type");
             Box::leak(Box::new(resource))

@@ -57,8 +57,10 @@ pub trait CustomResource: StructuralSchema {
     /// What its `resource(...)` attribute says.
     const RESOURCE: ResourceInfo;
 
-    /// Its CRD (this one version), with descriptions; computed once.
-    fn crd() -> &'static CustomResourceDefinition;
+    /// Its CRD (this one version), with descriptions; computed once. Not `crd()`: a
+    /// `kube = true` resource also has kube's `CustomResourceExt::crd()`, and a call naming
+    /// both would be ambiguous.
+    fn definition() -> &'static CustomResourceDefinition;
 }
 
 /// A CustomResourceDefinition as JSON (`apiextensions.k8s.io/v1`), built from derived types;
@@ -115,7 +117,7 @@ impl CustomResourceDefinition {
         CustomResourceDefinition { json, notes: generator.notes().to_vec() }
     }
 
-    /// For a derived type's `crd()`: `T`'s CRD with descriptions, built on the first call.
+    /// For a derived type's `definition()`: `T`'s CRD with descriptions, built on the first call.
     #[doc(hidden)]
     pub fn once<T: CustomResource>(
         cell: &'static OnceLock<CustomResourceDefinition>,

@@ -364,7 +364,7 @@ fn push_unique(node: &mut Map<String, Value>, key: &str, item: Value) {
 }
 
 /// The derive's JSON text. It wrote it from attributes it checked, so it parses; anything else
-/// is a bug in the derive, and an empty patch loses less than a panic in `crd()`.
+/// is a bug in the derive, and an empty patch loses less than a panic in `definition()`.
 fn parse_patch(json: &str) -> Map<String, Value> {
     match serde_json::from_str(json) {
         Ok(Value::Object(m)) => m,

@@ -36,7 +36,7 @@ pub fn check_derived(crd: &CustomResourceDefinition) -> DerivedCheck {
 /// kubeskema::assert_crd_accepted::<Widget>() }`). Warnings and the generation's notes are
 /// printed.
 pub fn assert_crd_accepted<T: CustomResource>() {
-    assert_accepted(T::crd());
+    assert_accepted(T::definition());
 }
 
 /// [`assert_crd_accepted`] for any derived CRD, such as several versions merged
