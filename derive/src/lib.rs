@@ -30,6 +30,21 @@ pub fn derive_serialize(input: TokenStream) -> TokenStream {
     expand(&input, ser::expand).into()
 }
 
+/// The usual set in one: what `Serialize`, `Deserialize` and `Validate` derive, from one
+/// reading of the attributes (`#[derive(Clone, Debug, kubeskema::Schema)]` in place of three
+/// derives; an attribute mistake is reported once, not by each of them).
+#[proc_macro_derive(Schema, attributes(kubeskema, serde))]
+pub fn derive_schema(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand(&input, |c| {
+        let mut tokens = ser::expand(c);
+        tokens.extend(deserialize(c));
+        tokens.extend(validate(c));
+        tokens
+    })
+    .into()
+}
+
 /// Deserializes a struct from a JSON object (or an enum from its `enum` value) as the
 /// apiserver decodes it: `null` of a non-nullable field reads as absent, defaults fill absent
 /// fields, unknown keys are dropped or kept in the `unknown_fields` map. Also implements
@@ -38,12 +53,13 @@ pub fn derive_serialize(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Deserialize, attributes(kubeskema, serde))]
 pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand(&input, |c| {
-        let mut tokens = de::expand(c);
-        tokens.extend(decode::expand(c));
-        tokens
-    })
-    .into()
+    expand(&input, deserialize).into()
+}
+
+fn deserialize(c: &model::Container) -> proc_macro2::TokenStream {
+    let mut tokens = de::expand(c);
+    tokens.extend(decode::expand(c));
+    tokens
 }
 
 /// Checks every `#[kubeskema(...)]` constraint with straight-line calls into
@@ -54,14 +70,15 @@ pub fn derive_deserialize(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Validate, attributes(kubeskema, serde))]
 pub fn derive_validate(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand(&input, |c| {
-        let mut tokens = validate::expand(c);
-        tokens.extend(schema::expand(c));
-        tokens.extend(crd::expand(c));
-        tokens.extend(construct::expand(c));
-        tokens
-    })
-    .into()
+    expand(&input, validate).into()
+}
+
+fn validate(c: &model::Container) -> proc_macro2::TokenStream {
+    let mut tokens = validate::expand(c);
+    tokens.extend(schema::expand(c));
+    tokens.extend(crd::expand(c));
+    tokens.extend(construct::expand(c));
+    tokens
 }
 
 /// Beside a struct `Widget`, `WidgetApply`: its server-side apply configuration, every field

@@ -59,7 +59,7 @@ pub use check::{Phases, Validate};
 /// Panics with the apiserver's messages when it would refuse a derived resource's CRD.
 #[cfg(all(feature = "dynamic", feature = "cel"))]
 pub use dynamic::crd::check::assert_crd_accepted;
-pub use kubeskema_derive::{ApplyConfiguration, Deserialize, Serialize, Validate};
+pub use kubeskema_derive::{ApplyConfiguration, Deserialize, Schema, Serialize, Validate};
 pub use schema::of_types::StructuralSchema;
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;

@@ -106,6 +106,48 @@ fn types_that_contain_each_other_are_cut_as_a_type_that_contains_itself() {
     assert_eq!(issues, ["spec.files: Invalid value: at most two"]);
 }
 
+/// `#[derive(kubeskema::Schema)]` is the three derives in one: the same schema, the same read
+/// (defaults filled, bounds checked), the same validation and CRD.
+#[test]
+fn one_derive_brings_the_usual_three() {
+    use kubeskema::resource::CustomResource;
+
+    macro_rules! backup {
+        ($root:ident, $spec:ident, $($derive:path),+) => {
+            #[derive(Clone, Debug, PartialEq, $($derive),+)]
+            #[kubeskema(resource(group = "one.example.com", version = "v1", kind = "Backup"))]
+            struct $root {
+                api_version: String,
+                kind: String,
+                metadata: kubeskema::ObjectMeta,
+                spec: $spec,
+            }
+            #[derive(Clone, Debug, PartialEq, $($derive),+)]
+            #[kubeskema(rule(rule = "self.keep >= 1", message = "keep one at least"))]
+            struct $spec {
+                #[kubeskema(min_length = 1)]
+                schedule: String,
+                #[serde(default)]
+                keep: i64,
+            }
+        };
+    }
+    backup!(One, OneSpec, kubeskema::Schema);
+    backup!(Three, ThreeSpec, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate);
+
+    assert_eq!(One::definition().to_json(), Three::definition().to_json());
+    let json = serde_json::json!({
+        "apiVersion": "one.example.com/v1", "kind": "Backup", "metadata": {"name": "b"}, "spec": {"schedule": ""}
+    });
+    let (one, three): (One, Three) =
+        (serde_json::from_value(json.clone()).unwrap(), serde_json::from_value(json).unwrap());
+    assert_eq!(serde_json::to_value(&one).unwrap(), serde_json::to_value(&three).unwrap());
+    let issues = |i: Vec<kubeskema::issue::Issue>| i.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let found = issues(kubeskema::Validate::validate(&one));
+    assert_eq!(found, issues(kubeskema::Validate::validate(&three)));
+    assert_eq!(found.len(), 2, "the empty schedule and the rule: {found:?}");
+}
+
 #[test]
 fn versions_merge_and_their_mistakes_are_listed() {
     use kubeskema::resource::{CustomResource, CustomResourceDefinition};

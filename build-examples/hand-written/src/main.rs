@@ -1,13 +1,13 @@
 //! Hand-written types for a resource of your own, with the constraints you would put in its
-//! CRD written as attributes: `#[derive(kubeskema::Validate)]` checks them with the
-//! apiserver's messages, CEL rules (`x-kubernetes-validations`) included, and
+//! CRD written as attributes: `#[derive(kubeskema::Schema)]` (`Serialize`, `Deserialize` and
+//! `Validate` in one) checks them with the apiserver's messages, CEL rules (`x-kubernetes-validations`) included, and
 //! `validate_update` runs transition rules (`oldSelf`) and ratchets unchanged places.
 
 use kubeskema::resource::CustomResource;
 use kubeskema::{ObjectMeta, Validate};
 
 /// A backup schedule, as `backups.example.com/v1` `BackupPolicy`.
-#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[derive(Clone, Debug, PartialEq, kubeskema::Schema)]
 #[kubeskema(resource(
     group = "example.com",
     version = "v1",
@@ -24,7 +24,7 @@ pub struct BackupPolicy {
 
 /// `constructors`: `BackupPolicySpec::new(bucket, schedule)` (the fields it requires), and
 /// `with_...` setters for the others; those left out as the apiserver's read leaves them.
-#[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+#[derive(Clone, Debug, PartialEq, kubeskema::Schema)]
 #[kubeskema(
     constructors,
     rule(rule = "self.minKeep <= self.maxKeep", message = "minKeep must not exceed maxKeep", field_path = ".minKeep"),
