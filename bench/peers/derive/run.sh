@@ -17,7 +17,8 @@ trap 'rm -rf "$work"' EXIT
 export CARGO_TARGET_DIR=$work/target CARGO_TERM_COLOR=never CARGO_INCREMENTAL=0
 
 python3 "$root/bench/peers/derive/gen.py" "$n" "$work" "$root/runtime"
-for side in ks kd; do
+sides="ks ks-schema ks-apply kd"
+for side in $sides; do
   (cd "$work/$side" && cargo build -q)
 done
 
@@ -27,7 +28,7 @@ measure() { # side → "seconds kilobytes"
 }
 declare -A best_time best_mem
 for round in 1 2 3; do
-  for side in ks kd; do
+  for side in $sides; do
     read -r secs kb < <(measure "$side")
     echo "round $round $side: ${secs}s, ${kb} KB"
     if [[ -z ${best_time[$side]:-} ]] || (( $(echo "$secs < ${best_time[$side]}" | bc -l) )); then
@@ -38,8 +39,12 @@ for round in 1 2 3; do
 done
 echo "compile of a crate with $n resource types (debug, its own compile):"
 echo "  kubeskema (Serialize, Deserialize + validating read, Validate + schema + CRD): ${best_time[ks]}s, ${best_mem[ks]} KB"
+echo "  kubeskema, one derive (Schema): ${best_time[ks-schema]}s, ${best_mem[ks-schema]} KB"
+echo "  kubeskema, Schema + ApplyConfiguration: ${best_time[ks-apply]}s, ${best_mem[ks-apply]} KB"
 echo "  kube-derive + schemars (CustomResource, JsonSchema, serde's Serialize/Deserialize): ${best_time[kd]}s, ${best_mem[kd]} KB"
-printf "summary: compile time kubeskema vs kube-derive %.2fx; peak memory %.2fx\n" \
-  "$(echo "${best_time[ks]} / ${best_time[kd]}" | bc -l)" "$(echo "${best_mem[ks]} / ${best_mem[kd]}" | bc -l)"
+for side in ks ks-schema ks-apply; do
+  printf "summary: %s vs kube-derive: compile time %.2fx; peak memory %.2fx\n" "$side" \
+    "$(echo "${best_time[$side]} / ${best_time[kd]}" | bc -l)" "$(echo "${best_mem[$side]} / ${best_mem[kd]}" | bc -l)"
+done
 
 (cd "$work/time" && cargo run -q --release)
