@@ -878,12 +878,6 @@ fn validate_document(
         });
     }
     let version_schema = schema.crd.versions.get(schema.version).and_then(|v| v.schema.as_ref());
-    // Go decodes a native kind's metadata into its typed ObjectMeta: a field of the wrong type
-    // (a number as a label's value) fails the request, where a custom resource's is dropped.
-    let undecodable = |s| kubeskema::objectmeta::coerce_error(&object, s, true, &kubeskema::path::Path::root());
-    if let Some(issue) = version_schema.filter(|_| schema.native).and_then(undecodable) {
-        findings.push(of_issue(Severity::Error, &issue));
-    }
     let previous = old.get(&key);
     checked.update = previous.is_some();
     let outcome: Outcome = match previous {

@@ -7,7 +7,7 @@
 //!
 //! Where Go's typed decoding differs from a custom resource's, the schema is made to say so:
 //! `null` list items are zero values, `[]byte` may be base64 in lines, `metadata.name` follows
-//! the kind's own rule ([`name_rule`]).
+//! the kind's own rule (`name_rule`).
 //!
 //! Best effort by nature: the apiserver validates native kinds with hand-written Go code
 //! (a Deployment's selector must match its template's labels, ...) that no OpenAPI document
@@ -299,7 +299,7 @@ fn name_rule(group: &str, kind: &str) -> NameRule {
 }
 
 /// The OpenAPI v3 `documents` (a spec folder's, one per group-version, or a cluster's) as one
-/// document holding only what [`load`] reads: each schema's validation keys ([`KEPT_KEYS`]),
+/// document holding only what [`load`] reads: each schema's validation keys (`KEPT_KEYS`),
 /// its references and the `oneOf`s that spell Kubernetes' own types, the group/version/kinds
 /// it is, and one path per kind (its plural and scope). [`BUILTIN`] is this of Kubernetes'
 /// published spec; descriptions were nine tenths of it.

@@ -218,6 +218,19 @@ impl<'a> ResourceValidator<'a> {
         let mut issues = Vec::new();
         let mut pruned = Vec::new();
         if let Some(schema) = self.version.schema.as_ref() {
+            // The request decoder refuses a `metadata` that does not decode into `ObjectMeta`
+            // (a label value that is a number): `GetObjectMetaWithOptions` without
+            // `DropMalformedFields`, a 400 (semantics §2a). Only the storage decoder drops such
+            // fields, which is how `normalize_resource` reads them (the old object's way).
+            let undecodable =
+                obj.get("metadata").filter(|m| m.is_object()).and_then(crate::objectmeta::go_decode_error);
+            if let Some(message) = undecodable {
+                let at = Path::root().key("metadata");
+                issues.push(
+                    Issue::new(ErrorType::Invalid, &at, "metadata", BadValue::Omit, message).in_form(PathForm::Field),
+                );
+                return Outcome { object: obj, pruned, issues, warnings: Vec::new() };
+            }
             match normalize_resource(&mut obj, schema) {
                 Ok(n) => pruned = n.pruned,
                 Err(e) => {
@@ -365,6 +378,25 @@ mod tests {
         assert!(out.issues.is_empty(), "{:?}", out.issues);
         assert_eq!(out.pruned.iter().map(Path::openapi).collect::<Vec<_>>(), vec!["spec.extra"]);
         assert_eq!(out.object["spec"], json!({"replicas": 1}), "null pruned, default applied");
+    }
+
+    /// A request whose metadata does not decode into `ObjectMeta` is refused whole (the
+    /// request decoder's 400); a stored object's such field is dropped (the storage decoder's
+    /// way), so an update from it is judged on the rest.
+    #[test]
+    fn undecodable_metadata_refuses_the_request_and_is_dropped_from_the_stored_object() {
+        let c = crd(json!({"type": "object", "properties": {"spec": {"type": "object"}}}));
+        let bad = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "labels": {"tier": 1}}, "spec": {}});
+        assert_eq!(
+            issues(&c, bad.clone()),
+            vec![
+                "metadata: Invalid value: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string"
+            ]
+        );
+        let good = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {}});
+        let update = ResourceValidator::new(&c, &c.versions[0]).validate_update(&good, &bad);
+        assert!(update.issues.is_empty(), "{:?}", update.issues);
     }
 
     #[test]
