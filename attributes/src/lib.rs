@@ -5,6 +5,7 @@
 //! `syn`, `quote` or `proc_macro`.
 //!
 //! Internal to kubeskema: its API follows what the code generator and the derive need.
+#![deny(missing_docs)]
 
 /// Go's `regexp/syntax` errors: the runtime's `go::regexp` for `pattern` and CEL's regexes,
 /// here so that the derive judges a `pattern` attribute as the apiserver will.
@@ -19,8 +20,11 @@ pub mod schema;
 /// Where an attribute stands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Place {
+    /// On a struct or an enum.
     Container,
+    /// On a struct's field.
     Field,
+    /// On an enum's variant.
     Variant,
     /// Inside `items(...)` / `values(...)`.
     Nested,
@@ -87,7 +91,7 @@ macro_rules! keywords {
         /// Every `#[kubeskema(...)]` keyword.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
         pub enum Keyword {
-            $($(#[$doc])* $variant,)*
+            $(#[doc = concat!("`", $name, "`")] #[doc = ""] $(#[$doc])* $variant,)*
         }
 
         impl Keyword {

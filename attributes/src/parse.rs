@@ -23,22 +23,27 @@ pub struct Ctxt {
 }
 
 impl Ctxt {
+    /// A context with no error yet; [`Ctxt::check`] must be called before it is dropped.
     pub fn new() -> Self {
         Ctxt { errors: RefCell::new(Some(Vec::new())) }
     }
 
+    /// Records an error at `span`.
     pub fn error(&self, span: Span, msg: impl Display) {
         self.push(syn::Error::new(span, msg));
     }
 
+    /// Records an error spanning `tokens`.
     pub fn error_spanned(&self, tokens: impl ToTokens, msg: impl Display) {
         self.push(syn::Error::new_spanned(tokens, msg));
     }
 
+    /// Records `e`.
     pub fn push(&self, e: syn::Error) {
         self.errors.borrow_mut().as_mut().expect("invariant: Ctxt used after check").push(e);
     }
 
+    /// Every error recorded, combined into one (each keeps its span), or `Ok`.
     pub fn check(self) -> syn::Result<()> {
         let mut errors = self.errors.borrow_mut().take().expect("invariant: Ctxt checked twice").into_iter();
         let Some(mut first) = errors.next() else {
@@ -62,9 +67,13 @@ impl Drop for Ctxt {
 /// A literal value from an attribute (a default or an enum variant's value).
 #[derive(Clone)]
 pub enum Literal {
+    /// `"text"`.
     Str(LitStr),
+    /// `1`.
     Int(syn::LitInt),
+    /// `1.5`.
     Float(syn::LitFloat),
+    /// `true`.
     Bool(syn::LitBool),
 }
 
@@ -83,11 +92,17 @@ impl Literal {
 /// One `x-kubernetes-validations` rule.
 #[derive(Clone, Default)]
 pub struct Rule {
+    /// `rule`: the CEL expression.
     pub rule: Option<LitStr>,
+    /// `message`.
     pub message: Option<LitStr>,
+    /// `messageExpression`.
     pub message_expression: Option<LitStr>,
+    /// `reason` (`FieldValueInvalid`, ...).
     pub reason: Option<LitStr>,
+    /// `fieldPath`.
     pub field_path: Option<LitStr>,
+    /// `optionalOldSelf`.
     pub optional_old_self: Option<bool>,
     /// The rule compiled to Rust: a function `fn(&T, Option<&T>, &mut Meter) ->
     /// Result<bool>` over the node's value (what codegen writes beside the type).
@@ -101,37 +116,52 @@ pub struct Rule {
 /// A parsed keyword with its value.
 #[derive(Clone)]
 pub enum Item {
+    /// A keyword alone (`nullable`).
     Flag,
+    /// `keyword = "text"`.
     Str(LitStr),
+    /// `keyword = 3`: a count (`max_items`).
     Count(i64),
     /// As written: an integer literal stays an integer (`minimum = 1` is `1`, not `1.0`).
     Number(serde_json::Number),
+    /// A literal of any JSON scalar type (a default, an enum value).
     Literal(Literal),
+    /// `keyword("a", "b")`.
     Strs(Vec<LitStr>),
+    /// `items(...)` or `values(...)`.
     Nested(Attrs),
+    /// `rule(...)`.
     Rule(Rule),
+    /// `extension(name = "x-...", value = "...")`.
     Extension {
+        /// The extension's key.
         name: LitStr,
+        /// Its value, as JSON text.
         value: LitStr,
     },
+    /// `resource(...)`'s keys and values.
     Resource(Vec<(ResourceKey, LitStr)>),
 }
 
 /// The keywords of one attribute list, in the order written.
 #[derive(Clone, Default)]
 pub struct Attrs {
+    /// Each keyword as written (its identifier, for spans), which keyword it is, its value.
     pub items: Vec<(syn::Ident, Keyword, Item)>,
 }
 
 impl Attrs {
+    /// The value of `keyword`, when it is given.
     pub fn get(&self, keyword: Keyword) -> Option<&Item> {
         self.items.iter().find(|(_, k, _)| *k == keyword).map(|(_, _, v)| v)
     }
 
+    /// Whether `keyword` is given.
     pub fn flag(&self, keyword: Keyword) -> bool {
         self.get(keyword).is_some()
     }
 
+    /// The string `keyword` is given.
     pub fn str(&self, keyword: Keyword) -> Option<&LitStr> {
         match self.get(keyword) {
             Some(Item::Str(s)) => Some(s),
@@ -139,6 +169,7 @@ impl Attrs {
         }
     }
 
+    /// The literal `keyword` is given.
     pub fn literal(&self, keyword: Keyword) -> Option<&Literal> {
         match self.get(keyword) {
             Some(Item::Literal(l)) => Some(l),

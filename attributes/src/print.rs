@@ -62,8 +62,11 @@ pub fn attr(a: &Attr) -> TokenStream {
 /// What a rule was compiled to: its function, its messageExpression's, and whether it reads
 /// `oldSelf`.
 pub struct Native {
+    /// The path of the rule's function.
     pub rule: TokenStream,
+    /// The path of its messageExpression's function, when it has one.
     pub message: Option<TokenStream>,
+    /// Whether the rule reads `oldSelf`.
     pub transition: bool,
 }
 
