@@ -13,6 +13,7 @@ pub mod go_regexp;
 pub mod number;
 #[cfg(feature = "parse")]
 pub mod parse;
+pub mod pointer;
 #[cfg(feature = "print")]
 pub mod print;
 pub mod schema;

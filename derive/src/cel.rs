@@ -625,7 +625,7 @@ impl<'a> Place<'a> {
         let mut pointer = self.pointer.clone();
         for step in steps {
             pointer.push('/');
-            pointer.push_str(&step.replace('~', "~0").replace('/', "~1"));
+            pointer.push_str(&kubeskema_attributes::pointer::escape_token(step));
         }
         Place { container: self.container, pointer, resource_root: false }
     }

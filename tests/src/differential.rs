@@ -66,7 +66,7 @@ fn places(v: &Value, at: String, out: &mut Vec<String>) {
                 if at.is_empty() && ["apiVersion", "kind"].contains(&k.as_str()) {
                     continue;
                 }
-                let p = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                let p = format!("{at}/{}", kubeskema::path::escape_token(k));
                 out.push(p.clone());
                 places(child, p, out);
             }

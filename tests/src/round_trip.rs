@@ -167,7 +167,7 @@ pub fn first_difference(expected: &Value, got: &Value) -> Option<String> {
                 keys.sort();
                 keys.dedup();
                 keys.into_iter().find_map(|k| {
-                    let here = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                    let here = format!("{at}/{}", kubeskema::path::escape_token(k));
                     match (x.get(k), y.get(k)) {
                         (Some(p), Some(q)) => walk(p, q, &here),
                         (p, q) => Some(format!("{here}: CRD {} / derived {}", show(p), show(q))),

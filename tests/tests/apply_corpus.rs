@@ -39,7 +39,7 @@ fn map_list_item(schema: &Schema, value: &Value, pointer: String) -> Option<(Str
     match value {
         Value::Object(map) => map.iter().find_map(|(key, v)| {
             let child = schema.schema_of_key(key)?;
-            map_list_item(child, v, format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1")))
+            map_list_item(child, v, format!("{pointer}/{}", kubeskema::path::escape_token(key)))
         }),
         Value::Array(items) => {
             let item_schema = schema.items.as_deref()?;

@@ -58,7 +58,7 @@ fn integer_places(v: &Value, at: String, out: &mut Vec<String>) {
     match v {
         Value::Object(map) => {
             for (k, child) in map {
-                integer_places(child, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out);
+                integer_places(child, format!("{at}/{}", kubeskema::path::escape_token(k)), out);
             }
         }
         Value::Array(items) => {

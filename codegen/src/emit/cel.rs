@@ -254,7 +254,7 @@ impl Place {
     }
 
     fn name(&self, name: &str) -> Place {
-        self.then(Segment::Name(name.replace('~', "~0").replace('/', "~1")))
+        self.then(Segment::Name(kubeskema::path::escape_token(name).into_owned()))
     }
 
     /// A closure making the pointer (called only where some integer was written as a float).

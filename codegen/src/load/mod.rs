@@ -555,7 +555,7 @@ fn crds_of_document(
 
 fn pointer_last(pointer: &str) -> String {
     let last = pointer.rsplit('/').next().unwrap_or_default();
-    kubeskema::issue::go_quote(&last.replace("~1", "/").replace("~0", "~"))
+    kubeskema::issue::go_quote(&kubeskema::path::unescape_token(last))
 }
 
 pub(crate) fn report_parse_errors(

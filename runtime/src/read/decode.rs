@@ -433,7 +433,7 @@ pub fn strict_issue(path: Path, what: &str) -> Issue {
 /// Numeric tokens before the last are taken as list indexes.
 pub fn duplicate_issue(pointer: &str) -> Issue {
     let mut path = Path::root();
-    let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+    let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| crate::path::unescape_token(t).into_owned()).collect();
     for (n, token) in tokens.iter().enumerate() {
         path = match token.parse::<usize>() {
             Ok(i) if n + 1 < tokens.len() => path.index(i),

@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+pub use kubeskema_attributes::pointer::{escape_token, unescape_token};
+
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Segment {
@@ -152,7 +154,7 @@ impl Path {
         for s in self.each() {
             out.push('/');
             match (s, s.name()) {
-                (_, Some(n)) => out.push_str(&n.replace('~', "~0").replace('/', "~1")),
+                (_, Some(n)) => out.push_str(&escape_token(n)),
                 (Segment::Index(i), None) => write!(out, "{i}").expect("writing to a String"),
                 (_, None) => {}
             }

@@ -311,7 +311,7 @@ fn child_pointer(parent: &str, tokens: &[&str]) -> String {
     let mut p = parent.to_owned();
     for t in tokens {
         p.push('/');
-        p.push_str(&t.replace('~', "~0").replace('/', "~1"));
+        p.push_str(&crate::path::escape_token(t));
     }
     p
 }

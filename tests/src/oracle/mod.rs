@@ -79,7 +79,7 @@ pub fn apply_op(root: &mut Value, op: &Value) -> Result<(), String> {
         return Ok(());
     }
     let (parent, last) = path.rsplit_once('/').ok_or_else(|| format!("bad pointer {path}"))?;
-    let last = last.replace("~1", "/").replace("~0", "~");
+    let last = kubeskema::path::unescape_token(last).into_owned();
     let target = root.pointer_mut(parent).ok_or_else(|| format!("no {parent} to patch"))?;
     match (kind, target) {
         ("remove", Value::Object(m)) => m.remove(&last).map(drop).ok_or_else(|| format!("no {path} to remove")),

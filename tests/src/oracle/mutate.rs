@@ -84,7 +84,7 @@ fn rm(pointer: &str) -> Value {
 }
 
 fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+    kubeskema::path::escape_token(key).into_owned()
 }
 
 /// Every candidate change of `object`, an object of the CRD version whose schema is `schema`.

@@ -64,7 +64,7 @@ fn apply(root: &mut Value, pointer: &str, change: Change) -> Option<()> {
 }
 
 fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+    kubeskema::path::escape_token(key).into_owned()
 }
 
 fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static str, Change)>) {

@@ -197,7 +197,7 @@ fn float_at(value: Value, place: &[&str]) -> Value {
         Value::Map(mut map) => {
             // A map's keys are as written; an object's properties under their escaped names
             // (a reserved word under both).
-            let name = segment.replace("~1", "/").replace("~0", "~");
+            let name = crate::path::unescape_token(segment).into_owned();
             let escaped = crate::cel::front::types::escape(&name).filter(|e| *e != name);
             let entries = Arc::make_mut(&mut map.map);
             for key in std::iter::once(name).chain(escaped) {

@@ -116,7 +116,7 @@ impl Document {
             return Some((node, None));
         }
         for token in pointer.strip_prefix('/')?.split('/') {
-            let token = unescape_pointer_token(token);
+            let token = crate::path::unescape_token(token);
             // An alias is found at its anchor's nodes, but the value itself is where the alias
             // stands.
             let (next, next_key) = match &node.target().kind {
@@ -683,15 +683,6 @@ pub fn lines(text: &str) -> Vec<&str> {
     out
 }
 
-/// Escapes one JSON-pointer token (RFC 6901).
-pub fn escape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
-    if token.contains(['~', '/']) { token.replace('~', "~0").replace('/', "~1").into() } else { token.into() }
-}
-
-fn unescape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
-    if token.contains('~') { token.replace("~1", "/").replace("~0", "~").into() } else { token.into() }
-}
-
 /// The conversion of one document to JSON, counting what aliases expand to.
 struct Conversion<'a> {
     /// Where plain scalars beyond float64 stand, and the pointers they were found at.
@@ -750,7 +741,7 @@ impl Conversion<'_> {
                 let mut first_seen: HashMap<&str, Place> = HashMap::new();
                 for entry in map.entries.iter().filter(|e| !e.merge) {
                     pointer.push('/');
-                    pointer.push_str(&escape_pointer_token(&entry.key));
+                    pointer.push_str(&crate::path::escape_token(&entry.key));
                     if let Some(first) = first_seen.get(entry.key.as_str()) {
                         // Once, where it is written, not again in every alias to it.
                         if self.alias_depth == 0 {
@@ -779,7 +770,7 @@ impl Conversion<'_> {
                         continue;
                     }
                     pointer.push('/');
-                    pointer.push_str(&escape_pointer_token(&entry.key));
+                    pointer.push_str(&crate::path::escape_token(&entry.key));
                     let v = self.convert(&entry.value, pointer, duplicates);
                     pointer.truncate(len);
                     out.insert(entry.key.clone(), v?);
