@@ -769,16 +769,15 @@ fn validate_document(
     old: &HashMap<ObjectKey, Value>,
     policy: &Policy,
 ) -> (Vec<Diagnostic>, Checked) {
-    // A CRD is checked as the apiserver checks one ([`crd_document`]), which needs its
+    let key = object_key(&doc.value);
+    let (api_version, kind, _, name) = &key;
+    // A CRD is checked as the apiserver checks one ([`crd_findings`]), which needs its
     // document whole.
-    let crd_document =
-        (object_key(&doc.value).0 == CRD_API_VERSION && object_key(&doc.value).1 == CRD_KIND).then(|| doc.clone());
+    let crd_document = (api_version == CRD_API_VERSION && kind == CRD_KIND).then(|| doc.clone());
     // The document's value goes to the validator (a copy would double a large document's
     // memory); its positions stay.
     let object = std::mem::take(&mut doc.value);
     let doc = &doc;
-    let key = object_key(&object);
-    let (api_version, kind, _, name) = &key;
     let mut findings = Vec::new();
     let finding = |severity, pointer: &str, field: String, code, detail: String, message: String| Diagnostic {
         severity,
