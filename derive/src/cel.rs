@@ -13,12 +13,10 @@ use quote::{ToTokens, quote};
 use syn::Type;
 
 use crate::model::{
-    Body, Container, Field, Payload, Shape, Tagging, Transparent, Union, VariantValue, generic_arg, map_value,
-    option_inner,
+    Body, Container, Field, Payload, Shape, Tagging, Transparent, Union, VariantValue, generic_arg, holds_primitives,
+    list_map_keys, map_value, option_inner,
 };
-use crate::validate::{
-    Recv, access, access_in, holds_primitives, list_map_keys, mentions, payload_path, variant_pattern,
-};
+use crate::reach::{Recv, access, access_in, mentions, payload_path, variant_pattern};
 use kubeskema_attributes::Keyword;
 use kubeskema_attributes::parse::{Attrs, Item, Rule};
 

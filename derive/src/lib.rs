@@ -1,12 +1,16 @@
 //! Derive macros of kubeskema, re-exported by the `kubeskema` crate: use them as
-//! `#[derive(kubeskema::Serialize, kubeskema::Deserialize)]`.
+//! `#[derive(kubeskema::Schema)]` (or `Serialize`, `Deserialize`, `Validate` one by one, and
+//! `ApplyConfiguration`).
 //!
-//! Each entry point parses the input into the model of `model` (attributes parsed once by
-//! `kubeskema_attributes::parse`, errors collected in its `Ctxt`) and hands it to one emitter. The generated
-//! code calls only `::kubeskema::__private` and `::core`.
+//! Each entry point reads the input into the model of `model` (attributes parsed once by
+//! `kubeskema_attributes::parse`, errors collected in its `Ctxt`), checks it as a whole
+//! (`check`), and hands it to one emitter. The generated code names `::kubeskema` and `::core`
+//! paths only; those under `::kubeskema::__private` are not a stable API (ARCHITECTURE.md,
+//! Boundaries).
 
 mod apply;
 mod cel;
+mod check;
 mod construct;
 mod crd;
 mod de;
@@ -14,6 +18,7 @@ mod decode;
 mod junctor;
 mod model;
 mod native;
+mod reach;
 mod schema;
 mod ser;
 mod serde_attrs;
@@ -90,7 +95,7 @@ fn validate(c: &model::Container) -> proc_macro2::TokenStream {
 pub fn derive_apply_configuration(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     let cx = kubeskema_attributes::parse::Ctxt::new();
-    let container = model::Container::from_ast(&cx, &input);
+    let container = read(&cx, &input);
     if let Err(e) = cx.check() {
         return e.to_compile_error().into();
     }
@@ -100,9 +105,16 @@ pub fn derive_apply_configuration(input: TokenStream) -> TokenStream {
     apply::expand(&container, &input.vis).into()
 }
 
+/// The container's model, checked as a whole (errors collected in `cx`).
+fn read<'a>(cx: &kubeskema_attributes::parse::Ctxt, input: &'a DeriveInput) -> Option<model::Container<'a>> {
+    let container = model::Container::from_ast(cx, input)?;
+    check::container(cx, &container);
+    Some(container)
+}
+
 fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let cx = kubeskema_attributes::parse::Ctxt::new();
-    let container = model::Container::from_ast(&cx, input);
+    let container = read(&cx, input);
     if let Err(e) = cx.check() {
         return e.to_compile_error();
     }

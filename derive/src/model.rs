@@ -409,7 +409,6 @@ impl<'a> Container<'a> {
             attrs,
             data,
         };
-        check(cx, &container);
         Some(container)
     }
 }
@@ -692,74 +691,29 @@ fn variant<'a>(cx: &Ctxt, v: &'a syn::Variant, rename_all: Option<&str>) -> Opti
     Some(Variant { ident: &v.ident, value })
 }
 
-/// Rules that need the whole container. Each says why it exists.
-fn check(cx: &Ctxt, c: &Container) {
-    crate::schema::check(cx, c);
-    crate::crd::check(cx, c);
-    match &c.data {
-        Body::Struct(fields) => {
-            // Two fields with one JSON name would make the second unreachable on input and
-            // write the key twice on output.
-            for (i, f) in fields.iter().enumerate() {
-                if f.flatten {
-                    continue;
-                }
-                if let Some(first) = fields[..i]
-                    .iter()
-                    .find(|g| g.json_name == f.json_name && f.shape != Shape::UnknownFields && !g.flatten)
-                {
-                    cx.error(
-                        f.ident.span(),
-                        format!("JSON name \"{}\" is already used by field `{}`", f.json_name, first.ident),
-                    );
-                }
-            }
-            // Unknown keys can only go to one place.
-            let bags: Vec<_> = fields.iter().filter(|f| f.shape == Shape::UnknownFields || f.flatten).collect();
-            for extra in bags.iter().skip(1) {
-                cx.error(
-                    extra.ident.span(),
-                    "only one field may take the keys no other field names (`unknown_fields`, or one `#[serde(flatten)]`)",
-                );
-            }
-            if c.attrs.flag(Keyword::PreserveUnknownFields) && bags.is_empty() && !fields.is_empty() {
-                cx.error(
-                    c.ident.span(),
-                    "`preserve_unknown_fields` on a struct needs a field marked `unknown_fields` to keep them in",
-                );
-            }
+/// Whether `ty` is a primitive (`String`, `bool`, `i32`, `i64`, `f64`) or a `Vec`, `Option`
+/// or map of them: a value whose `Validate` finds nothing by itself.
+pub fn holds_primitives(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    if p.qself.is_some() {
+        return false;
+    }
+    match &last.arguments {
+        syn::PathArguments::None => ["String", "bool", "i32", "i64", "f64"].iter().any(|t| last.ident == t),
+        syn::PathArguments::AngleBracketed(_) => {
+            ["Vec", "Option", "BTreeSet", "HashSet"].iter().any(|c| last.ident == c)
+                && generic_arg(ty, &last.ident.to_string()).is_some_and(holds_primitives)
+                || map_value(ty).is_some_and(holds_primitives)
         }
-        Body::Transparent(_) => {}
-        Body::Union(u) => {
-            // Each name must map back to exactly one variant.
-            for (i, v) in u.variants.iter().enumerate() {
-                if let Some(first) = u.variants[..i].iter().find(|w| w.name == v.name) {
-                    cx.error(
-                        v.ident.span(),
-                        format!("name \"{}\" is already the name of variant `{}`", v.name, first.ident),
-                    );
-                }
-            }
-            // A field named as the tag would be written twice.
-            if let Tagging::Internal(tag) = &u.tagging
-                && let Some(f) = u.fields().find(|f| &f.json_name == tag)
-            {
-                cx.error(
-                    f.ident.span(),
-                    format!("\"{tag}\" is the enum's tag: a field of that name would be written twice"),
-                );
-            }
-        }
-        Body::Enum(variants) => {
-            // Each JSON value must map back to exactly one variant.
-            for (i, v) in variants.iter().enumerate() {
-                if let Some(first) = variants[..i].iter().find(|w| w.value == v.value) {
-                    cx.error(
-                        v.ident.span(),
-                        format!("value {} is already the value of variant `{}`", v.value.describe(), first.ident),
-                    );
-                }
-            }
-        }
+        syn::PathArguments::Parenthesized(_) => false,
+    }
+}
+
+/// The keys of a `list_type = "map"` node.
+pub fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
+    match (attrs.str(Keyword::ListType).map(syn::LitStr::value).as_deref(), attrs.get(Keyword::ListMapKeys)) {
+        (Some("map"), Some(kubeskema_attributes::parse::Item::Strs(keys))) => Some(keys),
+        _ => None,
     }
 }

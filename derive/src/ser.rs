@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::model::{Body, Container, Field, Payload, Shape, Tagging, Union, VariantValue};
-use crate::validate::{Recv, variant_pattern};
+use crate::reach::{Recv, variant_pattern};
 
 /// One field's entry in a map being written (`__map`), its value at `place`.
 fn entry(f: &Field, place: TokenStream) -> TokenStream {

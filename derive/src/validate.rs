@@ -22,8 +22,10 @@ use quote::quote;
 use syn::Type;
 
 use crate::model::{
-    Body, Container, DataVariant, Field, Payload, Shape, Tagging, VariantValue, generic_arg, map_value, option_inner,
+    Body, Container, Field, Payload, Shape, VariantValue, generic_arg, holds_primitives, list_map_keys, map_value,
+    option_inner,
 };
+use crate::reach::{Recv, access, access_in, payload_path, variant_pattern};
 use kubeskema_attributes::parse::{Attrs, Item};
 use kubeskema_attributes::{Keyword, ResourceKey};
 
@@ -256,17 +258,8 @@ fn has_rules(c: &Container) -> TokenStream {
     }
     quote! {
         static __HAS: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
-        *__HAS.get_or_init(::kubeskema::schema::of_types::derived_has_rules::<Self>)
+        *__HAS.get_or_init(::kubeskema::__private::derived_has_rules::<Self>)
     }
-}
-
-/// Whether `tokens` name `ident` anywhere.
-pub(crate) fn mentions(tokens: TokenStream, ident: &syn::Ident) -> bool {
-    tokens.into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == *ident,
-        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
-        _ => false,
-    })
 }
 
 /// `kind`, `apiVersion` (each an `Option<&str>`) and `metadata` (an `Option<&M>`, `M` a
@@ -375,84 +368,6 @@ fn object_checks(attrs: &Attrs, fields: &[Field]) -> TokenStream {
     }
 }
 
-/// Where a field's value is: a member of a struct value, or the binding a match arm gave a
-/// variant's field.
-#[derive(Clone, Copy)]
-pub(crate) enum Recv<'t> {
-    /// `self.<field>`.
-    SelfValue,
-    /// `<receiver>.<field>`.
-    Member(&'t TokenStream),
-    /// `(*<prefix><field>)`: bound by reference in a variant's pattern ([`variant_pattern`]).
-    Bound(&'static str),
-}
-
-impl Recv<'_> {
-    /// The field's place (an expression of the field's type).
-    pub(crate) fn place(self, f: &Field) -> TokenStream {
-        let m = f.ident;
-        match self {
-            Recv::Member(receiver) => quote!(#receiver.#m),
-            Recv::SelfValue => quote!(self.#m),
-            Recv::Bound(prefix) => {
-                let bound = binding(prefix, m);
-                quote!((*#bound))
-            }
-        }
-    }
-}
-
-fn binding(prefix: &str, member: &syn::Ident) -> syn::Ident {
-    use syn::ext::IdentExt;
-    quote::format_ident!("{}{}", prefix, member.unraw())
-}
-
-/// The pattern of a data-carrying variant that binds its value (`__n`, by the prefix) or each
-/// of its fields (`<prefix><field>`), by reference.
-pub(crate) fn variant_pattern(ident: &syn::Ident, v: &DataVariant, prefix: &str) -> TokenStream {
-    let var = v.ident;
-    match &v.payload {
-        Payload::Unit => quote!(#ident::#var),
-        Payload::Newtype(_) => {
-            let bound = quote::format_ident!("{}", prefix.trim_end_matches('_'));
-            quote!(#ident::#var(#bound))
-        }
-        Payload::Struct(fields, _) => {
-            let members = fields.iter().map(|f| f.ident);
-            let bound = fields.iter().map(|f| binding(prefix, f.ident));
-            quote!(#ident::#var { #(#members: #bound),* })
-        }
-    }
-}
-
-/// Rebinds `path` (an `&At` or `&Path`) to where a variant's payload sits: under its name
-/// (externally tagged), under the content key (adjacently tagged), or at the enum's own place.
-pub(crate) fn payload_path(tagging: &Tagging, name: &str, path: &TokenStream) -> TokenStream {
-    match tagging {
-        Tagging::External => quote!(let #path = &#path.property(#name);),
-        Tagging::Adjacent(_, content) => quote!(let #path = &#path.property(#content);),
-        Tagging::Internal(_) | Tagging::Untagged => TokenStream::new(),
-    }
-}
-
-/// The field's value as an `Option<&T>` of `receiver` (`None` when absent or null).
-pub(crate) fn access(f: &Field, receiver: &TokenStream) -> Option<TokenStream> {
-    access_in(f, Recv::Member(receiver))
-}
-
-/// [`access`] at any [`Recv`].
-pub(crate) fn access_in(f: &Field, recv: Recv) -> Option<TokenStream> {
-    let place = recv.place(f);
-    Some(match f.shape {
-        Shape::Required | Shape::Defaulted => quote!(::core::option::Option::Some(&#place)),
-        Shape::Optional | Shape::Nullable => quote!(#place.as_ref()),
-        Shape::MaybeNull => {
-            quote!(::core::option::Option::and_then(#place.as_ref(), ::core::option::Option::as_ref))
-        }
-        Shape::UnknownFields => return None,
-    })
-}
-
 fn field_checks(f: &Field, recv: Recv) -> TokenStream {
     if f.flatten {
         // Its fields are this object's: checked at its place.
@@ -492,25 +407,6 @@ fn field_checks(f: &Field, recv: Recv) -> TokenStream {
             #checks
             #inner
         }
-    }
-}
-
-/// Whether `ty` is a primitive (`String`, `bool`, `i32`, `i64`, `f64`) or a `Vec`, `Option`
-/// or map of them: a value whose `Validate` finds nothing by itself.
-pub(crate) fn holds_primitives(ty: &Type) -> bool {
-    let Type::Path(p) = ty else { return false };
-    let Some(last) = p.path.segments.last() else { return false };
-    if p.qself.is_some() {
-        return false;
-    }
-    match &last.arguments {
-        syn::PathArguments::None => ["String", "bool", "i32", "i64", "f64"].iter().any(|t| last.ident == t),
-        syn::PathArguments::AngleBracketed(_) => {
-            ["Vec", "Option", "BTreeSet", "HashSet"].iter().any(|c| last.ident == c)
-                && generic_arg(ty, &last.ident.to_string()).is_some_and(holds_primitives)
-                || map_value(ty).is_some_and(holds_primitives)
-        }
-        syn::PathArguments::Parenthesized(_) => false,
     }
 }
 
@@ -574,14 +470,6 @@ fn count(attrs: &Attrs, keyword: Keyword) -> Option<i64> {
 
 fn count_literal(attrs: &Attrs, keyword: Keyword) -> Option<Literal> {
     count(attrs, keyword).map(Literal::i64_unsuffixed)
-}
-
-/// The keys of a `list_type = "map"` node.
-pub(crate) fn list_map_keys(attrs: &Attrs) -> Option<&[syn::LitStr]> {
-    match (attrs.str(Keyword::ListType).map(syn::LitStr::value).as_deref(), attrs.get(Keyword::ListMapKeys)) {
-        (Some("map"), Some(Item::Strs(keys))) => Some(keys),
-        _ => None,
-    }
 }
 
 /// A string node's `StringRules` (maxLength, minLength, pattern, format), when it has any:

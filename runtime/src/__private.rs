@@ -3,18 +3,24 @@
 pub use serde;
 pub use serde_json;
 
-/// `Some(i)` when `v` is a whole number that an int64 holds exactly (`3.0`, `1e3`), as the
-/// apiserver's integer type check accepts it.
-pub fn whole_f64_to_i64(v: f64) -> Option<i64> {
-    // 2^63 is exactly representable; anything at or above it does not fit.
-    if v.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&v) {
-        Some(v as i64)
-    } else {
-        None
+pub use crate::types::int_or_string::whole_f64_to_i64;
+
+/// Whether `T`'s derived schema carries CEL rules anywhere, those the derive writes for a
+/// data-carrying enum included: where the apiserver notes that blocking errors kept its rules
+/// from running. The rules written on the types are found by walking them (each once), and
+/// the schema is built only when there are none.
+pub fn derived_has_rules<T: crate::schema::of_types::StructuralSchema + crate::typed::Validate + 'static>() -> bool {
+    #[cfg(feature = "cel")]
+    {
+        let written = crate::typed::summary::<T>();
+        if written.native > 0 || !written.interpreted.is_empty() {
+            return true;
+        }
     }
+    crate::schema::of_types::derived_schema_has_rules::<T>()
 }
 
-use crate::keywords::Num;
+use crate::check::keywords::Num;
 
 /// What kind of JSON value a typed value is, so derived checks are chosen by the value's
 /// kind as kube-openapi chooses them (a string check never runs on a number).
@@ -83,17 +89,17 @@ impl Kind for f32 {
     }
 }
 impl Kind for bool {}
-impl Kind for crate::IntOrString {
+impl Kind for crate::types::int_or_string::IntOrString {
     fn as_str(&self) -> Option<&str> {
         match self {
-            crate::IntOrString::String(s) => Some(s),
-            crate::IntOrString::Int(_) => None,
+            crate::types::int_or_string::IntOrString::String(s) => Some(s),
+            crate::types::int_or_string::IntOrString::Int(_) => None,
         }
     }
     fn as_num(&self) -> Option<Num> {
         match self {
-            crate::IntOrString::Int(i) => Some(Num::Int(*i)),
-            crate::IntOrString::String(_) => None,
+            crate::types::int_or_string::IntOrString::Int(i) => Some(Num::Int(*i)),
+            crate::types::int_or_string::IntOrString::String(_) => None,
         }
     }
 }
@@ -148,7 +154,7 @@ impl Kind for serde_json::Value {
 /// A compiled `pattern` for derived code: translated once, kept for the process.
 pub struct Pattern {
     source: &'static str,
-    compiled: std::sync::OnceLock<Result<crate::pattern::Matcher, crate::pattern::PatternError>>,
+    compiled: std::sync::OnceLock<Result<crate::check::pattern::Matcher, crate::check::pattern::PatternError>>,
 }
 
 impl Pattern {
@@ -158,8 +164,8 @@ impl Pattern {
     }
 
     /// The `pattern` check of a string.
-    pub fn check(&self, path: &dyn crate::path::Place, value: &str) -> Option<crate::issue::Issue> {
-        crate::keywords::compiled_pattern(path, value, self.compiled(), self.source)
+    pub fn check(&self, path: &dyn crate::report::path::Place, value: &str) -> Option<crate::report::issue::Issue> {
+        crate::check::keywords::compiled_pattern(path, value, self.compiled(), self.source)
     }
 
     /// Whether a string matches (never, when the pattern does not compile).
@@ -168,8 +174,8 @@ impl Pattern {
         self.compiled().as_ref().is_ok_and(|m| m.is_match(value))
     }
 
-    fn compiled(&self) -> &Result<crate::pattern::Matcher, crate::pattern::PatternError> {
-        self.compiled.get_or_init(|| crate::pattern::Matcher::compile(self.source))
+    fn compiled(&self) -> &Result<crate::check::pattern::Matcher, crate::check::pattern::PatternError> {
+        self.compiled.get_or_init(|| crate::check::pattern::Matcher::compile(self.source))
     }
 }
 
@@ -193,7 +199,12 @@ impl StringRules {
     /// most strings without a call (runes are at most four bytes, so a string of at most `max`
     /// bytes and at least `4 * min` bytes fits both); the rest is one call.
     #[inline]
-    pub fn check(&self, path: &dyn crate::path::Place, value: &str, out: &mut Vec<crate::issue::Issue>) {
+    pub fn check(
+        &self,
+        path: &dyn crate::report::path::Place,
+        value: &str,
+        out: &mut Vec<crate::report::issue::Issue>,
+    ) {
         if !self.lengths_fit(value) || self.pattern.is_some() || self.format.is_some() {
             self.check_all(path, value, out);
         }
@@ -207,14 +218,23 @@ impl StringRules {
     }
 
     #[inline(never)]
-    fn check_all(&self, path: &dyn crate::path::Place, value: &str, out: &mut Vec<crate::issue::Issue>) {
+    fn check_all(
+        &self,
+        path: &dyn crate::report::path::Place,
+        value: &str,
+        out: &mut Vec<crate::report::issue::Issue>,
+    ) {
         // Most strings pass: that is answered here, and only a failing one is looked at again
         // for its issue.
         let passes = self.lengths_fit(value) && self.pattern.as_ref().is_none_or(|p| p.matches(value));
         if !passes {
-            out.extend(crate::keywords::first_string_failure(path, value, self.max_length, self.min_length, || {
-                self.pattern.as_ref().and_then(|p| p.check(path, value))
-            }));
+            out.extend(crate::check::keywords::first_string_failure(
+                path,
+                value,
+                self.max_length,
+                self.min_length,
+                || self.pattern.as_ref().and_then(|p| p.check(path, value)),
+            ));
         }
         if let Some(written) = self.format {
             out.extend(check_format(path, value, written));
@@ -235,31 +255,44 @@ impl Allowed {
     }
 
     /// The `enum` check of any serializable value.
-    pub fn check<T: serde::Serialize>(&self, path: &dyn crate::path::Place, value: &T) -> Option<crate::issue::Issue> {
+    pub fn check<T: serde::Serialize>(
+        &self,
+        path: &dyn crate::report::path::Place,
+        value: &T,
+    ) -> Option<crate::report::issue::Issue> {
         let allowed = self.parsed.get_or_init(|| serde_json::from_str(self.json).unwrap_or_default());
         let v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-        crate::keywords::enumeration(path, &v, allowed)
+        crate::check::keywords::enumeration(path, &v, allowed)
     }
 }
 
 /// The `format` check of a string, for a format name as the schema wrote it.
-pub fn check_format(path: &dyn crate::path::Place, value: &str, written: &str) -> Option<crate::issue::Issue> {
-    crate::format::supported("string", written).and_then(|f| crate::format::check(path, value, f, written))
+pub fn check_format(
+    path: &dyn crate::report::path::Place,
+    value: &str,
+    written: &str,
+) -> Option<crate::report::issue::Issue> {
+    crate::check::format::supported("string", written)
+        .and_then(|f| crate::check::format::check(path, value, f, written))
 }
 
 /// `x-kubernetes-list-type: set` over typed items (identified as the JSON they serialize to).
-pub fn list_set<T: serde::Serialize>(path: &dyn crate::path::Place, items: &[T], found: &mut crate::Phases) {
-    crate::listtype::check_typed_set(items, path, &mut found.list_types);
+pub fn list_set<T: serde::Serialize>(
+    path: &dyn crate::report::path::Place,
+    items: &[T],
+    found: &mut crate::typed::Phases,
+) {
+    crate::check::listtype::check_typed_set(items, path, &mut found.list_types);
 }
 
 /// `x-kubernetes-list-type: map` with these keys over typed items (their key fields only).
 pub fn list_map<T: serde::Serialize>(
-    path: &dyn crate::path::Place,
+    path: &dyn crate::report::path::Place,
     items: &[T],
     keys: &[&str],
-    found: &mut crate::Phases,
+    found: &mut crate::typed::Phases,
 ) {
-    crate::listtype::check_typed_map(items, keys, path, &mut found.list_types);
+    crate::check::listtype::check_typed_map(items, keys, path, &mut found.list_types);
 }
 
 /// A struct written as a map, one call per field. The derived `Serialize` calls it instead of
@@ -318,7 +351,7 @@ impl<M: serde::ser::SerializeMap> MapWriter<M> {
             Ok(other) => {
                 self.error = Some(serde::ser::Error::custom(format_args!(
                     "can only flatten structs and maps (got {})",
-                    crate::keywords::json_type(&other)
+                    crate::check::keywords::json_type(&other)
                 )));
             }
             Err(e) => self.error = Some(serde::ser::Error::custom(e)),
@@ -349,7 +382,7 @@ pub fn serialize_tagged<S: serde::Serializer, T: serde::Serialize + ?Sized>(
         Ok(other) => {
             return Err(S::Error::custom(format_args!(
                 "cannot serialize tagged newtype variant {variant} containing {}",
-                crate::keywords::json_type(&other)
+                crate::check::keywords::json_type(&other)
             )));
         }
         Err(e) => return Err(S::Error::custom(e)),
@@ -370,7 +403,7 @@ pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
 /// TypeMeta, then (when it is right) root ObjectMeta of a resource: on create, or on update
 /// from the `old` metadata. `kind` and `api_version` are the values read, `want_*` the CRD's.
 #[allow(clippy::too_many_arguments)]
-pub fn resource_meta<M: crate::objectmeta::MetaView>(
+pub fn resource_meta<M: crate::check::objectmeta::MetaView>(
     kind: Option<&str>,
     api_version: Option<&str>,
     meta: Option<&M>,
@@ -378,48 +411,53 @@ pub fn resource_meta<M: crate::objectmeta::MetaView>(
     want_kind: &str,
     want_api_version: &str,
     namespaced: bool,
-    issues: &mut Vec<crate::issue::Issue>,
+    issues: &mut Vec<crate::report::issue::Issue>,
 ) -> std::ops::ControlFlow<()> {
-    let type_meta = crate::objectmeta::type_meta(kind, api_version, want_kind, want_api_version);
+    let type_meta = crate::check::objectmeta::type_meta(kind, api_version, want_kind, want_api_version);
     if !type_meta.is_empty() {
         issues.extend(type_meta);
         return std::ops::ControlFlow::Break(());
     }
-    issues.extend(crate::objectmeta::root_meta(meta, old, namespaced, crate::objectmeta::NameRule::Subdomain));
+    issues.extend(crate::check::objectmeta::root_meta(
+        meta,
+        old,
+        namespaced,
+        crate::check::objectmeta::NameRule::Subdomain,
+    ));
     std::ops::ControlFlow::Continue(())
 }
 
 /// The checks of an `x-kubernetes-embedded-resource` object at `path`, from its fields.
-pub fn embedded<M: crate::objectmeta::MetaView>(
+pub fn embedded<M: crate::check::objectmeta::MetaView>(
     kind: Option<&str>,
     api_version: Option<&str>,
     meta: Option<&M>,
-    path: &dyn crate::path::Place,
-    found: &mut crate::Phases,
+    path: &dyn crate::report::path::Place,
+    found: &mut crate::typed::Phases,
 ) {
-    found.embedded.extend(crate::objectmeta::embedded(kind, api_version, meta, &path.to_path()));
+    found.embedded.extend(crate::check::objectmeta::embedded(kind, api_version, meta, &path.to_path()));
 }
 
 /// `unchanged_at` of a struct's field: one call per field in derived code, where the path
 /// step and the call would be two.
 #[inline]
-pub fn unchanged_field<T: crate::Validate + ?Sized>(
+pub fn unchanged_field<T: crate::typed::Validate + ?Sized>(
     new: &T,
     old: &T,
-    path: &crate::path::At<'_>,
+    path: &crate::report::path::At<'_>,
     name: &'static str,
-    out: &mut crate::ratchet::Unchanged,
+    out: &mut crate::check::ratchet::Unchanged,
 ) -> bool {
     new.unchanged_at(old, &path.property(name), out)
 }
 
 /// `unchanged_at` of a list-map field: items correlate by their key values.
-pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
+pub fn unchanged_map_list<T: crate::typed::Validate + serde::Serialize>(
     new: Option<&Vec<T>>,
     old: Option<&Vec<T>>,
     keys: &[&str],
-    path: &crate::path::At<'_>,
-    out: &mut crate::ratchet::Unchanged,
+    path: &crate::report::path::At<'_>,
+    out: &mut crate::check::ratchet::Unchanged,
 ) -> bool {
     let (new, old) = match (new, old) {
         (Some(n), Some(o)) => (n, o),
@@ -427,7 +465,7 @@ pub fn unchanged_map_list<T: crate::Validate + serde::Serialize>(
         _ => return false,
     };
     let mut same = new.len() == old.len();
-    let matched = crate::listtype::correlate(new, old, keys);
+    let matched = crate::check::listtype::correlate(new, old, keys);
     for i in 0..matched.len() {
         match matched[i] {
             Some(j) => same &= new[i].unchanged_at(&old[j], &path.index(i), out) && i == j,
@@ -467,17 +505,17 @@ pub fn growth_ratio(n: usize, mut run: impl FnMut(usize)) -> f64 {
 /// to Rust, and all interpreted. `Err` says how the two differ (issues, warnings, or where
 /// evaluation stopped): the differential test of the native code.
 #[cfg(feature = "cel")]
-pub fn cel_differential<T: crate::Validate + ?Sized>(value: &T, old: Option<&T>) -> Result<(), String> {
+pub fn cel_differential<T: crate::typed::Validate + ?Sized>(value: &T, old: Option<&T>) -> Result<(), String> {
     if !value.has_rules() {
         return Ok(());
     }
-    let run = |mut cx: crate::cel::Cx| {
-        value.validate_cel_at(old, &crate::path::Path::root(), &mut cx);
-        let show = |issues: &[crate::issue::Issue]| issues.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let run = |mut cx: crate::cel::running::cx::Cx| {
+        value.validate_cel_at(old, &crate::report::path::Path::root(), &mut cx);
+        let show = |issues: &[crate::report::issue::Issue]| issues.iter().map(ToString::to_string).collect::<Vec<_>>();
         ((show(&cx.issues), show(&cx.warnings), cx.stopped()), cx.uninterpretable())
     };
     let ((native, _), (interpreted, uninterpretable)) =
-        (run(crate::cel::Cx::default()), run(crate::cel::Cx::interpreted()));
+        (run(crate::cel::running::cx::Cx::default()), run(crate::cel::running::cx::Cx::interpreted()));
     if uninterpretable {
         return Err("rules ran natively in the interpreted run: their types have no CEL values (generate with codegen's `interpretable` option)".to_owned());
     }
@@ -485,8 +523,8 @@ pub fn cel_differential<T: crate::Validate + ?Sized>(value: &T, old: Option<&T>)
 }
 
 /// What a failing CEL rule prints for a derived enum's value: its string or number.
-pub fn kind_bad_value<K: Kind>(value: &K) -> crate::issue::BadValue {
-    use crate::issue::BadValue;
+pub fn kind_bad_value<K: Kind>(value: &K) -> crate::report::issue::BadValue {
+    use crate::report::issue::BadValue;
     match (value.as_str(), value.as_num()) {
         (Some(s), _) => BadValue::Str(s.to_owned()),
         (None, Some(Num::Int(i))) => BadValue::Int(i),

@@ -34,13 +34,15 @@ use serde_json::Value;
 
 use kube_core::response::{Status, StatusCause, StatusDetails, StatusSummary};
 
-use crate::decode::{At, Cx, Decode};
-use crate::issue::{BadValue, ErrorType, Issue};
-use crate::openapi::StaticSchema;
-use crate::path::Path;
-use crate::ratchet::Unchanged;
-use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA, QUANTITY_SCHEMA, TIME_SCHEMA};
-use crate::{IntOrString, Phases, Validate};
+use crate::check::openapi::StaticSchema;
+use crate::check::ratchet::Unchanged;
+use crate::read::decode::{Cx, Decode};
+use crate::report::issue::{BadValue, ErrorType, Issue};
+use crate::report::path::At;
+use crate::report::path::Path;
+use crate::schema::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA, QUANTITY_SCHEMA, TIME_SCHEMA};
+use crate::typed::{Phases, Validate};
+use crate::types::int_or_string::IntOrString;
 
 // k8s-openapi's `ObjectMeta` is a `Validate` leaf like ours (see `check`).
 
@@ -72,7 +74,7 @@ impl From<K8sIntOrString> for IntOrString {
 /// as a wrongly typed metadata key fails the apiserver's request.
 impl Decode for ObjectMeta {
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-        let Some(ours) = crate::ObjectMeta::decode(d, cx, at)? else { return Ok(None) };
+        let Some(ours) = crate::types::meta::ObjectMeta::decode(d, cx, at)? else { return Ok(None) };
         let json = serde_json::to_value(&ours).map_err(de::Error::custom)?;
         ObjectMeta::deserialize(json).map(Some).map_err(|e| de::Error::custom(format_args!("metadata: {e}")))
     }
@@ -80,22 +82,22 @@ impl Decode for ObjectMeta {
 
 /// Only `name` and `generateName` are visible to rules (semantics §9.4).
 #[cfg(feature = "cel")]
-impl crate::cel::ToCel for ObjectMeta {
+impl crate::cel::vocabulary::value::ToCel for ObjectMeta {
     fn to_cel(&self) -> cel::Value {
-        let ours = crate::ObjectMeta {
+        let ours = crate::types::meta::ObjectMeta {
             name: self.name.clone(),
             generate_name: self.generate_name.clone(),
-            ..crate::ObjectMeta::default()
+            ..crate::types::meta::ObjectMeta::default()
         };
         ours.to_cel()
     }
 }
 
 /// Read in place by the metadata rules, as ours is.
-impl crate::objectmeta::MetaView for ObjectMeta {
+impl crate::check::objectmeta::MetaView for ObjectMeta {
     fn text(&self, key: &str) -> Option<&str> {
         let strings = [&self.name, &self.generate_name, &self.namespace, &self.uid].map(Option::as_deref);
-        crate::objectmeta::named_text(key, strings)
+        crate::check::objectmeta::named_text(key, strings)
     }
     fn shown(&self, key: &str) -> String {
         match (key, &self.creation_timestamp) {
@@ -117,11 +119,11 @@ impl crate::objectmeta::MetaView for ObjectMeta {
     fn generation(&self) -> Option<i64> {
         self.generation
     }
-    fn owner_references(&self) -> Vec<crate::objectmeta::OwnerRef<'_>> {
+    fn owner_references(&self) -> Vec<crate::check::objectmeta::OwnerRef<'_>> {
         self.owner_references
             .iter()
             .flatten()
-            .map(|r| crate::objectmeta::OwnerRef {
+            .map(|r| crate::check::objectmeta::OwnerRef {
                 api_version: &r.api_version,
                 kind: &r.kind,
                 name: &r.name,
@@ -152,7 +154,7 @@ impl Known {
     }
 
     fn unchanged_at(&'static self, new: &Value, old: &Value, path: &Path, out: &mut Unchanged) -> bool {
-        crate::ratchet::unchanged_at(new, old, self.0.schema(), path, out);
+        crate::check::ratchet::unchanged_at(new, old, self.0.schema(), path, out);
         new == old
     }
 
@@ -219,9 +221,9 @@ macro_rules! known_schema {
 
         /// Typed as its schema types it (`lastTransitionTime` a timestamp).
         #[cfg(feature = "cel")]
-        impl crate::cel::ToCel for $t {
+        impl crate::cel::vocabulary::value::ToCel for $t {
             fn to_cel(&self) -> cel::Value {
-                crate::cel::from_json_with(&crate::__private::to_json(self), $cell.0.schema(), false)
+                crate::cel::vocabulary::value::from_json_with(&crate::__private::to_json(self), $cell.0.schema(), false)
             }
         }
     )*};
@@ -262,7 +264,7 @@ pub fn invalid_status(group: &str, kind: &str, name: &str, issues: &[Issue]) -> 
     Status {
         status: Some(StatusSummary::Failure),
         code: 422,
-        message: crate::issue::invalid_message(&kind_group, name, issues),
+        message: crate::report::issue::invalid_message(&kind_group, name, issues),
         metadata: None,
         reason: "Invalid".to_owned(),
         details: Some(StatusDetails {

@@ -1,13 +1,15 @@
-//! The runtime of kubeskema: what code generated from CustomResourceDefinitions (and
-//! hand-written types with `#[derive(kubeskema::Deserialize)]`) calls at run time.
+//! The runtime of kubeskema: what types generated from CustomResourceDefinitions, and
+//! hand-written types with `#[derive(kubeskema::Schema)]`, call at run time.
 //!
-//! - [`IntOrString`], [`ObjectMeta`]: the value types generated structs use.
-//! - `schema`, `crd`, `prune`, `default` (feature `dynamic`): the structural schema model of a
-//!   CRD version and the apiserver's pruning and defaulting over `serde_json::Value`.
-//! - `yaml` (feature `yaml`): YAML and JSON documents with positions, read as kubectl reads them.
+//! - [`Validate`]: a value checked as kube-apiserver checks it, with its messages and in its
+//!   order; the derives ([`Schema`], or [`Serialize`], [`Deserialize`] and [`Validate`]).
+//! - [`decode`]: the validating read; [`IntOrString`], [`ObjectMeta`]: the value types.
+//! - [`cel`] (feature `cel`, default): `x-kubernetes-validations`, interpreted or compiled to Rust.
 //! - [`issue`], [`path`], [`keywords`]: the apiserver's field errors, paths in its three forms,
-//!   and one check function per schema keyword with the apiserver's messages.
-//! - [`pattern`]: Go RE2 `pattern`s translated to Rust `regex` syntax with the same matches.
+//!   and one check per schema keyword.
+//! - `crd`, `validate`, `apply`, `prune`, `default` (feature `dynamic`): the apiserver's CRD
+//!   checks, JSON validated against a CRD version, server-side apply, pruning and defaulting.
+//! - `yaml` (feature `yaml`): YAML and JSON documents with positions, read as kubectl reads them.
 //!
 //! ```
 //! use kubeskema::IntOrString;
@@ -16,15 +18,17 @@
 //! ```
 #![deny(missing_docs)]
 
-// The layers, one folder each (ARCHITECTURE.md): the value types, reading, checking, reporting,
-// the schema model, Go ports, CEL, dynamic validation. Each module keeps the public path it has
-// always had (`kubeskema::keywords`, `kubeskema::yaml`, ...) through the re-exports below.
+// The layers, lowest first; each imports only those before it, by real paths (ARCHITECTURE.md,
+// Invariants; `tests/tests/house.rs` holds it): types < report < go < schema < check < cel <
+// typed < read < dynamic < __private < kube. The public paths users name
+// (`kubeskema::keywords`, `kubeskema::yaml`, ...) are the re-exports below.
 mod check;
 #[cfg(feature = "dynamic")]
 mod dynamic;
 mod read;
 mod report;
 pub mod schema;
+mod typed;
 mod types;
 
 #[doc(hidden)]
@@ -35,17 +39,14 @@ pub mod go;
 #[cfg(feature = "kube")]
 pub mod kube;
 
-pub use check::{format, junctor, keywords, listtype, objectmeta, pattern, ratchet};
+pub use check::{format, junctor, keywords, listtype, objectmeta, openapi, pattern, ratchet};
 #[cfg(feature = "dynamic")]
 pub use dynamic::{apply, crd, default, normalize, prune, validate};
 pub use read::decode;
 #[cfg(feature = "yaml")]
 pub use read::yaml;
 pub use report::{issue, path};
-pub use schema::openapi;
-pub use types::resource;
-
-use check::shapes;
+pub use schema::resource;
 
 /// k8s-openapi, re-exported for types generated in kube-rs mode (feature `kube`).
 #[cfg(feature = "kube")]
@@ -55,7 +56,8 @@ pub use k8s_openapi;
 #[cfg(feature = "kube")]
 pub use kube_core;
 
-pub use check::{Phases, Validate};
+#[cfg(feature = "dynamic")]
+pub use dynamic::apply::validate_apply::ValidateApply;
 /// Panics with the apiserver's messages when it would refuse a derived resource's CRD.
 #[cfg(all(feature = "dynamic", feature = "cel"))]
 pub use dynamic::crd::check::assert_crd_accepted;
@@ -63,8 +65,7 @@ pub use kubeskema_derive::{ApplyConfiguration, Deserialize, Schema, Serialize, V
 pub use schema::of_types::StructuralSchema;
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.
 pub use serde_json;
-#[cfg(feature = "dynamic")]
-pub use types::apply_configuration::ValidateApply;
+pub use typed::{Phases, Validate};
 pub use types::apply_configuration::{AppliesTo, ApplyConfiguration, ApplyMeta};
 pub use types::empty_object::EmptyObject;
 pub use types::int_or_string::IntOrString;

@@ -43,8 +43,14 @@ fn modules(src: &Path) -> BTreeMap<Vec<String>, String> {
 /// The text without comments and string literals (paths in docs are not imports).
 fn code_only(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    // An inline `mod tests` (last in a file) is a module of its own, whose `super` is the file.
-    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    // An inline `mod tests` (last in a file, under a `cfg` naming `test`) may use any layer:
+    // tests are not imports of the module they test.
+    let text = match text.find("\nmod tests {") {
+        Some(at) if text[..at].lines().last().is_some_and(|l| l.starts_with("#[cfg(") && l.contains("test")) => {
+            &text[..at]
+        }
+        _ => text,
+    };
     for line in text.lines() {
         // A quote in a char literal opens no string.
         let line = line.trim_start().replace("'\"'", "' '").replace("'\\\"'", "' '");
@@ -66,19 +72,46 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// The paths a file names: each a sequence of identifiers joined by `::`, with the module it is
-/// relative to resolved (`crate`, `super`, `self`, or a child the file declares).
-fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
-    let code = code_only(text);
-    let children: BTreeSet<String> = code
-        .lines()
+/// The modules a file declares (`mod child;`), which its paths may start from.
+fn declared_children(code: &str) -> BTreeSet<String> {
+    code.lines()
         .filter_map(|l| {
             let l = l.trim();
             let rest = l.strip_prefix("pub ").or_else(|| l.strip_prefix("pub(crate) ")).unwrap_or(l);
             let rest = rest.strip_prefix("pub(super) ").unwrap_or(rest);
             rest.strip_prefix("mod ")?.strip_suffix(';').map(str::to_owned)
         })
-        .collect();
+        .collect()
+}
+
+/// A path written in `module` made absolute in the crate (`crate`, `self`, `super`, or a child
+/// the file declares), or `None` for a path into another crate or a local item.
+fn resolve(module: &[String], children: &BTreeSet<String>, path: &[String]) -> Option<Vec<String>> {
+    let mut base: Vec<String> = match path.first()?.as_str() {
+        "crate" => Vec::new(),
+        "self" => module.to_vec(),
+        "super" => module[..module.len().checked_sub(1)?].to_vec(),
+        first if children.contains(first) && path.len() > 1 => {
+            let mut base = module.to_vec();
+            base.push(first.to_owned());
+            return Some(base.into_iter().chain(path[1..].iter().cloned()).collect());
+        }
+        _ => return None,
+    };
+    let mut rest = &path[1..];
+    while rest.first().is_some_and(|s| s == "super") {
+        base.pop();
+        rest = &rest[1..];
+    }
+    base.extend(rest.iter().cloned());
+    Some(base)
+}
+
+/// The paths a file names: each a sequence of identifiers joined by `::`, with the module it is
+/// relative to resolved (`crate`, `super`, `self`, or a child the file declares).
+fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
+    let code = code_only(text);
+    let children = declared_children(&code);
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     let mut out = Vec::new();
     let chars: Vec<char> = code.chars().collect();
@@ -115,6 +148,7 @@ fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
                     let group: String = chars[j + 1..end].iter().collect();
                     for member in group.split(',') {
                         let mut path = segments.clone();
+                        let member = member.split(" as ").next().unwrap_or(member);
                         path.extend(member.trim().split("::").map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()));
                         out.push((i, path));
                     }
@@ -136,29 +170,68 @@ fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
     out.into_iter()
         // A lone `super` or `crate` is a visibility (`pub(super)`), not a path.
         .filter(|(_, path)| path.len() > 1)
-        .filter_map(|(at, path)| {
-            let module = module_at(at);
-            let module = module.as_slice();
-            let mut base: Vec<String> = match path.first()?.as_str() {
-                "crate" => Vec::new(),
-                "self" => module.to_vec(),
-                "super" => module[..module.len().checked_sub(1)?].to_vec(),
-                first if children.contains(first) && path.len() > 1 => {
-                    let mut base = module.to_vec();
-                    base.push(first.to_owned());
-                    return Some(base.into_iter().chain(path[1..].iter().cloned()).collect());
-                }
-                _ => return None,
-            };
-            let mut rest = &path[1..];
-            while rest.first().is_some_and(|s| s == "super") {
-                base.pop();
-                rest = &rest[1..];
-            }
-            base.extend(rest.iter().cloned());
-            Some(base)
-        })
+        .filter_map(|(at, path)| resolve(&module_at(at), &children, &path))
         .collect()
+}
+
+/// Each module's re-exports of its own crate's items: (module, name) → the absolute path the
+/// name stands for. Re-exports of other crates' items are left out: they name no layer.
+fn reexports(modules: &BTreeMap<Vec<String>, String>) -> BTreeMap<(Vec<String>, String), Vec<String>> {
+    let mut out = BTreeMap::new();
+    for (module, text) in modules {
+        let code = code_only(text);
+        let children = declared_children(&code);
+        for statement in code.split(';') {
+            let Some(body) = ["pub use ", "pub(crate) use ", "pub(super) use "]
+                .iter()
+                .find_map(|opener| statement.rsplit_once(opener).map(|(_, body)| body.trim()))
+            else {
+                continue;
+            };
+            let (prefix, members) = match body.split_once("::{") {
+                Some((prefix, group)) => (prefix, group.trim_end_matches('}').split(',').collect::<Vec<_>>()),
+                None => match body.rsplit_once("::") {
+                    Some((prefix, member)) => (prefix, vec![member]),
+                    None => continue,
+                },
+            };
+            for member in members.iter().map(|m| m.trim()).filter(|m| !m.is_empty() && *m != "*") {
+                let (member, alias) = match member.split_once(" as ") {
+                    Some((member, alias)) => (member.trim(), alias.trim()),
+                    None => (member, member.rsplit("::").next().unwrap_or(member)),
+                };
+                let path: Vec<String> =
+                    prefix.split("::").chain(member.split("::")).map(|s| s.trim().to_owned()).collect();
+                if let Some(target) = resolve(module, &children, &path) {
+                    out.insert((module.clone(), alias.to_owned()), target);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Where a path really leads, following re-exports to where the item is defined: the module
+/// that defines it, the whole path from there, and whether it went through a re-export.
+fn real_module(
+    path: &[String],
+    modules: &BTreeMap<Vec<String>, String>,
+    reexports: &BTreeMap<(Vec<String>, String), Vec<String>>,
+) -> Option<(Vec<String>, Vec<String>, bool)> {
+    let mut path = path.to_vec();
+    let mut hopped = false;
+    // A bound, not a loop: a re-export chain is a few hops at most.
+    for _ in 0..8 {
+        let n = (0..=path.len()).rev().find(|&n| modules.contains_key(&path[..n]))?;
+        match path.get(n).and_then(|name| reexports.get(&(path[..n].to_vec(), name.clone()))) {
+            Some(target) => {
+                path = target.iter().chain(&path[n + 1..]).cloned().collect();
+                hopped = true;
+            }
+            None => return Some((path[..n].to_vec(), path, hopped)),
+        }
+    }
+    None
 }
 
 /// Each inline `mod name { ... }` of a file's code, with the range of characters it spans.
@@ -197,18 +270,19 @@ fn inline_modules(chars: &[char]) -> Vec<(String, std::ops::Range<usize>)> {
     out
 }
 
-/// Edges between the modules under `within` (a module path prefix): module → modules it names.
+/// Edges between the modules under `within` (a module path prefix): module → modules it names,
+/// each followed through re-exports to the module that defines the item.
 fn graph(src: &Path, within: &[&str]) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let modules = modules(src);
+    let reexports = reexports(&modules);
     let inside = |m: &[String]| m.len() >= within.len() && m.iter().zip(within).all(|(a, b)| a == b);
     let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
     for (module, text) in modules.iter().filter(|(m, _)| inside(m)) {
         let targets = edges.entry(module.clone()).or_default();
         for path in named_paths(module, text) {
-            // The deepest prefix of the path that is a module.
-            let target = (0..=path.len()).rev().map(|n| &path[..n]).find(|p| modules.contains_key(*p));
-            if let Some(target) = target.filter(|t| inside(t) && *t != module.as_slice()) {
-                targets.insert(target.to_vec());
+            let target = real_module(&path, &modules, &reexports).map(|(target, _, _)| target);
+            if let Some(target) = target.filter(|t| inside(t) && t != module) {
+                targets.insert(target);
             }
         }
     }
@@ -310,12 +384,20 @@ fn codegen_top_level_is_small_and_named_for_phases() {
 }
 
 #[test]
-fn runtime_top_level_is_small_and_named_for_layers() {
+fn runtime_top_level_is_the_declared_layers() {
     let names = top_level(&root().join("runtime/src"));
-    assert!(names.len() <= 10, "{} top-level modules in runtime/src: {names:?}", names.len());
-    for junk in ["util", "utils", "common", "misc", "helpers"] {
-        assert!(!names.iter().any(|n| n == junk), "runtime/src/{junk}");
-    }
+    let mut layers: Vec<String> = RUNTIME_LAYERS.iter().map(|l| l.to_string()).collect();
+    layers.sort();
+    assert_eq!(names, layers, "every top-level module of runtime/src is a layer of the declared order");
+}
+
+#[test]
+fn cel_stages_are_the_declared_order() {
+    let mut names = top_level(&root().join("runtime/src/cel"));
+    names.retain(|n| n != "mod");
+    let mut stages: Vec<String> = CEL_LAYERS.iter().map(|l| l.to_string()).collect();
+    stages.sort();
+    assert_eq!(names, stages, "every module of runtime/src/cel is a stage of the declared order");
 }
 
 #[test]
@@ -323,4 +405,97 @@ fn cel_modules_import_without_cycles() {
     let edges = graph(&root().join("runtime/src"), &["cel"]);
     assert!(edges.len() > 10, "the reader found the modules: {:?}", edges.keys());
     assert_eq!(find_cycle(&edges), None, "an import cycle in runtime/src/cel");
+}
+
+/// Each import that points up the declared order: `(from, to)` modules, as text. A module's
+/// layer is its path's segment at `depth` (the first for the crate, the second inside `cel`);
+/// the facade above the layers (`lib.rs`, `cel/mod.rs`) may name every layer and none may name it.
+fn against_order(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>, depth: usize, order: &[&str]) -> Vec<String> {
+    let rank = |m: &[String]| m.get(depth).map(|layer| order.iter().position(|l| l == layer));
+    let mut out = Vec::new();
+    for (from, targets) in edges {
+        for to in targets {
+            let wrong = match (rank(from), rank(to)) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some(from), Some(to)) => match (from, to) {
+                    (Some(from), Some(to)) => to > from,
+                    _ => true,
+                },
+            };
+            if wrong {
+                out.push(format!("{} -> {}", from.join("::"), to.join("::")));
+            }
+        }
+    }
+    out
+}
+
+/// The runtime's layers, lowest first (ARCHITECTURE.md, Invariants).
+const RUNTIME_LAYERS: &[&str] =
+    &["types", "report", "go", "schema", "check", "cel", "typed", "read", "dynamic", "__private", "kube"];
+
+/// The stages of the CEL compiler, lowest first (ARCHITECTURE.md, Invariants).
+const CEL_LAYERS: &[&str] = &["vocabulary", "lowering", "library", "front", "cost", "compile", "running", "count"];
+
+#[test]
+fn runtime_imports_follow_the_layer_order() {
+    let mut edges = graph(&root().join("runtime/src"), &[]);
+    // `kubeskema::cel` is a facade of re-exports (`summary` is defined in `typed`, above CEL).
+    edges.remove(&vec!["cel".to_owned()]);
+    let wrong = against_order(&edges, 0, RUNTIME_LAYERS);
+    assert!(wrong.is_empty(), "{} imports against the order {RUNTIME_LAYERS:?}:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn cel_imports_follow_the_stage_order() {
+    let edges = graph(&root().join("runtime/src"), &["cel"]);
+    let wrong = against_order(&edges, 1, CEL_LAYERS);
+    assert!(wrong.is_empty(), "{} imports against the order {CEL_LAYERS:?}:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// The paths in `src` that reach an item of the crate through a re-export instead of where it
+/// is defined, as `module: path`. Re-exports themselves (`pub use`) are the public face and
+/// may chain.
+fn through_reexports(src: &Path) -> Vec<String> {
+    let modules = modules(src);
+    let reexports = reexports(&modules);
+    let mut out = Vec::new();
+    for (module, text) in &modules {
+        let mut own = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) =
+            ["pub use ", "pub(crate) use ", "pub(super) use "].iter().filter_map(|o| rest.find(o)).min()
+        {
+            own.push_str(&rest[..at]);
+            rest = rest[at..].split_once(';').map_or("", |(_, after)| after);
+        }
+        own.push_str(rest);
+        for path in named_paths(module, &own) {
+            if let Some((_, real, true)) = real_module(&path, &modules, &reexports) {
+                out.push(format!("{}: crate::{} is crate::{}", module.join("::"), path.join("::"), real.join("::")));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn runtime_imports_by_real_paths() {
+    let hops = through_reexports(&root().join("runtime/src"));
+    assert!(
+        hops.is_empty(),
+        "{} paths through a re-export (name where the item is defined):\n{}",
+        hops.len(),
+        hops.join("\n")
+    );
+}
+
+#[test]
+fn derive_modules_import_without_cycles() {
+    let edges = graph(&root().join("derive/src"), &[]);
+    assert!(edges.len() > 10, "the reader found the modules: {:?}", edges.keys());
+    assert_eq!(find_cycle(&edges), None, "an import cycle in derive/src");
 }

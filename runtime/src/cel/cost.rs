@@ -7,7 +7,7 @@
 //! Every number here is the apiserver's: the estimate decides which CRDs it accepts, so an
 //! estimate cheaper or dearer than its own would accept or refuse other CRDs. Where cel-go's
 //! arithmetic wraps (`max * 4` of an unknown size) it wraps here too. At run time cost is
-//! counted, not estimated ([`crate::cel::running::meter`]).
+//! counted, not estimated ([`crate::cel::vocabulary::meter`]).
 
 use std::collections::HashMap;
 
@@ -15,8 +15,8 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use crate::cel::front::check::Checked;
 use crate::cel::front::functions::Overload;
-use crate::cel::front::types::{Declaration, Type};
-use crate::cel::library::function::{Cost, LIST_CREATE};
+use crate::cel::vocabulary::function::{Cost, LIST_CREATE};
+use crate::cel::vocabulary::types::{Declaration, Type};
 
 /// cel-go's unit costs (`common/cost.go`).
 const SELECT_AND_IDENT: u64 = 1;

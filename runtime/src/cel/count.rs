@@ -57,19 +57,7 @@ impl CelCount {
     }
 }
 
-/// The rules of the types in `T` (`T` and every type it holds, each once): compiled to Rust
-/// (by code generation, `native = ...`, or by the derive) or interpreted, with the reason.
-/// Rules the derive compiled that meet a value their code does not read still run, in the
-/// interpreter: [`crate::cel::Cx::derived_runs`] counts those evaluations.
-///
-/// `summary::<MyResource>().summary()` reads `CEL rules: N native, M interpreted`.
-pub fn summary<T: crate::Validate + ?Sized>() -> CelCount {
-    let mut walk = Walk::default();
-    T::count_cel_rules(&mut walk);
-    walk.count
-}
-
-/// The walk of [`summary`] over a type tree (derived `count_cel_rules` calls it).
+/// The walk of `kubeskema::cel::summary` over a type tree (derived `count_cel_rules` calls it).
 #[derive(Default)]
 pub struct Walk {
     count: CelCount,
@@ -77,6 +65,11 @@ pub struct Walk {
 }
 
 impl Walk {
+    /// What the walk counted.
+    pub(crate) fn into_count(self) -> CelCount {
+        self.count
+    }
+
     /// Whether the type is met for the first time (its rules are then counted; a recursive
     /// type is counted once).
     pub fn enter(&mut self, ty: TypeId) -> bool {

@@ -26,35 +26,38 @@
 
 pub use cel::Value;
 
+// The stages, lowest first (ARCHITECTURE.md, Invariants): each imports only those before it.
+pub(crate) mod compile;
 pub mod cost;
-mod count;
-mod front;
-mod library;
-pub mod limits;
-mod lowering;
-mod running;
+pub(crate) mod count;
+pub(crate) mod front;
+pub(crate) mod library;
+pub(crate) mod lowering;
+pub(crate) mod running;
+pub(crate) mod vocabulary;
 
-pub use count::{CelCount, Walk, summary};
-pub use front::compile::{
+pub use compile::env::env;
+pub use compile::{
     CheckedRule, Compiled, Lowered, RefusedRule, Scope, check_and_lower, check_rule, compile_count, estimate_cost,
     lower, parse_field_path,
 };
 #[cfg(feature = "dynamic")]
-pub use front::compile::{FieldPathStep, field_path_schema, valid_field_path};
-pub use front::{check, types};
-pub use library::function::NativeForm;
+pub use compile::{FieldPathStep, field_path_schema, valid_field_path};
+pub use count::{CelCount, Walk};
+pub use front::check;
 pub use library::native_form;
-pub use running::cx::{Cx, DerivedRuns, KEYWORD};
-pub use running::env::env;
-pub use running::rule::{NO_TYPE_INFORMATION, Rule, SelfType, eval};
-pub use running::{derived, meter, native};
-
 pub use lowering::int_data::with_written_as_float;
-pub use types::Type;
-
-pub use crate::listtype::correlate;
-pub use front::types::escape;
 pub use lowering::list_kinds::Shape;
-pub use running::value::from_json_with;
-pub use running::value::{ToCel, deep_equal, from_json, object, struct_value, with_format, with_format_each};
+pub use running::cx::{Cx, DerivedRuns, KEYWORD};
+pub use running::rule::{NO_TYPE_INFORMATION, Rule, SelfType, eval};
+pub use running::{derived, native};
+pub use vocabulary::function::NativeForm;
+pub use vocabulary::types::{Type, escape};
+pub use vocabulary::value::{
+    ToCel, deep_equal, from_json, from_json_with, object, struct_value, with_format, with_format_each,
+};
+pub use vocabulary::{limits, meter, types};
+
+pub use crate::check::listtype::correlate;
+pub use crate::typed::summary;
 pub use running::walk::SchemaRules;

@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::go::{duration, mail, net, url};
-use crate::issue::{BadValue, ErrorType, Issue, go_quote};
-use crate::path::Place;
+use crate::report::issue::{BadValue, ErrorType, Issue, go_quote};
+use crate::report::path::Place;
 
 /// A string format the apiserver validates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -174,8 +174,8 @@ impl Format {
             Format::Date => is_date(s),
             Format::Duration => duration::parse_strfmt(s).is_some(),
             Format::DateTime => is_date_time(s),
-            Format::K8sShortName => s.len() <= 63 && crate::shapes::dns1123_label(s),
-            Format::K8sLongName => s.len() <= 253 && crate::shapes::dns1123_subdomain(s),
+            Format::K8sShortName => s.len() <= 63 && crate::check::shapes::dns1123_label(s),
+            Format::K8sLongName => s.len() <= 253 && crate::check::shapes::dns1123_subdomain(s),
         }
     }
 }
@@ -281,7 +281,7 @@ fn is_credit_card(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::path::Path;
+    use crate::report::path::Path;
 
     fn table(format: Format, good: &[&str], bad: &[&str]) {
         for g in good {

@@ -12,8 +12,8 @@
 
 use serde_json::Value;
 
-use crate::issue::Issue;
-use crate::path::Path;
+use crate::report::issue::Issue;
+use crate::report::path::Path;
 use crate::schema::Schema;
 
 /// kube-openapi's `MatchCount` of `value` against `s` (`SchemaValidator.Validate`): for a
@@ -41,7 +41,7 @@ pub fn match_count(s: &Schema, value: &Value) -> usize {
     match value {
         Value::String(_) => {
             count += 1;
-            if s.format.as_deref().is_some_and(|f| crate::format::supported("string", f).is_some()) {
+            if s.format.as_deref().is_some_and(|f| crate::check::format::supported("string", f).is_some()) {
                 count += 1;
             }
         }

@@ -9,8 +9,8 @@
 use kubeskema_attributes::number::FormatRange;
 use serde_json::{Number, Value};
 
-use crate::issue::{BadValue, ErrorType, Issue, go_float, go_quote};
-use crate::path::Place;
+use crate::report::issue::{BadValue, ErrorType, Issue, go_float, go_quote};
+use crate::report::path::Place;
 
 /// A numeric bound from the schema (`maximum: 10`, `minimum: 0.5`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,7 +122,7 @@ pub fn first_string_failure(
 
 /// `pattern`: the (already translated) regular expression must match somewhere in the value.
 /// `source` is the pattern as the schema wrote it, for the message.
-pub fn pattern(path: &dyn Place, value: &str, re: &crate::pattern::Matcher, source: &str) -> Option<Issue> {
+pub fn pattern(path: &dyn Place, value: &str, re: &crate::check::pattern::Matcher, source: &str) -> Option<Issue> {
     (!re.is_match(value)).then(|| {
         Issue::new(
             ErrorType::Invalid,
@@ -140,7 +140,7 @@ pub fn pattern(path: &dyn Place, value: &str, re: &crate::pattern::Matcher, sour
 pub fn compiled_pattern(
     path: &dyn Place,
     value: &str,
-    compiled: &Result<crate::pattern::Matcher, crate::pattern::PatternError>,
+    compiled: &Result<crate::check::pattern::Matcher, crate::check::pattern::PatternError>,
     source: &str,
 ) -> Option<Issue> {
     match compiled {
@@ -489,8 +489,8 @@ pub(crate) fn kept_format(f: &str, types: &[&str]) -> bool {
         _ => false,
     };
     numeric
-        || (types.len() <= 1 && crate::format::supported(single, f).is_some())
-        || (types.len() > 1 && crate::format::supported("", f).is_some())
+        || (types.len() <= 1 && crate::check::format::supported(single, f).is_some())
+        || (types.len() > 1 && crate::check::format::supported("", f).is_some())
 }
 
 /// A value of the wrong JSON type: `spec.x: Invalid value: "string": spec.x in body must be
@@ -541,7 +541,7 @@ pub fn enumeration(path: &dyn Place, value: &Value, allowed: &[Value]) -> Option
         .map(|a| match a {
             Value::String(s) => s.clone(),
             // Go JSON-encodes the others first (`1.0` → `"1"`).
-            other => crate::issue::go_json(other),
+            other => crate::report::issue::go_json(other),
         })
         .collect();
     Some(Issue::new(
@@ -549,14 +549,14 @@ pub fn enumeration(path: &dyn Place, value: &Value, allowed: &[Value]) -> Option
         path,
         "enum",
         BadValue::of(value),
-        crate::issue::supported_values(&supported),
+        crate::report::issue::supported_values(&supported),
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::path::Path;
+    use crate::report::path::Path;
     use serde_json::json;
 
     fn at(p: &str) -> Path {
@@ -578,7 +578,7 @@ mod tests {
             "spec.name: Invalid value: \"ab\": spec.name in body should be at least 3 chars long"
         );
         assert!(min_length(&p, "abc", 3).is_none());
-        let re = crate::pattern::Matcher::compile("^[a-z]+$").unwrap();
+        let re = crate::check::pattern::Matcher::compile("^[a-z]+$").unwrap();
         assert_eq!(
             text(pattern(&p, "ABC", &re, "^[a-z]+$")),
             "spec.name: Invalid value: \"ABC\": spec.name in body should match '^[a-z]+$'"
@@ -763,7 +763,7 @@ mod tests {
 #[cfg(test)]
 mod negative_counts {
     use super::*;
-    use crate::path::Path;
+    use crate::report::path::Path;
 
     /// kube-apiserver 1.36.3 takes negative counts: a maximum fails every value, in Go's
     /// words for a negative limit; a minimum fails none.

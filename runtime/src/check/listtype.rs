@@ -16,8 +16,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
-use crate::path::{Path, Place};
+use crate::report::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
+use crate::report::path::{Path, Place};
 
 use crate::schema::Schema;
 
@@ -412,7 +412,7 @@ fn keys_of_json(json: Value, keys: &[&str]) -> Value {
 
 /// For each item of `new`, the index of the item of `old` with the same list-map key values.
 pub fn correlate<T: serde::Serialize>(new: &[T], old: &[T], keys: &[&str]) -> Vec<Option<usize>> {
-    crate::ratchet::correlate_map_items(&keys_of_items(new, keys), &keys_of_items(old, keys), keys)
+    crate::check::ratchet::correlate_map_items(&keys_of_items(new, keys), &keys_of_items(old, keys), keys)
 }
 
 /// [`item_keys`] of each item.
@@ -685,9 +685,13 @@ mod tests {
         // An absent key is not a null one.
         let (absent, null) = (json!({"name": "a"}), json!({"name": "a", "protocol": null}));
         let keys = ["name", "protocol"];
-        assert_eq!(crate::ratchet::correlate_map_items(std::slice::from_ref(&absent), &[null], &keys), [None]);
+        assert_eq!(crate::check::ratchet::correlate_map_items(std::slice::from_ref(&absent), &[null], &keys), [None]);
         assert_eq!(
-            crate::ratchet::correlate_map_items(std::slice::from_ref(&absent), std::slice::from_ref(&absent), &keys),
+            crate::check::ratchet::correlate_map_items(
+                std::slice::from_ref(&absent),
+                std::slice::from_ref(&absent),
+                &keys
+            ),
             [Some(0)]
         );
     }

@@ -7,10 +7,10 @@
 
 use serde_json::Value;
 
-use crate::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
-use crate::path::Path;
+use crate::report::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
+use crate::report::path::Path;
 
-use crate::shapes;
+use crate::check::shapes;
 
 const SUBDOMAIN_FORMAT: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_FORMAT: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -305,7 +305,7 @@ pub(crate) fn named_text<'m>(
     }
 }
 
-impl MetaView for crate::ObjectMeta {
+impl MetaView for crate::types::meta::ObjectMeta {
     fn text(&self, key: &str) -> Option<&str> {
         let strings = [&self.name, &self.generate_name, &self.namespace, &self.uid].map(Option::as_deref);
         match key {

@@ -198,7 +198,7 @@ pub enum Matcher {
 impl Matcher {
     /// Compiles a Go pattern for matching only (no captures, no `find`).
     pub fn compile(go: &str) -> Result<Matcher, PatternError> {
-        if let Some(shape) = crate::shapes::known_pattern(go) {
+        if let Some(shape) = crate::check::shapes::known_pattern(go) {
             return Ok(Matcher::Known(shape));
         }
         let rust = translate(go)?;

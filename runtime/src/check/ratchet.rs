@@ -15,10 +15,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::issue::Issue;
+use crate::report::issue::Issue;
 #[cfg(feature = "dynamic")]
-use crate::path::Path;
-use crate::path::Segment;
+use crate::report::path::Path;
+use crate::report::path::Segment;
 
 /// The places of a new object whose value equals the old object's at the correlated place.
 #[derive(Debug, Default)]
@@ -26,7 +26,7 @@ pub struct Unchanged(HashSet<Vec<Segment>>);
 
 impl Unchanged {
     /// Records an unchanged place.
-    pub fn insert(&mut self, place: &dyn crate::path::Place) {
+    pub fn insert(&mut self, place: &dyn crate::report::path::Place) {
         self.0.insert(place.to_path().segments());
     }
 
@@ -109,7 +109,7 @@ fn walk(new: &Value, old: &Value, s: &crate::schema::Schema, path: &Path, out: &
 #[cfg(all(test, feature = "dynamic"))]
 mod tests {
     use super::*;
-    use crate::issue::{BadValue, ErrorType};
+    use crate::report::issue::{BadValue, ErrorType};
     use serde_json::json;
 
     fn schema() -> crate::schema::Schema {

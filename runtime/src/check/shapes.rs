@@ -283,7 +283,7 @@ mod tests {
         #[test]
         fn known_patterns_match_their_regexes(s in candidates()) {
             for (source, shape) in KNOWN_PATTERNS {
-                let regex = crate::pattern::compile(source).expect("a known pattern compiles");
+                let regex = crate::check::pattern::compile(source).expect("a known pattern compiles");
                 prop_assert_eq!(shape(&s), regex.is_match(&s), "pattern {} on {:?}", source, s);
             }
         }

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use crate::prune::prune_value;
+use crate::dynamic::prune::prune_value;
 use crate::schema::Schema;
 
 /// Deletes the `null` entries of non-nullable, non-defaulted fields (`prunenulls.go`).

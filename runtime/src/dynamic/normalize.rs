@@ -4,16 +4,16 @@
 
 use serde_json::Value;
 
-use crate::ObjectMeta;
-use crate::default::{apply_defaults, prune_nulls};
-use crate::prune::prune_resource;
+use crate::dynamic::default::{apply_defaults, prune_nulls};
+use crate::dynamic::prune::prune_resource;
 use crate::schema::Schema;
+use crate::types::meta::ObjectMeta;
 
 /// What normalization removed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Normalized {
     /// Places of pruned unknown fields (`spec.foo`), sorted by their dotted form.
-    pub pruned: Vec<crate::path::Path>,
+    pub pruned: Vec<crate::report::path::Path>,
 }
 
 /// A `metadata` that does not decode as `ObjectMeta` (the apiserver answers 400).
@@ -124,7 +124,7 @@ mod tests {
             "spec": {"replicas": null, "name": null, "junk": 1,
                      "tpl": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "nope": 2}}}});
         let n = normalize_resource(&mut obj, &root).unwrap();
-        assert_eq!(n.pruned.iter().map(crate::path::Path::openapi).collect::<Vec<_>>(), vec!["spec.junk"]);
+        assert_eq!(n.pruned.iter().map(crate::report::path::Path::openapi).collect::<Vec<_>>(), vec!["spec.junk"]);
         assert_eq!(
             obj,
             json!({"apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n"},

@@ -11,10 +11,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::path::Path;
+use crate::report::path::Path;
 use crate::schema::Schema;
 
-use crate::objectmeta::RESOURCE_META_FIELDS as META;
+use crate::check::objectmeta::RESOURCE_META_FIELDS as META;
 
 /// Prunes a whole custom resource against its version's root schema. Returns the paths of
 /// the fields that were removed (`spec.foo`, `spec.list[1].b`), sorted.

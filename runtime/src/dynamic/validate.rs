@@ -22,15 +22,15 @@
 
 use serde_json::Value;
 
-use crate::crd::{Crd, CrdVersion};
-use crate::issue::{BadValue, ErrorType, Issue, PathForm};
-use crate::normalize::normalize_resource;
-use crate::objectmeta::{NameRule, validate_object_meta, validate_object_meta_update, validate_type_meta};
-use crate::openapi::OpenApiValidator;
-use crate::path::{At, Path};
-use crate::ratchet::Unchanged;
+use crate::check::objectmeta::{NameRule, validate_object_meta, validate_object_meta_update, validate_type_meta};
+use crate::check::openapi::OpenApiValidator;
+use crate::check::ratchet::Unchanged;
+use crate::dynamic::crd::{Crd, CrdVersion};
+use crate::dynamic::normalize::normalize_resource;
+use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::report::path::{At, Path};
 use crate::schema::Schema;
-use crate::{Phases, Validate};
+use crate::typed::{Phases, Validate};
 use std::ops::ControlFlow;
 
 /// What validating one object found.
@@ -136,7 +136,7 @@ fn go_value(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => match n.as_i64() {
             Some(i) => i.to_string(),
-            None => crate::issue::go_float(n.as_f64().unwrap_or_default()),
+            None => crate::report::issue::go_float(n.as_f64().unwrap_or_default()),
         },
         Value::String(s) => s.clone(),
         Value::Array(items) => format!("[{}]", items.iter().map(go_value).collect::<Vec<_>>().join(" ")),
@@ -154,7 +154,7 @@ pub struct ResourceValidator<'a> {
     has_rules: bool,
     names: NameRule,
     #[cfg(feature = "cel")]
-    rules: Option<crate::cel::SchemaRules>,
+    rules: Option<crate::cel::running::walk::SchemaRules>,
 }
 
 impl<'a> ResourceValidator<'a> {
@@ -168,7 +168,7 @@ impl<'a> ResourceValidator<'a> {
             has_rules: schema.is_some_and(Schema::has_rules),
             names: NameRule::Subdomain,
             #[cfg(feature = "cel")]
-            rules: schema.map(crate::cel::SchemaRules::new),
+            rules: schema.map(crate::cel::running::walk::SchemaRules::new),
         }
     }
 
@@ -180,7 +180,7 @@ impl<'a> ResourceValidator<'a> {
 
     /// The `apiVersion` objects of this version carry ([`crate::crd::api_version`]).
     pub fn api_version(&self) -> String {
-        crate::crd::api_version(&self.crd.group, &self.version.name)
+        crate::dynamic::crd::api_version(&self.crd.group, &self.version.name)
     }
 
     /// Validates an object as the apiserver does on create.
@@ -223,7 +223,7 @@ impl<'a> ResourceValidator<'a> {
             // `DropMalformedFields`, a 400 (semantics §2a). Only the storage decoder drops such
             // fields, which is how `normalize_resource` reads them (the old object's way).
             let undecodable =
-                obj.get("metadata").filter(|m| m.is_object()).and_then(crate::objectmeta::go_decode_error);
+                obj.get("metadata").filter(|m| m.is_object()).and_then(crate::check::objectmeta::go_decode_error);
             if let Some(message) = undecodable {
                 let at = Path::root().key("metadata");
                 issues.push(
@@ -252,7 +252,7 @@ impl<'a> ResourceValidator<'a> {
         let found = {
             let object = Object { json: &obj, validator: self };
             let old = old.map(|json| Object { json, validator: self });
-            crate::check::validate_in_order(&object, old.as_ref())
+            crate::typed::validate_in_order(&object, old.as_ref())
         };
         issues.extend(found.issues);
         let warnings = found.warnings;
@@ -302,13 +302,13 @@ impl Validate for Object<'_> {
         if let Some(scale) = &self.validator.version.scale {
             found.values.extend(scale_replicas(self.json, scale));
         }
-        found.embedded.extend(crate::objectmeta::validate_embedded_resources(self.json, schema));
-        found.list_types.extend(crate::listtype::validate(self.json, schema));
+        found.embedded.extend(crate::check::objectmeta::validate_embedded_resources(self.json, schema));
+        found.list_types.extend(crate::check::listtype::validate(self.json, schema));
     }
 
     fn list_type_issues(&self) -> Vec<Issue> {
         match &self.validator.version.schema {
-            Some(schema) => crate::listtype::validate(self.json, schema),
+            Some(schema) => crate::check::listtype::validate(self.json, schema),
             None => Vec::new(),
         }
     }
@@ -318,13 +318,13 @@ impl Validate for Object<'_> {
     /// compared twice.
     fn unchanged_at(&self, old: &Self, _: &At<'_>, out: &mut Unchanged) -> bool {
         if let Some(schema) = &self.validator.version.schema {
-            *out = crate::ratchet::unchanged(self.json, old.json, schema);
+            *out = crate::check::ratchet::unchanged(self.json, old.json, schema);
         }
         false
     }
 
     #[cfg(feature = "cel")]
-    fn validate_cel_at(&self, old: Option<&Self>, _: &Path, cx: &mut crate::cel::Cx) {
+    fn validate_cel_at(&self, old: Option<&Self>, _: &Path, cx: &mut crate::cel::running::cx::Cx) {
         if let (Some(rules), Some(schema)) = (&self.validator.rules, &self.validator.version.schema) {
             rules.validate(self.json, old.map(|o| o.json), schema, cx);
         }

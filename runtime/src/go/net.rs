@@ -89,7 +89,7 @@ pub fn is_mac(s: &str) -> bool {
 
 /// An error of `netip.ParseAddr`, printed as Go prints it.
 fn addr_error(input: &str, msg: &str, at: Option<&str>) -> String {
-    let q = crate::issue::go_quote;
+    let q = crate::report::issue::go_quote;
     match at {
         Some(at) if !at.is_empty() => format!("ParseAddr({}): {msg} (at {})", q(input), q(at)),
         _ => format!("ParseAddr({}): {msg}", q(input)),
@@ -250,14 +250,14 @@ fn parse_ipv6(input: &str) -> Result<(IpAddr, Option<&str>), String> {
 /// Go's `netip.ParsePrefix`: an address (no zone), `/`, a decimal length that fits it (host
 /// bits kept); the error is Go's text (`netip.ParsePrefix("a"): no '/'`).
 pub fn parse_prefix(s: &str) -> Result<(IpAddr, u8), String> {
-    let error = |msg: &str| format!("netip.ParsePrefix({}): {msg}", crate::issue::go_quote(s));
+    let error = |msg: &str| format!("netip.ParsePrefix({}): {msg}", crate::report::issue::go_quote(s));
     let i = s.rfind('/').ok_or_else(|| error("no '/'"))?;
     let (addr, zone) = parse_addr(&s[..i]).map_err(|e| error(&e))?;
     if addr.is_ipv6() && zone.is_some() {
         return Err(error("IPv6 zones cannot be present in a prefix"));
     }
     let bits = &s[i + 1..];
-    let bad_bits = || error(&format!("bad bits after slash: {}", crate::issue::go_quote(bits)));
+    let bad_bits = || error(&format!("bad bits after slash: {}", crate::report::issue::go_quote(bits)));
     if bits.len() > 1 && !matches!(bits.as_bytes()[0], b'1'..=b'9') {
         return Err(bad_bits());
     }

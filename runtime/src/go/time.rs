@@ -15,13 +15,13 @@ pub fn unix_seconds(text: &str) -> Option<i64> {
 /// is taken: a one-digit hour, a fraction after a comma, an offset hour up to 24; not a
 /// lower-case `t` or `z`, nor a day the month does not have.
 pub fn parse_rfc3339(text: &str) -> Result<i64, String> {
-    let quoted = crate::issue::go_quote(text);
+    let quoted = crate::report::issue::go_quote(text);
     let cannot = |rest: &str, element: &str| {
         format!(
             "parsing time {quoted} as {}: cannot parse {} as {}",
-            crate::issue::go_quote(RFC3339),
-            crate::issue::go_quote(rest),
-            crate::issue::go_quote(element)
+            crate::report::issue::go_quote(RFC3339),
+            crate::report::issue::go_quote(rest),
+            crate::report::issue::go_quote(element)
         )
     };
     let out_of_range = |what: &str| format!("parsing time {quoted}: {what} out of range");
@@ -112,7 +112,7 @@ pub fn parse_rfc3339(text: &str) -> Result<i64, String> {
         sign * seconds
     };
     if !rest.is_empty() {
-        return Err(format!("parsing time {quoted}: extra text: {}", crate::issue::go_quote(rest)));
+        return Err(format!("parsing time {quoted}: extra text: {}", crate::report::issue::go_quote(rest)));
     }
     if day < 1 || day > days_in(month, year) {
         return Err(out_of_range("day"));

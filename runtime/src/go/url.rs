@@ -4,7 +4,7 @@
 //! `EscapedPath`, `Hostname`, `Port` and `Query`. Go's strings are bytes: the unescaped path
 //! is kept as bytes, and what is shown is made text where it is not valid UTF-8.
 
-use crate::issue::go_quote;
+use crate::report::issue::go_quote;
 
 /// A URL as Go's `url.URL` holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

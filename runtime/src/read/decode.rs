@@ -40,13 +40,16 @@ use serde::Deserialize as _;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::issue::{BadValue, ErrorType, Issue, PathForm};
-use crate::keywords::{self, Num, NumberType};
-pub use crate::path::At;
+use crate::check::keywords::{self, Num, NumberType};
+use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
+pub use crate::report::path::At;
 
 mod union;
-use crate::path::Path;
-use crate::{EmptyObject, IntOrString, ObjectMeta, Validate};
+use crate::report::path::Path;
+use crate::typed::Validate;
+use crate::types::empty_object::EmptyObject;
+use crate::types::int_or_string::IntOrString;
+use crate::types::meta::ObjectMeta;
 #[doc(hidden)]
 pub use union::{ReadVariant, VariantName, decode_union, payload};
 
@@ -249,16 +252,17 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
                 under(u, &at) || (i.keyword == "required" && under(&at, holder))
             })
         };
-        let answered = crate::check::Answered {
+        let answered = crate::typed::Answered {
             covers: &covered,
             values: answers.iter().flat_map(|a| a.values.iter().cloned()).collect(),
             cel: answers.iter().flat_map(|a| a.cel.iter().cloned()).collect(),
         };
         #[cfg(feature = "cel")]
-        let validated =
-            crate::cel::with_written_as_float(cx.written_as_float.clone(), || crate::check::validate_read(v, answered));
+        let validated = crate::cel::lowering::int_data::with_written_as_float(cx.written_as_float.clone(), || {
+            crate::typed::validate_read(v, answered)
+        });
         #[cfg(not(feature = "cel"))]
-        let validated = crate::check::validate_read(v, answered);
+        let validated = crate::typed::validate_read(v, answered);
         // What the answers say is about the document as written, never about an unread place.
         cx.issues.extend(validated.into_iter().filter(|i| covered(i) || !about_unread(i)));
     } else {
@@ -266,7 +270,7 @@ fn finish<T: Validate>(decoded: &mut Decoded<T>, read: Result<(), serde_json::Er
         cx.issues.extend(answers.iter().flat_map(|a| a.values.iter().cloned()));
     }
     if cx.issues.iter().any(|i| i.error_type.blocks_cel()) {
-        crate::check::gate_cel(T::schema_has_rules(), &mut cx.issues);
+        crate::typed::gate_cel(T::schema_has_rules(), &mut cx.issues);
     }
     (decoded.issues, decoded.unknown, decoded.presence, decoded.written_as_float) =
         (cx.issues, cx.unknown, cx.presence, cx.written_as_float);
@@ -425,7 +429,7 @@ fn representative(kind: &str) -> Value {
 /// `unknown field "spec.x"` / `duplicate field "spec.a"` (`what`: `unknown` or `duplicate`):
 /// the path dotted, `[i]` for indexes. The one wording of strict decoding warnings.
 pub fn strict_issue(path: Path, what: &str) -> Issue {
-    let detail = format!("{what} field {}", crate::issue::go_quote(&path.openapi()));
+    let detail = format!("{what} field {}", crate::report::issue::go_quote(&path.openapi()));
     Issue::new(ErrorType::Strict, &path, "decode", BadValue::Omit, detail).in_form(PathForm::Detached)
 }
 
@@ -433,7 +437,8 @@ pub fn strict_issue(path: Path, what: &str) -> Issue {
 /// Numeric tokens before the last are taken as list indexes.
 pub fn duplicate_issue(pointer: &str) -> Issue {
     let mut path = Path::root();
-    let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| crate::path::unescape_token(t).into_owned()).collect();
+    let tokens: Vec<String> =
+        pointer.split('/').skip(1).map(|t| crate::report::path::unescape_token(t).into_owned()).collect();
     for (n, token) in tokens.iter().enumerate() {
         path = match token.parse::<usize>() {
             Ok(i) if n + 1 < tokens.len() => path.index(i),
@@ -640,7 +645,7 @@ impl<'s> Scalar<'s> {
     /// A whole float as the integer it is (`3.0` → `3`), as enum values compare.
     pub fn whole_as_int(self) -> Scalar<'s> {
         match self {
-            Scalar::Float(f) => crate::__private::whole_f64_to_i64(f).map_or(self, Scalar::Int),
+            Scalar::Float(f) => crate::types::int_or_string::whole_f64_to_i64(f).map_or(self, Scalar::Int),
             other => other,
         }
     }
@@ -804,7 +809,7 @@ impl Decode for bool {
 fn whole(v: Scalar<'_>) -> Option<i64> {
     match v {
         Scalar::Int(i) => Some(i),
-        Scalar::Float(f) => crate::__private::whole_f64_to_i64(f),
+        Scalar::Float(f) => crate::types::int_or_string::whole_f64_to_i64(f),
         _ => None,
     }
 }
@@ -1135,7 +1140,7 @@ macro_rules! decode_sets {
             fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
                 let Some(items) = Vec::<T>::decode(d, cx, at)? else { return Ok(None) };
                 let before = cx.issues.len();
-                crate::listtype::check_typed_set(&items, &at.to_path(), &mut cx.issues);
+                crate::check::listtype::check_typed_set(&items, &at.to_path(), &mut cx.issues);
                 let unique = cx.issues.len() == before;
                 cx.stop()?;
                 Ok(unique.then(|| items.into_iter().collect()))
@@ -1728,7 +1733,7 @@ mod default_tests {
     use std::collections::BTreeMap;
 
     use super::parse_default;
-    use crate::IntOrString;
+    use crate::types::int_or_string::IntOrString;
 
     /// The literal fast path reads what serde_json reads, and refuses what it refuses.
     #[test]

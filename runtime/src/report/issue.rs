@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::path::{Path, Place};
+use crate::report::path::{Path, Place};
 
 /// The apiserver's field error types (`field.ErrorType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

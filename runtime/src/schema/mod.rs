@@ -8,13 +8,13 @@
 
 pub(crate) mod cel_name;
 pub mod of_types;
-pub mod openapi;
+pub mod resource;
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
-use crate::path::Path;
+use crate::report::path::Path;
 
 /// One node of a CRD schema.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -311,7 +311,7 @@ fn child_pointer(parent: &str, tokens: &[&str]) -> String {
     let mut p = parent.to_owned();
     for t in tokens {
         p.push('/');
-        p.push_str(&crate::path::escape_token(t));
+        p.push_str(&crate::report::path::escape_token(t));
     }
     p
 }

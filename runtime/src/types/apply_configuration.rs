@@ -31,76 +31,6 @@ pub trait AppliesTo: Serialize {
     type Full: ApplyConfiguration<Apply = Self>;
 }
 
-/// `validate()` on an apply configuration (feature `dynamic`): every check of the full type's
-/// schema that a part can be held to, on what is set: bounds, lengths, patterns, enums,
-/// formats, list types. Not the required fields nor the CEL rules: they hold for the object
-/// the apply is merged into (apply it offline with `kubeskema::apply` and validate that).
-#[cfg(feature = "dynamic")]
-pub trait ValidateApply: AppliesTo {
-    /// The issues of what is set, in the apiserver's words.
-    fn validate(&self) -> Vec<crate::issue::Issue>
-    where
-        Self::Full: crate::StructuralSchema + 'static,
-    {
-        let schema = partial_schema::<Self::Full>();
-        let value = match serde_json::to_value(self) {
-            Ok(value) => value,
-            Err(e) => {
-                let (root, value) = (crate::path::Path::root(), crate::issue::BadValue::Omit);
-                return vec![crate::issue::Issue::new(
-                    crate::issue::ErrorType::Internal,
-                    &root,
-                    "",
-                    value,
-                    e.to_string(),
-                )];
-            }
-        };
-        let mut issues = crate::openapi::OpenApiValidator::new(schema).validate(&value);
-        issues.extend(crate::listtype::validate(&value, schema));
-        issues
-    }
-}
-
-#[cfg(feature = "dynamic")]
-impl<A: AppliesTo> ValidateApply for A {}
-
-/// `T`'s schema without what only a whole object can satisfy (`required`, also inside
-/// junctors), read once per type and kept for the process. A `map` list's items keep their
-/// key fields required: an item the configuration sends is named by them (the apiserver
-/// refuses an item without any).
-#[cfg(feature = "dynamic")]
-fn partial_schema<T: crate::StructuralSchema + 'static>() -> &'static crate::schema::Schema {
-    use std::any::TypeId;
-    use std::sync::{Mutex, OnceLock};
-    static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, &'static crate::schema::Schema>>> = OnceLock::new();
-    let mut schemas = SCHEMAS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    schemas.entry(TypeId::of::<T>()).or_insert_with(|| {
-        let (mut schema, _) = crate::schema::Schema::parse(&T::schema(), "");
-        fn unrequire(s: &mut crate::schema::Schema) {
-            s.required.clear();
-            s.properties.values_mut().for_each(unrequire);
-            let keys = (s.list_type.as_deref() == Some("map")).then(|| s.list_map_keys.clone());
-            if let Some(items) = s.items.as_deref_mut() {
-                let required = std::mem::take(&mut items.required);
-                unrequire(items);
-                // Keys without a default: a default names the item when it is left out.
-                let defaulted = |k: &String| items.properties.get(k).is_some_and(|p| p.default.is_some());
-                items.required = required
-                    .into_iter()
-                    .filter(|r| keys.as_ref().is_some_and(|k| k.contains(r)) && !defaulted(r))
-                    .collect();
-            }
-            if let Some(crate::schema::AdditionalProperties::Schema(values)) = s.additional_properties.as_mut() {
-                unrequire(values);
-            }
-            s.all_of.iter_mut().chain(&mut s.any_of).chain(&mut s.one_of).for_each(unrequire);
-        }
-        unrequire(&mut schema);
-        Box::leak(Box::new(schema))
-    })
-}
-
 /// The `metadata` of a root's apply configuration: named, and in a namespace when asked.
 pub trait ApplyMeta {
     /// Metadata holding `name` only.
@@ -137,8 +67,8 @@ values!(
     std::time::Duration,
     serde_json::Value,
     serde_json::Map<String, serde_json::Value>,
-    crate::IntOrString,
-    crate::EmptyObject,
+    crate::types::int_or_string::IntOrString,
+    crate::types::empty_object::EmptyObject,
 );
 
 impl<T: ApplyConfiguration> ApplyConfiguration for Vec<T> {
@@ -230,7 +160,7 @@ macro_rules! object_meta {
     };
 }
 
-object_meta!(crate::ObjectMeta);
+object_meta!(crate::types::meta::ObjectMeta);
 
 #[cfg(feature = "kube")]
 mod kube {

@@ -86,7 +86,7 @@ impl<'de> serde::Deserialize<'de> for IntOrString {
             }
 
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                crate::__private::whole_f64_to_i64(v)
+                crate::types::int_or_string::whole_f64_to_i64(v)
                     .map(IntOrString::Int)
                     .ok_or_else(|| E::invalid_type(de::Unexpected::Float(v), &self))
             }
@@ -101,6 +101,17 @@ impl<'de> serde::Deserialize<'de> for IntOrString {
         }
 
         deserializer.deserialize_any(IntOrStringVisitor)
+    }
+}
+
+/// `Some(i)` when `v` is a whole number that an int64 holds exactly (`3.0`, `1e3`), as the
+/// apiserver's integer type check accepts it.
+pub fn whole_f64_to_i64(v: f64) -> Option<i64> {
+    // 2^63 is exactly representable; anything at or above it does not fit.
+    if v.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&v) {
+        Some(v as i64)
+    } else {
+        None
     }
 }
 

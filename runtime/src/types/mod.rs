@@ -8,4 +8,3 @@ pub(crate) mod apply_configuration;
 pub(crate) mod empty_object;
 pub(crate) mod int_or_string;
 pub(crate) mod meta;
-pub mod resource;

@@ -1,6 +1,6 @@
 //! The type checker: cel-go's `checker` over the `cel` crate's parsed tree, with the
 //! declarations of the 1.36 environment's functions (module `functions`) and the type of
-//! `self` from [`types`](crate::cel::front::types). It gives each expression its type and reports, in cel-go's words
+//! `self` from [`types`](crate::cel::vocabulary::types). It gives each expression its type and reports, in cel-go's words
 //! and at cel-go's places, what the apiserver refuses at CRD time: undeclared references,
 //! undefined fields, calls no overload accepts, and then (the 1.29 AST validators) mixed
 //! list and map literals and constant `duration`/`timestamp`/`matches` arguments that do not
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue, SourceInfo};
 
 use crate::cel::front::functions::{self, Overload};
-use crate::cel::front::types::{ListKind, Type};
+use crate::cel::vocabulary::types::{ListKind, Type};
 
 /// A checked expression: the type of each node by id, and the problems found.
 #[derive(Debug, Default)]
@@ -143,7 +143,7 @@ fn type_identifier(name: &str) -> Option<Type> {
         "duration" => Type::Duration,
         // The 1.36 libraries declare these two types; the others (`kubernetes.URL`, ...) are
         // not identifiers.
-        "net.IP" | "net.CIDR" => crate::cel::front::types::parse(name),
+        "net.IP" | "net.CIDR" => crate::cel::vocabulary::types::parse(name),
         _ => return None,
     }))
 }
@@ -776,10 +776,10 @@ fn validate_literals(
                     ("duration", false, LiteralValue::String(s)) => crate::go::duration::parse_go(s.inner()).is_none(),
                     ("duration", false, _) => true,
                     ("timestamp", false, LiteralValue::String(s)) => {
-                        !converts(&format!("timestamp({})", crate::issue::go_quote(s.inner())))
+                        !converts(&format!("timestamp({})", crate::report::issue::go_quote(s.inner())))
                     }
                     ("timestamp", false, LiteralValue::Int(i)) => !converts(&format!("timestamp({})", i.inner())),
-                    ("matches", _, LiteralValue::String(s)) => crate::pattern::compile(s.inner()).is_err(),
+                    ("matches", _, LiteralValue::String(s)) => crate::check::pattern::compile(s.inner()).is_err(),
                     _ => false,
                 };
                 if bad {
@@ -789,7 +789,7 @@ fn validate_literals(
         }
         _ => {}
     }
-    for child in crate::cel::front::depth::children(e) {
+    for child in crate::cel::vocabulary::depth::children(e) {
         validate_literals(child, types, source, errors, place, in_format);
     }
 }
@@ -809,7 +809,7 @@ mod tests {
 
     /// The checker's message for `rule` with `self` of type `self_type` (a cel-go signature).
     fn refused(rule: &str, self_type: &str) -> String {
-        let scope = Scope::typed(crate::cel::front::types::parse(self_type), false);
+        let scope = Scope::typed(crate::cel::vocabulary::types::parse(self_type), false);
         match check_rule(rule, None, &scope) {
             Ok(_) => panic!("{rule} should not check"),
             Err(e) => e.join("\n"),
@@ -817,7 +817,7 @@ mod tests {
     }
 
     fn accepted(rule: &str, self_type: &str) {
-        let scope = Scope::typed(crate::cel::front::types::parse(self_type), false);
+        let scope = Scope::typed(crate::cel::vocabulary::types::parse(self_type), false);
         if let Err(e) = check_rule(rule, None, &scope) {
             panic!("{rule}: {e:?}");
         }

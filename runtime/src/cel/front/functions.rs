@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use crate::cel::front::types::{Type, parse, split_params};
-use crate::cel::library::function::{self, Function, matching_open};
+use crate::cel::vocabulary::function::{self, Function, matching_open};
+use crate::cel::vocabulary::types::{Type, parse, split_params};
 
 /// One overload, as the checker reads its row.
 #[derive(Debug)]

@@ -1,10 +1,6 @@
-//! The front: a rule parsed within cel-go's limits (`depth`), its variables typed from the schema
-//! (`types`), checked as cel-go checks it against the functions of the environment
-//! (`functions`, `check`), and `compile`, which runs the whole front and hands the tree on to
-//! lowering.
+//! The front: a rule's variables typed from the schema (`crate::cel::vocabulary::types`),
+//! checked as cel-go checks it (`check`) against the functions of the environment as the
+//! library's table declares them (`functions`).
 
 pub mod check;
-pub(crate) mod compile;
-pub(crate) mod depth;
 pub(crate) mod functions;
-pub mod types;

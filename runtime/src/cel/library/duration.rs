@@ -2,8 +2,8 @@
 
 use cel::Value;
 
-use super::args::{Outcome, error, string_arg, value_fn};
-use super::function::{Charge, Cost, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::{Outcome, error, string_arg, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, NativeForm, Rows, Run};
 
 /// `int(duration)`, which the `cel` crate lacks, and `duration()`, which it reads otherwise.
 pub(super) fn functions(rows: &mut Rows) {

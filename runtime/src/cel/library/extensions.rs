@@ -2,8 +2,8 @@
 //! and lists (v3). `s.format(list)` is the format library's (`format.rs`), the sets extension
 //! is `sets.rs`, two-variable comprehensions are the lowering's.
 
-use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm as N, Rows, Run};
-use crate::cel::running::meter;
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm as N, Rows, Run};
+use crate::cel::vocabulary::meter;
 
 /// The types `sort`, `min`, `max` and `isSorted` order.
 pub(super) const COMPARABLE: &[&str] = &["int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes"];

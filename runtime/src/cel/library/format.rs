@@ -17,10 +17,10 @@ use cel::Value;
 use cel::common::ast::{Expr, IdedExpr};
 use cel::objects::Key;
 
-use super::args::{Outcome, error, value_fn};
-use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
-use crate::cel::front::types::Type;
-use crate::issue::go_quote;
+use crate::cel::vocabulary::args::{Outcome, error, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::types::Type;
+use crate::report::issue::go_quote;
 
 /// The name `x.format(list)` is renamed to.
 pub const FORMAT: &str = "@format";

@@ -4,9 +4,9 @@
 
 use cel::Value;
 
-use super::args::{Outcome, none, opaque, opaque_arg, some, string_arg, value_fn};
-use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
-use crate::objectmeta;
+use crate::cel::vocabulary::args::{Outcome, none, opaque, opaque_arg, some, string_arg, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
+use crate::check::objectmeta;
 
 const TYPE: &str = "kubernetes.NamedFormat";
 
@@ -64,7 +64,7 @@ fn prefixed(s: &str) -> String {
 
 /// The messages of `name` for `s`; empty when valid.
 pub fn check(name: &str, s: &str) -> Vec<String> {
-    use crate::format::Format;
+    use crate::check::format::Format;
     let invalid = |ok: bool, what: &str| if ok { Vec::new() } else { vec![format!("invalid {what}")] };
     match name {
         "dns1123Label" => objectmeta::dns1123_label(s),

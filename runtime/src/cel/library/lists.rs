@@ -5,8 +5,8 @@ use std::cmp::Ordering;
 
 use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, value_fn};
-use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::{Outcome, error, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 pub(super) fn functions(rows: &mut Rows) {
     let interpreted = NativeForm::Interpreted(NOT_YET_NATIVE);
@@ -122,7 +122,7 @@ fn index_of(args: &[Value]) -> Outcome {
     let items = items("indexOf", args)?;
     let needle = &args[1];
     Ok(Value::Int(
-        items.iter().position(|v| crate::cel::running::value::deep_equal(v, needle)).map_or(-1, |i| i as i64),
+        items.iter().position(|v| crate::cel::vocabulary::value::deep_equal(v, needle)).map_or(-1, |i| i as i64),
     ))
 }
 
@@ -130,6 +130,6 @@ fn last_index_of(args: &[Value]) -> Outcome {
     let items = items("lastIndexOf", args)?;
     let needle = &args[1];
     Ok(Value::Int(
-        items.iter().rposition(|v| crate::cel::running::value::deep_equal(v, needle)).map_or(-1, |i| i as i64),
+        items.iter().rposition(|v| crate::cel::vocabulary::value::deep_equal(v, needle)).map_or(-1, |i| i as i64),
     ))
 }

@@ -15,16 +15,14 @@ use cel::common::types::{
 };
 use cel::{DeclarationError, Env};
 
-use crate::cel::front::types::{Type, parse, split_params};
 use crate::cel::lowering::{comprehensions, int_data, list_kinds, list_operands};
-use crate::cel::running::meter;
+use crate::cel::vocabulary::meter;
+use crate::cel::vocabulary::types::{Type, parse, split_params};
 
-pub(crate) mod args;
 pub(crate) mod duration;
 mod extensions;
 pub(crate) mod format;
 pub(crate) mod formats;
-pub(crate) mod function;
 mod lists;
 pub(crate) mod net;
 mod quantity;
@@ -34,7 +32,7 @@ mod sets;
 mod standard;
 pub(crate) mod url;
 
-use function::{Function, Rows, Run};
+use crate::cel::vocabulary::function::{self, Function, Rows, Run};
 
 /// Every row, each library's in the order its file declares them (the checker tries a
 /// function's overloads in this order).
@@ -162,7 +160,7 @@ pub(crate) fn lower(e: &mut cel::IdedExpr) {
             })
             .collect()
     });
-    for child in crate::cel::front::depth::children_mut(e) {
+    for child in crate::cel::vocabulary::depth::children_mut(e) {
         lower(child);
     }
     if let Expr::Call(call) = &mut e.expr
@@ -176,8 +174,8 @@ pub(crate) fn lower(e: &mut cel::IdedExpr) {
 mod tests {
     use std::collections::{HashMap, HashSet};
 
-    use super::function::{Charge, NativeForm, Run, signature_shape};
     use super::*;
+    use crate::cel::vocabulary::function::{Charge, NativeForm, Run, signature_shape};
 
     /// A value of a table type, written in CEL.
     fn sample(t: &str) -> String {

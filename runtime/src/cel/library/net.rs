@@ -7,8 +7,8 @@ use std::net::IpAddr;
 
 use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
-use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 
 const IP_TYPE: &str = "net.IP";
 const CIDR_TYPE: &str = "net.CIDR";
@@ -38,7 +38,7 @@ impl cel::objects::Opaque for Cidr {
 
 /// The library's `parseIPAddr`: `netip.ParseAddr`, then no zone and no IPv4-mapped IPv6.
 pub(crate) fn parse_ip(s: &str) -> Result<IpAddr, String> {
-    let q = crate::issue::go_quote;
+    let q = crate::report::issue::go_quote;
     match crate::go::net::parse_addr(s) {
         Err(e) => Err(format!("IP Address {} parse error during conversion from string: {e}", q(s))),
         Ok((_, Some(_))) => Err(format!("IP address {} with zone value is not allowed", q(s))),
@@ -60,7 +60,7 @@ pub fn parse_cidr(s: &str) -> Result<Cidr, String> {
     match crate::go::net::parse_prefix(s) {
         Err(e) => Err(format!("{WRAP}: {WRAP}: {e}")),
         Ok((addr, _)) if is_4in6(addr) => {
-            Err(format!("{WRAP}: IPv4-mapped IPv6 address {} is not allowed", crate::issue::go_quote(s)))
+            Err(format!("{WRAP}: IPv4-mapped IPv6 address {} is not allowed", crate::report::issue::go_quote(s)))
         }
         Ok((addr, len)) => Ok(Cidr { addr, len }),
     }

@@ -7,8 +7,8 @@ use std::cmp::Ordering;
 
 use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
-use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 
 const TYPE: &str = "kubernetes.Quantity";
 const NANO: i128 = 1_000_000_000;

@@ -7,8 +7,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, string_arg, value_fn};
-use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::{Outcome, error, string_arg, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 pub(super) fn functions(rows: &mut Rows) {
     let mut add = |signature: &str, f, cost, native| rows.add(signature, Run::Library(f), cost, Charge::Regex, native);
@@ -34,7 +34,7 @@ pub(crate) fn compiled(function: &str, pattern: &str) -> Result<Arc<regex::Regex
     if let Some(re) = cache.get(pattern) {
         return Ok(re.clone());
     }
-    let re = Arc::new(crate::pattern::compile(pattern).map_err(|e| error(function, e.0))?);
+    let re = Arc::new(crate::check::pattern::compile(pattern).map_err(|e| error(function, e.0))?);
     if cache.len() >= MAX_CACHED {
         cache.clear();
     }
@@ -46,7 +46,7 @@ pub(crate) fn compiled(function: &str, pattern: &str) -> Result<Arc<regex::Regex
 /// regex cost, the subject's traversal times a quarter unit per pattern byte.
 fn subject_and_pattern<'a>(function: &str, args: &'a [Value]) -> Result<(&'a str, Arc<regex::Regex>), ExecutionError> {
     let (s, pattern) = (string_arg(function, args, 0)?, string_arg(function, args, 1)?);
-    crate::cel::running::meter::charge(crate::cel::running::meter::regex_cost(s.len(), pattern.len()))?;
+    crate::cel::vocabulary::meter::charge(crate::cel::vocabulary::meter::regex_cost(s.len(), pattern.len()))?;
     Ok((s, compiled(function, pattern)?))
 }
 

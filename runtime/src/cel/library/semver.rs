@@ -7,8 +7,8 @@ use std::cmp::Ordering;
 
 use cel::{ExecutionError, Value};
 
-use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
-use super::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 
 const TYPE: &str = "kubernetes.Semver";
 
@@ -94,7 +94,7 @@ fn normalized(s: &str) -> Result<String, String> {
 }
 
 fn parse_blang(s: &str) -> Result<Semver, String> {
-    use crate::issue::go_quote;
+    use crate::report::issue::go_quote;
     const NUMBERS: &str = "0123456789";
     const ALPHANUM: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789";
     let only = |s: &str, set: &str| s.chars().all(|c| set.contains(c));
@@ -149,7 +149,7 @@ fn parse_blang(s: &str) -> Result<Semver, String> {
 
 /// Go's `strconv.ParseUint(s, 10, 64)` of digits (or nothing), with its errors.
 fn parse_uint(s: &str) -> Result<u64, String> {
-    let quoted = crate::issue::go_quote(s);
+    let quoted = crate::report::issue::go_quote(s);
     if s.is_empty() {
         return Err(format!("strconv.ParseUint: parsing {quoted}: invalid syntax"));
     }

@@ -3,9 +3,9 @@
 
 use cel::Value;
 
-use super::args::{Outcome, error, value_fn};
-use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
-use crate::cel::running::value::deep_equal;
+use crate::cel::vocabulary::args::{Outcome, error, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::value::deep_equal;
 
 pub(super) fn functions(rows: &mut Rows) {
     let interpreted = NativeForm::Interpreted(NOT_YET_NATIVE);

@@ -1,7 +1,7 @@
 //! cel-go's standard library (`checker/decls`, `common/stdlib`) and optional types (1.28), as
 //! the `cel` crate implements them.
 
-use super::function::{Charge, Cost, NO_RUST_TYPE, NativeForm as N, Rows, Run};
+use crate::cel::vocabulary::function::{Charge, Cost, NO_RUST_TYPE, NativeForm as N, Rows, Run};
 
 pub(super) fn functions(rows: &mut Rows) {
     let mut add = |signature: &str, cost: Cost, charge: Charge, native: N| {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use cel::Value;
 use cel::objects::{Key, Map};
 
-use super::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
-use super::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 const TYPE: &str = "kubernetes.URL";
 

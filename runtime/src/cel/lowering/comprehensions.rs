@@ -15,9 +15,9 @@ use cel::objects::{Key, Map};
 use cel::parser::{Macro, MacroExprHelper, ParseError};
 use cel::{DeclarationError, Env, ExecutionError, Value};
 
-use crate::cel::front::depth;
-use crate::cel::library::args::value_fn;
-use crate::cel::library::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::value_fn;
+use crate::cel::vocabulary::depth;
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 const RESULT: &str = "@result";
 const MAP_INSERT: &str = "cel.@mapInsert";
@@ -213,7 +213,7 @@ fn map_insert(args: &[Value]) -> Result<Value, ExecutionError> {
         if out.contains_key(&key) {
             return Err(ExecutionError::function_error(
                 MAP_INSERT,
-                format!("insert failed: key {} already exists", crate::cel::running::value::plain(k)),
+                format!("insert failed: key {} already exists", crate::cel::vocabulary::value::plain(k)),
             ));
         }
         out.insert(key, v.clone());

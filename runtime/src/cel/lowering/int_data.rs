@@ -22,9 +22,9 @@ use std::sync::Arc;
 use cel::common::ast::{CallExpr, Expr, IdedExpr, operators};
 use cel::{ExecutionError, Value};
 
-use crate::cel::front::types::Type;
-use crate::cel::library::args::value_fn;
-use crate::cel::library::function::{Charge, Cost, NativeForm, Rows, Run};
+use crate::cel::vocabulary::args::value_fn;
+use crate::cel::vocabulary::function::{Charge, Cost, NativeForm, Rows, Run};
+use crate::cel::vocabulary::types::Type;
 
 /// The check every integer read is lowered into.
 pub const INT_DATA: &str = "@int_data";
@@ -73,7 +73,7 @@ fn int_present(args: &[Value]) -> Result<Value, ExecutionError> {
 
 /// Wraps every read in `e` that `types` (the checker's, by node id) says is an `int`.
 pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
-    for child in crate::cel::front::depth::children_mut(e) {
+    for child in crate::cel::vocabulary::depth::children_mut(e) {
         lower(child, types);
     }
     if let Expr::Select(s) = &e.expr
@@ -140,7 +140,7 @@ pub fn with_written_as_float<R>(places: Vec<String>, validate: impl FnOnce() -> 
 
 /// The places under `node` written as floats, relative to it (`/ports/3/port`); empty unless
 /// inside [`with_written_as_float`].
-pub(crate) fn written_as_float_under(node: &crate::path::Path) -> Vec<String> {
+pub(crate) fn written_as_float_under(node: &crate::report::path::Path) -> Vec<String> {
     WRITTEN_AS_FLOAT.with(|w| {
         let w = w.borrow();
         if w.is_empty() {
@@ -197,8 +197,8 @@ fn float_at(value: Value, place: &[&str]) -> Value {
         Value::Map(mut map) => {
             // A map's keys are as written; an object's properties under their escaped names
             // (a reserved word under both).
-            let name = crate::path::unescape_token(segment).into_owned();
-            let escaped = crate::cel::front::types::escape(&name).filter(|e| *e != name);
+            let name = crate::report::path::unescape_token(segment).into_owned();
+            let escaped = crate::schema::cel_name::escape(&name).filter(|e| *e != name);
             let entries = Arc::make_mut(&mut map.map);
             for key in std::iter::once(name).chain(escaped) {
                 let key = cel::objects::Key::String(Arc::new(key));

@@ -34,10 +34,10 @@ use cel::objects::Key;
 use cel::{ExecutionError, Value};
 use serde_json::json;
 
-use crate::cel::front::types::{ListKind, Type};
-use crate::cel::library::args::value_fn;
-use crate::cel::library::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
-use crate::cel::running::value::deep_equal;
+use crate::cel::vocabulary::args::value_fn;
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::types::{ListKind, Type};
+use crate::cel::vocabulary::value::deep_equal;
 
 /// `@schema_equals(a, b, shape)`: `a == b` as the apiserver compares values of `a`'s type
 /// (`shape`: [`Shape::encode`]).
@@ -202,7 +202,7 @@ impl Shape {
 /// Makes `==` and `!=` of values whose type holds set or map lists, and the set and map
 /// lists' `+`, calls of their own functions; `types` are the checker's, by node id.
 pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
-    for child in crate::cel::front::depth::children_mut(e) {
+    for child in crate::cel::vocabulary::depth::children_mut(e) {
         lower(child, types);
     }
     let Expr::Call(call) = &mut e.expr else { return };
@@ -332,7 +332,7 @@ fn go_v(v: &Value) -> String {
         Value::String(s) => s.to_string(),
         Value::Int(i) => i.to_string(),
         Value::UInt(u) => u.to_string(),
-        Value::Float(f) => crate::issue::go_float(*f),
+        Value::Float(f) => crate::report::issue::go_float(*f),
         Value::Bool(b) => b.to_string(),
         Value::Null => "<nil>".into(),
         other => format!("{other:?}"),

@@ -17,8 +17,8 @@ use cel::common::value::CowVal;
 use cel::objects::Failed;
 use cel::{DeclarationError, Env, ExecutionError};
 
-use crate::cel::front::types::Type;
-use crate::cel::library::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::types::Type;
 
 /// The function [`lower`] wraps an operand in.
 pub const LIST_OPERAND: &str = "@list_operand";
@@ -54,7 +54,7 @@ fn list_operand<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>,
 /// Wraps the operands whose tracker would panic (see the module's text); `types` are the
 /// checker's, by node id.
 pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
-    for child in crate::cel::front::depth::children_mut(e) {
+    for child in crate::cel::vocabulary::depth::children_mut(e) {
         lower(child, types);
     }
     let Expr::Call(call) = &mut e.expr else { return };

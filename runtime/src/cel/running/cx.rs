@@ -7,15 +7,32 @@ use std::sync::Arc;
 use cel::parser::Expression;
 use cel::{Context, ExecutionError, Value};
 
-use crate::cel::front::compile::{Compiled, FieldPathStep};
-use crate::cel::limits;
+use crate::cel::compile::env::env;
+use crate::cel::compile::{Compiled, FieldPathStep};
 use crate::cel::lowering::int_data;
-use crate::cel::running::env::env;
+use crate::cel::running::native;
 use crate::cel::running::rule::Rule;
-use crate::cel::running::value::{deep_equal, go_error, to_json, with_format};
-use crate::cel::running::{meter, native};
-use crate::issue::{BadValue, ErrorType, Issue, PathForm};
-use crate::path::Path;
+use crate::cel::vocabulary::limits;
+use crate::cel::vocabulary::meter;
+use crate::cel::vocabulary::value::{deep_equal, go_error, to_json, with_format};
+use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::report::path::Path;
+
+/// What evaluating a typed value's rules asks of its type: what a failing rule prints, and the
+/// places equal to the old value's (for ratcheting). Every `Validate` type has it
+/// (`crate::typed`), which stands above CEL and so cannot be named here.
+pub trait TypedValue {
+    /// What a rule that fails on the value prints as its value (`Validate::cel_bad_value`).
+    fn bad_value(&self) -> BadValue;
+    /// Records the places under the value equal to `old`'s, and says whether all of it is
+    /// (`Validate::unchanged_at`).
+    fn unchanged(
+        &self,
+        old: &Self,
+        at: &crate::report::path::At<'_>,
+        out: &mut crate::check::ratchet::Unchanged,
+    ) -> bool;
+}
 
 /// The evaluation of the rules of one object: issues, the cost budget, ratcheting.
 #[derive(Debug)]
@@ -157,7 +174,7 @@ impl Cx {
     /// the value's type need not have a CEL value at all, and the rules run natively even in
     /// an [`Cx::interpreted`] evaluation.
     #[allow(clippy::too_many_arguments)]
-    pub fn evaluate_typed<T: crate::Validate>(
+    pub fn evaluate_typed<T: TypedValue>(
         &mut self,
         rules: &[Rule],
         natives: &[Option<native::Native<T>>],
@@ -174,7 +191,7 @@ impl Cx {
         let unchanged_above = self.unchanged_above;
         self.uninterpretable |= !self.native && to_cel.is_none();
         let natives = if self.native || to_cel.is_none() { natives } else { &[] };
-        let bad = failure_value(schema_type, || value.cel_bad_value());
+        let bad = failure_value(schema_type, || value.bad_value());
         let written_as_float = int_data::written_as_float_under(path);
         let mut runs = Typed {
             value,
@@ -379,7 +396,7 @@ fn bad_value_of(v: &Value) -> BadValue {
         Value::String(s) => BadValue::Str(s.to_string()),
         Value::Bool(b) => BadValue::Bool(*b),
         Value::Null => BadValue::Null,
-        other => BadValue::Json(crate::issue::go_json(&to_json(other))),
+        other => BadValue::Json(crate::report::issue::go_json(&to_json(other))),
     }
 }
 
@@ -495,7 +512,7 @@ impl<T> Typed<'_, T> {
     }
 }
 
-impl<T: crate::Validate> Runs for Typed<'_, T> {
+impl<T: TypedValue> Runs for Typed<'_, T> {
     fn has_old(&self) -> bool {
         self.old.is_some()
     }
@@ -561,9 +578,11 @@ impl<T: crate::Validate> Runs for Typed<'_, T> {
     /// CEL values: two texts of one time are different values to it).
     fn unchanged(&mut self) -> bool {
         match self.old {
-            Some(old) => {
-                self.value.unchanged_at(old, &crate::path::At::ROOT, &mut crate::ratchet::Unchanged::default())
-            }
+            Some(old) => self.value.unchanged(
+                old,
+                &crate::report::path::At::ROOT,
+                &mut crate::check::ratchet::Unchanged::default(),
+            ),
             None => self.unchanged_above,
         }
     }

@@ -1,14 +1,10 @@
-//! Running: the environment (`env`), a rule compiled once per process (`rule`), one object's
-//! evaluation (`cx`), typed values as CEL sees them (`value`), the meter that counts cost as it
-//! runs (`meter`), what rules compiled to Rust call (`native`; `derived`, what the derive's compiled rules call), and the schema walk
-//! that finds a JSON value's rules (`walk`: the dynamic validator's, and the validating read's
-//! for an enum the type cannot hold as written).
+//! Running: a rule compiled once per process (`rule`), one object's evaluation (`cx`), what
+//! rules compiled to Rust call (`native`; `derived`, what the derive's compiled rules call), and
+//! the schema walk that finds a JSON value's rules (`walk`: the dynamic validator's, and the
+//! validating read's for an enum the type cannot hold as written).
 
 pub(crate) mod cx;
 pub mod derived;
-pub(crate) mod env;
-pub mod meter;
 pub mod native;
 pub(crate) mod rule;
-pub(crate) mod value;
 pub(crate) mod walk;

@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use crate::cel::running::meter::{self, Cost};
+use crate::cel::vocabulary::meter::{self, Cost};
 
 /// The cost meter of one native evaluation: charged as the interpreter's thread-local meter
 /// is, stopped past `limit`.
@@ -61,7 +61,7 @@ impl Meter {
     /// Charges the traversal of `n` bytes or elements (a tenth of a unit each).
     #[inline]
     pub fn charge_size(&mut self, n: usize) -> Result<()> {
-        self.charge(crate::cel::limits::traversal(n as u64))
+        self.charge(crate::cel::vocabulary::limits::traversal(n as u64))
     }
 
     /// cel-go's regex cost over a subject of `subject` bytes with a pattern of `pattern` bytes.
@@ -390,7 +390,7 @@ impl Pattern {
 
     fn regex(&self) -> Result<&regex::Regex> {
         self.compiled
-            .get_or_init(|| crate::pattern::compile(self.source).map_err(|e| e.0))
+            .get_or_init(|| crate::check::pattern::compile(self.source).map_err(|e| e.0))
             .as_ref()
             .map_err(|e| Error::Message(Cow::Owned(e.clone())))
     }

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::cel::running::cx::Cx;
 use crate::cel::running::rule::{Rule, SelfType};
-use crate::cel::running::value::{from_json, from_json_with};
-use crate::path::Path;
+use crate::cel::vocabulary::value::{from_json, from_json_with};
+use crate::report::path::Path;
 use crate::schema::{Schema, ValidationRule};
 
 /// The rules of one schema, read once: each node's [`Rule`]s (compiled on first use) by the
@@ -45,12 +45,12 @@ impl SchemaRules {
     /// `kind` and `metadata.name`/`generateName`).
     fn collect(&mut self, s: &Schema, resource_root: bool) -> bool {
         // The apiserver's validator omits a node CEL cannot declare, and all below it.
-        if !crate::cel::front::types::declarable(s) {
+        if !crate::cel::vocabulary::types::declarable(s) {
             return false;
         }
         let mut any = !s.validations.is_empty();
         if any {
-            let self_type = crate::cel::front::types::declare_rule_scope(s, resource_root).map(|d| d.ty);
+            let self_type = crate::cel::vocabulary::types::declare_rule_scope(s, resource_root).map(|d| d.ty);
             self.rules.insert(s.pointer.clone(), s.validations.iter().map(|r| rule(r, self_type.clone())).collect());
         }
         let children: Vec<&Schema> =
@@ -113,7 +113,7 @@ impl SchemaRules {
                 let old_items = old.and_then(Value::as_array);
                 if s.list_type.as_deref() == Some("map") {
                     let keys: Vec<&str> = s.list_map_keys.iter().map(String::as_str).collect();
-                    let matched = old_items.map(|o| crate::ratchet::correlate_map_items(items, o, &keys));
+                    let matched = old_items.map(|o| crate::check::ratchet::correlate_map_items(items, o, &keys));
                     for (i, item) in items.iter().enumerate() {
                         let old_item = matched.as_ref().and_then(|m| m[i]).and_then(|j| old_items?.get(j));
                         self.walk(item, old_item, item_schema, &path.index(i), false, cx);
@@ -134,7 +134,7 @@ impl SchemaRules {
 }
 
 /// A schema's rule as a [`Rule`], checked against `self_type`.
-fn rule(r: &ValidationRule, self_type: Option<crate::cel::front::types::Type>) -> Rule {
+fn rule(r: &ValidationRule, self_type: Option<crate::cel::vocabulary::types::Type>) -> Rule {
     Rule {
         self_type: self_type.map(SelfType::Declared),
         message: r.message.clone().map(Into::into),

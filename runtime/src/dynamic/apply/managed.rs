@@ -25,8 +25,11 @@ pub(crate) fn identifier(manager: &str, operation: &str, api_version: &str, subr
         (operation != "Apply" && !api_version.is_empty()).then_some(("apiVersion", api_version)),
         (!subresource.is_empty()).then_some(("subresource", subresource)),
     ];
-    let written: Vec<String> =
-        fields.into_iter().flatten().map(|(k, v)| format!("\"{k}\":{}", crate::issue::go_json(&json!(v)))).collect();
+    let written: Vec<String> = fields
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("\"{k}\":{}", crate::report::issue::go_json(&json!(v))))
+        .collect();
     format!("{{{}}}", written.join(","))
 }
 
@@ -88,7 +91,7 @@ pub(crate) fn decode(live: &Value) -> Result<(Managers, BTreeMap<String, Value>)
             other => {
                 return Err(format!(
                     "invalid fieldsType {} in managed fields entry {i}",
-                    crate::issue::go_quote(other)
+                    crate::report::issue::go_quote(other)
                 ));
             }
         }
@@ -103,7 +106,7 @@ pub(crate) fn decode(live: &Value) -> Result<(Managers, BTreeMap<String, Value>)
                     "error decoding versioned set from {{{} {operation} {} {time} FieldsV1 {} {}}}: error decoding set: parsing key as path element: {e}",
                     s("manager"),
                     s("apiVersion"),
-                    crate::issue::go_json(fields),
+                    crate::report::issue::go_json(fields),
                     s("subresource"),
                 )
             })?,
@@ -207,9 +210,9 @@ pub struct Conflicts {
 /// A manager as conflicts print it (`printManager`).
 fn print_manager(id: &str) -> String {
     let who = identity(id);
-    let mut out = crate::issue::go_quote(&who.manager);
+    let mut out = crate::report::issue::go_quote(&who.manager);
     if !who.subresource.is_empty() {
-        out = format!("{out} with subresource {}", crate::issue::go_quote(&who.subresource));
+        out = format!("{out} with subresource {}", crate::report::issue::go_quote(&who.subresource));
     }
     if who.operation == "Update" {
         out = format!("{out} using {}", who.api_version);

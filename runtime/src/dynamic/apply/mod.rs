@@ -24,6 +24,7 @@ pub mod set;
 mod typed;
 mod types;
 mod updater;
+pub(crate) mod validate_apply;
 mod versions;
 
 use std::borrow::Cow;
@@ -34,7 +35,7 @@ use serde_json::{Map, Value, json};
 
 pub use managed::{BEFORE_FIRST_APPLY, Conflict, Conflicts};
 
-use crate::crd::{Crd, CrdVersion};
+use crate::dynamic::crd::{Crd, CrdVersion};
 use crate::schema::Schema;
 use set::FieldSet;
 use types::Ty;
@@ -90,8 +91,8 @@ impl<'a> Options<'a> {
     /// The PATCH handler's refusals of the request's options (`ValidatePatchOptions`), in its
     /// words, and a `now` Go's `time.Parse(time.RFC3339, ...)` refuses: the second to stamp.
     pub fn check(&self) -> Result<i64, ApplyError> {
-        use crate::issue::{BadValue, ErrorType, Issue, invalid_message};
-        let at = crate::path::Path::root().property("fieldManager");
+        use crate::report::issue::{BadValue, ErrorType, Issue, invalid_message};
+        let at = crate::report::path::Path::root().property("fieldManager");
         let mut issues = Vec::new();
         if self.manager.is_empty() {
             issues.push(Issue::new(ErrorType::Required, &at, "", BadValue::Omit, "is required for apply patch"));
@@ -99,7 +100,7 @@ impl<'a> Options<'a> {
         if self.manager.len() > 128 {
             issues.push(Issue::new(ErrorType::TooLong, &at, "", BadValue::Omit, "may not be more than 128 bytes"));
         }
-        for (i, c) in self.manager.char_indices().filter(|(_, c)| !crate::issue::go_is_print(*c)) {
+        for (i, c) in self.manager.char_indices().filter(|(_, c)| !crate::report::issue::go_is_print(*c)) {
             let detail = format!("invalid character U+{:04X} (at position {i})", u32::from(c));
             issues.push(Issue::new(ErrorType::Invalid, &at, "", BadValue::Str(self.manager.into()), detail));
         }
@@ -160,16 +161,16 @@ impl<'a> Resource<'a> {
                     let field = types::resource_field(name).expect("invariant: a resource field");
                     root.properties.insert(name.into(), field.clone());
                 }
-                (crate::crd::api_version(&crd.group, &v.name), root)
+                (crate::dynamic::crd::api_version(&crd.group, &v.name), root)
             })
             .collect();
-        let api_version = crate::crd::api_version(&crd.group, &version.name);
+        let api_version = crate::dynamic::crd::api_version(&crd.group, &version.name);
         Some(Resource { crd, version, roots, api_version })
     }
 
     /// The resource of a Rust type, derived or generated (its own CRD, `T::definition()`), read once
     /// per type and kept for the process: `Resource::of::<Widget>().apply(live, &json, &options)`.
-    pub fn of<T: crate::resource::CustomResource + 'static>() -> &'static Resource<'static> {
+    pub fn of<T: crate::schema::of_types::crd::CustomResource + 'static>() -> &'static Resource<'static> {
         use std::any::TypeId;
         use std::collections::HashMap;
         use std::sync::{Mutex, OnceLock};
@@ -245,14 +246,14 @@ impl<'a> Resource<'a> {
                 // Not the apiserver's words: it finds the live object by the URL, of its kind.
                 return refused(format!(
                     "the live object is a {} ({}), not a {}: give the stored object of the applied one",
-                    crate::issue::go_quote(kind),
-                    crate::issue::go_quote(&name(live, "name")),
+                    crate::report::issue::go_quote(kind),
+                    crate::report::issue::go_quote(&name(live, "name")),
                     self.crd.names.kind
                 ));
             }
         } else if options.subresource == Subresource::Status {
             // A subresource never creates (StatusREST.Update).
-            return refused(format!("{resource} {} not found", crate::issue::go_quote(&name(applied, "name"))));
+            return refused(format!("{resource} {} not found", crate::report::issue::go_quote(&name(applied, "name"))));
         }
         let mut object = self.field_manager_apply_at(live, applied, options, now)?;
         // applyPatch's checks of what the apply made, against the URL: the live object's
@@ -399,7 +400,7 @@ impl<'a> Resource<'a> {
                 // The CRD's own schema defaults (not the OpenAPI's ObjectMeta, whose `uid: ""`
                 // default only keys owner references).
                 if let Some(schema) = &self.version.schema {
-                    crate::default::apply_defaults(&mut merged, schema);
+                    crate::dynamic::default::apply_defaults(&mut merged, schema);
                 }
                 merged
             }
@@ -433,7 +434,7 @@ impl<'a> Resource<'a> {
             let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
             return Err(format!(
                 "{group}/{version}, Kind={kind} is unstructured and is not suitable for converting to {}",
-                crate::issue::go_quote(&self.api_version)
+                crate::report::issue::go_quote(&self.api_version)
             ));
         }
         if !self.roots.contains_key(api_version) {

@@ -45,7 +45,7 @@ pub(crate) fn item_key<'v>(kind: ListKind<'v>, items: Ty<'v>, item: &'v Value) -
                 .filter_map(|key| map.get(key).or_else(|| key_default(items, key)).map(|v| (key.as_str(), v)))
                 .collect();
             if !keys.is_empty() && fields.is_empty() {
-                let quoted: Vec<String> = keys.iter().map(|k| crate::issue::go_quote(k)).collect();
+                let quoted: Vec<String> = keys.iter().map(|k| crate::report::issue::go_quote(k)).collect();
                 return Err(format!(
                     "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
                     quoted.join(" ")
@@ -1064,14 +1064,14 @@ fn scalar_error(ty: Ty<'_>, value: &Value) -> Option<String> {
 fn go_syntax(value: &Value) -> String {
     match value {
         Value::Null => "interface {}(nil)".into(),
-        Value::String(s) => crate::issue::go_quote(s),
+        Value::String(s) => crate::report::issue::go_quote(s),
         Value::Array(items) => {
             format!("[]interface {{}}{{{}}}", items.iter().map(go_syntax).collect::<Vec<_>>().join(", "))
         }
         Value::Object(map) => format!(
             "map[string]interface {{}}{{{}}}",
             map.iter()
-                .map(|(k, v)| format!("{}:{}", crate::issue::go_quote(k), go_syntax(v)))
+                .map(|(k, v)| format!("{}:{}", crate::report::issue::go_quote(k), go_syntax(v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -1085,7 +1085,7 @@ fn go_value(value: &Value) -> String {
         Value::Null => "<nil>".into(),
         Value::String(s) => s.clone(),
         Value::Number(n) => match n.as_f64() {
-            Some(f) if n.is_f64() => crate::issue::go_float(f),
+            Some(f) if n.is_f64() => crate::report::issue::go_float(f),
             _ => n.to_string(),
         },
         Value::Bool(b) => b.to_string(),
@@ -1102,7 +1102,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::crd::Crd;
+    use crate::dynamic::crd::Crd;
     use crate::schema::Schema;
 
     /// A schema with each kind of node a removal meets: a map list (one key; two keys, one

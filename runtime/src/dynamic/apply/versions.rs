@@ -68,7 +68,7 @@ impl<'r> Versions<'r> {
                 "{}, Kind={} is unstructured and is not suitable for converting to {}",
                 self.hub,
                 self.kind,
-                crate::issue::go_quote(&target_text)
+                crate::report::issue::go_quote(&target_text)
             ));
         }
         let Some(root) = self.roots.get(&target_text) else {

@@ -16,12 +16,13 @@ use serde::Deserialize as _;
 use serde::de::{self, Deserializer};
 use serde_json::{Map, Value};
 
-use super::{At, Cx, unknown_key};
-use crate::issue::{BadValue, ErrorType, Issue};
-use crate::keywords;
-use crate::path::Path;
+use super::{Cx, unknown_key};
+use crate::check::keywords;
+use crate::report::issue::{BadValue, ErrorType, Issue};
+use crate::report::path::At;
+use crate::report::path::Path;
 use crate::schema::Schema;
-use crate::schema::of_types::Tagging;
+use crate::schema::of_types::union::Tagging;
 
 /// A variant of a derived data-carrying enum: its JSON name, and whether it is a unit variant.
 #[doc(hidden)]
@@ -143,12 +144,12 @@ pub fn decode_union<'de, D: Deserializer<'de>, T>(
 /// The schema's answer for `value` at `path`: what the apiserver's value validation (with its
 /// list-type checks) and CEL rules say of it under the enum's derived node.
 fn answer(value: &Value, schema: &Schema, path: Path, held: bool) -> Answer {
-    let mut values = crate::openapi::OpenApiValidator::new(schema).validate_at(value, &path);
-    values.extend(crate::listtype::validate_at(value, schema, &path));
+    let mut values = crate::check::openapi::OpenApiValidator::new(schema).validate_at(value, &path);
+    values.extend(crate::check::listtype::validate_at(value, schema, &path));
     #[cfg(feature = "cel")]
     let cel = {
-        let mut cx = crate::cel::Cx::default();
-        crate::cel::SchemaRules::of_node(schema).validate_at(value, schema, &path, &mut cx);
+        let mut cx = crate::cel::running::cx::Cx::default();
+        crate::cel::running::walk::SchemaRules::of_node(schema).validate_at(value, schema, &path, &mut cx);
         cx.issues
     };
     #[cfg(not(feature = "cel"))]

@@ -116,7 +116,7 @@ impl Document {
             return Some((node, None));
         }
         for token in pointer.strip_prefix('/')?.split('/') {
-            let token = crate::path::unescape_token(token);
+            let token = crate::report::path::unescape_token(token);
             // An alias is found at its anchor's nodes, but the value itself is where the alias
             // stands.
             let (next, next_key) = match &node.target().kind {
@@ -212,12 +212,15 @@ fn json_scalar(text: &str, style: ScalarStyle, pos: Pos) -> Result<(), YamlError
             pos,
             message: format!(
                 "invalid JSON value {}: a JSON number is decimal (no 0x, leading zero or +), other words are true, false or null, and strings are double-quoted",
-                crate::issue::go_quote(&shown())
+                crate::report::issue::go_quote(&shown())
             ),
         }),
         _ => Err(YamlError {
             pos,
-            message: format!("invalid JSON value {}: strings are double-quoted", crate::issue::go_quote(&shown())),
+            message: format!(
+                "invalid JSON value {}: strings are double-quoted",
+                crate::report::issue::go_quote(&shown())
+            ),
         }),
     }
 }
@@ -741,7 +744,7 @@ impl Conversion<'_> {
                 let mut first_seen: HashMap<&str, Place> = HashMap::new();
                 for entry in map.entries.iter().filter(|e| !e.merge) {
                     pointer.push('/');
-                    pointer.push_str(&crate::path::escape_token(&entry.key));
+                    pointer.push_str(&crate::report::path::escape_token(&entry.key));
                     if let Some(first) = first_seen.get(entry.key.as_str()) {
                         // Once, where it is written, not again in every alias to it.
                         if self.alias_depth == 0 {
@@ -770,7 +773,7 @@ impl Conversion<'_> {
                         continue;
                     }
                     pointer.push('/');
-                    pointer.push_str(&crate::path::escape_token(&entry.key));
+                    pointer.push_str(&crate::report::path::escape_token(&entry.key));
                     let v = self.convert(&entry.value, pointer, duplicates);
                     pointer.truncate(len);
                     out.insert(entry.key.clone(), v?);
@@ -928,17 +931,17 @@ fn resolve_float(text: &str) -> Option<Value> {
 /// value, as the apiserver's YAML-to-JSON conversion does, whatever the option.
 pub fn decode_documents<T>(
     text: &str,
-    options: &crate::decode::Options,
-) -> Result<Vec<(Document, crate::decode::Decoded<T>)>, YamlError>
+    options: &crate::read::decode::Options,
+) -> Result<Vec<(Document, crate::read::decode::Decoded<T>)>, YamlError>
 where
-    T: crate::decode::Decode + crate::Validate,
+    T: crate::read::decode::Decode + crate::typed::Validate,
 {
     Ok(parse_documents(text)?
         .into_iter()
         .map(|doc| {
-            let mut decoded = crate::decode::from_value::<T>(&doc.value, options);
-            if options.duplicate_keys == crate::decode::DuplicateKeys::Error {
-                let duplicates = doc.duplicates.iter().map(|d| crate::decode::duplicate_issue(&d.pointer));
+            let mut decoded = crate::read::decode::from_value::<T>(&doc.value, options);
+            if options.duplicate_keys == crate::read::decode::DuplicateKeys::Error {
+                let duplicates = doc.duplicates.iter().map(|d| crate::read::decode::duplicate_issue(&d.pointer));
                 decoded.issues.splice(0..0, duplicates);
             }
             (doc, decoded)

@@ -46,10 +46,10 @@ fixed! {
     // Any JSON value, kept as sent.
     Value => {"x-kubernetes-preserve-unknown-fields": true};
     Map<String, Value> => {"type": "object", "x-kubernetes-preserve-unknown-fields": true};
-    crate::IntOrString => {"x-kubernetes-int-or-string": true};
-    crate::EmptyObject => {"type": "object"};
+    crate::types::int_or_string::IntOrString => {"x-kubernetes-int-or-string": true};
+    crate::types::empty_object::EmptyObject => {"type": "object"};
     // What a resource's metadata may hold is the apiserver's business, not the schema's.
-    crate::ObjectMeta => {"type": "object"};
+    crate::types::meta::ObjectMeta => {"type": "object"};
     // What serde writes for a `std::time::Duration`.
     std::time::Duration => {
         "type": "object",
@@ -169,7 +169,7 @@ mod k8s {
     use serde_json::{Map, Value, json};
 
     use super::{SchemaGenerator, StructuralSchema, object};
-    use crate::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA, QUANTITY_SCHEMA, TIME_SCHEMA};
+    use crate::schema::resource::{CONDITION_SCHEMA, OBJECT_REFERENCE_SCHEMA, QUANTITY_SCHEMA, TIME_SCHEMA};
 
     fn known(text: &str) -> Map<String, Value> {
         object(serde_json::from_str(text).unwrap_or_default())
@@ -245,6 +245,9 @@ mod tests {
         );
         assert_eq!(schema::<BTreeSet<String>>()["x-kubernetes-list-type"], "set");
         assert_eq!(schema::<[u8; 2]>()["maxItems"], 2);
-        assert_eq!(schema::<Box<crate::IntOrString>>(), json!({"x-kubernetes-int-or-string": true}));
+        assert_eq!(
+            schema::<Box<crate::types::int_or_string::IntOrString>>(),
+            json!({"x-kubernetes-int-or-string": true})
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 
 use super::{Docs, SchemaGenerator, SchemaNote, StructuralSchema};
-use crate::resource::{PrinterColumn, Scale};
+use crate::schema::resource::{PrinterColumn, Scale};
 
 /// What a `resource(...)` attribute says: one version of one CRD.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 
 mod builtin;
 pub(crate) mod crd;
-mod union;
+pub(crate) mod union;
 mod yaml;
 
 #[doc(hidden)]
@@ -52,18 +52,8 @@ pub fn derived_parsed<T: StructuralSchema + 'static>() -> std::sync::Arc<crate::
     derived::<T>().1.clone()
 }
 
-/// Whether `T`'s derived schema carries CEL rules anywhere, those the derive writes for a
-/// data-carrying enum included: where the apiserver notes that blocking errors kept its rules
-/// from running. The rules written on the types are found by walking them (each once), and
-/// the schema is built only when there are none.
-pub fn derived_has_rules<T: StructuralSchema + crate::Validate + 'static>() -> bool {
-    #[cfg(feature = "cel")]
-    {
-        let written = crate::cel::summary::<T>();
-        if written.native > 0 || !written.interpreted.is_empty() {
-            return true;
-        }
-    }
+/// Whether `T`'s derived schema carries CEL rules anywhere (the schema built once per type).
+pub fn derived_schema_has_rules<T: StructuralSchema + 'static>() -> bool {
     derived::<T>().2
 }
 

@@ -83,7 +83,7 @@ fn string(s: &str) -> String {
 /// byte order mark and U+FFFE, U+FFFF; and the bidi controls. Each escape is `\uXXXX`,
 /// which both read.
 fn quoted(s: &str) -> String {
-    crate::issue::double_quoted(s, needs_escape)
+    crate::report::issue::double_quoted(s, needs_escape)
 }
 
 /// What cannot stand raw inside a double-quoted scalar for a YAML 1.1 reader (or a JSON one),
@@ -126,7 +126,7 @@ mod tests {
             "list": [{"name": "a", "type": "string"}, {"rule": "self.x == 'y: z'"}], "nested": [[1, 2], []],
         });
         let text = to_yaml(&value);
-        let read = crate::yaml::parse_documents(&text).unwrap();
+        let read = crate::read::yaml::parse_documents(&text).unwrap();
         assert_eq!(read[0].value, value, "{text}");
     }
 
@@ -140,7 +140,7 @@ mod tests {
         let text = to_yaml(&value);
         assert!(text.chars().all(|c| c == '\n' || !needs_escape(c)), "{text:?}");
         assert!(text.contains("\\u007f") && text.contains("\\u0085") && text.contains("\\ufffe"), "{text}");
-        let read = crate::yaml::parse_documents(&text).unwrap();
+        let read = crate::read::yaml::parse_documents(&text).unwrap();
         assert_eq!(read[0].value, value, "{text}");
     }
 }

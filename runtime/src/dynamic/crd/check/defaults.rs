@@ -16,8 +16,8 @@
 //!
 //! The default is validated as written: nested defaults are not applied first.
 
-use crate::issue::{BadValue, ErrorType, Issue, PathForm};
-use crate::path::Path;
+use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
+use crate::report::path::Path;
 use crate::schema::Schema;
 use serde_json::{Map, Value};
 
@@ -25,7 +25,7 @@ use super::finding::Finding;
 
 /// The findings about the defaults under `root` (a CRD version's root schema at `base`).
 pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
-    let mut walk = Walk { out, cel: crate::cel::Cx::default() };
+    let mut walk = Walk { out, cel: crate::cel::running::cx::Cx::default() };
     // The root of a custom resource counts as an embedded resource.
     walk.node(root, base, root, &[], false, true);
 }
@@ -41,7 +41,7 @@ enum Step<'a> {
 struct Walk<'o> {
     out: &'o mut Vec<Finding>,
     /// One evaluation context for every default: the apiserver shares one runtime cost budget.
-    cel: crate::cel::Cx,
+    cel: crate::cel::running::cx::Cx,
 }
 
 impl Walk<'_> {
@@ -76,8 +76,8 @@ impl Walk<'_> {
             self.node(items, &format!("{p}.items"), resource, &child, inside_meta, false);
         }
         for (name, prop) in &s.properties {
-            let meta =
-                (s.embedded_resource || is_root) && crate::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str());
+            let meta = (s.embedded_resource || is_root)
+                && crate::check::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str());
             let mut child = steps.clone();
             child.push(Step::Key(name));
             self.node(prop, &format!("{p}.properties[{name}]"), resource, &child, inside_meta || meta, false);
@@ -86,20 +86,20 @@ impl Walk<'_> {
 
     fn outside_meta(&mut self, s: &Schema, default: &Value, at: &str, pointer: &str, is_root: bool) {
         let mut pruned = default.clone();
-        crate::prune::prune_value(&mut pruned, s);
+        crate::dynamic::prune::prune_value(&mut pruned, s);
         if pruned != *default {
             self.push(at, pointer, invalid(default, "must not have unknown fields"));
         }
         let is_resource = s.embedded_resource || is_root;
-        if let Some(issue) = crate::objectmeta::coerce_error(default, s, is_resource, &Path::root()) {
+        if let Some(issue) = crate::check::objectmeta::coerce_error(default, s, is_resource, &Path::root()) {
             self.push_all(at, pointer, vec![issue]);
             return;
         }
         let mut meta = Vec::new();
         if is_resource && default.is_object() {
-            meta.extend(crate::objectmeta::validate_embedded(default, &Path::root()));
+            meta.extend(crate::check::objectmeta::validate_embedded(default, &Path::root()));
         }
-        meta.extend(crate::objectmeta::validate_embedded_resources(default, s));
+        meta.extend(crate::check::objectmeta::validate_embedded_resources(default, s));
         if !meta.is_empty() {
             self.push_all(at, pointer, meta);
             return;
@@ -109,12 +109,12 @@ impl Walk<'_> {
 
     fn inside_meta(&mut self, s: &Schema, default: &Value, at: &str, pointer: &str, resource: &Schema, steps: &[Step]) {
         let object = surrounding_object(default, steps);
-        if let Some(issue) = crate::objectmeta::coerce_error(&object, resource, true, &Path::root()) {
+        if let Some(issue) = crate::check::objectmeta::coerce_error(&object, resource, true, &Path::root()) {
             self.push(at, pointer, invalid(default, &format!("must result in valid metadata: {issue}")));
             return;
         }
-        let mut errors = crate::objectmeta::validate_embedded(&object, &Path::root());
-        errors.extend(crate::objectmeta::validate_embedded_resources(&object, resource));
+        let mut errors = crate::check::objectmeta::validate_embedded(&object, &Path::root());
+        errors.extend(crate::check::objectmeta::validate_embedded_resources(&object, resource));
         if !errors.is_empty() {
             let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
             // Go's `ErrorList.ToAggregate()`: one error as it is, several in brackets.
@@ -130,7 +130,7 @@ impl Walk<'_> {
 
     /// The node's own schema, then (if that passed) its CEL rules.
     fn values_and_rules(&mut self, s: &Schema, default: &Value, at: &str, pointer: &str, is_resource: bool) {
-        let values = crate::openapi::OpenApiValidator::new(s).validate(default);
+        let values = crate::check::openapi::OpenApiValidator::new(s).validate(default);
         if !values.is_empty() {
             self.push_all(at, pointer, values);
             return;
@@ -142,7 +142,7 @@ impl Walk<'_> {
     /// if they pass, again as a create (so `optionalOldSelf` rules see no old value). No
     /// ratcheting: a failure is an error even though old and new are equal.
     fn rules(&mut self, s: &Schema, default: &Value, at: &str, pointer: &str, is_resource: bool) {
-        let rules = crate::cel::SchemaRules::new(s);
+        let rules = crate::cel::running::walk::SchemaRules::new(s);
         if rules.is_empty() {
             return;
         }
@@ -155,7 +155,7 @@ impl Walk<'_> {
 
     fn evaluate(
         &mut self,
-        rules: &crate::cel::SchemaRules,
+        rules: &crate::cel::running::walk::SchemaRules,
         s: &Schema,
         value: &Value,
         old: Option<&Value>,

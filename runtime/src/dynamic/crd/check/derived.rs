@@ -2,7 +2,7 @@
 //! apiserver will take what `#[derive(kubeskema::Validate)]` emits.
 
 use super::{Crd, check};
-use crate::resource::{CustomResource, CustomResourceDefinition};
+use crate::schema::of_types::crd::{CustomResource, CustomResourceDefinition};
 
 /// What the apiserver would say of a derived CRD: its errors and warnings as it prints them,
 /// and the notes of what the schema's generation decided (recursion cut, properties widened).

@@ -13,10 +13,10 @@
 
 use serde_json::{Map, Value};
 
-use super::Finding;
+use super::finding::Finding;
 use super::go_dump;
-use crate::issue::{BadValue, ErrorType, go_json, go_quote, supported_values};
-use crate::objectmeta::{dns1035_label, dns1123_subdomain};
+use crate::check::objectmeta::{dns1035_label, dns1123_subdomain};
+use crate::report::issue::{BadValue, ErrorType, go_json, go_quote, supported_values};
 use crate::schema::Schema;
 
 /// The envelope's findings, split where the schemas' own findings fall between them: those
@@ -391,7 +391,7 @@ fn deprecation(out: &mut Vec<Finding>, v: &Value, at: &str, ptr: &str) {
     if text.is_empty() {
         push("must not be an empty string".into());
     }
-    if let Some((i, _)) = text.char_indices().find(|(_, c)| !crate::issue::go_is_print(*c)) {
+    if let Some((i, _)) = text.char_indices().find(|(_, c)| !crate::report::issue::go_is_print(*c)) {
         push(format!("must only contain printable UTF-8 characters; non-printable character found at index {i}"));
     }
 }
@@ -488,7 +488,7 @@ fn selectable(out: &mut Vec<Finding>, fields: Option<&Value>, schema: Option<&Sc
         ));
         return;
     };
-    let mut unique: Vec<Vec<crate::cel::FieldPathStep>> = Vec::new();
+    let mut unique: Vec<Vec<crate::cel::compile::FieldPathStep>> = Vec::new();
     for (i, f) in fields.iter().enumerate() {
         let field = format!("{at}.selectableFields[{i}].jsonPath");
         let pointer = format!("{ptr}/selectableFields/{i}/jsonPath");
@@ -497,14 +497,14 @@ fn selectable(out: &mut Vec<Finding>, fields: Option<&Value>, schema: Option<&Sc
             out.push(finding(&field, ErrorType::Required, BadValue::Omit, "", &pointer));
             continue;
         }
-        let (steps, node) = match crate::cel::field_path_schema(path, schema, false) {
+        let (steps, node) = match crate::cel::compile::field_path_schema(path, schema, false) {
             Ok(found) => found,
             Err(e) => {
                 out.push(invalid_str(&field, path, &format!("is an invalid path: {e}"), &pointer));
                 continue;
             }
         };
-        if matches!(steps.first(), Some(crate::cel::FieldPathStep::Property(p)) if p == "metadata") {
+        if matches!(steps.first(), Some(crate::cel::compile::FieldPathStep::Property(p)) if p == "metadata") {
             out.push(invalid_str(&field, path, "must not point to fields in metadata", &pointer));
         }
         if !matches!(node.type_str(), Some("string" | "boolean" | "integer")) {

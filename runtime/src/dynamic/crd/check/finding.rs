@@ -1,7 +1,7 @@
 //! What the CRD checks find: a field error as the apiserver prints it, or one of its warnings,
 //! placed by a JSON pointer into the CRD document.
 
-use crate::issue::{BadValue, ErrorType, field_error_body};
+use crate::report::issue::{BadValue, ErrorType, field_error_body};
 
 /// One thing the apiserver would say about a CRD when it is created.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

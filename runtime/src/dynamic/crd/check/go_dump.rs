@@ -5,7 +5,7 @@
 //! `float64` (the v1 → internal conversion decodes `default`, `enum` and `example` with the
 //! standard decoder).
 
-use crate::issue::go_json;
+use crate::report::issue::go_json;
 use crate::schema::ValidationRule;
 use serde_json::Value;
 

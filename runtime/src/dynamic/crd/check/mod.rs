@@ -40,7 +40,7 @@
 mod defaults;
 mod derived;
 mod envelope;
-mod finding;
+pub(crate) mod finding;
 mod go_dump;
 mod rules;
 mod structural;
@@ -49,7 +49,7 @@ pub use derived::{DerivedCheck, assert_accepted, assert_crd_accepted, check_deri
 pub use finding::Finding;
 
 use super::{Crd, CrdVersion};
-use crate::issue::go_quote;
+use crate::report::issue::go_quote;
 use crate::schema::{AdditionalProperties, Schema};
 use structural::{check_schema, unrecognized_formats};
 
@@ -70,7 +70,7 @@ pub fn check(crd: &Crd) -> Checked {
 
 /// The checked, lowered trees of a CRD's rules, by the JSON pointer of each rule in the CRD's
 /// document (`.../x-kubernetes-validations/0`).
-pub type LoweredRules = std::collections::HashMap<String, crate::cel::Lowered>;
+pub type LoweredRules = std::collections::HashMap<String, crate::cel::compile::Lowered>;
 
 /// [`check`], keeping the trees of every rule that compiles: what code generation compiles to
 /// Rust, so that each rule is compiled once per generation.

@@ -6,8 +6,9 @@
 //! messageExpression's, stays under the per-rule limit, and all of them together under the
 //! schema-wide limit.
 
-use crate::cel::{Scope, limits, types};
-use crate::issue::{BadValue, ErrorType};
+use crate::cel::compile::Scope;
+use crate::cel::vocabulary::{limits, types};
+use crate::report::issue::{BadValue, ErrorType};
 use crate::schema::{Schema, ValidationRule};
 
 use super::LoweredRules;
@@ -99,7 +100,7 @@ impl Walk<'_> {
                 format!("{p}.x-kubernetes-validations"),
                 ErrorType::Internal,
                 BadValue::Omit,
-                crate::cel::NO_TYPE_INFORMATION,
+                crate::cel::running::rule::NO_TYPE_INFORMATION,
                 format!("{}/x-kubernetes-validations", s.pointer),
             ));
         } else if !s.validations.is_empty() && !(self.has_schema_errors)(s) {
@@ -160,7 +161,8 @@ impl Walk<'_> {
         let shown = BadValue::Json(super::go_dump::rule(rule));
         // Empty rules and bad messages are schema errors (`check::validation_rules`): this
         // runs only where there are none.
-        let compiled = match crate::cel::check_and_lower(&rule.rule, rule.message_expression.as_deref(), scope) {
+        let compiled = match crate::cel::compile::check_and_lower(&rule.rule, rule.message_expression.as_deref(), scope)
+        {
             Ok(c) => Some(c),
             Err(refused) => {
                 // The rule's own cost and reading of oldSelf stand where only its

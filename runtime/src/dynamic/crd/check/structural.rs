@@ -1,6 +1,6 @@
 //! The structural rules and the per-node CRD rules of one version's schema.
 
-use crate::issue::{BadValue, ErrorType, supported_values};
+use crate::report::issue::{BadValue, ErrorType, supported_values};
 use crate::schema::{AdditionalProperties, Schema};
 
 use super::finding::Finding;
@@ -100,7 +100,7 @@ struct Checker<'a> {
 /// Each node's format that the apiserver does not know for the node's type.
 pub(super) fn unrecognized_formats<'s>(s: &'s Schema, found: &mut dyn FnMut(&'s Schema, &'s str)) {
     if let Some(format) = s.format.as_deref().filter(|f| !f.is_empty())
-        && !crate::format::recognized(s.type_str().unwrap_or_default(), format)
+        && !crate::check::format::recognized(s.type_str().unwrap_or_default(), format)
     {
         found(s, format);
     }
@@ -397,7 +397,7 @@ impl Checker<'_> {
             let error = self
                 .patterns
                 .entry(pattern.clone())
-                .or_insert_with(|| crate::pattern::compile(pattern).err().map(|e| e.0))
+                .or_insert_with(|| crate::check::pattern::compile(pattern).err().map(|e| e.0))
                 .clone();
             if let Some(e) = error {
                 self.push(
@@ -641,7 +641,7 @@ impl Checker<'_> {
         self.validation_rules(s, p);
         for (name, child) in &s.properties {
             let child_meta = if (is_root || s.embedded_resource)
-                && crate::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str())
+                && crate::check::objectmeta::RESOURCE_META_FIELDS.contains(&name.as_str())
             {
                 MetaContext {
                     inside: true,
@@ -768,7 +768,10 @@ impl Checker<'_> {
                 );
             }
             // Resolved against the node's schema, when that converts to a structural one.
-            if !field_path.is_empty() && !has_any_unsupported(s) && !crate::cel::valid_field_path(field_path, s) {
+            if !field_path.is_empty()
+                && !has_any_unsupported(s)
+                && !crate::cel::compile::valid_field_path(field_path, s)
+            {
                 self.push_at(
                     format!("{at}/fieldPath"),
                     format!("{rp}.fieldPath"),

@@ -10,7 +10,7 @@
 use cel::common::ast::{EntryExpr, Expr};
 use cel::parser::Expression;
 
-use crate::cel::limits::MAX_DEPTH;
+use crate::cel::vocabulary::limits::MAX_DEPTH;
 
 /// Stack each level of nesting may take: the parser's and the interpreter's frames, measured
 /// (a debug build's are several times a release build's).

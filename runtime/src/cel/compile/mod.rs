@@ -1,5 +1,10 @@
-//! A rule's front door: parsed, checked against its scope, lowered and metered, its cost
-//! estimated; and the `fieldPath` of a rule read as the apiserver reads it.
+//! Compiling a rule, the pipeline over every stage below: parsed, checked against its scope
+//! (`crate::cel::front`), lowered, metered (`instrument`), its cost estimated
+//! (`crate::cel::cost`), and run in the environment of the library's functions (`env`); and the
+//! `fieldPath` of a rule read as the apiserver reads it.
+
+pub(crate) mod env;
+pub(crate) mod instrument;
 
 use std::sync::Arc;
 
@@ -7,12 +12,12 @@ use cel::common::ast::{EntryExpr, Expr, LiteralValue};
 use cel::parser::Expression;
 use cel::{Context, ExecutionError, Value};
 
-use crate::cel::front::types::{self, Type};
-use crate::cel::front::{check, depth};
-use crate::cel::lowering::{comprehensions, instrument, int_data, list_kinds, list_operands};
-use crate::cel::running::env::env;
-use crate::cel::running::meter;
-use crate::cel::{cost, library, limits};
+use crate::cel::front::check;
+use crate::cel::lowering::{comprehensions, int_data, list_kinds, list_operands};
+use crate::cel::vocabulary::types::{self, Type};
+use crate::cel::vocabulary::{depth, limits, meter};
+use crate::cel::{cost, library};
+use env::env;
 
 /// What an expression of any type costs at most and at least, as the apiserver estimates it
 /// over `scope`'s sizes (`Env.EstimateCost`); `None` when the scope has none.
@@ -308,7 +313,7 @@ pub(crate) fn compile_one(
             if let Expr::Call(call) = &e.expr
                 && matches!(call.func_name.as_str(), "find" | "findAll")
                 && let Some(Expr::Literal(LiteralValue::String(pattern))) = call.args.first().map(|a| &a.expr)
-                && let Err(e) = crate::pattern::compile(pattern.inner())
+                && let Err(e) = crate::check::pattern::compile(pattern.inner())
             {
                 errors.push(format!("program instantiation failed: {}", e.0));
                 bad_pattern = true;
@@ -372,7 +377,7 @@ fn constant(e: &Expression) -> Result<bool, String> {
             if all && c.target.is_none() && c.args.len() == 1 && CONVERSIONS.contains(&c.func_name.as_str()) =>
         {
             let cx = cel::Context::with_env(env().clone());
-            cel::objects::Value::resolve(e, &cx).map_err(|e| crate::cel::running::value::go_error(&e))?;
+            cel::objects::Value::resolve(e, &cx).map_err(|e| crate::cel::vocabulary::value::go_error(&e))?;
             true
         }
         _ => false,

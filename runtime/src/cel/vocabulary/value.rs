@@ -8,8 +8,10 @@ use std::sync::Arc;
 use cel::objects::{Key, Map};
 use cel::{ExecutionError, Value};
 
-use crate::cel::front::types::{RESERVED, escape};
-use crate::{EmptyObject, IntOrString, ObjectMeta};
+use crate::schema::cel_name::{RESERVED, escape};
+use crate::types::empty_object::EmptyObject;
+use crate::types::int_or_string::IntOrString;
+use crate::types::meta::ObjectMeta;
 
 /// A value as CEL sees it when it is `self` of a rule (or inside one).
 pub trait ToCel {

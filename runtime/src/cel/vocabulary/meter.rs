@@ -30,7 +30,7 @@ use cel::common::functions::Function as Implementation;
 use cel::common::types::{CelInt, CelList, CelString, Kind};
 use cel::common::value::{CowVal, Val};
 
-use crate::cel::library::function::{Charge, Cost as CostRule, NOT_YET_NATIVE, NativeForm, Rows, Run};
+use crate::cel::vocabulary::function::{Charge, Cost as CostRule, NOT_YET_NATIVE, NativeForm, Rows, Run};
 
 /// What cel-go's interrupted evaluation says.
 pub const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
@@ -87,9 +87,9 @@ pub(crate) fn regex_cost(subject: usize, pattern: usize) -> u64 {
     traversal(subject).max(1).saturating_mul((pattern as u64).div_ceil(4).max(1))
 }
 
-/// [`crate::cel::limits::traversal`] of a byte or element count.
+/// [`crate::cel::vocabulary::limits::traversal`] of a byte or element count.
 fn traversal(n: usize) -> u64 {
-    crate::cel::limits::traversal(n as u64)
+    crate::cel::vocabulary::limits::traversal(n as u64)
 }
 
 /// `@charge(k, e)`: `e`, once `k` is charged (the meter's calls are written into a rule by
@@ -147,7 +147,7 @@ fn sized<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Execut
 /// own unit is the spine's).
 fn range_charge<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let n = args.first().and_then(|k| k.downcast_ref::<CelInt>()).map_or(0, |k| *k.inner());
-    charge(u64::try_from(n).unwrap_or(0).saturating_add(crate::cel::library::function::LIST_CREATE))?;
+    charge(u64::try_from(n).unwrap_or(0).saturating_add(crate::cel::vocabulary::function::LIST_CREATE))?;
     Ok(args.into_iter().next().expect("invariant: one argument, read above"))
 }
 
@@ -240,7 +240,7 @@ pub(crate) fn flatten<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
         Ok(())
     }
     // Values nest no deeper than an expression may (lists in literals) or the read (JSON).
-    let depth = depth.min(crate::cel::limits::MAX_DEPTH as u64);
+    let depth = depth.min(crate::cel::vocabulary::limits::MAX_DEPTH as u64);
     let size = count(list.as_ref(), depth)?;
     charge(traversal(size))?;
     let mut out = Vec::with_capacity(size);

@@ -1,9 +1,9 @@
 //! One row per overload: every function a rule can call, and every function the lowering
 //! writes into a rule, declared once with everything each stage needs of it. The checker
 //! reads the signature ([`crate::cel::front::functions`]), the interpreter's environment
-//! registers the implementation ([`super::register`]), the estimator applies the static cost
+//! registers the implementation ([`crate::cel::library::register`]), the estimator applies the static cost
 //! rule ([`crate::cel::cost`]), the meter's rewrite reads the run-time charge
-//! ([`crate::cel::lowering::instrument`]), and code generation asks for the native form
+//! ([`crate::cel::compile::instrument`]), and code generation asks for the native form
 //! ([`native_form`]). Adding a function is adding its row, in the file of its library.
 
 use cel::common::functions::Function as Implementation;
@@ -32,7 +32,7 @@ pub(crate) enum Run {
     Cel,
     /// This implementation, registered under the overload's name.
     Library(Implementation),
-    /// The lowering renames the call ([`super::lower`]), as the `cel` crate's own does otherwise
+    /// The lowering renames the call ([`crate::cel::library::lower`]), as the `cel` crate's own does otherwise
     /// (or, for the functions whose result is charged by its size, charges nothing), and this
     /// implementation is registered under the new name.
     Renamed(&'static str, Implementation),
@@ -110,8 +110,8 @@ pub(crate) enum Cost {
 /// `cost` for a list literal, charged by the meter where a function builds one (`lists.range`).
 pub(crate) const LIST_CREATE: u64 = 10;
 
-/// What a call charges the run-time meter ([`crate::cel::running::meter`]), through the
-/// calls [`crate::cel::lowering::instrument`] writes around it.
+/// What a call charges the run-time meter ([`crate::cel::vocabulary::meter`]), through the
+/// calls [`crate::cel::compile::instrument`] writes around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Charge {
     /// One unit, with its operands (the expression's or the loop's spine).
@@ -253,7 +253,7 @@ pub(crate) fn signature_shape(signature: &str) -> (&str, bool, usize) {
     let call = signature.rsplit_once(" -> ").map_or(signature, |(call, _)| call);
     let open = matching_open(call);
     let (head, args) = (&call[..open], &call[open + 1..call.len() - 1]);
-    let arity = if args.trim().is_empty() { 0 } else { crate::cel::front::types::split_params(args).len() };
+    let arity = if args.trim().is_empty() { 0 } else { crate::cel::vocabulary::types::split_params(args).len() };
     match head.rsplit_once('.') {
         Some((target, name)) if !NAMESPACES.contains(&target) => (name, true, arity),
         _ => (head, false, arity),

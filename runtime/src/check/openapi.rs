@@ -14,12 +14,12 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::format::{self, Format};
-use crate::issue::{BadValue, ErrorType, Issue};
-use crate::junctor;
-use crate::keywords::{self, Num, NumberRules, NumberType};
-use crate::path::Path;
-use crate::pattern::{Matcher, PatternError};
+use crate::check::format::{self, Format};
+use crate::check::junctor;
+use crate::check::keywords::{self, Num, NumberRules, NumberType};
+use crate::check::pattern::{Matcher, PatternError};
+use crate::report::issue::{BadValue, ErrorType, Issue};
+use crate::report::path::Path;
 use crate::schema::{AdditionalProperties, Schema};
 
 /// A validator for one schema: its patterns compiled once.

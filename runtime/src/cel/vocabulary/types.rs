@@ -332,7 +332,7 @@ pub use schema::{declarable, declare, declare_rule_scope, derived_declaration};
 mod schema {
     use super::*;
 
-    use crate::cel::limits::MAX_REQUEST_BYTES;
+    use crate::cel::vocabulary::limits::MAX_REQUEST_BYTES;
     use crate::schema::Schema;
     use crate::schema::of_types::StructuralSchema;
 
@@ -441,7 +441,7 @@ mod schema {
                         min_serialized_size =
                             min_serialized_size.saturating_add(prop.len() as u64 + d.min_serialized_size + 4);
                     }
-                    if let Some(escaped) = super::escape(prop) {
+                    if let Some(escaped) = crate::schema::cel_name::escape(prop) {
                         fields.insert(escaped, d);
                     }
                 };
@@ -449,7 +449,7 @@ mod schema {
                     if resource_root && matches!(prop.as_str(), "metadata" | "kind" | "apiVersion") {
                         continue;
                     }
-                    let escaped = super::escape(prop).unwrap_or_default();
+                    let escaped = crate::schema::cel_name::escape(prop).unwrap_or_default();
                     let d = declare(child, child.embedded_resource, &format!("{name}.{escaped}"));
                     add(prop, d, child.default.is_some());
                 }
@@ -513,7 +513,6 @@ fn nonnegative(n: Option<i64>) -> Option<u64> {
     n.map(|n| n.max(0).unsigned_abs())
 }
 
-pub(crate) use crate::schema::cel_name::RESERVED;
 pub use crate::schema::cel_name::escape;
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! The meter's calls written into a rule's expression, once, at compile time: what the run-time
-//! meter ([`crate::cel::running::meter`], whose text says what each call charges) counts with.
+//! meter ([`crate::cel::vocabulary::meter`], whose text says what each call charges) counts with.
 
 use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, ListExpr, LiteralValue};
 use cel::parser::Expression;
 
 use crate::cel::front::functions;
-use crate::cel::library::function::Charge;
-use crate::cel::running::meter;
+use crate::cel::vocabulary::function::Charge;
+use crate::cel::vocabulary::meter;
 
 /// The expression with the meter's calls in (see the module's text). Run it inside
 /// a stack grown to fit (`depth::with_stack`): it recurses over the expression.
