@@ -141,3 +141,48 @@ fn the_check_finds_what_is_not_there() {
                 `codegen/src/gone.rs`, `write_crate` and `kubeskema::Config2`\n```\n`in/a/fence.rs`\n```";
     assert_eq!(missing(text, &paths, sources), ["codegen/src/gone.rs", "write_crate", "kubeskema::Config2"]);
 }
+
+/// The documents a newcomer reads first stay short: the README at most 150 lines, this map at
+/// most 250 (what does not fit is a page of the guide, `docs/`).
+#[test]
+fn first_documents_stay_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (file, most) in [("README.md", 150), ("ARCHITECTURE.md", 250)] {
+        let lines = std::fs::read_to_string(root.join(file)).expect("readable").lines().count();
+        assert!(lines <= most, "{file} has {lines} lines, at most {most}: move the rest into the guide (docs/)");
+    }
+}
+
+/// Every page the README and the guide link to exists, and every guide page with Rust examples
+/// is compiled by `docs/guide` (so none can rot).
+#[test]
+fn the_guide_is_linked_and_compiled() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let compiled = std::fs::read_to_string(root.join("docs/guide/src/lib.rs")).expect("readable");
+    let mut pages = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("readable") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("readable");
+        let name = page.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let dir = page.parent().expect("in a folder");
+        for link in text.split("](").skip(1).filter_map(|rest| rest.split(')').next()) {
+            if link.starts_with("http") || link.starts_with('#') {
+                continue;
+            }
+            let target = dir.join(link.split('#').next().unwrap_or(link));
+            assert!(target.exists(), "{name} links to {link}, which is not there");
+        }
+        if text.contains("```rust") {
+            assert!(
+                compiled.contains(&format!("include_str!(\"../../{name}\")"))
+                    || compiled.contains(&format!("include_str!(\"../../../{name}\")")),
+                "{name} has Rust examples: include it in docs/guide/src/lib.rs so CI compiles them"
+            );
+        }
+    }
+}
