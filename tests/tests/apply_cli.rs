@@ -187,7 +187,7 @@ fn conflicts_print_input_escaped() {
     assert!(shown.contains(r#"conflict with "a\nb": .spec.labels.k\x1b[31m\n::error ::forged"#), "{shown}");
 }
 
-/// The README's example: the autoscaler's replicas conflict; forced, ci owns them and the port.
+/// docs/cli.md's example: the autoscaler's replicas conflict; forced, ci owns them and the port.
 #[test]
 fn the_readme_example_conflicts_then_forces() {
     let dir = kubeskema_tests::repo_dir().join("fixtures");

@@ -338,7 +338,7 @@ impl<'a> Resource<'a> {
             let versioned = self.to_versioned(live).map_err(|e| {
                 refused(format!("failed to convert new object ({}) to proper version ({gv}): {e}", object_gvknn(live)))
             })?;
-            if let Some(e) = typed::errors_text(&typed::validate(self.ty(), &versioned, true)) {
+            if let Some(e) = typed::validate::errors_text(&typed::validate::validate(self.ty(), &versioned, true)) {
                 return Err(refused(format!(
                     "failed to convert new object ({}) to smd typed: {e}",
                     object_gvknn(&versioned)
@@ -481,7 +481,7 @@ impl<'a> Resource<'a> {
     /// The type converter's refusals of a value (`ObjectToTyped`), in its words: `what` is
     /// the object's name in the field manager's message.
     fn check_typed(&self, value: &Value, what: &str, allow_duplicates: bool) -> Result<(), ApplyError> {
-        match typed::errors_text(&typed::validate(self.ty(), value, allow_duplicates)) {
+        match typed::validate::errors_text(&typed::validate::validate(self.ty(), value, allow_duplicates)) {
             None => Ok(()),
             Some(text) => {
                 Err(ApplyError::Invalid(format!("failed to create {what} ({}): {text}", object_gvknn(value))))
@@ -503,7 +503,7 @@ impl<'a> Resource<'a> {
         };
         let set = FieldSet::from_fields_v1(entry.get("fieldsV1").unwrap_or(&Value::Null))
             .map_err(|e| ApplyError::Invalid(format!("error marshalling FieldsV1 to JSON: {e}")))?;
-        let mut out = match typed::extract_items(self.ty(), live, &set.leaves()) {
+        let mut out = match typed::remove::extract_items(self.ty(), live, &set.leaves()) {
             Value::Object(map) => map,
             Value::Null => Map::new(),
             other => return Err(ApplyError::Invalid(format!("expected map, got {other}"))),

@@ -27,7 +27,7 @@ pub enum PathElement {
 }
 
 /// A path from the object's root.
-pub type Path = Vec<PathElement>;
+pub type FieldPath = Vec<PathElement>;
 
 /// A key field's or a set item's value, as an element holds it: a string as a [`Name`]
 /// (inline up to [`Name::INLINE`] bytes: nearly every key and set member), an integer as it

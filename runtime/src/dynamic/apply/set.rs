@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::path::{ItemKey, Path, PathElement};
+use super::path::{FieldPath, ItemKey, PathElement};
 
 /// A set of paths, as a tree: at each level, the elements in order, each a member (the path
 /// to it is in the set), with paths below it, or both. One allocation a level, shared, not
@@ -343,13 +343,13 @@ impl FieldSet {
     }
 
     /// Each path, members before the paths below them, in order (the order conflicts are listed).
-    pub fn paths(&self) -> Vec<Path> {
+    pub fn paths(&self) -> Vec<FieldPath> {
         let mut out = Vec::new();
         self.each_path(&mut Vec::new(), &mut out);
         out
     }
 
-    fn each_path(&self, prefix: &mut Path, out: &mut Vec<Path>) {
+    fn each_path(&self, prefix: &mut FieldPath, out: &mut Vec<FieldPath>) {
         for m in self.members() {
             let mut p = prefix.clone();
             p.push(m.clone());
@@ -678,20 +678,20 @@ mod tests {
             b in proptest::collection::vec(proptest::collection::vec(small(), 1..4), 0..10),
         ) {
             use std::collections::BTreeSet;
-            let build = |paths: &[Path]| {
+            let build = |paths: &[FieldPath]| {
                 let mut set = FieldSet::new();
                 paths.iter().for_each(|p| set.insert(p));
                 set
             };
             let (x, y) = (build(&a), build(&b));
-            let (pa, pb): (BTreeSet<Path>, BTreeSet<Path>) = (a.into_iter().collect(), b.into_iter().collect());
-            let model = |set: &FieldSet| set.paths().into_iter().collect::<BTreeSet<Path>>();
+            let (pa, pb): (BTreeSet<FieldPath>, BTreeSet<FieldPath>) = (a.into_iter().collect(), b.into_iter().collect());
+            let model = |set: &FieldSet| set.paths().into_iter().collect::<BTreeSet<FieldPath>>();
             prop_assert_eq!(model(&x.union(&y)), &pa | &pb);
             prop_assert_eq!(model(&x.intersection(&y)), &pa & &pb);
             prop_assert_eq!(model(&x.difference(&y)), &pa - &pb);
-            let under_b = |p: &Path| (1..=p.len()).any(|n| pb.contains(&p[..n]));
+            let under_b = |p: &FieldPath| (1..=p.len()).any(|n| pb.contains(&p[..n]));
             prop_assert_eq!(model(&x.recursive_difference(&y)), pa.iter().filter(|p| !under_b(p)).cloned().collect::<BTreeSet<_>>());
-            let extended = |p: &Path| pa.iter().any(|q| q.len() > p.len() && q.starts_with(p));
+            let extended = |p: &FieldPath| pa.iter().any(|q| q.len() > p.len() && q.starts_with(p));
             prop_assert_eq!(model(&x.leaves()), pa.iter().filter(|p| !extended(p)).cloned().collect::<BTreeSet<_>>());
             for p in &pa {
                 prop_assert!(x.has(p));

@@ -25,7 +25,7 @@ pub(crate) enum Ty<'s> {
 
 /// How a list merges.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum ListKind<'s> {
+pub(crate) enum ListMerge<'s> {
     /// Replaced whole; owned as one field.
     Atomic,
     /// Items are their own value (`v:`).
@@ -38,7 +38,7 @@ pub(crate) enum ListKind<'s> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Atom<'s> {
     Scalar,
-    List { kind: ListKind<'s>, items: Ty<'s> },
+    List { kind: ListMerge<'s>, items: Ty<'s> },
     Map { atomic: bool, node: MapNode<'s> },
 }
 
@@ -109,7 +109,7 @@ impl<'s> Ty<'s> {
     pub(crate) fn atom(self, value: Option<&Value>) -> Atom<'s> {
         match self {
             Ty::Deduced => match value {
-                Some(Value::Array(_)) => Atom::List { kind: ListKind::Atomic, items: Ty::Deduced },
+                Some(Value::Array(_)) => Atom::List { kind: ListMerge::Atomic, items: Ty::Deduced },
                 Some(Value::Object(_)) | Some(Value::Null) | None => {
                     Atom::Map { atomic: false, node: MapNode::Deduced }
                 }
@@ -134,9 +134,9 @@ fn schema_atom<'s>(s: &'s Schema, value: Option<&Value>) -> Atom<'s> {
         Some("array") => {
             let items = s.items.as_deref().map_or(Ty::Deduced, Ty::Schema);
             let kind = match s.list_type.as_deref() {
-                Some("set") => ListKind::Set,
-                Some("map") => ListKind::Map(&s.list_map_keys),
-                _ => ListKind::Atomic,
+                Some("set") => ListMerge::Set,
+                Some("map") => ListMerge::Map(&s.list_map_keys),
+                _ => ListMerge::Atomic,
             };
             Atom::List { kind, items }
         }

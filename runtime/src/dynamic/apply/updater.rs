@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::set::FieldSet;
-use super::typed::{self, Comparison, ensure_named_fields_are_members as named};
+use super::typed;
+use super::typed::compare::Comparison;
+use super::typed::remove::ensure_named_fields_are_members as named;
 use super::types::Ty;
 use super::versions::Versions;
 
@@ -62,7 +64,7 @@ impl<'s> Updater<'s> {
         workflow: &str,
         force: bool,
     ) -> Result<Comparison, ApplyFailure> {
-        let compare = typed::compare(self.root(), old, new);
+        let compare = typed::compare::compare(self.root(), old, new);
         let compare = Comparison {
             removed: self.filtered(compare.removed),
             modified: self.filtered(compare.modified),
@@ -87,7 +89,7 @@ impl<'s> Updater<'s> {
                         |what: &str, e: String| ApplyFailure::Refused(format!("failed to convert {what}: {e}"));
                     let ty = self.versions.convert(old, hub, version).map_err(|e| refused("old object", e))?;
                     self.versions.convert(new, hub, version).map_err(|e| refused("new object", e))?;
-                    by_version.insert(version, typed::compare(ty, old, new));
+                    by_version.insert(version, typed::compare::compare(ty, old, new));
                 }
                 &by_version[version]
             };
@@ -124,7 +126,7 @@ impl<'s> Updater<'s> {
         for owned in managers.values_mut() {
             let ty =
                 self.versions.convert(live, self.versions.hub, &owned.api_version).map_err(ApplyFailure::Refused)?;
-            if let Some(set) = typed::reconcile_with_schema(ty, &owned.set) {
+            if let Some(set) = typed::reconcile::reconcile_with_schema(ty, &owned.set) {
                 owned.set = set;
             }
         }
@@ -164,11 +166,11 @@ impl<'s> Updater<'s> {
         force: bool,
     ) -> Result<Option<Value>, ApplyFailure> {
         self.reconcile(live, managers)?;
-        let merged = typed::merge(self.root(), Some(live), Some(config))
+        let merged = typed::merge::merge(self.root(), Some(live), Some(config))
             .map_err(|e| ApplyFailure::Refused(format!("failed to merge config: {e}")))?
             .unwrap_or(Value::Null);
         let last = managers.get(manager).cloned();
-        let set = self.filtered(typed::to_field_set(self.root(), config));
+        let set = self.filtered(typed::tofieldset::to_field_set(self.root(), config));
         let api_version = self.versions.hub.to_owned();
         managers.insert(manager.to_owned(), Owned { set, api_version, applied: true });
         let merged = match last {
@@ -178,7 +180,7 @@ impl<'s> Updater<'s> {
             _ => merged,
         };
         self.update(live, &merged, managers, manager, force)?;
-        Ok((!typed::values_equal(live, &merged)).then_some(merged))
+        Ok((!typed::compare::values_equal(live, &merged)).then_some(merged))
     }
 
     /// `prune`: removes what the applier applied last time (in the version it applied it at)
@@ -192,7 +194,7 @@ impl<'s> Updater<'s> {
         let last_named = named(Some(ty), &last.set);
         let pruned = Pruned { version: at, ty, removed: last_named.clone() };
         // The merged object's fields in the last applied version: add-back reads them first.
-        let merged_set = typed::to_named_field_set(ty, &merged);
+        let merged_set = typed::tofieldset::to_named_field_set(ty, &merged);
         let pruned = self
             .add_back_owned_items(&merged, (at, &merged_set), pruned, managers)
             .map_err(|e| format!("failed add back owned items: {e}"))?;
@@ -204,7 +206,7 @@ impl<'s> Updater<'s> {
         // Usually little or nothing dangles (a configuration applied again, or one that
         // stopped sending only what another manager owns): removed in place, not copied.
         let mut pruned = merged;
-        typed::remove_items_in_place(ty, &mut pruned, &dangling);
+        typed::remove::remove_items_in_place(ty, &mut pruned, &dangling);
         self.versions.convert(&pruned, at, hub)?;
         Ok(pruned)
     }
@@ -234,8 +236,11 @@ impl<'s> Updater<'s> {
                 .convert(merged, merged_at, version)
                 .map_err(|e| format!("failed to convert merged object at version {version}: {e}"))?;
             merged_at = version;
-            let merged_set =
-                if version == merged_set_at { merged_set_there.clone() } else { typed::to_named_field_set(ty, merged) };
+            let merged_set = if version == merged_set_at {
+                merged_set_there.clone()
+            } else {
+                typed::tofieldset::to_named_field_set(ty, merged)
+            };
             let pruned_set = pruned
                 .fields_at(self, merged, (version, ty, &merged_set))
                 .map_err(|e| format!("failed to convert pruned object at version {version}: {e}"))?;
@@ -265,10 +270,10 @@ impl<'s> Pruned<'_, 's> {
         (version, ty, merged_set): (&str, Ty<'s>, &FieldSet),
     ) -> Result<FieldSet, String> {
         if version == self.version {
-            return Ok(typed::named_fields_after_removal(ty, merged, merged_set, &self.removed));
+            return Ok(typed::remove::named_fields_after_removal(ty, merged, merged_set, &self.removed));
         }
-        let object = typed::remove_items(self.ty, merged, &self.removed);
+        let object = typed::remove::remove_items(self.ty, merged, &self.removed);
         updater.versions.convert(&object, self.version, version)?;
-        Ok(typed::to_named_field_set(ty, &object))
+        Ok(typed::tofieldset::to_named_field_set(ty, &object))
     }
 }

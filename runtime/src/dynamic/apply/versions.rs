@@ -74,8 +74,8 @@ impl<'r> Versions<'r> {
         let Some(root) = self.roots.get(&target_text) else {
             return Err(format!("request to convert CR to an invalid group/version: {target_text}"));
         };
-        let errors = typed::validate(Ty::Schema(root), value, false);
-        match typed::errors_text(&errors) {
+        let errors = typed::validate::validate(Ty::Schema(root), value, false);
+        match typed::validate::errors_text(&errors) {
             None => Ok(Ty::Schema(root)),
             Some(text) if self.webhook => Err(format!(
                 "{text} (read at {to} as conversion strategy None reads it: kubeskema does not run this CRD's conversion webhook)"
