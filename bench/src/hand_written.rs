@@ -4,7 +4,7 @@
 //! only test for, no `native = ...`; the rules copied verbatim from the CRDs, on the
 //! same nodes, with the defaults and bounds the rules depend on. The derive compiles their
 //! rules (`kubeskema::cel::derived`); `benches/cel.rs` runs them beside the generated types'.
-#![allow(missing_docs)]
+#![allow(missing_docs, reason = "benchmark fixtures, not an API")]
 
 use kubeskema::serde_json::{Map, Value};
 

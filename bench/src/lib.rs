@@ -2,7 +2,7 @@
 //! 100x), their generated types, the CRD schemas as the `jsonschema` crate reads them, and a
 //! paired, interleaved timing harness that reports ratios to a baseline measured in the same
 //! rounds (`benches/validate.rs`; `cargo bench -p kubeskema-bench`).
-#![allow(missing_docs)]
+#![allow(missing_docs, reason = "a benchmark harness, not an API")]
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -12,7 +12,12 @@ use serde_json::{Value, json};
 #[cfg(feature = "cel")]
 pub mod hand_written;
 
-#[allow(clippy::all, dead_code, non_camel_case_types)]
+#[allow(
+    clippy::all,
+    dead_code,
+    non_camel_case_types,
+    reason = "generated types, compiled as generated; benches read some"
+)]
 pub mod types {
     include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));
 }

@@ -45,7 +45,7 @@ pub fn generate<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<(), Diagnostic
 /// phases one at a time. Unstable: anything here may change in any release.
 #[doc(hidden)]
 pub mod __internal {
-    #![allow(missing_docs)]
+    #![allow(missing_docs, reason = "the phases re-exported for tests and benches, documented where they are defined")]
     pub mod apply {
         pub use crate::apply::*;
     }

@@ -233,6 +233,7 @@ impl ModTree {
         }
         for (name, child) in &self.children {
             if depth == 0 {
+                // Generated code is written, not tuned for the user's lints: names follow the schema.
                 out.push_str("#[allow(clippy::all, rustdoc::all, non_camel_case_types, missing_docs)]\n");
             }
             out.push_str(&format!("{pad}pub mod {name} {{\n"));

@@ -97,6 +97,7 @@ pub fn to_cel_impl(c: &Container) -> TokenStream {
                 };
                 quote!(#pattern => #value,)
             });
+            // An arm may not read every field it binds.
             quote!(#[allow(unused_variables)] match self { #(#arms)* })
         }
         Body::Transparent(t) => {
@@ -261,6 +262,7 @@ fn union_reads(c: &Container, u: &Union) -> TokenStream {
     let fields = properties.iter().filter(|(name, _, _)| !mixed.contains(name)).map(|(name, ty, arms)| {
         let body = quote!(match self {
             #(#arms)*
+            // The catch-all is unreachable when every variant has an arm.
             #[allow(unreachable_patterns)]
             _ => ::core::option::Option::None,
         });
@@ -300,6 +302,7 @@ fn external_reads(c: &Container, u: &Union) -> TokenStream {
         let pattern = variant_pattern(ident, v, "__n_");
         let body = quote!(match self {
             #pattern => ::core::option::Option::Some(__n),
+            // The catch-all is unreachable for a one-variant enum.
             #[allow(unreachable_patterns)]
             _ => ::core::option::Option::None,
         });
@@ -336,6 +339,7 @@ fn field_impl(ident: &syn::Ident, name: &str, ty: &TokenStream, body: TokenStrea
             type Value = #ty;
             const KEY: &'static str = #name;
             #[inline(always)]
+            // A field read through a binding may not use it in every variant.
             #[allow(unused_variables)]
             fn field(&self) -> ::core::option::Option<&#ty> {
                 #body
@@ -497,6 +501,7 @@ fn validate_cel_union(c: &Container, u: &Union) -> TokenStream {
     });
     quote! {
         ::kubeskema::__cel! {
+            // A type without rules of its own does not read its arguments.
             #[allow(unused_variables)]
             fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
                 #own

@@ -124,6 +124,7 @@ fn expand(input: &DeriveInput, emit: fn(&model::Container) -> proc_macro2::Token
     let body = emit(&container);
     quote::quote! {
         #[doc(hidden)]
+        // Expanded into the user's crate under the user's lints: the hidden statics and the generated match arms are not theirs to tune.
         #[allow(non_upper_case_globals, unused_attributes, unused_qualifications, unreachable_patterns, clippy::all)]
         const _: () = {
             use ::kubeskema::__private::serde as _serde;

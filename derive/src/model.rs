@@ -104,7 +104,6 @@ pub struct Field<'a> {
     pub skip_serializing_if: bool,
     /// `#[serde(flatten)]`: the value's own fields sit in this object (its name is not a key).
     pub flatten: bool,
-    #[allow(dead_code)] // Read by the validation derive.
     pub attrs: Attrs,
 }
 

@@ -97,6 +97,7 @@ pub fn compile(rule: &str, ty: &TokenStream, optional_old_self: bool) -> Result<
     let statics = &e.statics;
     let code = quote! {
         |__self: &#ty, __old: ::core::option::Option<&#ty>, __m: &mut #d::Meter| -> #d::Result<bool> {
+            // The operator traits are imported for whichever the rule uses.
             #[allow(unused_imports)]
             use #d::{
                 ArithDeferred as _, ArithTyped as _, BoolDeferred as _, BoolTyped as _, EqDeferred as _, EqTyped as _,

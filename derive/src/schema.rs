@@ -33,6 +33,7 @@ pub fn expand(c: &Container) -> TokenStream {
             let resource = c.attrs.get(Keyword::Resource).is_some();
             let properties = fields.iter().filter(|f| f.shape != Shape::UnknownFields).map(|f| property(f, resource));
             quote! {
+                // The probes are used only by fields whose shape needs them.
                 #[allow(unused_imports)]
                 use ::kubeskema::__private::{SkipsAbsentProbe as _, WritesNullProbe as _};
                 static __PROPERTIES: &[::kubeskema::schema::of_types::Property] = &[#(#properties),*];
@@ -107,6 +108,7 @@ fn union(c: &Container, u: &Union, name: &str, doc: &TokenStream) -> TokenStream
         })
         .collect();
     quote! {
+        // The probes are used only by fields whose shape needs them.
         #[allow(unused_imports)]
         use ::kubeskema::__private::{SkipsAbsentProbe as _, WritesNullProbe as _};
         #(#tables)*

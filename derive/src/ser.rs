@@ -89,6 +89,7 @@ fn expand_union(c: &Container, u: &Union) -> TokenStream {
                 if let ::core::option::Option::Some((__k, __v)) = self.tag {
                     __map.entry(__k, __v);
                 }
+                // An arm may not write every field it binds.
                 #[allow(unused_variables)]
                 match self.value {
                     #(#field_arms)*
@@ -100,6 +101,7 @@ fn expand_union(c: &Container, u: &Union) -> TokenStream {
         #[automatically_derived]
         impl _serde::Serialize for #ident {
             fn serialize<__S: _serde::Serializer>(&self, __serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                // An arm may not write every field it binds.
                 #[allow(unused_variables)]
                 match self { #(#arms)* }
             }

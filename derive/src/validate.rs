@@ -60,6 +60,7 @@ pub fn expand(c: &Container) -> TokenStream {
             });
             quote! {
                 #junctors
+                // An arm may not check every field it binds.
                 #[allow(unused_variables)]
                 match self { #(#arms)* }
             }
@@ -186,6 +187,7 @@ fn unchanged(c: &Container) -> TokenStream {
                 quote!((#new, #old) => { #at #same })
             });
             quote! {
+                // An arm may not compare every field it binds.
                 #[allow(unused_variables)]
                 let __same = match (self, __old) {
                     #(#arms)*

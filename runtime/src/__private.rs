@@ -402,7 +402,10 @@ pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
 
 /// TypeMeta, then (when it is right) root ObjectMeta of a resource: on create, or on update
 /// from the `old` metadata. `kind` and `api_version` are the values read, `want_*` the CRD's.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "derived code passes what it read in place; a struct would be built on every validate()"
+)]
 pub fn resource_meta<M: crate::check::objectmeta::MetaView>(
     kind: Option<&str>,
     api_version: Option<&str>,

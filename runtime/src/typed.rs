@@ -409,7 +409,7 @@ impl<T: Validate> Validate for Vec<T> {
         out.insert(at);
         true
     }
-    #[allow(clippy::needless_range_loop)] // an index loop, as said above
+    #[allow(clippy::needless_range_loop, reason = "an index loop, as said above")]
     fn validate_at(&self, at: &At<'_>, found: &mut Phases) {
         for i in 0..self.len() {
             self[i].validate_at(&at.index(i), found);

@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 /// `by_kubeskema` (kubeskema's three derives).
 macro_rules! both {
     ($($item:item)*) => {
-        #[allow(dead_code)]
+        #[allow(dead_code, reason = "each shape is read and written, not every field looked at")]
         pub mod by_serde {
             use kubeskema::ObjectMeta;
             $( #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, kubeskema::Validate)] $item )*
         }
-        #[allow(dead_code)]
+        #[allow(dead_code, reason = "each shape is read and written, not every field looked at")]
         pub mod by_kubeskema {
             use kubeskema::ObjectMeta;
             $( #[derive(Clone, Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)] $item )*

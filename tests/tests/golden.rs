@@ -123,7 +123,7 @@ fn generation_is_deterministic() {
 mod golden_files_compile {
     //! Every snapshot above, compiled: the build script turns `snapshots/golden__*.snap` into
     //! modules of this test. Using a few of the types proves they are the ones expected.
-    #![allow(dead_code)]
+    #![allow(dead_code, reason = "every golden type is compiled; the tests use a few")]
     include!(concat!(env!("OUT_DIR"), "/golden.rs"));
 
     /// CRD → generated Rust → `T::schema()` gives the schema back, up to the differences

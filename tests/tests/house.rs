@@ -499,3 +499,60 @@ fn derive_modules_import_without_cycles() {
     assert!(edges.len() > 10, "the reader found the modules: {:?}", edges.keys());
     assert_eq!(find_cycle(&edges), None, "an import cycle in derive/src");
 }
+
+/// Every lint the code turns off says why: `reason = "..."`, or (in code it writes, where a
+/// reason would be printed into every expansion or generated file) a comment on the line or
+/// a few lines above (one comment for a run of like attributes).
+#[test]
+fn every_lint_allow_says_why() {
+    let dirs = [
+        "runtime/src",
+        "codegen/src",
+        "derive/src",
+        "attributes/src",
+        "tests/src",
+        "tests/tests",
+        "bench/src",
+        "bench/benches",
+        "codegen/benches",
+        "docs/guide/src",
+        "build-examples/hand-written/src",
+        "build-examples/webhook/src",
+        "build-examples/build-rs/src",
+    ];
+    let mut silent = Vec::new();
+    for dir in dirs {
+        let mut stack = vec![root().join(dir)];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for path in entries.map(|e| e.expect("an entry").path()) {
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("readable");
+                let lines: Vec<&str> = text.lines().collect();
+                for (i, line) in lines.iter().enumerate() {
+                    // This test's own patterns are text, not attributes.
+                    let allows = ["#[allow(", "#![allow(", "#[expect("]
+                        .iter()
+                        .any(|a| line.contains(a) && !line.contains(&format!("\"{a}")));
+                    // rustfmt breaks a long attribute over lines: read it to its end.
+                    let end = (i..lines.len().min(i + 8)).find(|&j| lines[j].contains(")]")).unwrap_or(i);
+                    let attribute = lines[i..=end].join(" ");
+                    let said = attribute.contains("reason =")
+                        || line.contains("//")
+                        || lines[i.saturating_sub(6)..i].iter().any(|l| l.trim_start().starts_with("//"));
+                    if allows && !said {
+                        let relative = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
+                        silent.push(format!("{relative}:{}: {}", i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(silent.is_empty(), "{} lint allows without a reason:\n{}", silent.len(), silent.join("\n"));
+}

@@ -117,6 +117,7 @@ impl Natives {
         let doc = super::tokens::docs(Some(&format!("`{text}`, compiled to Rust.")));
         self.items.push(quote! {
             #doc
+            // A rule's compiled body may not read every binding, and keeps the rule's own parentheses.
             #[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
             fn #rule_fn(__self: &#rust_ty, __old: ::core::option::Option<&#rust_ty>, __m: &mut #native::Meter) -> #native::Result<bool> {
                 #body
@@ -124,6 +125,7 @@ impl Natives {
         });
         let message_fn = message.map(|(name, body)| {
             self.items.push(quote! {
+                // As the rule's: a message may not read every binding.
                 #[allow(unused_variables, unused_parens, unused_comparisons, clippy::all)]
                 fn #name(__self: &#rust_ty, __old: ::core::option::Option<&#rust_ty>, __m: &mut #native::Meter) -> #native::Result<::std::string::String> {
                     #body

@@ -129,10 +129,12 @@ fn emit_module(
         )
     };
     let file = quote! {
+        // A module uses these only when its schemas hold them.
         #[allow(unused_imports)]
         use ::kubeskema::{EmptyObject, IntOrString};
         #[allow(unused_imports)]
         #meta
+        // As above: used only when the schemas hold these.
         #[allow(unused_imports)]
         use ::kubeskema::serde_json::{Map, Value};
         #[allow(unused_imports)]
@@ -168,8 +170,8 @@ fn reexport(from: &[String], to: &[String], name: &str, local: &str) -> TokenStr
     let downs = to[common..].iter().map(|segment| ident(segment));
     let (name, local) = (ident(name), ident(local));
     let alias = (name != local).then(|| quote!(as #local));
-    // Every type of the module's schemas is there by its name, used here or not.
     quote! {
+        // Every type of the module's schemas is there by its name, used here or not.
         #[allow(unused_imports)]
         pub use #(#ups::)* #(#downs::)* #name #alias;
     }

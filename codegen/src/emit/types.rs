@@ -382,6 +382,7 @@ pub(super) fn emit_enum(m: &Module, e: &EnumDef) -> TokenStream {
     // Variants that keep their own spelling (`head`, `HEAD`) are not UpperCamelCase.
     let needs_allow = e.variants.iter().any(|(v, _)| heck::ToUpperCamelCase::to_upper_camel_case(v.as_str()) != *v);
     let allow =
+        // Variants named by the schema's values (`TCP_UDP`) keep their case.
         if needs_allow { quote!(#[allow(non_camel_case_types, clippy::upper_case_acronyms)]) } else { quote!() };
     let variants = e.variants.iter().map(|(v, value)| {
         let vid = ident(v);

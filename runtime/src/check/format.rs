@@ -20,7 +20,7 @@ use crate::report::path::Place;
 
 /// A string format the apiserver validates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)] // Each variant is the format of the same name.
+#[allow(missing_docs, reason = "each variant is the format of the same name")]
 pub enum Format {
     BsonObjectId,
     Uri,

@@ -1686,7 +1686,7 @@ pub fn maybe_null<T: serde::de::DeserializeOwned>(
 
 /// [`nullable`] and [`maybe_null`]: `null` is a value; the rest is as a required (or
 /// defaulted) field or, when `optional`, as an optional one.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, reason = "the read's context, passed on from the field readers as they came")]
 fn finish_nullable<T: serde::de::DeserializeOwned>(
     seen: &mut Seen,
     value: &mut Option<T>,

@@ -77,7 +77,10 @@ fn variables(h: &MacroExprHelper<'_>, args: &[IdedExpr]) -> Result<(String, Stri
     Ok((k, v))
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one argument per part of the fold cel-go's macro builds, named as upstream names them"
+)]
 fn fold(
     h: &mut MacroExprHelper<'_>,
     target: &mut Option<IdedExpr>,

@@ -173,7 +173,10 @@ impl Cx {
     /// `to_cel` is `None` where every rule runs natively (messageExpression included): then
     /// the value's type need not have a CEL value at all, and the rules run natively even in
     /// an [`Cx::interpreted`] evaluation.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "derived code calls it once per node with rules, natives and the value; a struct would be built per node"
+    )]
     pub fn evaluate_typed<T: TypedValue>(
         &mut self,
         rules: &[Rule],

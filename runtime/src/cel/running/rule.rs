@@ -107,7 +107,10 @@ impl Rule {
     /// A rule with every field, checked against `self` as `self_type_of` declares it
     /// ([`SelfType::Derived`]; `dyn` without it). Usable in a `static`: what derived code
     /// writes.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a const fn derived code calls in statics: one argument per rule field, as the attribute writes them"
+    )]
     pub const fn declared(
         rule: &'static str,
         message: Option<&'static str>,

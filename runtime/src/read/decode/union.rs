@@ -92,7 +92,10 @@ pub(crate) fn other_variants_field(cx: &mut Cx<'_>, at: &At<'_>, key: &str) -> b
 /// payload of the variant found. `Ok(None)`: unusable, an issue (or the schema's answer) says
 /// why.
 #[doc(hidden)]
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "derived code calls it with the enum's statics; a struct would be one more thing the derive writes"
+)]
 pub fn decode_union<'de, D: Deserializer<'de>, T>(
     d: D,
     cx: &mut Cx<'_>,
@@ -280,7 +283,10 @@ fn internal<T>(
 }
 
 /// `{"tag": "Variant", "content": payload}`.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the read's context and the enum's statics, passed on from decode_union as they came"
+)]
 fn adjacent<T>(
     cx: &mut Cx<'_>,
     at: &At<'_>,
