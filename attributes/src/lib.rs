@@ -319,6 +319,7 @@ sub_keys! {
         SelectableField = "selectable_field",
         ApiApproved = "api_approved",
         Kube = "kube",
+        CrdJson = "crd_json",
     }
 }
 

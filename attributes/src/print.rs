@@ -50,8 +50,14 @@ pub fn attr(a: &Attr) -> TokenStream {
         }
         Attr::Resource(fields) => {
             let parts = fields.iter().map(|(k, v)| {
-                let k = Ident::new(k.name(), Span::call_site());
-                quote!(#k = #v)
+                let key = Ident::new(k.name(), Span::call_site());
+                // A flag is kept as the text `true`/`false` and written as the literal.
+                if k.is_flag() {
+                    let on = v == "true";
+                    quote!(#key = #on)
+                } else {
+                    quote!(#key = #v)
+                }
             });
             let k = Keyword::Resource;
             quote!(#k(#(#parts),*))

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::LitStr;
 
-use crate::model::{Body, Container};
+use crate::model::{Body, Container, Shape};
 use kubeskema_attributes::parse::{Ctxt, Item};
 use kubeskema_attributes::{Keyword, ResourceKey};
 
@@ -49,6 +49,17 @@ pub fn check(cx: &Ctxt, c: &Container) {
         && !["Namespaced", "Cluster"].contains(&scope.value().as_str())
     {
         cx.error(scope.span(), "`scope` is \"Namespaced\" or \"Cluster\"");
+    }
+    if let Some((_, path)) = keys.iter().find(|(k, _)| *k == ResourceKey::CrdJson) {
+        if syn::parse_str::<syn::Path>(&path.value()).is_err() {
+            cx.error(
+                path.span(),
+                "`crd_json` names a `&str` constant holding the CRD as JSON: `crd_json = \"WIDGETS_CRD\"`",
+            );
+        }
+        if !keys.iter().any(|(k, v)| *k == ResourceKey::Kube && v.value() == "true") {
+            cx.error(path.span(), "`crd_json` is what kube's `crd()` gives back: it needs `kube = true`");
+        }
     }
     envelope(cx, keys, c, span);
 }
@@ -266,9 +277,48 @@ pub fn expand(c: &Container) -> TokenStream {
     });
     let selectable = all(ResourceKey::SelectableField);
     let api_approved = option(one(ResourceKey::ApiApproved));
-    let kube = flag(ResourceKey::Kube, false).then(|| kube_impls(c, &kind, &group, &version, &plural, namespaced));
+    let crd_json = one(ResourceKey::CrdJson).and_then(|path| syn::parse_str::<syn::Path>(&path).ok());
+    let kube = flag(ResourceKey::Kube, false)
+        .then(|| kube_impls(c, &kind, &group, &version, &plural, namespaced, crd_json.is_some()));
+    let api_version = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
+    let crd_name = format!("{plural}.{group}");
+    let crd_json = crd_json.map(|path| {
+        quote! {
+            /// The CustomResourceDefinition this type was generated from, exactly as it was
+            /// written (every version), as JSON: what kube's `CustomResourceExt::crd` reads into
+            /// k8s-openapi's type (which holds numbers such as `maximum` as floats).
+            pub const CRD_JSON: &'static str = #path;
+        }
+    });
+    let resource = quote!(<Self as ::kubeskema::resource::CustomResource>::RESOURCE);
     quote! {
         #kube
+        #[automatically_derived]
+        impl #ident {
+            /// The `apiVersion` of this resource.
+            pub const API_VERSION: &'static str = #api_version;
+            /// The API group.
+            pub const GROUP: &'static str = #group;
+            /// The version within the group.
+            pub const VERSION: &'static str = #version;
+            /// The `kind`.
+            pub const KIND: &'static str = #kind;
+            /// The plural resource name (the path segment in the API).
+            pub const PLURAL: &'static str = #plural;
+            /// Whether objects live in a namespace.
+            pub const NAMESPACED: bool = #namespaced;
+            /// The CRD's name.
+            pub const CRD_NAME: &'static str = #crd_name;
+            /// Short names (`kubectl get <short name>`).
+            pub const SHORT_NAMES: &'static [&'static str] = #resource.short_names;
+            /// Whether the status subresource is on: `status` is written through `/status` only.
+            pub const STATUS_SUBRESOURCE: bool = #resource.status_subresource;
+            /// The scale subresource, when on.
+            pub const SCALE: ::core::option::Option<::kubeskema::resource::Scale> = #resource.scale;
+            /// What `kubectl get` shows (`additionalPrinterColumns`).
+            pub const PRINTER_COLUMNS: &'static [::kubeskema::resource::PrinterColumn] = #resource.printer_columns;
+            #crd_json
+        }
         #[automatically_derived]
         impl ::kubeskema::resource::CustomResource for #ident {
             const RESOURCE: ::kubeskema::resource::ResourceInfo = ::kubeskema::resource::ResourceInfo {
@@ -303,16 +353,26 @@ pub fn expand(c: &Container) -> TokenStream {
 /// `kube::Api<T>` works: the CRD is the derived one, converted into k8s-openapi's type once per
 /// call (its numbers become floats, as k8s-openapi holds them). The `metadata` field must be
 /// k8s-openapi's `ObjectMeta`; a type error says so at the field.
-fn kube_impls(c: &Container, kind: &str, group: &str, version: &str, plural: &str, namespaced: bool) -> TokenStream {
+fn kube_impls(
+    c: &Container,
+    kind: &str,
+    group: &str,
+    version: &str,
+    plural: &str,
+    namespaced: bool,
+    crd_json: bool,
+) -> TokenStream {
     let ident = c.ident;
     let kc = quote!(::kubeskema::kube_core);
     let api_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
     let scope = if namespaced { quote!(#kc::NamespaceResourceScope) } else { quote!(#kc::ClusterResourceScope) };
     let crd_name = format!("{plural}.{group}");
-    let meta = match &c.data {
-        Body::Struct(fields) => fields.iter().find(|f| f.json_name == "metadata"),
-        Body::Enum(_) | Body::Union(_) | Body::Transparent(_) => None,
+    let fields: &[crate::model::Field] = match &c.data {
+        Body::Struct(fields) => fields,
+        Body::Enum(_) | Body::Union(_) | Body::Transparent(_) => &[],
     };
+    let field = |json: &str| fields.iter().find(|f| f.json_name == json && f.shape != Shape::UnknownFields);
+    let meta = field("metadata");
     let Some(meta) = meta else {
         return syn::Error::new(c.ident.span(), "`kube = true` needs a `metadata` field (k8s-openapi's `ObjectMeta`)")
             .to_compile_error();
@@ -321,8 +381,44 @@ fn kube_impls(c: &Container, kind: &str, group: &str, version: &str, plural: &st
     let k8s_meta = quote!(::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
     let get = quote::quote_spanned!(syn::spanned::Spanned::span(meta_ty)=> &self.#member);
     let get_mut = quote::quote_spanned!(syn::spanned::Spanned::span(meta_ty)=> &mut self.#member);
+    let spec = field("spec").map(|f| {
+        let (member, value) = (f.ident, f.value_ty);
+        // The field's declared type, from its shape.
+        let ty = match f.shape {
+            Shape::Optional | Shape::Nullable => quote!(::core::option::Option<#value>),
+            Shape::MaybeNull => quote!(::core::option::Option<::core::option::Option<#value>>),
+            Shape::Required | Shape::Defaulted | Shape::UnknownFields => quote!(#value),
+        };
+        quote! {
+            #[automatically_derived]
+            impl #kc::object::HasSpec for #ident {
+                type Spec = #ty;
+                fn spec(&self) -> &#ty { &self.#member }
+                fn spec_mut(&mut self) -> &mut #ty { &mut self.#member }
+            }
+        }
+    });
+    let status = field("status").filter(|f| f.shape == Shape::Optional).map(|f| {
+        let (member, ty) = (f.ident, f.value_ty);
+        quote! {
+            #[automatically_derived]
+            impl #kc::object::HasStatus for #ident {
+                type Status = #ty;
+                fn status(&self) -> ::core::option::Option<&#ty> { self.#member.as_ref() }
+                fn status_mut(&mut self) -> &mut ::core::option::Option<#ty> { &mut self.#member }
+            }
+        }
+    });
+    // The CRD the type came from when codegen wrote it (`crd_json`), else the derived one.
+    let crd = if crd_json {
+        quote!(::kubeskema::serde_json::from_str(Self::CRD_JSON).expect("invariant: the CRD was read from this JSON"))
+    } else {
+        quote!(<Self as ::kubeskema::resource::CustomResource>::definition().to_k8s())
+    };
     quote! {
         ::kubeskema::__kube! {
+            #spec
+            #status
             #[automatically_derived]
             impl #kc::Resource for #ident {
                 type DynamicType = ();
@@ -338,7 +434,7 @@ fn kube_impls(c: &Container, kind: &str, group: &str, version: &str, plural: &st
             #[automatically_derived]
             impl #kc::crd::v1::CustomResourceExt for #ident {
                 fn crd() -> ::kubeskema::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                    <Self as ::kubeskema::resource::CustomResource>::definition().to_k8s()
+                    #crd
                 }
                 fn crd_name() -> &'static str { #crd_name }
                 fn api_resource() -> #kc::discovery::ApiResource { #kc::discovery::ApiResource::erase::<Self>(&()) }

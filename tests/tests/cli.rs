@@ -45,9 +45,10 @@ fn generate_kube_writes_a_kube_rs_crate() {
     assert!(manifest.contains("k8s-openapi = "), "{manifest}");
     let code = std::fs::read_to_string(out.join("src/example_com/v1.rs")).unwrap();
     for expected in [
-        "impl ::kubeskema::kube_core::Resource for Widget",
-        "impl ::kubeskema::kube_core::crd::v1::CustomResourceExt for Widget",
-        "type Scope = ::kubeskema::kube_core::NamespaceResourceScope;",
+        // kube's traits are the derive's, from these keys (`derived.rs` tests what it writes).
+        "kube = true,",
+        "crd_json = \"CRD_JSON_WIDGETS\"",
+        "scope = \"Namespaced\",",
         "use ::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;",
         "Vec<::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>",
     ] {

@@ -212,8 +212,8 @@ const APISERVER_SAYS: [&str; 4] = [
     "spec.wide: Invalid value: -1: spec.wide in body should be greater than or equal to 0",
 ];
 
-/// `resource(..., kube = true)`: kube's `Resource` and `CustomResourceExt`, so `Api<T>` works,
-/// with the derived CRD.
+/// `resource(..., kube = true)`: kube's `Resource`, `CustomResourceExt` and `HasSpec`, so
+/// `Api<T>` works, with the derived CRD.
 #[test]
 fn kube_traits_come_with_the_derived_crd() {
     use kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
@@ -262,6 +262,16 @@ fn kube_traits_come_with_the_derived_crd() {
     };
     probe.meta_mut().name = Some("p".into());
     assert_eq!(probe.meta().name.as_deref(), Some("p"));
+    // `HasSpec` (the field as declared), and the constants every root gets.
+    use kubeskema::kube_core::object::HasSpec;
+    assert!(probe.spec().is_none());
+    *probe.spec_mut() = Some(ProbeStatus { conditions: None });
+    assert!(probe.spec.is_some());
+    assert_eq!(
+        (Probe::API_VERSION, Probe::PLURAL, Probe::SHORT_NAMES),
+        ("derived.example.com/v1", "probes", &["pb"][..])
+    );
+    assert!(Probe::STATUS_SUBRESOURCE && Probe::SCALE.is_none() && Probe::NAMESPACED);
     // Both traits in scope: kube's `crd()` and kubeskema's `definition()` do not collide.
     kubeskema::crd::check::assert_accepted(Probe::definition());
 }

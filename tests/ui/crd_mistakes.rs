@@ -86,4 +86,12 @@ struct Approved {}
 ))]
 struct Envelope {}
 
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "example.com", version = "v1", crd_json = "not a path!"))]
+struct CrdJsonNotAPath {}
+
+#[derive(kubeskema::Validate)]
+#[kubeskema(resource(group = "example.com", version = "v1", crd_json = "CRD_JSON"))]
+struct CrdJsonWithoutKube {}
+
 fn main() {}

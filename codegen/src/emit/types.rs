@@ -288,7 +288,7 @@ pub(super) fn emit_struct(
             }
         })
         .collect();
-    let root_impl = s.root.as_ref().map(|r| emit_root(m, s, r));
+    let root_impl = s.root.as_ref().map(|r| emit_root(r));
     let unions = s.unions.iter().map(|u| emit_union(m, s, u));
     let apply = apply_derive(m);
     quote! {

@@ -183,22 +183,11 @@ pub struct RootInfo {
     pub kind: String,
     /// Plural resource name.
     pub plural: String,
-    /// Namespaced (else cluster-scoped).
-    pub namespaced: bool,
-    /// The CRD's name (`widgets.example.com`).
-    pub crd_name: String,
-    /// Short names (`kubectl get wd`).
-    pub short_names: Vec<String>,
-    /// Whether the status subresource is on for this version.
-    pub status_subresource: bool,
-    /// The scale subresource of this version.
-    pub scale: Option<ScaleInfo>,
-    /// `additionalPrinterColumns` of this version.
-    pub printer_columns: Vec<PrinterColumnInfo>,
+    /// Every `resource(...)` key the CRD version gives (the derive writes the root's
+    /// constants and impls from them), each as the derive's default would not.
+    pub keys: Vec<(ResourceKey, String)>,
     /// kube-rs mode: where the whole CRD's JSON (what `crd()` gives back) is written.
     pub crd_json: Option<CrdJson>,
-    /// The CRD's `api-approved.kubernetes.io` annotation (a group under `k8s.io` needs one).
-    pub api_approved: Option<String>,
 }
 
 /// The whole CRD as compact JSON, written once per CRD (in the module of its first generated
@@ -222,6 +211,64 @@ pub enum CrdJson {
     },
 }
 
+/// What a CRD says of one version's resource beside its schema, as `resource(...)` keys: each
+/// key the derive's default would not give (`served`, `storage` when false, ...), in the
+/// order the attribute documents them. In kube-rs mode, `kube = true` and where the CRD's JSON is.
+fn resource_keys(crd: &Crd, version: &str, crd_json: Option<&CrdJson>) -> Vec<(ResourceKey, String)> {
+    let entry = crd.versions.iter().find(|v| v.name == version);
+    let raw = crd
+        .raw
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .and_then(|versions| versions.iter().find(|v| v.get("name").and_then(Value::as_str) == Some(version)));
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut keys = vec![
+        (ResourceKey::Group, crd.group.clone()),
+        (ResourceKey::Version, version.to_owned()),
+        (ResourceKey::Kind, crd.names.kind.clone()),
+        (ResourceKey::Plural, crd.names.plural.clone()),
+        (ResourceKey::Scope, if crd.is_namespaced() { "Namespaced" } else { "Cluster" }.to_owned()),
+    ];
+    keys.extend(crd.names.singular.clone().map(|s| (ResourceKey::Singular, s)));
+    keys.extend(crd.names.list_kind.clone().map(|s| (ResourceKey::ListKind, s)));
+    keys.extend(crd.names.short_names.iter().map(|s| (ResourceKey::ShortName, s.clone())));
+    keys.extend(crd.names.categories.iter().map(|s| (ResourceKey::Category, s.clone())));
+    if let Some(v) = entry {
+        let flag = |on: bool| on.to_string();
+        if !v.served {
+            keys.push((ResourceKey::Served, flag(false)));
+        }
+        if !v.storage {
+            keys.push((ResourceKey::Storage, flag(false)));
+        }
+        if v.deprecated {
+            keys.push((ResourceKey::Deprecated, flag(true)));
+        }
+        keys.extend(raw.and_then(|r| text(r, "deprecationWarning")).map(|w| (ResourceKey::DeprecationWarning, w)));
+        if v.status_subresource {
+            keys.push((ResourceKey::Status, flag(true)));
+        }
+        if let Some(scale) = &v.scale {
+            keys.push((ResourceKey::ScaleSpecReplicasPath, text(scale, "specReplicasPath").unwrap_or_default()));
+            keys.push((ResourceKey::ScaleStatusReplicasPath, text(scale, "statusReplicasPath").unwrap_or_default()));
+            keys.extend(text(scale, "labelSelectorPath").map(|p| (ResourceKey::ScaleLabelSelectorPath, p)));
+        }
+        keys.extend(v.printer_columns.iter().map(|c| (ResourceKey::PrinterColumn, c.to_string())));
+        keys.extend(v.selectable_fields.iter().map(|f| (ResourceKey::SelectableField, f.clone())));
+    }
+    let approved = crd.raw.pointer("/metadata/annotations/api-approved.kubernetes.io").and_then(Value::as_str);
+    keys.extend(approved.map(|a| (ResourceKey::ApiApproved, a.to_owned())));
+    if let Some(json) = crd_json {
+        keys.push((ResourceKey::Kube, "true".to_owned()));
+        let path = match json {
+            CrdJson::Here { name, .. } => name.clone(),
+            CrdJson::There { module, name } => format!("super::{module}::{name}"),
+        };
+        keys.push((ResourceKey::CrdJson, path));
+    }
+    keys
+}
+
 impl CrdJson {
     /// The module-level constant that holds a CRD's JSON (`CRD_JSON_WIDGETS`): named by its
     /// plural, unique within a group (valid plurals are lowercase letters, digits and `-`).
@@ -232,34 +279,6 @@ impl CrdJson {
             plural.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
         format!("CRD_JSON_{name}")
     }
-}
-
-/// The scale subresource's paths.
-#[derive(Clone, Debug)]
-pub struct ScaleInfo {
-    /// `specReplicasPath`.
-    pub spec_replicas_path: String,
-    /// `statusReplicasPath`.
-    pub status_replicas_path: String,
-    /// `labelSelectorPath`.
-    pub label_selector_path: Option<String>,
-}
-
-/// One printer column.
-#[derive(Clone, Debug)]
-pub struct PrinterColumnInfo {
-    /// Header.
-    pub name: String,
-    /// OpenAPI type.
-    pub type_: String,
-    /// `jsonPath`.
-    pub json_path: String,
-    /// Description.
-    pub description: Option<String>,
-    /// Format.
-    pub format: Option<String>,
-    /// Priority.
-    pub priority: i32,
 }
 
 /// A generated struct.
@@ -522,53 +541,22 @@ impl<'a> ModuleBuilder<'a> {
         self.rules.next_crd(checked.extract_if(|pointer, _| pointer.starts_with(&prefix)).collect());
         self.sources.push(Source { file: file.to_owned(), crd: crd.name.clone(), version: self.version.clone() });
         let names = NamePath { fragments: vec![names::type_fragment(&crd.names.kind)], path: crd.names.kind.clone() };
-        let version = crd.versions.iter().find(|v| v.name == self.version);
-        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+        let crd_json = self.kube.then(|| {
+            let name = CrdJson::const_name(&crd.names.plural);
+            match crd_json_module {
+                // Pretty: a CRD on one line made a many-kB line in the generated source,
+                // in the way of grep and diffs.
+                None => CrdJson::Here { name, json: serde_json::to_string_pretty(&crd.raw).unwrap_or_default() },
+                Some(module) => CrdJson::There { module: module.to_owned(), name },
+            }
+        });
         let root = RootInfo {
             group: crd.group.clone(),
             version: self.version.clone(),
             kind: crd.names.kind.clone(),
             plural: crd.names.plural.clone(),
-            namespaced: crd.is_namespaced(),
-            crd_name: crd.name.clone(),
-            api_approved: crd
-                .raw
-                .pointer("/metadata/annotations/api-approved.kubernetes.io")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            short_names: crd.names.short_names.clone(),
-            status_subresource: version.is_some_and(|v| v.status_subresource),
-            scale: version.and_then(|v| v.scale.as_ref()).map(|s| ScaleInfo {
-                spec_replicas_path: text(s, "specReplicasPath").unwrap_or_default(),
-                status_replicas_path: text(s, "statusReplicasPath").unwrap_or_default(),
-                label_selector_path: text(s, "labelSelectorPath"),
-            }),
-            printer_columns: version
-                .map(|v| &v.printer_columns[..])
-                .unwrap_or_default()
-                .iter()
-                .map(|c| PrinterColumnInfo {
-                    name: text(c, "name").unwrap_or_default(),
-                    type_: text(c, "type").unwrap_or_default(),
-                    json_path: text(c, "jsonPath").unwrap_or_default(),
-                    description: text(c, "description"),
-                    format: text(c, "format"),
-                    priority: c
-                        .get("priority")
-                        .and_then(Value::as_i64)
-                        .and_then(|p| i32::try_from(p).ok())
-                        .unwrap_or(0),
-                })
-                .collect(),
-            crd_json: self.kube.then(|| {
-                let name = CrdJson::const_name(&crd.names.plural);
-                match crd_json_module {
-                    // Pretty: a CRD on one line made a many-kB line in the generated source,
-                    // in the way of grep and diffs.
-                    None => CrdJson::Here { name, json: serde_json::to_string_pretty(&crd.raw).unwrap_or_default() },
-                    Some(module) => CrdJson::There { module: module.to_owned(), name },
-                }
-            }),
+            keys: resource_keys(crd, &self.version, crd_json.as_ref()),
+            crd_json,
         };
         let id = self.build_struct(schema, &names, false, Some(root));
         self.roots.push(id);
@@ -964,16 +952,7 @@ impl<'a> ModuleBuilder<'a> {
 
         let mut attrs = Vec::new();
         if let Some(r) = &root {
-            attrs.push(Attr::Resource(vec![
-                (ResourceKey::Group, r.group.clone()),
-                (ResourceKey::Version, r.version.clone()),
-                (ResourceKey::Kind, r.kind.clone()),
-                (ResourceKey::Plural, r.plural.clone()),
-                (ResourceKey::Scope, if r.namespaced { "Namespaced" } else { "Cluster" }.to_owned()),
-            ]));
-            if let (Some(Attr::Resource(keys)), Some(approved)) = (attrs.last_mut(), &r.api_approved) {
-                keys.push((ResourceKey::ApiApproved, approved.clone()));
-            }
+            attrs.push(Attr::Resource(r.keys.clone()));
         }
         self.value_attrs(node, &mut attrs, true);
         if inherited_preserve && !node.preserves_unknown_fields() {

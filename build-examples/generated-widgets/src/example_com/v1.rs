@@ -30,7 +30,16 @@ use ::std::collections::BTreeMap;
         version = "v1",
         kind = "Widget",
         plural = "widgets",
-        scope = "Namespaced"
+        scope = "Namespaced",
+        singular = "widget",
+        short_name = "wd",
+        status = true,
+        scale_spec_replicas_path = ".spec.replicas",
+        scale_status_replicas_path = ".status.replicas",
+        scale_label_selector_path = ".status.selector",
+        printer_column = "{\"jsonPath\":\".spec.replicas\",\"name\":\"Replicas\",\"type\":\"integer\"}",
+        printer_column = "{\"description\":\"Whether every replica is ready.\",\"jsonPath\":\".status.ready\",\"name\":\"Ready\",\"type\":\"boolean\"}",
+        printer_column = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}"
     ),
     no_cel_value,
     constructors
@@ -49,60 +58,6 @@ pub struct Widget {
     pub metadata: ObjectMeta,
     pub spec: Option<WidgetSpec>,
     pub status: Option<WidgetStatus>,
-}
-
-impl Widget {
-    /// The `apiVersion` of this resource.
-    pub const API_VERSION: &'static str = "example.com/v1";
-    /// The API group.
-    pub const GROUP: &'static str = "example.com";
-    /// The version within the group.
-    pub const VERSION: &'static str = "v1";
-    /// The `kind`.
-    pub const KIND: &'static str = "Widget";
-    /// The plural resource name (the path segment in the API).
-    pub const PLURAL: &'static str = "widgets";
-    /// Whether objects live in a namespace.
-    pub const NAMESPACED: bool = true;
-    /// The CRD's name.
-    pub const CRD_NAME: &'static str = "widgets.example.com";
-    /// Short names (`kubectl get <short name>`).
-    pub const SHORT_NAMES: &'static [&'static str] = &["wd"];
-    /// Whether the status subresource is on: `status` is written through `/status` only.
-    pub const STATUS_SUBRESOURCE: bool = true;
-    /// The scale subresource, when on.
-    pub const SCALE: ::core::option::Option<::kubeskema::resource::Scale> = ::core::option::Option::Some(::kubeskema::resource::Scale {
-        spec_replicas_path: ".spec.replicas",
-        status_replicas_path: ".status.replicas",
-        label_selector_path: ::core::option::Option::Some(".status.selector"),
-    });
-    /// What `kubectl get` shows (`additionalPrinterColumns`).
-    pub const PRINTER_COLUMNS: &'static [::kubeskema::resource::PrinterColumn] = &[
-        ::kubeskema::resource::PrinterColumn {
-            name: "Replicas",
-            type_: "integer",
-            json_path: ".spec.replicas",
-            description: ::core::option::Option::None,
-            format: ::core::option::Option::None,
-            priority: 0i32,
-        },
-        ::kubeskema::resource::PrinterColumn {
-            name: "Ready",
-            type_: "boolean",
-            json_path: ".status.ready",
-            description: ::core::option::Option::Some("Whether every replica is ready."),
-            format: ::core::option::Option::None,
-            priority: 0i32,
-        },
-        ::kubeskema::resource::PrinterColumn {
-            name: "Age",
-            type_: "date",
-            json_path: ".metadata.creationTimestamp",
-            description: ::core::option::Option::None,
-            format: ::core::option::Option::None,
-            priority: 0i32,
-        },
-    ];
 }
 
 /// Used at `Widget.spec`.
