@@ -186,3 +186,27 @@ fn the_guide_is_linked_and_compiled() {
         }
     }
 }
+
+/// The guide and the README name files of this repository that exist too (their Rust names
+/// are the public API's, which the doc tests and rustdoc hold). `instances/` is the shared
+/// corpus's folder.
+#[test]
+fn the_guide_names_only_files_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (paths, sources) = tree(&root);
+    let mut pages = vec![root.join("README.md")];
+    pages.extend(
+        std::fs::read_dir(root.join("docs"))
+            .expect("readable")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
+    for page in pages {
+        let text = std::fs::read_to_string(&page).expect("readable");
+        let gone: Vec<String> = missing(&text, &paths, &sources)
+            .into_iter()
+            .filter(|span| span.contains('/') && span != "instances/")
+            .collect();
+        assert!(gone.is_empty(), "{} names files that are not there: {gone:?}", page.display());
+    }
+}
