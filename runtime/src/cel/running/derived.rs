@@ -22,6 +22,9 @@
 //!
 //! Everything is generic and `#[inline]`: after monomorphization a rule reads fields at fixed
 //! offsets, as the code generator's functions do.
+//!
+//! Generated code calls this module: it is not a stable API, and changes with the derive and
+//! code generator of the same release (ARCHITECTURE.md, Boundaries).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -8,6 +8,9 @@
 //! in cel-go's words ([`Error`]), the logical operators' error absorption as the `cel` crate
 //! evaluates it ([`and`], [`or`], [`Fold`]), checked integer arithmetic, code-point sizes and
 //! the string functions. Nothing here allocates unless a rule's own result needs it.
+//!
+//! Generated code calls this module: it is not a stable API, and changes with the derive and
+//! code generator of the same release (ARCHITECTURE.md, Boundaries).
 
 use std::borrow::Cow;
 
