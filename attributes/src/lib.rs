@@ -10,6 +10,8 @@
 /// Go's `regexp/syntax` errors: the runtime's `go::regexp` for `pattern` and CEL's regexes,
 /// here so that the derive judges a `pattern` attribute as the apiserver will.
 pub mod go_regexp;
+#[cfg(feature = "cel")]
+pub mod meter;
 pub mod number;
 #[cfg(feature = "parse")]
 pub mod parse;

@@ -22,6 +22,8 @@ use cel::parser::Expression;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use kubeskema_attributes::meter;
+
 /// The longest rule compiled here: the parser recurses over the text, inside rustc.
 const MAX_RULE_BYTES: usize = 4096;
 
@@ -580,39 +582,14 @@ fn literal(l: &LiteralValue) -> Result<TokenStream, String> {
     })
 }
 
-/// The calls that charge only their first operand (the rows' `Charge::FirstOperand`): the
-/// others may not be evaluated.
-const FIRST_OPERAND: [&str; 4] = ["_&&_", "_||_", "_?_:_", "@not_strictly_false"];
-
-/// What evaluating `e` charges at least: `instrument`'s spine (1 per identifier, selection
-/// and call; the operands always evaluated; comprehensions without their iterations).
+/// What evaluating `e` charges at least: the spine `instrument` charges, computed by the one
+/// function both compilers call; the calls that charge only their first operand are the rows'
+/// (`FIRST_OPERAND_CALLS`, held equal to them by a runtime test: the derive cannot read the table).
 fn spine(e: &Expression) -> u64 {
-    match &e.expr {
-        Expr::Literal(_) | Expr::Unspecified => 0,
-        Expr::Ident(_) => 1,
-        Expr::Select(s) => 1 + spine(&s.operand),
-        Expr::Call(c) if FIRST_OPERAND.contains(&c.func_name.as_str()) => c.args.first().map_or(0, spine),
-        Expr::Call(c) => c.target.as_deref().map_or(0, spine) + c.args.iter().map(spine).sum::<u64>() + 1,
-        Expr::List(l) => l.elements.iter().map(spine).sum(),
-        // Not compiled here.
-        Expr::Map(_) | Expr::Struct(_) => 0,
-        Expr::Comprehension(c) => spine(&c.iter_range) + spine(&c.accu_init) + spine(&c.result),
-    }
+    meter::spine(e, &|name| meter::FIRST_OPERAND_CALLS.contains(&name))
 }
 
-/// What one iteration of `c` charges: `instrument`'s units (the condition's spine, and the
-/// step's own operand where it folds into the accumulator).
+/// What one iteration of `c` charges, as `instrument` charges it.
 fn loop_units(c: &ComprehensionExpr) -> u64 {
-    let accu = c.accu_var.as_str();
-    let is_accu = |e: &Expression| matches!(&e.expr, Expr::Ident(n) if n == accu);
-    let step = match &c.loop_step.expr {
-        Expr::Call(s)
-            if matches!(s.func_name.as_str(), "_&&_" | "_||_" | "_+_") && s.args.first().is_some_and(is_accu) =>
-        {
-            1 + s.args.get(1).map_or(0, spine)
-        }
-        Expr::Call(s) if s.func_name == "_?_:_" => 1 + s.args.first().map_or(0, spine),
-        _ => spine(&c.loop_step),
-    };
-    (spine(&c.loop_cond) + step).max(1)
+    meter::loop_units(c, &|name| meter::FIRST_OPERAND_CALLS.contains(&name))
 }

@@ -4,6 +4,8 @@
 use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, ListExpr, LiteralValue};
 use cel::parser::Expression;
 
+use kubeskema_attributes::meter as meter_spine;
+
 use crate::cel::front::functions;
 use crate::cel::vocabulary::function::Charge;
 use crate::cel::vocabulary::meter;
@@ -42,31 +44,14 @@ fn is_ident(expr: &Expression, name: &str) -> bool {
     matches!(&expr.expr, Expr::Ident(n) if n == name)
 }
 
-/// What evaluating `expr` charges at least, in cel-go's units (1 per identifier, selection and
-/// call): the operands that are always evaluated, comprehensions without their iterations
-/// (those charge themselves).
+/// What evaluating `expr` charges at least (`kubeskema_attributes::meter::spine`, shared with
+/// the derive's compiler), the calls that charge only their first operand read off the rows.
 fn spine(expr: &Expression) -> u64 {
-    match &expr.expr {
-        Expr::Literal(_) | Expr::Unspecified => 0,
-        Expr::Ident(_) => 1,
-        Expr::Select(s) => 1 + spine(&s.operand),
-        Expr::Call(c) if charge(&c.func_name) == Charge::FirstOperand => c.args.first().map_or(0, spine),
-        Expr::Call(c) => c.target.as_deref().map_or(0, spine) + c.args.iter().map(spine).sum::<u64>() + 1,
-        Expr::List(l) => l.elements.iter().map(spine).sum(),
-        Expr::Map(m) => entries_spine(&m.entries),
-        Expr::Struct(s) => entries_spine(&s.entries),
-        Expr::Comprehension(c) => spine(&c.iter_range) + spine(&c.accu_init) + spine(&c.result),
-    }
+    meter_spine::spine(expr, &first_operand_only)
 }
 
-fn entries_spine(entries: &[cel::common::ast::IdedEntryExpr]) -> u64 {
-    entries
-        .iter()
-        .map(|e| match &e.expr {
-            EntryExpr::MapEntry(entry) => spine(&entry.key) + spine(&entry.value),
-            EntryExpr::StructField(f) => spine(&f.value),
-        })
-        .sum()
+fn first_operand_only(name: &str) -> bool {
+    charge(name) == Charge::FirstOperand
 }
 
 fn rewrite(expr: &Expression) -> Expression {
@@ -143,19 +128,8 @@ fn rewrite_comprehension(c: &ComprehensionExpr) -> ComprehensionExpr {
         loop_step: rewrite(&c.loop_step),
         result: rewrite(&c.result),
     };
-    // What one iteration evaluates at least: the condition, and the step's own operand (the
-    // accumulator's fold or append is one call).
-    let step_units = match &c.loop_step.expr {
-        Expr::Call(s)
-            if matches!(s.func_name.as_str(), "_&&_" | "_||_" | "_+_")
-                && s.args.first().is_some_and(|a| is_ident(a, accu)) =>
-        {
-            1 + s.args.get(1).map_or(0, spine)
-        }
-        Expr::Call(s) if s.func_name == "_?_:_" => 1 + s.args.first().map_or(0, spine),
-        _ => spine(&c.loop_step),
-    };
-    let units = spine(&c.loop_cond) + step_units;
+    // What one iteration evaluates at least (`kubeskema_attributes::meter::loop_units`).
+    let units = meter_spine::loop_units(c, &first_operand_only);
     // Charge where an error stops the loop at once: the condition when there is one (the
     // step's errors of `all` and `exists` wait for a later element), else the step, keeping
     // the shape `@result + [e]` the interpreter builds `map` and `filter` lists in place by.

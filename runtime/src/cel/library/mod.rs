@@ -232,6 +232,22 @@ mod tests {
     /// resolves it, the interpreter runs it (the `cel` crate's or the implementation the row
     /// names, registered from the row), every overload of one call shape charges the meter
     /// alike and has one native form, and every interpreted row says why.
+    /// The derive's compiler cannot read this table: the calls it charges only by their first
+    /// operand are `kubeskema_attributes::meter::FIRST_OPERAND_CALLS`, which must be the rows'.
+    #[test]
+    fn the_derive_knows_which_calls_charge_their_first_operand() {
+        let mut rows: Vec<&str> = rows()
+            .iter()
+            .filter(|row| row.charge == Charge::FirstOperand)
+            .map(|row| signature_shape(&row.signature).0)
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        let mut shared = kubeskema_attributes::meter::FIRST_OPERAND_CALLS.to_vec();
+        shared.sort_unstable();
+        assert_eq!(rows, shared);
+    }
+
     #[test]
     fn every_row_is_declared_once_and_complete() {
         let mut signatures = HashSet::new();
