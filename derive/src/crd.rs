@@ -278,8 +278,7 @@ pub fn expand(c: &Container) -> TokenStream {
     let selectable = all(ResourceKey::SelectableField);
     let api_approved = option(one(ResourceKey::ApiApproved));
     let crd_json = one(ResourceKey::CrdJson).and_then(|path| syn::parse_str::<syn::Path>(&path).ok());
-    let kube = flag(ResourceKey::Kube, false)
-        .then(|| kube_impls(c, &kind, &group, &version, &plural, namespaced, crd_json.is_some()));
+    let kube = flag(ResourceKey::Kube, false).then(|| kube_impls(c, namespaced, crd_json.is_some()));
     let api_version = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
     let crd_name = format!("{plural}.{group}");
     let crd_json = crd_json.map(|path| {
@@ -349,24 +348,15 @@ pub fn expand(c: &Container) -> TokenStream {
     }
 }
 
-/// `kube::Resource` and `kube::CustomResourceExt` (`resource(..., kube = true)`), so that
-/// `kube::Api<T>` works: the CRD is the derived one, converted into k8s-openapi's type once per
-/// call (its numbers become floats, as k8s-openapi holds them). The `metadata` field must be
+/// `kube::Resource`, `kube::CustomResourceExt` and `HasSpec`/`HasStatus` (`resource(..., kube =
+/// true)`), so that `kube::Api<T>` works, read off the root's constants. The CRD is the one
+/// `crd_json` holds, else the derived one, converted into k8s-openapi's type once per call (its
+/// numbers become floats, as k8s-openapi holds them). The `metadata` field must be
 /// k8s-openapi's `ObjectMeta`; a type error says so at the field.
-fn kube_impls(
-    c: &Container,
-    kind: &str,
-    group: &str,
-    version: &str,
-    plural: &str,
-    namespaced: bool,
-    crd_json: bool,
-) -> TokenStream {
+fn kube_impls(c: &Container, namespaced: bool, crd_json: bool) -> TokenStream {
     let ident = c.ident;
     let kc = quote!(::kubeskema::kube_core);
-    let api_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
     let scope = if namespaced { quote!(#kc::NamespaceResourceScope) } else { quote!(#kc::ClusterResourceScope) };
-    let crd_name = format!("{plural}.{group}");
     let fields: &[crate::model::Field] = match &c.data {
         Body::Struct(fields) => fields,
         Body::Enum(_) | Body::Union(_) | Body::Transparent(_) => &[],
@@ -423,11 +413,11 @@ fn kube_impls(
             impl #kc::Resource for #ident {
                 type DynamicType = ();
                 type Scope = #scope;
-                fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#kind) }
-                fn group(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#group) }
-                fn version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#version) }
-                fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#api_version) }
-                fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#plural) }
+                fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(Self::KIND) }
+                fn group(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(Self::GROUP) }
+                fn version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(Self::VERSION) }
+                fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(Self::API_VERSION) }
+                fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(Self::PLURAL) }
                 fn meta(&self) -> &#k8s_meta { #get }
                 fn meta_mut(&mut self) -> &mut #k8s_meta { #get_mut }
             }
@@ -436,11 +426,9 @@ fn kube_impls(
                 fn crd() -> ::kubeskema::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
                     #crd
                 }
-                fn crd_name() -> &'static str { #crd_name }
+                fn crd_name() -> &'static str { Self::CRD_NAME }
                 fn api_resource() -> #kc::discovery::ApiResource { #kc::discovery::ApiResource::erase::<Self>(&()) }
-                fn shortnames() -> &'static [&'static str] {
-                    <Self as ::kubeskema::resource::CustomResource>::RESOURCE.short_names
-                }
+                fn shortnames() -> &'static [&'static str] { Self::SHORT_NAMES }
             }
         }
     }

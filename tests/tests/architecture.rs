@@ -153,20 +153,25 @@ fn first_documents_stay_short() {
     }
 }
 
+/// The README and the guide's pages (`docs/*.md`).
+fn guide_pages(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut pages = vec![root.join("README.md")];
+    pages.extend(
+        std::fs::read_dir(root.join("docs"))
+            .expect("readable")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
+    pages
+}
+
 /// Every page the README and the guide link to exists, and every guide page with Rust examples
 /// is compiled by `docs/guide` (so none can rot).
 #[test]
 fn the_guide_is_linked_and_compiled() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let compiled = std::fs::read_to_string(root.join("docs/guide/src/lib.rs")).expect("readable");
-    let mut pages = vec![root.join("README.md")];
-    for entry in std::fs::read_dir(root.join("docs")).expect("readable") {
-        let path = entry.expect("an entry").path();
-        if path.extension().is_some_and(|e| e == "md") {
-            pages.push(path);
-        }
-    }
-    for page in &pages {
+    for page in &guide_pages(&root) {
         let text = std::fs::read_to_string(page).expect("readable");
         let name = page.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let dir = page.parent().expect("in a folder");
@@ -194,14 +199,7 @@ fn the_guide_is_linked_and_compiled() {
 fn the_guide_names_only_files_that_exist() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let (paths, sources) = tree(&root);
-    let mut pages = vec![root.join("README.md")];
-    pages.extend(
-        std::fs::read_dir(root.join("docs"))
-            .expect("readable")
-            .map(|e| e.expect("an entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "md")),
-    );
-    for page in pages {
+    for page in guide_pages(&root) {
         let text = std::fs::read_to_string(&page).expect("readable");
         let gone: Vec<String> = missing(&text, &paths, &sources)
             .into_iter()
