@@ -12,6 +12,7 @@
 pub mod go_regexp;
 #[cfg(feature = "cel")]
 pub mod meter;
+pub mod native;
 pub mod number;
 #[cfg(feature = "parse")]
 pub mod parse;

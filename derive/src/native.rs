@@ -10,7 +10,9 @@
 //! The rule is parsed here with the `cel` crate's parser, the interpreter's; the runtime
 //! type-checks it against the derived types before its code first runs. What is not compiled
 //! here (a construct below not covered, a parse error) stays interpreted, with the reason
-//! (`Compiled::reason`).
+//! (`Compiled::reason`). Calls are compiled by their native form in the runtime's function
+//! table, read by call shape from `kubeskema_attributes::native` (the derive cannot depend on
+//! the runtime), so a function added to the table is compiled here as soon as its form is.
 //!
 //! Cost: the code charges the meter what the interpreter's instrumented tree charges
 //! (`kubeskema::cel::lowering::instrument`): the expression's spine once, and each loop's
@@ -23,6 +25,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use kubeskema_attributes::meter;
+use kubeskema_attributes::native::{NativeForm as F, form_of};
 
 /// The longest rule compiled here: the parser recurses over the text, inside rustc.
 const MAX_RULE_BYTES: usize = 4096;
@@ -64,8 +67,12 @@ pub fn refusal(text: &str, message: bool) -> Option<String> {
         Expr::List(_) => "a list",
         Expr::Map(_) => "a map",
         // A string's `+` is a messageExpression's right value.
-        Expr::Call(CallExpr { func_name, .. })
-            if !message && matches!(func_name.as_str(), "_+_" | "_-_" | "_*_" | "_/_" | "_%_" | "-_") =>
+        Expr::Call(CallExpr { func_name, target, args, .. })
+            if !message
+                && matches!(
+                    form_of(func_name, target.is_some(), args.len()),
+                    Some(F::Add | F::Arithmetic(_) | F::Negate)
+                ) =>
         {
             "arithmetic"
         }
@@ -264,37 +271,42 @@ impl Emitter {
         }
     }
 
+    /// A call, by its form in the function table's rows (`kubeskema_attributes::native`): the
+    /// derive writes what each form means for operands whose types it does not know.
     fn call(&mut self, c: &CallExpr) -> Emitted {
         let d = derived();
-        let args = &c.args;
-        let target = c.target.as_deref();
+        let (name, args, target) = (c.func_name.as_str(), &c.args, c.target.as_deref());
+        let form = form_of(name, target.is_some(), args.len()).ok_or_else(|| format!("the function `{name}`"))?;
+        // The operands in order, the target first.
+        let operands: Vec<&Expression> = target.into_iter().chain(args).collect();
         let value = |code: TokenStream| Ok((code, Kind::Value));
-        match (c.func_name.as_str(), target, args.len()) {
-            (op @ ("_&&_" | "_||_"), None, 2) => {
-                let (l, r) = (self.boolean(&args[0])?, self.boolean(&args[1])?);
-                let f = if op == "_&&_" { quote!(and) } else { quote!(or) };
+        match form {
+            F::And | F::Or => {
+                let (l, r) = (self.boolean(operands[0])?, self.boolean(operands[1])?);
+                let f = if form == F::And { quote!(and) } else { quote!(or) };
                 let (l, r) = (attempt(&l), attempt(&r));
                 value(quote!(#d::#f(#l, || #r)?))
             }
             // The functions of one value through a method of `One`.
-            (f @ ("!_" | "-_" | "int" | "duration" | "string"), None, 1) => {
-                let x = self.value_of(&args[0])?;
-                let method = match f {
-                    "!_" => quote!(cel_not),
-                    "-_" => quote!(cel_neg),
-                    "int" => quote!(cel_to_int),
-                    "duration" => quote!(cel_to_duration),
-                    _ => quote!(cel_to_string),
+            F::Not | F::Negate | F::ToInt | F::ToDuration | F::ToString | F::Size => {
+                let x = self.value_of(operands[0])?;
+                let method = match form {
+                    F::Not => quote!(cel_not),
+                    F::Negate => quote!(cel_neg),
+                    F::ToInt => quote!(cel_to_int),
+                    F::ToDuration => quote!(cel_to_duration),
+                    F::ToString => quote!(cel_to_string),
+                    _ => quote!(cel_size),
                 };
                 value(quote!(#d::One(#x).#method()?))
             }
-            ("@not_strictly_false", None, 1) => {
-                let x = attempt(&self.boolean(&args[0])?);
+            F::NotStrictlyFalse => {
+                let x = attempt(&self.boolean(operands[0])?);
                 value(quote!(#d::not_strictly_false(#x)))
             }
-            ("_?_:_", None, 3) => {
-                let cond = self.boolean(&args[0])?;
-                let (a, b) = (self.value_of(&args[1])?, self.value_of(&args[2])?);
+            F::Conditional => {
+                let cond = self.boolean(operands[0])?;
+                let (a, b) = (self.value_of(operands[1])?, self.value_of(operands[2])?);
                 let (a, b) = (attempt(&a), attempt(&b));
                 let (c, x, y) = (self.fresh("c"), self.fresh("a"), self.fresh("b"));
                 // Each branch in its own statement, so that two branches of different Rust
@@ -306,36 +318,30 @@ impl Emitter {
                     #d::Pair(#x, #y).cel_pick()?
                 }))
             }
-            (op @ ("_==_" | "_!=_"), None, 2) => {
-                let (a, b) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
-                let not = if op == "_!=_" { quote!(!) } else { quote!() };
+            F::Equal | F::NotEqual => {
+                let (a, b) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
+                let not = if form == F::NotEqual { quote!(!) } else { quote!() };
                 value(quote!((#not #d::Pair(#a, #b).cel_eq()?)))
             }
-            (op @ ("_<_" | "_<=_" | "_>_" | "_>=_"), None, 2) => {
-                let (a, b) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
-                let test = match op {
-                    "_<_" => quote!(is_lt),
-                    "_<=_" => quote!(is_le),
-                    "_>_" => quote!(is_gt),
-                    _ => quote!(is_ge),
-                };
-                value(quote!(#d::Pair(#a, #b).cel_cmp()?.#test()))
+            // `cel_cmp` is Rust's `Ordering`, which compares with `Equal` as the operator does.
+            F::Ordering(op) => {
+                let (a, b) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
+                let op: TokenStream = op.parse().map_err(|_| format!("the operator `{op}`"))?;
+                value(quote!((#d::Pair(#a, #b).cel_cmp()? #op ::core::cmp::Ordering::Equal)))
             }
-            (op @ ("_+_" | "_-_" | "_*_" | "_/_" | "_%_"), None, 2) => {
-                let (a, b) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
-                let op = match op {
-                    "_+_" => quote!(Add),
-                    "_-_" => quote!(Sub),
-                    "_*_" => quote!(Mul),
-                    "_/_" => quote!(Div),
-                    _ => quote!(Rem),
+            F::Add | F::Arithmetic(_) => {
+                let (a, b) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
+                // `Arithmetic("sub_int")` is `Arith::Sub`.
+                let op = match form {
+                    F::Arithmetic(helper) => variant(helper.trim_end_matches("_int")),
+                    _ => format_ident!("Add"),
                 };
                 value(quote!(#d::Pair(#a, #b).cel_arith(#d::Arith::#op, __m)?))
             }
             // `x in ['a', 'b']`: comparisons, not a list built at each evaluation.
-            ("@in", None, 2) if constant_list(&args[1]) => {
-                let Expr::List(l) = &args[1].expr else { unreachable!("constant_list matched a list") };
-                let x = self.value_of(&args[0])?;
+            F::In if constant_list(operands[1]) => {
+                let Expr::List(l) = &operands[1].expr else { unreachable!("constant_list matched a list") };
+                let x = self.value_of(operands[0])?;
                 let v = self.fresh("x");
                 let mut any = Vec::new();
                 for item in &l.elements {
@@ -345,65 +351,42 @@ impl Emitter {
                 }
                 value(quote!({ let #v = #x; #(#any)||* }))
             }
-            ("@in", None, 2) => {
-                let (x, list) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
+            F::In => {
+                let (x, list) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
                 value(quote!(#d::Pair(#x, #list).cel_in()?))
             }
-            ("_[_]", None, 2) => {
-                let (list, i) = (self.value_of(&args[0])?, self.value_of(&args[1])?);
+            F::Index => {
+                let (list, i) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
                 Ok((quote!(#d::Pair(#list, #i).cel_index()?), Kind::Place))
             }
-            ("size", None, 1) | ("size", Some(_), 0) => {
-                let x = match target {
-                    Some(t) => self.value_of(t)?,
-                    None => self.value_of(&args[0])?,
-                };
-                value(quote!(#d::One(#x).cel_size()?))
-            }
-            (f @ ("startsWith" | "endsWith" | "contains"), Some(s), 1) => {
-                let (s, x) = (self.value_of(s)?, self.value_of(&args[0])?);
-                let op = match f {
-                    "startsWith" => quote!(StartsWith),
-                    "endsWith" => quote!(EndsWith),
-                    _ => quote!(Contains),
-                };
+            F::StrPredicate(helper) => {
+                let (s, x) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
+                let op = variant(helper);
                 value(quote!(#d::Pair(#s, #x).cel_str(#d::StrOp::#op)?))
             }
-            ("matches", Some(_), 1) | ("matches", None, 2) => {
-                let (subject, pattern) = match target {
-                    Some(s) => (s, &args[0]),
-                    None => (&args[0], &args[1]),
-                };
-                let s = self.value_of(subject)?;
-                let pattern = self.pattern(pattern)?;
-                value(quote!(#d::Pair(#s, &#pattern).cel_matches(__m)?))
+            F::Matches | F::Find => {
+                let s = self.value_of(operands[0])?;
+                let pattern = self.pattern(operands[1])?;
+                let method = if form == F::Matches { quote!(cel_matches) } else { quote!(cel_find) };
+                value(quote!(#d::Pair(#s, &#pattern).#method(__m)?))
             }
-            ("find", Some(s), 1) => {
-                let s = self.value_of(s)?;
-                let pattern = self.pattern(&args[0])?;
-                value(quote!(#d::Pair(#s, &#pattern).cel_find(__m)?))
-            }
-            (f @ ("lowerAscii" | "upperAscii" | "trim"), Some(s), 0) => {
-                let s = self.value_of(s)?;
-                let op = match f {
-                    "lowerAscii" => quote!(LowerAscii),
-                    "upperAscii" => quote!(UpperAscii),
-                    _ => quote!(Trim),
-                };
+            F::StrMap(helper) => {
+                let s = self.value_of(operands[0])?;
+                let op = variant(helper);
                 value(quote!(#d::One(#s).cel_str_map(#d::StrMap::#op)?))
             }
-            (f @ ("isURL" | "isIP"), None, 1) => {
-                let s = self.value_of(&args[0])?;
-                let op = if f == "isURL" { quote!(IsUrl) } else { quote!(IsIp) };
+            F::StrTest(helper) => {
+                let s = self.value_of(operands[0])?;
+                let op = variant(helper);
                 value(quote!(#d::One(#s).cel_str_test(#d::StrTest::#op)?))
             }
-            ("split", Some(s), 1) => {
-                let (s, sep) = (self.value_of(s)?, self.value_of(&args[0])?);
+            F::Split => {
+                let (s, sep) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
                 value(quote!(#d::Pair(#s, #sep).cel_split()?))
             }
-            ("substring", Some(s), 1 | 2) => {
-                let (s, start) = (self.value_of(s)?, self.value_of(&args[0])?);
-                let end = match args.get(1) {
+            F::Substring => {
+                let (s, start) = (self.value_of(operands[0])?, self.value_of(operands[1])?);
+                let end = match operands.get(2) {
                     Some(end) => {
                         let end = self.value_of(end)?;
                         quote!(::core::option::Option::Some(#end))
@@ -412,7 +395,17 @@ impl Emitter {
                 };
                 value(quote!(#d::Pair(#s, #start).cel_substring(#end)?))
             }
-            (name, _, _) => Err(format!("the function `{name}`")),
+            F::Url | F::UrlPart(_) => Err(format!("the function `{name}`: URL values are the interpreter's")),
+            F::HasValue | F::Value => Err(format!("the function `{name}`: optional values are the interpreter's")),
+            // The lowering writes these; the derive compiles the rule as written.
+            F::SchemaEquals
+            | F::SchemaNotEquals
+            | F::IntData
+            | F::IntPresent
+            | F::Charge
+            | F::Sized
+            | F::ChargeSized => Err(format!("the lowering's function `{name}`")),
+            F::Interpreted(why) => Err(format!("the function `{name}`: {why}")),
         }
     }
 
@@ -428,6 +421,9 @@ impl Emitter {
         Ok(name)
     }
 
+    /// The four macros the parser expands into a comprehension, recognized by the shape of
+    /// their expansion (cel-go's `parser/macro.go`: the operators it writes are part of that
+    /// shape, not calls the function table decides).
     fn comprehension(&mut self, c: &ComprehensionExpr) -> Emitted {
         if c.iter_var2.is_some() {
             return Err("a two-variable comprehension".into());
@@ -530,6 +526,17 @@ impl Emitter {
         self.locals.pop();
         out
     }
+}
+
+/// The runtime's variant for a form's helper: `starts_with` is `StartsWith`.
+fn variant(helper: &str) -> Ident {
+    let mut camel = String::new();
+    for word in helper.split('_') {
+        let mut chars = word.chars();
+        camel.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+        camel.extend(chars);
+    }
+    format_ident!("{camel}")
 }
 
 /// `@result + 1`.

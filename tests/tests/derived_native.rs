@@ -79,7 +79,7 @@ fn the_summary_lists_every_rule_native_or_with_its_reason() {
             "a comprehension other than all, exists, exists_one and filter",
             "a map literal",
             "a list literal",
-            "the function `getScheme`",
+            "the function `getScheme`: URL values are the interpreter's",
             "optionalOldSelf",
         ]
     );

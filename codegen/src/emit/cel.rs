@@ -546,19 +546,21 @@ impl<'a> Emitter<'a> {
         // The row's native form (the runtime's function table) says what to write.
         let form = native_form(name, c.target.is_some(), args.len()).ok_or_else(|| format!("the function `{name}`"))?;
         let is_call_of = |e: &Expression, wanted: NativeForm| matches!(&e.expr, Expr::Call(c) if native_form(&c.func_name, c.target.is_some(), c.args.len()) == Some(wanted));
-        match (form, c.target.as_deref(), args.len()) {
-            (N::Charge, None, 2) => {
-                let units = int_literal(&args[0]).ok_or("a charge without units")?;
-                let (code, rep) = self.expr(&args[1])?;
-                self.same_place(e, &args[1]);
+        // The operands in order, the target first.
+        let operands: Vec<&Expression> = c.target.as_deref().into_iter().chain(args).collect();
+        match form {
+            N::Charge => {
+                let units = int_literal(operands[0]).ok_or("a charge without units")?;
+                let (code, rep) = self.expr(operands[1])?;
+                self.same_place(e, operands[1]);
                 let units = Literal::u64_unsuffixed(units);
                 Ok((quote!({ __m.charge(#units)?; #code }), rep))
             }
             // A typed value holds an integer where the schema says integer; the meter knows
             // where the document wrote it as a float (`cel::int_data`), and fails that read.
-            (N::IntData, None, 1) => {
-                let (code, rep) = self.expr(&args[0])?;
-                match self.places.get(&args[0].id).map(Place::code) {
+            N::IntData => {
+                let (code, rep) = self.expr(operands[0])?;
+                match self.places.get(&operands[0].id).map(Place::code) {
                     Some(place) => {
                         let v = self.fresh("v");
                         Ok((quote!({ let #v = #code; __m.int_read(#place)?; #v }), rep))
@@ -567,33 +569,33 @@ impl<'a> Emitter<'a> {
                 }
             }
             // `has(x.f) && @int_present(x.f)`: the `has`, then the same check.
-            (N::And, None, 2) if is_call_of(&args[1], N::IntPresent) => {
-                let (has, rep) = self.expr(&args[0])?;
-                match self.places.get(&args[0].id).map(Place::code) {
+            N::And if is_call_of(operands[1], N::IntPresent) => {
+                let (has, rep) = self.expr(operands[0])?;
+                match self.places.get(&operands[0].id).map(Place::code) {
                     Some(place) => Ok((quote!((#has && { __m.int_read(#place)?; true })), rep)),
                     None => Ok((has, rep)),
                 }
             }
-            (N::Sized, None, 1) => {
-                let (code, rep) = self.expr(&args[0])?;
-                self.same_place(e, &args[0]);
+            N::Sized => {
+                let (code, rep) = self.expr(operands[0])?;
+                self.same_place(e, operands[0]);
                 let v = self.fresh("v");
                 // What has no size (an int's `+`) charges nothing.
                 let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
                 Ok((quote!({ let #v = #code; __m.charge_size((#size) as usize)?; #v }), rep))
             }
-            (N::ChargeSized, None, 2) => {
-                let units = int_literal(&args[0]).ok_or("a charge without units")?;
+            N::ChargeSized => {
+                let units = int_literal(operands[0]).ok_or("a charge without units")?;
                 let units = Literal::u64_unsuffixed(units);
-                let (code, rep) = self.expr(&args[1])?;
-                self.same_place(e, &args[1]);
+                let (code, rep) = self.expr(operands[1])?;
+                self.same_place(e, operands[1]);
                 let v = self.fresh("v");
                 let size = size_of(&quote!(#v), &rep).unwrap_or(quote!(0));
                 Ok((quote!({ __m.charge(#units)?; let #v = #code; __m.charge_size((#size) as usize)?; #v }), rep))
             }
-            (N::And | N::Or, None, 2) => {
-                let (l, lr) = self.expr(&args[0])?;
-                let (r, rr) = self.expr(&args[1])?;
+            N::And | N::Or => {
+                let (l, lr) = self.expr(operands[0])?;
+                let (r, rr) = self.expr(operands[1])?;
                 if lr != Rep::Bool || rr != Rep::Bool {
                     return Err(format!("{name} of non-bools"));
                 }
@@ -607,8 +609,8 @@ impl<'a> Emitter<'a> {
                 let (l, r) = (attempt(&l), attempt(&r));
                 Ok((quote!(#native::#f(#l, || #r)?), Rep::Bool))
             }
-            (N::NotStrictlyFalse, None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::NotStrictlyFalse => {
+                let (x, rep) = self.expr(operands[0])?;
                 if rep != Rep::Bool {
                     return Err("@not_strictly_false of a non-bool".into());
                 }
@@ -618,39 +620,39 @@ impl<'a> Emitter<'a> {
                 let x = attempt(&x);
                 Ok((quote!(#native::not_strictly_false(#x)), Rep::Bool))
             }
-            (N::Not, None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::Not => {
+                let (x, rep) = self.expr(operands[0])?;
                 if rep != Rep::Bool {
                     return Err("! of a non-bool".into());
                 }
                 Ok((quote!((!#x)), Rep::Bool))
             }
-            (N::Negate, None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::Negate => {
+                let (x, rep) = self.expr(operands[0])?;
                 match rep {
                     Rep::Int => Ok((quote!(#native::neg_int(#x)?), Rep::Int)),
                     Rep::Double => Ok((quote!((-#x)), Rep::Double)),
                     other => Err(format!("negation of {other}")),
                 }
             }
-            (N::Conditional, None, 3) => {
-                let (cond, cr) = self.expr(&args[0])?;
+            N::Conditional => {
+                let (cond, cr) = self.expr(operands[0])?;
                 // `has(self.x) ? self.x : []`: the empty literal as an empty one of the
                 // other branch's Rust type.
-                let (a, ar, b, br) = match (empty_literal(&args[1]), empty_literal(&args[2])) {
+                let (a, ar, b, br) = match (empty_literal(operands[1]), empty_literal(operands[2])) {
                     (false, true) => {
-                        let (a, ar) = self.expr(&args[1])?;
+                        let (a, ar) = self.expr(operands[1])?;
                         let (a, b) = self.empty_like(a, &ar)?;
                         (a, ar.clone(), b, ar)
                     }
                     (true, false) => {
-                        let (b, br) = self.expr(&args[2])?;
+                        let (b, br) = self.expr(operands[2])?;
                         let (b, a) = self.empty_like(b, &br)?;
                         (a, br.clone(), b, br)
                     }
                     _ => {
-                        let (a, ar) = self.expr(&args[1])?;
-                        let (b, br) = self.expr(&args[2])?;
+                        let (a, ar) = self.expr(operands[1])?;
+                        let (b, br) = self.expr(operands[2])?;
                         (a, ar, b, br)
                     }
                 };
@@ -662,9 +664,9 @@ impl<'a> Emitter<'a> {
                 }
                 Ok((quote!((if #cond { #a } else { #b })), ar))
             }
-            (N::Equal | N::NotEqual, None, 2) => {
-                let (a, ar) = self.expr(&args[0])?;
-                let (b, br) = self.expr(&args[1])?;
+            N::Equal | N::NotEqual => {
+                let (a, ar) = self.expr(operands[0])?;
+                let (b, br) = self.expr(operands[1])?;
                 let eq = match (&ar, &br) {
                     // Objects and lists of the same Rust type: its `PartialEq` is CEL's
                     // equality where nothing inside compares otherwise.
@@ -673,9 +675,9 @@ impl<'a> Emitter<'a> {
                 };
                 Ok((if form == N::Equal { eq } else { quote!((!#eq)) }, Rep::Bool))
             }
-            (N::Ordering(operator), None, 2) => {
-                let (a, ar) = self.expr(&args[0])?;
-                let (b, br) = self.expr(&args[1])?;
+            N::Ordering(operator) => {
+                let (a, ar) = self.expr(operands[0])?;
+                let (b, br) = self.expr(operands[1])?;
                 let op: TokenStream = operator.parse().map_err(|_| format!("the operator `{operator}`"))?;
                 match (&ar, &br) {
                     (Rep::Int, Rep::Int)
@@ -687,9 +689,9 @@ impl<'a> Emitter<'a> {
                     _ => Err(format!("a comparison of {ar} and {br}")),
                 }
             }
-            (N::Add | N::Arithmetic(_), None, 2) => {
-                let (a, ar) = self.expr(&args[0])?;
-                let (b, br) = self.expr(&args[1])?;
+            N::Add | N::Arithmetic(_) => {
+                let (a, ar) = self.expr(operands[0])?;
+                let (b, br) = self.expr(operands[1])?;
                 match (&ar, &br, form) {
                     (Rep::Int, Rep::Int, N::Add) => Ok((quote!(#native::add_int(#a, #b)?), Rep::Int)),
                     (Rep::Int, Rep::Int, N::Arithmetic(helper)) => {
@@ -700,14 +702,14 @@ impl<'a> Emitter<'a> {
                     _ => Err(format!("{name} of {ar} and {br}")),
                 }
             }
-            (N::SchemaEquals | N::SchemaNotEquals, None, 3) => {
+            N::SchemaEquals | N::SchemaNotEquals => {
                 use kubeskema::cel::Shape;
-                let Expr::Literal(LiteralValue::String(text)) = &args[2].expr else {
+                let Expr::Literal(LiteralValue::String(text)) = &operands[2].expr else {
                     return Err("a shape that is not a literal".into());
                 };
                 let shape = Shape::decode(text.inner()).ok_or("a shape that does not read")?;
-                let (a, ar) = self.expr(&args[0])?;
-                let (b, br) = self.expr(&args[1])?;
+                let (a, ar) = self.expr(operands[0])?;
+                let (b, br) = self.expr(operands[1])?;
                 // What compiles here cannot fail, so `!=` is the negation.
                 let (equal, rep) = match (shape, &ar, &br) {
                     (Shape::Set, Rep::Ref(Ty::Vec(x)), Rep::Ref(Ty::Vec(y))) if x == y && self.scalar(x) => {
@@ -725,12 +727,12 @@ impl<'a> Emitter<'a> {
                 };
                 Ok(if matches!(form, N::SchemaNotEquals) { (quote!(!(#equal)), rep) } else { (equal, rep) })
             }
-            (N::Index, None, 2) if matches!(args[0].expr, Expr::Map(_)) => self.constant_map_lookup(&args[0], &args[1]),
-            (N::Index, None, 2) => {
-                let (list, lr) = self.expr(&args[0])?;
-                let (i, ir) = self.expr(&args[1])?;
-                if let Some(place) = self.places.get(&args[0].id) {
-                    let item = match &args[1].expr {
+            N::Index if matches!(&operands[0].expr, Expr::Map(_)) => self.constant_map_lookup(operands[0], operands[1]),
+            N::Index => {
+                let (list, lr) = self.expr(operands[0])?;
+                let (i, ir) = self.expr(operands[1])?;
+                if let Some(place) = self.places.get(&operands[0].id) {
+                    let item = match &operands[1].expr {
                         Expr::Literal(LiteralValue::Int(i)) => place.name(&i.inner().to_string()),
                         Expr::Literal(LiteralValue::String(k)) => place.name(k.inner()),
                         _ => place.then(Segment::Any),
@@ -758,13 +760,13 @@ impl<'a> Emitter<'a> {
                 }
             }
             // `x in ['a', 'b']`: comparisons, not a list built at every evaluation.
-            (N::In, None, 2)
-                if matches!(&args[1].expr, Expr::List(l) if !l.elements.is_empty()
+            N::In
+                if matches!(&operands[1].expr, Expr::List(l) if !l.elements.is_empty()
                     && l.optional_indices.is_empty()
                     && l.elements.iter().all(|e| matches!(e.expr, Expr::Literal(_)))) =>
             {
-                let Expr::List(l) = &args[1].expr else { unreachable!("matched above") };
-                let (x, xr) = self.expr(&args[0])?;
+                let Expr::List(l) = &operands[1].expr else { unreachable!("matched above") };
+                let (x, xr) = self.expr(operands[0])?;
                 let v = self.fresh("x");
                 let mut any = Vec::new();
                 for item in &l.elements {
@@ -773,9 +775,9 @@ impl<'a> Emitter<'a> {
                 }
                 Ok((quote!({ let #v = #x; #(#any)||* }), Rep::Bool))
             }
-            (N::In, None, 2) => {
-                let (x, xr) = self.expr(&args[0])?;
-                let (list, lr) = self.expr(&args[1])?;
+            N::In => {
+                let (x, xr) = self.expr(operands[0])?;
+                let (list, lr) = self.expr(operands[1])?;
                 let v = self.fresh("x");
                 let item = self.fresh("i");
                 match &lr {
@@ -794,88 +796,80 @@ impl<'a> Emitter<'a> {
                     _ => Err(format!("`in` of {lr}")),
                 }
             }
-            (N::Size, None, 1) | (N::Size, Some(_), 0) => {
-                let target = match c.target.as_deref() {
-                    Some(t) => t,
-                    None => &args[0],
-                };
-                let (x, rep) = self.expr(target)?;
+            N::Size => {
+                let (x, rep) = self.expr(operands[0])?;
                 let v = self.fresh("v");
                 let size = size_of(&quote!(#v), &rep)?;
                 Ok((quote!({ let #v = #x; #size }), Rep::Int))
             }
-            (N::StrPredicate(method), Some(target), 1) => {
-                let (s, sr) = self.expr(target)?;
-                let (x, xr) = self.expr(&args[0])?;
+            N::StrPredicate(method) => {
+                let (s, sr) = self.expr(operands[0])?;
+                let (x, xr) = self.expr(operands[1])?;
                 if sr != Rep::Str || xr != Rep::Str {
                     return Err(format!("{name} of {sr} and {xr}"));
                 }
                 let f = format_ident!("{}", method);
                 Ok((quote!((#s).#f(&*#x)), Rep::Bool))
             }
-            (N::Matches, Some(_), 1) | (N::Matches, None, 2) => {
-                let (subject, pattern) = match c.target.as_deref() {
-                    Some(t) => (t, &args[0]),
-                    None => (&args[0], &args[1]),
-                };
-                let (s, sr) = self.expr(subject)?;
+            N::Matches => {
+                let (s, sr) = self.expr(operands[0])?;
                 if sr != Rep::Str {
                     return Err("matches on a non-string".into());
                 }
-                let p = self.pattern(pattern)?;
+                let p = self.pattern(operands[1])?;
                 Ok((quote!(#native::matches(__m, &#s, &#p)?), Rep::Bool))
             }
-            (N::Find, Some(target), 1) => {
-                let (s, sr) = self.expr(target)?;
+            N::Find => {
+                let (s, sr) = self.expr(operands[0])?;
                 if sr != Rep::Str {
                     return Err("find on a non-string".into());
                 }
-                let p = self.pattern(&args[0])?;
+                let p = self.pattern(operands[1])?;
                 Ok((quote!(#native::find(__m, #s, &#p)?), Rep::Str))
             }
-            (N::Split, Some(target), 1) => {
-                let (s, sr) = self.expr(target)?;
-                let (sep, pr) = self.expr(&args[0])?;
+            N::Split => {
+                let (s, sr) = self.expr(operands[0])?;
+                let (sep, pr) = self.expr(operands[1])?;
                 if sr != Rep::Str || pr != Rep::Str {
                     return Err("split of a non-string".into());
                 }
                 Ok((quote!(#native::split(#s, &#sep)), Rep::List(Box::new(Rep::Str))))
             }
-            (N::StrTest(helper), None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::StrTest(helper) => {
+                let (x, rep) = self.expr(operands[0])?;
                 if rep != Rep::Str {
                     return Err(format!("{name} of a non-string"));
                 }
                 let f = format_ident!("{}", helper);
                 Ok((quote!(#native::#f(&#x)), Rep::Bool))
             }
-            (N::Url, None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::Url => {
+                let (x, rep) = self.expr(operands[0])?;
                 if rep != Rep::Str {
                     return Err("url of a non-string".into());
                 }
                 Ok((quote!(#native::url(&#x)?), Rep::Url))
             }
-            (N::UrlPart(part), Some(target), 0) => {
-                let (u, rep) = self.expr(target)?;
+            N::UrlPart(part) => {
+                let (u, rep) = self.expr(operands[0])?;
                 if rep != Rep::Url {
                     return Err(format!("{name} of {rep}"));
                 }
                 let field = format_ident!("{}", part);
                 Ok((quote!(::std::borrow::Cow::<str>::Owned((#u).#field)), Rep::Str))
             }
-            (N::StrMap(helper), Some(target), 0) => {
-                let (s, sr) = self.expr(target)?;
+            N::StrMap(helper) => {
+                let (s, sr) = self.expr(operands[0])?;
                 if sr != Rep::Str {
                     return Err(format!("{name} on a non-string"));
                 }
                 let f = format_ident!("{}", helper);
                 Ok((quote!(#native::#f(#s)), Rep::Str))
             }
-            (N::Substring, Some(target), 1 | 2) => {
-                let (s, sr) = self.expr(target)?;
-                let (start, r1) = self.expr(&args[0])?;
-                let end = match args.get(1) {
+            N::Substring => {
+                let (s, sr) = self.expr(operands[0])?;
+                let (start, r1) = self.expr(operands[1])?;
+                let end = match operands.get(2) {
                     Some(a) => {
                         let (end, r2) = self.expr(a)?;
                         if r2 != Rep::Int {
@@ -890,8 +884,8 @@ impl<'a> Emitter<'a> {
                 }
                 Ok((quote!(#native::substring(#s, #start, #end)?), Rep::Str))
             }
-            (N::ToInt, None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::ToInt => {
+                let (x, rep) = self.expr(operands[0])?;
                 match rep {
                     Rep::Int => Ok((x, Rep::Int)),
                     Rep::Str => Ok((quote!(#native::string_to_int(&#x)?), Rep::Int)),
@@ -899,31 +893,31 @@ impl<'a> Emitter<'a> {
                     other => Err(format!("int() of {other}")),
                 }
             }
-            (N::ToString, None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::ToString => {
+                let (x, rep) = self.expr(operands[0])?;
                 match rep {
                     Rep::Str => Ok((x, Rep::Str)),
                     Rep::Int => Ok((quote!(#native::int_to_string(#x)), Rep::Str)),
                     other => Err(format!("string() of {other}")),
                 }
             }
-            (N::ToDuration, None, 1) => {
-                let (x, rep) = self.expr(&args[0])?;
+            N::ToDuration => {
+                let (x, rep) = self.expr(operands[0])?;
                 match rep {
                     Rep::Str => Ok((quote!(#native::string_to_duration(&#x)?), Rep::Duration)),
                     Rep::Int | Rep::Duration => Ok((x, Rep::Duration)),
                     other => Err(format!("duration() of {other}")),
                 }
             }
-            (N::HasValue, Some(target), 0) => {
-                let (x, rep) = self.expr(target)?;
+            N::HasValue => {
+                let (x, rep) = self.expr(operands[0])?;
                 match rep {
                     Rep::Optional(_) => Ok((quote!((#x).is_some()), Rep::Bool)),
                     other => Err(format!("hasValue() of {other}")),
                 }
             }
-            (N::Value, Some(target), 0) => {
-                let (x, rep) = self.expr(target)?;
+            N::Value => {
+                let (x, rep) = self.expr(operands[0])?;
                 match rep {
                     Rep::Optional(ty) => {
                         let at = quote!((#x).ok_or(#native::Error::Message(::std::borrow::Cow::Borrowed("optional.none() dereference")))?);
@@ -932,7 +926,9 @@ impl<'a> Emitter<'a> {
                     other => Err(format!("value() of {other}")),
                 }
             }
-            _ => Err(format!("the function `{name}`")),
+            // The lowering writes it only as `has(x) && @int_present(x)`, compiled above.
+            N::IntPresent => Err(format!("`{name}` outside `has(x) && {name}(x)`")),
+            N::Interpreted(why) => Err(format!("the function `{name}`: {why}")),
         }
     }
 

@@ -248,6 +248,37 @@ mod tests {
         assert_eq!(rows, shared);
     }
 
+    /// The derive's compiler reads the forms by call shape from
+    /// `kubeskema_attributes::native::CALLS`: they must be the rows', shape for shape (as a rule
+    /// writes the call: `duration(s)`, not the lowering's `@duration(s)`), so that a row added
+    /// with a native form is compiled by both compilers and a row added as interpreted by
+    /// neither. Both match on the form without a catch-all, so a new form is a compile error in
+    /// each until it is written or given a reason.
+    #[test]
+    fn the_derive_reads_the_rows_native_forms() {
+        use kubeskema_attributes::native::{CALLS, Call};
+        let mut native: Vec<Call> = Vec::new();
+        for row in rows() {
+            if matches!(row.native, NativeForm::Interpreted(_)) {
+                continue;
+            }
+            let (name, member, arity) = signature_shape(&row.signature);
+            let call = Call { name: leak(name), member, arity, form: row.native };
+            if !native.contains(&call) {
+                native.push(call);
+            }
+        }
+        let missing: Vec<&Call> = native.iter().filter(|c| !CALLS.contains(c)).collect();
+        let stale: Vec<&Call> = CALLS.iter().filter(|c| !native.contains(c)).collect();
+        assert!(missing.is_empty(), "native rows missing from kubeskema_attributes::native::CALLS: {missing:#?}");
+        assert!(stale.is_empty(), "CALLS entries no native row has: {stale:#?}");
+        assert_eq!(native.len(), CALLS.len(), "CALLS lists each shape once");
+    }
+
+    fn leak(s: &str) -> &'static str {
+        Box::leak(s.to_owned().into_boxed_str())
+    }
+
     #[test]
     fn every_row_is_declared_once_and_complete() {
         let mut signatures = HashSet::new();

@@ -4,7 +4,9 @@
 //! registers the implementation ([`crate::cel::library::register`]), the estimator applies the static cost
 //! rule ([`crate::cel::cost`]), the meter's rewrite reads the run-time charge
 //! ([`crate::cel::compile::instrument`]), and code generation asks for the native form
-//! ([`native_form`]). Adding a function is adding its row, in the file of its library.
+//! ([`crate::cel::library::native_form`]; the derive reads the same forms by call shape from
+//! `kubeskema_attributes::native::CALLS`). Adding a function is adding its row, in the file of
+//! its library (and, if it runs natively, its shape to `CALLS`: a test says so).
 
 use cel::common::functions::Function as Implementation;
 
@@ -132,87 +134,10 @@ pub(crate) enum Charge {
     Meter,
 }
 
-/// How generated code runs an overload natively: the form the code generator's emitter
-/// writes for it (with the helper in [`crate::cel::native`] or the Rust method it calls),
-/// or why it stays interpreted. The emitter falls back to the interpreter for a whole rule
-/// when a native form does not fit the operands' Rust types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NativeForm {
-    /// `@charge(k, e)`: the meter charged, then `e`.
-    Charge,
-    /// `@sized(e)`: `e`, its size charged.
-    Sized,
-    /// `@charge_sized(k, e)`: both.
-    ChargeSized,
-    /// `@int_data(x)`: the read checked against where the document wrote a float.
-    IntData,
-    /// `@int_present(x)`, after `has(x) &&`: the same check.
-    IntPresent,
-    /// `&&`: Rust's where the left cannot fail, else [`and`](crate::cel::native::and).
-    And,
-    /// `||`, likewise.
-    Or,
-    /// A comprehension's loop condition: errors read as true.
-    NotStrictlyFalse,
-    /// `!`.
-    Not,
-    /// `-x`: checked for integers.
-    Negate,
-    /// `c ? a : b`: Rust's `if`.
-    Conditional,
-    /// `==`: `PartialEq` where it is CEL's equality.
-    Equal,
-    /// `!=`.
-    NotEqual,
-    /// A comparison, as this Rust operator.
-    Ordering(&'static str),
-    /// `+`: of integers (checked) and strings.
-    Add,
-    /// Integer arithmetic through this checked helper.
-    Arithmetic(&'static str),
-    /// `==` of a value whose type holds set or map lists
-    /// (`cel::lowering::list_kinds`): natively where it is a set of scalars, or a map
-    /// list of items that compare plainly.
-    SchemaEquals,
-    /// `!=` of such a value (true where `==` fails), natively where `==` is.
-    SchemaNotEquals,
-    /// `list[i]`, `map[k]`.
-    Index,
-    /// `x in list`, `k in map`.
-    In,
-    /// `size(x)`, `x.size()`.
-    Size,
-    /// A `str` method of one string argument (`starts_with`).
-    StrPredicate(&'static str),
-    /// `s.matches(re)`: the pattern compiled once.
-    Matches,
-    /// `s.find(re)`.
-    Find,
-    /// `s.split(sep)`.
-    Split,
-    /// A helper from a string to a bool (`is_ip`).
-    StrTest(&'static str),
-    /// A helper from a string to a string (`trim`).
-    StrMap(&'static str),
-    /// `s.substring(i[, j])`.
-    Substring,
-    /// `url(s)`: Go's `url.ParseRequestURI`.
-    Url,
-    /// A field of a parsed URL.
-    UrlPart(&'static str),
-    /// `int(x)` of an int, a string or a duration.
-    ToInt,
-    /// `string(x)` of a string or an int.
-    ToString,
-    /// `duration(x)` of a string, an int or a duration.
-    ToDuration,
-    /// `optional.hasValue()`.
-    HasValue,
-    /// `optional.value()`.
-    Value,
-    /// Not compiled to Rust, and why.
-    Interpreted(&'static str),
-}
+/// How generated code runs an overload natively, or why it stays interpreted: shared with
+/// the derive's compiler, which reads the forms by call shape
+/// ([`kubeskema_attributes::native::CALLS`], held equal to the rows by a test).
+pub use kubeskema_attributes::native::NativeForm;
 
 /// The rows of a library, in the order its file declares them.
 #[derive(Default)]
