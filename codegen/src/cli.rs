@@ -70,6 +70,10 @@ pub enum Command {
     /// Show what a server-side apply would store, offline: the merged object with its
     /// `metadata.managedFields`, or the conflicts (exit status 1), as kube-apiserver words them.
     Apply(ApplyArgs),
+    /// What a CRD change does to the objects stored under it: the CRD update as the apiserver
+    /// judges it, and every change classified, with an object that proves it (exit status 1
+    /// when something breaks, 2 when the comparison could not run).
+    Compat(CompatArgs),
     /// Check CRDs as the apiserver does (structural schema rules) without generating.
     Check {
         /// CRD files or folders.
@@ -82,6 +86,39 @@ pub enum Command {
         #[arg(long)]
         skip_non_crds: bool,
     },
+}
+
+/// The arguments of `cargo kubeskema compat`.
+#[derive(clap::Args, Debug)]
+pub struct CompatArgs {
+    /// OLD then NEW: CRD files or folders (YAML or JSON, multi-document, `List`s). With
+    /// `--old-ref`, only NEW: OLD is the same files at that git revision.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Read OLD from git: NEW's files at this revision (a pull request's base branch).
+    #[arg(long, value_name = "REF")]
+    pub old_ref: Option<String>,
+    /// The versions objects are stored in (`status.storedVersions` of the live CRD), comma
+    /// separated; default: OLD's `status.storedVersions`, else its storage version.
+    #[arg(long, value_name = "V1,V2", value_delimiter = ',')]
+    pub stored_versions: Option<Vec<String>>,
+    /// A class that does not fail the run (repeatable): compatible, cel-cost,
+    /// needs-migration, tightens, blocks-updates, drops-data, breaks-clients.
+    #[arg(long, value_name = "CLASS")]
+    pub allow: Vec<String>,
+    /// A deliberate break that does not fail the run (repeatable): `CRD`, `CRD/VERSION` or
+    /// `CRD/VERSION/FIELD` (as the help line of each error prints it).
+    #[arg(long, value_name = "ID")]
+    pub acknowledge: Vec<String>,
+    /// A policy file (YAML or JSON): `{allow: [CLASS...], acknowledge: [ID...]}`, added to the flags.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Show documentation-only changes too.
+    #[arg(long)]
+    pub verbose: bool,
+    /// `human` (default), `json` (one object per line) or `markdown` (a pull-request comment).
+    #[arg(long, default_value = "human", value_parser = ["human", "json", "markdown"])]
+    pub output: String,
 }
 
 /// The arguments of `cargo kubeskema apply`.
@@ -333,6 +370,7 @@ pub fn run(args: Args) -> i32 {
         }
         Command::Validate(args) => validate(args),
         Command::Apply(args) => apply(args),
+        Command::Compat(args) => compat(args),
         Command::Check { paths, output, skip_non_crds } => {
             let Some(json) = output_is_json(&output) else { return 2 };
             let diags = pipeline::check(&paths, skip_non_crds);
@@ -352,6 +390,68 @@ pub fn run(args: Args) -> i32 {
             }
         }
     }
+}
+
+/// `cargo kubeskema compat`: the findings on standard output; 1 when something breaks under
+/// the policy, 2 when the comparison could not run.
+fn compat(args: CompatArgs) -> i32 {
+    use crate::compat::{Old, Policy, Request};
+    let (old, new) = match (args.old_ref, args.paths.as_slice()) {
+        (Some(rev), _) => (Old::GitRef(rev), args.paths.clone()),
+        (None, [old, new]) => (Old::Files(vec![old.clone()]), vec![new.clone()]),
+        (None, _) => {
+            eprintln!("error: compat takes OLD and NEW (two paths), or NEW with --old-ref REF");
+            return 2;
+        }
+    };
+    if new.iter().any(|p| p.as_os_str() == "-") {
+        eprintln!("error: compat reads files and folders, not standard input (-)");
+        return 2;
+    }
+    let mut policy = match &args.policy {
+        Some(path) => match Policy::read(path) {
+            Ok(policy) => policy,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+        None => Policy::default(),
+    };
+    for name in &args.allow {
+        match kubeskema::crd::compat::Class::from_name(name) {
+            Some(class) => policy.allow.push(class),
+            None => {
+                eprintln!("error: --allow: {}", crate::compat::unknown_class(name));
+                return 2;
+            }
+        }
+    }
+    policy.acknowledge.extend(args.acknowledge);
+    let options = kubeskema::crd::compat::Options { stored_versions: args.stored_versions, verbose: args.verbose };
+    let outcome = crate::compat::run(&Request { old, new, options, policy });
+    for d in &outcome.problems {
+        eprintln!("{}", d.human());
+    }
+    if outcome.problems.iter().any(Diagnostic::is_error) {
+        return 2;
+    }
+    match args.output.as_str() {
+        "json" => outcome
+            .records
+            .iter()
+            .for_each(|r| say(crate::validate::report::json_text(&crate::compat::to_json(r), false))),
+        "markdown" => say(crate::compat::markdown(&outcome).trim_end()),
+        _ => {
+            for r in &outcome.records {
+                say(r.diagnostic.human().trim_end());
+            }
+            let errors = outcome.records.iter().filter(|r| r.diagnostic.is_error()).count();
+            let warnings = outcome.records.len() - errors;
+            say(format!("compat: {} CRDs compared: {errors} breaking, {warnings} other", outcome.reports.len()));
+        }
+    }
+    i32::from(outcome.records.iter().any(|r| r.diagnostic.is_error()))
 }
 
 /// `cargo kubeskema apply`: the stored object on standard output (exit status 0); conflicts

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use kubeskema::crd::compat::Class;
 use kubeskema::issue::{ErrorType, printable, printable_lines};
 use kubeskema::yaml::Pos;
 
@@ -74,11 +75,13 @@ pub enum Code {
     ApplyConflict,
     /// An apply the apiserver refuses (a field not in the schema, a key missing, ...).
     ApplyRefused,
+    /// A CRD change and what it does to stored objects (`compat`).
+    Compat(kubeskema::crd::compat::Class),
 }
 
 impl Code {
     /// Every code, in the order `docs/diagnostics.md` explains them.
-    pub const ALL: [Code; 34] = [
+    pub const ALL: [Code; 41] = [
         Code::Field(ErrorType::Invalid),
         Code::Field(ErrorType::TypeInvalid),
         Code::Field(ErrorType::Required),
@@ -113,6 +116,13 @@ impl Code {
         Code::UnrecognizedFormat,
         Code::ApplyConflict,
         Code::ApplyRefused,
+        Code::Compat(Class::Compatible),
+        Code::Compat(Class::CelCost),
+        Code::Compat(Class::NeedsMigration),
+        Code::Compat(Class::Tightens),
+        Code::Compat(Class::BlocksUpdates),
+        Code::Compat(Class::DropsData),
+        Code::Compat(Class::BreaksClients),
     ];
 
     /// Where `docs/diagnostics.md` explains the code (SARIF's `helpUri`).
@@ -145,6 +155,13 @@ impl Code {
             Code::UnrecognizedFormat => "UnrecognizedFormat",
             Code::ApplyConflict => "ApplyConflict",
             Code::ApplyRefused => "ApplyRefused",
+            Code::Compat(Class::Compatible) => "Compatible",
+            Code::Compat(Class::CelCost) => "CelCost",
+            Code::Compat(Class::NeedsMigration) => "NeedsMigration",
+            Code::Compat(Class::Tightens) => "Tightens",
+            Code::Compat(Class::BlocksUpdates) => "BlocksUpdates",
+            Code::Compat(Class::DropsData) => "DropsData",
+            Code::Compat(Class::BreaksClients) => "BreaksClients",
         }
     }
 
@@ -180,6 +197,7 @@ impl Code {
             Code::NotFound => "No such file or folder",
             Code::ApplyConflict => "Apply conflict: other managers own fields the apply would change",
             Code::ApplyRefused => "The apiserver would refuse the apply",
+            Code::Compat(class) => crate::compat::meaning(class),
             other => other.name(),
         }
     }
@@ -406,7 +424,8 @@ mod tests {
             | Code::Conflict
             | Code::UnrecognizedFormat
             | Code::ApplyConflict
-            | Code::ApplyRefused => Code::ALL.contains(&code),
+            | Code::ApplyRefused
+            | Code::Compat(_) => Code::ALL.contains(&code),
         };
         assert!(Code::ALL.iter().all(|&c| listed(c)));
         let names: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();

@@ -5,7 +5,8 @@
 //! `check/` (the apiserver's CRD rules) → `model/` (types, sharing, names) → `emit/` (tokens →
 //! source) → `write` (`OUT_DIR` for build.rs, or a whole crate), run in order by `pipeline`.
 //! `validate/`: manifests against CRDs, behind `cargo kubeskema validate`. `apply`: what a
-//! server-side apply would store, behind `cargo kubeskema apply`. ARCHITECTURE.md walks the
+//! server-side apply would store, behind `cargo kubeskema apply`. `compat`: what a CRD change
+//! does to stored objects, behind `cargo kubeskema compat`. ARCHITECTURE.md walks the
 //! rooms.
 //!
 //! From build.rs, the one-line form:
@@ -23,6 +24,7 @@
 mod apply;
 mod check;
 pub mod cli;
+mod compat;
 mod diagnostic;
 mod emit;
 mod load;
@@ -51,6 +53,9 @@ pub mod __internal {
     }
     pub mod check {
         pub use crate::check::*;
+    }
+    pub mod compat {
+        pub use crate::compat::*;
     }
     pub mod emit {
         pub use crate::emit::*;

@@ -464,6 +464,13 @@ pub fn load_crds_then<T: Send>(
     (out, files)
 }
 
+/// The CRDs of one file's text read elsewhere (at a git revision): other documents are skipped.
+pub fn crds_of_text(file: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
+    let mut out = Vec::new();
+    crds_of_file(file, text, true, diags, &mut |loaded, _| out.push(loaded));
+    out
+}
+
 /// Hands each CRD of the file to `each` as soon as its document is read (a file of many CRDs
 /// is never in memory at once), the problems found so far beside it.
 fn crds_of_file(

@@ -8,6 +8,8 @@ use crate::schema::{ParseError, Schema};
 
 #[cfg(feature = "cel")]
 pub mod check;
+#[cfg(feature = "cel")]
+pub mod compat;
 
 /// One CustomResourceDefinition.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,0 +1,182 @@
+//! What a change of a CRD does to the objects already stored under it (issue 52): the update
+//! of the CRD itself as the apiserver judges it ([`update`]), then every change of its
+//! envelope and schemas ([`diff`]), each classified by what the apiserver would do with an
+//! object that proves it: a witness OLD accepts, run through NEW's create, its no-op update and
+//! an update that edits a field beside the violating one ([`witness`]).
+//!
+//! The classes are defined by those answers, not by a list of keywords, and the answers come
+//! from this crate's validator (which the recorded oracle fixtures hold to kube-apiserver's).
+
+mod diff;
+mod update;
+mod witness;
+
+use serde_json::Value;
+
+use super::Crd;
+use super::check::Finding;
+
+pub use diff::Place;
+pub use update::check_update;
+
+/// What a change does, worst last: the order [`Report::worst`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Every object OLD accepts, NEW accepts unchanged.
+    Compatible,
+    /// Rule cost estimates changed (NEW over a limit is the CRD update's refusal instead).
+    CelCost,
+    /// The storage version changed: the stored versions to migrate are named.
+    NeedsMigration,
+    /// Some object OLD accepts is refused by NEW on create, but a stored one stays editable.
+    Tightens,
+    /// Some object OLD accepts is refused by NEW on create, and a stored one cannot be edited
+    /// (an edit beside the violating field is refused) until it is fixed.
+    BlocksUpdates,
+    /// Stored values disappear at the next write (pruned), or their type changed.
+    DropsData,
+    /// A served version is gone, or the scope, kind or plural changed.
+    BreaksClients,
+}
+
+impl Class {
+    /// The name the CLI, the JSON and a policy use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Compatible => "compatible",
+            Class::CelCost => "cel-cost",
+            Class::NeedsMigration => "needs-migration",
+            Class::Tightens => "tightens",
+            Class::BlocksUpdates => "blocks-updates",
+            Class::DropsData => "drops-data",
+            Class::BreaksClients => "breaks-clients",
+        }
+    }
+
+    /// Every class, in order.
+    pub const ALL: [Class; 7] = [
+        Class::Compatible,
+        Class::CelCost,
+        Class::NeedsMigration,
+        Class::Tightens,
+        Class::BlocksUpdates,
+        Class::DropsData,
+        Class::BreaksClients,
+    ];
+
+    /// The class named `name`.
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// One change between OLD and NEW.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// The CRD's name.
+    pub crd: String,
+    /// The version whose schema changed (`None` for the envelope).
+    pub version: Option<String>,
+    /// Where: a JSON pointer into NEW's document (OLD's for what NEW removed), and the object's
+    /// field path (`.spec.replicas`), empty for the envelope.
+    pub place: Place,
+    /// What changed, in words (`maxLength 10 → 3`).
+    pub what: String,
+    /// What the change does.
+    pub class: Class,
+    /// The proof, for a change that is not compatible: or why none was built.
+    pub witness: Result<Witness, String>,
+}
+
+/// An object that proves a change's class, with NEW's answers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Witness {
+    /// The object, as stored under OLD (OLD accepts it on create).
+    pub object: Value,
+    /// NEW's answer on create: the apiserver's messages, empty when accepted.
+    pub create: Vec<String>,
+    /// NEW's answer to an update that changes nothing.
+    pub no_op_update: Vec<String>,
+    /// The update beside the violation: the field it sets, and NEW's answer to it.
+    pub edit: (String, Vec<String>),
+    /// The object that update sends.
+    pub edited: Value,
+    /// Fields NEW prunes from the object (`drops-data`).
+    pub pruned: Vec<String>,
+}
+
+/// How to compare.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The versions objects are stored in (`status.storedVersions` of the live CRD); default:
+    /// OLD's `status.storedVersions`, else its storage version.
+    pub stored_versions: Option<Vec<String>>,
+    /// Report description-only changes too (as `compatible`).
+    pub verbose: bool,
+}
+
+/// What a CRD change does.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// The CRD's name.
+    pub crd: String,
+    /// The apiserver's refusal of the CRD update itself (empty: it accepts the update).
+    pub update: Vec<Finding>,
+    /// Every change, in the CRD's order: envelope first, then each version's schema by path.
+    pub changes: Vec<Change>,
+}
+
+impl Report {
+    /// The worst class among the changes (`Compatible` when there are none).
+    pub fn worst(&self) -> Class {
+        self.changes.iter().map(|c| c.class).max().unwrap_or(Class::Compatible)
+    }
+
+    /// Whether the apiserver refuses the update or a change is worse than compatible.
+    pub fn breaks(&self) -> bool {
+        self.update.iter().any(|f| !f.warning) || self.worst() > Class::Compatible
+    }
+}
+
+/// Compares `old` with `new` (the same CRD, by name): see the module's text.
+pub fn compat(old: &Crd, new: &Crd, options: &Options) -> Report {
+    let stored = stored_versions(old, options);
+    let update = check_update(old, new, &stored);
+    let mut changes = diff::envelope(old, new, &stored);
+    for new_version in &new.versions {
+        let Some(old_version) = old.version(&new_version.name) else { continue };
+        for found in diff::schemas(old_version.schema.as_ref(), new_version.schema.as_ref(), &old.raw, &new.raw) {
+            if found.documentation_only && !options.verbose {
+                continue;
+            }
+            let (class, witness) = if found.documentation_only {
+                (Class::Compatible, Err("documentation only".to_owned()))
+            } else {
+                witness::classify(old, old_version, new, new_version, &found)
+            };
+            changes.push(Change {
+                crd: new.name.clone(),
+                version: Some(new_version.name.clone()),
+                place: found.place.clone(),
+                what: found.what.clone(),
+                class,
+                witness,
+            });
+        }
+    }
+    Report { crd: new.name.clone(), update, changes }
+}
+
+/// The versions stored objects are in: the option, else OLD's `status.storedVersions`, else
+/// its storage version (what its create stored).
+pub fn stored_versions(old: &Crd, options: &Options) -> Vec<String> {
+    if let Some(given) = &options.stored_versions {
+        return given.clone();
+    }
+    let status = old.raw.pointer("/status/storedVersions").and_then(Value::as_array);
+    let listed: Vec<String> = status.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
+    if !listed.is_empty() {
+        return listed;
+    }
+    old.versions.iter().filter(|v| v.storage).take(1).map(|v| v.name.clone()).collect()
+}
