@@ -127,7 +127,8 @@ pub fn run(request: &Request) -> Outcome {
         Old::Files(paths) => crate::load::load_crds(paths, true, 0, &limits, &mut out.problems).0,
         Old::GitRef(rev) => at_revision(rev, &files, &mut out.problems),
     };
-    let (old, new) = (unique(old, &mut out.problems), unique(new, &mut out.problems));
+    let dedupe = crate::pipeline::dedupe;
+    let (old, new) = (dedupe(old, &mut out.problems), dedupe(new, &mut out.problems));
     if out.problems.iter().any(Diagnostic::is_error) {
         return out;
     }
@@ -189,22 +190,6 @@ fn at_revision(rev: &str, files: &[PathBuf], problems: &mut Vec<Diagnostic>) -> 
     for (file, text) in files.iter().zip(texts) {
         if let Some(text) = text {
             out.extend(crate::load::crds_of_text(file, &text, problems));
-        }
-    }
-    out
-}
-
-/// One CRD per name: the same one twice is read once, two different ones are an error.
-fn unique(crds: Vec<LoadedCrd>, problems: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
-    let mut out: Vec<LoadedCrd> = Vec::new();
-    for c in crds {
-        match out.iter().find(|o| o.crd.name == c.crd.name) {
-            Some(o) if o.crd.raw == c.crd.raw => {}
-            Some(o) => {
-                let detail = format!("CRD {} is also defined, differently, in {}", c.crd.name, o.file.display());
-                problems.push(c.diagnostic(Severity::Error, "", Code::Conflict, String::new(), detail));
-            }
-            None => out.push(c),
         }
     }
     out

@@ -276,7 +276,7 @@ fn check_phases(paths: &[PathBuf], skip_non_crds: bool) -> Vec<Diagnostic> {
 
 /// The same CRD given twice (two folders holding one file) is read once; two different CRDs
 /// with one name are an error.
-fn dedupe(crds: Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
+pub(crate) fn dedupe(crds: Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) -> Vec<LoadedCrd> {
     let mut out: Vec<LoadedCrd> = Vec::new();
     for c in crds {
         match out.iter().find(|o| o.crd.name == c.crd.name) {
