@@ -395,7 +395,7 @@ pub fn run(args: Args) -> i32 {
 /// `cargo kubeskema compat`: the findings on standard output; 1 when something breaks under
 /// the policy, 2 when the comparison could not run.
 fn compat(args: CompatArgs) -> i32 {
-    use crate::compat::{Old, Policy, Request};
+    use crate::validate::compat::{Old, Policy, Request};
     let (old, new) = match (args.old_ref, args.paths.as_slice()) {
         (Some(rev), _) => (Old::GitRef(rev), args.paths.clone()),
         (None, [old, new]) => (Old::Files(vec![old.clone()]), vec![new.clone()]),
@@ -422,14 +422,14 @@ fn compat(args: CompatArgs) -> i32 {
         match kubeskema::crd::compat::Class::from_name(name) {
             Some(class) => policy.allow.push(class),
             None => {
-                eprintln!("error: --allow: {}", crate::compat::unknown_class(name));
+                eprintln!("error: --allow: {}", crate::validate::compat::unknown_class(name));
                 return 2;
             }
         }
     }
     policy.acknowledge.extend(args.acknowledge);
     let options = kubeskema::crd::compat::Options { stored_versions: args.stored_versions, verbose: args.verbose };
-    let outcome = crate::compat::run(&Request { old, new, options, policy });
+    let outcome = crate::validate::compat::run(&Request { old, new, options, policy });
     for d in &outcome.problems {
         eprintln!("{}", d.human());
     }
@@ -440,8 +440,8 @@ fn compat(args: CompatArgs) -> i32 {
         "json" => outcome
             .records
             .iter()
-            .for_each(|r| say(crate::validate::report::json_text(&crate::compat::to_json(r), false))),
-        "markdown" => say(crate::compat::markdown(&outcome).trim_end()),
+            .for_each(|r| say(crate::validate::report::json_text(&crate::validate::compat::to_json(r), false))),
+        "markdown" => say(crate::validate::compat::markdown(&outcome).trim_end()),
         _ => {
             for r in &outcome.records {
                 say(r.diagnostic.human().trim_end());

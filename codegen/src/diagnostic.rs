@@ -197,7 +197,7 @@ impl Code {
             Code::NotFound => "No such file or folder",
             Code::ApplyConflict => "Apply conflict: other managers own fields the apply would change",
             Code::ApplyRefused => "The apiserver would refuse the apply",
-            Code::Compat(class) => crate::compat::meaning(class),
+            Code::Compat(class) => class.meaning(),
             other => other.name(),
         }
     }

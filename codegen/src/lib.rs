@@ -5,8 +5,8 @@
 //! `check/` (the apiserver's CRD rules) → `model/` (types, sharing, names) → `emit/` (tokens →
 //! source) → `write` (`OUT_DIR` for build.rs, or a whole crate), run in order by `pipeline`.
 //! `validate/`: manifests against CRDs, behind `cargo kubeskema validate`. `apply`: what a
-//! server-side apply would store, behind `cargo kubeskema apply`. `compat`: what a CRD change
-//! does to stored objects, behind `cargo kubeskema compat`. ARCHITECTURE.md walks the
+//! server-side apply would store, behind `cargo kubeskema apply`. `validate/compat`: what a CRD
+//! change does to stored objects, behind `cargo kubeskema compat`. ARCHITECTURE.md walks the
 //! rooms.
 //!
 //! From build.rs, the one-line form:
@@ -24,7 +24,6 @@
 mod apply;
 mod check;
 pub mod cli;
-mod compat;
 mod diagnostic;
 mod emit;
 mod load;
@@ -55,7 +54,7 @@ pub mod __internal {
         pub use crate::check::*;
     }
     pub mod compat {
-        pub use crate::compat::*;
+        pub use crate::validate::compat::*;
     }
     pub mod emit {
         pub use crate::emit::*;

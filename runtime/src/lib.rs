@@ -61,6 +61,9 @@ pub use dynamic::apply::validate_apply::ValidateApply;
 /// Panics with the apiserver's messages when it would refuse a derived resource's CRD.
 #[cfg(all(feature = "dynamic", feature = "cel"))]
 pub use dynamic::crd::check::assert_crd_accepted;
+/// Panics with the witnesses when a derived CRD would break objects stored under a released one.
+#[cfg(all(feature = "dynamic", feature = "cel", feature = "yaml"))]
+pub use dynamic::crd::compat::assert_crd_compatible;
 pub use kubeskema_derive::{ApplyConfiguration, Deserialize, Schema, Serialize, Validate};
 pub use schema::of_types::StructuralSchema;
 /// The JSON crate whose `Value` and `Map` generated types use for free-form data.

@@ -77,6 +77,45 @@ mod tests {
         kubeskema::assert_crd_accepted::<BackupPolicy>();
     }
 
+    /// The types still take every object stored under the CRD last released
+    /// (`crds/released.yaml`, written by `cargo run -- crd`): a change that would refuse,
+    /// block or drop what clusters hold fails here, with an object that shows it.
+    #[test]
+    fn the_crd_keeps_what_the_released_one_stored() {
+        kubeskema::assert_crd_compatible(include_str!("../crds/released.yaml"), BackupPolicy::definition());
+    }
+
+    /// A bound tightened in a later release: stored objects with a longer bucket name would be
+    /// refused, and the assertion says so.
+    #[test]
+    fn a_tightened_bound_breaks_the_released_crd() {
+        #[derive(Clone, Debug, PartialEq, kubeskema::Schema)]
+        #[kubeskema(resource(
+            group = "example.com",
+            version = "v1",
+            kind = "BackupPolicy",
+            plural = "backuppolicies",
+            scope = "Namespaced"
+        ))]
+        pub struct Tighter {
+            pub api_version: String,
+            pub kind: String,
+            pub metadata: ObjectMeta,
+            pub spec: TighterSpec,
+        }
+        #[derive(Clone, Debug, PartialEq, kubeskema::Schema)]
+        pub struct TighterSpec {
+            #[kubeskema(min_length = 3, max_length = 20)]
+            pub bucket: String,
+            pub schedule: String,
+        }
+        let broken = std::panic::catch_unwind(|| {
+            kubeskema::assert_crd_compatible(include_str!("../crds/released.yaml"), Tighter::definition())
+        });
+        let message = *broken.expect_err("a tightened bound breaks stored objects").downcast::<String>().unwrap();
+        assert!(message.contains("tightens v1 .spec.bucket: ") && message.contains("maxLength 63 → 20"), "{message}");
+    }
+
     /// Every rule runs as Rust, compiled by the derive (none is interpreted).
     #[test]
     fn every_rule_is_native() {

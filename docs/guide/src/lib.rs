@@ -17,6 +17,10 @@ pub mod validation {}
 #[doc = include_str!("../../cli.md")]
 pub mod cli {}
 
+/// `docs/compat.md`.
+#[doc = include_str!("../../compat.md")]
+pub mod compat {}
+
 /// `docs/apply.md`.
 #[doc = include_str!("../../apply.md")]
 pub mod apply {}

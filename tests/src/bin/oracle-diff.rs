@@ -19,13 +19,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use kubeskema_tests::instances;
 use kubeskema_tests::oracle::mutate::{CRD_CLASSES, Candidate, OBJECT_CLASSES, crd_candidates, object_candidates};
 use kubeskema_tests::oracle::rng::Rng;
 use kubeskema_tests::oracle::{
-    Answer, Case, Comparison, Documents, Op, Oracle, Source, answer_of, compare, compare_exact, ours, read_fixture,
-    request, write_fixture,
+    Answer, Case, Comparison, Documents, Op, Oracle, Source, answer_of, compare, compare_exact, corpus_crds, ours,
+    read_fixture, request, write_fixture,
 };
-use kubeskema_tests::{corpus_dir, instances};
 use serde_json::Value;
 
 struct Args {
@@ -92,34 +92,6 @@ fn usage(problem: &str) -> ! {
          oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)"
     );
     std::process::exit(2)
-}
-
-/// The corpus's v1 CRDs: (file, document index, CRD).
-fn corpus_crds(docs: &mut Documents) -> Vec<(String, usize, Value)> {
-    let mut files = Vec::new();
-    let root = corpus_dir().join("crds");
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
-                files.push(p.strip_prefix(corpus_dir()).expect("below the corpus").to_string_lossy().into_owned());
-            }
-        }
-    }
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        for i in 0.. {
-            let Ok(d) = docs.get(&f, i) else { break };
-            if d["apiVersion"] == "apiextensions.k8s.io/v1" && d["kind"] == "CustomResourceDefinition" {
-                out.push((f.clone(), i, d));
-            }
-        }
-    }
-    out
 }
 
 /// Draws `n` cases of `op`, the classes in turn, each from a random input that has one.

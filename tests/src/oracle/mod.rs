@@ -12,6 +12,8 @@
 //! without the oracle; `cargo run -p kubeskema-tests --bin oracle-diff` asks the oracle live and
 //! re-records them (see `docs/apiserver-1.36-messages.md`).
 
+pub mod compat;
+pub mod evolve;
 pub mod mutate;
 pub mod rng;
 
@@ -487,6 +489,34 @@ pub fn write_fixture(path: &Path, command: &str, cases: &[Case]) -> std::io::Res
         out.push('\n');
     }
     std::fs::write(path, out)
+}
+
+/// The corpus's v1 CRDs: (file, document index, CRD).
+pub fn corpus_crds(docs: &mut Documents) -> Vec<(String, usize, Value)> {
+    let mut files = Vec::new();
+    let root = corpus_dir().join("crds");
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+                files.push(p.strip_prefix(corpus_dir()).expect("below the corpus").to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        for i in 0.. {
+            let Ok(d) = docs.get(&f, i) else { break };
+            if d["apiVersion"] == "apiextensions.k8s.io/v1" && d["kind"] == "CustomResourceDefinition" {
+                out.push((f.clone(), i, d));
+            }
+        }
+    }
+    out
 }
 
 /// The file that lists the recorded cases known to differ, with why: `id<TAB>reason` lines.

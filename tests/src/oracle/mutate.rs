@@ -66,24 +66,24 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    fn new(class: &'static str, patch: Vec<Value>) -> Candidate {
+    pub(crate) fn new(class: &'static str, patch: Vec<Value>) -> Candidate {
         Candidate { class, patch, crd_patch: Vec::new() }
     }
 }
 
-fn rep(pointer: &str, value: Value) -> Value {
+pub(crate) fn rep(pointer: &str, value: Value) -> Value {
     json!({"op": "replace", "path": pointer, "value": value})
 }
 
-fn add(pointer: &str, value: Value) -> Value {
+pub(crate) fn add(pointer: &str, value: Value) -> Value {
     json!({"op": "add", "path": pointer, "value": value})
 }
 
-fn rm(pointer: &str) -> Value {
+pub(crate) fn rm(pointer: &str) -> Value {
     json!({"op": "remove", "path": pointer})
 }
 
-fn escape(key: &str) -> String {
+pub(crate) fn escape(key: &str) -> String {
     kubeskema::path::escape_token(key).into_owned()
 }
 
@@ -499,16 +499,16 @@ fn metadata_candidates(object: &Value, cluster_scoped: bool, out: &mut Vec<Candi
 }
 
 /// A schema node of a CRD, as written: where it is and what it says.
-struct Node<'a> {
-    pointer: String,
-    schema: &'a Value,
+pub(crate) struct Node<'a> {
+    pub pointer: String,
+    pub schema: &'a Value,
     /// Below the items of an atomic or set list (where no old value can be correlated).
     uncorrelatable: bool,
     /// Directly the root of a version's schema.
     root: bool,
 }
 
-fn nodes<'a>(schema: &'a Value, pointer: String, uncorrelatable: bool, root: bool, out: &mut Vec<Node<'a>>) {
+pub(crate) fn nodes<'a>(schema: &'a Value, pointer: String, uncorrelatable: bool, root: bool, out: &mut Vec<Node<'a>>) {
     if !schema.is_object() {
         return;
     }

@@ -35,8 +35,9 @@ impl Finding {
         Finding { field, error_type: Some(error_type), detail, pointer, version: None, warning: false, help: None }
     }
 
-    /// The whole line: `<field>: <detail>`.
+    /// The whole line: `<field>: <detail>`, or the detail alone for a warning about no one
+    /// field (the apiserver's `unrecognized format "int32"`).
     pub fn text(&self) -> String {
-        format!("{}: {}", self.field, self.detail)
+        if self.field.is_empty() { self.detail.clone() } else { format!("{}: {}", self.field, self.detail) }
     }
 }

@@ -1,8 +1,8 @@
 //! What a change of a CRD does to the objects already stored under it (issue 52): the update
-//! of the CRD itself as the apiserver judges it ([`update`]), then every change of its
-//! envelope and schemas ([`diff`]), each classified by what the apiserver would do with an
+//! of the CRD itself as the apiserver judges it (`update`), then every change of its
+//! envelope and schemas (`diff`), each classified by what the apiserver would do with an
 //! object that proves it: a witness OLD accepts, run through NEW's create, its no-op update and
-//! an update that edits a field beside the violating one ([`witness`]).
+//! an update that edits a field beside the violating one (`witness`).
 //!
 //! The classes are defined by those answers, not by a list of keywords, and the answers come
 //! from this crate's validator (which the recorded oracle fixtures hold to kube-apiserver's).
@@ -14,7 +14,7 @@ mod witness;
 use serde_json::Value;
 
 use super::Crd;
-use super::check::Finding;
+use super::check::finding::Finding;
 
 pub use diff::Place;
 pub use update::check_update;
@@ -50,6 +50,19 @@ impl Class {
             Class::BlocksUpdates => "blocks-updates",
             Class::DropsData => "drops-data",
             Class::BreaksClients => "breaks-clients",
+        }
+    }
+
+    /// What the class means for stored objects, in a clause.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Class::Compatible => "compatible",
+            Class::CelCost => "rule cost estimates changed",
+            Class::NeedsMigration => "stored objects need a storage migration",
+            Class::Tightens => "NEW refuses objects OLD accepts; stored ones stay editable",
+            Class::BlocksUpdates => "NEW refuses objects OLD accepts, and stored ones cannot be edited until fixed",
+            Class::DropsData => "stored values are dropped or changed at the next write",
+            Class::BreaksClients => "clients of the old API break",
         }
     }
 
@@ -179,4 +192,56 @@ pub fn stored_versions(old: &Crd, options: &Options) -> Vec<String> {
         return listed;
     }
     old.versions.iter().filter(|v| v.storage).take(1).map(|v| v.name.clone()).collect()
+}
+
+impl Report {
+    /// One line per refusal and per change worse than compatible, with its witness's answers:
+    /// what [`assert_crd_compatible`] panics with.
+    pub fn breaking_lines(&self) -> Vec<String> {
+        let mut out: Vec<String> =
+            self.update.iter().filter(|f| !f.warning).map(|f| format!("the update: {}", f.text())).collect();
+        for c in self.changes.iter().filter(|c| c.class > Class::Compatible) {
+            let place = format!("{}{}", c.version.as_deref().map_or(String::new(), |v| format!("{v} ")), c.place.field);
+            let mut line = format!("{} {}: {}", c.class.name(), place.trim_end(), c.what);
+            match &c.witness {
+                Ok(w) => {
+                    line.push_str(&format!("\n    witness: {}", w.object));
+                    if !w.create.is_empty() {
+                        line.push_str(&format!("\n    NEW on create: {}", w.create.join("; ")));
+                    }
+                    if !w.pruned.is_empty() {
+                        line.push_str(&format!("\n    NEW prunes: {}", w.pruned.join(", ")));
+                    }
+                }
+                Err(why) => line.push_str(&format!("\n    witness: {why}")),
+            }
+            out.push(line);
+        }
+        out
+    }
+}
+
+/// Panics when `crd` (a derived CRD, `Widget::definition()`) would break objects stored under
+/// `released` (the CRD as last released, YAML or JSON: `include_str!("../crds/released.yaml")`):
+/// a refused update, or any change worse than compatible, each with its witness. The test that
+/// makes a change of a derived type that breaks stored objects fail `cargo test`. A change
+/// needing a storage migration or changing cost estimates fails it too: release it deliberately
+/// by updating `released`. Feature `yaml`.
+#[cfg(feature = "yaml")]
+pub fn assert_crd_compatible(released: &str, crd: &crate::schema::of_types::crd::CustomResourceDefinition) {
+    let mut docs = Vec::new();
+    let json = crate::read::yaml::looks_like_json(released);
+    if let Err(e) = crate::read::yaml::parse_each(released, json, &mut |d| docs.push(d.value)) {
+        panic!("the released CRD does not read: {e}");
+    }
+    let Some(old) = docs.iter().find(|d| d.pointer("/metadata/name").and_then(Value::as_str) == Some(crd.name()))
+    else {
+        panic!("the released text holds no CRD named {}", crd.name());
+    };
+    let (old, new) = (Crd::parse(old).0, Crd::parse(crd.to_json()).0);
+    let report = compat(&old, &new, &Options::default());
+    let lines = report.breaking_lines();
+    if !lines.is_empty() {
+        panic!("{} breaks objects stored under the released CRD:\n  {}", crd.name(), lines.join("\n  "));
+    }
 }

@@ -5,7 +5,8 @@
 use serde_json::Value;
 
 use crate::dynamic::crd::Crd;
-use crate::dynamic::crd::check::{Finding, check};
+use crate::dynamic::crd::check::check;
+use crate::dynamic::crd::check::finding::Finding;
 use crate::report::issue::{BadValue, ErrorType};
 
 const STORED: &str = "status.storedVersions";
@@ -16,17 +17,35 @@ const APPROVAL: &str = "metadata.annotations[api-approved.kubernetes.io]";
 /// NEW is checked as on create, except:
 /// - its stored versions are OLD's (the strategy keeps the status), with NEW's storage
 ///   version added;
-/// - what OLD already had wrong is not held against NEW: the update's options relax each check
-///   OLD failed (unchanged schemas, pre-existing rules), approximated here as the findings OLD's
-///   own check has too;
+/// - a version whose schema did not change is not held to the per-rule cost limit
+///   (`suppressPerExpressionCost`; the schema's total still is);
+/// - only warnings OLD did not have are given;
 /// - `spec.group` and `spec.names.plural` cannot change, nor `spec.scope` and
 ///   `spec.names.kind` once OLD is established (a CRD read from a cluster).
+///
+/// Not modelled: the relaxations for an OLD that already breaks a rule of a whole class
+/// (non-structural, unpruned defaults, invalid types, non-atomic sets: the apiserver stops
+/// requiring them), which only CRDs stored before those rules existed have.
 pub fn check_update(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Finding> {
-    let before: Vec<(String, String)> = check(old).findings.into_iter().map(|f| (f.field, f.detail)).collect();
+    let unchanged: Vec<&str> = new
+        .versions
+        .iter()
+        .filter(|v| {
+            old.version(&v.name).is_some_and(|o| o.schema.is_some() && schema_json(old, o) == schema_json(new, v))
+        })
+        .map(|v| v.name.as_str())
+        .collect();
+    let per_rule_cost = |f: &Finding| {
+        f.detail.starts_with("Forbidden: estimated rule cost exceeds budget")
+            || f.detail.starts_with("Forbidden: estimated messageExpression cost exceeds budget")
+    };
+    // `WarningsOnUpdate`: only what OLD was not already warned about.
+    let warned: Vec<String> = check(old).findings.into_iter().filter(|f| f.warning).map(|f| f.text()).collect();
     let mut findings: Vec<Finding> = check(new)
         .findings
         .into_iter()
-        .filter(|f| f.field != STORED && !before.contains(&(f.field.clone(), f.detail.clone())))
+        .filter(|f| f.field != STORED && !(f.warning && warned.contains(&f.text())))
+        .filter(|f| !(per_rule_cost(f) && f.version.as_deref().is_some_and(|v| unchanged.contains(&v))))
         .collect();
     // The spec's findings end where the status's would begin: before the approval and
     // `preserveUnknownFields`, which the update checks last as the create does.
@@ -37,6 +56,11 @@ pub fn check_update(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Finding> {
     inserted.extend(stored_versions(new, stored));
     findings.splice(at..at, inserted);
     findings
+}
+
+/// A version's schema as written (`GetSchemaForVersion`: its own, or the CRD's shared one).
+fn schema_json<'c>(crd: &'c Crd, version: &crate::dynamic::crd::CrdVersion) -> Option<&'c Value> {
+    crd.raw.pointer(&version.schema.as_ref()?.pointer)
 }
 
 fn immutables(old: &Crd, new: &Crd) -> Vec<Finding> {

@@ -27,16 +27,33 @@ pub fn classify(
 ) -> (Class, Result<Witness, String>) {
     let (old_v, new_v) = (ResourceValidator::new(old, old_version), ResourceValidator::new(new, new_version));
     let type_changed = found.keys.iter().any(|k| k == "type");
-    let Some(base) = base_object(old, old_version) else {
+    // The base is an object both accept, so that what NEW refuses of a witness is the changed
+    // node's doing, not another change's.
+    let bases = [(old, old_version), (new, new_version)].map(|(crd, v)| base_object(crd, v));
+    let (Some(from_old), Some(from_new)) = (&bases[0], &bases[1]) else {
         return (direction(found), Err("the version has no schema to build an object from".to_owned()));
     };
-    if !old_v.validate_create(&base).issues.is_empty() {
-        let first = old_v.validate_create(&base).issues.first().map(ToString::to_string).unwrap_or_default();
-        return (direction(found), Err(format!("no object OLD accepts could be built: {first}")));
-    }
+    let accepted = |o: &Value| old_v.validate_create(o).issues.is_empty() && new_v.validate_create(o).issues.is_empty();
+    let tries = [merged(from_old, from_new), merged(from_new, from_old), from_old.clone(), from_new.clone()];
+    let Some(base) = tries.iter().find(|b| accepted(b)).cloned() else {
+        let issues = old_v.validate_create(from_old).issues;
+        let why = match issues.first() {
+            Some(first) => format!("no object OLD accepts could be built: {first}"),
+            None => {
+                let first = new_v.validate_create(from_old).issues.first().map(ToString::to_string).unwrap_or_default();
+                format!("no object both OLD and NEW accept could be built: {first}")
+            }
+        };
+        return (direction(found), Err(why));
+    };
+    // NEW with this node's own keywords as OLD had them: what NEW also does there is another
+    // change's doing (a child's bound, a sibling's rule), not this one's.
+    let reverted = reverted(old, new, found);
+    let reverted_v = reverted.as_ref().and_then(|c| Some(ResourceValidator::new(c, c.version(&new_version.name)?)));
     let mut tried = 0;
     for candidate in candidates(found.old, found.new).into_iter().take(MAX_CANDIDATES) {
-        let Some(object) = placed(&base, &found.steps, candidate, old_version.schema.as_ref()) else { continue };
+        let schemas = [old_version.schema.as_ref(), new_version.schema.as_ref()];
+        let Some(object) = placed(&base, &found.steps, candidate, schemas) else { continue };
         tried += 1;
         let stored = old_v.validate_create_owned(object);
         if !stored.issues.is_empty() {
@@ -47,6 +64,15 @@ pub fn classify(
         let old_read = old_v.validate_create(&stored).object;
         if created.issues.is_empty() && created.object == old_read && created.pruned.is_empty() {
             continue;
+        }
+        if let Some(without) = &reverted_v {
+            let other = without.validate_create(&stored);
+            let same_refusal = !created.issues.is_empty() && !other.issues.is_empty();
+            let same_change =
+                created.issues.is_empty() && other.object == created.object && other.pruned == created.pruned;
+            if same_refusal || same_change {
+                continue;
+            }
         }
         let witness = answers(&new_v, &stored, &created, found, new_version.schema.as_ref());
         let class = if type_changed || !witness.pruned.is_empty() || created.issues.is_empty() {
@@ -65,6 +91,24 @@ pub fn classify(
         _ => format!("none built: no candidate of {tried} shows it; the keyword's direction says so"),
     };
     (class, Err(why))
+}
+
+/// NEW with the changed node's own keywords put back as OLD had them (its children as NEW has
+/// them), for a node both have.
+fn reverted(old: &Crd, new: &Crd, found: &Found<'_>) -> Option<Crd> {
+    let (o, n) = (found.old?, found.new?);
+    let mut raw = new.raw.clone();
+    let before = old.raw.pointer(&o.pointer)?.as_object()?;
+    let node = raw.pointer_mut(&n.pointer)?.as_object_mut()?;
+    let is_child = |key: &str, v: &Value| {
+        matches!(key, "properties" | "items") || (key == "additionalProperties" && v.is_object())
+    };
+    let children: Map<String, Value> =
+        node.iter().filter(|(k, v)| is_child(k, v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    node.clear();
+    node.extend(before.iter().filter(|(k, v)| !is_child(k, v)).map(|(k, v)| (k.clone(), v.clone())));
+    node.extend(children);
+    Some(Crd::parse(&raw).0)
 }
 
 /// NEW's answers for a stored object.
@@ -157,6 +201,24 @@ fn value_at_mut<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
     })
 }
 
+/// `a` with what `b` has and `a` lacks, object by object.
+fn merged(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut out = x.clone();
+            for (k, v) in y {
+                let joined = match out.get(k) {
+                    Some(mine) => merged(mine, v),
+                    None => v.clone(),
+                };
+                out.insert(k.clone(), joined);
+            }
+            Value::Object(out)
+        }
+        _ => a.clone(),
+    }
+}
+
 /// The smallest object of `version`: its `apiVersion`, `kind`, a name (and namespace), and
 /// what the schema requires.
 fn base_object(crd: &Crd, version: &CrdVersion) -> Option<Value> {
@@ -175,17 +237,16 @@ fn base_object(crd: &Crd, version: &CrdVersion) -> Option<Value> {
     Some(Value::Object(object))
 }
 
-/// `base` with `value` (`None`: nothing) at `steps`, its missing parents sampled from OLD's
-/// schema.
-fn placed(base: &Value, steps: &[Step], value: Option<Value>, schema: Option<&Schema>) -> Option<Value> {
+/// `base` with `value` (`None`: nothing) at `steps`, its missing parents sampled from both
+/// schemas (what either requires).
+fn placed(base: &Value, steps: &[Step], value: Option<Value>, schemas: [Option<&Schema>; 2]) -> Option<Value> {
     let mut object = base.clone();
     let mut at = &mut object;
-    let mut node = schema;
+    let mut nodes = schemas;
     let Some((last, parents)) = steps.split_last() else { return value };
     for step in parents {
-        let child = node.and_then(|s| child_schema(s, step));
-        at = enter(at, step, child)?;
-        node = child;
+        nodes = nodes.map(|n| n.and_then(|s| child_schema(s, step)));
+        at = enter(at, step, nodes)?;
     }
     match (last, value) {
         (Step::Property(name), None) => {
@@ -220,9 +281,13 @@ fn child_schema<'s>(s: &'s Schema, step: &Step) -> Option<&'s Schema> {
     }
 }
 
-/// The value at `step` inside `at`, made (from `schema`'s sample) where it is missing.
-fn enter<'v>(at: &'v mut Value, step: &Step, schema: Option<&Schema>) -> Option<&'v mut Value> {
-    let fresh = || schema.map_or(json!({}), |s| sample(s, 0));
+/// The value at `step` inside `at`, made (from both schemas' samples) where it is missing.
+fn enter<'v>(at: &'v mut Value, step: &Step, schemas: [Option<&Schema>; 2]) -> Option<&'v mut Value> {
+    let fresh = || match schemas.map(|s| s.map(|s| sample(s, 0))) {
+        [Some(a), Some(b)] => merged(&a, &b),
+        [Some(a), None] | [None, Some(a)] => a,
+        [None, None] => json!({}),
+    };
     match step {
         Step::Property(name) => {
             if !at.is_object() {
@@ -355,10 +420,12 @@ fn format_sample(format: &str) -> Option<&'static str> {
     })
 }
 
-/// The values tried at a changed node, `None` for leaving it out: each side's sample, values
-/// at and just past every bound either side states, enum values and defaults, each JSON type.
+/// The values tried at a changed node, `None` for leaving a property out: each side's sample,
+/// values at and just past every bound either side states, enum values and defaults, each JSON
+/// type; for an object, each property through its own values. The node itself is never left
+/// out: that is its parent's `required`, a change of the parent's.
 fn candidates(old: Option<&Schema>, new: Option<&Schema>) -> Vec<Option<Value>> {
-    let mut out: Vec<Option<Value>> = vec![None];
+    let mut out: Vec<Option<Value>> = Vec::new();
     let mut push = |v: Value| {
         if !out.contains(&Some(v.clone())) {
             out.push(Some(v));

@@ -162,6 +162,16 @@ pub fn run(request: &Request) -> Outcome {
         }
         out.reports.push(report);
     }
+    // Each finding shows its line, read again from its file (OLD at a git revision has none
+    // on disk: its findings show the place alone).
+    let mut texts: std::collections::HashMap<PathBuf, Option<String>> = std::collections::HashMap::new();
+    for r in &mut out.records {
+        let d = &mut r.diagnostic;
+        let from_revision = matches!(request.old, Old::GitRef(_)) && r.change.as_ref().is_some_and(|c| c.place.in_old);
+        let (Some(pos), false) = (d.pos, from_revision) else { continue };
+        let text = texts.entry(d.file.clone()).or_insert_with(|| std::fs::read_to_string(&d.file).ok());
+        d.source_line = text.as_deref().and_then(|t| t.lines().nth(pos.line.saturating_sub(1))).map(str::to_owned);
+    }
     for o in old.iter().filter(|o| !new.iter().any(|n| n.crd.name == o.crd.name)) {
         let class = Class::BreaksClients;
         let severity = if request.policy.fails(class) { Severity::Error } else { Severity::Warning };
@@ -199,7 +209,7 @@ fn diagnostic(loaded: &LoadedCrd, change: &Change, policy: &Policy) -> Diagnosti
     let acknowledged = policy.acknowledged(change);
     let severity = if policy.fails(change.class) && !acknowledged { Severity::Error } else { Severity::Warning };
     let field = change.place.field.trim_start_matches('.').to_owned();
-    let detail = format!("{}: {}", change.what, meaning(change.class));
+    let detail = format!("{}: {}", change.what, change.class.meaning());
     let mut d = loaded.diagnostic(severity, &change.place.pointer, Code::Compat(change.class), field, detail);
     d.subject = Subject::Crd { name: Some(change.crd.clone()), version: change.version.clone() };
     d.note = Some(match &change.witness {
@@ -234,19 +244,6 @@ fn diagnostic(loaded: &LoadedCrd, change: &Change, policy: &Policy) -> Diagnosti
         d.help = Some(format!("a deliberate break? acknowledge it: --acknowledge {}", id.trim_end_matches('/')));
     }
     d
-}
-
-/// What a class means for stored objects, in a clause.
-pub fn meaning(class: Class) -> &'static str {
-    match class {
-        Class::Compatible => "compatible",
-        Class::CelCost => "rule cost estimates changed",
-        Class::NeedsMigration => "stored objects need a storage migration",
-        Class::Tightens => "NEW refuses objects OLD accepts; stored ones stay editable",
-        Class::BlocksUpdates => "NEW refuses objects OLD accepts, and stored ones cannot be edited until fixed",
-        Class::DropsData => "stored values are dropped or changed at the next write",
-        Class::BreaksClients => "clients of the old API break",
-    }
 }
 
 /// One JSON object per finding.

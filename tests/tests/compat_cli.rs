@@ -1,0 +1,179 @@
+//! `cargo kubeskema compat`: what it says of a compatible and of a breaking change
+//! (`fixtures/compat/`), where, with which witness, what fails the run, and bad input. The
+//! witnesses' answers were confirmed with kube-apiserver 1.36.3; the corpus-wide agreement is
+//! `compat.rs`'s.
+
+use std::path::PathBuf;
+
+use kubeskema::crd::compat::Class;
+use kubeskema_codegen::__internal::compat::{Old, Outcome, Policy, Request, run};
+use kubeskema_codegen::cli::{Args, Command, CompatArgs};
+
+fn fixture(name: &str) -> PathBuf {
+    kubeskema_tests::repo_dir().join("fixtures/compat").join(name)
+}
+
+fn compare(old: &str, new: &str, policy: Policy) -> Outcome {
+    run(&Request { old: Old::Files(vec![fixture(old)]), new: vec![fixture(new)], options: Default::default(), policy })
+}
+
+fn status(paths: Vec<PathBuf>, tweak: impl FnOnce(&mut CompatArgs)) -> i32 {
+    let mut args = CompatArgs {
+        paths,
+        old_ref: None,
+        stored_versions: None,
+        allow: Vec::new(),
+        acknowledge: Vec::new(),
+        policy: None,
+        verbose: false,
+        output: "json".to_owned(),
+    };
+    tweak(&mut args);
+    kubeskema_codegen::cli::run(Args { command: Command::Compat(args) })
+}
+
+/// (field, class, line in its file) of each change.
+fn changes(outcome: &Outcome) -> Vec<(String, &'static str, usize)> {
+    outcome
+        .records
+        .iter()
+        .filter_map(|r| {
+            let c = r.change.as_ref()?;
+            Some((c.place.field.clone(), c.class.name(), r.diagnostic.pos.map_or(0, |p| p.line)))
+        })
+        .collect()
+}
+
+#[test]
+fn a_compatible_change_breaks_nothing() {
+    let outcome = compare("old.yaml", "compatible.yaml", Policy::default());
+    assert!(outcome.problems.is_empty(), "{:?}", outcome.problems);
+    // Loosened bounds and a new field: classified, and compatible; the description is shown
+    // only with --verbose.
+    assert_eq!(
+        changes(&outcome),
+        [
+            (".spec.name".to_owned(), "compatible", 32),
+            (".spec.size".to_owned(), "compatible", 33),
+            (".spec.weight".to_owned(), "compatible", 36)
+        ]
+    );
+    assert!(outcome.records.iter().all(|r| !r.diagnostic.is_error()));
+    assert_eq!(status(vec![fixture("old.yaml"), fixture("compatible.yaml")], |_| {}), 0);
+}
+
+#[test]
+fn each_breaking_change_has_its_class_its_line_and_its_witness() {
+    let outcome = compare("old.yaml", "breaking.yaml", Policy::default());
+    assert_eq!(
+        changes(&outcome),
+        [
+            (String::new(), "breaks-clients", 13),
+            (".spec".to_owned(), "blocks-updates", 29),
+            (".spec.color".to_owned(), "tightens", 38),
+            (".spec.labels[*]".to_owned(), "drops-data", 41),
+            // Removed: placed in OLD.
+            (".spec.legacy".to_owned(), "drops-data", 35),
+            (".spec.name".to_owned(), "tightens", 36),
+        ]
+    );
+    let removed = outcome.records.iter().find(|r| r.diagnostic.field == "spec.legacy").unwrap();
+    assert!(removed.diagnostic.file.ends_with("old.yaml"));
+    let name = outcome.records.iter().find(|r| r.diagnostic.field == "spec.name").unwrap();
+    let witness = name.change.as_ref().unwrap().witness.as_ref().unwrap();
+    assert_eq!(witness.object["spec"]["name"], "aaaa");
+    assert_eq!(witness.create[0], "spec.name: Too long: may not be more than 3 bytes");
+    assert!(witness.no_op_update.is_empty() && witness.edit.1.is_empty(), "{witness:?}");
+    // The human form: the change at its line, the witness and NEW's answers, the way out.
+    let human = name.diagnostic.human();
+    for expected in [
+        "breaking.yaml:36:17",
+        "maxLength 10 → 3",
+        "NEW on create: refused",
+        "--acknowledge gadgets.example.com/v1/spec.name",
+    ] {
+        assert!(human.contains(expected), "{expected} in:\n{human}");
+    }
+    assert!(outcome.records.iter().all(|r| r.diagnostic.is_error()));
+    assert_eq!(status(vec![fixture("old.yaml"), fixture("breaking.yaml")], |_| {}), 1);
+}
+
+#[test]
+fn a_policy_allows_classes_and_acknowledges_changes() {
+    let policy = Policy {
+        allow: vec![Class::Tightens, Class::DropsData, Class::BreaksClients],
+        acknowledge: vec!["gadgets.example.com/v1/spec".to_owned()],
+    };
+    let outcome = compare("old.yaml", "breaking.yaml", policy);
+    assert!(outcome.records.iter().all(|r| !r.diagnostic.is_error()), "{:#?}", outcome.records);
+    let ok = status(vec![fixture("old.yaml"), fixture("breaking.yaml")], |a| {
+        a.allow = vec!["tightens".into(), "drops-data".into(), "breaks-clients".into()];
+        a.acknowledge = vec!["gadgets.example.com/v1/spec".into()];
+    });
+    assert_eq!(ok, 0);
+    // Only allowing some still fails.
+    let partly = status(vec![fixture("old.yaml"), fixture("breaking.yaml")], |a| a.allow = vec!["tightens".into()]);
+    assert_eq!(partly, 1);
+}
+
+#[test]
+fn bad_input_stops_the_comparison_with_status_two() {
+    let scratch = std::env::temp_dir().join(format!("kubeskema-compat-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let not_a_crd = scratch.join("pod.yaml");
+    std::fs::write(&not_a_crd, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n").unwrap();
+    let twice = scratch.join("twice.yaml");
+    let old = std::fs::read_to_string(fixture("old.yaml")).unwrap();
+    let other = old.replace("maxLength: 10", "maxLength: 11");
+    std::fs::write(&twice, format!("{old}\n---\n{other}")).unwrap();
+    let policy = scratch.join("policy.yaml");
+    std::fs::write(&policy, "allow: [loosens]\n").unwrap();
+    for (what, code) in [
+        ("a missing file", status(vec![scratch.join("missing.yaml"), fixture("old.yaml")], |_| {})),
+        ("no CRD in OLD", status(vec![not_a_crd.clone(), fixture("old.yaml")], |_| {})),
+        ("two CRDs with one name", status(vec![twice.clone(), fixture("old.yaml")], |_| {})),
+        ("one path without --old-ref", status(vec![fixture("old.yaml")], |_| {})),
+        ("an unknown class", status(vec![fixture("old.yaml"), fixture("old.yaml")], |a| a.allow = vec!["x".into()])),
+        (
+            "a policy naming an unknown class",
+            status(vec![fixture("old.yaml"), fixture("old.yaml")], |a| a.policy = Some(policy.clone())),
+        ),
+        (
+            "a ref that does not exist",
+            status(vec![fixture("old.yaml")], |a| a.old_ref = Some("no-such-ref-kubeskema".into())),
+        ),
+    ] {
+        assert_eq!(code, 2, "{what}");
+    }
+    let outcome = compare("old.yaml", "old.yaml", Policy::default());
+    assert!(outcome.records.is_empty() && outcome.problems.is_empty(), "a CRD against itself: {:?}", outcome.records);
+}
+
+/// `--old-ref`: OLD is NEW's file at a git revision (a pull request against its base).
+#[test]
+fn old_ref_reads_old_from_git() {
+    let Ok(git) = std::process::Command::new("git").arg("--version").output() else { return };
+    assert!(git.status.success());
+    let repo = std::env::temp_dir().join(format!("kubeskema-compat-git-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&repo);
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(&repo).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q"]);
+    let file = repo.join("crd.yaml");
+    std::fs::copy(fixture("old.yaml"), &file).unwrap();
+    git(&["add", "crd.yaml"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "released"]);
+    std::fs::copy(fixture("breaking.yaml"), &file).unwrap();
+    let outcome = run(&Request {
+        old: Old::GitRef("HEAD".into()),
+        new: vec![file.clone()],
+        options: Default::default(),
+        policy: Policy::default(),
+    });
+    assert!(outcome.problems.is_empty(), "{:?}", outcome.problems);
+    assert_eq!(changes(&outcome).len(), 6);
+    assert_eq!(status(vec![file], |a| a.old_ref = Some("HEAD".into())), 1);
+}
