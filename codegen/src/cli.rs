@@ -116,6 +116,10 @@ pub struct CompatArgs {
     /// Show documentation-only changes too.
     #[arg(long)]
     pub verbose: bool,
+    /// The objects stored today (manifests, `kubectl get -o yaml` output; files or folders),
+    /// each validated against NEW as a create and as an update that changes nothing.
+    #[arg(long, value_name = "PATH")]
+    pub objects: Vec<PathBuf>,
     /// `human` (default), `json` (one object per line) or `markdown` (a pull-request comment).
     #[arg(long, default_value = "human", value_parser = ["human", "json", "markdown"])]
     pub output: String,
@@ -429,7 +433,7 @@ fn compat(args: CompatArgs) -> i32 {
     }
     policy.acknowledge.extend(args.acknowledge);
     let options = kubeskema::crd::compat::Options { stored_versions: args.stored_versions, verbose: args.verbose };
-    let outcome = crate::validate::compat::run(&Request { old, new, options, policy });
+    let outcome = crate::validate::compat::run(&Request { old, new, options, policy, objects: args.objects });
     for d in &outcome.problems {
         eprintln!("{}", d.human());
     }

@@ -14,7 +14,13 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn compare(old: &str, new: &str, policy: Policy) -> Outcome {
-    run(&Request { old: Old::Files(vec![fixture(old)]), new: vec![fixture(new)], options: Default::default(), policy })
+    run(&Request {
+        old: Old::Files(vec![fixture(old)]),
+        new: vec![fixture(new)],
+        options: Default::default(),
+        policy,
+        objects: Vec::new(),
+    })
 }
 
 fn status(paths: Vec<PathBuf>, tweak: impl FnOnce(&mut CompatArgs)) -> i32 {
@@ -26,6 +32,7 @@ fn status(paths: Vec<PathBuf>, tweak: impl FnOnce(&mut CompatArgs)) -> i32 {
         acknowledge: Vec::new(),
         policy: None,
         verbose: false,
+        objects: Vec::new(),
         output: "json".to_owned(),
     };
     tweak(&mut args);
@@ -172,8 +179,43 @@ fn old_ref_reads_old_from_git() {
         new: vec![file.clone()],
         options: Default::default(),
         policy: Policy::default(),
+        objects: Vec::new(),
     });
     assert!(outcome.problems.is_empty(), "{:?}", outcome.problems);
     assert_eq!(changes(&outcome).len(), 6);
     assert_eq!(status(vec![file], |a| a.old_ref = Some("HEAD".into())), 1);
+}
+
+/// `--objects`: the objects a cluster holds, against NEW. kube-apiserver 1.36.3 (asked with
+/// these files) refuses `long-name` and `no-color` as created, and takes the update of each that
+/// changes nothing: ratcheting keeps both editable, so nothing fails the run.
+#[test]
+fn stored_objects_are_replayed_against_new() {
+    let outcome = run(&Request {
+        old: Old::Files(vec![fixture("old.yaml")]),
+        new: vec![fixture("breaking.yaml")],
+        options: Default::default(),
+        policy: Policy::default(),
+        objects: vec![fixture("stored.yaml")],
+    });
+    assert!(outcome.problems.is_empty(), "{:?}", outcome.problems);
+    let objects: Vec<(String, bool, String)> = outcome
+        .records
+        .iter()
+        .filter(|r| r.change.is_none() && r.diagnostic.document().is_some())
+        .map(|r| {
+            let d = &r.diagnostic;
+            let name = match &d.subject {
+                kubeskema_codegen::Subject::Object { name, .. } => name.clone(),
+                _ => String::new(),
+            };
+            (name, d.is_error(), d.message.clone())
+        })
+        .collect();
+    let messages =
+        |name: &str| -> Vec<&str> { objects.iter().filter(|(n, ..)| n == name).map(|(_, _, m)| m.as_str()).collect() };
+    assert!(objects.iter().all(|(_, error, _)| !error), "{objects:#?}");
+    assert!(messages("long-name").contains(&"spec.name: Too long: may not be more than 3 bytes"), "{objects:#?}");
+    assert!(messages("no-color").contains(&"spec.color: Required value"), "{objects:#?}");
+    assert!(messages("fine").is_empty(), "{objects:#?}");
 }

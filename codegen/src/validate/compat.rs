@@ -95,6 +95,9 @@ pub struct Request {
     pub options: Options,
     /// Which changes fail.
     pub policy: Policy,
+    /// The objects stored today (`--objects`: manifests, `kubectl get -o yaml` output), each
+    /// validated against NEW as a create and as an update that changes nothing.
+    pub objects: Vec<PathBuf>,
 }
 
 /// One finding of the run, with the change it reports (none for the CRD update's refusals and
@@ -162,6 +165,9 @@ pub fn run(request: &Request) -> Outcome {
         }
         out.reports.push(report);
     }
+    if !request.objects.is_empty() {
+        stored_objects(request, &mut out);
+    }
     // Each finding shows its line, read again from its file (OLD at a git revision has none
     // on disk: its findings show the place alone).
     let mut texts: std::collections::HashMap<PathBuf, Option<String>> = std::collections::HashMap::new();
@@ -185,6 +191,43 @@ pub fn run(request: &Request) -> Outcome {
         out.records.push(Record { diagnostic: d, change: None });
     }
     out
+}
+
+/// `--objects` against NEW, by `validate`'s own pipeline: as created (a warning: the object
+/// would not be taken again as it is) and as updated without a change (an error: it can no
+/// longer be edited, not even its labels).
+fn stored_objects(request: &Request, out: &mut Outcome) {
+    use crate::validate::manifests::{OldObjects, Policy as Kinds, Request as Validate, validate_request};
+    use crate::validate::native::Kubernetes;
+    // Only the CRDs' kinds: a native object in the folder is not this change's business.
+    let created = Validate {
+        crds: request.new.clone(),
+        manifests: request.objects.clone(),
+        kubernetes: Kubernetes::None,
+        policy: Kinds { ignore_missing_schemas: true, ..Kinds::default() },
+        ..Validate::default()
+    };
+    let updated = Validate { old: OldObjects::Files(request.objects.clone()), ..created.clone() };
+    for (validate, severity, what) in [
+        (&created, Severity::Warning, "NEW refuses it as created: re-applying it as it is fails"),
+        (
+            &updated,
+            Severity::Error,
+            "NEW refuses an update of it that changes nothing: it cannot be edited until fixed",
+        ),
+    ] {
+        match validate_request(validate) {
+            Ok(report) => {
+                out.problems.extend(report.files.into_iter().filter(Diagnostic::is_error));
+                for mut d in report.findings.into_iter().filter(|d| d.code != Code::NoSchema) {
+                    d.severity = if d.is_error() { severity } else { Severity::Warning };
+                    d.note = Some(what.to_owned());
+                    out.records.push(Record { diagnostic: d, change: None });
+                }
+            }
+            Err(problems) => out.problems.extend(problems.0),
+        }
+    }
 }
 
 /// NEW's files at `rev`: a file that did not exist then holds no OLD CRD.

@@ -177,14 +177,16 @@ impl Walk<'_> {
     /// `<node>.default`: value errors append kube-openapi's dotted path as one child, field
     /// errors their field path, plain errors stay at the default itself.
     fn push(&mut self, at: &str, pointer: &str, issue: Issue) {
-        let below = match issue.form {
-            PathForm::Base => String::new(),
-            PathForm::OpenApi | PathForm::Detached => issue.path.openapi(),
-            PathForm::Field => issue.path.field(),
+        let (below, one_child) = match issue.form {
+            PathForm::Base => (String::new(), false),
+            PathForm::OpenApi | PathForm::Detached => (issue.path.openapi(), true),
+            PathForm::Field => (issue.path.field(), false),
         };
+        // kube-openapi's path is one `Child` (`default.[0].type` for a list default); a field
+        // path continues the default's (`default[0]`).
         let field = match below.as_str() {
             "" => at.to_owned(),
-            b if b.starts_with(['[', '.']) => format!("{at}{b}"),
+            b if b.starts_with('.') || (b.starts_with('[') && !one_child) => format!("{at}{b}"),
             b => format!("{at}.{b}"),
         };
         self.out.push(Finding::printed(field, issue.error_type, issue.body(), pointer.to_owned()));

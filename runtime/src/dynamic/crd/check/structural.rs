@@ -1015,6 +1015,22 @@ mod tests {
             .collect()
     }
 
+    /// A list default's value error: kube-openapi's path (`[0].type`) is one child of the
+    /// default's (`default.[0].type`), as kube-apiserver 1.36.3 prints it (compat-diff, pair
+    /// c1-01066: Gateway API's `status.conditions` default with `type` made an integer).
+    #[test]
+    fn a_list_defaults_value_error_is_one_child_of_the_default() {
+        let found = findings(json!({"type": "object", "properties": {"status": {"type": "object", "properties": {
+            "conditions": {"type": "array", "default": [{"type": "Accepted"}],
+                           "items": {"type": "object", "properties": {"type": {"type": "integer"}}}}}}}}));
+        assert_eq!(
+            found,
+            [
+                "spec.validation.openAPIV3Schema.properties[status].properties[conditions].default.[0].type: Invalid value: \"string\": [0].type in body must be of type integer: \"string\""
+            ]
+        );
+    }
+
     #[test]
     fn a_structural_schema_passes() {
         assert_eq!(
