@@ -219,3 +219,21 @@ fn stored_objects_are_replayed_against_new() {
     assert!(messages("no-color").contains(&"spec.color: Required value"), "{objects:#?}");
     assert!(messages("fine").is_empty(), "{objects:#?}");
 }
+
+/// A bound raised under a rule: compatible for values, and a `cel-cost` change with the
+/// estimates kube-apiserver 1.36.3 gives (`apiserver.py cost`: 52, then 5002).
+#[test]
+fn a_rules_cost_change_is_reported_with_the_apiservers_estimates() {
+    let outcome = compare("cost-old.yaml", "cost-new.yaml", Policy::default());
+    let classes: Vec<(String, &str)> = changes(&outcome).into_iter().map(|(f, c, _)| (f, c)).collect();
+    assert_eq!(
+        classes,
+        [
+            (".spec.tags".to_owned(), "compatible"),
+            ("properties[spec].properties[tags].x-kubernetes-validations[0].rule".to_owned(), "cel-cost")
+        ]
+    );
+    let cost = outcome.records.iter().find(|r| r.change.as_ref().is_some_and(|c| c.class == Class::CelCost)).unwrap();
+    assert!(cost.diagnostic.message.contains("estimated cost 52 → 5002"), "{}", cost.diagnostic.message);
+    assert!(!cost.diagnostic.is_error());
+}

@@ -68,6 +68,31 @@ pub fn check(crd: &Crd) -> Checked {
     check_with(crd, None)
 }
 
+/// One rule's estimated cost, as the CRD check weighs it against the limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleCost {
+    /// The version whose schema holds the rule.
+    pub version: String,
+    /// The field path as the apiserver prints it (`...x-kubernetes-validations[0].rule`).
+    pub field: String,
+    /// The JSON pointer of the rule (or messageExpression) in the CRD's document.
+    pub pointer: String,
+    /// cel-go's estimate times the node's cardinality.
+    pub cost: u64,
+}
+
+/// Every rule's estimated cost, version by version (a version without a schema has none).
+pub fn rule_costs(crd: &Crd) -> Vec<RuleCost> {
+    let mut out = Vec::new();
+    for version in &crd.versions {
+        let Some(schema) = &version.schema else { continue };
+        for (cost, field, pointer) in rules::costs(schema, "openAPIV3Schema") {
+            out.push(RuleCost { version: version.name.clone(), field, pointer, cost });
+        }
+    }
+    out
+}
+
 /// The checked, lowered trees of a CRD's rules, by the JSON pointer of each rule in the CRD's
 /// document (`.../x-kubernetes-validations/0`).
 pub type LoweredRules = std::collections::HashMap<String, crate::cel::compile::Lowered>;

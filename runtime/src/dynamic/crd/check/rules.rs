@@ -54,6 +54,15 @@ pub(crate) fn check(
     }
 }
 
+/// Each rule's (and messageExpression's) estimated cost times its node's cardinality, with its
+/// field and pointer: what the limits above are checked against, for `compat` to compare.
+pub(crate) fn costs(root: &Schema, base: &str) -> Vec<(u64, String, String)> {
+    let mut scratch = Vec::new();
+    let mut walk = Walk { out: &mut scratch, costs: Vec::new(), has_schema_errors: &|_| false, lowered: None };
+    walk.node(root, base, None, Some(1), true, TypeInfo::default());
+    walk.costs
+}
+
 /// Where the apiserver's CEL type information stands at a node (`CELSchemaContext`): a node
 /// is in scope once it or a node above has rules; in scope, its type information comes from
 /// the node above (whose failure it inherits) or from its own schema, which fails where the

@@ -24,7 +24,7 @@ pub use update::check_update;
 pub enum Class {
     /// Every object OLD accepts, NEW accepts unchanged.
     Compatible,
-    /// Rule cost estimates changed (NEW over a limit is the CRD update's refusal instead).
+    /// A rule's estimated cost changed (NEW over a limit is the CRD update's refusal too).
     CelCost,
     /// The storage version changed: the stored versions to migrate are named.
     NeedsMigration,
@@ -177,7 +177,39 @@ pub fn compat(old: &Crd, new: &Crd, options: &Options) -> Report {
             });
         }
     }
+    changes.extend(cost_changes(old, new));
     Report { crd: new.name.clone(), update, changes }
+}
+
+/// Rules whose estimated cost changed (a rule in both, by its place in its version's schema),
+/// with the limit it is held to: `cel-cost`. A rule over the limit is the update's refusal.
+fn cost_changes(old: &Crd, new: &Crd) -> Vec<Change> {
+    use super::check::rule_costs;
+    // A rule's place within its version's schema: the same rule in both even where versions moved.
+    let key = |c: &super::check::RuleCost| {
+        let within = c.pointer.split_once("/openAPIV3Schema").map_or(c.pointer.as_str(), |(_, rest)| rest).to_owned();
+        (c.version.clone(), within)
+    };
+    let before: std::collections::HashMap<(String, String), u64> =
+        rule_costs(old).iter().map(|c| (key(c), c.cost)).collect();
+    let mut out = Vec::new();
+    for c in rule_costs(new) {
+        let Some(&was) = before.get(&key(&c)) else { continue };
+        if was == c.cost {
+            continue;
+        }
+        let limit = crate::cel::vocabulary::limits::STATIC_RULE_LIMIT;
+        let field = c.field.trim_start_matches("openAPIV3Schema.").to_owned();
+        out.push(Change {
+            crd: new.name.clone(),
+            version: Some(c.version.clone()),
+            place: Place { pointer: c.pointer.clone(), in_old: false, field },
+            what: format!("estimated cost {was} → {} (the per-rule limit is {limit})", c.cost),
+            class: Class::CelCost,
+            witness: Err("a cost estimate, not a value".to_owned()),
+        });
+    }
+    out
 }
 
 /// The versions stored objects are in: the option, else OLD's `status.storedVersions`, else
