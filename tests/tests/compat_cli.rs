@@ -237,3 +237,21 @@ fn a_rules_cost_change_is_reported_with_the_apiservers_estimates() {
     assert!(cost.diagnostic.message.contains("estimated cost 52 → 5002"), "{}", cost.diagnostic.message);
     assert!(!cost.diagnostic.is_error());
 }
+
+/// Under conversion `None`, an object stored at the storage version is served, and written, at
+/// every served version: a served version stricter than the storage version is a change from
+/// it, reported even when nothing changed between OLD and NEW.
+#[test]
+fn served_versions_are_compared_with_the_storage_version() {
+    let outcome = compare("served-versions.yaml", "served-versions.yaml", Policy::default());
+    let found: Vec<(Option<String>, Option<String>, String, &str)> = outcome
+        .records
+        .iter()
+        .filter_map(|r| r.change.as_ref())
+        .map(|c| (c.version.clone(), c.served_from.clone(), c.place.field.clone(), c.class.name()))
+        .collect();
+    assert_eq!(found, [(Some("v1beta1".to_owned()), Some("v1".to_owned()), ".spec.name".to_owned(), "tightens")]);
+    let witness = outcome.records[0].change.as_ref().unwrap().witness.as_ref().unwrap();
+    assert_eq!(witness.object["apiVersion"], "example.com/v1beta1");
+    assert_eq!(witness.create, ["spec.name: Too long: may not be more than 3 bytes"]);
+}

@@ -310,6 +310,7 @@ pub fn to_json(record: &Record) -> Value {
     });
     if let Some(change) = &record.change {
         out["class"] = json!(change.class.name());
+        out["servedFrom"] = json!(change.served_from);
         out["change"] = json!(change.what);
         out["witness"] = match &change.witness {
             Ok(w) => json!({

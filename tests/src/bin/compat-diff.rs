@@ -165,7 +165,7 @@ fn main() {
                 ));
             }
             let mut wi = 0;
-            for change in &report.changes {
+            for change in report.changes.iter().filter(|c| c.served_from.is_none()) {
                 let Ok(w) = &change.witness else { continue };
                 let Some(t) = theirs.witnesses.get(wi) else { break };
                 wi += 1;

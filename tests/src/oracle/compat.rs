@@ -87,7 +87,7 @@ pub fn our_update(report: &Report) -> Answer {
 /// The oracle's requests for a pair: the update, then four per witness (ids from `first`).
 pub fn requests(first: usize, old: &Value, new: &Value, report: &Report) -> Vec<Value> {
     let mut out = vec![json!({"id": first, "op": "check", "crd": new, "old": old})];
-    for change in &report.changes {
+    for change in report.changes.iter().filter(|c| c.served_from.is_none()) {
         let (Ok(w), Some(version)) = (&change.witness, &change.version) else { continue };
         let validate = |crd: &Value, object: &Value, stored: Option<&Value>| {
             let mut r = json!({"op": "validate", "crd": crd, "version": version, "object": object, "prune": true});
@@ -111,7 +111,7 @@ pub fn requests(first: usize, old: &Value, new: &Value, report: &Report) -> Vec<
 pub fn answers(report: &Report, lines: &[Value]) -> Answers {
     let mut out = Answers { update: answer_of(&lines[0]), witnesses: Vec::new() };
     let mut rest = lines[1..].chunks(4);
-    for change in &report.changes {
+    for change in report.changes.iter().filter(|c| c.served_from.is_none()) {
         let (Ok(w), Some(version)) = (&change.witness, &change.version) else { continue };
         let Some([old_create, create, no_op, edit]) = rest.next() else { break };
         out.witnesses.push(WitnessAnswers {

@@ -57,6 +57,7 @@ pub fn envelope(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Change> {
                 what,
                 class,
                 witness,
+                served_from: None,
             });
         };
     let not_object = || Err("a change of the CRD's envelope, not of an object".to_owned());

@@ -99,6 +99,9 @@ pub struct Change {
     pub class: Class,
     /// The proof, for a change that is not compatible: or why none was built.
     pub witness: Result<Witness, String>,
+    /// The version the objects come from when it is not OLD's version of the same name: the
+    /// storage version, for a served version compared with it under conversion `None`.
+    pub served_from: Option<String>,
 }
 
 /// An object that proves a change's class, with NEW's answers.
@@ -174,11 +177,56 @@ pub fn compat(old: &Crd, new: &Crd, options: &Options) -> Report {
                 what: found.what.clone(),
                 class,
                 witness,
+                served_from: None,
             });
         }
     }
     changes.extend(cost_changes(old, new));
+    changes.extend(between_served_versions(new, options));
     Report { crd: new.name.clone(), update, changes }
+}
+
+/// Under `conversion: None` one stored object is served at every version with only its
+/// `apiVersion` changed, and a write at a served version is validated by that version's
+/// schema: each served version compared with the storage version, as a change from it.
+fn between_served_versions(new: &Crd, options: &Options) -> Vec<Change> {
+    let strategy = new.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str).unwrap_or("None");
+    let Some(j) = new.versions.iter().position(|v| v.storage).filter(|_| strategy == "None") else { return Vec::new() };
+    let storage = &new.versions[j];
+    let mut out = Vec::new();
+    for (i, served) in new.versions.iter().enumerate().filter(|(i, v)| v.served && *i != j) {
+        // NEW with the served version holding the storage version's schema: what is stored.
+        let mut raw = new.raw.clone();
+        let Some(stored_schema) = raw.pointer(&format!("/spec/versions/{j}/schema")).cloned() else { continue };
+        let Some(slot) = raw.pointer_mut(&format!("/spec/versions/{i}/schema")) else { continue };
+        *slot = stored_schema;
+        let as_stored = Crd::parse(&raw).0;
+        let Some(stored_version) = as_stored.version(&served.name) else { continue };
+        let found = diff::schemas(stored_version.schema.as_ref(), served.schema.as_ref(), &as_stored.raw, &new.raw);
+        for found in found.iter().filter(|f| !f.documentation_only) {
+            let (class, witness) = witness::classify(&as_stored, stored_version, new, served, found);
+            if class == Class::Compatible && !options.verbose {
+                continue;
+            }
+            // What only the storage version has is placed there, in NEW's file.
+            let mut place = found.place.clone();
+            if place.in_old {
+                place.pointer =
+                    place.pointer.replacen(&format!("/spec/versions/{i}/"), &format!("/spec/versions/{j}/"), 1);
+                place.in_old = false;
+            }
+            out.push(Change {
+                crd: new.name.clone(),
+                version: Some(served.name.clone()),
+                place,
+                what: format!("served from storage version {} (conversion None): {}", storage.name, found.what),
+                class,
+                witness,
+                served_from: Some(storage.name.clone()),
+            });
+        }
+    }
+    out
 }
 
 /// Rules whose estimated cost changed (a rule in both, by its place in its version's schema),
@@ -207,6 +255,7 @@ fn cost_changes(old: &Crd, new: &Crd) -> Vec<Change> {
             what: format!("estimated cost {was} → {} (the per-rule limit is {limit})", c.cost),
             class: Class::CelCost,
             witness: Err("a cost estimate, not a value".to_owned()),
+            served_from: None,
         });
     }
     out

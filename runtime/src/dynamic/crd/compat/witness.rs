@@ -573,7 +573,11 @@ fn direction(found: &Found<'_>) -> Class {
     let tighter = |k: &str| -> bool {
         let f = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
         match k {
-            "type" | "x-kubernetes-preserve-unknown-fields" => true,
+            "type" => true,
+            // Kept unknown fields are pruned once it goes; a node that starts keeping them loosens.
+            "x-kubernetes-preserve-unknown-fields" => {
+                old.preserve_unknown_fields == Some(true) && new.preserve_unknown_fields != Some(true)
+            }
             "minimum" => f(&new.minimum) > f(&old.minimum),
             "maximum" => f(&old.maximum).is_none() || f(&new.maximum).is_some_and(|n| Some(n) < f(&old.maximum)),
             "exclusiveMinimum" => new.exclusive_minimum && !old.exclusive_minimum,
