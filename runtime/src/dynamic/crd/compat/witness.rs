@@ -59,10 +59,10 @@ pub fn classify(
         if !stored.issues.is_empty() {
             continue;
         }
+        // OLD's create already defaulted and pruned it: read back by OLD it is itself.
         let stored = stored.object;
         let created = new_v.validate_create(&stored);
-        let old_read = old_v.validate_create(&stored).object;
-        if created.issues.is_empty() && created.object == old_read && created.pruned.is_empty() {
+        if created.issues.is_empty() && created.object == stored && created.pruned.is_empty() {
             continue;
         }
         if let Some(without) = &reverted_v {
