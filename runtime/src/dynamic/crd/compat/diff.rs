@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{Change, Class};
-use crate::dynamic::crd::Crd;
+use crate::dynamic::crd::{Crd, CrdVersion};
 use crate::schema::Schema;
 
 /// Where a change is.
@@ -45,52 +45,80 @@ pub struct Found<'a> {
 /// What only describes: a change of these alone is compatible.
 const DOCUMENTATION: [&str; 4] = ["description", "title", "example", "externalDocs"];
 
-/// The changes of the envelope: versions served, removed and stored, and the names.
+/// The changes of the envelope: the names, scope, versions served, removed and stored, and each
+/// version's subresources, printer columns and selectable fields. None has an object to prove
+/// it: the class is what the change does to a client of the old API.
 pub fn envelope(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Change> {
     let mut out = Vec::new();
-    let mut change =
-        |pointer: &str, in_old: bool, what: String, class: Class, witness: Result<super::Witness, String>| {
-            out.push(Change {
-                crd: new.name.clone(),
-                version: None,
-                place: Place { pointer: pointer.to_owned(), in_old, field: String::new() },
-                what,
-                class,
-                witness,
-                served_from: None,
-            });
-        };
-    let not_object = || Err("a change of the CRD's envelope, not of an object".to_owned());
+    let mut change = |version: Option<&str>, pointer: String, in_old: bool, what: String, class: Class| {
+        out.push(Change {
+            crd: new.name.clone(),
+            version: version.map(str::to_owned),
+            place: Place { pointer, in_old, field: String::new() },
+            what,
+            class,
+            witness: Err("a change of the CRD's envelope, not of an object".to_owned()),
+            served_from: None,
+        });
+    };
     if new.scope != old.scope {
-        change(
-            "/spec/scope",
-            false,
-            format!("scope {} → {}", old.scope, new.scope),
-            Class::BreaksClients,
-            not_object(),
-        );
+        change(None, "/spec/scope".into(), false, format!("scope {} → {}", old.scope, new.scope), Class::BreaksClients);
     }
-    if new.names.kind != old.names.kind {
-        let what = format!("kind {} → {}", old.names.kind, new.names.kind);
-        change("/spec/names/kind", false, what, Class::BreaksClients, not_object());
+    // A name a client types or compiles against: what named the resource no longer does. The
+    // apiserver's defaults stand in for unset names (singular: the kind in lower case;
+    // listKind: the kind and `List`).
+    let names = |c: &Crd| {
+        [
+            ("kind", c.names.kind.clone()),
+            ("plural", c.names.plural.clone()),
+            ("singular", c.names.singular.clone().unwrap_or_else(|| c.names.kind.to_lowercase())),
+            ("listKind", c.names.list_kind.clone().unwrap_or_else(|| format!("{}List", c.names.kind))),
+        ]
+    };
+    for ((key, before), (_, after)) in names(old).into_iter().zip(names(new)) {
+        if before != after {
+            let what = format!("{key} {before} → {after}: clients that name it {before} no longer find it");
+            change(None, format!("/spec/names/{key}"), false, what, Class::BreaksClients);
+        }
     }
-    if new.names.plural != old.names.plural {
-        let what = format!("plural {} → {}", old.names.plural, new.names.plural);
-        change("/spec/names/plural", false, what, Class::BreaksClients, not_object());
+    for (key, before, after) in [
+        ("shortNames", &old.names.short_names, &new.names.short_names),
+        ("categories", &old.names.categories, &new.names.categories),
+    ] {
+        let gone: Vec<&str> = before.iter().filter(|n| !after.contains(n)).map(String::as_str).collect();
+        let added: Vec<&str> = after.iter().filter(|n| !before.contains(n)).map(String::as_str).collect();
+        if !gone.is_empty() {
+            let what =
+                format!("{key} {} removed: `kubectl get` by them no longer finds these objects", gone.join(", "));
+            change(None, format!("/spec/names/{key}"), false, what, Class::BreaksClients);
+        }
+        if !added.is_empty() {
+            change(
+                None,
+                format!("/spec/names/{key}"),
+                false,
+                format!("{key} {} added", added.join(", ")),
+                Class::Compatible,
+            );
+        }
     }
     for (i, v) in old.versions.iter().enumerate() {
         let pointer = format!("/spec/versions/{i}");
         match new.versions.iter().position(|n| n.name == v.name) {
             None if v.served => {
-                change(&pointer, true, format!("served version {} removed", v.name), Class::BreaksClients, not_object())
+                change(None, pointer, true, format!("served version {} removed", v.name), Class::BreaksClients)
             }
-            None => change(&pointer, true, format!("version {} removed", v.name), Class::Compatible, not_object()),
-            Some(j) if v.served && !new.versions[j].served => {
-                let what = format!("version {} no longer served", v.name);
-                change(&format!("/spec/versions/{j}/served"), false, what, Class::BreaksClients, not_object())
+            None => change(None, pointer, true, format!("version {} removed", v.name), Class::Compatible),
+            Some(j) => {
+                for (pointer, in_old, what, class) in version_changes(v, i, &new.versions[j], j) {
+                    change(Some(&v.name), pointer, in_old, what, class);
+                }
             }
-            Some(_) => {}
         }
+    }
+    for (j, v) in new.versions.iter().enumerate().filter(|(_, v)| old.version(&v.name).is_none()) {
+        let what = format!("version {} added{}", v.name, if v.served { ", served" } else { "" });
+        change(None, format!("/spec/versions/{j}"), false, what, Class::Compatible);
     }
     let storage = |c: &Crd| c.versions.iter().find(|v| v.storage).map(|v| v.name.clone());
     if let (Some(before), Some(after)) = (storage(old), storage(new))
@@ -102,7 +130,80 @@ pub fn envelope(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Change> {
             "storage version {before} → {after}: objects stored in {} stay there until migrated (a storage migration, then `status.storedVersions` without them)",
             migrate.join(", ")
         );
-        change(&format!("/spec/versions/{j}/storage"), false, what, Class::NeedsMigration, not_object());
+        change(None, format!("/spec/versions/{j}/storage"), false, what, Class::NeedsMigration);
+    }
+    out
+}
+
+/// What changed in one version outside its schema: served, deprecated, the subresources, the
+/// printer columns and the selectable fields. Pointers into NEW (`j`), or OLD (`i`) for what
+/// NEW no longer has.
+fn version_changes(old: &CrdVersion, i: usize, new: &CrdVersion, j: usize) -> Vec<(String, bool, String, Class)> {
+    let mut out = Vec::new();
+    let (at_old, at_new) =
+        (|key: &str| format!("/spec/versions/{i}/{key}"), |key: &str| format!("/spec/versions/{j}/{key}"));
+    match (old.served, new.served) {
+        (true, false) => {
+            out.push((at_new("served"), false, format!("version {} no longer served", new.name), Class::BreaksClients))
+        }
+        (false, true) => out.push((at_new("served"), false, format!("version {} served", new.name), Class::Compatible)),
+        _ => {}
+    }
+    if !old.deprecated && new.deprecated {
+        out.push((at_new("deprecated"), false, "deprecated: clients are warned".to_owned(), Class::Compatible));
+    }
+    match (old.status_subresource, new.status_subresource) {
+        (true, false) => out.push((
+            at_old("subresources/status"),
+            true,
+            "status subresource removed: writes to /status are refused (404), and the main resource now writes status".to_owned(),
+            Class::BreaksClients,
+        )),
+        (false, true) => out.push((
+            at_new("subresources/status"),
+            false,
+            "status subresource added: status written through the main resource is now ignored; it must go through /status".to_owned(),
+            Class::BreaksClients,
+        )),
+        _ => {}
+    }
+    match (&old.scale, &new.scale) {
+        (Some(_), None) => out.push((
+            at_old("subresources/scale"),
+            true,
+            "scale subresource removed: `kubectl scale` and autoscalers fail".to_owned(),
+            Class::BreaksClients,
+        )),
+        (None, Some(_)) => {
+            out.push((at_new("subresources/scale"), false, "scale subresource added".to_owned(), Class::Compatible))
+        }
+        (Some(a), Some(b)) if a != b => out.push((
+            at_new("subresources/scale"),
+            false,
+            format!("scale subresource {a} → {b}: autoscalers read and write other fields"),
+            Class::BreaksClients,
+        )),
+        _ => {}
+    }
+    if old.printer_columns != new.printer_columns {
+        let what = "additionalPrinterColumns changed: `kubectl get` prints other columns; objects are untouched";
+        out.push((at_new("additionalPrinterColumns"), false, what.to_owned(), Class::Compatible));
+    }
+    let gone: Vec<&str> =
+        old.selectable_fields.iter().filter(|f| !new.selectable_fields.contains(f)).map(String::as_str).collect();
+    let added: Vec<&str> =
+        new.selectable_fields.iter().filter(|f| !old.selectable_fields.contains(f)).map(String::as_str).collect();
+    if !gone.is_empty() {
+        let what = format!("selectableFields {} removed: field selectors on them are refused", gone.join(", "));
+        out.push((at_old("selectableFields"), true, what, Class::BreaksClients));
+    }
+    if !added.is_empty() {
+        out.push((
+            at_new("selectableFields"),
+            false,
+            format!("selectableFields {} added", added.join(", ")),
+            Class::Compatible,
+        ));
     }
     out
 }

@@ -88,6 +88,9 @@ pub fn classify(
     let class = direction(found);
     let why = match class {
         Class::Compatible => format!("none needed: no object OLD accepts is refused or changed by NEW ({tried} tried)"),
+        Class::BreaksClients => {
+            "none needed: every value OLD accepts passes, but NEW also admits values of another type, which clients typed for OLD's cannot read".to_owned()
+        }
         _ => format!("none built: no candidate of {tried} shows it; the keyword's direction says so"),
     };
     (class, Err(why))
@@ -599,11 +602,20 @@ fn direction(found: &Found<'_>) -> Class {
             "x-kubernetes-list-type" => {
                 matches!(new.list_type.as_deref(), Some("set" | "map"))
             }
+            // Unique by more keys is unique by fewer refused less.
+            "x-kubernetes-list-map-keys" => old.list_map_keys.iter().any(|k| !new.list_map_keys.contains(k)),
+            // Who owns what under server-side apply; no value is refused.
+            "x-kubernetes-map-type" => false,
             "description" | "title" | "example" | "externalDocs" | "default" => false,
             // pattern, format, multipleOf, junctors, map keys and the other extensions
             _ => true,
         }
     };
+    // A string or integer made int-or-string: every stored value still passes, but the other
+    // type is now written, and a client typed for OLD's cannot read it.
+    if new.int_or_string && !old.int_or_string {
+        return Class::BreaksClients;
+    }
     if found.keys.iter().any(|k| tighter(k)) { Class::Tightens } else { Class::Compatible }
 }
 
