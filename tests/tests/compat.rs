@@ -6,16 +6,21 @@
 //!
 //! Re-record (needs the oracle built): `cargo run --release -p kubeskema-tests --bin compat-diff
 //! -- --seed 7 --pairs 300 --record fixtures/oracle`.
+//!
+//! The catalogue of checks (`fixtures/compat/checks.yaml`: every check crdify documents and every
+//! other kind of change, one case each, with the class `compat` must give) is replayed the same
+//! way from `fixtures/oracle/compat/checks.jsonl` (re-record: `compat-diff --checks
+//! fixtures/compat/checks.yaml --record fixtures/oracle`).
 
 use std::collections::BTreeSet;
 
 use kubeskema::validate::ResourceValidator;
-use kubeskema_tests::oracle::compat::{Pair, crds, messages, our_update, ours, proven, same};
+use kubeskema_tests::oracle::compat::{Pair, checks, crds, messages, our_update, ours, proven, same};
 use kubeskema_tests::oracle::{Answer, Documents, Finding, known_differences};
 use kubeskema_tests::repo_dir;
 
-fn pairs() -> Vec<Pair> {
-    let path = repo_dir().join("fixtures/oracle/compat/pairs.jsonl");
+fn recorded(name: &str) -> Vec<Pair> {
+    let path = repo_dir().join("fixtures/oracle/compat").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default();
@@ -40,36 +45,57 @@ fn answer(issues: &[kubeskema::issue::Issue]) -> Answer {
     }
 }
 
-#[test]
-fn recorded_compat_pairs_agree_with_the_apiserver() {
-    let known = known_differences(&repo_dir().join("fixtures/oracle/compat/KNOWN-DIFFERENCES.tsv"));
-    let mut still_known = BTreeSet::new();
+/// What replaying recorded pairs found.
+#[derive(Default)]
+struct Replayed {
+    failures: Vec<String>,
+    witnesses: usize,
+    classes: BTreeSet<&'static str>,
+    /// Pairs that differ and are listed as known differences.
+    still_known: BTreeSet<String>,
+}
+
+/// Each pair's CRD update verdict, its witnesses' four answers and the class they prove,
+/// against the recorded answers.
+fn replay(all: &[Pair], known: &std::collections::BTreeMap<String, String>) -> Replayed {
+    let mut out = Replayed::default();
     let mut docs = Documents::default();
-    let mut failures = Vec::new();
-    let (mut witnesses, mut classes) = (0, BTreeSet::new());
-    let all = pairs();
-    assert!(all.len() >= 100, "the recording holds {} pairs", all.len());
-    for pair in &all {
+    for pair in all {
         let apiserver = pair.apiserver.as_ref().unwrap_or_else(|| panic!("pair {} was never recorded", pair.id));
         let (_, _, old, new) = crds(pair, &mut docs).unwrap_or_else(|e| panic!("pair {}: {e}", pair.id));
         let report = ours(&old, &new);
         let agrees = same(true, &apiserver.update, &our_update(&report));
         if !agrees && known.contains_key(&pair.id) {
-            still_known.insert(pair.id.clone());
+            out.still_known.insert(pair.id.clone());
         } else if agrees && known.contains_key(&pair.id) {
-            failures.push(format!("{}: listed as a known difference, but agrees now: unlist it", pair.id));
+            out.failures.push(format!("{}: listed as a known difference, but agrees now: unlist it", pair.id));
         } else if !agrees {
-            failures.push(format!(
+            out.failures.push(format!(
                 "{}: the CRD update: apiserver {:#?}, ours {:#?}",
                 pair.id,
                 messages(&apiserver.update),
                 messages(&our_update(&report))
             ));
         }
+        if let Some(expect) = &pair.expect {
+            let refused = !apiserver.update.errors.is_empty();
+            if report.worst().name() != expect.class || refused != expect.update_refused {
+                out.failures.push(format!(
+                    "{} ({}: {}): expected {}{}, compat says {}{}",
+                    pair.id,
+                    expect.check,
+                    expect.change,
+                    expect.class,
+                    if expect.update_refused { " and the update refused" } else { "" },
+                    report.worst().name(),
+                    if refused { " and the apiserver refuses the update" } else { "" },
+                ));
+            }
+        }
         for w in &apiserver.witnesses {
-            witnesses += 1;
+            out.witnesses += 1;
             let (Some(ov), Some(nv)) = (old.version(&w.version), new.version(&w.version)) else {
-                failures.push(format!("{}: no version {}", pair.id, w.version));
+                out.failures.push(format!("{}: no version {}", pair.id, w.version));
                 continue;
             };
             let (old_v, new_v) = (ResourceValidator::new(&old, ov), ResourceValidator::new(&new, nv));
@@ -81,7 +107,7 @@ fn recorded_compat_pairs_agree_with_the_apiserver() {
             ];
             for (what, mine, theirs) in asked {
                 if !same(false, theirs, &mine) {
-                    failures.push(format!(
+                    out.failures.push(format!(
                         "{} {} {}: {what}: apiserver {:?}, ours {:?}",
                         pair.id,
                         w.version,
@@ -91,7 +117,7 @@ fn recorded_compat_pairs_agree_with_the_apiserver() {
                     ));
                 }
             }
-            // The class compat gives the change now is the one the answers prove.
+            // The class compat gives the change now is the one those answers prove.
             let change = report.changes.iter().find(|c| {
                 c.version.as_deref() == Some(&w.version)
                     && c.place.field == w.field
@@ -99,17 +125,27 @@ fn recorded_compat_pairs_agree_with_the_apiserver() {
                     && c.served_from.is_none()
             });
             match change {
-                None => failures
+                None => out
+                    .failures
                     .push(format!("{} {} {}: compat no longer builds a witness here", pair.id, w.version, w.field)),
                 Some(c) => {
-                    classes.insert(c.class.name());
+                    out.classes.insert(c.class.name());
                     if let Err(e) = proven(c.class, w) {
-                        failures.push(format!("{} {} {}: {}: {e}", pair.id, w.version, w.field, c.class.name()));
+                        out.failures.push(format!("{} {} {}: {}: {e}", pair.id, w.version, w.field, c.class.name()));
                     }
                 }
             }
         }
     }
+    out
+}
+
+#[test]
+fn recorded_compat_pairs_agree_with_the_apiserver() {
+    let known = known_differences(&repo_dir().join("fixtures/oracle/compat/KNOWN-DIFFERENCES.tsv"));
+    let all = recorded("pairs.jsonl");
+    assert!(all.len() >= 100, "the recording holds {} pairs", all.len());
+    let Replayed { mut failures, witnesses, classes, still_known } = replay(&all, &known);
     let unseen: Vec<String> = known
         .keys()
         .filter(|id| !still_known.contains(*id) && !failures.iter().any(|f| f.starts_with(id.as_str())))
@@ -122,4 +158,60 @@ fn recorded_compat_pairs_agree_with_the_apiserver() {
         assert!(classes.contains(class), "no recorded witness of a `{class}` change");
     }
     assert!(failures.is_empty(), "{} of {} pairs differ:\n{}", failures.len(), all.len(), failures.join("\n"));
+}
+
+/// The checks crdify documents (kubernetes-sigs/crdify, `docs/validations.md`): each has a case.
+const CRDIFY_CHECKS: [&str; 15] = [
+    "scope",
+    "existingFieldRemoval",
+    "storedVersionRemoval",
+    "enum",
+    "default",
+    "maximum",
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+    "minimum",
+    "minLength",
+    "minItems",
+    "minProperties",
+    "required",
+    "type",
+];
+
+#[test]
+fn every_check_in_the_catalogue_gets_its_class_as_the_apiserver_proves_it() {
+    let catalogue = checks(&repo_dir().join("fixtures/compat/checks.yaml")).expect("the catalogue reads");
+    let all = recorded("checks.jsonl");
+    // The recording is of the catalogue as it stands: an edited case must be asked again.
+    let ids = |pairs: &[Pair]| pairs.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&catalogue), ids(&all), "fixtures/compat/checks.yaml changed: re-record checks.jsonl");
+    for (case, pair) in catalogue.iter().zip(&all) {
+        assert!(
+            case.old == pair.old && case.new == pair.new && case.expect == pair.expect,
+            "{}: the case changed since it was recorded: re-record checks.jsonl",
+            case.id
+        );
+    }
+    // The base alone is a CRD the apiserver takes, and compared with itself nothing changes.
+    let mut docs = Documents::default();
+    let (_, _, base, _) = crds(&catalogue[0], &mut docs).expect("the base reads");
+    let same_report = ours(&base, &base);
+    assert!(same_report.changes.is_empty() && same_report.update.is_empty(), "{:?}", same_report.changes);
+    for check in CRDIFY_CHECKS {
+        assert!(
+            catalogue.iter().any(|p| p.expect.as_ref().is_some_and(|e| e.check == check)),
+            "crdify's `{check}` check has no case in fixtures/compat/checks.yaml"
+        );
+    }
+    let Replayed { failures, witnesses, classes, .. } = replay(&all, &Default::default());
+    assert!(witnesses >= 30, "{witnesses} witnesses recorded");
+    for class in ["tightens", "blocks-updates", "drops-data"] {
+        assert!(classes.contains(class), "no recorded witness of a `{class}` change");
+    }
+    let expected: BTreeSet<&str> = all.iter().filter_map(|p| p.expect.as_ref()).map(|e| e.class.as_str()).collect();
+    for class in kubeskema::crd::compat::Class::ALL {
+        assert!(expected.contains(class.name()), "no case expects `{}`", class.name());
+    }
+    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), all.len(), failures.join("\n"));
 }

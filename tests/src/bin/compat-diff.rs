@@ -29,10 +29,12 @@ struct Args {
     show: usize,
     /// Time `compat` over every corpus CRD against an evolved copy of itself, without asking.
     speed: bool,
+    /// The catalogue of checks (`fixtures/compat/checks.yaml`) instead of corpus evolutions.
+    checks: Option<PathBuf>,
 }
 
 fn args() -> Args {
-    let mut a = Args { seed: 1, pairs: 500, record: None, show: 10, speed: false };
+    let mut a = Args { seed: 1, pairs: 500, record: None, show: 10, speed: false, checks: None };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| usage(&format!("{flag} needs a value")));
@@ -43,6 +45,7 @@ fn args() -> Args {
             "--record" => a.record = Some(PathBuf::from(value())),
             "--show" => a.show = number(value()),
             "--speed" => a.speed = true,
+            "--checks" => a.checks = Some(PathBuf::from(value())),
             other => usage(&format!("unknown argument {other}")),
         }
     }
@@ -51,7 +54,7 @@ fn args() -> Args {
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "compat-diff: {problem}\nusage: compat-diff [--seed N] [--pairs N] [--show N] [--record DIR]\n       compat-diff --speed [--seed N]   (compat of every corpus CRD against an evolved copy, timed)"
+        "compat-diff: {problem}\nusage: compat-diff [--seed N] [--pairs N] [--show N] [--record DIR]\n       compat-diff --checks fixtures/compat/checks.yaml [--record DIR]   (the catalogue of checks)\n       compat-diff --speed [--seed N]   (compat of every corpus CRD against an evolved copy, timed)"
     );
     std::process::exit(2)
 }
@@ -72,8 +75,11 @@ fn main() {
     if a.speed {
         return speed(&corpus, &all, &mut rng);
     }
-    let mut pairs = Vec::new();
-    for k in 0..a.pairs {
+    let mut pairs = match &a.checks {
+        Some(path) => kubeskema_tests::oracle::compat::checks(path).unwrap_or_else(|e| usage(&e)),
+        None => Vec::new(),
+    };
+    for k in (0..a.pairs).filter(|_| a.checks.is_none()) {
         let class = EVOLUTIONS[k % EVOLUTIONS.len()];
         let Some(&(i, j)) = by_class.get(class).and_then(|c| rng.pick(c)) else { continue };
         let (file, doc, _) = &corpus[i];
@@ -90,7 +96,7 @@ fn main() {
             }
         }
         let new = old.patched(patch);
-        pairs.push(Pair { id: format!("c{}-{k:05}", a.seed), classes, old, new, apiserver: None });
+        pairs.push(Pair { id: format!("c{}-{k:05}", a.seed), classes, old, new, expect: None, apiserver: None });
     }
 
     // Ours, what to ask, and the answers, forty pairs at a time: a request carries its CRD, and
@@ -196,6 +202,18 @@ fn main() {
                     problems.push(format!("{} {}: {}: {e}", change.class.name(), change.place.field, change.what));
                 }
             }
+            if let Some(expect) = &pair.expect {
+                let refused = !theirs.update.errors.is_empty();
+                if report.worst().name() != expect.class || refused != expect.update_refused {
+                    problems.push(format!(
+                        "expected {} (update refused: {}), compat says {} (the apiserver refuses the update: {:?})",
+                        expect.class,
+                        expect.update_refused,
+                        report.worst().name(),
+                        messages(&theirs.update)
+                    ));
+                }
+            }
             if !problems.is_empty() && shown < a.show {
                 shown += 1;
                 println!("--- {} ({}) {}", pair.id, pair.classes.join("+"), pair.old.corpus.as_deref().unwrap_or(""));
@@ -233,10 +251,16 @@ fn main() {
         - recorded.iter().filter(|p| p.apiserver.as_ref().is_some_and(|a| !a.witnesses.is_empty())).count();
     println!("  pairs without a witness: {compatible}");
     if let Some(dir) = a.record {
-        let command = format!(
-            "cargo run --release -p kubeskema-tests --bin compat-diff -- --seed {} --pairs {} --record fixtures/oracle",
-            a.seed, a.pairs
-        );
+        let command = match &a.checks {
+            Some(path) => format!(
+                "cargo run --release -p kubeskema-tests --bin compat-diff -- --checks {} --record fixtures/oracle",
+                path.display()
+            ),
+            None => format!(
+                "cargo run --release -p kubeskema-tests --bin compat-diff -- --seed {} --pairs {} --record fixtures/oracle",
+                a.seed, a.pairs
+            ),
+        };
         let mut out = provenance(&command).to_string();
         out.push('\n');
         for p in &recorded {
@@ -245,7 +269,8 @@ fn main() {
         }
         let dir = dir.join("compat");
         std::fs::create_dir_all(&dir).expect("the fixture folder is writable");
-        std::fs::write(dir.join("pairs.jsonl"), out).expect("the fixture folder is writable");
+        let name = if a.checks.is_some() { "checks.jsonl" } else { "pairs.jsonl" };
+        std::fs::write(dir.join(name), out).expect("the fixture folder is writable");
     }
 }
 

@@ -21,9 +21,89 @@ pub struct Pair {
     pub old: Source,
     /// NEW: OLD patched.
     pub new: Source,
+    /// What `compat` must say, for the catalogue's cases (`fixtures/compat/checks.yaml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
     /// The apiserver's answers (absent before it is asked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apiserver: Option<Answers>,
+}
+
+/// What a catalogue case expects of `compat`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Expect {
+    /// The check it is an example of (crdify's name where crdify has it).
+    pub check: String,
+    /// The change, in words.
+    pub change: String,
+    /// The report's worst class.
+    pub class: String,
+    /// Whether the apiserver refuses the CRD update itself.
+    #[serde(default)]
+    pub update_refused: bool,
+}
+
+/// The catalogue of checks (`fixtures/compat/checks.yaml`) as pairs, one per case: OLD is the
+/// base (with the case's `old_patch`), NEW the base with its `patch`.
+pub fn checks(path: &std::path::Path) -> Result<Vec<Pair>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let doc = kubeskema::yaml::parse_documents(&text)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("{}: empty", path.display()))?
+        .value;
+    let base = doc.get("base").cloned().ok_or_else(|| format!("{}: no `base`", path.display()))?;
+    // The shorthands the cases' paths use.
+    // The shorthands the cases' paths use: `{schema}` and `{spec}` are in both versions (the
+    // base's versions share one schema, and a change of one alone is a served-version change).
+    let expand = |ops: Option<&Value>| -> Vec<Value> {
+        let mut out = Vec::new();
+        for op in ops.and_then(Value::as_array).into_iter().flatten() {
+            let path = op["path"].as_str().unwrap_or_default();
+            let versions: &[usize] =
+                if ["{schema}", "{spec}", "{each}"].iter().any(|p| path.starts_with(p)) { &[0, 1] } else { &[1] };
+            for v in versions {
+                let schema = format!("/spec/versions/{v}/schema/openAPIV3Schema");
+                let long = path
+                    .replace("{spec}", &format!("{schema}/properties/spec/properties"))
+                    .replace("{schema}", &schema)
+                    .replace("{each}", &format!("/spec/versions/{v}"))
+                    .replace("{v1}", "/spec/versions/1")
+                    .replace("{alpha}", "/spec/versions/0");
+                let mut op = op.clone();
+                op["path"] = json!(long);
+                out.push(op);
+            }
+        }
+        out
+    };
+    let text_of = |case: &Value, key: &str| -> Result<String, String> {
+        case[key]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{}: a case without `{key}`: {case}", path.display()))
+    };
+    let mut out = Vec::new();
+    for case in doc["cases"].as_array().into_iter().flatten() {
+        let id = text_of(case, "id")?;
+        let check = text_of(case, "check")?;
+        let from_base = |patch: Vec<Value>| Source { corpus: None, doc: None, inline: Some(base.clone()), patch };
+        out.push(Pair {
+            id: format!("check-{id}"),
+            classes: vec![check.clone()],
+            old: from_base(expand(case.get("old_patch"))),
+            new: from_base(expand(case.get("patch"))),
+            expect: Some(Expect {
+                check,
+                change: text_of(case, "change")?,
+                class: text_of(case, "expect")?,
+                update_refused: case["update_refused"].as_bool().unwrap_or(false),
+            }),
+            apiserver: None,
+        });
+    }
+    Ok(out)
 }
 
 /// What the apiserver answered for a pair.
@@ -141,7 +221,9 @@ pub fn proven(class: Class, w: &WitnessAnswers) -> Result<(), String> {
             if !created {
                 return Err("NEW accepts the witness on create".into());
             }
-            if no_op {
+            // A refused no-op update blocks updates too: not even an edit of nothing passes
+            // (an embedded resource's `apiVersion` and `kind`, which ratcheting does not drop).
+            if no_op && class == Class::Tightens {
                 return Err(format!("NEW refuses the no-op update: {:?}", messages(&w.no_op)));
             }
             if edit != (class == Class::BlocksUpdates) {
