@@ -120,8 +120,9 @@ pub struct CompatArgs {
     /// each validated against NEW as a create and as an update that changes nothing.
     #[arg(long, value_name = "PATH")]
     pub objects: Vec<PathBuf>,
-    /// `human` (default), `json` (one object per line) or `markdown` (a pull-request comment).
-    #[arg(long, default_value = "human", value_parser = ["human", "json", "markdown"])]
+    /// `human` (default), `json` (one object per line), `sarif` (code scanning), `junit` (a CI
+    /// test report) or `markdown` (a pull-request comment).
+    #[arg(long, default_value = "human", value_parser = ["human", "json", "sarif", "junit", "markdown"])]
     pub output: String,
 }
 
@@ -446,6 +447,8 @@ fn compat(args: CompatArgs) -> i32 {
             .iter()
             .for_each(|r| say(crate::validate::report::json_text(&crate::validate::compat::to_json(r), false))),
         "markdown" => say(crate::validate::compat::markdown(&outcome).trim_end()),
+        "sarif" => say(crate::validate::report::json_text(&crate::validate::compat::sarif(&outcome), true)),
+        "junit" => say(crate::validate::compat::junit(&outcome).trim_end()),
         _ => {
             for r in &outcome.records {
                 say(r.diagnostic.human().trim_end());

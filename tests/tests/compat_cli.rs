@@ -255,3 +255,59 @@ fn served_versions_are_compared_with_the_storage_version() {
     assert_eq!(witness.object["apiVersion"], "example.com/v1beta1");
     assert_eq!(witness.create, ["spec.name: Too long: may not be more than 3 bytes"]);
 }
+
+/// SARIF for code scanning and JUnit for a CI test report hold every finding: the errors as
+/// `error` results and failed cases (with the witness), the rest as warnings and passed cases.
+#[test]
+fn sarif_and_junit_carry_every_finding() {
+    use kubeskema_codegen::__internal::compat::{junit, sarif};
+    let outcome = compare("old.yaml", "breaking.yaml", Policy { allow: vec![Class::DropsData], ..Policy::default() });
+    let errors = outcome.records.iter().filter(|r| r.diagnostic.is_error()).count();
+    assert!(errors >= 3 && errors < outcome.records.len(), "{errors} errors");
+
+    let log = sarif(&outcome);
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), outcome.records.len());
+    assert_eq!(results.iter().filter(|r| r["level"] == "error").count(), errors);
+    let tightened = results.iter().find(|r| r["properties"]["field"] == "spec.name").expect("spec.name");
+    assert_eq!(tightened["ruleId"], "Tightens");
+    assert_eq!(tightened["properties"]["crd"], "gadgets.example.com");
+    assert_eq!(tightened["properties"]["version"], "v1");
+    assert!(tightened["message"]["text"].as_str().unwrap().contains("witness (OLD accepts it)"));
+    let region = &tightened["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 36);
+    let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert!(results.iter().all(|r| rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"] == r["ruleId"]));
+
+    let xml = junit(&outcome);
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let root = doc.root_element();
+    assert_eq!(root.attribute("failures"), Some(errors.to_string().as_str()));
+    assert_eq!(root.attribute("tests"), Some(outcome.records.len().to_string().as_str()));
+    let failed: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("failure")).collect();
+    assert_eq!(failed.len(), errors);
+    let name_case = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some("v1 spec.name: Tightens"))
+        .expect("a case for spec.name");
+    assert_eq!(name_case.attribute("classname"), Some("gadgets.example.com"));
+    let failure = name_case.children().find(|n| n.has_tag_name("failure")).expect("failed");
+    assert!(failure.text().unwrap_or_default().contains("NEW on the update that changes nothing: accepted"));
+    // An allowed class passes, its text kept.
+    let legacy = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some("v1 spec.legacy: DropsData"))
+        .expect("a case for spec.legacy");
+    assert!(legacy.children().any(|n| n.has_tag_name("system-out")));
+    assert!(!legacy.children().any(|n| n.has_tag_name("failure")));
+
+    // A CRD whose change affects nothing is one passing case.
+    let xml = junit(&compare("old.yaml", "old.yaml", Policy::default()));
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(doc.root_element().attribute("failures"), Some("0"));
+    assert!(doc.descendants().any(|n| n.attribute("name") == Some("no change that affects stored objects")));
+    for output in ["sarif", "junit"] {
+        let code = status(vec![fixture("old.yaml"), fixture("breaking.yaml")], |a| a.output = output.to_owned());
+        assert_eq!(code, 1, "--output {output}");
+    }
+}

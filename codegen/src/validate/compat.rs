@@ -353,3 +353,76 @@ pub fn markdown(outcome: &Outcome) -> String {
     }
     out
 }
+
+/// JUnit XML for a CI test report: a test suite per CRD (and one for `--objects`), a test case
+/// per finding, failed when it fails the run (its witness in the failure), passed otherwise
+/// (its text in `system-out`); a CRD whose change affects nothing is one passing case.
+pub fn junit(outcome: &Outcome) -> String {
+    use crate::validate::report::xml_text;
+    use std::fmt::Write as _;
+    let suite_of = |d: &Diagnostic| match &d.subject {
+        Subject::Crd { name: Some(name), .. } => name.clone(),
+        Subject::Object { .. } => "stored objects (--objects)".to_owned(),
+        _ => crate::diagnostic::shown(&d.file),
+    };
+    let mut suites: Vec<(String, Vec<&Diagnostic>)> =
+        outcome.reports.iter().map(|r| (r.crd.clone(), Vec::new())).collect();
+    for r in &outcome.records {
+        let name = suite_of(&r.diagnostic);
+        match suites.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, cases)) => cases.push(&r.diagnostic),
+            None => suites.push((name, vec![&r.diagnostic])),
+        }
+    }
+    let (mut tests, mut failures, mut body) = (0, 0, String::new());
+    for (name, cases) in &suites {
+        let suite = xml_text(name);
+        let failed = cases.iter().filter(|d| d.is_error()).count();
+        let _ = writeln!(
+            body,
+            "  <testsuite name=\"{suite}\" tests=\"{}\" failures=\"{failed}\" errors=\"0\" skipped=\"0\" time=\"0\">",
+            cases.len().max(1)
+        );
+        if cases.is_empty() {
+            let _ = writeln!(
+                body,
+                "    <testcase classname=\"{suite}\" name=\"no change that affects stored objects\" time=\"0\"/>"
+            );
+        }
+        for d in cases {
+            let version = match &d.subject {
+                Subject::Crd { version: Some(v), .. } => format!("{v} "),
+                _ => String::new(),
+            };
+            let place = if d.field.is_empty() { "(the CRD)" } else { d.field.as_str() };
+            let case = xml_text(&format!("{version}{place}: {}", d.code.name()));
+            let text = xml_text(d.human().trim_end());
+            let _ = write!(body, "    <testcase classname=\"{suite}\" name=\"{case}\" time=\"0\">\n      ");
+            if d.is_error() {
+                let _ = write!(
+                    body,
+                    "<failure message=\"{}\" type=\"{}\">{text}</failure>",
+                    xml_text(&d.message),
+                    xml_text(d.code.name())
+                );
+            } else {
+                let _ = write!(body, "<system-out>{text}</system-out>");
+            }
+            body.push_str("\n    </testcase>\n");
+        }
+        body.push_str("  </testsuite>\n");
+        tests += cases.len().max(1);
+        failures += failed;
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kubeskema compat\" tests=\"{tests}\" \
+         failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"0\">\n{body}</testsuites>\n"
+    )
+}
+
+/// SARIF 2.1.0 for code scanning: a result per finding at its line in NEW (OLD for what NEW
+/// removed), with its CRD, version and field as properties.
+pub fn sarif(outcome: &Outcome) -> Value {
+    let findings: Vec<Diagnostic> = outcome.records.iter().map(|r| r.diagnostic.clone()).collect();
+    crate::validate::report::sarif_log(&[], &findings)
+}

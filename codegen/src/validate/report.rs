@@ -329,7 +329,13 @@ fn srcroot(root: &Path) -> String {
 /// per file that could not be read, each with its physical location (columns count Unicode
 /// code points, as the YAML reader does).
 pub fn sarif(report: &Report) -> Value {
-    let mut rule_ids: Vec<Code> = report.findings.iter().chain(&report.files).map(|d| d.code).collect();
+    sarif_log(&report.files, &report.findings)
+}
+
+/// One SARIF 2.1.0 log of `files` (input that could not be used) and `findings`: `validate`'s
+/// and `compat`'s.
+pub fn sarif_log(files: &[Diagnostic], findings: &[Diagnostic]) -> Value {
+    let mut rule_ids: Vec<Code> = findings.iter().chain(files).map(|d| d.code).collect();
     rule_ids.sort_unstable_by_key(|code| code.name());
     rule_ids.dedup();
     let rules: Vec<Value> = rule_ids
@@ -354,8 +360,7 @@ pub fn sarif(report: &Report) -> Value {
         json!({"physicalLocation": {"artifactLocation": artifact_location(file, root.as_deref()), "region": region}})
     };
     let rule_index = |code: Code| rule_ids.binary_search_by_key(&code.name(), |c| c.name()).ok();
-    let mut results: Vec<Value> = report
-        .files
+    let mut results: Vec<Value> = files
         .iter()
         .map(|d: &Diagnostic| {
             let text = match &d.help {
@@ -370,18 +375,21 @@ pub fn sarif(report: &Report) -> Value {
             })
         })
         .collect();
-    results.extend(report.findings.iter().map(|f| {
+    results.extend(findings.iter().map(|f| {
         let text = match &f.note {
             Some(note) => format!("{} ({note})", f.message),
             None => f.message.clone(),
         };
-        let mut properties = json!({});
-        if let Subject::Object { document, api_version, kind, name } = &f.subject {
-            properties = json!({
+        let properties = match &f.subject {
+            Subject::Object { document, api_version, kind, name } => json!({
                 "document": document, "apiVersion": api_version, "kind": kind, "name": name,
                 "field": f.field, "pointer": f.pointer,
-            });
-        }
+            }),
+            Subject::Crd { name, version } => json!({
+                "crd": name, "version": version, "field": f.field, "pointer": f.pointer,
+            }),
+            _ => json!({}),
+        };
         json!({
             "ruleId": f.code.name(), "ruleIndex": rule_index(f.code),
             "level": level_name(f.severity),
@@ -411,7 +419,7 @@ pub fn sarif(report: &Report) -> Value {
 /// printable (`kubeskema::issue::printable_lines`: control characters escaped, no line that
 /// reads as a workflow command), then markup characters escaped; what XML still cannot carry
 /// is replaced by U+FFFD.
-fn xml_text(text: &str) -> String {
+pub fn xml_text(text: &str) -> String {
     let text = kubeskema::issue::printable_lines(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
