@@ -23,11 +23,25 @@ use serde_json::{Map, Value};
 
 use super::finding::Finding;
 
-/// The findings about the defaults under `root` (a CRD version's root schema at `base`).
-pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>) {
-    let mut walk = Walk { out, cel: crate::cel::running::cx::Cx::default() };
+/// The findings about the defaults under `root` (a CRD version's root schema at `base`);
+/// `require_pruned`: a default must already be pruned (not required of an update whose OLD
+/// had one that was not).
+pub(crate) fn check(root: &Schema, base: &str, out: &mut Vec<Finding>, require_pruned: bool) {
+    let mut walk = Walk { out, cel: crate::cel::running::cx::Cx::default(), require_pruned };
     // The root of a custom resource counts as an embedded resource.
     walk.node(root, base, root, &[], false, true);
+}
+
+/// Whether pruning `default` against its node `s` leaves it as it is.
+fn is_pruned(s: &Schema, default: &Value) -> bool {
+    let mut pruned = default.clone();
+    crate::dynamic::prune::prune_value(&mut pruned, s);
+    pruned == *default
+}
+
+/// Whether a default at `s` is one pruning changes (`schemaHasUnprunedDefaults`, node by node).
+pub(super) fn unpruned(s: &Schema) -> bool {
+    s.default.as_ref().is_some_and(|d| !is_pruned(s, d))
 }
 
 /// One step from the nearest resource root down to a node: where the synthetic object of a
@@ -42,6 +56,7 @@ struct Walk<'o> {
     out: &'o mut Vec<Finding>,
     /// One evaluation context for every default: the apiserver shares one runtime cost budget.
     cel: crate::cel::running::cx::Cx,
+    require_pruned: bool,
 }
 
 impl Walk<'_> {
@@ -85,9 +100,7 @@ impl Walk<'_> {
     }
 
     fn outside_meta(&mut self, s: &Schema, default: &Value, at: &str, pointer: &str, is_root: bool) {
-        let mut pruned = default.clone();
-        crate::dynamic::prune::prune_value(&mut pruned, s);
-        if pruned != *default {
+        if self.require_pruned && !is_pruned(s, default) {
             self.push(at, pointer, invalid(default, "must not have unknown fields"));
         }
         let is_resource = s.embedded_resource || is_root;

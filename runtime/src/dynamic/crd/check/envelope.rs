@@ -39,7 +39,10 @@ struct Moved {
     schema: bool,
 }
 
-pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>]) -> Envelope {
+/// `MaxSelectableFields`.
+pub(super) const MAX_SELECTABLE_FIELDS: usize = 8;
+
+pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>], relaxed: &super::Relaxed) -> Envelope {
     let raw = &as_v1(raw);
     let mut out = Envelope::default();
     let spec = raw.get("spec").unwrap_or(&Value::Null);
@@ -142,7 +145,9 @@ pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>]) -> Envelope {
         }
         if !moved.selectable {
             let schema = if moved.schema { None } else { schemas.get(i).copied().flatten() };
-            selectable(&mut found, v.get("selectableFields"), schema, &at, &ptr);
+            let too_many =
+                relaxed.too_many_selectable.iter().any(|n| Some(n.as_str()) == v.get("name").and_then(Value::as_str));
+            selectable(&mut found, v.get("selectableFields"), schema, &at, &ptr, too_many);
         }
         out.versions.push(found);
     }
@@ -242,9 +247,11 @@ pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>]) -> Envelope {
     }
     if moved.selectable {
         let schema = if moved.schema { schemas.first().copied().flatten() } else { None };
-        selectable(&mut out.after, first.get("selectableFields"), schema, "spec", "/spec/versions/0");
+        let too_many =
+            relaxed.too_many_selectable.iter().any(|n| Some(n.as_str()) == first.get("name").and_then(Value::as_str));
+        selectable(&mut out.after, first.get("selectableFields"), schema, "spec", "/spec/versions/0", too_many);
     }
-    conversion(&mut out.after, spec.get("conversion"), preserve_unknown);
+    conversion(&mut out.after, spec.get("conversion"), preserve_unknown, !relaxed.review_versions);
 
     // status: what the create strategy stores, then the rest of the object
     match storage.first() {
@@ -467,7 +474,15 @@ fn columns(out: &mut Vec<Finding>, columns: Option<&Value>, at: &str, ptr: &str)
 
 /// `ValidateCustomResourceSelectableFields` (`schema`: the version's, or the one every version
 /// shares; `None` where the holder has none).
-fn selectable(out: &mut Vec<Finding>, fields: Option<&Value>, schema: Option<&Schema>, at: &str, ptr: &str) {
+/// `too_many_allowed`: an update that keeps OLD's over-long list unchanged.
+fn selectable(
+    out: &mut Vec<Finding>,
+    fields: Option<&Value>,
+    schema: Option<&Schema>,
+    at: &str,
+    ptr: &str,
+    too_many_allowed: bool,
+) {
     let fields: &[Value] = fields.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     if fields.is_empty() {
         return;
@@ -517,12 +532,12 @@ fn selectable(out: &mut Vec<Finding>, fields: Option<&Value>, schema: Option<&Sc
             unique.push(steps);
         }
     }
-    if unique.len() > 8 {
+    if unique.len() > MAX_SELECTABLE_FIELDS && !too_many_allowed {
         out.push(finding(
             &format!("{at}.selectableFields"),
             ErrorType::TooMany,
             BadValue::Int(unique.len() as i64),
-            "must have at most 8 items",
+            &format!("must have at most {MAX_SELECTABLE_FIELDS} items"),
             &format!("{ptr}/selectableFields"),
         ));
     }
@@ -530,7 +545,9 @@ fn selectable(out: &mut Vec<Finding>, fields: Option<&Value>, schema: Option<&Sc
 
 /// `validateCustomResourceConversion` (no conversion is defaulted to strategy `None`; a
 /// conversion without a strategy is not).
-fn conversion(out: &mut Vec<Finding>, conversion: Option<&Value>, preserve_unknown: bool) {
+/// `require_recognized`: a known review version required (an update of a CRD that had none
+/// does not require one).
+fn conversion(out: &mut Vec<Finding>, conversion: Option<&Value>, preserve_unknown: bool, require_recognized: bool) {
     let Some(conversion) = conversion.filter(|c| !c.is_null()) else { return };
     let strategy = conversion.get("strategy").and_then(Value::as_str).unwrap_or_default();
     if strategy != "None" && preserve_unknown {
@@ -557,7 +574,7 @@ fn conversion(out: &mut Vec<Finding>, conversion: Option<&Value>, preserve_unkno
             )),
             Some(cc) => webhook_client(out, cc),
         }
-        review_versions(out, review);
+        review_versions(out, review, require_recognized);
     } else {
         if client.is_some() {
             out.push(finding(
@@ -688,8 +705,8 @@ fn service_path(out: &mut Vec<Finding>, path: &str, field: &str, pointer: &str) 
     }
 }
 
-/// `validateConversionReviewVersions` (a recognized version required).
-fn review_versions(out: &mut Vec<Finding>, versions: Option<&Value>) {
+/// `validateConversionReviewVersions` (a recognized version required unless relaxed).
+fn review_versions(out: &mut Vec<Finding>, versions: Option<&Value>, require_recognized: bool) {
     let field = "spec.conversion.conversionReviewVersions";
     let ptr = "/spec/conversion/webhook/conversionReviewVersions";
     let list = strings(versions);
@@ -708,7 +725,7 @@ fn review_versions(out: &mut Vec<Finding>, versions: Option<&Value>) {
             out.push(invalid_str(&at, v, &e, ptr));
         }
     }
-    if !list.iter().any(|v| v == "v1" || v == "v1beta1") {
+    if require_recognized && !list.iter().any(|v| v == "v1" || v == "v1beta1") {
         out.push(finding(
             field,
             ErrorType::Invalid,

@@ -65,7 +65,68 @@ pub struct Checked {
 
 /// Checks every version of a CRD as the apiserver does when it is created.
 pub fn check(crd: &Crd) -> Checked {
-    check_with(crd, None)
+    check_with(crd, None, &Relaxed::default())
+}
+
+/// [`check`] with the rules an update no longer holds NEW to (`Relaxed::for_update`).
+pub fn check_relaxed(crd: &Crd, relaxed: &Relaxed) -> Checked {
+    check_with(crd, None, relaxed)
+}
+
+/// What an update of a CRD no longer requires of NEW because OLD already breaks it
+/// (`ValidateCustomResourceDefinitionUpdate`'s options): a CRD stored before a rule existed
+/// stays updatable. A create relaxes nothing (the default).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Relaxed {
+    /// `!requireAtomicSetType`: OLD has a set whose items are not atomic.
+    pub set_items: bool,
+    /// `!requireMapListKeysMapSetValidation`: OLD has a set or map list with nullable items, or
+    /// a map key that is nullable, or neither required nor defaulted.
+    pub list_keys: bool,
+    /// `!requireValidPropertyType`: OLD has a type OpenAPI v3 does not know.
+    pub property_types: bool,
+    /// `!requirePrunedDefaults`: OLD has a default that pruning changes.
+    pub pruned_defaults: bool,
+    /// `!requireRecognizedConversionReviewVersion`: OLD lists conversion review versions, none
+    /// of them known.
+    pub review_versions: bool,
+    /// `allowTooManySelectableFields`: the versions (`""` for the spec's) that had more
+    /// selectable fields than allowed in OLD and keep them unchanged in NEW.
+    pub too_many_selectable: Vec<String>,
+}
+
+impl Relaxed {
+    /// What updating `old` to `new` relaxes.
+    pub fn for_update(old: &Crd, new: &Crd) -> Relaxed {
+        let any = |pred: &dyn Fn(&Schema) -> bool| {
+            old.versions.iter().filter_map(|v| v.schema.as_ref()).any(|s| has(s, pred))
+        };
+        let selectable = |c: &Crd, name: &str| c.version(name).map(|v| v.selectable_fields.clone());
+        let review = old
+            .raw
+            .pointer("/spec/conversion/webhook/conversionReviewVersions")
+            .and_then(serde_json::Value::as_array)
+            .filter(|r| !r.is_empty());
+        Relaxed {
+            set_items: any(&structural::non_atomic_set),
+            list_keys: any(&structural::invalid_list_keys),
+            property_types: any(&structural::invalid_type),
+            pruned_defaults: any(&defaults::unpruned),
+            review_versions: review.is_some_and(|r| !r.iter().any(|v| v == "v1" || v == "v1beta1")),
+            too_many_selectable: old
+                .versions
+                .iter()
+                .filter(|v| v.selectable_fields.len() > envelope::MAX_SELECTABLE_FIELDS)
+                .filter(|v| selectable(new, &v.name) == Some(v.selectable_fields.clone()))
+                .map(|v| v.name.clone())
+                .collect(),
+        }
+    }
+}
+
+/// Whether `pred` holds at any node of `s`.
+fn has(s: &Schema, pred: &dyn Fn(&Schema) -> bool) -> bool {
+    pred(s) || s.children().any(|c| has(c, pred))
 }
 
 /// One rule's estimated cost, as the CRD check weighs it against the limits.
@@ -101,14 +162,14 @@ pub type LoweredRules = std::collections::HashMap<String, crate::cel::compile::L
 /// Rust, so that each rule is compiled once per generation.
 pub fn check_keeping_rules(crd: &Crd) -> (Checked, LoweredRules) {
     let mut rules = LoweredRules::new();
-    let checked = check_with(crd, Some(&mut rules));
+    let checked = check_with(crd, Some(&mut rules), &Relaxed::default());
     (checked, rules)
 }
 
-fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>) -> Checked {
+fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>, relaxed: &Relaxed) -> Checked {
     let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
     let schemas: Vec<Option<&Schema>> = crd.versions.iter().map(|v| v.schema.as_ref()).collect();
-    let envelope = envelope::check(&crd.raw, &schemas);
+    let envelope = envelope::check(&crd.raw, &schemas, relaxed);
     let mut out = Checked::default();
     out.findings.extend(envelope.before);
     let mut shared_findings = Vec::new();
@@ -129,7 +190,8 @@ fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>) -> Checked {
             continue;
         };
         let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
-        let findings = check_schema(schema, raw, &crd.raw, &base, version.status_subresource, rules.as_deref_mut());
+        let findings =
+            check_schema(schema, raw, &crd.raw, &base, version.status_subresource, rules.as_deref_mut(), relaxed);
         let accepted = findings.is_empty();
         out.accepted.push(accepted);
         // A schema shared by every version is one schema to the apiserver: warned about once.

@@ -15,8 +15,9 @@ pub(super) fn check_schema(
     base: &str,
     status_subresource: bool,
     lowered: Option<&mut super::LoweredRules>,
+    relaxed: &super::Relaxed,
 ) -> Vec<Finding> {
-    let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: document };
+    let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: document, relaxed };
     c.conversion(root, base);
     // A schema the structural model cannot hold (`$ref`, items as an array, `$schema`, ...) is
     // never checked structurally: `NewStructural` fails first and only the generic walk reports.
@@ -26,7 +27,7 @@ pub(super) fn check_schema(
         c.root_metadata(root, base);
         // Defaults are validated only in a structural schema.
         if c.findings.is_empty() {
-            super::defaults::check(root, base, &mut c.findings);
+            super::defaults::check(root, base, &mut c.findings, !relaxed.pruned_defaults);
         }
     }
     // CEL rules compile only in a structural schema with valid defaults, and at each node only
@@ -95,6 +96,40 @@ struct Checker<'a> {
     raw: &'a serde_json::Value,
     /// Patterns already compiled, with their error if any (CRDs repeat the same few).
     patterns: std::collections::HashMap<String, Option<String>>,
+    /// What an update no longer requires.
+    relaxed: &'a super::Relaxed,
+}
+
+/// A set whose items are not atomic (`hasNonAtomicSetType`).
+pub(super) fn non_atomic_set(s: &Schema) -> bool {
+    let Some(items) = s.items.as_deref().filter(|_| s.list_type.as_deref() == Some("set")) else { return false };
+    match items.type_str() {
+        Some("array") => items.list_type.as_deref().is_some_and(|t| t != "atomic"),
+        Some("object") => items.map_type.as_deref() != Some("atomic"),
+        _ => false,
+    }
+}
+
+/// A set or map list with nullable items, or a map key that is nullable or neither required
+/// nor defaulted (`hasInvalidMapListKeysMapSet`).
+pub(super) fn invalid_list_keys(s: &Schema) -> bool {
+    let Some(items) = s.items.as_deref().filter(|_| matches!(s.list_type.as_deref(), Some("set" | "map"))) else {
+        return false;
+    };
+    items.nullable
+        || (s.list_type.as_deref() == Some("map")
+            && s.list_map_keys
+                .iter()
+                .filter_map(|k| Some((k, items.properties.get(k)?)))
+                .any(|(k, p)| p.nullable || (!items.required.contains(k) && p.default.is_none())))
+}
+
+/// `openapiV3Types.List()`: sorted.
+const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
+
+/// A type OpenAPI v3 does not know (`SchemaHasInvalidTypes`).
+pub(super) fn invalid_type(s: &Schema) -> bool {
+    s.type_str().is_some_and(|t| !t.is_empty() && !TYPES.contains(&t))
 }
 
 /// Each node's format that the apiserver does not know for the node's type.
@@ -571,9 +606,7 @@ impl Checker<'_> {
     /// `specStandardValidatorV3`): `meta` says whether the node is inside resource meta and
     /// why defaults are forbidden there.
     fn crd_rules(&mut self, s: &Schema, p: &str, spine: bool, is_root: bool, meta: &MetaContext) {
-        // `openapiV3Types.List()`: sorted.
-        const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
-        if let Some(t) = s.type_str().filter(|t| !t.is_empty() && !TYPES.contains(t)) {
+        if let Some(t) = s.type_str().filter(|_| invalid_type(s) && !self.relaxed.property_types) {
             self.push(
                 s,
                 format!("{p}.type"),
@@ -832,6 +865,7 @@ impl Checker<'_> {
         }
         if s.list_type.as_deref() == Some("set")
             && s.type_str() == Some("array")
+            && !self.relaxed.set_items
             && let Some(items) = &s.items
         {
             const WHY: &str = "must be atomic as item of a list with x-kubernetes-list-type=set";
@@ -875,6 +909,7 @@ impl Checker<'_> {
         }
         let lt = s.list_type.as_deref();
         if matches!(lt, Some("set" | "map"))
+            && !self.relaxed.list_keys
             && let Some(items) = &s.items
             && items.nullable
         {
@@ -962,7 +997,7 @@ impl Checker<'_> {
                                 "must be a scalar type if parent array's x-kubernetes-list-type is map",
                             );
                         }
-                        if !items.required.contains(key) && prop.default.is_none() {
+                        if !items.required.contains(key) && prop.default.is_none() && !self.relaxed.list_keys {
                             self.push(
                                 prop,
                                 format!("{kp}.default"),
@@ -970,7 +1005,7 @@ impl Checker<'_> {
                                 "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                             );
                         }
-                        if prop.nullable {
+                        if prop.nullable && !self.relaxed.list_keys {
                             self.push(
                                 prop,
                                 format!("{kp}.nullable"),
@@ -1009,7 +1044,7 @@ mod tests {
         let (s, errors) = Schema::parse(&schema, "");
         assert!(errors.is_empty(), "{errors:?}");
         // The schema is its own document here: its nodes' pointers start at its root.
-        check_schema(&s, &schema, &schema, "spec.validation.openAPIV3Schema", false, None)
+        check_schema(&s, &schema, &schema, "spec.validation.openAPIV3Schema", false, None, &Default::default())
             .iter()
             .map(Finding::text)
             .collect()
@@ -1351,7 +1386,12 @@ mod tests {
         let walk = |schema: serde_json::Value| -> Vec<(String, String)> {
             let (s, errors) = Schema::parse(&schema, "");
             assert!(errors.is_empty(), "{errors:?}");
-            let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: &serde_json::Value::Null };
+            let mut c = Checker {
+                findings: Vec::new(),
+                patterns: Default::default(),
+                raw: &serde_json::Value::Null,
+                relaxed: &Default::default(),
+            };
             c.crd_rules(&s, "spec.validation.openAPIV3Schema", true, true, &MetaContext::default());
             let mut found: Vec<(String, String)> =
                 c.findings.into_iter().map(|f| (f.error_type.map_or("", |e| e.reason()).to_owned(), f.field)).collect();

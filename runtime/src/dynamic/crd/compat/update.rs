@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use crate::dynamic::crd::Crd;
-use crate::dynamic::crd::check::check;
 use crate::dynamic::crd::check::finding::Finding;
+use crate::dynamic::crd::check::{Relaxed, check, check_relaxed};
 use crate::report::issue::{BadValue, ErrorType};
 
 const STORED: &str = "status.storedVersions";
@@ -23,9 +23,10 @@ const APPROVAL: &str = "metadata.annotations[api-approved.kubernetes.io]";
 /// - `spec.group` and `spec.names.plural` cannot change, nor `spec.scope` and
 ///   `spec.names.kind` once OLD is established (a CRD read from a cluster).
 ///
-/// Not modelled: the relaxations for an OLD that already breaks a rule of a whole class
-/// (non-structural, unpruned defaults, invalid types, non-atomic sets: the apiserver stops
-/// requiring them), which only CRDs stored before those rules existed have.
+/// - a rule OLD already breaks somewhere is not required of NEW ([`Relaxed`]: non-atomic set
+///   items, map keys neither required nor defaulted, unknown types, unpruned defaults,
+///   unknown conversion review versions, too many selectable fields kept as they were), as
+///   CRDs stored before those rules existed need.
 pub fn check_update(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Finding> {
     let unchanged: Vec<&str> = new
         .versions
@@ -41,7 +42,7 @@ pub fn check_update(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Finding> {
     };
     // `WarningsOnUpdate`: only what OLD was not already warned about.
     let warned: Vec<String> = check(old).findings.into_iter().filter(|f| f.warning).map(|f| f.text()).collect();
-    let mut findings: Vec<Finding> = check(new)
+    let mut findings: Vec<Finding> = check_relaxed(new, &Relaxed::for_update(old, new))
         .findings
         .into_iter()
         .filter(|f| f.field != STORED && !(f.warning && warned.contains(&f.text())))
@@ -129,4 +130,64 @@ fn stored_versions(new: &Crd, stored: &[String]) -> Vec<Finding> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::check_update;
+    use crate::dynamic::crd::Crd;
+    use crate::dynamic::crd::check::check;
+
+    /// A CRD whose `spec` has `props`, and a description (what NEW changes).
+    fn crd(props: Value, description: &str, extra: Value) -> Crd {
+        let schema = json!({"type": "object", "description": description,
+                            "properties": {"spec": {"type": "object", "properties": props}}});
+        let mut doc = json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
+                     "versions": [{"name": "v1", "served": true, "storage": true,
+                                   "schema": {"openAPIV3Schema": schema}}]}
+        });
+        if let (Some(spec), Some(extra)) = (doc["spec"].as_object_mut(), extra.as_object()) {
+            spec.extend(extra.clone());
+        }
+        Crd::parse(&doc).0
+    }
+
+    /// Each rule a CRD written before it was checked may break: refused on create, not
+    /// required of an update whose OLD already breaks it (anywhere: NEW may break it again
+    /// elsewhere), required of one whose OLD does not. As kube-apiserver 1.36.3 answers
+    /// (`apiserver.py check --old`).
+    #[test]
+    fn a_rule_old_already_breaks_is_not_required_of_new() {
+        let set = json!({"type": "array", "x-kubernetes-list-type": "set",
+                         "items": {"type": "object", "properties": {"a": {"type": "string"}}}});
+        let map = json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                         "items": {"type": "object", "properties": {"name": {"type": "string"}}}});
+        let default = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "default": {"a": 1, "b": 2}});
+        let review = json!({"conversion": {"strategy": "Webhook", "webhook": {
+            "conversionReviewVersions": ["v2"], "clientConfig": {"url": "https://example.com/convert"}}}});
+        let stored = ["v1".to_owned()];
+        for (what, broken, extra) in [
+            ("a set of granular objects", json!({"tags": set.clone()}), json!({})),
+            ("a map key neither required nor defaulted", json!({"ports": map}), json!({})),
+            ("a default with an unknown field", json!({"d": default}), json!({})),
+            ("a type OpenAPI does not know", json!({"weird": {"type": "foo"}}), json!({})),
+            ("no conversion review version known", json!({}), review),
+        ] {
+            let old = crd(broken.clone(), "old", extra.clone());
+            assert!(!check(&old).findings.is_empty(), "{what}: refused on create");
+            let new = crd(broken.clone(), "new", extra.clone());
+            assert_eq!(check_update(&old, &new, &stored), [], "{what}: an update keeping it");
+            let clean = crd(json!({}), "old", json!({}));
+            assert!(!check_update(&clean, &new, &stored).is_empty(), "{what}: an update bringing it");
+        }
+        // Class-wide: OLD's one set relaxes a second.
+        let old = crd(json!({"tags": set.clone()}), "old", json!({}));
+        let new = crd(json!({"tags": set.clone(), "more": set}), "new", json!({}));
+        assert_eq!(check_update(&old, &new, &stored), []);
+    }
 }
