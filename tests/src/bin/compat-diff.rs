@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use kubeskema_tests::oracle::compat::{
     Answers, Pair, answers, crds, messages, our_update, ours, proven, requests, same,
 };
-use kubeskema_tests::oracle::evolve::{EVOLUTIONS, evolutions};
+use kubeskema_tests::oracle::evolve::{EVOLUTIONS, evolutions, legacies};
 use kubeskema_tests::oracle::mutate::Candidate;
 use kubeskema_tests::oracle::rng::Rng;
 use kubeskema_tests::oracle::{
@@ -83,9 +83,16 @@ fn main() {
         let class = EVOLUTIONS[k % EVOLUTIONS.len()];
         let Some(&(i, j)) = by_class.get(class).and_then(|c| rng.pick(c)) else { continue };
         let (file, doc, _) = &corpus[i];
-        let old = Source::corpus(file, *doc);
-        let mut patch = all[i][j].patch.clone();
+        let mut old = Source::corpus(file, *doc);
         let mut classes = vec![class.to_owned()];
+        // One pair in six has an OLD written before a rule it breaks was checked.
+        if rng.below(6) == 0
+            && let Some(legacy) = rng.pick(&legacies(&corpus[i].2))
+        {
+            old = old.patched(legacy.patch.clone());
+            classes.push(legacy.class.to_owned());
+        }
+        let mut patch = all[i][j].patch.clone();
         // One pair in four changes several things at once.
         if rng.below(4) == 0 {
             for _ in 0..1 + rng.below(2) {
@@ -106,6 +113,7 @@ fn main() {
     let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut shown = 0;
     let mut recorded = Vec::new();
+    let mut updates_agreeing = std::collections::BTreeSet::new();
     let (mut checked_objects, mut unsound) = (0, Vec::new());
     let mut instances_of: BTreeMap<String, Vec<kubeskema_tests::Instance>> = BTreeMap::new();
     for inst in kubeskema_tests::instances().into_iter().filter(|i| i.expect == "valid") {
@@ -162,6 +170,9 @@ fn main() {
             let ours_update = our_update(&report);
             let same_update = same(true, &theirs.update, &ours_update);
             update_same += usize::from(same_update);
+            if same_update {
+                updates_agreeing.insert(pair.id.clone());
+            }
             let mut problems = Vec::new();
             if !same_update {
                 problems.push(format!(
@@ -236,6 +247,12 @@ fn main() {
         pct(update_same, recorded.len()),
         pct(answers_same, witnesses),
         pct(classes_same, witnesses)
+    );
+    let legacy: Vec<&Pair> = recorded.iter().filter(|p| p.classes.iter().any(|c| c == "legacy")).collect();
+    println!(
+        "  OLD written before a rule it breaks was checked: {} pairs, CRD update verdict {} equal",
+        legacy.len(),
+        legacy.iter().filter(|p| updates_agreeing.contains(&p.id)).count()
     );
     for (class, (n, ok)) in &by_class {
         println!("  {class:16} {ok}/{n}");

@@ -146,3 +146,38 @@ fn version_evolutions(crd: &Value, versions: &[Value], out: &mut Vec<Candidate>)
     let scope = if crd["spec"]["scope"] == "Cluster" { "Namespaced" } else { "Cluster" };
     push(vec![rep("/spec/scope", json!(scope))]);
 }
+
+/// Rules a CRD stored long ago may break, because it was written before the apiserver checked
+/// them: a set of granular objects, a map key neither required nor defaulted, a default with an
+/// unknown field, a type OpenAPI does not know. Applied to OLD (and so to NEW), they ask
+/// whether the CRD update relaxes each rule as the apiserver does (`Relaxed`).
+pub fn legacies(crd: &Value) -> Vec<Candidate> {
+    let Some(versions) = crd["spec"]["versions"].as_array() else { return Vec::new() };
+    let Some(at) = versions.iter().position(|v| v["schema"]["openAPIV3Schema"]["properties"].is_object()) else {
+        return Vec::new();
+    };
+    let root = format!("/spec/versions/{at}/schema/openAPIV3Schema");
+    let props = if versions[at]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].is_object() {
+        format!("{root}/properties/spec/properties")
+    } else {
+        format!("{root}/properties")
+    };
+    let legacy = |name: &str, schema: Value| Candidate::new("legacy", vec![add(&format!("{props}/{name}"), schema)]);
+    vec![
+        legacy(
+            "legacySet",
+            json!({"type": "array", "x-kubernetes-list-type": "set",
+                   "items": {"type": "object", "properties": {"a": {"type": "string"}}}}),
+        ),
+        legacy(
+            "legacyMap",
+            json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                   "items": {"type": "object", "properties": {"name": {"type": "string"}}}}),
+        ),
+        legacy(
+            "legacyDefault",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}, "default": {"a": 1, "unknown": 2}}),
+        ),
+        legacy("legacyType", json!({"type": "foo"})),
+    ]
+}
