@@ -764,28 +764,43 @@ fn request_namespace<M: MetaView>(meta: Option<&M>, namespaced: bool) -> &str {
     }
 }
 
-/// labels, annotations, owner references; finalizers and generation but on update.
-fn meta_contents<M: MetaView>(meta: &M, at: &dyn Fn(&str) -> Path, rules: Rules, out: &mut Vec<Issue>) {
-    let keyword = rules.keyword();
-    meta.labels(&mut |k, v| {
-        out.extend(qualified_name(k).into_iter().map(|m| invalid(&at("labels"), keyword, k, m)));
-        out.extend(label_value(v).into_iter().map(|m| invalid(&at("labels"), keyword, v, m)));
-    });
+/// `ValidateLabels` and `ValidateAnnotations` of the string maps at `labels` and `annotations`
+/// (what a conversion webhook may change: `conversion`).
+pub fn validate_labels_and_annotations(
+    labels: &[(&str, &str)],
+    annotations: &[(&str, &str)],
+    labels_at: &Path,
+    annotations_at: &Path,
+) -> Vec<Issue> {
+    let mut out = Vec::new();
+    labels.iter().for_each(|(k, v)| label(k, v, labels_at, "metadata", &mut out));
     let mut total = 0;
-    meta.annotations(&mut |k, v| {
-        total += k.len() + v.len();
-        // Keys are checked lowercased. A key that is a qualified name as written is one
-        // lowercased too (a prefix that fits is lowercase already), and needs no copy.
-        if !is_qualified_name(k) {
-            let lowered = k.to_lowercase();
-            out.extend(qualified_name(&lowered).into_iter().map(|m| invalid(&at("annotations"), keyword, k, m)));
-        }
-    });
+    annotations.iter().for_each(|(k, v)| annotation(k, v, &mut total, annotations_at, "metadata", &mut out));
+    annotations_size(total, annotations_at, "metadata", &mut out);
+    out
+}
+
+fn label(k: &str, v: &str, at: &Path, keyword: &'static str, out: &mut Vec<Issue>) {
+    out.extend(qualified_name(k).into_iter().map(|m| invalid(at, keyword, k, m)));
+    out.extend(label_value(v).into_iter().map(|m| invalid(at, keyword, v, m)));
+}
+
+fn annotation(k: &str, v: &str, total: &mut usize, at: &Path, keyword: &'static str, out: &mut Vec<Issue>) {
+    *total += k.len() + v.len();
+    // Keys are checked lowercased. A key that is a qualified name as written is one lowercased
+    // too (a prefix that fits is lowercase already), and needs no copy.
+    if !is_qualified_name(k) {
+        let lowered = k.to_lowercase();
+        out.extend(qualified_name(&lowered).into_iter().map(|m| invalid(at, keyword, k, m)));
+    }
+}
+
+fn annotations_size(total: usize, at: &Path, keyword: &'static str, out: &mut Vec<Issue>) {
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         out.push(
             Issue::new(
                 ErrorType::TooLong,
-                &at("annotations"),
+                at,
                 keyword,
                 BadValue::Omit,
                 format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
@@ -793,6 +808,15 @@ fn meta_contents<M: MetaView>(meta: &M, at: &dyn Fn(&str) -> Path, rules: Rules,
             .in_form(PathForm::Field),
         );
     }
+}
+
+/// labels, annotations, owner references; finalizers and generation but on update.
+fn meta_contents<M: MetaView>(meta: &M, at: &dyn Fn(&str) -> Path, rules: Rules, out: &mut Vec<Issue>) {
+    let keyword = rules.keyword();
+    meta.labels(&mut |k, v| label(k, v, &at("labels"), keyword, out));
+    let mut total = 0;
+    meta.annotations(&mut |k, v| annotation(k, v, &mut total, &at("annotations"), keyword, out));
+    annotations_size(total, &at("annotations"), keyword, out);
     owner_references(meta, &at("ownerReferences"), keyword, out);
     if matches!(rules, Rules::RootUpdate { .. }) {
         return;
