@@ -41,7 +41,7 @@ pub mod kube;
 
 pub use check::{format, junctor, keywords, listtype, objectmeta, openapi, pattern, ratchet};
 #[cfg(feature = "dynamic")]
-pub use dynamic::{apply, crd, default, normalize, prune, validate};
+pub use dynamic::{apply, conversion, crd, default, normalize, prune, validate};
 pub use read::decode;
 #[cfg(feature = "yaml")]
 pub use read::yaml;
