@@ -171,6 +171,41 @@ fn versions_merge_and_their_mistakes_are_listed() {
     );
 }
 
+/// Versions merged with a conversion webhook: a CRD the apiserver takes; a webhook URL it
+/// refuses is refused with its message.
+#[test]
+fn merged_versions_convert_through_a_webhook() {
+    use kubeskema::crd::Crd;
+    use kubeskema::crd::check::check;
+    use kubeskema::resource::{CustomResource, CustomResourceDefinition, WebhookClient};
+    use kubeskema_tests::derived::{GadgetV1, GadgetV2};
+    let merged = CustomResourceDefinition::merge(&[GadgetV1::definition(), GadgetV2::definition()]).unwrap();
+    let service = WebhookClient::Service {
+        namespace: "gadgets".into(),
+        name: "gadget-webhook".into(),
+        path: Some("/convert".into()),
+        port: None,
+    };
+    let crd = merged.clone().with_webhook_conversion(service, None);
+    assert_eq!(
+        crd.to_json()["spec"]["conversion"],
+        serde_json::json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+            "clientConfig": {"service": {"namespace": "gadgets", "name": "gadget-webhook", "path": "/convert"}}}})
+    );
+    let findings = |crd: &CustomResourceDefinition| {
+        check(&Crd::parse(crd.to_json()).0).findings.iter().filter(|f| !f.warning).map(|f| f.text()).collect::<Vec<_>>()
+    };
+    assert_eq!(findings(&crd), Vec::<String>::new());
+    let plain = merged.with_webhook_conversion(WebhookClient::Url("http://gadgets.example.com/convert".into()), None);
+    assert_eq!(
+        findings(&plain),
+        [
+            // As kube-apiserver 1.36.3 answers (`apiserver.py check`).
+            "spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]"
+        ]
+    );
+}
+
 #[test]
 fn descriptions_follow_the_switch() {
     use kubeskema::resource::CustomResourceDefinition;

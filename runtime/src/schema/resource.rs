@@ -15,7 +15,7 @@
 //! assert_eq!(AGE.json_path, ".metadata.creationTimestamp");
 //! ```
 
-pub use crate::schema::of_types::crd::{CustomResource, CustomResourceDefinition, ResourceInfo};
+pub use crate::schema::of_types::crd::{CustomResource, CustomResourceDefinition, ResourceInfo, WebhookClient};
 
 /// One of `additionalPrinterColumns`: what `kubectl get` shows for the resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

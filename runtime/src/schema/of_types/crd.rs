@@ -63,6 +63,24 @@ pub trait CustomResource: StructuralSchema {
     fn definition() -> &'static CustomResourceDefinition;
 }
 
+/// Where the apiserver calls a CRD's conversion webhook (`spec.conversion.webhook.clientConfig`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WebhookClient {
+    /// A Service in the cluster; `path` defaults to `/`, `port` to 443.
+    Service {
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The URL path the webhook serves (`/convert`).
+        path: Option<String>,
+        /// The Service's port.
+        port: Option<u16>,
+    },
+    /// A URL outside the cluster (`https://`).
+    Url(String),
+}
+
 /// A CustomResourceDefinition as JSON (`apiextensions.k8s.io/v1`), built from derived types;
 /// with the notes of what its schemas' generation decided.
 #[derive(Clone, Debug, PartialEq)]
@@ -176,6 +194,36 @@ impl CustomResourceDefinition {
             ));
         }
         if errors.is_empty() { Ok(merged) } else { Err(errors) }
+    }
+
+    /// The CRD converting between its versions through a webhook (`strategy: Webhook`,
+    /// `ConversionReview` v1, which `kubeskema::conversion::review` answers). `ca_bundle` is the
+    /// CA that signed the webhook's certificate as the CRD holds it (base64 of the PEM); `None`
+    /// leaves it to be filled in the cluster (cert-manager's `cert-manager.io/inject-ca-from`
+    /// annotation does), or to the system's roots for a `Url`. Check the result as the
+    /// apiserver would with `kubeskema::assert_crd_accepted`.
+    pub fn with_webhook_conversion(mut self, client: WebhookClient, ca_bundle: Option<&str>) -> Self {
+        let mut config = match client {
+            WebhookClient::Service { namespace, name, path, port } => {
+                let mut service = json!({"namespace": namespace, "name": name});
+                if let Some(path) = path {
+                    service["path"] = json!(path);
+                }
+                if let Some(port) = port {
+                    service["port"] = json!(port);
+                }
+                json!({"service": service})
+            }
+            WebhookClient::Url(url) => json!({"url": url}),
+        };
+        if let Some(ca) = ca_bundle {
+            config["caBundle"] = json!(ca);
+        }
+        self.json["spec"]["conversion"] = json!({
+            "strategy": "Webhook",
+            "webhook": {"clientConfig": config, "conversionReviewVersions": ["v1"]},
+        });
+        self
     }
 
     /// `metadata.name`: `<plural>.<group>`.
