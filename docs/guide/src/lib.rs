@@ -21,6 +21,10 @@ pub mod cli {}
 #[doc = include_str!("../../compat.md")]
 pub mod compat {}
 
+/// `docs/conversion.md`.
+#[doc = include_str!("../../conversion.md")]
+pub mod conversion {}
+
 /// `docs/apply.md`.
 #[doc = include_str!("../../apply.md")]
 pub mod apply {}
