@@ -22,6 +22,37 @@ pub const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 pub trait Converter {
     /// The object in `desired_api_version`, or a message for the `Failure`.
     fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, String>;
+
+    /// The group and kind it converts (`None`: whatever it is sent). A review of another kind,
+    /// or to another group, fails naming both, not converted as if it were this one.
+    fn kind(&self) -> Option<(&str, &str)> {
+        None
+    }
+}
+
+/// A converter of one kind: `convert` is only sent objects of `group` and `kind`.
+pub struct ForKind<F> {
+    /// The CRD's group.
+    pub group: String,
+    /// Its kind.
+    pub kind: String,
+    /// The conversion.
+    pub convert: F,
+}
+
+/// [`ForKind`]: `convert` as the converter of `group`'s `kind` alone.
+pub fn for_kind<F: Fn(Value, &str) -> Result<Value, String>>(group: &str, kind: &str, convert: F) -> ForKind<F> {
+    ForKind { group: group.to_owned(), kind: kind.to_owned(), convert }
+}
+
+impl<F: Fn(Value, &str) -> Result<Value, String>> Converter for ForKind<F> {
+    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, String> {
+        (self.convert)(object, desired_api_version)
+    }
+
+    fn kind(&self) -> Option<(&str, &str)> {
+        Some((&self.group, &self.kind))
+    }
 }
 
 impl<F: Fn(Value, &str) -> Result<Value, String>> Converter for F {
@@ -98,6 +129,19 @@ pub fn review(body: &[u8], converter: &dyn Converter) -> Result<Value, BadReview
 fn convert_one(object: &Value, desired: &str, converter: &dyn Converter) -> Result<Value, String> {
     if !object.is_object() {
         return Err("not an object".to_owned());
+    }
+    if let Some((group, kind)) = converter.kind() {
+        let group_of = |api_version: &str| api_version.rsplit_once('/').map_or("", |(g, _)| g).to_owned();
+        let (sent_group, sent_kind) =
+            (group_of(object["apiVersion"].as_str().unwrap_or("")), object["kind"].as_str().unwrap_or(""));
+        if (sent_group.as_str(), sent_kind) != (group, kind) || group_of(desired) != group {
+            return Err(format!(
+                "this webhook converts {group} {kind}, not {} {} to {}: check the CRD's spec.conversion",
+                crate::report::issue::printable(&sent_group),
+                crate::report::issue::printable(sent_kind),
+                crate::report::issue::printable(desired)
+            ));
+        }
     }
     if object["apiVersion"].as_str() == Some(desired) {
         return Ok(object.clone());

@@ -449,3 +449,23 @@ fn bodies_that_are_not_reviews_are_refused_with_the_reason() {
     let a = review(&review_of(json!({"uid": "u", "desiredAPIVersion": "foo/v2", "objects": [3]})), &rename).unwrap();
     assert_eq!(a["response"]["result"]["message"], "converting object 0 (object \"\") to foo/v2: not an object");
 }
+
+#[test]
+fn a_converter_of_one_kind_refuses_a_review_of_another() {
+    let widgets = super::for_kind("foo", "Widget", rename);
+    let answer = |object: Value, desired: &str| {
+        let request = review_request(&["v1"], vec![object], desired, "u").unwrap();
+        review(&serde_json::to_vec(&request).unwrap(), &widgets).unwrap()
+    };
+    assert_eq!(answer(sized("v1", "a", "size"), "foo/v2")["response"]["result"]["status"], "Success");
+    let mut gadget = sized("v1", "g", "size");
+    gadget["kind"] = json!("Gadget");
+    assert_eq!(
+        answer(gadget, "foo/v2")["response"]["result"]["message"],
+        "converting object 0 (Gadget ns/g) to foo/v2: this webhook converts foo Widget, not foo Gadget to foo/v2: check the CRD's spec.conversion"
+    );
+    assert_eq!(
+        answer(sized("v1", "a", "size"), "bar/v2")["response"]["result"]["message"],
+        "converting object 0 (Widget ns/a) to bar/v2: this webhook converts foo Widget, not foo Widget to bar/v2: check the CRD's spec.conversion"
+    );
+}
