@@ -380,6 +380,33 @@ mod tests {
         assert_eq!(out.object["spec"], json!({"replicas": 1}), "null pruned, default applied");
     }
 
+    /// Data of another type than the schema says (a field the CRD retyped, stored before):
+    /// ratcheting drops the schema's errors on the unchanged field, and the rules that read it
+    /// fail as the apiserver's do, on the no-op update and on an edit elsewhere, for a read and
+    /// for an equality alike. As kube-apiserver 1.36.3 answers (`apiserver.py validate --old`).
+    #[test]
+    #[cfg(feature = "cel")]
+    fn rules_over_data_of_another_type_fail_as_the_apiserver_does() {
+        let c = crd(json!({"type": "object", "properties": {"spec": {"type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "!has(self.count) || self.count >= 0"},
+                {"rule": "self.items.all(x, self.items.exists_one(y, x == y))", "message": "unique"}],
+            "properties": {"count": {"type": "integer"}, "flag": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer"}}}}}}}}));
+        let stored = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "t", "namespace": "default"},
+            "spec": {"count": "a", "items": [{"n": "b"}]}});
+        let mut edited = stored.clone();
+        edited["spec"]["flag"] = json!("x");
+        let expected = [
+            "spec: Invalid value: \"object\": invalid data, expected int, got string evaluating rule: !has(self.count) || self.count >= 0",
+            "spec: Invalid value: \"object\": invalid data, expected int, got string evaluating rule: unique",
+        ];
+        for object in [&stored, &edited] {
+            let out = ResourceValidator::new(&c, &c.versions[0]).validate_update(object, &stored);
+            assert_eq!(out.issues.iter().map(ToString::to_string).collect::<Vec<_>>(), expected);
+        }
+    }
+
     /// A request whose metadata does not decode into `ObjectMeta` is refused whole (the
     /// request decoder's 400); a stored object's such field is dropped (the storage decoder's
     /// way), so an update from it is judged on the rest.

@@ -1,4 +1,6 @@
-//! Integer data is read as an integer, or the rule fails as the apiserver's does. The apiserver
+//! Integer data is read as an integer, or the rule fails as the apiserver's does (any other
+//! JSON type too: a string stored before the CRD retyped the field reaches a rule once
+//! ratcheting drops the schema's error, `invalid data, expected int, got string`). The apiserver
 //! hands rules the object as decoded JSON, where `1.0` and numbers beyond int64 are float64
 //! even in a field of `type: integer`; its `UnstructuredToVal` turns such a value into an error
 //! when a rule reads it (`invalid data, expected int, got float64`), and only then: a rule
@@ -58,11 +60,26 @@ pub(crate) fn float_read() -> ExecutionError {
     ExecutionError::function_error(INT_DATA, FLOAT_READ)
 }
 
+/// The error of a read of `v` where the schema says integer, if `v` is no integer: the
+/// apiserver's `UnstructuredToVal` words it with Go's `%T` of the decoded JSON. Data of another
+/// type than its schema's reaches a rule only where ratcheting dropped the schema's own error
+/// (an unchanged field the CRD retyped).
+pub(crate) fn not_int(v: &Value) -> Option<ExecutionError> {
+    let go_type = match v {
+        // JSON numbers that are no int64 are float64 to the apiserver, uint64 ones included.
+        Value::Float(_) | Value::UInt(_) => return Some(float_read()),
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        Value::List(_) => "[]interface {}",
+        Value::Map(_) => "map[string]interface {}",
+        _ => return None,
+    };
+    Some(ExecutionError::function_error(INT_DATA, format!("invalid data, expected int, got {go_type}")))
+}
+
 fn int_data(args: &[Value]) -> Result<Value, ExecutionError> {
     match args.first() {
-        // JSON numbers that are no int64 are float64 to the apiserver, uint64 ones included.
-        Some(Value::Float(_) | Value::UInt(_)) => Err(float_read()),
-        Some(other) => Ok(other.clone()),
+        Some(other) => not_int(other).map_or_else(|| Ok(other.clone()), Err),
         None => Err(ExecutionError::invalid_argument_count(1, 0)),
     }
 }

@@ -440,9 +440,10 @@ fn equal(a: &Value, b: &Value, shape: &Shape) -> Result<bool, ExecutionError> {
                 && x.map.iter().all(|(k, p)| y.map.get(k).is_some_and(|q| !matches!(equal(p, q, values), Ok(false))))),
             (inner, a, b) => equal(a, b, inner),
         },
-        Shape::Int => match (a, b) {
-            (Value::Float(_) | Value::UInt(_), _) => Err(crate::cel::lowering::int_data::float_read()),
-            (_, Value::Float(_) | Value::UInt(_)) => Ok(false),
+        Shape::Int => match (crate::cel::lowering::int_data::not_int(a), b) {
+            (Some(error), _) => Err(error),
+            // The other side's error is no integer: not equal.
+            (None, Value::Float(_) | Value::UInt(_)) => Ok(false),
             _ => Ok(deep_equal(a, b)),
         },
         Shape::List(item) => {
