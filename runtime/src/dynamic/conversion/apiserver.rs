@@ -18,7 +18,7 @@ pub fn gvk(object: &Value) -> String {
 }
 
 /// `schema.ParseGroupVersion`: `v1` is the core group's; more than one `/` is no version.
-fn group_version(api_version: &str) -> (&str, &str) {
+pub(super) fn group_version(api_version: &str) -> (&str, &str) {
     match api_version.split_once('/') {
         None => ("", api_version),
         Some((_, rest)) if rest.contains('/') => ("", ""),
@@ -140,21 +140,11 @@ pub fn convert(
                 continue;
             }
             let Some((i, mut object)) = next.next() else { break };
-            let invalid = |e: String| {
-                format!("conversion webhook for {from} returned invalid converted object at index {i}: {e}")
-            };
-            raw_object(&object).map_err(invalid)?;
-            let got = gv_string(object["apiVersion"].as_str().unwrap_or(""));
-            if got != desired {
-                return Err(invalid(format!("invalid groupVersion (expected {desired}, received {got})")));
-            }
-            let (expected, got) = (kind(original), kind(&object));
-            if expected != got {
-                return Err(invalid(format!("invalid kind (expected {expected}, received {got})")));
-            }
-            validate_converted_object(original, &object).map_err(invalid)?;
-            restore_object_meta(original, &mut object).map_err(|e| {
-                format!("conversion webhook for {from} returned invalid metadata in object at index {i}: {e}")
+            checked(original, &mut object, desired).map_err(|(step, e)| match step {
+                Step::Metadata => {
+                    format!("conversion webhook for {from} returned invalid metadata in object at index {i}: {e}")
+                }
+                _ => format!("conversion webhook for {from} returned invalid converted object at index {i}: {e}"),
             })?;
             *original = object;
         }
@@ -165,41 +155,52 @@ pub fn convert(
         // Not reached when the counts agree: an object needing no conversion is not sent.
         return Ok(input.clone());
     };
-    raw_object(&object)?;
-    let got = gv_string(object["apiVersion"].as_str().unwrap_or(""));
-    if got != desired {
-        return Err(format!(
-            "conversion webhook for {from} returned invalid object at index 0: invalid groupVersion (expected {desired}, received {got})"
-        ));
-    }
-    let (expected, got) = (kind(input), kind(&object));
-    if expected != got {
-        return Err(format!(
-            "conversion webhook for {from} returned invalid object at index 0: invalid kind (expected {expected}, received {got})"
-        ));
-    }
-    validate_converted_object(input, &object)
-        .map_err(|e| format!("conversion webhook for {from} returned invalid object: {e}"))?;
-    restore_object_meta(input, &mut object)
-        .map_err(|e| format!("conversion webhook for {from} returned invalid metadata: {e}"))?;
+    checked(input, &mut object, desired).map_err(|(step, e)| match step {
+        Step::Unreadable => e,
+        Step::Identity => format!("conversion webhook for {from} returned invalid object at index 0: {e}"),
+        Step::Object => format!("conversion webhook for {from} returned invalid object: {e}"),
+        Step::Metadata => format!("conversion webhook for {from} returned invalid metadata: {e}"),
+    })?;
     Ok(object)
+}
+
+/// Which of the apiserver's checks of a converted object refused it: each caller words it
+/// with its own prefix.
+enum Step {
+    /// `Unstructured.UnmarshalJSON`.
+    Unreadable,
+    /// Its groupVersion or kind.
+    Identity,
+    /// `validateConvertedObject`.
+    Object,
+    /// `restoreObjectMeta`.
+    Metadata,
+}
+
+/// The apiserver's checks of one converted object, in its order; `converted` gets `original`'s
+/// metadata back, with the labels and annotations it answered.
+fn checked(original: &Value, converted: &mut Value, desired: &str) -> Result<(), (Step, String)> {
+    raw_object(converted).map_err(|e| (Step::Unreadable, e))?;
+    let got = gv_string(converted["apiVersion"].as_str().unwrap_or(""));
+    if got != desired {
+        return Err((Step::Identity, format!("invalid groupVersion (expected {desired}, received {got})")));
+    }
+    let (expected, got) = (kind(original), kind(converted));
+    if expected != got {
+        return Err((Step::Identity, format!("invalid kind (expected {expected}, received {got})")));
+    }
+    validate_converted_object(original, converted).map_err(|e| (Step::Object, e))?;
+    restore_object_meta(original, converted).map_err(|e| (Step::Metadata, e))
 }
 
 /// The checks [`convert`] makes of one converted object, in its order, without the apiserver's
 /// prefixes: what a webhook runs on its own answer (`super::review`). Metadata other than
 /// labels and annotations is restored from `original`.
 pub fn check_converted(original: &Value, converted: &mut Value, desired: &str) -> Result<(), String> {
-    raw_object(converted)?;
-    let got = gv_string(converted["apiVersion"].as_str().unwrap_or(""));
-    if got != desired {
-        return Err(format!("invalid groupVersion (expected {desired}, received {got})"));
-    }
-    let (expected, got) = (kind(original), kind(converted));
-    if expected != got {
-        return Err(format!("invalid kind (expected {expected}, received {got})"));
-    }
-    validate_converted_object(original, converted)?;
-    restore_object_meta(original, converted).map_err(|e| format!("invalid metadata: {e}"))
+    checked(original, converted, desired).map_err(|(step, e)| match step {
+        Step::Metadata => format!("invalid metadata: {e}"),
+        _ => e,
+    })
 }
 
 fn kind(object: &Value) -> &str {

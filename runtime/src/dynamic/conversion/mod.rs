@@ -131,7 +131,7 @@ fn convert_one(object: &Value, desired: &str, converter: &dyn Converter) -> Resu
         return Err("not an object".to_owned());
     }
     if let Some((group, kind)) = converter.kind() {
-        let group_of = |api_version: &str| api_version.rsplit_once('/').map_or("", |(g, _)| g).to_owned();
+        let group_of = |api_version: &str| apiserver::group_version(api_version).0.to_owned();
         let (sent_group, sent_kind) =
             (group_of(object["apiVersion"].as_str().unwrap_or("")), object["kind"].as_str().unwrap_or(""));
         if (sent_group.as_str(), sent_kind) != (group, kind) || group_of(desired) != group {
