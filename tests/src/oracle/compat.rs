@@ -43,6 +43,29 @@ pub struct Expect {
     pub update_refused: bool,
 }
 
+impl Expect {
+    /// How `report` (with the apiserver's answer to the CRD update) misses this expectation;
+    /// `None` when it meets it.
+    pub fn unmet(&self, report: &Report, update: &Answer) -> Option<String> {
+        let refused = !update.errors.is_empty();
+        let worst = report.worst().name();
+        (worst != self.class || refused != self.update_refused).then(|| {
+            format!(
+                "({}: {}): expected {}{}, compat says {worst}{}",
+                self.check,
+                self.change,
+                self.class,
+                if self.update_refused { " and the update refused" } else { "" },
+                if refused {
+                    format!(" and the apiserver refuses the update: {:?}", messages(update))
+                } else {
+                    String::new()
+                },
+            )
+        })
+    }
+}
+
 /// The catalogue of checks (`fixtures/compat/checks.yaml`) as pairs, one per case: OLD is the
 /// base (with the case's `old_patch`), NEW the base with its `patch`.
 pub fn checks(path: &std::path::Path) -> Result<Vec<Pair>, String> {
