@@ -5,6 +5,11 @@ pub use serde_json;
 
 pub use crate::types::int_or_string::whole_f64_to_i64;
 
+/// What generated conversions between a CRD's versions call.
+pub mod conversion {
+    pub use crate::types::conversion::{down_keeping, read, up_restoring, write};
+}
+
 /// Whether `T`'s derived schema carries CEL rules anywhere, those the derive writes for a
 /// data-carrying enum included: where the apiserver notes that blocking errors kept its rules
 /// from running. The rules written on the types are found by walking them (each once), and

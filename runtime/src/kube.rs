@@ -72,6 +72,22 @@ impl From<K8sIntOrString> for IntOrString {
 /// Read as [`crate::ObjectMeta`] is (unknown keys dropped, or reported in strict mode), then
 /// converted; a value k8s-openapi cannot hold (a timestamp that is not RFC 3339) fails the read,
 /// as a wrongly typed metadata key fails the apiserver's request.
+impl crate::types::conversion::Annotations for ObjectMeta {
+    fn take_annotation(&mut self, key: &str) -> Option<String> {
+        let annotations = self.annotations.as_mut()?;
+        let value = annotations.remove(key);
+        // k8s-openapi's "no annotations" is `None`: an emptied map is left as the object came.
+        if value.is_some() && annotations.is_empty() {
+            self.annotations = None;
+        }
+        value
+    }
+
+    fn set_annotation(&mut self, key: &str, value: String) {
+        self.annotations.get_or_insert_with(Default::default).insert(key.to_owned(), value);
+    }
+}
+
 impl Decode for ObjectMeta {
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
         let Some(ours) = crate::types::meta::ObjectMeta::decode(d, cx, at)? else { return Ok(None) };

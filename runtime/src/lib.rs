@@ -20,7 +20,7 @@
 
 // The layers, lowest first; each imports only those before it, by real paths (ARCHITECTURE.md,
 // Invariants; `tests/tests/house.rs` holds it): types < report < go < schema < check < cel <
-// typed < read < dynamic < __private < kube. The public paths users name
+// typed < read < dynamic < testing < __private < kube. The public paths users name
 // (`kubeskema::keywords`, `kubeskema::yaml`, ...) are the re-exports below.
 mod check;
 #[cfg(feature = "dynamic")]
@@ -38,10 +38,22 @@ pub mod cel;
 pub mod go;
 #[cfg(feature = "kube")]
 pub mod kube;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use check::{format, junctor, keywords, listtype, objectmeta, openapi, pattern, ratchet};
 #[cfg(feature = "dynamic")]
-pub use dynamic::{apply, conversion, crd, default, normalize, prune, validate};
+pub use dynamic::{apply, crd, default, normalize, prune, validate};
+/// Converting a resource between its CRD's versions: the [`conversion::Converter`] generated
+/// conversions implement (codegen writes one per multi-version CRD, through the hub), the
+/// lossless round trip through [`conversion::DATA_ANNOTATION`], and, with the `dynamic`
+/// feature, a conversion webhook's answer ([`conversion::review`]) and the apiserver's side of
+/// it ([`conversion::apiserver`]). Guide: `docs/conversion.md`.
+pub mod conversion {
+    #[cfg(feature = "dynamic")]
+    pub use crate::dynamic::conversion::{BadReview, ForKind, REVIEW_VERSIONS, apiserver, for_kind, review};
+    pub use crate::types::conversion::{Annotations, Converter, DATA_ANNOTATION, down_keeping, merge3, up_restoring};
+}
 pub use read::decode;
 #[cfg(feature = "yaml")]
 pub use read::yaml;

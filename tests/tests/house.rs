@@ -433,7 +433,7 @@ fn against_order(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>, depth: us
 
 /// The runtime's layers, lowest first (ARCHITECTURE.md, Invariants).
 const RUNTIME_LAYERS: &[&str] =
-    &["types", "report", "go", "schema", "check", "cel", "typed", "read", "dynamic", "__private", "kube"];
+    &["types", "report", "go", "schema", "check", "cel", "typed", "read", "dynamic", "testing", "__private", "kube"];
 
 /// The stages of the CEL compiler, lowest first (ARCHITECTURE.md, Invariants).
 const CEL_LAYERS: &[&str] = &["vocabulary", "lowering", "library", "front", "cost", "compile", "running", "count"];

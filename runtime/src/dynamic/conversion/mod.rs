@@ -13,22 +13,11 @@ pub mod apiserver;
 
 use serde_json::{Map, Value, json};
 
+use crate::types::conversion::Converter;
+
 /// The `ConversionReview` versions the apiserver sends (it picks the first of the CRD's
 /// `conversionReviewVersions` that it knows).
 pub const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
-
-/// What converts one object: `object` (in a version other than `desired_api_version`) into
-/// `desired_api_version` (`group/version`), or why it cannot.
-pub trait Converter {
-    /// The object in `desired_api_version`, or a message for the `Failure`.
-    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, String>;
-
-    /// The group and kind it converts (`None`: whatever it is sent). A review of another kind,
-    /// or to another group, fails naming both, not converted as if it were this one.
-    fn kind(&self) -> Option<(&str, &str)> {
-        None
-    }
-}
 
 /// A converter of one kind: `convert` is only sent objects of `group` and `kind`.
 pub struct ForKind<F> {
