@@ -89,6 +89,25 @@ pub struct Generation {
     pub refused: Vec<Diagnostic>,
     /// How many CRDs were read.
     pub crd_count: usize,
+    /// The conversions generated for CRDs with several versions.
+    pub conversions: Vec<ConversionSummary>,
+}
+
+/// The conversions of one CRD with several versions: what its user writes by hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionSummary {
+    /// `metadata.name`.
+    pub crd: String,
+    /// `spec.group`.
+    pub group: String,
+    /// `spec.names.kind`.
+    pub kind: String,
+    /// The hub version.
+    pub hub: String,
+    /// Each other version and how many trait methods its conversion needs.
+    pub spokes: Vec<(String, usize)>,
+    /// The CRD names a conversion webhook (else the apiserver only relabels `apiVersion`).
+    pub webhook: bool,
 }
 
 /// A Rust module name for an API group or version (`monitoring.coreos.com` →
@@ -211,7 +230,16 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
         paths.push(vec![group_modules[group].clone(), module_name(version)]);
     }
     crate::model::share_types(&mut built);
-    let emitted = crate::emit::emit_modules(&built, &paths, options.interpretable, options.native_cel);
+    // Each CRD's generated versions, by the module that holds them, for its conversions.
+    let mut versions: Vec<Vec<(String, usize)>> = vec![Vec::new(); crds.len()];
+    for (mi, ((_, version), kinds)) in modules.iter().enumerate() {
+        for &(ci, _) in kinds.values() {
+            versions[ci].push((version.clone(), mi));
+        }
+    }
+    let with_versions: Vec<_> = crds.iter().map(|c| &c.crd).zip(versions).collect();
+    let conversions = crate::model::conversion::plan(&built, &with_versions);
+    let emitted = crate::emit::emit_modules(&built, &paths, &conversions, options.interpretable, options.native_cel);
     let mut out = Vec::new();
     for ((module, path), (code, cel)) in built.iter().zip(paths).zip(emitted) {
         let roots = module
@@ -252,7 +280,18 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             cel,
         });
     }
-    Ok(Generation { modules: out, warnings: diags, inputs, refused, crd_count: crds.len() })
+    let conversions = conversions
+        .iter()
+        .map(|c| ConversionSummary {
+            crd: c.crd.clone(),
+            group: c.group.clone(),
+            kind: c.kind.clone(),
+            hub: c.hub.version.clone(),
+            spokes: c.spokes.iter().map(|s| (s.side.version.clone(), s.methods.len())).collect(),
+            webhook: c.webhook,
+        })
+        .collect();
+    Ok(Generation { modules: out, warnings: diags, inputs, refused, crd_count: crds.len(), conversions })
 }
 
 /// What the apiserver would say of each CRD on its own (`cargo kubeskema check`): read errors,

@@ -7,6 +7,7 @@
 
 mod cel;
 mod cel_types;
+mod conversion;
 mod root;
 mod tokens;
 mod types;
@@ -16,9 +17,11 @@ use quote::quote;
 
 pub use cel::CelCount;
 use cel::Natives;
+pub use conversion::module_of as conversion_module;
 use tokens::ident;
 use types::{CelReach, StructRules, emit_enum, emit_struct};
 
+use crate::model::conversion::Conversion;
 use crate::model::{Module, TypeDef};
 
 /// Rust source of each module of a generation (without the header comment), after
@@ -29,6 +32,7 @@ use crate::model::{Module, TypeDef};
 pub fn emit_modules(
     modules: &[Module],
     paths: &[Vec<String>],
+    conversions: &[Conversion],
     interpretable: bool,
     native_cel: bool,
 ) -> Vec<(String, CelCount)> {
@@ -71,13 +75,18 @@ pub fn emit_modules(
         }
         reach[mi] = Some(r);
     }
+    let mut converting: Vec<Vec<TokenStream>> = modules.iter().map(|_| Vec::new()).collect();
+    for (mi, items) in conversion::conversion_items(modules, paths, conversions) {
+        converting[mi].push(items);
+    }
     compiled
         .iter_mut()
         .zip(reach)
+        .zip(converting)
         .enumerate()
-        .map(|(mi, ((natives, rules), reach))| {
+        .map(|(mi, (((natives, rules), reach), converting))| {
             let reach = reach.expect("invariant: every module's reach was computed");
-            emit_module(mi, modules, paths, natives, rules, &reach)
+            emit_module(mi, modules, paths, natives, rules, &reach, converting)
         })
         .collect()
 }
@@ -91,6 +100,7 @@ fn emit_module(
     natives: &mut Natives,
     rules: &mut [Option<StructRules>],
     reach: &CelReach,
+    conversions: Vec<TokenStream>,
 ) -> (String, CelCount) {
     let m = &modules[mi];
     let apply_keys = if m.apply_configurations { types::map_list_keys(m) } else { Default::default() };
@@ -140,6 +150,7 @@ fn emit_module(
         #[allow(unused_imports)]
         use ::std::collections::BTreeMap;
         #(#items)*
+        #(#conversions)*
     };
     let parsed: syn::File = syn::parse2(file).expect("invariant: generated tokens parse as a file");
     let mut source = space_items(&prettyplease::unparse(&parsed));

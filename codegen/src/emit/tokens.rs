@@ -14,6 +14,11 @@ pub(super) fn ident(name: &str) -> Ident {
 }
 
 pub(crate) fn ty_tokens(m: &Module, ty: &Ty) -> TokenStream {
+    ty_tokens_in(m, ty, &TokenStream::new())
+}
+
+/// [`ty_tokens`] for code outside module `m`: its types behind `prefix` (`super::v1::`).
+pub(crate) fn ty_tokens_in(m: &Module, ty: &Ty, prefix: &TokenStream) -> TokenStream {
     match ty {
         Ty::String => quote!(String),
         Ty::Bool => quote!(bool),
@@ -28,26 +33,31 @@ pub(crate) fn ty_tokens(m: &Module, ty: &Ty) -> TokenStream {
         Ty::Condition => quote!(::kubeskema::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition),
         Ty::ObjectReference => quote!(::kubeskema::k8s_openapi::api::core::v1::ObjectReference),
         Ty::Vec(t) => {
-            let t = ty_tokens(m, t);
+            let t = ty_tokens_in(m, t, prefix);
             quote!(Vec<#t>)
         }
         Ty::Map(t) => {
-            let t = ty_tokens(m, t);
+            let t = ty_tokens_in(m, t, prefix);
             quote!(BTreeMap<String, #t>)
         }
         Ty::Option(t) => {
-            let t = ty_tokens(m, t);
+            let t = ty_tokens_in(m, t, prefix);
             quote!(Option<#t>)
         }
         Ty::Named(id) => {
             let name = ident(m.types[*id].name());
-            quote!(#name)
+            quote!(#prefix #name)
         }
     }
 }
 
 pub(super) fn field_ty(m: &Module, f: &FieldDef) -> TokenStream {
-    let t = ty_tokens(m, &f.ty);
+    field_ty_in(m, f, &TokenStream::new())
+}
+
+/// [`field_ty`] for code outside module `m`: its types behind `prefix`.
+pub(super) fn field_ty_in(m: &Module, f: &FieldDef, prefix: &TokenStream) -> TokenStream {
+    let t = ty_tokens_in(m, &f.ty, prefix);
     let t = if f.boxed { quote!(Box<#t>) } else { t };
     match f.shape {
         Shape::Required | Shape::Defaulted | Shape::UnknownFields => t,

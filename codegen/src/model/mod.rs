@@ -23,6 +23,7 @@ use kubeskema::crd::check::LoweredRules;
 use kubeskema::schema::{AdditionalProperties, Schema};
 use serde_json::Value;
 
+pub mod conversion;
 pub(crate) mod names;
 
 /// Index of a type in [`Module::types`].

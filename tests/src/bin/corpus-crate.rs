@@ -28,6 +28,7 @@ fn main() {
         .collect();
     folders.sort();
     let (mut modules, mut crd_count, mut versions, mut refused) = (Vec::new(), 0, 0, 0);
+    let mut conversions = Vec::new();
     for folder in &folders {
         let prefix = module_name(&folder.file_name().unwrap_or_default().to_string_lossy());
         match pipeline::run(
@@ -36,6 +37,7 @@ fn main() {
         ) {
             Ok(generation) => {
                 crd_count += generation.crd_count;
+                conversions.extend(generation.conversions.iter().map(|c| (prefix.clone(), c.clone())));
                 for d in &generation.refused {
                     println!("refused (as the apiserver would): {d}");
                 }
@@ -75,6 +77,7 @@ fn main() {
         bytes / 1024,
         out.display()
     );
+    print_conversions(&conversions);
     let cel = kubeskema_codegen::__internal::emit::CelCount::of(modules.iter().map(|m| &m.cel));
     println!("{}", cel.summary());
     for (n, reason) in cel.reasons() {
@@ -150,4 +153,25 @@ fn main() {{
     let mut toml = std::fs::read_to_string(&manifest).expect("the crate has a manifest");
     toml.push_str("\n[dev-dependencies]\nserde_json = \"1\"\n");
     std::fs::write(&manifest, toml).expect("the crate is writable");
+}
+
+/// What the corpus's multi-version CRDs need written by hand: the trait methods of each spoke.
+fn print_conversions(conversions: &[(String, kubeskema_codegen::__internal::pipeline::ConversionSummary)]) {
+    let spokes: usize = conversions.iter().map(|(_, c)| c.spokes.len()).sum();
+    let methods: usize = conversions.iter().flat_map(|(_, c)| &c.spokes).map(|(_, n)| n).sum();
+    let none_needed = conversions.iter().filter(|(_, c)| c.spokes.iter().all(|(_, n)| *n == 0)).count();
+    println!(
+        "conversions: {} CRDs with several versions, {spokes} spokes; {none_needed} CRDs need no user code; {methods} trait methods in all",
+        conversions.len()
+    );
+    for (folder, c) in conversions.iter().filter(|(_, c)| c.spokes.iter().any(|(_, n)| *n > 0)) {
+        let spokes: Vec<String> = c.spokes.iter().map(|(v, n)| format!("{v} {n}")).collect();
+        println!(
+            "  {folder}/{} (hub {}{}): {}",
+            c.crd,
+            c.hub,
+            if c.webhook { ", webhook" } else { "" },
+            spokes.join(", ")
+        );
+    }
 }
