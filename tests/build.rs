@@ -167,6 +167,7 @@ fn corpus(out: &Path) {
         String::from("#[allow(non_snake_case, non_camel_case_types, dead_code, clippy::all)]\npub mod corpus {\n");
     let mut arms = String::new();
     let mut schemas = String::new();
+    let mut round_trips = String::new();
     for folder in &folders {
         let repo = folder.file_name().unwrap().to_string_lossy().into_owned();
         let prefix = module_name(&repo);
@@ -178,6 +179,39 @@ fn corpus(out: &Path) {
             Options { docs: false, keep_going: true, interpretable: true, ..Options::default() },
         )
         .unwrap_or_else(|d| panic!("{d}"));
+        // Each conversion's spokes, by (version, module path, root type).
+        for c in &generation.conversions {
+            let root_of = |version: &str| {
+                let api_version = format!("{}/{version}", c.group);
+                generation.modules.iter().find_map(|m| {
+                    m.roots
+                        .iter()
+                        .find(|(a, k, _)| *a == api_version && *k == c.kind)
+                        .map(|(_, _, ty)| format!("corpus::{prefix}::{}::{}", m.path.join("::"), ty))
+                })
+            };
+            let Some(hub) = root_of(&c.hub) else { continue };
+            for (version, methods) in &c.spokes {
+                let Some(spoke) = root_of(version) else { continue };
+                let module = spoke.rsplit_once("::").map(|(m, _)| m).unwrap_or_default();
+                let conversion = format!("{module}::{}_conversion", heck_snake(&c.kind));
+                let with = if *methods == 0 {
+                    Some("()".to_owned())
+                } else if CONVERSION_FIXTURES.contains(&(c.crd.as_str(), version.as_str())) {
+                    Some("crate::corpus_conversions::Fixtures".to_owned())
+                } else {
+                    None
+                };
+                let trips = match with {
+                    Some(with) => format!(
+                        "Some(|n| kubeskema::testing::round_trip::<{hub}, {spoke}>(|s| {conversion}::to_hub(&{with}, s), |h| {conversion}::from_hub(&{with}, h), crate::corpus_conversions::lossy({:?}, {version:?}), n))",
+                        c.crd
+                    ),
+                    None => "None".to_owned(),
+                };
+                writeln!(round_trips, "({repo:?}, {:?}, {version:?}, {methods}, {trips}),", c.crd).unwrap();
+            }
+        }
         include.push_str(&modules(out, "corpus", &prefix, &generation.modules, |group, version, api_version, kind, ty| {
             writeln!(
                 schemas,
@@ -244,10 +278,34 @@ fn corpus(out: &Path) {
          pub fn schemas() -> Vec<(&'static str, &'static str, &'static str, fn() -> serde_json::Value)> {{\nvec![\n{schemas}]\n}}"
     )
     .unwrap();
+    writeln!(
+        include,
+        "\n/// Each multi-version CRD's spokes: (corpus folder, CRD, spoke version, trait methods, round trip).\n\
+         /// The round trip (`kubeskema::testing::round_trip` over n objects each way) runs with `()` where\n\
+         /// the spoke needs no methods, with `corpus_conversions::Fixtures` where they are written there;\n\
+         /// `None` otherwise.\n\
+         #[allow(clippy::type_complexity)]\n\
+         pub fn round_trips() -> Vec<(&'static str, &'static str, &'static str, usize, Option<fn(usize) -> Result<kubeskema::testing::RoundTrips, String>>)> {{\nvec![\n{round_trips}]\n}}"
+    )
+    .unwrap();
     std::fs::write(out.join("corpus.rs"), include).expect("OUT_DIR is writable");
     // In the corpus test binary, not the library: rustc compiles it after the library, so the
     // two do not add up in one process's memory.
     std::fs::write(out.join("derive_compiled.rs"), derive_compiled(&corpus, out)).expect("OUT_DIR is writable");
+}
+
+/// The (CRD, spoke version) pairs whose conversion methods `tests/src/corpus_conversions.rs`
+/// writes (cluster-api, kueue): their round trips run too.
+const CONVERSION_FIXTURES: &[(&str, &str)] = &[
+    ("ipaddresses.ipam.cluster.x-k8s.io", "v1alpha1"),
+    ("ipaddresses.ipam.cluster.x-k8s.io", "v1beta1"),
+    ("localqueues.kueue.x-k8s.io", "v1beta1"),
+    ("admissionchecks.kueue.x-k8s.io", "v1beta1"),
+];
+
+/// A kind's module name as codegen writes it (`IPAddressClaim` → `ip_address_claim`).
+fn heck_snake(kind: &str) -> String {
+    kubeskema_codegen::__internal::emit::conversion_module(kind).trim_end_matches("_conversion").to_owned()
 }
 
 /// The sample of the derive's compiler over the corpus: of each corpus project, the smallest

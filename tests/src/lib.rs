@@ -145,6 +145,9 @@ impl CorpusDocuments {
 /// `typed`: deserialize a corpus object into its root type, validate it, serialize it back.
 /// Here in the library so the corpus is compiled once for all the tests that use it.
 #[cfg(feature = "corpus")]
+pub mod corpus_conversions;
+
+#[cfg(feature = "corpus")]
 pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 }

@@ -11,6 +11,8 @@
 //! # write the differing cases to a folder, then re-ask them after a fix
 //! cargo run --release -p kubeskema-tests --bin oracle-diff -- --seed 1 --crds 1500 --dump /tmp/differ
 //! cargo run --release -p kubeskema-tests --bin oracle-diff -- --replay /tmp/differ/crds.jsonl
+//! # objects kubeskema::testing generates from sample CRDs' schemas, asked and recorded
+//! cargo run --release -p kubeskema-tests --bin oracle-diff -- --generated 12 --record fixtures/oracle
 //! ```
 //!
 //! The oracle binary is `$ORACLE_BIN`, else `../oracle/bin/apiserver-oracle` (a writable copy
@@ -40,6 +42,7 @@ struct Args {
     replay: Vec<PathBuf>,
     exact: bool,
     dump: Option<PathBuf>,
+    generated: usize,
 }
 
 fn args() -> Args {
@@ -55,6 +58,7 @@ fn args() -> Args {
         replay: Vec::new(),
         exact: false,
         dump: None,
+        generated: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -72,10 +76,11 @@ fn args() -> Args {
             "--replay" => a.replay.push(PathBuf::from(value())),
             "--exact" => a.exact = true,
             "--dump" => a.dump = Some(PathBuf::from(value())),
+            "--generated" => a.generated = number(value()),
             _ => usage(&format!("unknown argument {flag}")),
         }
     }
-    if a.record.is_some() && a.creates + a.updates + a.crds == 0 {
+    if a.record.is_some() && a.creates + a.updates + a.crds + a.generated == 0 {
         // A recording holds `per_class` cases of each class; draw enough to find them.
         a.creates = OBJECT_CLASSES.len() * a.per_class * 3;
         a.updates = OBJECT_CLASSES.len() * a.per_class * 2;
@@ -89,7 +94,8 @@ fn usage(problem: &str) -> ! {
         "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N] [--exact] [--dump DIR]\n       \
          oracle-diff --record DIR [--per-class K] [--seed N]   (writes DIR/{{creates,updates,crds}}.jsonl, re-asks DIR/targeted.jsonl)\n       \
          oracle-diff --record-targeted DIR   (re-asks DIR/targeted.jsonl only)\n       \
-         oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)"
+         oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)\n       \
+         oracle-diff --generated N [--record DIR]   (N objects per sample CRD version from kubeskema::testing; DIR/generated.jsonl)"
     );
     std::process::exit(2)
 }
@@ -328,7 +334,10 @@ fn main() {
         let answers = run(&mut cases, &mut docs, true);
         report(&file.display().to_string(), &cases, &answers, a.show, a.exact);
     }
-    if let Some(dir) = a.record.as_ref().or(a.record_targeted.as_ref()) {
+    // `--generated` records its own file only.
+    let targeted_dir =
+        if a.generated > 0 { a.record_targeted.as_ref() } else { a.record.as_ref().or(a.record_targeted.as_ref()) };
+    if let Some(dir) = targeted_dir {
         let targeted = dir.join("targeted.jsonl");
         if targeted.exists() {
             let mut cases = read_fixture(&targeted).unwrap_or_else(|e| usage(&e));
@@ -362,6 +371,9 @@ fn main() {
             .collect();
         batches.push(("crds", draw(Op::Check, a.crds, CRD_CLASSES, &inputs, &mut rng, &format!("s{}-crd", a.seed))));
     }
+    if a.generated > 0 {
+        batches.push(("generated", generated(a.generated)));
+    }
     for (name, mut cases) in batches {
         if cases.is_empty() {
             continue;
@@ -382,11 +394,80 @@ fn main() {
                 .expect("the dump folder is writable");
             eprintln!("oracle-diff: {} differing cases in {}", differing.len(), path.display());
         }
-        if let Some(dir) = &a.record {
+        if let (Some(dir), "generated") = (&a.record, name) {
+            // Every generated object is kept: the sample is the point.
+            let path: PathBuf = Path::new(dir).join("generated.jsonl");
+            let command = format!(
+                "cargo run --release -p kubeskema-tests --bin oracle-diff -- --generated {} --record fixtures/oracle",
+                a.generated
+            );
+            write_fixture(&path, &command, &cases).expect("the fixture folder is writable");
+            eprintln!("oracle-diff: recorded {} cases in {}", cases.len(), path.display());
+        } else if let Some(dir) = &a.record {
             let kept = sample(&cases, &answers, a.per_class);
             let path: PathBuf = Path::new(dir).join(format!("{name}.jsonl"));
             write_fixture(&path, &command, &kept).expect("the fixture folder is writable");
             eprintln!("oracle-diff: recorded {} cases in {}", kept.len(), path.display());
         }
     }
+}
+
+/// The CRDs whose versions' generated objects are asked: the worked example of
+/// `docs/conversion.md` (both versions), and corpus CRDs with many keywords and CEL rules.
+const GENERATED_FROM: &[&str] = &[
+    "kubernetes-sigs__cluster-api/ipam.cluster.x-k8s.io_ipaddresses.yaml",
+    "kubernetes-sigs__kueue/kueue.x-k8s.io_localqueues.yaml",
+    "kubernetes-sigs__kueue/kueue.x-k8s.io_admissionchecks.yaml",
+    "kubernetes-sigs__gateway-api/gateway.networking.k8s.io_httproutes.yaml",
+    "cert-manager__cert-manager/cert-manager.io_certificates.yaml",
+    "istio__istio/destinationrules.networking.istio.io.yaml",
+];
+
+/// `n` objects per version of each [`GENERATED_FROM`] CRD, made by `kubeskema::testing::Objects`
+/// (the ones the dynamic validator accepts), as create cases.
+fn generated(n: usize) -> Vec<Case> {
+    use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(Default::default(), TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let example = kubeskema_tests::repo_dir().join("fixtures/golden/conversion.yaml");
+    let example = kubeskema::yaml::parse_documents(&std::fs::read_to_string(&example).expect("the fixture"))
+        .expect("YAML")
+        .remove(0)
+        .value;
+    let mut crds: Vec<(Source, Value)> =
+        vec![(Source { inline: Some(example.clone()), ..Default::default() }, example)];
+    for file in GENERATED_FROM {
+        let path = kubeskema_tests::corpus_dir().join("crds").join(file);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            eprintln!("oracle-diff: {} is not in the corpus; skipped", path.display());
+            continue;
+        };
+        for (i, doc) in kubeskema::yaml::parse_documents(&text).expect("a corpus CRD reads").into_iter().enumerate() {
+            crds.push((Source::corpus(&format!("crds/{file}"), i), doc.value));
+        }
+    }
+    let mut cases = Vec::new();
+    for (source, crd) in &crds {
+        let name = crd["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+        let versions: Vec<String> = crd["spec"]["versions"]
+            .as_array()
+            .map(|v| v.iter().filter_map(|v| v["name"].as_str().map(str::to_owned)).collect())
+            .unwrap_or_default();
+        for version in versions {
+            let Some(objects) = kubeskema::testing::Objects::new(crd, &version) else { continue };
+            for k in 0..n {
+                let Some(object) = objects.next(&mut runner, 200) else { break };
+                cases.push(Case {
+                    id: format!("gen-{name}-{version}-{k}"),
+                    class: "generated".into(),
+                    op: Op::Create,
+                    crd: source.clone(),
+                    object: Some(Source { inline: Some(object), ..Default::default() }),
+                    old: None,
+                    apiserver: None,
+                });
+            }
+            eprintln!("oracle-diff: {name} {version}: {}", objects.stats.summary());
+        }
+    }
+    cases
 }

@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use crate::corpus_dir;
 
 /// Where an input comes from, and what was changed in it.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Source {
     /// A file of the shared corpus (relative to it) ...
     #[serde(default, skip_serializing_if = "Option::is_none")]

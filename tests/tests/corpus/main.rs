@@ -10,6 +10,7 @@
 mod agree;
 mod cel;
 mod check;
+mod conversions;
 mod derive_compiled;
 mod roundtrip;
 mod schemas;
