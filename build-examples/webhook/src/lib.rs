@@ -11,14 +11,19 @@
 //! kind or version than the one it serves is denied, not validated as a Widget. On a socket
 //! ([`serve`]) it holds every client to [`Limits`]: time, connections and buffered bytes.
 //!
+//! `POST /convert` is the conversion webhook of a multi-version CRD ([`convert`]), held to the
+//! same limits; [`serve_tls`] serves both over TLS from certificate files ([`tls`]).
+//!
 //! Useful where the apiserver does not validate for you: objects on their way through other
 //! controllers, or a CRD served without its schema's newer rules.
 
 include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));
 
+pub mod convert;
 mod serve;
+pub mod tls;
 
-pub use serve::{Limits, app, app_with, serve};
+pub use serve::{Limits, app, app_with, serve, serve_tls};
 
 use axum::Json;
 use axum::http::StatusCode;

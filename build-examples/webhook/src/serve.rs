@@ -17,6 +17,8 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, timeout_at};
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::ServerConfig;
 
 use crate::{MAX_REVIEW_BYTES, refuse};
 
@@ -68,7 +70,7 @@ struct Shared {
 }
 
 /// The routes with the default [`Limits`]: `POST /validate` takes an `AdmissionReview` and
-/// answers with one.
+/// answers with one; `POST /convert` takes a `ConversionReview` and answers with one.
 pub fn app() -> Router {
     app_with(Limits::default())
 }
@@ -80,11 +82,24 @@ pub fn app_with(limits: Limits) -> Router {
         validating: Arc::new(Semaphore::new(limits.max_validating.max(1))),
         limits,
     });
-    Router::new().route("/validate", post(review)).with_state(shared)
+    Router::new()
+        .route("/validate", post(|state, request| answered(state, request, crate::answer)))
+        .route("/convert", post(|state, request| answered(state, request, crate::convert::answer)))
+        .with_state(shared)
 }
 
-/// Serves [`app_with`]`(limits)` on `listener` until the listener fails for good.
+/// Serves [`app_with`]`(limits)` on `listener` over plain HTTP (behind a TLS terminator) until
+/// the listener fails for good.
 pub async fn serve(listener: TcpListener, limits: Limits) -> std::io::Result<()> {
+    serve_with(listener, limits, None).await
+}
+
+/// [`serve`] over TLS (`crate::tls::CertFiles`): the handshake is held to the timeout too.
+pub async fn serve_tls(listener: TcpListener, limits: Limits, tls: Arc<ServerConfig>) -> std::io::Result<()> {
+    serve_with(listener, limits, Some(TlsAcceptor::from(tls))).await
+}
+
+async fn serve_with(listener: TcpListener, limits: Limits, tls: Option<TlsAcceptor>) -> std::io::Result<()> {
     let app = app_with(limits.clone());
     let connections = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     loop {
@@ -100,20 +115,37 @@ pub async fn serve(listener: TcpListener, limits: Limits) -> std::io::Result<()>
             turn_away(&stream, limits.max_connections);
             continue;
         };
-        let (app, limits) = (app.clone(), limits.clone());
+        let (app, limits, tls) = (app.clone(), limits.clone(), tls.clone());
         tokio::spawn(async move {
             let _slot = slot;
-            let mut http = hyper::server::conn::http1::Builder::new();
-            http.timer(TokioTimer::new()).header_read_timeout(limits.timeout).max_buf_size(READ_BUFFER);
-            let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
-            tokio::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => return,
-                () = tokio::time::sleep(limits.max_connection_age) => connection.as_mut().graceful_shutdown(),
+            match tls {
+                None => connection(stream, app, limits).await,
+                // A client that never finishes its handshake is closed after the timeout.
+                Some(tls) => {
+                    if let Ok(Ok(stream)) = tokio::time::timeout(limits.timeout, tls.accept(stream)).await {
+                        connection(stream, app, limits).await;
+                    }
+                }
             }
-            let _ = tokio::time::timeout(limits.timeout, connection).await;
         });
     }
+}
+
+/// One connection's requests, answered until the client closes it, it idles past the timeout,
+/// or it grows older than [`Limits::max_connection_age`].
+async fn connection<I>(io: I, app: Router, limits: Limits)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(limits.timeout).max_buf_size(READ_BUFFER);
+    let connection = http.serve_connection(TokioIo::new(io), TowerToHyperService::new(app));
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => return,
+        () = tokio::time::sleep(limits.max_connection_age) => connection.as_mut().graceful_shutdown(),
+    }
+    let _ = tokio::time::timeout(limits.timeout, connection).await;
 }
 
 /// A 503 to a connection past the limit, written without waiting (a new socket's send buffer
@@ -138,7 +170,8 @@ fn seconds(duration: Duration) -> String {
     format!("{} s", duration.as_secs_f64())
 }
 
-async fn review(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+/// A review read within the limits and answered by `answer` (`/validate`'s or `/convert`'s).
+async fn answered(State(shared): State<Arc<Shared>>, request: Request, answer: fn(&[u8]) -> Response) -> Response {
     let deadline = Instant::now() + shared.limits.timeout;
     let body = match read_body(&shared, request, deadline).await {
         Ok(body) => body,
@@ -154,7 +187,7 @@ async fn review(State(shared): State<Arc<Shared>>, request: Request) -> Response
     // The body and its share of the budget are held until the answer is made, even if the
     // client goes away meanwhile.
     let answered = tokio::task::spawn_blocking(move || {
-        let answer = crate::answer(&body.bytes);
+        let answer = answer(&body.bytes);
         drop((body, turn));
         answer
     });
@@ -174,7 +207,7 @@ async fn read_body(shared: &Shared, request: Request, deadline: Instant) -> Resu
     let too_large = || {
         refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the AdmissionReview is larger than this webhook takes ({} bytes)", limits.max_body),
+            format!("the review is larger than this webhook takes ({} bytes)", limits.max_body),
         )
     };
     let declared =
