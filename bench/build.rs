@@ -8,7 +8,12 @@ fn main() {
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
     };
     println!("cargo::rerun-if-env-changed=KUBESKEMA_CORPUS");
-    let crds: Vec<PathBuf> = crate_files().iter().map(|f| corpus.join("crds").join(f)).collect();
+    let mut crds: Vec<PathBuf> = crate_files().iter().map(|f| corpus.join("crds").join(f)).collect();
+    // The conversion benchmark's: cluster-api's Cluster in three versions (kopium's copy), and
+    // the worked example of docs/conversion.md.
+    crds.push(corpus.join("crds/kube-rs__kopium/cluster-crd.yaml"));
+    crds.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/golden/conversion.yaml"));
+    println!("cargo::rerun-if-changed=../fixtures/golden/conversion.yaml");
     // Interpretable: the CEL benchmark runs each rule natively and interpreted.
     if let Err(e) = kubeskema_codegen::Config::new().crds(&crds).docs(false).interpretable(true).generate() {
         panic!("{e}");
