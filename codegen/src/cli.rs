@@ -61,6 +61,10 @@ pub enum Command {
         /// field optional, builders, `new(name)` on roots).
         #[arg(long)]
         apply_configurations: bool,
+        /// The hub of a CRD's conversions, `CRD=VERSION` (`widgets.example.com=v1`), instead of
+        /// its storage version; a served version. Repeatable.
+        #[arg(long, value_name = "CRD=VERSION")]
+        hub: Vec<String>,
         /// Write into `--out` even when it holds files kubeskema did not write.
         #[arg(long)]
         force: bool,
@@ -310,9 +314,21 @@ pub fn run(args: Args) -> i32 {
             skip_non_crds,
             kube,
             apply_configurations,
+            hub,
             force,
         } => {
             let started = Instant::now();
+            let mut hubs = std::collections::BTreeMap::new();
+            for h in &hub {
+                let Some((crd, version)) = h.split_once('=').filter(|(c, v)| !c.is_empty() && !v.is_empty()) else {
+                    eprintln!(
+                        "error: --hub {} is not CRD=VERSION\n  = help: name the CRD and the version, as --hub widgets.example.com=v1",
+                        kubeskema::issue::printable(h)
+                    );
+                    return 2;
+                };
+                hubs.insert(crd.to_owned(), version.to_owned());
+            }
             if let Some(problem) = crate::write::out_dir_problem(&out).filter(|_| !force) {
                 eprintln!("error: {problem}\n  = help: give an empty or new folder, or --force to overwrite");
                 return 2;
@@ -324,6 +340,7 @@ pub fn run(args: Args) -> i32 {
                     skip_non_crds,
                     kube,
                     apply_configurations,
+                    hubs,
                     ..pipeline::Options::default()
                 },
             ) {

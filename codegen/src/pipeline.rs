@@ -32,7 +32,7 @@ pub struct GeneratedModule {
 }
 
 /// How a run behaves.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Schema descriptions become doc comments.
     pub docs: bool,
@@ -60,6 +60,9 @@ pub struct Options {
     /// the configuration a server-side apply sends (every field optional). Off by default: it
     /// adds a struct per struct to compile.
     pub apply_configurations: bool,
+    /// The hub of a multi-version CRD's conversions, by CRD name (`widgets.example.com` →
+    /// `v1`), where it is not the storage version. It must be a served version.
+    pub hubs: BTreeMap<String, String>,
 }
 
 impl Default for Options {
@@ -72,6 +75,7 @@ impl Default for Options {
             interpretable: false,
             native_cel: true,
             apply_configurations: false,
+            hubs: BTreeMap::new(),
         }
     }
 }
@@ -180,6 +184,7 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             kinds.insert(loaded.crd.names.kind.clone(), (ci, vi));
         }
     }
+    diags.extend(hub_problems(&crds, &options.hubs));
     let mut refused = Vec::new();
     if diags.iter().any(Diagnostic::is_error) {
         if !options.keep_going {
@@ -238,7 +243,12 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
         }
     }
     let with_versions: Vec<_> = crds.iter().map(|c| &c.crd).zip(versions).collect();
-    let conversions = crate::model::conversion::plan(&built, &with_versions);
+    let conversions = crate::model::conversion::plan(&built, &with_versions, &options.hubs);
+    for c in conversions.iter().filter(|c| !c.webhook) {
+        if let Some(loaded) = crds.iter().find(|l| l.crd.name == c.crd) {
+            diags.extend(relabeled_versions_differ(loaded, c));
+        }
+    }
     let emitted = crate::emit::emit_modules(&built, &paths, &conversions, options.interpretable, options.native_cel);
     let mut out = Vec::new();
     for ((module, path), (code, cel)) in built.iter().zip(paths).zip(emitted) {
@@ -292,6 +302,85 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
         })
         .collect();
     Ok(Generation { modules: out, warnings: diags, inputs, refused, crd_count: crds.len(), conversions })
+}
+
+/// A hub named for a CRD that is not among the inputs, a version it does not have, or one it
+/// does not serve: an error each, naming what there is.
+fn hub_problems(crds: &[LoadedCrd], hubs: &BTreeMap<String, String>) -> Vec<Diagnostic> {
+    use kubeskema::issue::printable;
+    let mut out = Vec::new();
+    for (name, version) in hubs {
+        let Some(loaded) = crds.iter().find(|c| c.crd.name == *name) else {
+            let names: Vec<String> = crds.iter().map(|c| printable(&c.crd.name).into_owned()).collect();
+            out.push(
+                Diagnostic::file_error(
+                    std::path::Path::new("--hub"),
+                    None,
+                    Code::Config,
+                    format!("--hub names CRD {}, which is not among the inputs", printable(name)),
+                )
+                .with_help(format!("name one of: {}", names.join(", "))),
+            );
+            continue;
+        };
+        let served: Vec<&str> = loaded.crd.versions.iter().filter(|v| v.served).map(|v| v.name.as_str()).collect();
+        let problem = match loaded.crd.versions.iter().find(|v| v.name == *version) {
+            None => "which it does not have",
+            Some(v) if !v.served => "which it does not serve: the hub is the version every other converts through",
+            Some(_) => continue,
+        };
+        out.push(
+            loaded
+                .diagnostic(
+                    Severity::Error,
+                    "/spec/versions",
+                    Code::Config,
+                    "spec.versions".into(),
+                    format!("--hub names version {} of {}, {problem}", printable(version), printable(name)),
+                )
+                .with_help(format!("name a served version: {}", served.join(", "))),
+        );
+    }
+    out
+}
+
+/// Under `strategy: None` the apiserver converts between versions by changing `apiVersion`
+/// alone: where a spoke differs from the hub in what generated code cannot convert (the
+/// places its `Conversion` trait has methods for), objects written in one version are served
+/// in the other without what it cannot hold, or with what it cannot read.
+fn relabeled_versions_differ(loaded: &LoadedCrd, c: &crate::model::conversion::Conversion) -> Option<Diagnostic> {
+    use kubeskema::crd::compat::Class;
+    let differing: Vec<String> = c
+        .spokes
+        .iter()
+        .filter(|s| !s.methods.is_empty())
+        .map(|s| {
+            let mut places: Vec<&str> = s.methods.iter().map(|m| m.path.as_str()).collect();
+            places.dedup();
+            let shown: Vec<String> =
+                places.iter().take(3).map(|p| kubeskema::issue::printable(p).into_owned()).collect();
+            let more = if places.len() > 3 { format!(", and {} more", places.len() - 3) } else { String::new() };
+            let n = places.len();
+            let version = kubeskema::issue::printable(&s.side.version);
+            format!("{version} at {n} place{} ({}{more})", if n == 1 { "" } else { "s" }, shown.join(", "))
+        })
+        .collect();
+    if differing.is_empty() {
+        return None;
+    }
+    let message = format!(
+        "conversion strategy None changes only apiVersion between versions, and these differ from the storage version {} where a conversion is needed: {}; objects written in one version are served in the other without what it cannot hold",
+        kubeskema::issue::printable(&c.hub.version),
+        differing.join("; ")
+    );
+    let conversion = crate::emit::conversion_module(&c.kind);
+    Some(
+        loaded
+            .diagnostic(Severity::Warning, "/spec", Code::Compat(Class::DropsData), "spec.conversion.strategy".into(), message)
+            .with_help(format!(
+                "give the CRD a conversion webhook (the hub module's generated {conversion}::Converter), or make the versions agree; a webhook patched in at deploy time (kustomize) belongs in the CRD generated from"
+            )),
+    )
 }
 
 /// What the apiserver would say of each CRD on its own (`cargo kubeskema check`): read errors,

@@ -32,6 +32,7 @@ pub struct Config {
     kube: bool,
     interpretable: bool,
     apply_configurations: bool,
+    hubs: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for Config {
@@ -46,6 +47,7 @@ impl Default for Config {
             kube: false,
             interpretable: false,
             apply_configurations: false,
+            hubs: Default::default(),
         }
     }
 }
@@ -124,6 +126,13 @@ impl Config {
         self
     }
 
+    /// The hub of `crd`'s conversions (its `metadata.name`): `version`, a served one, instead
+    /// of the storage version.
+    pub fn hub(&mut self, crd: impl Into<String>, version: impl Into<String>) -> &mut Self {
+        self.hubs.insert(crd.into(), version.into());
+        self
+    }
+
     /// Runs every phase without writing anything.
     pub fn run(&self) -> Result<Generation, Diagnostics> {
         pipeline::run(
@@ -136,6 +145,7 @@ impl Config {
                 interpretable: self.interpretable,
                 native_cel: true,
                 apply_configurations: self.apply_configurations,
+                hubs: self.hubs.clone(),
             },
         )
     }

@@ -7,7 +7,7 @@ pub use crate::types::int_or_string::whole_f64_to_i64;
 
 /// What generated conversions between a CRD's versions call.
 pub mod conversion {
-    pub use crate::types::conversion::{down_keeping, read, up_restoring, write};
+    pub use crate::types::conversion::{down_keeping, read, relabel, up_restoring, write};
 }
 
 /// Whether `T`'s derived schema carries CEL rules anywhere, those the derive writes for a

@@ -52,7 +52,9 @@ pub use dynamic::{apply, crd, default, normalize, prune, validate};
 pub mod conversion {
     #[cfg(feature = "dynamic")]
     pub use crate::dynamic::conversion::{BadReview, ForKind, REVIEW_VERSIONS, apiserver, for_kind, review};
-    pub use crate::types::conversion::{Annotations, Converter, DATA_ANNOTATION, down_keeping, merge3, up_restoring};
+    pub use crate::types::conversion::{
+        Annotations, Converter, DATA_ANNOTATION, down_keeping, merge3, relabel, up_restoring,
+    };
 }
 pub use read::decode;
 #[cfg(feature = "yaml")]

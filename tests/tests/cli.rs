@@ -29,6 +29,7 @@ fn generate_kube_writes_a_kube_rs_crate() {
     let status = run(Args {
         command: Command::Generate {
             apply_configurations: false,
+            hub: Vec::new(),
             paths: vec![fixture("crds/widgets.yaml")],
             out: out.clone(),
             crate_name: None,
@@ -63,6 +64,7 @@ fn generate_writes_a_crate_with_one_module_per_group_and_version() {
     let status = run(Args {
         command: Command::Generate {
             apply_configurations: false,
+            hub: Vec::new(),
             paths: vec![fixture("golden/multi_version.yaml"), fixture("crds/widgets.yaml")],
             out: out.clone(),
             crate_name: Some("demo-crds".into()),
@@ -207,6 +209,7 @@ fn generate_refuses_to_overwrite_a_crate_it_did_not_write() {
         run(Args {
             command: Command::Generate {
                 apply_configurations: false,
+                hub: Vec::new(),
                 paths: vec![fixture("crds/widgets.yaml")],
                 out: out.clone(),
                 crate_name: Some("widgets".into()),

@@ -34,7 +34,7 @@ fn down_keeps_what_the_spoke_cannot_hold_and_up_restores_it() {
     assert_eq!(spoke.metadata.annotations["team"], "a");
     let kept: Value = serde_json::from_str(&spoke.metadata.annotations[DATA_ANNOTATION]).expect("JSON");
     assert_eq!(kept["spec"]["paused"], true);
-    assert!(kept.get("metadata").is_none(), "the hub's metadata is the spoke's own");
+    assert!(kept["metadata"].as_object().is_none_or(|m| m.is_empty()), "the hub's metadata is the spoke's own: {kept}");
 
     // Unchanged, it comes back whole, without the annotation.
     assert_eq!(to_hub(&Widgets, spoke.clone()), hub());
@@ -196,4 +196,71 @@ fn a_sample_of_generated_objects_the_apiserver_accepted() {
             case.id
         );
     }
+}
+
+/// Under `strategy: None` the apiserver only relabels `apiVersion`: codegen says where two
+/// versions differ in what a conversion would have to do, and generates the relabeling.
+#[test]
+fn strategy_none_with_versions_that_differ_warns_and_relabels() {
+    let dir = std::env::temp_dir().join(format!("kubeskema-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("gadgets.yaml");
+    let text = std::fs::read_to_string(kubeskema_tests::repo_dir().join("fixtures/golden/multi_version.yaml")).unwrap();
+    let start = text.find("  conversion:").unwrap();
+    let end = text[start..].find("  versions:").unwrap() + start;
+    std::fs::write(&file, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    let generation = kubeskema_codegen::__internal::pipeline::run(&[file], Default::default()).unwrap();
+    let warnings: Vec<String> = generation.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains(
+            "conversion strategy None changes only apiVersion between versions, and these differ from the storage \
+             version v1 where a conversion is needed: v1alpha1 at 1 place (Gadget.spec.size)"
+        ),
+        "{}",
+        warnings[0]
+    );
+    assert!(warnings[0].contains("gadgets.yaml:"), "the file and place: {}", warnings[0]);
+    let spoke = generation.modules.iter().find(|m| m.version == "v1alpha1").unwrap();
+    assert!(spoke.code.contains("pub fn relabel_to_hub("), "{}", spoke.code);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--hub` (`Config::hub`) picks a served version other than the storage version; a hub that
+/// is not served, not a version, or of a CRD not given, is an error that says so.
+#[test]
+fn a_hub_other_than_the_storage_version() {
+    use kubeskema_codegen::__internal::pipeline::{Options, run};
+    let fixture = kubeskema_tests::repo_dir().join("fixtures/golden/multi_version.yaml");
+    let hubs = |crd: &str, version: &str| Options {
+        hubs: [(crd.to_owned(), version.to_owned())].into_iter().collect(),
+        ..Options::default()
+    };
+    let generation = run(std::slice::from_ref(&fixture), hubs("gadgets.example.com", "v1alpha1")).unwrap();
+    let v1 = generation.modules.iter().find(|m| m.path == ["example_com", "v1"]).unwrap();
+    assert!(v1.code.contains("pub fn to_hub<C: Conversion + ?Sized>(\n        c: &C,\n        from: super::Gadget,\n    ) -> super::super::v1alpha1::Gadget"), "{}", v1.code);
+    assert_eq!(generation.conversions[0].hub, "v1alpha1");
+
+    let dir = std::env::temp_dir().join(format!("kubeskema-hub-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("gadgets.yaml");
+    let text = std::fs::read_to_string(&fixture).unwrap().replacen(
+        "served: true\n      storage: false",
+        "served: false\n      storage: false",
+        1,
+    );
+    std::fs::write(&file, text).unwrap();
+    let refused = |options| run(std::slice::from_ref(&file), options).unwrap_err().to_string();
+    let unserved = refused(hubs("gadgets.example.com", "v1alpha1"));
+    assert!(
+        unserved.contains("--hub names version v1alpha1 of gadgets.example.com, which it does not serve")
+            && unserved.contains("gadgets.yaml:")
+            && unserved.contains("name a served version: v1"),
+        "{unserved}"
+    );
+    let missing = refused(hubs("gadgets.example.com", "v9"));
+    assert!(missing.contains("which it does not have"), "{missing}");
+    let other = refused(hubs("widgets.example.com", "v1"));
+    assert!(other.contains("--hub names CRD widgets.example.com, which is not among the inputs"), "{other}");
+    std::fs::remove_dir_all(&dir).ok();
 }

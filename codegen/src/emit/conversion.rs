@@ -136,7 +136,8 @@ fn spoke_module(modules: &[Module], paths: &[Vec<String>], c: &Conversion, plan:
         (
             quote! {
                 ::kubeskema::__private::conversion::up_restoring(
-                    from, |s| #up(c, s), |h| #down(c, h), |s: &mut #spoke #root_s| &mut s.metadata,
+                    from, |s| #up(c, s), |h| #down(c, h),
+                    |s: &mut #spoke #root_s| &mut s.metadata, |h: &mut #hub #root_h| &mut h.metadata,
                 )
             },
             quote! {
@@ -170,6 +171,26 @@ fn spoke_module(modules: &[Module], paths: &[Vec<String>], c: &Conversion, plan:
          Those removed (not renamed) are what the round-trip test (`kubeskema::testing::round_trip`) \
          must not compare."
     )));
+    // Under `strategy: None`, what the apiserver itself does between the versions.
+    let relabel = (!c.webhook).then(|| {
+        let (hub_api, spoke_api) = (api_version(c, hv), api_version(c, sv));
+        let doc = docs(Some(&format!(
+            "What the apiserver serves between `{sv}` and `{hv}` under the CRD's `strategy: None`: the object with \
+             `apiVersion` changed and nothing else, read as the other version's type. [`to_hub`] is what a \
+             conversion webhook would do instead."
+        )));
+        quote! {
+            #doc
+            pub fn relabel_to_hub(from: &#spoke #root_s) -> ::std::result::Result<#hub #root_h, ::std::string::String> {
+                ::kubeskema::__private::conversion::relabel(from, #hub_api)
+            }
+
+            #doc
+            pub fn relabel_from_hub(from: &#hub #root_h) -> ::std::result::Result<#spoke #root_s, ::std::string::String> {
+                ::kubeskema::__private::conversion::relabel(from, #spoke_api)
+            }
+        }
+    });
     quote! {
         #module_doc
         // Generated for every field, whatever the user's methods read or the conversion uses.
@@ -198,6 +219,8 @@ fn spoke_module(modules: &[Module], paths: &[Vec<String>], c: &Conversion, plan:
             pub fn from_hub<C: Conversion + ?Sized>(c: &C, from: #hub #root_h) -> #spoke #root_s {
                 #from_hub_body
             }
+
+            #relabel
 
             #(#fns)*
         }

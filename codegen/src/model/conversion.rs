@@ -2,7 +2,7 @@
 //! that what two versions share is one Rust type and needs nothing).
 //!
 //! Hub and spoke, as controller-runtime has it: every version converts to the hub (the
-//! storage version) and back. For each spoke, the root types are paired, and from them every
+//! storage version, or the served version `--hub` names) and back. For each spoke, the root types are paired, and from them every
 //! pair of types that stand at one place in both versions:
 //! - one Rust type in both (shared): moved;
 //! - two structs: a generated function, field by field, matching fields by JSON name;
@@ -169,8 +169,13 @@ pub struct Method {
 }
 
 /// Plans the conversions of every CRD with two or more versions among `modules`: `crds` are
-/// `(CRD, raw document, [(version, module index)])`.
-pub fn plan(modules: &[Module], crds: &[(&kubeskema::crd::Crd, Vec<(String, usize)>)]) -> Vec<Conversion> {
+/// `(CRD, [(version, module index)])`; `hubs` names a CRD's hub where it is not the storage
+/// version.
+pub fn plan(
+    modules: &[Module],
+    crds: &[(&kubeskema::crd::Crd, Vec<(String, usize)>)],
+    hubs: &std::collections::BTreeMap<String, String>,
+) -> Vec<Conversion> {
     let mut out = Vec::new();
     for (crd, versions) in crds {
         if versions.len() < 2 {
@@ -183,7 +188,8 @@ pub fn plan(modules: &[Module], crds: &[(&kubeskema::crd::Crd, Vec<(String, usiz
             Some(Side { module: *module, root, version: version.clone() })
         };
         let storage = crd.versions.iter().find(|v| v.storage).map(|v| v.name.as_str());
-        let Some(hub) = versions.iter().find(|(v, _)| Some(v.as_str()) == storage).and_then(side) else {
+        let wanted = hubs.get(&crd.name).map(String::as_str).or(storage);
+        let Some(hub) = versions.iter().find(|(v, _)| Some(v.as_str()) == wanted).and_then(side) else {
             continue;
         };
         let schema_of = |version: &str| crd.versions.iter().find(|v| v.name == version).and_then(|v| v.schema.as_ref());

@@ -5,12 +5,10 @@
 //! the way down, when the spoke would lose something (converting it back up does not give
 //! the hub object again), the hub object, without its metadata, is kept as JSON in the spoke's
 //! annotation [`DATA_ANNOTATION`] (cluster-api's `cluster.x-k8s.io/conversion-data`
-//! convention). On the way up the annotation is taken off, and what the spoke did not change
+//! convention), its metadata emptied (the spoke's is the object's). On the way up the annotation is taken off, and what the spoke did not change
 //! comes back from it: a three-way merge of the kept hub object, the hub object as the spoke
 //! could carry it, and the spoke converted now. A field the client edited in the spoke
 //! version wins; what it could not see is restored.
-
-use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -30,7 +28,7 @@ pub trait Converter {
 }
 
 /// The annotation a spoke carries the hub object in when it cannot hold all of it: the hub's
-/// JSON without `metadata`.
+/// JSON, its `metadata` emptied.
 pub const DATA_ANNOTATION: &str = "kubeskema.io/conversion-data";
 
 /// Object metadata whose annotations a conversion reads and writes (kubeskema's `ObjectMeta`,
@@ -53,19 +51,9 @@ impl Annotations for crate::types::meta::ObjectMeta {
     }
 }
 
-impl Annotations for BTreeMap<String, String> {
-    fn take_annotation(&mut self, key: &str) -> Option<String> {
-        self.remove(key)
-    }
-
-    fn set_annotation(&mut self, key: &str, value: String) {
-        self.insert(key.to_owned(), value);
-    }
-}
-
 /// Hub `hub` down to a spoke with `down`; when `up` does not bring the spoke back to `hub`,
-/// the hub (without metadata) goes into the spoke's [`DATA_ANNOTATION`]. `meta` reaches an
-/// object's metadata.
+/// the hub (its metadata emptied: the spoke's is the object's) goes into the spoke's
+/// [`DATA_ANNOTATION`]. `hub_meta` and `spoke_meta` reach an object's metadata.
 pub fn down_keeping<H, S, M>(
     mut hub: H,
     down: impl Fn(H) -> S,
@@ -76,7 +64,7 @@ pub fn down_keeping<H, S, M>(
 where
     H: Clone + PartialEq + Serialize,
     S: Clone,
-    M: Annotations + ?Sized,
+    M: Annotations + Default,
 {
     // A hub object carries no spoke's annotation; one that does (copied by a client) is not
     // kept twice.
@@ -85,9 +73,9 @@ where
     if up(spoke.clone()) == hub {
         return spoke;
     }
-    if let Ok(Value::Object(mut kept)) = serde_json::to_value(&hub) {
-        kept.remove("metadata");
-        spoke_meta(&mut spoke).set_annotation(DATA_ANNOTATION, Value::Object(kept).to_string());
+    *hub_meta(&mut hub) = M::default();
+    if let Ok(kept) = serde_json::to_string(&hub) {
+        spoke_meta(&mut spoke).set_annotation(DATA_ANNOTATION, kept);
     }
     spoke
 }
@@ -101,24 +89,29 @@ pub fn up_restoring<H, S, M>(
     up: impl Fn(S) -> H,
     down: impl Fn(H) -> S,
     spoke_meta: impl Fn(&mut S) -> &mut M,
+    hub_meta: impl Fn(&mut H) -> &mut M,
 ) -> H
 where
     H: Clone + PartialEq + Serialize + DeserializeOwned,
-    M: Annotations + ?Sized,
+    M: Annotations + Clone,
 {
     let kept = spoke_meta(&mut spoke).take_annotation(DATA_ANNOTATION);
-    let now = up(spoke);
+    let mut now = up(spoke);
     let Some(kept) = kept else { return now };
-    let Ok(now_json) = serde_json::to_value(&now) else { return now };
-    let Ok(Value::Object(mut kept)) = serde_json::from_str::<Value>(&kept) else { return now };
-    kept.insert("metadata".into(), now_json.get("metadata").cloned().unwrap_or(Value::Object(Map::new())));
-    let Ok(kept_hub) = serde_json::from_value::<H>(Value::Object(kept.clone())) else { return now };
+    // Read as the hub's type straight from the text; its metadata is the object's now.
+    let Ok(mut kept_hub) = serde_json::from_str::<H>(&kept) else { return now };
+    *hub_meta(&mut kept_hub) = hub_meta(&mut now).clone();
     let carried = up(down(kept_hub.clone()));
     if carried == now {
         return kept_hub;
     }
-    let Ok(carried) = serde_json::to_value(&carried) else { return now };
-    match merge3(Some(&Value::Object(kept)), Some(&carried), Some(&now_json)) {
+    // The spoke changed something: merged as JSON, key by key.
+    let (Ok(base), Ok(carried), Ok(now_json)) =
+        (serde_json::to_value(&kept_hub), serde_json::to_value(&carried), serde_json::to_value(&now))
+    else {
+        return now;
+    };
+    match merge3(Some(&base), Some(&carried), Some(&now_json)) {
         Some(merged) => serde_json::from_value(merged).unwrap_or(now),
         None => now,
     }
@@ -146,6 +139,17 @@ pub fn merge3(base: Option<&Value>, carried: Option<&Value>, now: Option<&Value>
         }
         _ => now.cloned(),
     }
+}
+
+/// The apiserver's conversion under a CRD's `strategy: None`: the object with `apiVersion`
+/// changed and nothing else, read as the other version's type (what that type does not hold
+/// is left out; what it cannot read is the error).
+pub fn relabel<F: Serialize, T: DeserializeOwned>(object: &F, api_version: &str) -> Result<T, String> {
+    let mut json = serde_json::to_value(object).map_err(|e| e.to_string())?;
+    if let Some(map) = json.as_object_mut() {
+        map.insert("apiVersion".into(), Value::from(api_version));
+    }
+    serde_json::from_value(json).map_err(|e| e.to_string())
 }
 
 /// An object read from JSON as a version's type, for a converter: the reader's message
