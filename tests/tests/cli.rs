@@ -367,3 +367,34 @@ fn generation_counts_the_rules_compiled_to_rust() {
     assert_eq!(reason("type(self.size)").as_deref(), Some("the function `type`"));
     assert_eq!(reason("self.timeout <= duration('1h')").as_deref(), Some("a string read as duration"));
 }
+
+/// `--hub CRD=VERSION`: the named served version is the hub; a value that is not
+/// `CRD=VERSION` is a usage error (exit status 2), before anything is read.
+#[test]
+fn generate_takes_a_hub() {
+    let generate = |hub: &str, out: &std::path::Path| {
+        run(Args {
+            command: Command::Generate {
+                apply_configurations: false,
+                hub: vec![hub.to_owned()],
+                paths: vec![fixture("golden/multi_version.yaml")],
+                out: out.to_path_buf(),
+                crate_name: None,
+                kubeskema_path: None,
+                no_docs: true,
+                skip_non_crds: false,
+                kube: false,
+                force: false,
+            },
+        })
+    };
+    let out = scratch("generate-hub");
+    assert_eq!(generate("gadgets.example.com=v1alpha1", &out), 0);
+    let v1 = std::fs::read_to_string(out.join("src/example_com/v1.rs")).unwrap();
+    assert!(v1.contains("-> super::super::v1alpha1::Gadget"), "v1 converts to the hub v1alpha1");
+    std::fs::remove_dir_all(&out).ok();
+    for bad in ["gadgets.example.com", "=v1", "gadgets.example.com="] {
+        assert_eq!(generate(bad, &scratch("generate-bad-hub")), 2, "{bad}");
+    }
+    assert_eq!(generate("gadgets.example.com=v9", &scratch("generate-missing-hub")), 2, "a version the CRD lacks");
+}
