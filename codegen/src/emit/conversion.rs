@@ -86,8 +86,9 @@ fn parent() -> TokenStream {
     quote!(#up::)
 }
 
+/// The `apiVersion` of `version` of the CRD: the runtime's one spelling of it.
 fn api_version(c: &Conversion, version: &str) -> String {
-    format!("{}/{}", c.group, version)
+    kubeskema::crd::api_version(&c.group, version)
 }
 
 fn spoke_module(modules: &[Module], paths: &[Vec<String>], c: &Conversion, plan: &SpokePlan) -> TokenStream {
