@@ -2,8 +2,8 @@
 //! ratcheting into warnings, the per-object budget; rules compiled to Rust run in place of the
 //! interpreter where they were compiled.
 
-use std::sync::Arc;
-
+use cel::common::types::CelOptional;
+use cel::common::value::Val;
 use cel::parser::Expression;
 use cel::{Context, ExecutionError, Value};
 
@@ -12,11 +12,13 @@ use crate::cel::compile::{Compiled, FieldPathStep};
 use crate::cel::lowering::int_data;
 use crate::cel::running::native;
 use crate::cel::running::rule::Rule;
+use crate::cel::vocabulary::json_view::{self, Typing};
 use crate::cel::vocabulary::limits;
 use crate::cel::vocabulary::meter;
-use crate::cel::vocabulary::value::{deep_equal, go_error, to_json, with_format};
+use crate::cel::vocabulary::value::{deep_equal, from_json_with, go_error, to_json, with_format};
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::report::path::Path;
+use crate::schema::Schema;
 
 /// What evaluating a typed value's rules asks of its type: what a failing rule prints, and the
 /// places equal to the old value's (for ratcheting). Every `Validate` type has it
@@ -162,6 +164,37 @@ impl Cx {
         let unchanged_above = self.unchanged_above;
         let bad = failure_value(schema_type, || bad_value_of(&value));
         let mut runs = Interpreted::new(value, old, format, unchanged_above);
+        self.run_rules(rules, path, schema_type, bad, &mut runs);
+    }
+
+    /// [`Cx::evaluate`] of a node of a JSON object, typed by `schema` as
+    /// [`from_json_with`] types it (`root`: the resource's root), without converting it: rules
+    /// read it through a view, level by level, as far as they read.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the dynamic walk calls it once per node with rules; a struct would be built per node"
+    )]
+    pub(crate) fn evaluate_json(
+        &mut self,
+        rules: &[Rule],
+        path: &Path,
+        value: &serde_json::Value,
+        old: Option<&serde_json::Value>,
+        schema: &Schema,
+        root: bool,
+    ) {
+        let schema_type = schema.type_str().unwrap_or("");
+        if self.stopped || rules.is_empty() {
+            return;
+        }
+        let unchanged_above = self.unchanged_above;
+        // A formatted string prints as written, not as the value its format reads.
+        let bad = failure_value(schema_type, || match value {
+            serde_json::Value::String(s) => BadValue::Str(s.clone()),
+            _ => bad_value_of(&from_json_with(value, schema, root)),
+        });
+        let bound = |json| Bound::Json { json, schema, root };
+        let mut runs = Interpreted::bound(bound(value), old.map(bound), unchanged_above);
         self.run_rules(rules, path, schema_type, bad, &mut runs);
     }
 
@@ -403,22 +436,56 @@ fn bad_value_of(v: &Value) -> BadValue {
     }
 }
 
-/// Rules interpreted over CEL values.
-struct Interpreted {
-    value: Value,
-    old: Option<Value>,
-    unchanged_above: bool,
-    root: Context<'static, 'static>,
+/// A node's value as rules see it: a CEL value (a typed value's `to_cel`), or a node of the
+/// JSON object with its schema, read by rules through a view ([`json_view`]) and made a CEL
+/// value only where a failure prints it or ratcheting compares it.
+enum Bound<'v> {
+    Value(Value),
+    Json { json: &'v serde_json::Value, schema: &'v Schema, root: bool },
 }
 
-impl Interpreted {
-    fn new(value: Value, old: Option<Value>, format: Option<&str>, unchanged_above: bool) -> Interpreted {
+impl<'v> Bound<'v> {
+    /// The value as the interpreter binds it.
+    fn val(&self) -> Box<dyn Val + 'v> {
+        match self {
+            // Only opaque values can fail to convert, and no value of a node is one.
+            Bound::Value(v) => {
+                let converted: Result<Box<dyn Val + 'v>, _> = v.clone().try_into();
+                converted.unwrap_or_else(|_| Box::new(cel::common::types::CelNull))
+            }
+            Bound::Json { json, schema, root } => json_view::value(json, Typing::Typed { schema, root: *root }),
+        }
+    }
+
+    /// The value as a CEL value (`from_json_with` for a node of the JSON).
+    fn value(&self) -> Value {
+        match self {
+            Bound::Value(v) => v.clone(),
+            Bound::Json { json, schema, root } => from_json_with(json, schema, *root),
+        }
+    }
+}
+
+/// Rules interpreted over CEL values.
+struct Interpreted<'v> {
+    value: Bound<'v>,
+    old: Option<Bound<'v>>,
+    unchanged_above: bool,
+    root: Context<'v, 'v>,
+}
+
+impl<'v> Interpreted<'v> {
+    fn new(value: Value, old: Option<Value>, format: Option<&str>, unchanged_above: bool) -> Interpreted<'v> {
         let (value, old) = match format {
             Some(f) => (with_format(value, f), old.map(|o| with_format(o, f))),
             None => (value, old),
         };
+        Interpreted::bound(Bound::Value(value), old.map(Bound::Value), unchanged_above)
+    }
+
+    fn bound(value: Bound<'v>, old: Option<Bound<'v>>, unchanged_above: bool) -> Interpreted<'v> {
         let mut root = Context::with_env(env().clone());
-        root.add_variable_from_value("self", value.clone());
+        root.add_variable_as_val("self", value.val());
         Interpreted { value, old, unchanged_above, root }
     }
 
@@ -426,18 +493,19 @@ impl Interpreted {
     fn run(&self, rule: &Rule, compiled: &Compiled, expr: &Expression) -> (Result<Value, ExecutionError>, meter::Cost) {
         let mut scope = self.root.new_inner_scope();
         if compiled.transition {
-            let old_self = match (&self.old, rule.optional_old_self) {
-                (o, true) => optional(o.clone()),
-                (Some(o), false) => o.clone(),
+            let old_self: Box<dyn Val + 'v> = match (&self.old, rule.optional_old_self) {
+                (Some(o), true) => Box::new(CelOptional::of(o.val())),
+                (None, true) => Box::new(CelOptional::none()),
+                (Some(o), false) => o.val(),
                 (None, false) => unreachable!("invariant: run_rules skips transition rules without an old value"),
             };
-            scope.add_variable_from_value("oldSelf", old_self);
+            scope.add_variable_as_val("oldSelf", old_self);
         }
         compiled.run(expr, &scope)
     }
 }
 
-impl Runs for Interpreted {
+impl Runs for Interpreted<'_> {
     fn has_old(&self) -> bool {
         self.old.is_some()
     }
@@ -477,7 +545,7 @@ impl Runs for Interpreted {
 
     fn unchanged(&mut self) -> bool {
         match &self.old {
-            Some(o) => deep_equal(o, &self.value),
+            Some(o) => deep_equal(&o.value(), &self.value.value()),
             None => self.unchanged_above,
         }
     }
@@ -495,7 +563,7 @@ struct Typed<'a, T> {
     /// The integers under the node the document wrote as floats (relative pointers; almost
     /// always none): see [`with_written_as_float`].
     written_as_float: Vec<String>,
-    interpreted: Option<Interpreted>,
+    interpreted: Option<Interpreted<'static>>,
     derived_runs: DerivedRuns,
 }
 
@@ -504,7 +572,7 @@ impl<T> Typed<'_, T> {
         self.natives.get(i).copied().flatten()
     }
 
-    fn interpreted(&mut self) -> &mut Interpreted {
+    fn interpreted(&mut self) -> &mut Interpreted<'static> {
         let (value, old, format, above) = (self.value, self.old, self.format, self.unchanged_above);
         let to_cel = self.to_cel.expect("invariant: `way` and `message` interpret only where there is to_cel");
         let floats = &self.written_as_float;
@@ -596,12 +664,4 @@ pub const KEYWORD: &str = "x-kubernetes-validations";
 
 fn invalid(path: &Path, value: BadValue, detail: String) -> Issue {
     Issue::new(ErrorType::Invalid, path, KEYWORD, value, detail).in_form(PathForm::Field)
-}
-
-fn optional(v: Option<Value>) -> Value {
-    let o = match v {
-        Some(v) => cel::objects::OptionalValue::of(v),
-        None => cel::objects::OptionalValue::none(),
-    };
-    Value::Opaque(Arc::new(o))
 }

@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use crate::cel::running::cx::Cx;
 use crate::cel::running::rule::{Rule, SelfType};
-use crate::cel::vocabulary::value::{from_json, from_json_with};
 use crate::report::path::Path;
 use crate::schema::{Schema, ValidationRule};
 
@@ -87,15 +86,7 @@ impl SchemaRules {
             return;
         }
         if let Some(rules) = self.rules.get(&s.pointer) {
-            let old = old.filter(|o| !o.is_null());
-            let (value, old_value, format) = match (v, s.format.as_deref()) {
-                (Value::String(_), Some(f)) if s.type_str() == Some("string") => {
-                    (from_json(v), old.map(from_json), Some(f))
-                }
-                _ => (from_json_with(v, s, root), old.map(|o| from_json_with(o, s, root)), None),
-            };
-            let schema_type = s.type_str().unwrap_or("");
-            cx.evaluate(rules, path, value, old_value, format, schema_type);
+            cx.evaluate_json(rules, path, v, old.filter(|o| !o.is_null()), s, root);
         }
         match v {
             Value::Object(map) => {

@@ -6,6 +6,7 @@
 pub(crate) mod args;
 pub(crate) mod depth;
 pub(crate) mod function;
+pub(crate) mod json_view;
 pub mod limits;
 pub mod meter;
 pub mod types;

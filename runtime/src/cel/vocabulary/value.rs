@@ -327,7 +327,7 @@ pub fn from_json_with(v: &serde_json::Value, schema: &crate::schema::Schema, roo
 }
 
 /// The root's `metadata` as rules see it: `name` and `generateName` only.
-fn metadata(v: &serde_json::Value) -> Value {
+pub(crate) fn metadata(v: &serde_json::Value) -> Value {
     let fields = ["name", "generateName"]
         .into_iter()
         .filter_map(|k| v.get(k).and_then(serde_json::Value::as_str).map(|s| (k.to_owned(), Value::from(s))))
