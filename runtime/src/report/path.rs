@@ -175,7 +175,11 @@ pub struct At<'a> {
 #[derive(Clone, Copy)]
 enum Step<'a> {
     Root,
+    /// A walk's start, at a place of a document.
+    Under(&'a Path),
     Property(&'static str),
+    /// A property named by the document (the dynamic validator's walks).
+    Field(&'a str),
     Key(&'a str),
     Index(usize),
 }
@@ -183,6 +187,16 @@ enum Step<'a> {
 impl<'a> At<'a> {
     /// The document's root.
     pub const ROOT: At<'static> = At { parent: None, step: Step::Root };
+
+    /// The start of a walk over a value at `path` of a document.
+    pub fn under(path: &'a Path) -> At<'a> {
+        At { parent: None, step: Step::Under(path) }
+    }
+
+    /// A property whose name is read from the document (a schema's property).
+    pub fn field(&'a self, name: &'a str) -> At<'a> {
+        At { parent: Some(self), step: Step::Field(name) }
+    }
 
     /// A property named by the type.
     pub fn property(&'a self, name: &'static str) -> At<'a> {
@@ -201,7 +215,7 @@ impl<'a> At<'a> {
 
     /// Whether this is the root.
     pub fn is_root(&self) -> bool {
-        self.parent.is_none()
+        self.parent.is_none() && matches!(self.step, Step::Root)
     }
 
     /// The place as a [`Path`] (allocates; done only when an issue is made).
@@ -209,7 +223,9 @@ impl<'a> At<'a> {
         let base = self.parent.map(At::to_path).unwrap_or_default();
         match self.step {
             Step::Root => base,
+            Step::Under(path) => path.clone(),
             Step::Property(n) => base.property(n),
+            Step::Field(n) => base.key(n),
             Step::Key(k) => base.map_key(k),
             Step::Index(i) => base.index(i),
         }

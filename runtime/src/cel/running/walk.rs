@@ -4,40 +4,40 @@
 //! (properties and map values by key, list-map items by key values, nothing for the items
 //! of atomic lists and sets).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::cel::running::cx::Cx;
 use crate::cel::running::rule::{Rule, SelfType};
-use crate::report::path::Path;
+use crate::report::path::{At, Path};
 use crate::schema::{Schema, ValidationRule};
 
-/// The rules of one schema, read once: each node's [`Rule`]s (compiled on first use) by the
-/// node's JSON pointer, and the nodes with rules at or below them.
+/// The rules of one schema, read once: by the JSON pointer of each node with rules at or
+/// below it, the node's own [`Rule`]s (compiled on first use; none where only nodes below
+/// have rules). One lookup per node walked.
 pub struct SchemaRules {
     rules: HashMap<String, Vec<Rule>>,
-    with_rules: HashSet<String>,
 }
 
 impl SchemaRules {
     /// The rules of `root`, a resource's schema.
     pub fn new(root: &Schema) -> SchemaRules {
-        let mut out = SchemaRules { rules: HashMap::new(), with_rules: HashSet::new() };
+        let mut out = SchemaRules { rules: HashMap::new() };
         out.collect(root, true);
         out
     }
 
     /// The rules of `node`, a node inside a resource (its rules see no resource root).
     pub(crate) fn of_node(node: &Schema) -> SchemaRules {
-        let mut out = SchemaRules { rules: HashMap::new(), with_rules: HashSet::new() };
+        let mut out = SchemaRules { rules: HashMap::new() };
         out.collect(node, node.embedded_resource);
         out
     }
 
     /// Whether the schema has any rule.
     pub fn is_empty(&self) -> bool {
-        self.with_rules.is_empty()
+        self.rules.is_empty()
     }
 
     /// `resource_root`: whether `s` is the root of a resource (its rules see `apiVersion`,
@@ -48,17 +48,16 @@ impl SchemaRules {
             return false;
         }
         let mut any = !s.validations.is_empty();
-        if any {
-            let self_type = crate::cel::vocabulary::types::declare_rule_scope(s, resource_root).map(|d| d.ty);
-            self.rules.insert(s.pointer.clone(), s.validations.iter().map(|r| rule(r, self_type.clone())).collect());
-        }
         let children: Vec<&Schema> =
             s.properties.values().chain(s.items.as_deref()).chain(s.additional_properties_schema()).collect();
         for child in children {
             any |= self.collect(child, child.embedded_resource);
         }
         if any {
-            self.with_rules.insert(s.pointer.clone());
+            let self_type = (!s.validations.is_empty())
+                .then(|| crate::cel::vocabulary::types::declare_rule_scope(s, resource_root).map(|d| d.ty))
+                .flatten();
+            self.rules.insert(s.pointer.clone(), s.validations.iter().map(|r| rule(r, self_type.clone())).collect());
         }
         any
     }
@@ -72,30 +71,32 @@ impl SchemaRules {
     /// checks a `default` when a CRD is written; `is_resource`: whether `schema` is a resource
     /// root (its `metadata` then shows only `name` and `generateName`).
     pub fn validate_node(&self, value: &Value, old: Option<&Value>, schema: &Schema, is_resource: bool, cx: &mut Cx) {
-        self.walk(value, old, schema, &Path::root(), is_resource, cx);
+        self.walk(value, old, schema, &At::ROOT, is_resource, cx);
     }
 
     /// Evaluates the rules of `schema` and below over `value`, which sits at `path` of an
     /// object (what the validating read asks of a node the type cannot hold as written).
     pub(crate) fn validate_at(&self, value: &Value, schema: &Schema, path: &Path, cx: &mut Cx) {
-        self.walk(value, None, schema, path, schema.embedded_resource, cx);
+        self.walk(value, None, schema, &At::under(path), schema.embedded_resource, cx);
     }
 
-    fn walk(&self, v: &Value, old: Option<&Value>, s: &Schema, path: &Path, root: bool, cx: &mut Cx) {
-        if v.is_null() || cx.stopped() || !self.with_rules.contains(&s.pointer) {
+    /// `at` becomes a [`Path`] only at a node with rules.
+    fn walk(&self, v: &Value, old: Option<&Value>, s: &Schema, at: &At<'_>, root: bool, cx: &mut Cx) {
+        if v.is_null() || cx.stopped() {
             return;
         }
-        if let Some(rules) = self.rules.get(&s.pointer) {
-            cx.evaluate_json(rules, path, v, old.filter(|o| !o.is_null()), s, root);
+        let Some(rules) = self.rules.get(&s.pointer) else { return };
+        if !rules.is_empty() {
+            cx.evaluate_json(rules, &at.to_path(), v, old.filter(|o| !o.is_null()), s, root);
         }
         match v {
             Value::Object(map) => {
                 for (k, child) in map {
                     let old_child = old.and_then(|o| o.get(k));
                     if let Some(p) = s.properties.get(k) {
-                        self.walk(child, old_child, p, &path.key(k), false, cx);
+                        self.walk(child, old_child, p, &at.field(k), false, cx);
                     } else if let Some(a) = s.additional_properties_schema() {
-                        self.walk(child, old_child, a, &path.map_key(k), false, cx);
+                        self.walk(child, old_child, a, &at.key(k), false, cx);
                     }
                 }
             }
@@ -107,14 +108,14 @@ impl SchemaRules {
                     let matched = old_items.map(|o| crate::check::ratchet::correlate_map_items(items, o, &keys));
                     for (i, item) in items.iter().enumerate() {
                         let old_item = matched.as_ref().and_then(|m| m[i]).and_then(|j| old_items?.get(j));
-                        self.walk(item, old_item, item_schema, &path.index(i), false, cx);
+                        self.walk(item, old_item, item_schema, &at.index(i), false, cx);
                     }
                 } else {
                     // Items of atomic lists and sets have no old value of their own; they are
                     // unchanged when the whole list is.
                     let previous = cx.enter_uncorrelated(old.is_some_and(|o| o == v));
                     for (i, item) in items.iter().enumerate() {
-                        self.walk(item, None, item_schema, &path.index(i), false, cx);
+                        self.walk(item, None, item_schema, &at.index(i), false, cx);
                     }
                     cx.restore_unchanged_above(previous);
                 }
