@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
-use crate::report::path::{Path, Place};
+use crate::report::path::{At, Path, Place};
 
 use crate::schema::Schema;
 
@@ -71,28 +71,32 @@ pub fn validate(value: &Value, schema: &Schema) -> Vec<Issue> {
 /// [`validate`] for a value that sits at `path` of a larger object.
 pub(crate) fn validate_at(value: &Value, schema: &Schema, path: &Path) -> Vec<Issue> {
     let mut out = Vec::new();
-    walk(value, schema, path, &mut out);
+    walk(value, schema, &At::under(path), &mut out);
     out
 }
 
-fn walk(value: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
+/// `at` becomes a [`Path`] only where a duplicate is found.
+fn walk(value: &Value, s: &Schema, at: &At<'_>, out: &mut Vec<Issue>) {
     match value {
         Value::Object(map) => {
+            // The places `Schema::key_child` gives: a property, or a map key.
             for (k, v) in map {
-                if let Some((child_schema, child_path)) = s.key_child(k, path) {
-                    walk(v, child_schema, &child_path, out);
+                if let Some(p) = s.properties.get(k) {
+                    walk(v, p, &at.field(k), out);
+                } else if let Some(a) = s.additional_properties_schema() {
+                    walk(v, a, &at.key(k), out);
                 }
             }
         }
         Value::Array(items) => {
             match s.list_type.as_deref() {
-                Some("set") => check_set(items, path, out),
-                Some("map") => check_map(items, &s.list_map_keys, path, out),
+                Some("set") => check_set(items, at, out),
+                Some("map") => check_map(items, &s.list_map_keys, at, out),
                 _ => {}
             }
             if let Some(item_schema) = s.items.as_deref() {
                 for (i, item) in items.iter().enumerate() {
-                    walk(item, item_schema, &path.index(i), out);
+                    walk(item, item_schema, &at.index(i), out);
                 }
             }
         }

@@ -19,7 +19,7 @@ use crate::check::junctor;
 use crate::check::keywords::{self, Num, NumberRules, NumberType};
 use crate::check::pattern::{Matcher, PatternError};
 use crate::report::issue::{BadValue, ErrorType, Issue};
-use crate::report::path::Path;
+use crate::report::path::{At, Path};
 use crate::schema::{AdditionalProperties, Schema};
 
 /// A validator for one schema: its patterns compiled once.
@@ -45,7 +45,7 @@ impl<'s> OpenApiValidator<'s> {
     /// [`OpenApiValidator::validate`] for a value that sits at `path` of a larger object.
     pub fn validate_at(&self, value: &Value, path: &Path) -> Vec<Issue> {
         let mut out = Vec::new();
-        self.node(value, self.root, path, &mut out);
+        self.node(value, self.root, &At::under(path), &mut out);
         let mut seen = std::collections::HashSet::new();
         out.retain(|i| seen.insert(i.to_string()));
         out
@@ -53,10 +53,11 @@ impl<'s> OpenApiValidator<'s> {
 
     /// The root schema's checks of `value` at `path`, appended to `out` as they come.
     pub fn check(&self, value: &Value, path: &Path, out: &mut Vec<Issue>) {
-        self.node(value, self.root, path, out);
+        self.node(value, self.root, &At::under(path), out);
     }
 
-    fn node(&self, v: &Value, s: &'s Schema, path: &Path, out: &mut Vec<Issue>) {
+    /// `path` becomes a [`Path`] only where an issue is made.
+    fn node(&self, v: &Value, s: &'s Schema, path: &At<'_>, out: &mut Vec<Issue>) {
         if v.is_null() {
             self.type_check(v, s, path, out);
             if let Some(allowed) = &s.enum_ {
@@ -108,13 +109,16 @@ impl<'s> OpenApiValidator<'s> {
                         path,
                         "additionalProperties",
                         BadValue::Str(k.clone()),
-                        format!("{} in body is a forbidden property", path.map_key(k).openapi()),
+                        format!("{} in body is a forbidden property", path.to_path().map_key(k).openapi()),
                     ));
                 }
             }
+            // The places `Schema::key_child` gives: a property, or a map key.
             for (k, child) in map {
-                if let Some((child_schema, child_path)) = s.key_child(k, path) {
-                    self.node(child, child_schema, &child_path, out);
+                if let Some(p) = s.properties.get(k) {
+                    self.node(child, p, &path.field(k), out);
+                } else if let Some(a) = s.additional_properties_schema() {
+                    self.node(child, a, &path.key(k), out);
                 }
             }
             for r in &s.required {
@@ -125,13 +129,13 @@ impl<'s> OpenApiValidator<'s> {
         }
     }
 
-    fn pattern(&self, path: &Path, text: &str, s: &Schema) -> Option<Issue> {
+    fn pattern(&self, path: &At<'_>, text: &str, s: &Schema) -> Option<Issue> {
         let source = s.pattern.as_deref()?;
         keywords::compiled_pattern(path, text, self.patterns.get(source)?, source)
     }
 
     /// The type check (§7.3) of the schema's types and format.
-    fn type_check(&self, v: &Value, s: &Schema, path: &Path, out: &mut Vec<Issue>) {
+    fn type_check(&self, v: &Value, s: &Schema, path: &At<'_>, out: &mut Vec<Issue>) {
         let types: Vec<&str> = if s.int_or_string {
             vec!["integer", "string"]
         } else {
@@ -140,12 +144,16 @@ impl<'s> OpenApiValidator<'s> {
         out.extend(keywords::type_check(path, v, &types, s.format.as_deref(), s.nullable));
     }
 
-    fn junctors(&self, v: &Value, s: &'s Schema, path: &Path, out: &mut Vec<Issue>) {
+    fn junctors(&self, v: &Value, s: &'s Schema, at: &At<'_>, out: &mut Vec<Issue>) {
+        if s.all_of.is_empty() && s.any_of.is_empty() && s.one_of.is_empty() && s.not.is_none() {
+            return;
+        }
         let run = |branch: &'s Schema| {
             let mut issues = Vec::new();
-            self.node(v, branch, path, &mut issues);
+            self.node(v, branch, at, &mut issues);
             issues
         };
+        let path = &at.to_path();
         if !s.all_of.is_empty() {
             junctor::all_of(path, s.all_of.iter().map(run).collect(), out);
         }

@@ -44,15 +44,21 @@ pub fn normalize_resource(object: &mut Value, root: &Schema) -> Result<Normalize
 fn coerce_metadata(meta: &mut Value, path: &str) -> Result<(), MetadataError> {
     let typed: ObjectMeta = match meta {
         Value::Null => return Ok(()),
-        Value::Object(map) => match serde_json::from_value(Value::Object(map.clone())) {
+        // Read from the borrowed value: a copy of the map cost as much as the read.
+        Value::Object(_) => match <ObjectMeta as serde::Deserialize>::deserialize(&*meta) {
             Ok(typed) => typed,
             Err(_) => {
                 let decodes = |k: &String, v: &Value| {
                     let one = serde_json::Map::from_iter([(k.clone(), v.clone())]);
                     serde_json::from_value::<ObjectMeta>(Value::Object(one)).is_ok()
                 };
-                let kept: serde_json::Map<String, Value> =
-                    map.iter().filter(|(k, v)| decodes(k, v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                let kept: serde_json::Map<String, Value> = meta
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, v)| decodes(k, v))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
                 serde_json::from_value(Value::Object(kept))
                     .expect("invariant: fields that decode alone decode together")
             }
