@@ -14,7 +14,8 @@
 //! - (f) plain `serde_json::from_slice::<T>` then the derived `validate()` (what (b) costs
 //!   without recording decoding problems).
 //!
-//! `cargo bench -p kubeskema-bench --bench validate` (`ROUNDS=n` for more rounds) runs CEL
+//! `cargo bench -p kubeskema-bench --bench validate` (`ROUNDS=n` for more rounds, `ONLY=name`
+//! for one object) runs CEL
 //! rules; with `--no-default-features` they are compiled out, for the figures of validation
 //! without CEL (which the peers do not run either). Targets (issue 16, CEL off): (b)/(a) at
 //! most 1.25 geometric mean and 1.5 on every object; (b) 1.6x faster than (c) and never
@@ -114,8 +115,10 @@ fn main() {
     println!(
         "paired, interleaved: {rounds} rounds of ~2 ms batches per method; ratios are medians of per-round ratios to (a) [IQR]"
     );
+    // `ONLY=httproute-large` measures one object (for a profile of it).
+    let only = std::env::var("ONLY").ok();
     let mut all = Vec::new();
-    for object in objects() {
+    for object in objects().into_iter().filter(|o| only.as_deref().is_none_or(|n| o.name == n)) {
         let kind = object.crd_file.rsplit('/').next().unwrap_or_default();
         let results = match kind {
             k if k.contains("prometheuses") => bench::<monitoring_coreos_com::v1::Prometheus>(&object, rounds),
