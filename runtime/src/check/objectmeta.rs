@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
-use crate::report::path::Path;
+use crate::report::path::{At, Path};
 
 use crate::check::shapes;
 
@@ -491,22 +491,26 @@ pub fn embedded<M: MetaView>(
 /// [`validate_embedded`] for every embedded resource under `root` (the root itself excluded),
 /// following properties, map values and list items.
 pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema) -> Vec<Issue> {
-    fn walk(v: &Value, s: &crate::schema::Schema, path: &Path, is_root: bool, out: &mut Vec<Issue>) {
+    // `at` becomes a `Path` only at an embedded resource.
+    fn walk(v: &Value, s: &crate::schema::Schema, at: &At<'_>, is_root: bool, out: &mut Vec<Issue>) {
         match v {
             Value::Object(map) => {
                 if s.embedded_resource && !is_root {
-                    out.extend(validate_embedded(v, path));
+                    out.extend(validate_embedded(v, &at.to_path()));
                 }
+                // The places `Schema::key_child` gives: a property, or a map key.
                 for (k, child) in map {
-                    if let Some((child_schema, child_path)) = s.key_child(k, path) {
-                        walk(child, child_schema, &child_path, false, out);
+                    if let Some(p) = s.properties.get(k) {
+                        walk(child, p, &at.field(k), false, out);
+                    } else if let Some(a) = s.additional_properties_schema() {
+                        walk(child, a, &at.key(k), false, out);
                     }
                 }
             }
             Value::Array(items) => {
                 if let Some(i) = s.items.as_deref() {
                     for (n, item) in items.iter().enumerate() {
-                        walk(item, i, &path.index(n), false, out);
+                        walk(item, i, &at.index(n), false, out);
                     }
                 }
             }
@@ -514,7 +518,7 @@ pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema)
         }
     }
     let mut out = Vec::new();
-    walk(object, root, &Path::root(), true, &mut out);
+    walk(object, root, &At::ROOT, true, &mut out);
     out
 }
 

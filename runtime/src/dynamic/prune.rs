@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::report::path::Path;
+use crate::report::path::{At, Path};
 use crate::schema::Schema;
 
 use crate::check::objectmeta::RESOURCE_META_FIELDS as META;
@@ -20,7 +20,7 @@ use crate::check::objectmeta::RESOURCE_META_FIELDS as META;
 /// the fields that were removed (`spec.foo`, `spec.list[1].b`), sorted.
 pub fn prune_resource(object: &mut Value, root: &Schema) -> Vec<Path> {
     let mut pruned = Vec::new();
-    prune(object, Some(root), true, &Path::root(), &mut pruned);
+    prune(object, Some(root), true, &At::ROOT, &mut pruned);
     // The apiserver's order: by the dotted path it prints.
     let mut keyed: Vec<(String, Path)> = pruned.into_iter().map(|p| (p.openapi(), p)).collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
@@ -31,18 +31,20 @@ pub fn prune_resource(object: &mut Value, root: &Schema) -> Vec<Path> {
 /// apiserver prunes when it loads the CRD).
 pub fn prune_value(value: &mut Value, schema: &Schema) {
     let mut sink = Vec::new();
-    prune(value, Some(schema), schema.embedded_resource, &Path::root().key("value"), &mut sink);
+    let base = Path::root().key("value");
+    prune(value, Some(schema), schema.embedded_resource, &At::under(&base), &mut sink);
 }
 
-/// A child's path: a property of the schema, or a key of its `additionalProperties` map.
-fn child(path: &Path, s: Option<&Schema>, k: &str) -> Path {
+/// A child's place: a property of the schema, or a key of its `additionalProperties` map.
+fn child<'a>(at: &'a At<'a>, s: Option<&Schema>, k: &'a str) -> At<'a> {
     match s {
-        Some(s) if !s.properties.contains_key(k) && s.additional_properties.is_some() => path.map_key(k),
-        _ => path.key(k),
+        Some(s) if !s.properties.contains_key(k) && s.additional_properties.is_some() => at.key(k),
+        _ => at.field(k),
     }
 }
 
-fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &Path, pruned: &mut Vec<Path>) {
+/// `path` becomes a [`Path`] only where a field is pruned.
+fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &At<'_>, pruned: &mut Vec<Path>) {
     if let Some(s) = schema
         && s.preserves_unknown_fields()
     {
@@ -52,7 +54,7 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &P
     match value {
         Value::Object(map) => {
             let Some(s) = schema else {
-                pruned.extend(map.keys().map(|k| path.key(k)));
+                pruned.extend(map.keys().map(|k| path.field(k).to_path()));
                 map.clear();
                 return;
             };
@@ -62,15 +64,15 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &P
                     return true;
                 }
                 if let Some(p) = s.properties.get(k) {
-                    prune(v, Some(p), p.embedded_resource, &path.key(k), pruned);
+                    prune(v, Some(p), p.embedded_resource, &path.field(k), pruned);
                     true
                 } else if let Some(ap) = &s.additional_properties {
                     let child = ap.schema();
-                    prune(v, child, child.is_some_and(|c| c.embedded_resource), &path.map_key(k), pruned);
+                    prune(v, child, child.is_some_and(|c| c.embedded_resource), &path.key(k), pruned);
                     true
                 } else {
                     if !(top_level && META.contains(&k.as_str())) {
-                        pruned.push(path.key(k));
+                        pruned.push(path.field(k).to_path());
                     }
                     false
                 }
@@ -86,7 +88,7 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &P
     }
 }
 
-fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &Path, pruned: &mut Vec<Path>) {
+fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &At<'_>, pruned: &mut Vec<Path>) {
     match value {
         Value::Object(map) => {
             let map: &mut Map<String, Value> = map;
