@@ -10,7 +10,8 @@
 //! - (c) `Value` parse + `jsonschema` validation (compiled once) + `from_value::<T>`: today's
 //!   way to get a validated typed object;
 //! - (d) `Value` parse + `jsonschema` validation alone;
-//! - (e) kubeskema's dynamic `ResourceValidator` (prune, default, validate a `Value`);
+//! - (e) kubeskema's dynamic `ResourceValidator` (prune, default, validate a `Value`), given
+//!   the parsed object as the CLI gives it (`validate_create_owned`: no copy);
 //! - (f) plain `serde_json::from_slice::<T>` then the derived `validate()` (what (b) costs
 //!   without recording decoding problems).
 //!
@@ -60,8 +61,9 @@ fn methods<'a, T: DeserializeOwned + Validate + Decode>(
         Method {
             name: "(e) kubeskema dynamic: Value + ResourceValidator",
             run: Box::new(move |b| {
+                // Owned, as the CLI and the webhook hand it over (no copy of the object).
                 let v: serde_json::Value = serde_json::from_slice(b).unwrap_or_default();
-                dynamic.validate_create(&v).issues.len()
+                dynamic.validate_create_owned(v).issues.len()
             }),
         },
         Method {
