@@ -153,19 +153,36 @@ impl<'s> OpenApiValidator<'s> {
             self.node(v, branch, at, &mut issues);
             issues
         };
-        let path = &at.to_path();
+        // Whether a branch passes does not depend on where the value sits: asked at the root,
+        // where an issue's place costs nothing to print. A branch's issues are made where
+        // they are reported (every `anyOf` branch of an int-or-string that the value is not
+        // made a place and a message for each value, most of the dynamic validator's time
+        // on prometheus's CRD).
+        let passes = |branch: &'s Schema| {
+            let mut probe = Vec::new();
+            self.node(v, branch, &At::ROOT, &mut probe);
+            probe.is_empty()
+        };
+        let place = std::cell::OnceCell::new();
+        let path = || place.get_or_init(|| at.to_path());
         if !s.all_of.is_empty() {
-            junctor::all_of(path, s.all_of.iter().map(run).collect(), out);
+            junctor::all_of(path(), s.all_of.iter().map(run).collect(), out);
         }
         let counts = |branches: &'s [Schema]| move || branches.iter().map(|b| junctor::match_count(b, v)).collect();
-        if !s.any_of.is_empty() {
-            junctor::any_of(path, s.any_of.iter().map(run).collect(), counts(&s.any_of), out);
+        if !s.any_of.is_empty() && !s.any_of.iter().any(passes) {
+            junctor::any_of(path(), s.any_of.iter().map(run).collect(), counts(&s.any_of), out);
         }
         if !s.one_of.is_empty() {
-            junctor::one_of(path, s.one_of.iter().map(run).collect(), counts(&s.one_of), out);
+            let passing = s.one_of.iter().filter(|b| passes(b)).count();
+            // One passing branch: nothing to report, and the summaries need only the count.
+            if passing != 1 {
+                junctor::one_of(path(), s.one_of.iter().map(run).collect(), counts(&s.one_of), out);
+            }
         }
-        if let Some(n) = s.not.as_deref() {
-            junctor::not(path, run(n), out);
+        if let Some(n) = s.not.as_deref()
+            && passes(n)
+        {
+            junctor::not(path(), Vec::new(), out);
         }
     }
 }
