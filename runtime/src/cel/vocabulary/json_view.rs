@@ -21,8 +21,8 @@ use cel::common::types::{DYN_TYPE, LIST_TYPE, MAP_TYPE, Type};
 use cel::common::value::{Builtin, BuiltinRef, Val};
 use serde_json::Value as Json;
 
+use super::value::{FieldKey, field_key};
 use crate::schema::Schema;
-use crate::schema::cel_name::{RESERVED, escape};
 
 /// How a JSON node is typed: by a schema node, or not at all (what a schema leaves open).
 #[derive(Clone, Copy)]
@@ -144,34 +144,22 @@ fn build<'v>(json: &'v Json, typing: Typing<'v>) -> Level<'v> {
     }
 }
 
-/// A property under its CEL name, as [`object`](super::value::object) keys it: escaped, a
-/// reserved word under both names, a name that cannot be escaped as it is.
+/// A property under its CEL name or names ([`field_key`], as [`object`](super::value::object)
+/// keys it).
 fn insert_field<'v>(
     fields: &mut std::collections::HashMap<CelMapKey<'v>, Box<dyn Val + 'v>>,
     name: &'v str,
     v: Box<dyn Val + 'v>,
 ) {
-    if plain(name) {
-        fields.insert(CelMapKey::from(name), v);
-        return;
-    }
-    let Some(escaped) = escape(name) else {
+    let FieldKey { escaped, also_as_written } = field_key(name);
+    let Some(escaped) = escaped else {
         fields.insert(CelMapKey::from(name), v);
         return;
     };
-    if escaped != name && RESERVED.contains(&name) && !["true", "false", "null", "in"].contains(&name) {
+    if also_as_written {
         fields.insert(CelMapKey::from(name), v.clone());
     }
     fields.insert(CelMapKey::from(escaped), v);
-}
-
-/// Whether `name` is its own CEL name: letters and digits, not starting with a digit, not
-/// reserved (what most property names are; the rest go through [`escape`]).
-fn plain(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    bytes.first().is_some_and(u8::is_ascii_alphabetic)
-        && bytes.iter().all(u8::is_ascii_alphanumeric)
-        && !RESERVED.contains(&name)
 }
 
 impl<'v> Val for JsonView<'v> {

@@ -144,21 +144,47 @@ macro_rules! sets_to_cel {
 }
 sets_to_cel!(BTreeSet, HashSet<S>);
 
+/// How a property is keyed among its object's CEL fields: under its escaped name, or as
+/// written where that is its escaped name or it cannot be escaped (`escaped` is `None`); a
+/// reserved word the 1.31 environment also accepts unescaped under the name as written too
+/// (`also_as_written`). The one statement of it, for [`object`] and the dynamic validator's
+/// views (`json_view`).
+pub(crate) struct FieldKey {
+    pub(crate) escaped: Option<String>,
+    pub(crate) also_as_written: bool,
+}
+
+pub(crate) fn field_key(name: &str) -> FieldKey {
+    // Letters and digits, not reserved: its own CEL name (most names; no escaping asked).
+    let bytes = name.as_bytes();
+    let plain = bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.iter().all(u8::is_ascii_alphanumeric)
+        && !RESERVED.contains(&name);
+    if plain {
+        return FieldKey { escaped: None, also_as_written: false };
+    }
+    match escape(name) {
+        Some(escaped) if escaped != name => FieldKey {
+            also_as_written: RESERVED.contains(&name) && !["true", "false", "null", "in"].contains(&name),
+            escaped: Some(escaped),
+        },
+        _ => FieldKey { escaped: None, also_as_written: false },
+    }
+}
+
 /// An object with its properties, each under its escaped name (and, for the reserved words
-/// the 1.31 environment also accepts unescaped, under the plain name too). A name that cannot
-/// be escaped is kept as written: no rule can select it, but the object's size, its keys and
-/// its equality count it, as the apiserver's do.
+/// the 1.31 environment also accepts unescaped, under the plain name too). A
+/// name that cannot be escaped is kept as written: no rule can select it, but the object's
+/// size, its keys and its equality count it, as the apiserver's do.
 pub fn object(fields: Vec<(String, Value)>) -> Value {
     let mut map = HashMap::with_capacity(fields.len());
     for (name, v) in fields {
-        let Some(escaped) = escape(&name) else {
+        let FieldKey { escaped, also_as_written } = field_key(&name);
+        let Some(escaped) = escaped else {
             map.insert(Key::String(Arc::new(name)), v);
             continue;
         };
-        if escaped != name
-            && RESERVED.contains(&name.as_str())
-            && !["true", "false", "null", "in"].contains(&name.as_str())
-        {
+        if also_as_written {
             map.insert(Key::String(Arc::new(name)), v.clone());
         }
         map.insert(Key::String(Arc::new(escaped)), v);
