@@ -79,12 +79,9 @@ pub(crate) fn validate_at(value: &Value, schema: &Schema, path: &Path) -> Vec<Is
 fn walk(value: &Value, s: &Schema, at: &At<'_>, out: &mut Vec<Issue>) {
     match value {
         Value::Object(map) => {
-            // The places `Schema::key_child` gives: a property, or a map key.
             for (k, v) in map {
-                if let Some(p) = s.properties.get(k) {
-                    walk(v, p, &at.field(k), out);
-                } else if let Some(a) = s.additional_properties_schema() {
-                    walk(v, a, &at.key(k), out);
+                if let Some((child_schema, child_at)) = s.key_place(k, at) {
+                    walk(v, child_schema, &child_at, out);
                 }
             }
         }

@@ -498,12 +498,9 @@ pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema)
                 if s.embedded_resource && !is_root {
                     out.extend(validate_embedded(v, &at.to_path()));
                 }
-                // The places `Schema::key_child` gives: a property, or a map key.
                 for (k, child) in map {
-                    if let Some(p) = s.properties.get(k) {
-                        walk(child, p, &at.field(k), false, out);
-                    } else if let Some(a) = s.additional_properties_schema() {
-                        walk(child, a, &at.key(k), false, out);
+                    if let Some((child_schema, child_at)) = s.key_place(k, at) {
+                        walk(child, child_schema, &child_at, false, out);
                     }
                 }
             }

@@ -113,12 +113,9 @@ impl<'s> OpenApiValidator<'s> {
                     ));
                 }
             }
-            // The places `Schema::key_child` gives: a property, or a map key.
             for (k, child) in map {
-                if let Some(p) = s.properties.get(k) {
-                    self.node(child, p, &path.field(k), out);
-                } else if let Some(a) = s.additional_properties_schema() {
-                    self.node(child, a, &path.key(k), out);
+                if let Some((child_schema, at)) = s.key_place(k, path) {
+                    self.node(child, child_schema, &at, out);
                 }
             }
             for r in &s.required {

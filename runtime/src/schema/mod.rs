@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
-use crate::report::path::Path;
+use crate::report::path::{At, Path};
 
 /// One node of a CRD schema.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -245,9 +245,14 @@ impl Schema {
     /// [`Schema::schema_of_key`] with the key's place under `path`: a property, or a map key
     /// (the two print differently in the apiserver's paths).
     pub fn key_child(&self, key: &str, path: &Path) -> Option<(&Schema, Path)> {
+        self.key_place(key, &At::under(path)).map(|(child, at)| (child, at.to_path()))
+    }
+
+    /// [`Schema::key_child`] for a walk that makes a [`Path`] only where it reports (`at`).
+    pub fn key_place<'s, 'a>(&'s self, key: &'a str, at: &'a At<'a>) -> Option<(&'s Schema, At<'a>)> {
         match self.properties.get(key) {
-            Some(p) => Some((p, path.key(key))),
-            None => self.additional_properties_schema().map(|a| (a, path.map_key(key))),
+            Some(p) => Some((p, at.field(key))),
+            None => self.additional_properties_schema().map(|a| (a, at.key(key))),
         }
     }
 

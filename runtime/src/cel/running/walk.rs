@@ -93,10 +93,8 @@ impl SchemaRules {
             Value::Object(map) => {
                 for (k, child) in map {
                     let old_child = old.and_then(|o| o.get(k));
-                    if let Some(p) = s.properties.get(k) {
-                        self.walk(child, old_child, p, &at.field(k), false, cx);
-                    } else if let Some(a) = s.additional_properties_schema() {
-                        self.walk(child, old_child, a, &at.key(k), false, cx);
+                    if let Some((child_schema, child_at)) = s.key_place(k, at) {
+                        self.walk(child, old_child, child_schema, &child_at, false, cx);
                     }
                 }
             }
