@@ -59,7 +59,7 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &A
                 return;
             };
             let top_level = path.is_root();
-            map.retain(|k, v| {
+            retain_rarely(map, |k, v| {
                 if is_resource && META.contains(&k.as_str()) {
                     return true;
                 }
@@ -85,6 +85,16 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &A
             }
         }
         _ => {}
+    }
+}
+
+/// `Map::retain` for a map that seldom loses a key: the B-tree's `retain` takes every entry
+/// out and back (`ExtractIf`), a seventh of the dynamic validator's time on a large HTTPRoute
+/// (issue 54) where nothing was removed. The entries are visited in order, as `retain` does.
+pub(crate) fn retain_rarely(map: &mut Map<String, Value>, mut keep: impl FnMut(&String, &mut Value) -> bool) {
+    let gone: Vec<String> = map.iter_mut().filter_map(|(k, v)| (!keep(k, v)).then(|| k.clone())).collect();
+    for k in gone {
+        map.remove(&k);
     }
 }
 

@@ -26,7 +26,7 @@ use crate::check::objectmeta::{NameRule, validate_object_meta, validate_object_m
 use crate::check::openapi::OpenApiValidator;
 use crate::check::ratchet::Unchanged;
 use crate::dynamic::crd::{Crd, CrdVersion};
-use crate::dynamic::normalize::normalize_resource;
+use crate::dynamic::normalize::Normalizer;
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::report::path::{At, Path};
 use crate::schema::Schema;
@@ -151,6 +151,7 @@ pub struct ResourceValidator<'a> {
     crd: &'a Crd,
     version: &'a CrdVersion,
     openapi: Option<OpenApiValidator<'a>>,
+    normalizer: Option<Normalizer<'a>>,
     has_rules: bool,
     names: NameRule,
     #[cfg(feature = "cel")]
@@ -165,6 +166,7 @@ impl<'a> ResourceValidator<'a> {
             crd,
             version,
             openapi: schema.map(OpenApiValidator::new),
+            normalizer: schema.map(Normalizer::new),
             has_rules: schema.is_some_and(Schema::has_rules),
             names: NameRule::Subdomain,
             #[cfg(feature = "cel")]
@@ -207,9 +209,9 @@ impl<'a> ResourceValidator<'a> {
     pub fn validate_update_owned(&self, object: Value, old: &Value) -> Outcome {
         // The stored object is read back through the same decoding (defaults included).
         let mut old = old.clone();
-        if let Some(schema) = self.version.schema.as_ref() {
+        if let Some(normalizer) = &self.normalizer {
             // Undecodable metadata cannot be stored: nothing of it to compare with then.
-            let _ = normalize_resource(&mut old, schema);
+            let _ = normalizer.normalize(&mut old);
         }
         self.run(object, Some(&old))
     }
@@ -217,11 +219,11 @@ impl<'a> ResourceValidator<'a> {
     fn run(&self, mut obj: Value, old: Option<&Value>) -> Outcome {
         let mut issues = Vec::new();
         let mut pruned = Vec::new();
-        if let Some(schema) = self.version.schema.as_ref() {
+        if let Some(normalizer) = &self.normalizer {
             // The request decoder refuses a `metadata` that does not decode into `ObjectMeta`
             // (a label value that is a number): `GetObjectMetaWithOptions` without
             // `DropMalformedFields`, a 400 (semantics §2a). Only the storage decoder drops such
-            // fields, which is how `normalize_resource` reads them (the old object's way).
+            // fields, which is how `Normalizer::normalize` reads them (the old object's way).
             let undecodable =
                 obj.get("metadata").filter(|m| m.is_object()).and_then(crate::check::objectmeta::go_decode_error);
             if let Some(message) = undecodable {
@@ -231,7 +233,7 @@ impl<'a> ResourceValidator<'a> {
                 );
                 return Outcome { object: obj, pruned, issues, warnings: Vec::new() };
             }
-            match normalize_resource(&mut obj, schema) {
+            match normalizer.normalize(&mut obj) {
                 Ok(n) => pruned = n.pruned,
                 Err(e) => {
                     // The apiserver cannot decode the object at all (400).
@@ -302,7 +304,9 @@ impl Validate for Object<'_> {
         if let Some(scale) = &self.validator.version.scale {
             found.values.extend(scale_replicas(self.json, scale));
         }
-        found.embedded.extend(crate::check::objectmeta::validate_embedded_resources(self.json, schema));
+        if self.validator.normalizer.as_ref().is_some_and(Normalizer::embeds_resources) {
+            found.embedded.extend(crate::check::objectmeta::validate_embedded_resources(self.json, schema));
+        }
         found.list_types.extend(crate::check::listtype::validate(self.json, schema));
     }
 

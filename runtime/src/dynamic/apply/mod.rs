@@ -143,6 +143,8 @@ pub struct Resource<'a> {
     roots: BTreeMap<String, Schema>,
     /// This version's apiVersion.
     api_version: String,
+    /// This version's schema defaults, filled into every applied object.
+    defaults: crate::dynamic::default::Defaults<'a>,
 }
 
 impl<'a> Resource<'a> {
@@ -165,7 +167,8 @@ impl<'a> Resource<'a> {
             })
             .collect();
         let api_version = crate::dynamic::crd::api_version(&crd.group, &version.name);
-        Some(Resource { crd, version, roots, api_version })
+        let defaults = version.schema.as_ref().map(crate::dynamic::default::Defaults::of).unwrap_or_default();
+        Some(Resource { crd, version, roots, api_version, defaults })
     }
 
     /// The resource of a Rust type, derived or generated (its own CRD, `T::definition()`), read once
@@ -399,9 +402,7 @@ impl<'a> Resource<'a> {
                 stamped.push(id);
                 // The CRD's own schema defaults (not the OpenAPI's ObjectMeta, whose `uid: ""`
                 // default only keys owner references).
-                if let Some(schema) = &self.version.schema {
-                    crate::dynamic::default::apply_defaults(&mut merged, schema);
-                }
+                self.defaults.apply(&mut merged);
                 merged
             }
             // Unchanged: the live object as it came (managedfieldsupdater copies it).
