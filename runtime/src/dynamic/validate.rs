@@ -22,6 +22,7 @@
 
 use serde_json::Value;
 
+use crate::check::listtype::ListTypes;
 use crate::check::objectmeta::{NameRule, validate_object_meta, validate_object_meta_update, validate_type_meta};
 use crate::check::openapi::OpenApiValidator;
 use crate::check::ratchet::Unchanged;
@@ -152,6 +153,7 @@ pub struct ResourceValidator<'a> {
     version: &'a CrdVersion,
     openapi: Option<OpenApiValidator<'a>>,
     normalizer: Option<Normalizer<'a>>,
+    list_types: Option<ListTypes<'a>>,
     has_rules: bool,
     names: NameRule,
     #[cfg(feature = "cel")]
@@ -167,6 +169,7 @@ impl<'a> ResourceValidator<'a> {
             version,
             openapi: schema.map(OpenApiValidator::new),
             normalizer: schema.map(Normalizer::new),
+            list_types: schema.map(ListTypes::of),
             has_rules: schema.is_some_and(Schema::has_rules),
             names: NameRule::Subdomain,
             #[cfg(feature = "cel")]
@@ -307,14 +310,11 @@ impl Validate for Object<'_> {
         if self.validator.normalizer.as_ref().is_some_and(Normalizer::embeds_resources) {
             found.embedded.extend(crate::check::objectmeta::validate_embedded_resources(self.json, schema));
         }
-        found.list_types.extend(crate::check::listtype::validate(self.json, schema));
+        found.list_types.extend(self.list_type_issues());
     }
 
     fn list_type_issues(&self) -> Vec<Issue> {
-        match &self.validator.version.schema {
-            Some(schema) => crate::check::listtype::validate(self.json, schema),
-            None => Vec::new(),
-        }
+        self.validator.list_types.as_ref().map(|l| l.validate(self.json)).unwrap_or_default()
     }
 
     /// The places of the object that equal the old one's. Whether the whole object is
