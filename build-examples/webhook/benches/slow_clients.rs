@@ -10,8 +10,8 @@
 //!
 //! `cargo bench -p kubeskema-example-webhook --bench slow_clients`
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod child;
+
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -21,6 +21,8 @@ use axum::routing::post;
 use kubeskema_example_webhook::{Limits, MAX_REVIEW_BYTES, answer, serve};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+use child::Server;
 
 const CLIENTS: usize = 1_000;
 /// What a slow body sends before it stops.
@@ -81,23 +83,6 @@ struct Outcome {
     answers: String,
 }
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Server {
-    fn status(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.0.id())).unwrap_or_default();
-        let line = status.lines().find(|line| line.starts_with(field)).unwrap_or_default();
-        line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).unwrap_or(0)
-    }
-}
-
 fn head(content_length: usize, close: bool) -> String {
     let connection = if close { "Connection: close\r\n" } else { "" };
     format!(
@@ -106,15 +91,7 @@ fn head(content_length: usize, close: bool) -> String {
 }
 
 async fn run(mode: &str) -> Outcome {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .arg(mode)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the webhook starts");
-    let mut port = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut port).unwrap();
-    let server = Server(child);
-    let addr = format!("127.0.0.1:{}", port.trim());
+    let (server, addr) = Server::start([mode]);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let idle_kib = server.status("VmRSS:");
 

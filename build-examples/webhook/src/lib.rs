@@ -11,6 +11,9 @@
 //! kind or version than the one it serves is denied, not validated as a Widget. On a socket
 //! ([`serve`]) it holds every client to [`Limits`]: time, connections and buffered bytes.
 //!
+//! [`crds::Crds`] is the same webhook for CRDs read when it starts (`CRDS=file`), validated by
+//! the dynamic validator instead of compiled types ([`app_for`]).
+//!
 //! `POST /convert` is the conversion webhook of a multi-version CRD ([`convert`]), held to the
 //! same limits; [`serve_tls`] serves both over TLS from certificate files ([`tls`]).
 //!
@@ -20,10 +23,11 @@
 include!(concat!(env!("OUT_DIR"), "/kubeskema.rs"));
 
 pub mod convert;
+pub mod crds;
 mod serve;
 pub mod tls;
 
-pub use serve::{Limits, app, app_with, serve, serve_tls};
+pub use serve::{Limits, app, app_for, app_with, serve, serve_app, serve_tls};
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -46,41 +50,51 @@ fn refuse(status: StatusCode, message: String) -> Response {
 /// The answer to a posted body: the `AdmissionReview` with the verdict, or a 400 that says
 /// what the body is not.
 pub fn answer(body: &[u8]) -> Response {
-    let value: serde_json::Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("the body is not JSON: {e}")),
-    };
+    match review_request(body) {
+        Ok(request) => Json(decide(&request).into_review()).into_response(),
+        Err(not_a_review) => refuse(StatusCode::BAD_REQUEST, not_a_review),
+    }
+}
+
+/// The request of a posted `AdmissionReview`, or what the body is not (a 400).
+fn review_request(body: &[u8]) -> Result<AdmissionRequest<DynamicObject>, String> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
     let (api_version, kind) = (value["apiVersion"].as_str(), value["kind"].as_str());
     if (api_version, kind) != (Some("admission.k8s.io/v1"), Some("AdmissionReview")) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            format!("expected an admission.k8s.io/v1 AdmissionReview, got {api_version:?} {kind:?}"),
-        );
+        return Err(format!("expected an admission.k8s.io/v1 AdmissionReview, got {api_version:?} {kind:?}"));
     }
     if !value["request"].is_object() {
-        return refuse(StatusCode::BAD_REQUEST, "the AdmissionReview has no request".to_owned());
+        return Err("the AdmissionReview has no request".to_owned());
     }
-    let review = match serde_json::from_value::<AdmissionReview<DynamicObject>>(value) {
-        Ok(review) => review,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not an AdmissionReview: {e}")),
-    };
-    let request: AdmissionRequest<DynamicObject> = match review.try_into() {
-        Ok(request) => request,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not an AdmissionReview request: {e}")),
-    };
-    Json(decide(&request).into_review()).into_response()
+    let review = serde_json::from_value::<AdmissionReview<DynamicObject>>(value)
+        .map_err(|e| format!("not an AdmissionReview: {e}"))?;
+    review.try_into().map_err(|e| format!("not an AdmissionReview request: {e}"))
+}
+
+/// A request for another kind than those served, denied with where to look.
+fn not_served(response: AdmissionResponse, served: &str, asked: &kube_core::GroupVersionKind) -> AdmissionResponse {
+    response.deny(format!(
+        "this webhook validates {served}, not {}/{} {}: check the webhook configuration's rules",
+        asked.group, asked.version, asked.kind
+    ))
+}
+
+/// The denial of an object with `issues`: the apiserver's 422 Status, its message and one
+/// cause per issue.
+fn invalid(response: AdmissionResponse, group: &str, kind: &str, name: &str, issues: &[Issue]) -> AdmissionResponse {
+    let status = invalid_status(group, kind, name, issues);
+    let mut response = response.deny(&status.message);
+    response.result = status;
+    response
 }
 
 /// The verdict on one request.
 pub fn decide(request: &AdmissionRequest<DynamicObject>) -> AdmissionResponse {
     let response = AdmissionResponse::from(request);
-    let served = (Widget::GROUP, Widget::VERSION, Widget::KIND);
     let asked = (request.kind.group.as_str(), request.kind.version.as_str(), request.kind.kind.as_str());
-    if asked != served {
-        return response.deny(format!(
-            "this webhook validates {}/{} {}, not {}/{} {}: check the webhook configuration's rules",
-            served.0, served.1, served.2, asked.0, asked.1, asked.2
-        ));
+    if asked != (Widget::GROUP, Widget::VERSION, Widget::KIND) {
+        let served = format!("{}/{} {}", Widget::GROUP, Widget::VERSION, Widget::KIND);
+        return not_served(response, &served, &request.kind);
     }
     let Some(object) = &request.object else { return response };
     let json = serde_json::to_value(object).unwrap_or_default();
@@ -105,11 +119,7 @@ pub fn decide(request: &AdmissionRequest<DynamicObject>) -> AdmissionResponse {
         return response;
     }
     let name = json.pointer("/metadata/name").and_then(|n| n.as_str()).unwrap_or(&request.name);
-    // The apiserver's 422 Status: its message and one cause per issue.
-    let status = invalid_status(Widget::GROUP, Widget::KIND, name, &issues);
-    let mut response = response.deny(&status.message);
-    response.result = status;
-    response
+    invalid(response, Widget::GROUP, Widget::KIND, name, &issues)
 }
 
 /// On update: ratcheting and transition rules need both objects typed (`None` where the types

@@ -20,6 +20,7 @@ use tokio::time::{Instant, timeout_at};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
 
+use crate::crds::Crds;
 use crate::{MAX_REVIEW_BYTES, refuse};
 
 /// How much the webhook gives each client, and all of them together.
@@ -77,30 +78,50 @@ pub fn app() -> Router {
 
 /// [`app`] held to `limits` (all but the connection limits, which are [`serve`]'s).
 pub fn app_with(limits: Limits) -> Router {
+    routes(limits, Arc::new(crate::answer))
+}
+
+/// [`app_with`] whose `/validate` validates the kinds of `crds` instead of Widgets.
+pub fn app_for(limits: Limits, crds: Arc<Crds>) -> Router {
+    routes(limits, Arc::new(move |body: &[u8]| crds.answer(body)))
+}
+
+/// What answers a review's body.
+type Answer = Arc<dyn Fn(&[u8]) -> Response + Send + Sync>;
+
+fn routes(limits: Limits, validate: Answer) -> Router {
+    let convert: Answer = Arc::new(crate::convert::answer);
     let shared = Arc::new(Shared {
         buffered: Arc::new(Semaphore::new(limits.max_buffered.max(limits.max_body))),
         validating: Arc::new(Semaphore::new(limits.max_validating.max(1))),
         limits,
     });
     Router::new()
-        .route("/validate", post(|state, request| answered(state, request, crate::answer)))
-        .route("/convert", post(|state, request| answered(state, request, crate::convert::answer)))
+        .route("/validate", post(|state, request| answered(state, request, validate)))
+        .route("/convert", post(|state, request| answered(state, request, convert)))
         .with_state(shared)
 }
 
 /// Serves [`app_with`]`(limits)` on `listener` over plain HTTP (behind a TLS terminator) until
 /// the listener fails for good.
 pub async fn serve(listener: TcpListener, limits: Limits) -> std::io::Result<()> {
-    serve_with(listener, limits, None).await
+    serve_app(listener, limits.clone(), app_with(limits), None).await
 }
 
 /// [`serve`] over TLS (`crate::tls::CertFiles`): the handshake is held to the timeout too.
 pub async fn serve_tls(listener: TcpListener, limits: Limits, tls: Arc<ServerConfig>) -> std::io::Result<()> {
-    serve_with(listener, limits, Some(TlsAcceptor::from(tls))).await
+    serve_app(listener, limits.clone(), app_with(limits), Some(tls)).await
 }
 
-async fn serve_with(listener: TcpListener, limits: Limits, tls: Option<TlsAcceptor>) -> std::io::Result<()> {
-    let app = app_with(limits.clone());
+/// [`serve`] of `app` ([`app_with`] or [`app_for`], made with the same `limits`), over TLS
+/// when `tls` is given.
+pub async fn serve_app(
+    listener: TcpListener,
+    limits: Limits,
+    app: Router,
+    tls: Option<Arc<ServerConfig>>,
+) -> std::io::Result<()> {
+    let tls = tls.map(TlsAcceptor::from);
     let connections = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     loop {
         let stream = match listener.accept().await {
@@ -171,7 +192,7 @@ fn seconds(duration: Duration) -> String {
 }
 
 /// A review read within the limits and answered by `answer` (`/validate`'s or `/convert`'s).
-async fn answered(State(shared): State<Arc<Shared>>, request: Request, answer: fn(&[u8]) -> Response) -> Response {
+async fn answered(State(shared): State<Arc<Shared>>, request: Request, answer: Answer) -> Response {
     let deadline = Instant::now() + shared.limits.timeout;
     let body = match read_body(&shared, request, deadline).await {
         Ok(body) => body,

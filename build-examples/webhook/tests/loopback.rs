@@ -203,6 +203,64 @@ async fn ratcheted_rules_are_warnings() {
     );
 }
 
+/// The webhook for CRDs read when it starts (`CRDS`), given the Widget CRD, answers every
+/// review as the webhook with the Widget types compiled in: verdict, status, causes and
+/// warnings.
+#[tokio::test]
+async fn the_webhook_of_crd_files_answers_as_the_compiled_one() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/crds/widgets.yaml")).unwrap();
+    let documents = kubeskema::yaml::parse_documents(&text).unwrap().into_iter().map(|d| d.value).collect();
+    let crds = std::sync::Arc::new(kubeskema_example_webhook::crds::Crds::new(documents).unwrap());
+    let limits = kubeskema_example_webhook::Limits::default;
+    let old = widget(json!({"type": "Small", "replicas": 5, "minReplicas": 9}));
+    let mut relabelled = old.clone();
+    relabelled["metadata"]["labels"] = json!({"team": "a"});
+    let reviews = [
+        review("CREATE", widget(json!({"type": "Small", "replicas": 3})), None),
+        review(
+            "CREATE",
+            widget(json!({"type": "Small", "replicas": 11, "maxSurge": "lots",
+            "ports": [{"name": "a", "port": 1}, {"name": "a", "port": 2}]})),
+            None,
+        ),
+        review("CREATE", widget(json!({"type": "Huge"})), None),
+        review("CREATE", widget(json!({"type": "Small", "source": {"git": "not a uri"}})), None),
+        review("CREATE", widget(json!({"type": "Small", "blob": "x"})), None),
+        review(
+            "UPDATE",
+            widget(json!({"type": "Large", "replicas": 12})),
+            Some(widget(json!({"type": "Small", "replicas": 12}))),
+        ),
+        review(
+            "UPDATE",
+            widget(json!({"type": "Large", "replicas": 12, "minReplicas": 20})),
+            Some(widget(json!({"type": "Small", "replicas": 12}))),
+        ),
+        review("UPDATE", relabelled, Some(old)),
+    ];
+    for review in reviews {
+        let body = review.to_string();
+        let (status, compiled) = exchange(kubeskema_example_webhook::app_with(limits()), &body).await;
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}: {compiled}");
+        let (status, read) = exchange(kubeskema_example_webhook::app_for(limits(), crds.clone()), &body).await;
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}: {read}");
+        let (compiled, read): (Value, Value) =
+            (serde_json::from_str(&compiled).unwrap(), serde_json::from_str(&read).unwrap());
+        assert_eq!(read["response"], compiled["response"], "{body}");
+    }
+    let mut other =
+        review("CREATE", json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}), None);
+    other["request"]["kind"] = json!({"group": "apps", "version": "v1", "kind": "Deployment"});
+    let (_, answer) = exchange(kubeskema_example_webhook::app_for(limits(), crds.clone()), &other.to_string()).await;
+    assert!(answer.contains("validates example.com/v1 Widget, not apps/v1 Deployment"), "{answer}");
+    assert!(
+        kubeskema_example_webhook::crds::Crds::new(vec![json!({"kind": "ConfigMap"})])
+            .is_err_and(|e| e.contains("no served version")),
+        "a file without CRDs is refused when the webhook starts"
+    );
+}
+
 /// Slow clients (issue 49, class 4): every way a client can hold the webhook open ends within
 /// the timeout, and past the limits a client gets a 503 instead of the webhook's memory.
 mod slow_clients {
