@@ -239,12 +239,8 @@ impl ExecutionError {
         ExecutionError::NoSuchOverload(overload)
     }
 
-    pub(crate) fn with_overload_context(self, context: ExecutionError) -> Self {
-        self.with_lazy_overload_context(|| context)
-    }
-
-    /// Like [`with_overload_context`](Self::with_overload_context), but the context
-    /// is only built if it is going to replace `self`.
+    /// `context` in place of `self` where `self` says only that no overload
+    /// took the values; built only then.
     pub(crate) fn with_lazy_overload_context(
         self,
         context: impl FnOnce() -> ExecutionError,

@@ -1229,38 +1229,47 @@ impl Value {
                             return container
                                 .contains(lhs.as_ref())
                                 .map(bool)
-                                .map_err(|error| error.with_overload_context(overload_error()));
+                                .map_err(|error| error.with_lazy_overload_context(overload_error));
                         }
                         _ => (),
                     }
                 }
                 if call.args.len() == 1 {
                     match call.func_name.as_str() {
+                        // [kubeskema] The overload errors below are made only when they
+                        // are the answer: made for every `!` and `-`, their strings were a
+                        // cost of every rule that negates (`!has(self.x) || ...`).
                         operators::LOGICAL_NOT => {
                             let expr = Value::resolve_val(&call.args[0], ctx)?;
-                            let overload_error = ExecutionError::overload_for_values(
-                                &call.func_name,
-                                [expr.as_ref()],
-                                false,
-                            );
+                            let overload_error = || {
+                                ExecutionError::overload_for_values(
+                                    &call.func_name,
+                                    [expr.as_ref()],
+                                    false,
+                                )
+                            };
                             return expr
                                 .downcast_ref::<CelBool>()
                                 .map(Bool::negate)
-                                .ok_or(overload_error)
+                                .ok_or_else(overload_error)
                                 .map(|b| bool(b.into_inner()));
                         }
                         operators::NEGATE => {
                             let val = Value::resolve_val(&call.args[0], ctx)?;
-                            let overload_error = ExecutionError::overload_for_values(
-                                &call.func_name,
-                                [val.as_ref()],
-                                false,
-                            );
+                            let overload_error = || {
+                                ExecutionError::overload_for_values(
+                                    &call.func_name,
+                                    [val.as_ref()],
+                                    false,
+                                )
+                            };
                             return Ok(CowVal::Owned(
                                 val.as_negator()
-                                    .ok_or_else(|| overload_error.clone())?
+                                    .ok_or_else(overload_error)?
                                     .negate()
-                                    .map_err(|error| error.with_overload_context(overload_error))?,
+                                    .map_err(|error| {
+                                        error.with_lazy_overload_context(overload_error)
+                                    })?,
                             ));
                         }
                         operators::NOT_STRICTLY_FALSE => {
@@ -1447,11 +1456,12 @@ fn compare_values(
     lhs: &dyn Val,
     rhs: &dyn Val,
 ) -> Result<Ordering, ExecutionError> {
-    let context = ExecutionError::overload_for_values(operator, [lhs, rhs], false);
+    // [kubeskema] Made only when it is the answer, not for every comparison.
+    let context = || ExecutionError::overload_for_values(operator, [lhs, rhs], false);
     lhs.as_comparer()
-        .ok_or_else(|| context.clone())
+        .ok_or_else(context)
         .and_then(|comparer| comparer.compare(rhs))
-        .map_err(|error| error.with_overload_context(context))
+        .map_err(|error| error.with_lazy_overload_context(context))
 }
 
 /// The loop step of a `map` / `filter` comprehension: `@result + [expr]`,
@@ -1775,8 +1785,8 @@ fn select_field<'b, 'v>(
                 let has = inner
                     .as_indexer()
                     .ok_or_else(no_such_key)?
-                    .get(&key)
-                    .is_ok();
+                    .has(&key)
+                    .unwrap_or(false);
                 Ok(bool(has))
             } else {
                 // a non-container operand is an error, a missing
@@ -1798,9 +1808,8 @@ fn select_field<'b, 'v>(
         let indexer = left
             .as_indexer()
             .ok_or_else(|| overload_error(left.as_ref()))?;
-        match indexer.get(&key) {
-            Ok(_) => Ok(bool(true)),
-            Err(ExecutionError::NoSuchKey(_)) => Ok(bool(false)),
+        match indexer.has(&key) {
+            Ok(has) => Ok(bool(has)),
             Err(error) => Err(error.with_lazy_overload_context(|| overload_error(left.as_ref()))),
         }
     } else {

@@ -463,6 +463,22 @@ pub trait Indexer {
     fn steal<'v>(self: Box<Self>, _idx: &dyn Val) -> Result<Box<dyn Val + 'v>, ExecutionError>
     where
         Self: 'v;
+
+    /// \[kubeskema\] Whether there is something at `idx`, as `has()` asks:
+    /// [`get`](Self::get) answering [`ExecutionError::NoSuchKey`] is `false`,
+    /// and any other error is the answer. A map overrides it so that a miss
+    /// builds no error: most `has()` of a rule are misses.
+    ///
+    /// # Errors
+    ///
+    /// As [`get`](Self::get), except a missing key.
+    fn has(&self, idx: &dyn Val) -> Result<bool, ExecutionError> {
+        match self.get(idx) {
+            Ok(_) => Ok(true),
+            Err(ExecutionError::NoSuchKey(_)) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
 }
 
 pub(crate) mod adapter {

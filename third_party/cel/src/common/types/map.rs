@@ -256,6 +256,15 @@ impl<'v> Indexer for DefaultMap<'v> {
         }
     }
 
+    fn has(&self, key: &dyn Val) -> Result<bool, ExecutionError> {
+        match self.find(key) {
+            Some(_) => Ok(true),
+            None if is_lookup_key(key) => Ok(false),
+            // The error `get` gives.
+            None => self.get(key).map(|_| true),
+        }
+    }
+
     fn steal<'w>(self: Box<Self>, key: &dyn Val) -> Result<Box<dyn Val + 'w>, ExecutionError>
     where
         Self: 'w,
