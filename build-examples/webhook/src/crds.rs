@@ -3,8 +3,7 @@
 //! as `cargo kubeskema validate` validates manifests), answered as [`crate::answer`] answers:
 //! the apiserver's 422 message and causes, unknown fields and ratcheted rules as warnings.
 
-use axum::Json;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use kube_core::DynamicObject;
 use kube_core::admission::{AdmissionRequest, AdmissionResponse, Operation};
 use kubeskema::crd::Crd;
@@ -54,10 +53,7 @@ impl Crds {
 
     /// The answer to a posted body, as [`crate::answer`].
     pub fn answer(&self, body: &[u8]) -> Response {
-        match crate::review_request(body) {
-            Ok(request) => Json(self.decide(&request).into_review()).into_response(),
-            Err(not_a_review) => crate::refuse(axum::http::StatusCode::BAD_REQUEST, not_a_review),
-        }
+        crate::answer_with(body, |request| self.decide(request))
     }
 
     /// The verdict on one request.

@@ -50,13 +50,19 @@ fn refuse(status: StatusCode, message: String) -> Response {
 /// The answer to a posted body: the `AdmissionReview` with the verdict, or a 400 that says
 /// what the body is not.
 pub fn answer(body: &[u8]) -> Response {
+    answer_with(body, decide)
+}
+
+/// The answer to a posted body whose request `decide` judges, or a 400 that says what the body
+/// is not: the one reading of a review for the compiled Widgets and for CRD files.
+fn answer_with(body: &[u8], decide: impl FnOnce(&AdmissionRequest<DynamicObject>) -> AdmissionResponse) -> Response {
     match review_request(body) {
         Ok(request) => Json(decide(&request).into_review()).into_response(),
         Err(not_a_review) => refuse(StatusCode::BAD_REQUEST, not_a_review),
     }
 }
 
-/// The request of a posted `AdmissionReview`, or what the body is not (a 400).
+/// The request of a posted `AdmissionReview`, or what the body is not.
 fn review_request(body: &[u8]) -> Result<AdmissionRequest<DynamicObject>, String> {
     let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
     let (api_version, kind) = (value["apiVersion"].as_str(), value["kind"].as_str());
