@@ -263,3 +263,47 @@ fn rules_that_do_not_compile_say_why() {
     fails("self.noSuchFunction()", "undeclared reference to 'noSuchFunction'");
     fails("self.matches('[')", "invalid matches argument");
 }
+
+/// `x in [literals]` compares where the literals stand (the interpreter builds no list for
+/// it): equality as a built list's, heterogeneous numbers included, and the operand's error
+/// is the answer.
+#[test]
+fn in_a_list_of_literals() {
+    // Each case also against the list built (`dyn([...])` is a call, not a list of literals).
+    for (expr, expected) in [
+        ("'b' in ['a', 'b']", true),
+        ("'c' in ['a', 'b']", false),
+        ("dyn(1) in [1.0, 2.0]", true),
+        ("dyn(1u) in [3, 1]", true),
+        ("dyn(2.0) in [1u, 2u]", true),
+        ("dyn(1) in ['1', 'a']", false),
+        ("1 in []", false),
+    ] {
+        let (operand, list) = expr.split_once(" in ").unwrap();
+        assert_eq!(run(expr), Ok(Value::Bool(expected)), "{expr}");
+        let built = format!("{operand} in dyn({list})");
+        assert_eq!(run(&built), Ok(Value::Bool(expected)), "{built}");
+    }
+    fails("(1 / 0) in [1, 2]", "division by zero");
+    fails("self.missing in ['a']", "no such key");
+    yes("[1, 2].all(x, x in [1, 2, 3])");
+}
+
+/// A qualified name resolves from its innermost variable, field by field; comprehension
+/// variables shadow outer ones of the same name and are bound afresh each iteration.
+#[test]
+fn names_resolve_from_the_innermost_variable() {
+    assert_eq!(
+        eval(
+            "self.a.b == 1 && self.l.all(x, x.c == 2) && self.l.exists(self, self.c == 2)",
+            from_json(&json!({"a": {"b": 1}, "l": [{"c": 2}]}))
+        ),
+        Ok(Value::Bool(true))
+    );
+    yes("[[1], [2]].all(x, x.all(x, x > 0))");
+    yes("[1, 2, 3].map(x, [x].map(x, x * 2)[0]) == [2, 4, 6]");
+    yes("[1, 2].exists_one(x, x == 2)");
+    yes("has(self.a) == false");
+    fails("nothere.a.b", "undeclared reference to 'nothere'");
+    fails("self.a.b", "no such key");
+}

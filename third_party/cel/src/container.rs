@@ -45,11 +45,40 @@ impl Container {
             Some(absolute) => ("", absolute),
             None => (self.name.as_str(), name),
         };
-        successors(Some(scope).filter(|s| !s.is_empty()), |s| {
-            s.rfind('.').map(|i| &s[..i])
-        })
-        .map(move |scope| Cow::Owned(format!("{scope}.{name}")))
-        .chain(once(Cow::Borrowed(name)))
+        // [kubeskema] Without a container, as in Kubernetes, the name is the only
+        // candidate: every variable and function lookup asks, so it is told apart
+        // without the chain of iterators below.
+        if scope.is_empty() {
+            return Candidates::Bare(once(Cow::Borrowed(name)));
+        }
+        Candidates::Scoped(
+            successors(Some(scope), |s| s.rfind('.').map(|i| &s[..i]))
+                .map(move |scope| Cow::Owned(format!("{scope}.{name}")))
+                .chain(once(Cow::Borrowed(name))),
+        )
+    }
+}
+
+/// The candidates of a name: the name alone, or each container prefix's, then
+/// the name.
+enum Candidates<B, S> {
+    Bare(B),
+    Scoped(S),
+}
+
+impl<'n, B, S> Iterator for Candidates<B, S>
+where
+    B: Iterator<Item = Cow<'n, str>>,
+    S: Iterator<Item = Cow<'n, str>>,
+{
+    type Item = Cow<'n, str>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Cow<'n, str>> {
+        match self {
+            Candidates::Bare(bare) => bare.next(),
+            Candidates::Scoped(scoped) => scoped.next(),
+        }
     }
 }
 

@@ -5,7 +5,6 @@ use crate::objects::{TryIntoValue, Value};
 use crate::parser::Expression;
 use crate::{DeclarationError, Env, ExecutionError};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Context is a collection of variables and functions that can be used
@@ -43,13 +42,13 @@ use std::sync::Arc;
 pub enum Context<'p, 'v> {
     Root {
         functions: FunctionRegistry,
-        variables: BTreeMap<String, Box<dyn Val + 'v>>,
+        variables: Variables<'v>,
         resolver: Option<&'v dyn VariableResolver>,
         env: Arc<Env>,
     },
     Child {
         parent: &'p Context<'p, 'v>,
-        variables: BTreeMap<String, Box<dyn Val + 'v>>,
+        variables: Variables<'v>,
         resolver: Option<&'v dyn VariableResolver>,
     },
 }
@@ -61,7 +60,7 @@ impl<'p, 'v> Context<'p, 'v> {
         value: V,
     ) -> Result<(), <V as TryIntoValue>::Error>
     where
-        S: Into<String>,
+        S: AsRef<str> + Into<String>,
         V: TryIntoValue,
     {
         let value = value.try_into_value()?;
@@ -72,7 +71,7 @@ impl<'p, 'v> Context<'p, 'v> {
 
     pub fn add_variable_from_value<S, V>(&mut self, name: S, value: V)
     where
-        S: Into<String>,
+        S: AsRef<str> + Into<String>,
         V: Into<Value>,
     {
         let value = value.into();
@@ -113,14 +112,11 @@ impl<'p, 'v> Context<'p, 'v> {
     /// ```
     pub fn add_variable_as_val<S>(&mut self, name: S, value: Box<dyn Val + 'v>)
     where
-        S: Into<String>,
+        S: AsRef<str> + Into<String>,
     {
         match self {
-            Context::Root { variables, .. } => {
-                variables.insert(name.into(), value);
-            }
-            Context::Child { variables, .. } => {
-                variables.insert(name.into(), value);
+            Context::Root { variables, .. } | Context::Child { variables, .. } => {
+                variables.insert(name, value);
             }
         }
     }
@@ -222,6 +218,13 @@ impl<'p, 'v> Context<'p, 'v> {
         &'b self,
         segments: &'s [&'b str],
     ) -> Result<(CowVal<'b, 'v>, &'s [&'b str]), ExecutionError> {
+        if let [name] = segments {
+            // [kubeskema] A single segment is the whole name: no prefixes to build.
+            return self
+                .resolve_ident(name)
+                .map(|value| (value, &segments[1..]))
+                .ok_or_else(|| ExecutionError::UndeclaredReference(Arc::new((*name).to_owned())));
+        }
         let name = segments.join(".");
         for scope in self.scopes_for(&name) {
             let mut len = name.len();
@@ -237,6 +240,42 @@ impl<'p, 'v> Context<'p, 'v> {
         Err(ExecutionError::UndeclaredReference(Arc::new(
             segments[0].to_owned(),
         )))
+    }
+
+    /// [kubeskema] Whether a qualified name starting with the segment `root` can
+    /// name nothing but a variable `root` with fields to select on it: no
+    /// container, no variable or resolver that could answer to a dotted name,
+    /// and no qualified type under `root`. Such a name resolves from `root`
+    /// alone ([`resolve_root`](Self::resolve_root)), as
+    /// [`resolve_qualified`](Self::resolve_qualified) would, without building
+    /// the name and its prefixes.
+    pub(crate) fn resolves_from_root(&self, root: &str) -> bool {
+        let env = self.env();
+        !root.starts_with('.')
+            && env.container().name().is_empty()
+            && !env.types().has_qualified_root(root)
+            && self.scopes().all(|scope| match scope {
+                Context::Root {
+                    variables,
+                    resolver,
+                    ..
+                }
+                | Context::Child {
+                    variables,
+                    resolver,
+                    ..
+                } => resolver.is_none() && !variables.dotted,
+            })
+    }
+
+    /// [kubeskema] The variable `root` of the innermost scope that has it, the
+    /// first segment of a longer name (which no type can be):
+    /// [`resolve_qualified`](Self::resolve_qualified) where
+    /// [`resolves_from_root`](Self::resolves_from_root).
+    pub(crate) fn resolve_root(&self, root: &str) -> Result<CowVal<'_, 'v>, ExecutionError> {
+        self.scopes()
+            .find_map(|scope| scope.own_variable(root))
+            .ok_or_else(|| ExecutionError::UndeclaredReference(Arc::new(root.to_owned())))
     }
 
     /// The variable of this scope named by a container candidate of `name`,
@@ -417,6 +456,36 @@ impl Default for Context<'_, '_> {
             variables: Default::default(),
             functions: Default::default(),
             resolver: None,
+        }
+    }
+}
+
+/// [kubeskema] A scope's variables: a few (`self`, a comprehension's variable
+/// and accumulator), found by a scan, which costs less than a tree of them.
+/// Rebinding a name (a comprehension's, every iteration) takes no allocation.
+#[derive(Default)]
+pub struct Variables<'v> {
+    entries: Vec<(String, Box<dyn Val + 'v>)>,
+    /// Whether a name has a dot in it (see [`Context::resolves_from_root`]).
+    dotted: bool,
+}
+
+impl<'v> Variables<'v> {
+    fn get(&self, name: &str) -> Option<&Box<dyn Val + 'v>> {
+        self.entries
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, value)| value)
+    }
+
+    fn insert<S: AsRef<str> + Into<String>>(&mut self, name: S, value: Box<dyn Val + 'v>) {
+        match self.entries.iter_mut().find(|(n, _)| n == name.as_ref()) {
+            Some((_, slot)) => *slot = value,
+            None => {
+                let name = name.into();
+                self.dotted |= name.contains('.');
+                self.entries.push((name, value));
+            }
         }
     }
 }

@@ -10,8 +10,8 @@ use crate::registry::{TypeDecl, TypeRegistry};
 use crate::{common::types::CelStruct, common::value::Val, ExecutionError, StructType};
 use crate::{DeclarationError, ParseErrors, Program};
 use std::collections::{
-    btree_map::Entry::{Occupied, Vacant},
-    BTreeMap, BTreeSet,
+    hash_map::Entry::{Occupied, Vacant},
+    BTreeMap, BTreeSet, HashMap, HashSet,
 };
 use std::sync::Arc;
 
@@ -52,8 +52,10 @@ use std::sync::Arc;
 /// }).unwrap();
 /// ```
 pub struct Env {
-    functions: BTreeMap<String, FunctionDecl>,
-    namespaces: BTreeSet<String>,
+    // [kubeskema] Hashed: every call looks its function up by name, and a tree
+    // of a few hundred names compared strings a dozen times a call.
+    functions: HashMap<String, FunctionDecl, foldhash::fast::RandomState>,
+    namespaces: HashSet<String, foldhash::fast::RandomState>,
     types: TypeRegistry,
     macros: Arc<Macros>,
     error_on_duplicate_map_keys: bool,
@@ -65,8 +67,8 @@ pub struct Env {
 impl Default for Env {
     fn default() -> Self {
         Env {
-            functions: BTreeMap::new(),
-            namespaces: BTreeSet::new(),
+            functions: HashMap::default(),
+            namespaces: HashSet::default(),
             types: TypeRegistry::default(),
             macros: Arc::default(),
             error_on_duplicate_map_keys: true,

@@ -973,7 +973,7 @@ impl TryFrom<Value> for Box<dyn Val> {
                 Ok(Box::new(CelList::from(result?)))
             }
             Value::Map(map) => {
-                let result: Result<HashMap<CelMapKey, Box<dyn Val>>, ExecutionError> = (*map.map)
+                let result: Result<CelMapEntries, ExecutionError> = (*map.map)
                     .clone()
                     .into_iter()
                     .map(|(k, v)| v.clone().try_into().map(|v| (k.clone().into(), v)))
@@ -1217,6 +1217,14 @@ impl Value {
                             ));
                         }
                         operators::IN => {
+                            // [kubeskema] `x in ['a', 'b']`: the literals compared where they
+                            // stand, rather than a list of copies built on every evaluation.
+                            if let Some(literals) = literal_list(&call.args[1]) {
+                                let lhs = Value::resolve_val(&call.args[0], ctx)?;
+                                return Ok(bool(
+                                    literals.clone().any(|l| l.to_val().equals(lhs.as_ref())),
+                                ));
+                            }
                             let (lhs, rhs) = both(call, ctx)?;
                             let overload_error = || {
                                 ExecutionError::overload_for_values(
@@ -1351,18 +1359,32 @@ impl Value {
             Expr::Select(select) => {
                 // `has(a.b.c)` tests for `c` on `a.b`: only its operand is a name
                 let name = if select.test {
-                    select.operand.expr.qualified_name_segments()
+                    &select.operand.expr
                 } else {
-                    expr.expr.qualified_name_segments()
+                    &expr.expr
                 };
-                let Some(name) = name else {
-                    let left = Value::resolve_val(select.operand.deref(), ctx)?;
-                    return select_field(left, &select.field, select.test);
+                let value = match name {
+                    Expr::Ident(name) => ctx.resolve_qualified(&[name.as_str()])?.0,
+                    // [kubeskema] Most names are a variable and its fields (`self.spec.x`):
+                    // resolved so, without building the name and its prefixes.
+                    _ => match name.qualified_name_root() {
+                        Some(root) if ctx.resolves_from_root(root) => resolve_fields(name, ctx)?,
+                        Some(_) => {
+                            let segments = name
+                                .qualified_name_segments()
+                                .expect("invariant: an expression with a name root spells a name");
+                            let (mut value, fields) = ctx.resolve_qualified(&segments)?;
+                            for field in fields {
+                                value = select_field(value, field, false)?;
+                            }
+                            value
+                        }
+                        None => {
+                            let left = Value::resolve_val(select.operand.deref(), ctx)?;
+                            return select_field(left, &select.field, select.test);
+                        }
+                    },
                 };
-                let (mut value, fields) = ctx.resolve_qualified(&name)?;
-                for field in fields {
-                    value = select_field(value, field, false)?;
-                }
                 if select.test {
                     select_field(value, &select.field, true)
                 } else {
@@ -1387,8 +1409,10 @@ impl Value {
                 Ok(CowVal::owned(CelList::from(list)))
             }
             Expr::Map(map_expr) => {
-                let mut map: HashMap<CelMapKey<'v>, Box<dyn Val + 'v>> =
-                    HashMap::with_capacity(map_expr.entries.len());
+                let mut map: CelMapEntries<'v> = CelMapEntries::with_capacity_and_hasher(
+                    map_expr.entries.len(),
+                    Default::default(),
+                );
                 for entry in map_expr.entries.iter() {
                     let (k, v, is_optional) = match &entry.expr {
                         EntryExpr::StructField(_) => panic!("WAT?"),
@@ -1740,6 +1764,41 @@ fn call_function<'e, 'p, 'v>(
     };
     let mut ctx = FunctionContext::new(ftx_name, None, ctx, args);
     (func)(&mut ctx)
+}
+
+/// [kubeskema] The elements of a list literal of literals only (no optional
+/// element): what evaluating it would make a list of.
+fn literal_list(
+    expr: &Expression,
+) -> Option<impl Iterator<Item = &crate::common::ast::LiteralValue> + Clone> {
+    let Expr::List(list) = &expr.expr else {
+        return None;
+    };
+    fn literal(e: &Expression) -> Option<&crate::common::ast::LiteralValue> {
+        match &e.expr {
+            Expr::Literal(l) => Some(l),
+            _ => None,
+        }
+    }
+    (list.optional_indices.is_empty() && list.elements.iter().all(|e| literal(e).is_some()))
+        .then(|| list.elements.iter().filter_map(literal))
+}
+
+/// [kubeskema] The value of a qualified name `a.b.c` that resolves from its
+/// variable `a` ([`Context::resolves_from_root`]): `a`, then each field in turn.
+fn resolve_fields<'e, 'p, 'v>(
+    name: &'e Expr,
+    ctx: &'e Context<'p, 'v>,
+) -> Result<CowVal<'e, 'v>, ExecutionError> {
+    match name {
+        Expr::Select(select) => select_field(
+            resolve_fields(&select.operand.expr, ctx)?,
+            &select.field,
+            false,
+        ),
+        Expr::Ident(root) => ctx.resolve_root(root),
+        _ => unreachable!("invariant: a qualified name is fields selected on an identifier"),
+    }
 }
 
 /// Selects `field` on `left`, the already resolved operand of a select:

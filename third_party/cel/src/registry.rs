@@ -2,7 +2,7 @@ use crate::common::types::Type;
 use crate::common::value::{CowVal, Val};
 use crate::DeclarationError;
 use crate::ExecutionError;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{Debug, Formatter};
 
 /// A struct type that expressions can construct, e.g. `acme.Account{id: 1}`.
@@ -65,6 +65,10 @@ impl<T: StructType + 'static> From<T> for TypeDecl {
 pub struct TypeRegistry {
     types: BTreeMap<String, Type>,
     structs: BTreeMap<String, Box<dyn StructType>>,
+    /// [kubeskema] The first segments of the qualified type names (`google` of
+    /// `google.protobuf.Duration`): a name `a.b.c` whose `a` is not here names
+    /// no type, so it resolves from its first segment without building `a.b.c`.
+    qualified_roots: BTreeSet<String>,
 }
 
 impl Debug for TypeRegistry {
@@ -80,6 +84,11 @@ impl TypeRegistry {
     /// Finds the type registered under `name`.
     pub fn find_type(&self, name: &str) -> Option<&Type> {
         self.types.get(name)
+    }
+
+    /// [kubeskema] Whether a qualified type name starts with the segment `root`.
+    pub(crate) fn has_qualified_root(&self, root: &str) -> bool {
+        !self.qualified_roots.is_empty() && self.qualified_roots.contains(root)
     }
 
     /// Registers `decl`'s type under its name, and a struct type's
@@ -112,6 +121,9 @@ impl TypeRegistry {
             Some(existing) if *existing == t => Ok(()),
             Some(_) => Err(DeclarationError::type_conflict(t.name())),
             None => {
+                if let Some((root, _)) = t.name().split_once('.') {
+                    self.qualified_roots.insert(root.to_owned());
+                }
                 self.types.insert(t.name().to_owned(), t);
                 Ok(())
             }

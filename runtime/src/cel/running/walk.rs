@@ -17,20 +17,21 @@ use crate::schema::{Schema, ValidationRule};
 /// below it, the node's own [`Rule`]s (compiled on first use; none where only nodes below
 /// have rules). One lookup per node walked.
 pub struct SchemaRules {
-    rules: HashMap<String, Vec<Rule>>,
+    /// Hashed with foldhash: a pointer is hashed for every node walked.
+    rules: HashMap<String, Vec<Rule>, foldhash::fast::RandomState>,
 }
 
 impl SchemaRules {
     /// The rules of `root`, a resource's schema.
     pub fn new(root: &Schema) -> SchemaRules {
-        let mut out = SchemaRules { rules: HashMap::new() };
+        let mut out = SchemaRules { rules: HashMap::default() };
         out.collect(root, true);
         out
     }
 
     /// The rules of `node`, a node inside a resource (its rules see no resource root).
     pub(crate) fn of_node(node: &Schema) -> SchemaRules {
-        let mut out = SchemaRules { rules: HashMap::new() };
+        let mut out = SchemaRules { rules: HashMap::default() };
         out.collect(node, node.embedded_resource);
         out
     }

@@ -16,7 +16,9 @@
 use std::sync::OnceLock;
 
 use cel::common::traits::{Adder, Container, Indexer, Iterable, Sizer, Zeroer};
-use cel::common::types::{CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt};
+use cel::common::types::{
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapEntries, CelMapKey, CelNull, CelString, CelUInt,
+};
 use cel::common::types::{DYN_TYPE, LIST_TYPE, MAP_TYPE, Type};
 use cel::common::value::{Builtin, BuiltinRef, Val};
 use serde_json::Value as Json;
@@ -114,7 +116,7 @@ fn build<'v>(json: &'v Json, typing: Typing<'v>) -> Level<'v> {
         (Json::Object(map), Typing::Typed { schema, root })
             if !schema.properties.is_empty() || schema.additional_properties_schema().is_none() =>
         {
-            let mut fields = std::collections::HashMap::with_capacity(map.len());
+            let mut fields = CelMapEntries::with_capacity_and_hasher(map.len(), Default::default());
             for (name, v) in map {
                 if v.is_null() {
                     continue; // a null property is absent to rules
@@ -135,7 +137,7 @@ fn build<'v>(json: &'v Json, typing: Typing<'v>) -> Level<'v> {
                     .map_or(Typing::Untyped, |s| Typing::Typed { schema: s, root: false }),
                 Typing::Untyped => Typing::Untyped,
             };
-            let fields: std::collections::HashMap<_, _> =
+            let fields: CelMapEntries =
                 map.iter().map(|(k, v)| (CelMapKey::from(k.as_str()), value(v, values))).collect();
             Level::Map(CelMap::from(fields))
         }
@@ -146,11 +148,7 @@ fn build<'v>(json: &'v Json, typing: Typing<'v>) -> Level<'v> {
 
 /// A property under its CEL name or names ([`field_key`], as [`object`](super::value::object)
 /// keys it).
-fn insert_field<'v>(
-    fields: &mut std::collections::HashMap<CelMapKey<'v>, Box<dyn Val + 'v>>,
-    name: &'v str,
-    v: Box<dyn Val + 'v>,
-) {
+fn insert_field<'v>(fields: &mut CelMapEntries<'v>, name: &'v str, v: Box<dyn Val + 'v>) {
     let FieldKey { escaped, also_as_written } = field_key(name);
     let Some(escaped) = escaped else {
         fields.insert(CelMapKey::from(name), v);

@@ -105,6 +105,7 @@ pub use list::DefaultList as CelList;
 #[doc(hidden)]
 pub use list::MutableList;
 pub use map::DefaultMap as CelMap;
+pub use map::Entries as CelMapEntries;
 pub use map::Key as CelMapKey;
 pub use null::Null as CelNull;
 pub use optional::Optional as CelOptional;
