@@ -13,7 +13,7 @@
 //! map's, on the level: equality, `in`, `size`, iteration, `+` and the downcasts functions do
 //! ([`Val::as_builtin`]) all answer exactly as for the converted value.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use cel::common::traits::{Adder, Container, Indexer, Iterable, Sizer, Zeroer};
 use cel::common::types::{
@@ -73,10 +73,13 @@ fn owned<'v>(v: cel::Value) -> Box<dyn Val + 'v> {
 }
 
 /// An object or a list of the JSON, made into CEL values on first use, one level deep.
+/// Copies of a view share its level: a comprehension binds a copy of each element every
+/// iteration, and `self.all(a, self.exists(b, ...))` would otherwise make the level of
+/// every element again for every element.
 struct JsonView<'v> {
     json: &'v Json,
     typing: Typing<'v>,
-    level: OnceLock<Level<'v>>,
+    level: OnceLock<Arc<Level<'v>>>,
 }
 
 enum Level<'v> {
@@ -92,12 +95,20 @@ impl std::fmt::Debug for JsonView<'_> {
 
 impl<'v> JsonView<'v> {
     fn level(&self) -> &Level<'v> {
-        self.level.get_or_init(|| build(self.json, self.typing))
+        self.shared_level()
+    }
+
+    fn shared_level(&self) -> &Arc<Level<'v>> {
+        self.level.get_or_init(|| Arc::new(build(self.json, self.typing)))
     }
 
     fn into_level(self) -> Level<'v> {
         let JsonView { json, typing, level } = self;
-        level.into_inner().unwrap_or_else(|| build(json, typing))
+        match level.into_inner().map(Arc::try_unwrap) {
+            Some(Ok(level)) => level,
+            // Shared with a copy, or not made yet.
+            Some(Err(_)) | None => build(json, typing),
+        }
     }
 }
 
@@ -245,8 +256,10 @@ impl<'v> Val for JsonView<'v> {
     where
         Self: 'w,
     {
-        // A view is cheap to make again; its level is made again if read.
-        Box::new(JsonView { json: self.json, typing: self.typing, level: OnceLock::new() })
+        // The level is made here if it was not, to be shared with every copy: a copy is
+        // made to be read (a comprehension's variable, a value a rule returns).
+        let level = OnceLock::from(Arc::clone(self.shared_level()));
+        Box::new(JsonView { json: self.json, typing: self.typing, level })
     }
 
     fn as_builtin<'b, 'w>(&'b self) -> BuiltinRef<'b, 'w>
