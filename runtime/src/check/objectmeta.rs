@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm, go_json};
-use crate::report::path::{At, Path};
+use crate::report::path::Path;
 
 use crate::check::shapes;
 
@@ -492,6 +492,7 @@ pub fn embedded<M: MetaView>(
 /// following properties, map values and list items.
 pub fn validate_embedded_resources(object: &Value, root: &crate::schema::Schema) -> Vec<Issue> {
     // `at` becomes a `Path` only at an embedded resource.
+    use crate::report::path::At;
     fn walk(v: &Value, s: &crate::schema::Schema, at: &At<'_>, is_root: bool, out: &mut Vec<Issue>) {
         match v {
             Value::Object(map) => {
