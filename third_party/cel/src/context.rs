@@ -311,10 +311,6 @@ impl<'p, 'v> Context<'p, 'v> {
     /// reports itself undeclared. The plain name, the only candidate without
     /// a container, is not checked here: the call does that.
     pub(crate) fn resolve_function<'n>(&self, name: &'n str) -> Cow<'n, str> {
-        // [kubeskema] Without a container a (relative) name is its only candidate.
-        if self.env().container().name().is_empty() && !name.starts_with('.') {
-            return Cow::Borrowed(name);
-        }
         let mut candidates = self.env().container().candidates(name).peekable();
         while let Some(candidate) = candidates.next() {
             if candidates.peek().is_none() || self.has_function(&candidate) {

@@ -1219,11 +1219,9 @@ impl Value {
                         operators::IN => {
                             // [kubeskema] `x in ['a', 'b']`: the literals compared where they
                             // stand, rather than a list of copies built on every evaluation.
-                            if let Some(literals) = literal_list(&call.args[1]) {
+                            if let Some(mut literals) = literal_list(&call.args[1]) {
                                 let lhs = Value::resolve_val(&call.args[0], ctx)?;
-                                return Ok(bool(
-                                    literals.clone().any(|l| l.to_val().equals(lhs.as_ref())),
-                                ));
+                                return Ok(bool(literals.any(|l| l.to_val().equals(lhs.as_ref()))));
                             }
                             let (lhs, rhs) = both(call, ctx)?;
                             let overload_error = || {
@@ -1770,7 +1768,7 @@ fn call_function<'e, 'p, 'v>(
 /// element): what evaluating it would make a list of.
 fn literal_list(
     expr: &Expression,
-) -> Option<impl Iterator<Item = &crate::common::ast::LiteralValue> + Clone> {
+) -> Option<impl Iterator<Item = &crate::common::ast::LiteralValue>> {
     let Expr::List(list) = &expr.expr else {
         return None;
     };
