@@ -156,6 +156,8 @@ pub struct ResourceValidator<'a> {
     list_types: Option<ListTypes<'a>>,
     has_rules: bool,
     names: NameRule,
+    /// `group/version`, made once: TypeMeta is checked against it on every object.
+    api_version: String,
     #[cfg(feature = "cel")]
     rules: Option<crate::cel::running::walk::SchemaRules>,
 }
@@ -172,6 +174,7 @@ impl<'a> ResourceValidator<'a> {
             list_types: schema.map(ListTypes::of),
             has_rules: schema.is_some_and(Schema::has_rules),
             names: NameRule::Subdomain,
+            api_version: crate::dynamic::crd::api_version(&crd.group, &version.name),
             #[cfg(feature = "cel")]
             rules: schema.map(crate::cel::running::walk::SchemaRules::new),
         }
@@ -184,8 +187,8 @@ impl<'a> ResourceValidator<'a> {
     }
 
     /// The `apiVersion` objects of this version carry ([`crate::crd::api_version`]).
-    pub fn api_version(&self) -> String {
-        crate::dynamic::crd::api_version(&self.crd.group, &self.version.name)
+    pub fn api_version(&self) -> &str {
+        &self.api_version
     }
 
     /// Validates an object as the apiserver does on create.
@@ -303,16 +306,19 @@ impl Validate for Object<'_> {
         let (Some(openapi), Some(schema)) = (&self.validator.openapi, &self.validator.version.schema) else {
             return;
         };
-        found.values.extend(openapi.validate(self.json));
+        let (values, list_types) = openapi.validate_with_list_types(self.json, &Path::root());
+        found.values.extend(values);
         if let Some(scale) = &self.validator.version.scale {
             found.values.extend(scale_replicas(self.json, scale));
         }
         if self.validator.normalizer.as_ref().is_some_and(Normalizer::embeds_resources) {
             found.embedded.extend(crate::check::objectmeta::validate_embedded_resources(self.json, schema));
         }
-        found.list_types.extend(self.list_type_issues());
+        found.list_types.extend(list_types);
     }
 
+    /// The old object's list-type issues (whether it had any decides if the new one's are
+    /// reported): a walk of only the parts that hold a `set` or `map` list.
     fn list_type_issues(&self) -> Vec<Issue> {
         self.validator.list_types.as_ref().map(|l| l.validate(self.json)).unwrap_or_default()
     }
