@@ -68,11 +68,6 @@ pub fn validate(value: &Value, schema: &Schema) -> Vec<Issue> {
     ListTypes::of(schema).validate(value)
 }
 
-/// [`validate`] for a value that sits at `path` of a larger object.
-pub(crate) fn validate_at(value: &Value, schema: &Schema, path: &Path) -> Vec<Issue> {
-    ListTypes::of(schema).validate_at(value, path)
-}
-
 /// Where a schema's `set` and `map` lists are, worked out once: the walk of an object goes
 /// only into the parts that hold one. Walking all of it was an eighth of the dynamic
 /// validator's time on a large HTTPRoute (issue 54), whose lists are mostly `atomic`.
@@ -97,13 +92,9 @@ impl<'s> ListTypes<'s> {
 
     /// Every list-type problem of `value`, as [`validate`].
     pub fn validate(&self, value: &Value) -> Vec<Issue> {
-        self.validate_at(value, &Path::root())
-    }
-
-    fn validate_at(&self, value: &Value, path: &Path) -> Vec<Issue> {
         let mut out = Vec::new();
         if let Some(root) = &self.0 {
-            root.walk(value, &At::under(path), &mut out);
+            root.walk(value, &At::ROOT, &mut out);
         }
         out
     }
@@ -143,11 +134,7 @@ impl<'s> Node<'s> {
                 }
             }
             Value::Array(items) => {
-                match self.schema.list_type.as_deref() {
-                    Some("set") => check_set(items, at, out),
-                    Some("map") => check_map(items, &self.schema.list_map_keys, at, out),
-                    _ => {}
-                }
+                check_list(items, self.schema, at, out);
                 if let Some(item) = &self.items {
                     for (i, v) in items.iter().enumerate() {
                         item.walk(v, &at.index(i), out);
@@ -156,6 +143,16 @@ impl<'s> Node<'s> {
             }
             _ => {}
         }
+    }
+}
+
+/// The list-type check of one list: its items by its schema's `set` or `map` (a walk's, or
+/// the OpenAPI walk's, which finds these on its way).
+pub(crate) fn check_list(items: &[Value], schema: &Schema, at: &dyn Place, out: &mut Vec<Issue>) {
+    match schema.list_type.as_deref() {
+        Some("set") => check_set(items, at, out),
+        Some("map") => check_map(items, &schema.list_map_keys, at, out),
+        _ => {}
     }
 }
 

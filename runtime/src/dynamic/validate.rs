@@ -344,7 +344,7 @@ impl Validate for Object<'_> {
 impl Object<'_> {
     /// TypeMeta: a wrong `kind` or `apiVersion` stops everything else.
     fn type_meta(&self, issues: &mut Vec<Issue>) -> ControlFlow<()> {
-        let found = validate_type_meta(self.json, &self.validator.crd.names.kind, &self.validator.api_version());
+        let found = validate_type_meta(self.json, &self.validator.crd.names.kind, &self.validator.api_version);
         if found.is_empty() {
             return ControlFlow::Continue(());
         }

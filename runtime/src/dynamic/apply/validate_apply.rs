@@ -29,8 +29,10 @@ pub trait ValidateApply: AppliesTo {
                 )];
             }
         };
-        let mut issues = crate::check::openapi::OpenApiValidator::new(schema).validate(&value);
-        issues.extend(crate::check::listtype::validate(&value, schema));
+        let root = crate::report::path::Path::root();
+        let (mut issues, list_types) =
+            crate::check::openapi::OpenApiValidator::new(schema).validate_with_list_types(&value, &root);
+        issues.extend(list_types);
         issues
     }
 }

@@ -147,8 +147,9 @@ pub fn decode_union<'de, D: Deserializer<'de>, T>(
 /// The schema's answer for `value` at `path`: what the apiserver's value validation (with its
 /// list-type checks) and CEL rules say of it under the enum's derived node.
 fn answer(value: &Value, schema: &Schema, path: Path, held: bool) -> Answer {
-    let mut values = crate::check::openapi::OpenApiValidator::new(schema).validate_at(value, &path);
-    values.extend(crate::check::listtype::validate_at(value, schema, &path));
+    let (mut values, list_types) =
+        crate::check::openapi::OpenApiValidator::new(schema).validate_with_list_types(value, &path);
+    values.extend(list_types);
     #[cfg(feature = "cel")]
     let cel = {
         let mut cx = crate::cel::running::cx::Cx::default();
