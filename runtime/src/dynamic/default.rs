@@ -2,7 +2,8 @@
 //! validation (`apiextensions-apiserver/pkg/apiserver/schema/defaulting/`).
 //!
 //! - A `null` map entry whose schema is not nullable and has no default is deleted (so it
-//!   reads as absent: no type error; a `Required value` if the field is required).
+//!   reads as absent: no type error; a `Required value` if the field is required). The rule
+//!   lives with pruning ([`crate::prune`]), which does both in one walk of a resource.
 //! - A default fills an absent property, or a `null` one that is not nullable; defaults nest
 //!   (a default `{}` gets its own properties' defaults), and are pruned first as the
 //!   apiserver prunes them when it loads the CRD.
@@ -10,32 +11,10 @@
 
 use serde_json::Value;
 
-use crate::dynamic::prune::{prune_value, retain_rarely};
+/// Null pruning, as [`crate::prune`] does it.
+pub use crate::dynamic::prune::prune_nulls;
+use crate::dynamic::prune::prune_value;
 use crate::schema::Schema;
-
-/// Deletes the `null` entries of non-nullable, non-defaulted fields (`prunenulls.go`).
-pub fn prune_nulls(value: &mut Value, schema: &Schema) {
-    match value {
-        Value::Object(map) => {
-            retain_rarely(map, |k, v| match schema.schema_of_key(k) {
-                Some(c) if v.is_null() && !c.nullable && c.default.is_none() => false,
-                Some(c) => {
-                    prune_nulls(v, c);
-                    true
-                }
-                None => true,
-            });
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.items.as_deref() {
-                for item in items {
-                    prune_nulls(item, item_schema);
-                }
-            }
-        }
-        _ => {}
-    }
-}
 
 /// Applies the schema's defaults to a value (`algorithm.go`). Where one schema defaults many
 /// values, build [`Defaults::of`] it once and apply that.

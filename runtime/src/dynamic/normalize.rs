@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::dynamic::default::{Defaults, prune_nulls};
-use crate::dynamic::prune::prune_resource;
+use crate::dynamic::default::Defaults;
+use crate::dynamic::prune::prune_resource_and_nulls;
 use crate::schema::Schema;
 use crate::types::meta::ObjectMeta;
 
@@ -52,8 +52,7 @@ impl<'s> Normalizer<'s> {
         if let Some(meta) = object.get_mut("metadata") {
             coerce_metadata(meta, "metadata")?;
         }
-        let pruned = prune_resource(object, self.root);
-        prune_nulls(object, self.root);
+        let pruned = prune_resource_and_nulls(object, self.root);
         if self.embeds_resources {
             coerce_embedded(object, self.root, &String::new, true)?;
         }
