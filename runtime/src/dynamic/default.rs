@@ -141,6 +141,88 @@ mod tests {
         Schema::parse(&v, "").0
     }
 
+    /// The apiserver's `Default` (`defaulting/algorithm.go`) as it is written: fill each
+    /// defaulted property that is absent or a non-nullable `null`, then default every value
+    /// by its schema.
+    fn default_as_written(value: &mut Value, s: &Schema) {
+        let filled = |d: &Value, s: &Schema| {
+            let mut d = d.clone();
+            prune_value(&mut d, s);
+            d
+        };
+        match value {
+            Value::Object(map) => {
+                for (k, p) in s.properties.iter() {
+                    let Some(d) = &p.default else { continue };
+                    if map.get(k).is_none_or(|v| v.is_null() && !p.nullable) {
+                        map.insert(k.clone(), filled(d, p));
+                    }
+                }
+                for (k, v) in map.iter_mut() {
+                    if let Some(p) = s.properties.get(k) {
+                        default_as_written(v, p);
+                    } else if let Some(a) = s.additional_properties_schema() {
+                        if let Some(d) = a.default.as_ref().filter(|_| v.is_null() && !a.nullable) {
+                            *v = filled(d, a);
+                        }
+                        default_as_written(v, a);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(i) = s.items.as_deref() {
+                    for v in items {
+                        if let Some(d) = i.default.as_ref().filter(|_| v.is_null() && !i.nullable) {
+                            *v = filled(d, i);
+                        }
+                        default_as_written(v, i);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let key = proptest::sample::select(vec!["a", "b", "c", "d", "e", "m", "l", "z"]);
+        let leaf = prop_oneof![Just(Value::Null), Just(json!(7)), Just(json!("s"))];
+        leaf.prop_recursive(5, 64, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::btree_map(key.clone(), inner.clone(), 0..6).prop_map(|m| json!(m)),
+                proptest::collection::vec(inner, 0..3).prop_map(Value::from),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// The defaults worked out once fill what the apiserver's algorithm fills: nested
+        /// defaults, nullable ones, defaults of map values and list items, under absent and
+        /// `null` places.
+        #[test]
+        fn defaults_fill_what_the_apiservers_algorithm_fills(object in value()) {
+            let inner = json!({"type": "object", "properties": {
+                "a": {"type": "integer", "default": 1},
+                "b": {"type": "string", "nullable": true, "default": "x"},
+                "c": {"type": "object", "default": {"a": 2, "junk": 3}, "properties": {
+                    "a": {"type": "integer"}, "d": {"type": "string", "default": "deep"}}},
+                "z": {"type": "string"}}});
+            let root = schema(json!({"type": "object", "properties": {
+                "a": {"type": "integer", "default": 5},
+                "d": {"type": "object", "default": {}, "properties": {"e": inner.clone()}},
+                "e": inner.clone(),
+                "m": {"type": "object", "additionalProperties": {"type": "object", "default": {"c": null}, "properties": {
+                    "c": {"type": "object", "nullable": true, "properties": {"a": {"type": "integer", "default": 9}}},
+                    "a": {"type": "integer", "default": 4}}}},
+                "l": {"type": "array", "items": inner},
+                "b": {"type": "array", "items": {"type": "string", "default": "item"}}}}));
+            let (mut fast, mut written) = (object.clone(), object);
+            Defaults::of(&root).apply(&mut fast);
+            default_as_written(&mut written, &root);
+            proptest::prop_assert_eq!(fast, written);
+        }
+    }
+
     #[test]
     fn non_nullable_nulls_without_default_are_deleted() {
         let s = schema(json!({"type": "object", "properties": {
