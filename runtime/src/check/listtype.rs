@@ -586,12 +586,11 @@ mod picker {
         fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), Seen> {
             value.serialize(self)
         }
-        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Seen> {
-            Err(Seen::Object)
-        }
-        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Seen> {
-            Err(Seen::Object)
-        }
+        // An object is the answer, given as the error that stops the item's serialization.
+        refuse!(Seen::Object =>
+            serialize_map(Option<usize>) -> Self::SerializeMap,
+            serialize_struct(&'static str, usize) -> Self::SerializeStruct,
+        );
         refuse!(Seen::Other =>
             serialize_bool(bool) -> (),
             serialize_i8(i8) -> (),

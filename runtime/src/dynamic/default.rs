@@ -184,15 +184,7 @@ mod tests {
     }
 
     fn value() -> impl proptest::strategy::Strategy<Value = Value> {
-        use proptest::prelude::*;
-        let key = proptest::sample::select(vec!["a", "b", "c", "d", "e", "m", "l", "z"]);
-        let leaf = prop_oneof![Just(Value::Null), Just(json!(7)), Just(json!("s"))];
-        leaf.prop_recursive(5, 64, 6, move |inner| {
-            prop_oneof![
-                proptest::collection::btree_map(key.clone(), inner.clone(), 0..6).prop_map(|m| json!(m)),
-                proptest::collection::vec(inner, 0..3).prop_map(Value::from),
-            ]
-        })
+        crate::dynamic::prune::tests::json_with_keys(vec!["a", "b", "c", "d", "e", "m", "l", "z"])
     }
 
     proptest::proptest! {

@@ -193,7 +193,7 @@ fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &At<'_>, w
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -215,25 +215,11 @@ mod tests {
         );
     }
 
-    /// JSON whose keys are names the schemas below know and do not know, `null`s among the
-    /// values.
-    fn value() -> impl proptest::strategy::Strategy<Value = Value> {
+    /// JSON of objects with keys from `keys` (names a test's schemas know, and some they do
+    /// not), lists, and `null`s among the values.
+    pub(crate) fn json_with_keys(keys: Vec<&'static str>) -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
-        let key = proptest::sample::select(vec![
-            "apiVersion",
-            "kind",
-            "metadata",
-            "spec",
-            "a",
-            "n",
-            "d",
-            "l",
-            "m",
-            "b",
-            "x",
-            "e",
-            "z",
-        ]);
+        let key = proptest::sample::select(keys);
         let leaf = prop_oneof![Just(Value::Null), Just(json!(1)), Just(json!("s"))];
         leaf.prop_recursive(5, 64, 6, move |inner| {
             prop_oneof![
@@ -241,6 +227,10 @@ mod tests {
                 proptest::collection::vec(inner, 0..3).prop_map(Value::from),
             ]
         })
+    }
+
+    fn value() -> impl proptest::strategy::Strategy<Value = Value> {
+        json_with_keys(vec!["apiVersion", "kind", "metadata", "spec", "a", "n", "d", "l", "m", "b", "x", "e", "z"])
     }
 
     proptest::proptest! {
