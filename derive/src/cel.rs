@@ -337,7 +337,6 @@ fn field_impl(ident: &syn::Ident, name: &str, ty: &TokenStream, body: TokenStrea
         #[automatically_derived]
         impl #d::Field<{ #d::field_key(#name) }> for #ident {
             type Value = #ty;
-            const KEY: &'static str = #name;
             #[inline(always)]
             // A field read through a binding may not use it in every variant.
             #[allow(unused_variables)]

@@ -474,3 +474,41 @@ fn a_message_expression_over_budget_is_left_out() {
     let issues: Vec<String> = Costly { n: 11 }.validate().iter().map(ToString::to_string).collect();
     assert_eq!(issues, ["<nil>: Invalid value: n is below 10"]);
 }
+
+/// A field that is absent, read by a rule: `no such key` names it as the rule writes it,
+/// escaped or not, natively and interpreted (kube-apiserver 1.36.3 answers
+/// `no such key: __namespace__` for `self.__namespace__` and `no such key: namespace` for
+/// `self.namespace`, asked with `apiserver-oracle`'s `validate` on the corpus's
+/// VolumeGroupSnapshotContent with `spec.volumeGroupSnapshotRef.namespace` written `null`).
+#[test]
+fn an_absent_field_is_named_as_the_rule_writes_it() {
+    #[derive(Debug, Clone, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+    #[kubeskema(rule(rule = "self.__namespace__ == 'x'"), rule(rule = "self.namespace == 'x'"))]
+    struct Ref {
+        name: String,
+        namespace: Option<String>,
+    }
+    let rules = json!([{"rule": "self.__namespace__ == 'x'"}, {"rule": "self.namespace == 'x'"}]);
+    let schema = json!({"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+        "metadata": {"type": "object"}, "spec": {"type": "object", "x-kubernetes-validations": rules, "required": ["name"],
+        "properties": {"name": {"type": "string"}, "namespace": {"type": "string"}}}}});
+    let crd = kubeskema::crd::Crd::parse(&json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "refs.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Ref", "plural": "refs"}, "scope": "Namespaced",
+                 "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": schema}}]}
+    }))
+    .0;
+    let expected = [
+        "spec: Invalid value: \"object\": no such key: __namespace__ evaluating rule: self.__namespace__ == 'x'",
+        "spec: Invalid value: \"object\": no such key: namespace evaluating rule: self.namespace == 'x'",
+    ];
+    let object = json!({"apiVersion": "example.com/v1", "kind": "Ref", "metadata": {"name": "r"},
+        "spec": {"name": "n", "namespace": null}});
+    let dynamic = kubeskema::validate::ResourceValidator::new(&crd, &crd.versions[0]).validate_create(&object);
+    assert_eq!(dynamic.issues.iter().map(ToString::to_string).collect::<Vec<_>>(), expected);
+    // The typed value is validated as a root: its place prints `<nil>`.
+    let native = Ref { name: "n".into(), namespace: None }.validate();
+    let native: Vec<String> = native.iter().map(ToString::to_string).collect();
+    assert_eq!(native, expected.map(|e| e.replacen("spec:", "<nil>:", 1)));
+}

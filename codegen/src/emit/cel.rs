@@ -468,7 +468,9 @@ impl<'a> Emitter<'a> {
                     self.places.insert(e.id, place.name(&f.json_name));
                 }
                 let fid = field_ident(f);
-                let key = &f.json_name;
+                // The name as the rule writes it (`__namespace__` or `namespace`), as the
+                // apiserver's error names it.
+                let key = name;
                 let at = match f.shape {
                     // A boxed field reads as a reference to what the box holds.
                     Shape::Required | Shape::Defaulted if f.boxed => quote!((&*(#operand).#fid)),

@@ -167,13 +167,10 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
             }
             for (k, child) in map {
                 // A property written `null` (null pruning, defaults of nulls, nullable fields).
-                // Two classes this mutation found are left out until they are fixed (issue 54's
-                // note of 2026-11-29): a map value or list item written `null`, which the
-                // generated types refuse where the apiserver prunes or keeps it; and a property
-                // named with a CEL reserved word, where a rule's "no such key" reads
-                // `namespace` natively and `__namespace__` interpreted.
-                let reserved = kubeskema::cel::escape(k).is_some_and(|e| e == format!("__{k}__"));
-                if s.properties.contains_key(k) && !child.is_null() && !reserved {
+                // Not a map value or a list item: there the generated types refuse what the
+                // apiserver prunes or keeps, a class this mutation found and left (issue 54's
+                // note of 2026-11-29).
+                if s.properties.contains_key(k) && !child.is_null() {
                     out.push((format!("{pointer}/{}", escape(k)), "a null", Change::Replace(Value::Null)));
                 }
                 if let Some(child_schema) = s.schema_of_key(k) {

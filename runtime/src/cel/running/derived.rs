@@ -52,8 +52,6 @@ pub const fn has_key(keys: &[u64], key: u64) -> bool {
 pub trait Field<const NAME: u64> {
     /// The field's Rust type (inside its `Option`).
     type Value: ?Sized;
-    /// The field's JSON name, for `no such key`.
-    const KEY: &'static str;
     /// The field's value, `None` where it is absent (or null).
     fn field(&self) -> Option<&Self::Value>;
 }
@@ -61,7 +59,6 @@ pub trait Field<const NAME: u64> {
 /// A boxed value's fields (code generation boxes large structs).
 impl<X: Field<NAME> + ?Sized, const NAME: u64> Field<NAME> for Box<X> {
     type Value = X::Value;
-    const KEY: &'static str = X::KEY;
     #[inline(always)]
     fn field(&self) -> Option<&X::Value> {
         (**self).field()
@@ -181,7 +178,9 @@ where
     type Value = &'a X::Value;
     #[inline(always)]
     fn get(self) -> Result<&'a X::Value> {
-        self.0.field().ok_or_else(|| Error::no_such_key(X::KEY))
+        // The name as the rule writes it (`__namespace__` or `namespace`), as the apiserver's
+        // error names it.
+        self.0.field().ok_or_else(|| Error::no_such_key(self.1))
     }
     #[inline(always)]
     fn has(self) -> Result<bool> {
