@@ -101,13 +101,26 @@ impl Walk {
     fn keeps_meta(&self, value: &mut Value, schema: &Schema, key: &str) -> bool {
         !self.nulls || keeps_nulls_pruned(value, schema.schema_of_key(key))
     }
-}
 
-/// A child's place: a property of the schema, or a key of its `additionalProperties` map.
-fn child<'a>(at: &'a At<'a>, s: Option<&Schema>, k: &'a str) -> At<'a> {
-    match s {
-        Some(s) if !s.properties.contains_key(k) && s.additional_properties.is_some() => at.key(k),
-        _ => at.field(k),
+    /// Whether the entry `key` of an object under `s` stays, pruned (and null-pruned) by
+    /// the schema it falls under; `None` for a key `s` does not know, which pruning removes
+    /// and preserved unknown fields keep.
+    fn keeps_entry(
+        &mut self,
+        s: &Schema,
+        is_resource: bool,
+        key: &str,
+        value: &mut Value,
+        at: &At<'_>,
+    ) -> Option<bool> {
+        if is_resource && META.contains(&key) {
+            return Some(self.keeps_meta(value, s, key));
+        }
+        if let Some(p) = s.properties.get(key) {
+            return Some(self.keeps(value, Some(p), &at.field(key)));
+        }
+        let ap = s.additional_properties.as_ref()?;
+        Some(self.keeps(value, ap.schema(), &at.key(key)))
     }
 }
 
@@ -128,19 +141,12 @@ fn prune(value: &mut Value, schema: Option<&Schema>, is_resource: bool, path: &A
             };
             let top_level = path.is_root();
             retain_rarely(map, |k, v| {
-                if is_resource && META.contains(&k.as_str()) {
-                    return walk.keeps_meta(v, s, k);
-                }
-                if let Some(p) = s.properties.get(k) {
-                    walk.keeps(v, Some(p), &path.field(k))
-                } else if let Some(ap) = &s.additional_properties {
-                    walk.keeps(v, ap.schema(), &path.key(k))
-                } else {
+                walk.keeps_entry(s, is_resource, k, v, path).unwrap_or_else(|| {
                     if !(top_level && META.contains(&k.as_str())) {
                         walk.pruned.push(path.field(k).to_path());
                     }
                     false
-                }
+                })
             });
         }
         Value::Array(items) => {
@@ -168,18 +174,7 @@ pub(crate) fn retain_rarely(map: &mut Map<String, Value>, mut keep: impl FnMut(&
 fn skip_prune(value: &mut Value, s: &Schema, is_resource: bool, path: &At<'_>, walk: &mut Walk) {
     match value {
         Value::Object(map) => {
-            retain_rarely(map, |k, v| {
-                if is_resource && META.contains(&k.as_str()) {
-                    return walk.keeps_meta(v, s, k);
-                }
-                if let Some(p) = s.properties.get(k) {
-                    walk.keeps(v, Some(p), &child(path, Some(s), k))
-                } else if let Some(ap) = &s.additional_properties {
-                    walk.keeps(v, ap.schema(), &child(path, Some(s), k))
-                } else {
-                    true
-                }
-            });
+            retain_rarely(map, |k, v| walk.keeps_entry(s, is_resource, k, v, path).unwrap_or(true));
         }
         Value::Array(items) => {
             if let Some(item_schema) = s.items.as_deref() {
