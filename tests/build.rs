@@ -370,7 +370,7 @@ fn derive_compiled(corpus: &Path, out: &Path) -> String {
          let old: Option<T> = old.and_then(|o| serde_json::from_value(o).ok());\n\
          let differences = kubeskema::__private::cel_differential(&typed, old.as_ref()).err().into_iter().collect();\n\
          let mut cx = kubeskema::cel::Cx::default();\n\
-         kubeskema::Validate::validate_cel_at(&typed, old.as_ref(), &kubeskema::path::Path::root(), &mut cx);\n\
+         kubeskema::Validate::validate_cel_at(&typed, old.as_ref(), &kubeskema::path::At::ROOT, &mut cx);\n\
          Ok((differences, cx.derived_runs()))\n}}"
     )
     .unwrap();

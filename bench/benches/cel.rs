@@ -23,7 +23,7 @@
 use std::time::Duration;
 
 use kubeskema::Validate;
-use kubeskema::path::Path;
+use kubeskema::path::At;
 use kubeskema_bench::hand_written::{http_route, prometheus, workflow};
 use kubeskema_bench::types::{argoproj_io, gateway_networking_k8s_io, monitoring_coreos_com};
 use kubeskema_bench::{Method, Object, objects, paired};
@@ -38,7 +38,7 @@ fn methods<'a, T: DeserializeOwned + Validate, H: DeserializeOwned + Validate>(
         Box::new(move |b| {
             let t: T = serde_json::from_slice(b).expect("valid");
             let mut cx = if interpreted { kubeskema::cel::Cx::interpreted() } else { kubeskema::cel::Cx::default() };
-            t.validate_cel_at(None, &Path::root(), &mut cx);
+            t.validate_cel_at(None, &At::ROOT, &mut cx);
             assert!(!cx.uninterpretable(), "the interpreted run ran rules natively: generate with `interpretable`");
             cx.issues.len()
         })
@@ -86,7 +86,7 @@ fn methods<'a, T: DeserializeOwned + Validate, H: DeserializeOwned + Validate>(
             run: Box::new(|b| {
                 let h: H = serde_json::from_slice(b).expect("valid");
                 let mut cx = kubeskema::cel::Cx::default();
-                h.validate_cel_at(None, &Path::root(), &mut cx);
+                h.validate_cel_at(None, &At::ROOT, &mut cx);
                 cx.issues.len()
             }),
         },
@@ -109,7 +109,7 @@ fn bench<T: DeserializeOwned + Validate, H: DeserializeOwned + Validate>(object:
     assert!(hand.validate().is_empty(), "{}: {:?}", object.name, hand.validate());
     kubeskema::__private::cel_differential(&hand, None).expect("derived native CEL agrees with the interpreter");
     let mut cx = kubeskema::cel::Cx::default();
-    hand.validate_cel_at(None, &Path::root(), &mut cx);
+    hand.validate_cel_at(None, &At::ROOT, &mut cx);
     let runs = cx.derived_runs();
     assert!(runs.native > 0 && runs.deferred == 0, "{}: the hand-written rules ran {runs:?}", object.name);
     let crd_json = kubeskema_bench::crd(object.crd_file).raw;

@@ -385,7 +385,7 @@ pub fn validate_cel_at(c: &Container) -> TokenStream {
     });
     quote! {
         ::kubeskema::__cel! {
-            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
+            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::At<'_>, __cx: &mut ::kubeskema::cel::Cx) {
                 #known
                 #own
                 #(#fields)*
@@ -441,7 +441,7 @@ fn validate_cel_transparent(c: &Container, t: &Transparent) -> TokenStream {
     );
     quote! {
         ::kubeskema::__cel! {
-            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
+            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::At<'_>, __cx: &mut ::kubeskema::cel::Cx) {
                 #own
                 #walk
             }
@@ -502,7 +502,7 @@ fn validate_cel_union(c: &Container, u: &Union) -> TokenStream {
         ::kubeskema::__cel! {
             // A type without rules of its own does not read its arguments.
             #[allow(unused_variables)]
-            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::Path, __cx: &mut ::kubeskema::cel::Cx) {
+            fn validate_cel_at(&self, __old: ::core::option::Option<&Self>, __path: &::kubeskema::path::At<'_>, __cx: &mut ::kubeskema::cel::Cx) {
                 #own
                 match self { #(#arms)* }
             }
@@ -571,7 +571,7 @@ fn walk(
                 let body = nullable_element(body, nullable);
                 quote! {
                     for (__k, __e) in #v.iter() {
-                        let __pe = #p.map_key(__k);
+                        let __pe = #p.key(__k);
                         let __oe = match #o { ::core::option::Option::Some(__om) => __om.get(__k), ::core::option::Option::None => ::core::option::Option::None };
                         #body
                     }

@@ -518,7 +518,7 @@ pub fn cel_differential<T: crate::typed::Validate + ?Sized>(value: &T, old: Opti
         return Ok(());
     }
     let run = |mut cx: crate::cel::running::cx::Cx| {
-        value.validate_cel_at(old, &crate::report::path::Path::root(), &mut cx);
+        value.validate_cel_at(old, &crate::report::path::At::ROOT, &mut cx);
         let show = |issues: &[crate::report::issue::Issue]| issues.iter().map(ToString::to_string).collect::<Vec<_>>();
         ((show(&cx.issues), show(&cx.warnings), cx.stopped()), cx.uninterpretable())
     };

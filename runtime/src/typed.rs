@@ -76,12 +76,13 @@ pub trait Validate {
         false
     }
 
-    /// Evaluates the CEL rules of this value (at `path`) and of everything inside it, in the
-    /// apiserver's order (a node's own rules, then its children's); `old` is the correlated
-    /// old value on update. Derived for types with `rule(...)` attributes; nothing otherwise.
+    /// Evaluates the CEL rules of this value (at `at`, [`At::ROOT`] for a whole object) and of
+    /// everything inside it, in the apiserver's order (a node's own rules, then its
+    /// children's); `old` is the correlated old value on update. Derived for types with
+    /// `rule(...)` attributes; nothing otherwise.
     #[cfg(feature = "cel")]
-    fn validate_cel_at(&self, old: Option<&Self>, path: &Path, cx: &mut crate::cel::running::cx::Cx) {
-        let _ = (old, path, cx);
+    fn validate_cel_at(&self, old: Option<&Self>, at: &At<'_>, cx: &mut crate::cel::running::cx::Cx) {
+        let _ = (old, at, cx);
     }
 
     /// Counts the rules of this type and of the types it holds, each type once
@@ -231,7 +232,7 @@ fn cel_phase<T: Validate + ?Sized>(value: &T, old: Option<&T>, issues: &mut Vec<
     #[cfg(feature = "cel")]
     let warnings = if value.has_rules() && !blocked {
         let mut cx = crate::cel::running::cx::Cx::default();
-        value.validate_cel_at(old, &Path::root(), &mut cx);
+        value.validate_cel_at(old, &At::ROOT, &mut cx);
         issues.extend(cx.issues);
         cx.warnings
     } else {
@@ -374,8 +375,8 @@ impl<T: Validate> Validate for Box<T> {
         (**self).cel_bad_value()
     }
     #[cfg(feature = "cel")]
-    fn validate_cel_at(&self, old: Option<&Self>, path: &Path, cx: &mut crate::cel::running::cx::Cx) {
-        (**self).validate_cel_at(old.map(|o| &**o), path, cx);
+    fn validate_cel_at(&self, old: Option<&Self>, at: &At<'_>, cx: &mut crate::cel::running::cx::Cx) {
+        (**self).validate_cel_at(old.map(|o| &**o), at, cx);
     }
 }
 

@@ -27,7 +27,7 @@ fn native_and_interpreted_cel_stop_at_the_same_cost() {
     let value: cel_native::native_example_com::v1::Edge = serde_json::from_value(edge).unwrap();
     kubeskema::__private::cel_differential(&value, None).unwrap();
     let mut cx = kubeskema::cel::Cx::default();
-    value.validate_cel_at(None, &kubeskema::path::Path::root(), &mut cx);
+    value.validate_cel_at(None, &kubeskema::path::At::ROOT, &mut cx);
     assert!(cx.stopped());
     let last = cx.issues.last().unwrap().to_string();
     assert!(last.contains("call cost exceeds limit for rule: every item is there"), "{last}");

@@ -5,14 +5,14 @@
 
 use kubeskema::Validate;
 use kubeskema::cel::{Cx, DerivedRuns};
-use kubeskema::path::Path;
+use kubeskema::path::At;
 use kubeskema_tests::derived_native::Edge;
 use kubeskema_tests::differential::{compare, edge_seed, edges};
 use serde_json::{Value, json};
 
 fn runs(value: &Edge, old: Option<&Edge>) -> (DerivedRuns, Cx) {
     let mut cx = Cx::default();
-    value.validate_cel_at(old, &Path::root(), &mut cx);
+    value.validate_cel_at(old, &At::ROOT, &mut cx);
     (cx.derived_runs(), cx)
 }
 
@@ -160,7 +160,7 @@ fn rules_on_serde_shapes_run_natively_where_the_fields_are_known() {
         let Ok(value) = serde_json::from_value::<Pipeline>(object(&spec)) else { continue };
         kubeskema::__private::cel_differential(&value, None).unwrap();
         let mut cx = Cx::default();
-        value.validate_cel_at(None, &Path::root(), &mut cx);
+        value.validate_cel_at(None, &At::ROOT, &mut cx);
         total.native += cx.derived_runs().native;
         total.deferred += cx.derived_runs().deferred;
     }
@@ -183,7 +183,7 @@ fn rules_over_values_the_compiled_code_does_not_read_defer() {
         let value: Awkward = serde_json::from_value(object).unwrap();
         kubeskema::__private::cel_differential(&value, None).unwrap();
         let mut cx = Cx::default();
-        value.validate_cel_at(None, &Path::root(), &mut cx);
+        value.validate_cel_at(None, &At::ROOT, &mut cx);
         runs.native += cx.derived_runs().native;
         runs.deferred += cx.derived_runs().deferred;
     }

@@ -135,7 +135,7 @@ fn update_issues(new: &serde_json::Value, old: &serde_json::Value, warnings: &mu
     let (new, old) =
         (serde_json::from_value::<Widget>(new.clone()).ok()?, serde_json::from_value::<Widget>(old.clone()).ok()?);
     let mut cx = kubeskema::cel::Cx::default();
-    new.validate_cel_at(Some(&old), &kubeskema::path::Path::root(), &mut cx);
+    new.validate_cel_at(Some(&old), &kubeskema::path::At::ROOT, &mut cx);
     warnings.extend(cx.warnings.iter().map(ToString::to_string));
     Some(new.validate_update(&old))
 }

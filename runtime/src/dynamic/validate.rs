@@ -334,7 +334,7 @@ impl Validate for Object<'_> {
     }
 
     #[cfg(feature = "cel")]
-    fn validate_cel_at(&self, old: Option<&Self>, _: &Path, cx: &mut crate::cel::running::cx::Cx) {
+    fn validate_cel_at(&self, old: Option<&Self>, _: &At<'_>, cx: &mut crate::cel::running::cx::Cx) {
         if let (Some(rules), Some(schema)) = (&self.validator.rules, &self.validator.version.schema) {
             rules.validate(self.json, old.map(|o| o.json), schema, cx);
         }

@@ -157,13 +157,13 @@ pub fn with_written_as_float<R>(places: Vec<String>, validate: impl FnOnce() -> 
 
 /// The places under `node` written as floats, relative to it (`/ports/3/port`); empty unless
 /// inside [`with_written_as_float`].
-pub(crate) fn written_as_float_under(node: &crate::report::path::Path) -> Vec<String> {
+pub(crate) fn written_as_float_under(node: &dyn crate::report::path::Place) -> Vec<String> {
     WRITTEN_AS_FLOAT.with(|w| {
         let w = w.borrow();
         if w.is_empty() {
             return Vec::new();
         }
-        let base = node.pointer();
+        let base = node.to_path().pointer();
         w.iter()
             .filter_map(|p| p.strip_prefix(base.as_str()))
             .filter(|rest| rest.is_empty() || rest.starts_with('/'))

@@ -17,7 +17,7 @@ use crate::cel::vocabulary::limits;
 use crate::cel::vocabulary::meter;
 use crate::cel::vocabulary::value::{deep_equal, from_json_with, go_error, to_json, with_format};
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
-use crate::report::path::Path;
+use crate::report::path::{At, Path, Place};
 use crate::schema::Schema;
 
 /// What evaluating a typed value's rules asks of its type: what a failing rule prints, and the
@@ -124,7 +124,7 @@ impl Cx {
     /// Charges an evaluation's cost to the object's budget; when it does not fit, reports
     /// `<what> due to running out of cost budget` and stops evaluation (the apiserver's order:
     /// the budget is looked at before the evaluation's error).
-    fn out_of_budget(&mut self, path: &Path, schema_type: &str, cost: meter::Cost, what: &str) -> bool {
+    fn out_of_budget(&mut self, path: &dyn Place, schema_type: &str, cost: meter::Cost, what: &str) -> bool {
         if cost.actual <= self.budget {
             self.budget -= cost.actual;
             return false;
@@ -136,7 +136,7 @@ impl Cx {
     }
 
     /// A messageExpression stopped at the per-call limit: reported as running out of budget.
-    fn call_limit_in_message(&mut self, path: &Path, schema_type: &str, cost: meter::Cost) -> bool {
+    fn call_limit_in_message(&mut self, path: &dyn Place, schema_type: &str, cost: meter::Cost) -> bool {
         if !cost.exceeded {
             return false;
         }
@@ -162,9 +162,10 @@ impl Cx {
             return;
         }
         let unchanged_above = self.unchanged_above;
+        // Made before `format` turns the value into what rules read.
         let bad = failure_value(schema_type, || bad_value_of(&value));
         let mut runs = Interpreted::new(value, old, format, unchanged_above);
-        self.run_rules(rules, path, schema_type, bad, &mut runs);
+        self.run_rules(rules, path, schema_type, &|| bad.clone(), &mut runs);
     }
 
     /// [`Cx::evaluate`] of a node of a JSON object, typed by `schema` as
@@ -177,7 +178,7 @@ impl Cx {
     pub(crate) fn evaluate_json(
         &mut self,
         rules: &[Rule],
-        path: &Path,
+        path: &At<'_>,
         value: &serde_json::Value,
         old: Option<&serde_json::Value>,
         schema: &Schema,
@@ -189,13 +190,15 @@ impl Cx {
         }
         let unchanged_above = self.unchanged_above;
         // A formatted string prints as written, not as the value its format reads.
-        let bad = failure_value(schema_type, || match value {
-            serde_json::Value::String(s) => BadValue::Str(s.clone()),
-            _ => bad_value_of(&from_json_with(value, schema, root)),
-        });
+        let bad = || {
+            failure_value(schema_type, || match value {
+                serde_json::Value::String(s) => BadValue::Str(s.clone()),
+                _ => bad_value_of(&from_json_with(value, schema, root)),
+            })
+        };
         let bound = |json| Bound::Json { json, schema, root };
         let mut runs = Interpreted::bound(bound(value), old.map(bound), unchanged_above);
-        self.run_rules(rules, path, schema_type, bad, &mut runs);
+        self.run_rules(rules, path, schema_type, &bad, &mut runs);
     }
 
     /// Evaluates `rules` for the typed value at `path`, each natively where it has a
@@ -214,7 +217,7 @@ impl Cx {
         &mut self,
         rules: &[Rule],
         natives: &[Option<native::Native<T>>],
-        path: &Path,
+        path: &At<'_>,
         value: &T,
         old: Option<&T>,
         to_cel: Option<fn(&T) -> Value>,
@@ -227,7 +230,6 @@ impl Cx {
         let unchanged_above = self.unchanged_above;
         self.uninterpretable |= !self.native && to_cel.is_none();
         let natives = if self.native || to_cel.is_none() { natives } else { &[] };
-        let bad = failure_value(schema_type, || value.bad_value());
         let written_as_float = int_data::written_as_float_under(path);
         let mut runs = Typed {
             value,
@@ -240,7 +242,7 @@ impl Cx {
             interpreted: None,
             derived_runs: DerivedRuns::default(),
         };
-        self.run_rules(rules, path, schema_type, bad, &mut runs);
+        self.run_rules(rules, path, schema_type, &|| failure_value(schema_type, || value.bad_value()), &mut runs);
         self.derived_runs.native += runs.derived_runs.native;
         self.derived_runs.deferred += runs.derived_runs.deferred;
     }
@@ -248,7 +250,16 @@ impl Cx {
     /// The one loop over a node's rules, however they run: compile errors, transition rules
     /// without an old value skipped, the cost budget and the per-call limit, errors in the
     /// apiserver's words, messages, `fieldPath`, reasons and ratcheting.
-    fn run_rules(&mut self, rules: &[Rule], path: &Path, schema_type: &str, bad: BadValue, runs: &mut dyn Runs) {
+    ///
+    /// `path` and `bad` are made only when a rule fails: most nodes pass every rule.
+    fn run_rules(
+        &mut self,
+        rules: &[Rule],
+        path: &dyn Place,
+        schema_type: &str,
+        bad: &dyn Fn() -> BadValue,
+        runs: &mut dyn Runs,
+    ) {
         // A rule that fails prints `bad` (see `failure_value`); a rule that cannot run prints
         // the node's schema type (`Invalid value: "object": ... evaluating rule: ...`).
         // Whether the place is unchanged (ratcheting), asked only when a rule fails.
@@ -325,7 +336,7 @@ impl Cx {
             // The fieldPath, normalized as the apiserver appends it: one child, so a map key
             // first prints after a dot.
             let steps = if way.keeps_field_path() { rule.field_path_steps() } else { &[] };
-            let at = steps.iter().enumerate().fold(path.clone(), |p, (i, step)| match step {
+            let at = steps.iter().enumerate().fold(path.to_path(), |p, (i, step)| match step {
                 FieldPathStep::Property(name) => p.key(name),
                 FieldPathStep::Key(key) if i == 0 => p.rule_key(key),
                 FieldPathStep::Key(key) => p.map_key(key),
@@ -334,8 +345,8 @@ impl Cx {
                 Some("FieldValueForbidden") => Issue::new(ErrorType::Forbidden, &at, KEYWORD, BadValue::Omit, detail),
                 Some("FieldValueRequired") => Issue::new(ErrorType::Required, &at, KEYWORD, BadValue::Omit, detail),
                 // [quirk] The message is dropped for Duplicate.
-                Some("FieldValueDuplicate") => Issue::new(ErrorType::Duplicate, &at, KEYWORD, bad.clone(), ""),
-                _ => Issue::new(ErrorType::Invalid, &at, KEYWORD, bad.clone(), detail),
+                Some("FieldValueDuplicate") => Issue::new(ErrorType::Duplicate, &at, KEYWORD, bad(), ""),
+                _ => Issue::new(ErrorType::Invalid, &at, KEYWORD, bad(), detail),
             }
             .in_form(PathForm::Field);
             // Ratcheting: a non-transition rule failing on an unchanged place is a warning.
@@ -616,7 +627,7 @@ impl<T: TypedValue> Runs for Typed<'_, T> {
             self.derived_runs.deferred += 1;
             return interpret(self);
         }
-        let mut meter = native::Meter::new(limits::PER_CALL_LIMIT).written_as_float(self.written_as_float.clone());
+        let mut meter = native::Meter::with_written_as_float(limits::PER_CALL_LIMIT, &self.written_as_float);
         let result = (native.rule)(self.value, self.old, &mut meter);
         if native.defers {
             if result == Err(native::Error::Deferred) {
@@ -640,7 +651,7 @@ impl<T: TypedValue> Runs for Typed<'_, T> {
             };
             return self.interpreted().message(i, rule, way);
         };
-        let mut meter = native::Meter::new(limits::PER_CALL_LIMIT).written_as_float(self.written_as_float.clone());
+        let mut meter = native::Meter::with_written_as_float(limits::PER_CALL_LIMIT, &self.written_as_float);
         let result = message(self.value, self.old, &mut meter);
         (result.ok(), meter.cost())
     }
@@ -662,6 +673,6 @@ impl<T: TypedValue> Runs for Typed<'_, T> {
 /// The keyword of CEL issues.
 pub const KEYWORD: &str = "x-kubernetes-validations";
 
-fn invalid(path: &Path, value: BadValue, detail: String) -> Issue {
-    Issue::new(ErrorType::Invalid, path, KEYWORD, value, detail).in_form(PathForm::Field)
+fn invalid(path: &dyn Place, value: BadValue, detail: String) -> Issue {
+    Issue::new(ErrorType::Invalid, &path.to_path(), KEYWORD, value, detail).in_form(PathForm::Field)
 }

@@ -29,15 +29,17 @@ pub struct Meter {
 
 impl Meter {
     /// A meter stopping past `limit` (the per-call limit).
+    #[inline]
     pub fn new(limit: u64) -> Meter {
         Meter { used: 0, limit, written_as_float: Vec::new() }
     }
 
     /// The meter of a rule over a node whose integers at `places` (pointers relative to it)
-    /// were written as floats.
-    pub fn written_as_float(mut self, places: Vec<String>) -> Meter {
-        self.written_as_float = places;
-        self
+    /// were written as floats: made for every native rule run, so inlined, and allocating
+    /// only where some integer was (almost never).
+    #[inline]
+    pub fn with_written_as_float(limit: u64, places: &[String]) -> Meter {
+        Meter { used: 0, limit, written_as_float: places.to_vec() }
     }
 
     /// An integer read at `place` (a pointer relative to the rule's node, made only where some

@@ -88,7 +88,7 @@ impl SchemaRules {
         }
         let Some(rules) = self.rules.get(&s.pointer) else { return };
         if !rules.is_empty() {
-            cx.evaluate_json(rules, &at.to_path(), v, old.filter(|o| !o.is_null()), s, root);
+            cx.evaluate_json(rules, at, v, old.filter(|o| !o.is_null()), s, root);
         }
         match v {
             Value::Object(map) => {
