@@ -231,6 +231,13 @@ impl Cx {
         self.uninterpretable |= !self.native && to_cel.is_none();
         let natives = if self.native || to_cel.is_none() { natives } else { &[] };
         let written_as_float = int_data::written_as_float_under(path);
+        let start = if written_as_float.is_empty() { self.holding_natives(rules, natives, value, old) } else { 0 };
+        let (Some(rules), Some(natives)) = (rules.get(start..), natives.get(start.min(natives.len())..)) else {
+            return;
+        };
+        if rules.is_empty() {
+            return;
+        }
         let mut runs = Typed {
             value,
             old,
@@ -245,6 +252,38 @@ impl Cx {
         self.run_rules(rules, path, schema_type, &|| failure_value(schema_type, || value.bad_value()), &mut runs);
         self.derived_runs.native += runs.derived_runs.native;
         self.derived_runs.deferred += runs.derived_runs.deferred;
+    }
+
+    /// The rules compiled to Rust at the start of `rules` that hold, run while they do: the
+    /// common case, spared [`Cx::run_rules`]'s general loop (a call through `dyn Runs` and a
+    /// result that can carry an error text, per rule). Returns how many it ran (or skipped:
+    /// transition rules without an old value); the first rule that needs more (it fails, errs,
+    /// costs past the budget or the per-call limit, may defer, or is interpreted) and those
+    /// after it are `run_rules`'s. A native rule is a pure function of its values: run again
+    /// there, it gives the same result and cost.
+    #[inline]
+    fn holding_natives<T>(
+        &mut self,
+        rules: &[Rule],
+        natives: &[Option<native::Native<T>>],
+        value: &T,
+        old: Option<&T>,
+    ) -> usize {
+        let mut ran = 0;
+        for (rule, native) in rules.iter().zip(natives) {
+            let Some(native) = native.filter(|n| !n.defers) else { break };
+            if !(native.transition && old.is_none() && !rule.optional_old_self) {
+                let mut meter = native::Meter::new(limits::PER_CALL_LIMIT);
+                let holds = (native.rule)(value, old, &mut meter) == Ok(true);
+                let cost = meter.cost();
+                if !holds || cost.exceeded || cost.actual > self.budget {
+                    break;
+                }
+                self.budget -= cost.actual;
+            }
+            ran += 1;
+        }
+        ran
     }
 
     /// The one loop over a node's rules, however they run: compile errors, transition rules
