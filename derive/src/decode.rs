@@ -336,6 +336,8 @@ fn inits(fields: &[Field], tags: &[syn::Ident], rest: &syn::Ident) -> Vec<TokenS
 fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
     let ident = c.ident;
     let allowed = serde_json::Value::Array(crate::model::supported_values(c, variants)).to_string();
+    // No type check where the values have no one type.
+    let schema_type = crate::model::enum_type(variants).unwrap_or_default();
     let arms = variants.iter().map(|v| {
         let variant = v.ident;
         let pattern = match &v.value {
@@ -346,7 +348,7 @@ fn expand_enum(c: &Container, variants: &[Variant]) -> TokenStream {
         quote! { #pattern => ::core::option::Option::Some(#ident::#variant), }
     });
     quote! {
-        ::kubeskema::decode::decode_enum(__d, __cx, __at, #allowed, |__v| match __v.whole_as_int() {
+        ::kubeskema::decode::decode_enum(__d, __cx, __at, #schema_type, #allowed, |__v| match __v.whole_as_int() {
             #(#arms)*
             _ => ::core::option::Option::None,
         })

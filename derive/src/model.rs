@@ -120,6 +120,27 @@ pub enum VariantValue {
     Bool(bool),
 }
 
+impl VariantValue {
+    /// The schema type of the value.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            VariantValue::Str(_) => "string",
+            VariantValue::Int(_) => "integer",
+            VariantValue::Bool(_) => "boolean",
+        }
+    }
+}
+
+/// An enum's schema type: its values' kind, when they have one (values of several kinds have
+/// no one type).
+pub fn enum_type(variants: &[Variant]) -> Option<&'static str> {
+    let kinds: std::collections::BTreeSet<&str> = variants.iter().map(|v| v.value.kind()).collect();
+    match kinds.into_iter().collect::<Vec<_>>()[..] {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
 /// The values an enum's `Unsupported value` error lists, as the apiserver lists them: the
 /// schema's `enum` as written (`enum_json` on the enum: nulls and repeats kept), else the
 /// variants' values in declaration order.

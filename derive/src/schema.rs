@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use syn::Type;
 
 use crate::model::{
-    Body, Container, Field, Payload, Shape, Tagging, Union, Variant, VariantValue, generic_arg, map_value,
-    option_inner, supported_values,
+    Body, Container, Field, Payload, Shape, Tagging, Union, Variant, generic_arg, map_value, option_inner,
+    supported_values,
 };
 use kubeskema_attributes::number::{self, FormatRange};
 use kubeskema_attributes::parse::{Attrs, Ctxt, Item};
@@ -123,19 +123,12 @@ fn union(c: &Container, u: &Union, name: &str, doc: &TokenStream) -> TokenStream
 /// make an int-or-string, anything else a node that takes any value (its `enum` still checks).
 fn enum_node(c: &Container, variants: &[Variant]) -> Map<String, Value> {
     let mut node = schema::patch(&c.attrs.data());
-    let kinds: std::collections::BTreeSet<&str> = variants
-        .iter()
-        .map(|v| match v.value {
-            VariantValue::Str(_) => "string",
-            VariantValue::Int(_) => "integer",
-            VariantValue::Bool(_) => "boolean",
-        })
-        .collect();
-    match kinds.into_iter().collect::<Vec<_>>()[..] {
-        [one] => {
+    let kinds: std::collections::BTreeSet<&str> = variants.iter().map(|v| v.value.kind()).collect();
+    match (crate::model::enum_type(variants), kinds.len()) {
+        (Some(one), _) => {
             node.insert("type".into(), one.into());
         }
-        ["integer", "string"] => {
+        (None, 2) if !kinds.contains("boolean") => {
             node.insert("x-kubernetes-int-or-string".into(), true.into());
         }
         _ => {

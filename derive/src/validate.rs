@@ -22,8 +22,7 @@ use quote::quote;
 use syn::Type;
 
 use crate::model::{
-    Body, Container, Field, Payload, Shape, VariantValue, generic_arg, holds_primitives, list_map_keys, map_value,
-    option_inner,
+    Body, Container, Field, Payload, Shape, generic_arg, holds_primitives, list_map_keys, map_value, option_inner,
 };
 use crate::reach::{Recv, access, access_in, payload_path, variant_pattern};
 use kubeskema_attributes::parse::{Attrs, Item};
@@ -116,11 +115,10 @@ pub fn expand(c: &Container) -> TokenStream {
     // A mixed enum (hand-written) prints as its first variant's kind.
     let schema_type = match &c.data {
         Body::Struct(_) | Body::Union(_) => quote!("object"),
-        Body::Enum(variants) => match variants.first().map(|v| &v.value) {
-            Some(VariantValue::Int(_)) => quote!("integer"),
-            Some(VariantValue::Bool(_)) => quote!("boolean"),
-            _ => quote!("string"),
-        },
+        Body::Enum(variants) => {
+            let kind = variants.first().map_or("string", |v| v.value.kind());
+            quote!(#kind)
+        }
         Body::Transparent(t) => {
             let ty = t.ty;
             quote!(<#ty as ::kubeskema::Validate>::SCHEMA_TYPE)

@@ -180,6 +180,87 @@ fn nulls_read_as_the_apiserver_prunes_them() {
     assert_eq!(messages(&r), ["name: Required value"]);
 }
 
+#[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Maps {
+    labels: Option<BTreeMap<String, String>>,
+    ports: Option<BTreeMap<String, Port>>,
+    notes: Option<BTreeMap<String, Option<String>>>,
+    config: Option<Map<String, Value>>,
+}
+
+/// A map's `null` value goes where the apiserver's null pruning (semantics §5.1) puts it: a
+/// non-nullable value's entry is deleted (so `{team: null}` in a label selector is accepted),
+/// a nullable one keeps it, and so do the unknown fields a JSON map holds (they have no schema).
+/// Asked of kube-apiserver 1.36.3: the `absent-field-names` targeted oracle cases.
+#[test]
+fn null_map_values_read_as_the_apiserver_prunes_them() {
+    let json = r#"{"labels": {"team": null, "app": "x"}, "ports": {"http": null},
+        "notes": {"a": null, "b": "y"}, "config": {"k": null}}"#;
+    let r = from_slice::<Maps>(json.as_bytes(), &Options::default());
+    assert_eq!(messages(&r), Vec::<String>::new());
+    let expected = Maps {
+        labels: Some(BTreeMap::from([("app".into(), "x".into())])),
+        ports: Some(BTreeMap::new()),
+        notes: Some(BTreeMap::from([("a".into(), None), ("b".into(), Some("y".into()))])),
+        config: Some(Map::from_iter([("k".to_owned(), Value::Null)])),
+    };
+    assert_eq!(r.value.as_ref(), Some(&expected));
+    // Plain serde reads through the same `Decode`.
+    assert_eq!(serde_json::from_str::<Maps>(json).unwrap(), expected);
+
+    // A duplicate key's later `null` prunes the earlier value; a `null` pruned first is still a
+    // key seen, for a duplicate after it.
+    let labels = |json: &str, duplicate_keys| {
+        let r = from_slice::<Maps>(json.as_bytes(), &Options { duplicate_keys, ..Options::default() });
+        (messages(&r), r.value.and_then(|m| m.labels))
+    };
+    let last_null = r#"{"labels": {"a": "x", "a": null}}"#;
+    assert_eq!(labels(last_null, DuplicateKeys::LastWins), (vec![], Some(BTreeMap::new())));
+    let first_null = r#"{"labels": {"a": null, "a": "x"}}"#;
+    assert_eq!(labels(first_null, DuplicateKeys::FirstWins), (vec![], Some(BTreeMap::new())));
+    assert_eq!(labels(first_null, DuplicateKeys::Error).0, [r#"strict decoding error: duplicate field "labels.a""#]);
+
+    // A list item has no entry to delete: its `null` stays a type error.
+    let r = read(r#"{"name": "a", "tags": [null]}"#, Options::default());
+    assert_eq!(messages(&r), [r#"tags[0]: Invalid value: "null": tags[0] in body must be of type string: "null""#]);
+}
+
+/// What is no value of an enum at all (`null`, a list, an object) is its type error and its
+/// enum error, the value printed as pruning leaves it (an object emptied): kube-apiserver
+/// 1.36.3's answers for a string enum's list item (envoyproxy's `statusCodes`).
+#[test]
+fn an_enum_refuses_what_is_not_a_scalar_as_the_apiserver_does() {
+    let supported = r#"supported values: "fast", "safe""#;
+    for (json, kind, printed) in [
+        ("null", "null", "null"),
+        ("[]", "array", "[]"),
+        (r#"{"a": 1}"#, "object", "{}"),
+        (r#"[1, {"a": 1}]"#, "array", "[1,{}]"),
+    ] {
+        let doc = format!(r#"{{"name": "a", "mode": {json}}}"#);
+        let r = read(&doc, Options::default());
+        let expected = if json == "null" {
+            // A field's `null` is pruned (the default then fills it).
+            vec![]
+        } else {
+            vec![
+                format!(r#"mode: Invalid value: "{kind}": mode in body must be of type string: "{kind}""#),
+                format!("mode: Unsupported value: {printed}: {supported}"),
+            ]
+        };
+        assert_eq!(messages(&r), expected, "{json}");
+        let r = from_slice::<Holder>(format!(r#"{{"modes": [{json}]}}"#).as_bytes(), &Options::default());
+        assert_eq!(
+            messages(&r),
+            [
+                format!(r#"modes[0]: Invalid value: "{kind}": modes[0] in body must be of type string: "{kind}""#),
+                format!("modes[0]: Unsupported value: {printed}: {supported}"),
+            ],
+            "{json} as an item"
+        );
+    }
+}
+
 #[test]
 fn defaults_in_each_mode() {
     let doc = r#"{"name": "a"}"#;
@@ -562,6 +643,9 @@ fn an_unusable_struct_made_in_a_box_or_a_list_is_taken_back() {
             "withRequired[1].id: Required value",
             r#"withRequired[2].id: Unsupported value: "slow": supported values: "fast", "safe""#,
             r#"modes[1]: Unsupported value: "slow": supported values: "fast", "safe""#,
+            // A value of another type: its type error, then its enum error (as
+            // kube-apiserver 1.36.3 reports an integer in a string enum).
+            r#"modes[2]: Invalid value: "integer": modes[2] in body must be of type string: "integer""#,
             r#"modes[2]: Unsupported value: 3: supported values: "fast", "safe""#,
         ]
     );

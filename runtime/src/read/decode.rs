@@ -491,6 +491,15 @@ pub trait Decode: Sized {
     ) -> Result<(), D::Error> {
         Self::decode_to(d, cx, at, Slot::Option(out))
     }
+
+    /// What a map's `null` value is where this type is the map's values: nothing by default,
+    /// the entry gone, as the apiserver's null pruning deletes a `null` whose schema is not
+    /// nullable (semantics §5.1); a type that holds `null` keeps it (`Option`, and JSON values,
+    /// whose maps are the unknown fields a schema keeps, where nulls are not pruned).
+    #[inline]
+    fn null_map_value() -> Option<Self> {
+        None
+    }
 }
 
 /// Where a value being read is kept: an `Option` (a field, a local, the result), a box, or a
@@ -673,11 +682,13 @@ impl<'s> Scalar<'s> {
 }
 
 /// Reads a scalar and turns it into `T` with `convert`; what it cannot convert gets the
-/// issue `refuse` makes, anything not scalar a type error naming `expected`.
+/// issues `refuse` makes, anything not scalar a type error naming `expected` (the schema's
+/// type) and, for an enum (`allowed`: its values as JSON), its `Unsupported value` error too.
 struct ScalarVisitor<'c, 'o, 'a, 'b, F, R> {
     cx: &'c mut Cx<'o>,
     at: &'b At<'a>,
     expected: &'static str,
+    allowed: Option<&'static str>,
     convert: F,
     refuse: R,
 }
@@ -685,7 +696,7 @@ struct ScalarVisitor<'c, 'o, 'a, 'b, F, R> {
 impl<'de, T, F, R> Visitor<'de> for ScalarVisitor<'_, '_, '_, '_, F, R>
 where
     F: FnOnce(Scalar<'_>) -> Option<T>,
-    R: FnOnce(&Path, Scalar<'_>) -> Issue,
+    R: FnOnce(&Path, Scalar<'_>, &mut Vec<Issue>),
 {
     type Value = Option<T>;
 
@@ -710,22 +721,31 @@ where
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        self.other("null")
+        self.other("null", || Value::Null)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        self.other("array")
+        // An enum prints the list it refuses; anything else only names its kind.
+        let mut items = Vec::new();
+        if self.allowed.is_some() {
+            while let Some(item) = seq.next_element::<Value>()? {
+                items.push(pruned_without_schema(item));
+            }
+        } else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        }
+        self.other("array", || Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        self.other("object")
+        // Pruning leaves none of an object's keys where the schema declares no properties.
+        self.other("object", || Value::Object(Map::new()))
     }
 }
 
 impl<T, F, R> ScalarVisitor<'_, '_, '_, '_, F, R>
 where
     F: FnOnce(Scalar<'_>) -> Option<T>,
-    R: FnOnce(&Path, Scalar<'_>) -> Issue,
+    R: FnOnce(&Path, Scalar<'_>, &mut Vec<Issue>),
 {
     // Under plain `Deserialize` an issue is raised here, inside the deserializer's call, so
     // one that tracks positions gives the value's line and column.
@@ -736,18 +756,47 @@ where
         }
         if converted.is_none() {
             let path = self.at.to_path();
-            let issue =
-                self.cx.format_named(&path, &v.to_value(), self.expected).unwrap_or_else(|| (self.refuse)(&path, v));
-            self.cx.issues.push(issue);
+            match self.cx.format_named(&path, &v.to_value(), self.expected) {
+                Some(issue) => self.cx.issues.push(issue),
+                None => (self.refuse)(&path, v, &mut self.cx.issues),
+            }
             self.cx.stop()?;
         }
         Ok(converted)
     }
 
-    fn other<E: de::Error>(self, kind: &str) -> Result<Option<T>, E> {
-        self.cx.type_mismatch(self.at, kind, self.expected);
+    /// A value that is no scalar (`kind`); `value` is what an enum's error prints.
+    fn other<E: de::Error>(self, kind: &str, value: impl FnOnce() -> Value) -> Result<Option<T>, E> {
+        if self.at.is_root() {
+            // A document that is no object: the apiserver cannot even find its kind.
+            let expected = if self.allowed.is_some() { "an enum value" } else { self.expected };
+            self.cx.type_mismatch(self.at, kind, expected);
+        } else {
+            // An enum whose values have no one type has no type check.
+            if !self.expected.is_empty() {
+                self.cx.type_mismatch(self.at, kind, self.expected);
+            }
+            if let Some(allowed) = self.allowed {
+                self.cx.issues.extend(keywords::enumeration(&self.at.to_path(), &value(), &enum_values(allowed)));
+            }
+        }
         self.cx.stop()?;
         Ok(None)
+    }
+}
+
+/// Whether a scalar of `kind` passes the type check of `schema_type` (`number` takes integers).
+fn kind_fits(kind: &str, schema_type: &str) -> bool {
+    kind == schema_type || (schema_type == "number" && kind == "integer") || schema_type.is_empty()
+}
+
+/// A value as pruning leaves it under a schema with no properties and no items: every object
+/// in it emptied.
+fn pruned_without_schema(v: Value) -> Value {
+    match v {
+        Value::Object(_) => Value::Object(Map::new()),
+        Value::Array(items) => Value::Array(items.into_iter().map(pruned_without_schema).collect()),
+        scalar => scalar,
     }
 }
 
@@ -763,29 +812,41 @@ fn decode_scalar<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
-    let refuse = move |path: &Path, v: Scalar<'_>| keywords::type_mismatch(path, v.kind(), expected);
-    d.deserialize_any(ScalarVisitor { cx, at, expected, convert, refuse })
+    let refuse = move |path: &Path, v: Scalar<'_>, issues: &mut Vec<Issue>| {
+        issues.push(keywords::type_mismatch(path, v.kind(), expected));
+    };
+    d.deserialize_any(ScalarVisitor { cx, at, expected, allowed: None, convert, refuse })
 }
 
-/// Reads the value of a generated enum: `convert` picks the variant, anything else is the
-/// apiserver's `Unsupported value` error listing `allowed` (the variants' values as JSON).
+/// Reads the value of a generated enum of `schema_type`: `convert` picks the variant; anything
+/// else is the apiserver's `Unsupported value` error listing `allowed` (the variants' values as
+/// JSON), after its type error where the value is not of `schema_type`.
 #[doc(hidden)]
 pub fn decode_enum<'de, D, T>(
     d: D,
     cx: &mut Cx<'_>,
     at: &At<'_>,
+    schema_type: &'static str,
     allowed: &'static str,
     convert: impl FnOnce(Scalar<'_>) -> Option<T>,
 ) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
 {
-    let refuse = move |path: &Path, v: Scalar<'_>| {
-        let allowed: Vec<Value> = serde_json::from_str(allowed).unwrap_or_default();
-        keywords::enumeration(path, &v.to_value(), &allowed)
-            .unwrap_or_else(|| keywords::type_mismatch(path, v.kind(), "enum value"))
+    // [quirk] A value of another type may still be one of the enum's (`97` is `"a"`): then
+    // the type error is the only one.
+    let refuse = move |path: &Path, v: Scalar<'_>, issues: &mut Vec<Issue>| {
+        if !kind_fits(v.kind(), schema_type) {
+            issues.push(keywords::type_mismatch(path, v.kind(), schema_type));
+        }
+        issues.extend(keywords::enumeration(path, &v.to_value(), &enum_values(allowed)));
     };
-    d.deserialize_any(ScalarVisitor { cx, at, expected: "an enum value", convert, refuse })
+    d.deserialize_any(ScalarVisitor { cx, at, expected: schema_type, allowed: Some(allowed), convert, refuse })
+}
+
+/// An enum's values, from the JSON its derive writes.
+fn enum_values(allowed: &str) -> Vec<Value> {
+    serde_json::from_str(allowed).unwrap_or_default()
 }
 
 impl Decode for String {
@@ -817,25 +878,29 @@ fn whole(v: Scalar<'_>) -> Option<i64> {
 impl Decode for i64 {
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
         // An integer beyond int64 passes the type check but not the range check of its format.
-        let refuse = |path: &Path, v: Scalar<'_>| match v {
-            Scalar::Uint(u) => out_of_range(path, "", Num::Float(u as f64)),
-            Scalar::Float(f) if keywords::is_json_integer(f) => out_of_range(path, "", Num::Float(f)),
-            other => keywords::type_mismatch(path, other.kind(), "integer"),
+        let refuse = |path: &Path, v: Scalar<'_>, issues: &mut Vec<Issue>| {
+            issues.push(match v {
+                Scalar::Uint(u) => out_of_range(path, "", Num::Float(u as f64)),
+                Scalar::Float(f) if keywords::is_json_integer(f) => out_of_range(path, "", Num::Float(f)),
+                other => keywords::type_mismatch(path, other.kind(), "integer"),
+            });
         };
-        d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", convert: whole, refuse })
+        d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", allowed: None, convert: whole, refuse })
     }
 }
 
 impl Decode for i32 {
     fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-        let refuse = |path: &Path, v: Scalar<'_>| match v {
-            Scalar::Int(i) => out_of_range(path, "int32", Num::Int(i)),
-            Scalar::Uint(u) => out_of_range(path, "int32", Num::Float(u as f64)),
-            Scalar::Float(f) if keywords::is_json_integer(f) => out_of_range(path, "int32", Num::Float(f)),
-            other => keywords::type_mismatch(path, other.kind(), "integer"),
+        let refuse = |path: &Path, v: Scalar<'_>, issues: &mut Vec<Issue>| {
+            issues.push(match v {
+                Scalar::Int(i) => out_of_range(path, "int32", Num::Int(i)),
+                Scalar::Uint(u) => out_of_range(path, "int32", Num::Float(u as f64)),
+                Scalar::Float(f) if keywords::is_json_integer(f) => out_of_range(path, "int32", Num::Float(f)),
+                other => keywords::type_mismatch(path, other.kind(), "integer"),
+            });
         };
         let convert = |v: Scalar<'_>| whole(v).and_then(|i| i32::try_from(i).ok());
-        d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", convert, refuse })
+        d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", allowed: None, convert, refuse })
     }
 }
 
@@ -846,7 +911,7 @@ macro_rules! bounded_integer {
     ($($t:ty),*) => {$(
         impl Decode for $t {
             fn decode<'de, D: Deserializer<'de>>(d: D, cx: &mut Cx<'_>, at: &At<'_>) -> Result<Option<Self>, D::Error> {
-                let refuse = |path: &Path, v: Scalar<'_>| {
+                let issue = |path: &Path, v: Scalar<'_>| {
                     let n = match v {
                         Scalar::Int(i) => Num::Int(i),
                         Scalar::Uint(u) => Num::Float(u as f64),
@@ -858,11 +923,12 @@ macro_rules! bounded_integer {
                         .or_else(|| keywords::minimum(path, n, bound(<$t>::MIN as i128), false))
                         .unwrap_or_else(|| keywords::type_mismatch(path, "number", "integer"))
                 };
+                let refuse = |path: &Path, v: Scalar<'_>, issues: &mut Vec<Issue>| issues.push(issue(path, v));
                 let convert = |v: Scalar<'_>| match v {
                     Scalar::Uint(u) => <$t>::try_from(u).ok(),
                     other => whole(other).and_then(|i| <$t>::try_from(i).ok()),
                 };
-                d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", convert, refuse })
+                d.deserialize_any(ScalarVisitor { cx, at, expected: "integer", allowed: None, convert, refuse })
             }
         }
     )*};
@@ -912,6 +978,11 @@ impl Decode for Value {
     fn decode<'de, D: Deserializer<'de>>(d: D, _: &mut Cx<'_>, _: &At<'_>) -> Result<Option<Self>, D::Error> {
         serde::Deserialize::deserialize(d).map(Some)
     }
+
+    /// Unknown fields a schema keeps have no schema, so their nulls are not pruned.
+    fn null_map_value() -> Option<Self> {
+        Some(Value::Null)
+    }
 }
 
 impl Decode for Map<String, Value> {
@@ -939,6 +1010,11 @@ struct IgnoredAnyDecode;
 impl Decode for IgnoredAnyDecode {
     fn decode<'de, D: Deserializer<'de>>(d: D, _: &mut Cx<'_>, _: &At<'_>) -> Result<Option<Self>, D::Error> {
         IgnoredAny::deserialize(d).map(|_| Some(IgnoredAnyDecode))
+    }
+
+    /// A key without a schema keeps its `null` (and is an unknown field).
+    fn null_map_value() -> Option<Self> {
+        Some(IgnoredAnyDecode)
     }
 }
 
@@ -1002,6 +1078,11 @@ impl<T: Decode> Decode for Box<T> {
             }
         }
     }
+
+    #[inline]
+    fn null_map_value() -> Option<Self> {
+        T::null_map_value().map(Box::new)
+    }
 }
 
 /// `null` is `Some(None)`; anything else is read as `T`.
@@ -1013,6 +1094,12 @@ impl<T: Decode> Decode for Option<T> {
         let (mut seen, mut value) = (Seen::Absent, None);
         FieldSeed { cx, at, seen: &mut seen, value: &mut value }.deserialize(d)?;
         Ok(null_or_value(seen, value))
+    }
+
+    /// A nullable map value keeps its `null`.
+    #[inline]
+    fn null_map_value() -> Option<Self> {
+        Some(None)
     }
 }
 
@@ -1066,21 +1153,39 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = BTreeMap::new();
+                // The keys whose `null` was pruned (almost always none): still keys seen, for
+                // a duplicate that follows.
+                let mut pruned: Vec<String> = Vec::new();
                 let mut usable = true;
                 while let Some(key) = map.next_key::<String>()? {
                     let here = self.at.key(&key);
-                    if out.contains_key(&key) && !self.cx.take_duplicate(&here) {
+                    if (out.contains_key(&key) || pruned.contains(&key)) && !self.cx.take_duplicate(&here) {
                         map.next_value::<IgnoredAny>()?;
                         continue;
                     }
-                    let mut value = None;
-                    map.next_value_seed(Seed { cx: &mut *self.cx, at: &here, slot: Slot::Option(&mut value) })?;
+                    let (mut seen, mut value) = (Seen::Absent, None);
+                    map.next_value_seed(FieldSeed {
+                        cx: &mut *self.cx,
+                        at: &here,
+                        seen: &mut seen,
+                        value: &mut value,
+                    })?;
                     self.cx.stop()?;
-                    match value {
-                        Some(v) => {
+                    match (value, seen) {
+                        (Some(v), _) => {
                             out.insert(key, v);
                         }
-                        None => usable = false,
+                        (None, Seen::Null) => match T::null_map_value() {
+                            Some(null) => {
+                                out.insert(key, null);
+                            }
+                            // A later duplicate's `null` prunes the earlier value too.
+                            None => {
+                                out.remove(&key);
+                                pruned.push(key);
+                            }
+                        },
+                        (None, _) => usable = false,
                     }
                 }
                 Ok(usable.then_some(out))

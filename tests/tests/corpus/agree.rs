@@ -1,9 +1,10 @@
 //! Derived and dynamic validation agree: for every corpus instance, and for mutated copies of
 //! the `valid` ones (a changed type, a dropped required field, a broken bound, a duplicated
-//! list-map key or set item, a property written `null`, an unknown field, untidy metadata, ...), the generated type's `Validate` reports the same issues as
+//! list-map key or set item, a property, map value or list item written `null`, an unknown
+//! field, untidy metadata, ...), the generated type's `Validate` reports the same issues as
 //! the dynamic create pipeline, and a mutated copy's update from the original ratchets alike
-//! (`validate_update`: only the mutated place may report). Issues compare as multisets: the apiserver's order across
-//! sibling properties follows a Go map and is not stable either.
+//! (`validate_update`: only the mutated place may report). Issues compare as multisets: the
+//! apiserver's order across sibling properties follows a Go map and is not stable either.
 //!
 //! A value of the wrong type does not deserialize into a generated type at all (the
 //! validating deserializer that records the issue instead is the streaming layer's work);
@@ -142,6 +143,10 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
                 out.push(here("a duplicated list item", Change::Push(first.clone())));
             }
             if let Some(item_schema) = s.items.as_deref() {
+                // A list item written `null` (a type error unless the items are nullable).
+                if items.first().is_some_and(|first| !first.is_null()) {
+                    out.push((format!("{pointer}/0"), "a null item", Change::Replace(Value::Null)));
+                }
                 for (i, item) in items.iter().enumerate() {
                     walk(item, item_schema, format!("{pointer}/{i}"), out);
                 }
@@ -166,11 +171,9 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
                 out.push(here("too many properties", Change::Replace(Value::Object(more))));
             }
             for (k, child) in map {
-                // A property written `null` (null pruning, defaults of nulls, nullable fields).
-                // Not a map value or a list item: there the generated types refuse what the
-                // apiserver prunes or keeps, a class this mutation found and left (issue 54's
-                // note of 2026-11-29).
-                if s.properties.contains_key(k) && !child.is_null() {
+                // A property or a map value written `null` (null pruning, defaults of nulls,
+                // nullable fields and map values).
+                if s.schema_of_key(k).is_some() && !child.is_null() {
                     out.push((format!("{pointer}/{}", escape(k)), "a null", Change::Replace(Value::Null)));
                 }
                 if let Some(child_schema) = s.schema_of_key(k) {
