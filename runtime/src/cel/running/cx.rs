@@ -232,9 +232,8 @@ impl Cx {
         let natives = if self.native || to_cel.is_none() { natives } else { &[] };
         let written_as_float = int_data::written_as_float_under(path);
         let start = if written_as_float.is_empty() { self.holding_natives(rules, natives, value, old) } else { 0 };
-        let (Some(rules), Some(natives)) = (rules.get(start..), natives.get(start.min(natives.len())..)) else {
-            return;
-        };
+        // `holding_natives` ran at most as many rules as there are natives.
+        let (rules, natives) = (&rules[start..], &natives[start.min(natives.len())..]);
         if rules.is_empty() {
             return;
         }
