@@ -1154,8 +1154,8 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = BTreeMap::new();
                 // The keys whose `null` was pruned (almost always none): still keys seen, for
-                // a duplicate that follows.
-                let mut pruned: Vec<String> = Vec::new();
+                // a duplicate that follows. A set: a map can hold many.
+                let mut pruned = std::collections::BTreeSet::new();
                 let mut usable = true;
                 while let Some(key) = map.next_key::<String>()? {
                     let here = self.at.key(&key);
@@ -1182,7 +1182,7 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
                             // A later duplicate's `null` prunes the earlier value too.
                             None => {
                                 out.remove(&key);
-                                pruned.push(key);
+                                pruned.insert(key);
                             }
                         },
                         (None, _) => usable = false,
