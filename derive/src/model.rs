@@ -131,11 +131,16 @@ impl VariantValue {
     }
 }
 
+/// The kinds of an enum's values, each once, sorted.
+pub fn enum_kinds(variants: &[Variant]) -> Vec<&'static str> {
+    let kinds: std::collections::BTreeSet<&'static str> = variants.iter().map(|v| v.value.kind()).collect();
+    kinds.into_iter().collect()
+}
+
 /// An enum's schema type: its values' kind, when they have one (values of several kinds have
 /// no one type).
 pub fn enum_type(variants: &[Variant]) -> Option<&'static str> {
-    let kinds: std::collections::BTreeSet<&str> = variants.iter().map(|v| v.value.kind()).collect();
-    match kinds.into_iter().collect::<Vec<_>>()[..] {
+    match enum_kinds(variants)[..] {
         [one] => Some(one),
         _ => None,
     }

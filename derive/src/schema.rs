@@ -123,12 +123,11 @@ fn union(c: &Container, u: &Union, name: &str, doc: &TokenStream) -> TokenStream
 /// make an int-or-string, anything else a node that takes any value (its `enum` still checks).
 fn enum_node(c: &Container, variants: &[Variant]) -> Map<String, Value> {
     let mut node = schema::patch(&c.attrs.data());
-    let kinds: std::collections::BTreeSet<&str> = variants.iter().map(|v| v.value.kind()).collect();
-    match (crate::model::enum_type(variants), kinds.len()) {
-        (Some(one), _) => {
+    match crate::model::enum_kinds(variants)[..] {
+        [one] => {
             node.insert("type".into(), one.into());
         }
-        (None, 2) if !kinds.contains("boolean") => {
+        ["integer", "string"] => {
             node.insert("x-kubernetes-int-or-string".into(), true.into());
         }
         _ => {
