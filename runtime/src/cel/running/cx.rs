@@ -125,14 +125,23 @@ impl Cx {
     /// `<what> due to running out of cost budget` and stops evaluation (the apiserver's order:
     /// the budget is looked at before the evaluation's error).
     fn out_of_budget(&mut self, path: &dyn Place, schema_type: &str, cost: meter::Cost, what: &str) -> bool {
-        if cost.actual <= self.budget {
-            self.budget -= cost.actual;
+        if self.charge(cost) {
             return false;
         }
         let detail = format!("{what} due to running out of cost budget, no further validation rules will be run");
         self.issues.push(invalid(path, BadValue::Str(schema_type.to_owned()), detail));
         self.stopped = true;
         true
+    }
+
+    /// Takes `cost` from the object's budget when it fits; whether it did.
+    #[inline]
+    fn charge(&mut self, cost: meter::Cost) -> bool {
+        let fits = cost.actual <= self.budget;
+        if fits {
+            self.budget -= cost.actual;
+        }
+        fits
     }
 
     /// A messageExpression stopped at the per-call limit: reported as running out of budget.
@@ -271,14 +280,14 @@ impl Cx {
         let mut ran = 0;
         for (rule, native) in rules.iter().zip(natives) {
             let Some(native) = native.filter(|n| !n.defers) else { break };
-            if !(native.transition && old.is_none() && !rule.optional_old_self) {
+            if !skipped(rule, native.transition, old.is_some()) {
                 let mut meter = native::Meter::new(limits::PER_CALL_LIMIT);
                 let holds = (native.rule)(value, old, &mut meter) == Ok(true);
                 let cost = meter.cost();
-                if !holds || cost.exceeded || cost.actual > self.budget {
+                // Not charged unless it holds: `run_rules` runs it again.
+                if !holds || cost.exceeded || !self.charge(cost) {
                     break;
                 }
-                self.budget -= cost.actual;
             }
             ran += 1;
         }
@@ -315,8 +324,7 @@ impl Cx {
                     continue;
                 }
             };
-            // Transition rules need an old value, unless it is optional.
-            if way.transition() && !runs.has_old() && !rule.optional_old_self {
+            if skipped(rule, way.transition(), runs.has_old()) {
                 continue;
             }
             let (result, cost) = runs.rule(i, rule, way);
@@ -395,6 +403,11 @@ impl Cx {
             }
         }
     }
+}
+
+/// Whether `rule` is not run: a transition rule needs an old value, unless it is optional.
+fn skipped(rule: &Rule, transition: bool, has_old: bool) -> bool {
+    transition && !has_old && !rule.optional_old_self
 }
 
 /// A rule's evaluation error: its text, and whether it is a call that matched no signature.
