@@ -225,6 +225,41 @@ fn null_map_values_read_as_the_apiserver_prunes_them() {
     assert_eq!(messages(&r), [r#"tags[0]: Invalid value: "null": tags[0] in body must be of type string: "null""#]);
 }
 
+#[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+enum Level {
+    #[kubeskema(value = 1)]
+    One,
+    #[kubeskema(value = 2)]
+    Two,
+}
+
+#[derive(Debug, PartialEq, kubeskema::Serialize, kubeskema::Deserialize, kubeskema::Validate)]
+struct Leveled {
+    level: Option<Level>,
+}
+
+/// An integer enum's numbers go through the schema's one type check (`keywords::type_check`):
+/// a whole float is an integer, a number beyond int64 is a `number` (kube-apiserver 1.36.3, an
+/// `integer` enum of 1 and 2: `9223372036854775808` is the type error and the enum error, `7.0`
+/// the enum error only, `1.5` the type error only, as `1.5` converts to the allowed `1`).
+#[test]
+fn an_integer_enum_checks_numbers_as_the_apiserver_types_them() {
+    let issues = |json: &str| {
+        let doc = format!(r#"{{"level": {json}}}"#);
+        messages(&from_slice::<Leveled>(doc.as_bytes(), &Options::default()))
+    };
+    let supported = r#"supported values: "1", "2""#;
+    assert_eq!(
+        issues("9223372036854775808"),
+        [
+            r#"level: Invalid value: "number": level in body must be of type integer: "number""#.to_owned(),
+            format!("level: Unsupported value: 9.223372036854776e+18: {supported}"),
+        ]
+    );
+    assert_eq!(issues("7.0"), [format!("level: Unsupported value: 7: {supported}")]);
+    assert_eq!(issues("1.5"), [r#"level: Invalid value: "number": level in body must be of type integer: "number""#]);
+}
+
 /// What is no value of an enum at all (`null`, a list, an object) is its type error and its
 /// enum error, the value printed as pruning leaves it (an object emptied): kube-apiserver
 /// 1.36.3's answers for a string enum's list item (envoyproxy's `statusCodes`).

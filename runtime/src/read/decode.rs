@@ -785,13 +785,8 @@ where
     }
 }
 
-/// Whether a scalar of `kind` passes the type check of `schema_type` (`number` takes integers).
-fn kind_fits(kind: &str, schema_type: &str) -> bool {
-    kind == schema_type || (schema_type == "number" && kind == "integer") || schema_type.is_empty()
-}
-
 /// A value as pruning leaves it under a schema with no properties and no items: every object
-/// in it emptied.
+/// in it emptied (the dynamic path's `prune` under no schema, which this layer cannot call).
 fn pruned_without_schema(v: Value) -> Value {
     match v {
         Value::Object(_) => Value::Object(Map::new()),
@@ -833,13 +828,13 @@ pub fn decode_enum<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
-    // [quirk] A value of another type may still be one of the enum's (`97` is `"a"`): then
-    // the type error is the only one.
+    // The schema's type check, then its enum check. [quirk] A value of another type may still
+    // be one of the enum's (`97` is `"a"`): then the type error is the only one.
     let refuse = move |path: &Path, v: Scalar<'_>, issues: &mut Vec<Issue>| {
-        if !kind_fits(v.kind(), schema_type) {
-            issues.push(keywords::type_mismatch(path, v.kind(), schema_type));
-        }
-        issues.extend(keywords::enumeration(path, &v.to_value(), &enum_values(allowed)));
+        let (value, types) = (v.whole_as_int().to_value(), [schema_type]);
+        let types: &[&str] = if schema_type.is_empty() { &[] } else { &types };
+        issues.extend(keywords::type_check(path, &value, types, None, false));
+        issues.extend(keywords::enumeration(path, &value, &enum_values(allowed)));
     };
     d.deserialize_any(ScalarVisitor { cx, at, expected: schema_type, allowed: Some(allowed), convert, refuse })
 }
