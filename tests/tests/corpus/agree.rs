@@ -171,14 +171,14 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
                 out.push(here("too many properties", Change::Replace(Value::Object(more))));
             }
             for (k, child) in map {
+                let Some(child_schema) = s.schema_of_key(k) else { continue };
+                let place = format!("{pointer}/{}", escape(k));
                 // A property or a map value written `null` (null pruning, defaults of nulls,
                 // nullable fields and map values).
-                if s.schema_of_key(k).is_some() && !child.is_null() {
-                    out.push((format!("{pointer}/{}", escape(k)), "a null", Change::Replace(Value::Null)));
+                if !child.is_null() {
+                    out.push((place.clone(), "a null", Change::Replace(Value::Null)));
                 }
-                if let Some(child_schema) = s.schema_of_key(k) {
-                    walk(child, child_schema, format!("{pointer}/{}", escape(k)), out);
-                }
+                walk(child, child_schema, place, out);
             }
         }
         _ => {}
