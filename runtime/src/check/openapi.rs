@@ -22,20 +22,179 @@ use crate::report::issue::{BadValue, ErrorType, Issue};
 use crate::report::path::{At, Path};
 use crate::schema::{AdditionalProperties, Schema};
 
-/// A validator for one schema: its patterns compiled once.
+/// A validator for one schema: each node's checks worked out once ([`Node`]).
 pub struct OpenApiValidator<'s> {
-    root: &'s Schema,
-    /// By source. Each string with a pattern looks its source up here: foldhash hashes a long
-    /// pattern several times faster than the default SipHash.
-    patterns: Patterns<'s>,
+    root: Node<'s>,
+    /// Each pattern compiled once, however many nodes write it; [`Node::pattern`] indexes it.
+    patterns: Vec<Result<Matcher, PatternError>>,
+}
+
+/// A schema node with what its checks ask of it decided once, not per value (issue 54: the
+/// walk compared type and format names, hashed each string's pattern source to find its
+/// matcher and looked each key up twice, about a fifth of the dynamic validator's time on an
+/// HTTPRoute). Its children mirror the schema's, so the walk never looks a node up.
+struct Node<'s> {
+    schema: &'s Schema,
+    /// Bit `ValueClass as u8`: the type check passes every value of that class, so it need not
+    /// run (`keywords::type_check` stays the one place the check is written; this only
+    /// remembers its verdicts).
+    type_passes: u16,
+    /// The string format to check, with its name as written.
+    string_format: Option<(Format, &'s str)>,
+    /// The index of the node's compiled pattern in [`OpenApiValidator::patterns`].
+    pattern: Option<usize>,
+    number: NumberRules<'s>,
+    /// One for each of the schema's properties, in [`crate::schema::Properties::iter`]'s order.
+    properties: Box<[Node<'s>]>,
+    items: Option<Box<Node<'s>>>,
+    additional: Option<Box<Node<'s>>>,
+    all_of: Box<[Node<'s>]>,
+    any_of: Box<[Node<'s>]>,
+    one_of: Box<[Node<'s>]>,
+    not: Option<Box<Node<'s>>>,
+}
+
+/// What the type check's verdict depends on of a value: its JSON type as the apiserver reads it
+/// ([`keywords::json_type`]), and for a float whether it is whole ([`keywords::is_json_integer`]).
+#[derive(Clone, Copy)]
+enum ValueClass {
+    Null,
+    Boolean,
+    Integer,
+    /// A whole number beyond int64: a `number` that is not a float.
+    WideInteger,
+    WholeFloat,
+    Float,
+    String,
+    Array,
+    Object,
+}
+
+impl ValueClass {
+    const ALL: [ValueClass; 9] = [
+        ValueClass::Null,
+        ValueClass::Boolean,
+        ValueClass::Integer,
+        ValueClass::WideInteger,
+        ValueClass::WholeFloat,
+        ValueClass::Float,
+        ValueClass::String,
+        ValueClass::Array,
+        ValueClass::Object,
+    ];
+
+    fn of(v: &Value) -> ValueClass {
+        match v {
+            Value::Null => ValueClass::Null,
+            Value::Bool(_) => ValueClass::Boolean,
+            Value::Number(n) if n.as_i64().is_some() => ValueClass::Integer,
+            Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
+                Some(f) if keywords::is_json_integer(f) => ValueClass::WholeFloat,
+                Some(_) => ValueClass::Float,
+                None => ValueClass::WideInteger,
+            },
+            Value::String(_) => ValueClass::String,
+            Value::Array(_) => ValueClass::Array,
+            Value::Object(_) => ValueClass::Object,
+        }
+    }
+
+    /// A value of the class, for asking the type check its verdict once.
+    fn example(self) -> Value {
+        match self {
+            ValueClass::Null => Value::Null,
+            ValueClass::Boolean => Value::Bool(true),
+            ValueClass::Integer => Value::from(1),
+            ValueClass::WideInteger => Value::from(u64::MAX),
+            ValueClass::WholeFloat => Value::from(1.0),
+            ValueClass::Float => Value::from(1.5),
+            ValueClass::String => Value::String(String::new()),
+            ValueClass::Array => Value::Array(Vec::new()),
+            ValueClass::Object => Value::Object(serde_json::Map::new()),
+        }
+    }
+}
+
+/// What building a validator's nodes shares: the patterns compiled so far, by source, and
+/// the type check's verdicts by what they depend on of the schema (most nodes of a CRD share a
+/// few type and format pairs; asking the check for each node made building one several times
+/// slower).
+#[derive(Default)]
+struct Build<'s> {
+    patterns: HashMap<&'s str, usize>,
+    compiled: Vec<Result<Matcher, PatternError>>,
+    type_passes: HashMap<Typing<'s>, u16>,
+}
+
+/// Everything [`type_issue`] reads of a schema node: its type, format, `nullable` and
+/// `x-kubernetes-int-or-string`.
+type Typing<'s> = (Option<&'s str>, Option<&'s str>, bool, bool);
+
+impl<'s> Node<'s> {
+    fn new(s: &'s Schema, build: &mut Build<'s>) -> Self {
+        let mut plan = |child: &'s Schema| Node::new(child, build);
+        let properties = s.properties.values().map(&mut plan).collect();
+        let items = s.items.as_deref().map(|i| Box::new(plan(i)));
+        let additional = s.additional_properties_schema().map(|a| Box::new(plan(a)));
+        let all_of = s.all_of.iter().map(&mut plan).collect();
+        let any_of = s.any_of.iter().map(&mut plan).collect();
+        let one_of = s.one_of.iter().map(&mut plan).collect();
+        let not = s.not.as_deref().map(|n| Box::new(plan(n)));
+        let Build { patterns, compiled, type_passes } = build;
+        let pattern = s.pattern.as_deref().map(|source| {
+            *patterns.entry(source).or_insert_with(|| {
+                compiled.push(Matcher::compile(source));
+                compiled.len() - 1
+            })
+        });
+        let typing: Typing = (s.type_str(), s.format.as_deref(), s.nullable, s.int_or_string);
+        let type_passes = *type_passes.entry(typing).or_insert_with(|| {
+            ValueClass::ALL
+                .iter()
+                .filter(|class| type_issue(&class.example(), s, &At::ROOT).is_none())
+                .fold(0, |bits, &class| bits | 1 << class as u8)
+        });
+        let single_numeric = s.type_str().filter(|t| !s.int_or_string && (*t == "integer" || *t == "number"));
+        let number = NumberRules {
+            number_type: NumberType::of(single_numeric, s.format.as_deref().unwrap_or_default()),
+            multiple_of: s.multiple_of.as_ref().and_then(serde_json::Number::as_f64),
+            maximum: s.maximum.as_ref().and_then(serde_json::Number::as_f64),
+            exclusive_maximum: s.exclusive_maximum,
+            minimum: s.minimum.as_ref().and_then(serde_json::Number::as_f64),
+            exclusive_minimum: s.exclusive_minimum,
+        };
+        Node {
+            schema: s,
+            type_passes,
+            string_format: string_format(s),
+            pattern,
+            number,
+            properties,
+            items,
+            additional,
+            all_of,
+            any_of,
+            one_of,
+            not,
+        }
+    }
+
+    /// The node of an object's `key` with its place: its property, else the
+    /// `additionalProperties` schema ([`Schema::key_place`]).
+    fn key_place<'a>(&self, key: &'a str, at: &'a At<'a>) -> Option<(&Node<'s>, At<'a>)> {
+        match self.schema.properties.position(key) {
+            Some(n) => Some((&self.properties[n], at.field(key))),
+            None => self.additional.as_deref().map(|a| (a, at.key(key))),
+        }
+    }
 }
 
 impl<'s> OpenApiValidator<'s> {
-    /// Prepares a validator (compiles every pattern of the schema).
+    /// Prepares a validator (works out each node's checks, compiles every pattern).
     pub fn new(root: &'s Schema) -> Self {
-        let mut patterns = Patterns::default();
-        collect_patterns(root, &mut patterns);
-        OpenApiValidator { root, patterns }
+        let mut build = Build::default();
+        let root = Node::new(root, &mut build);
+        OpenApiValidator { root, patterns: build.compiled }
     }
 
     /// Every issue of `value` against the root schema, in the apiserver's order, identical
@@ -47,7 +206,7 @@ impl<'s> OpenApiValidator<'s> {
     /// [`OpenApiValidator::validate`] for a value that sits at `path` of a larger object.
     pub fn validate_at(&self, value: &Value, path: &Path) -> Vec<Issue> {
         let mut out = Vec::new();
-        self.node(value, self.root, &At::under(path), &mut out, None);
+        self.node(value, &self.root, &At::under(path), &mut out, None);
         once_each(out)
     }
 
@@ -57,55 +216,49 @@ impl<'s> OpenApiValidator<'s> {
     /// eighth of the dynamic validator's time on a small Prometheus (issue 54).
     pub fn validate_with_list_types(&self, value: &Value, path: &Path) -> (Vec<Issue>, Vec<Issue>) {
         let (mut values, mut list_types) = (Vec::new(), Vec::new());
-        self.node(value, self.root, &At::under(path), &mut values, Some(&mut list_types));
+        self.node(value, &self.root, &At::under(path), &mut values, Some(&mut list_types));
         (once_each(values), list_types)
     }
 
     /// The root schema's checks of `value` at `path`, appended to `out` as they come.
     pub fn check(&self, value: &Value, path: &Path, out: &mut Vec<Issue>) {
-        self.node(value, self.root, &At::under(path), out, None);
+        self.node(value, &self.root, &At::under(path), out, None);
     }
 
     /// `path` becomes a [`Path`] only where an issue is made. `lists` collects list-type
     /// issues where they are asked for: not in junctor branches, whose lists the apiserver's
     /// list-type walk does not enter.
-    fn node(&self, v: &Value, s: &'s Schema, path: &At<'_>, out: &mut Vec<Issue>, mut lists: Option<&mut Vec<Issue>>) {
+    fn node(&self, v: &Value, n: &Node<'s>, path: &At<'_>, out: &mut Vec<Issue>, mut lists: Option<&mut Vec<Issue>>) {
+        let s = n.schema;
+        if n.type_passes & (1 << ValueClass::of(v) as u8) == 0 {
+            out.extend(type_issue(v, s, path));
+        }
         if v.is_null() {
-            self.type_check(v, s, path, out);
             if let Some(allowed) = &s.enum_ {
                 out.extend(keywords::enumeration(path, v, allowed));
             }
             return;
         }
-        self.type_check(v, s, path, out);
-        self.junctors(v, s, path, out);
+        self.junctors(v, n, path, out);
         if let Value::String(text) = v {
             out.extend(keywords::first_string_failure(path, text, s.max_length, s.min_length, || {
-                self.pattern(path, text, s)
+                let source = s.pattern.as_deref()?;
+                keywords::compiled_pattern(path, text, &self.patterns[n.pattern?], source)
             }));
-            if let Some((f, written)) = string_format(s) {
+            if let Some((f, written)) = n.string_format {
                 out.extend(format::check(path, text, f, written));
             }
         }
-        if let Value::Number(n) = v {
-            let single_numeric = s.type_str().filter(|t| !s.int_or_string && (*t == "integer" || *t == "number"));
-            let rules = NumberRules {
-                number_type: NumberType::of(single_numeric, s.format.as_deref().unwrap_or_default()),
-                multiple_of: s.multiple_of.as_ref().and_then(serde_json::Number::as_f64),
-                maximum: s.maximum.as_ref().and_then(serde_json::Number::as_f64),
-                exclusive_maximum: s.exclusive_maximum,
-                minimum: s.minimum.as_ref().and_then(serde_json::Number::as_f64),
-                exclusive_minimum: s.exclusive_minimum,
-            };
-            keywords::number_checks(path, Num::of(n), &rules, out);
+        if let Value::Number(number) = v {
+            keywords::number_checks(path, Num::of(number), &n.number, out);
         }
         if let Value::Array(items) = v {
             if let Some(lists) = lists.as_deref_mut() {
                 listtype::check_list(items, s, path, lists);
             }
-            if let Some(item_schema) = s.items.as_deref() {
-                for (i, item) in items.iter().enumerate() {
-                    self.node(item, item_schema, &path.index(i), out, lists.as_deref_mut());
+            if let Some(item) = n.items.as_deref() {
+                for (i, value) in items.iter().enumerate() {
+                    self.node(value, item, &path.index(i), out, lists.as_deref_mut());
                 }
             }
             out.extend(s.min_items.and_then(|m| keywords::min_items(path, items.len(), m)));
@@ -129,8 +282,8 @@ impl<'s> OpenApiValidator<'s> {
                 }
             }
             for (k, child) in map {
-                if let Some((child_schema, at)) = s.key_place(k, path) {
-                    self.node(child, child_schema, &at, out, lists.as_deref_mut());
+                if let Some((child_node, at)) = n.key_place(k, path) {
+                    self.node(child, child_node, &at, out, lists.as_deref_mut());
                 }
             }
             for r in &s.required {
@@ -141,31 +294,11 @@ impl<'s> OpenApiValidator<'s> {
         }
     }
 
-    fn pattern(&self, path: &At<'_>, text: &str, s: &Schema) -> Option<Issue> {
-        let source = s.pattern.as_deref()?;
-        keywords::compiled_pattern(path, text, self.patterns.get(source)?, source)
-    }
-
-    /// The type check (§7.3) of the schema's types and format.
-    fn type_check(&self, v: &Value, s: &Schema, path: &At<'_>, out: &mut Vec<Issue>) {
-        // On the stack: a list for each node was an allocation for each value validated.
-        let one;
-        let types: &[&str] = match s.type_str() {
-            _ if s.int_or_string => &["integer", "string"],
-            Some(t) if !t.is_empty() => {
-                one = [t];
-                &one
-            }
-            _ => &[],
-        };
-        out.extend(keywords::type_check(path, v, types, s.format.as_deref(), s.nullable));
-    }
-
-    fn junctors(&self, v: &Value, s: &'s Schema, at: &At<'_>, out: &mut Vec<Issue>) {
-        if s.all_of.is_empty() && s.any_of.is_empty() && s.one_of.is_empty() && s.not.is_none() {
+    fn junctors(&self, v: &Value, n: &Node<'s>, at: &At<'_>, out: &mut Vec<Issue>) {
+        if n.all_of.is_empty() && n.any_of.is_empty() && n.one_of.is_empty() && n.not.is_none() {
             return;
         }
-        let run = |branch: &'s Schema| {
+        let run = |branch: &Node<'s>| {
             let mut issues = Vec::new();
             self.node(v, branch, at, &mut issues, None);
             issues
@@ -175,33 +308,50 @@ impl<'s> OpenApiValidator<'s> {
         // they are reported (every `anyOf` branch of an int-or-string that the value is not
         // made a place and a message for each value, most of the dynamic validator's time
         // on prometheus's CRD).
-        let passes = |branch: &'s Schema| {
+        let passes = |branch: &Node<'s>| {
             let mut probe = Vec::new();
             self.node(v, branch, &At::ROOT, &mut probe, None);
             probe.is_empty()
         };
         let place = std::cell::OnceCell::new();
         let path = || place.get_or_init(|| at.to_path());
-        if !s.all_of.is_empty() {
-            junctor::all_of(path(), s.all_of.iter().map(run).collect(), out);
+        if !n.all_of.is_empty() {
+            junctor::all_of(path(), n.all_of.iter().map(run).collect(), out);
         }
-        let counts = |branches: &'s [Schema]| move || branches.iter().map(|b| junctor::match_count(b, v)).collect();
-        if !s.any_of.is_empty() && !s.any_of.iter().any(passes) {
-            junctor::any_of(path(), s.any_of.iter().map(run).collect(), counts(&s.any_of), out);
+        fn counts<'a>(branches: &'a [Node<'_>], v: &'a Value) -> impl FnOnce() -> Vec<usize> + 'a {
+            move || branches.iter().map(|b| junctor::match_count(b.schema, v)).collect()
         }
-        if !s.one_of.is_empty() {
-            let passing = s.one_of.iter().filter(|b| passes(b)).count();
+        if !n.any_of.is_empty() && !n.any_of.iter().any(passes) {
+            junctor::any_of(path(), n.any_of.iter().map(run).collect(), counts(&n.any_of, v), out);
+        }
+        if !n.one_of.is_empty() {
+            let passing = n.one_of.iter().filter(|b| passes(b)).count();
             // One passing branch: nothing to report, and the summaries need only the count.
             if passing != 1 {
-                junctor::one_of(path(), s.one_of.iter().map(run).collect(), counts(&s.one_of), out);
+                junctor::one_of(path(), n.one_of.iter().map(run).collect(), counts(&n.one_of, v), out);
             }
         }
-        if let Some(n) = s.not.as_deref()
-            && passes(n)
+        if let Some(not) = n.not.as_deref()
+            && passes(not)
         {
             junctor::not(path(), Vec::new(), out);
         }
     }
+}
+
+/// The type check (§7.3) of the schema's types and format.
+fn type_issue(v: &Value, s: &Schema, path: &At<'_>) -> Option<Issue> {
+    // On the stack: a list for each node was an allocation for each value validated.
+    let one;
+    let types: &[&str] = match s.type_str() {
+        _ if s.int_or_string => &["integer", "string"],
+        Some(t) if !t.is_empty() => {
+            one = [t];
+            &one
+        }
+        _ => &[],
+    };
+    keywords::type_check(path, v, types, s.format.as_deref(), s.nullable)
 }
 
 /// Issues with the same text once, the first kept (as [`OpenApiValidator::validate`] gives them).
@@ -255,21 +405,63 @@ fn string_format(s: &Schema) -> Option<(Format, &str)> {
     format::supported(t, f).map(|fmt| (fmt, f))
 }
 
-type Patterns<'s> = HashMap<&'s str, Result<Matcher, PatternError>, foldhash::fast::RandomState>;
-
-fn collect_patterns<'s>(s: &'s Schema, out: &mut Patterns<'s>) {
-    if let Some(p) = &s.pattern {
-        out.entry(p.as_str()).or_insert_with(|| Matcher::compile(p));
-    }
-    for child in s.children() {
-        collect_patterns(child, out);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Values of every class, numbers near the edges the classes draw: whole and fractional
+    /// floats, floats within the whole-number tolerance, int64's ends and beyond.
+    fn values() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            (-5i64..5, prop_oneof![Just(0.0), Just(1e-12), Just(0.5), Just(-1e-10)])
+                .prop_map(|(n, frac)| Value::from(n as f64 + frac)),
+            Just(Value::from(9_007_199_254_740_993.0)),
+            ".{0,3}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(2, 4, 2, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..2).prop_map(Value::from),
+                proptest::collection::btree_map("[a-b]", inner, 0..2)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+        /// A node remembers the type check's verdict per class of value: it must be the
+        /// check's own verdict for every value of the class, whatever the node's typing.
+        #[test]
+        fn the_remembered_type_verdict_is_the_type_checks(
+            value in values(),
+            type_ in proptest::sample::select(vec!["", "integer", "number", "string", "boolean", "array", "object"]),
+            format in proptest::sample::select(vec!["", "int32", "int64", "float", "double", "date-time", "byte", "uuid", "int-or-string", "bogus"]),
+            nullable in proptest::prelude::any::<bool>(),
+            int_or_string in proptest::prelude::any::<bool>(),
+        ) {
+            let mut schema = serde_json::Map::new();
+            if !type_.is_empty() {
+                schema.insert("type".into(), type_.into());
+            }
+            if !format.is_empty() {
+                schema.insert("format".into(), format.into());
+            }
+            schema.insert("nullable".into(), nullable.into());
+            schema.insert("x-kubernetes-int-or-string".into(), int_or_string.into());
+            let (s, _) = Schema::parse(&Value::Object(schema), "");
+            let node = Node::new(&s, &mut Build::default());
+            let remembered = node.type_passes & (1 << ValueClass::of(&value) as u8) != 0;
+            proptest::prop_assert_eq!(remembered, type_issue(&value, &s, &At::ROOT).is_none(), "{}", value);
+        }
+    }
 
     fn issues(schema: Value, value: Value) -> Vec<String> {
         let (s, errors) = Schema::parse(&schema, "");

@@ -165,12 +165,18 @@ impl Properties {
 
     /// The schema of property `name`.
     pub fn get(&self, name: &str) -> Option<&Schema> {
+        self.position(name).map(|n| self.entries[n].1.as_ref())
+    }
+
+    /// Where property `name` is in [`Properties::iter`]'s order: what a structure built
+    /// alongside the schema indexes its own per-property data by.
+    pub fn position(&self, name: &str) -> Option<usize> {
         let mask = self.slots.len().checked_sub(1)?;
         let mut slot = self.home(name, mask);
         loop {
-            let (found, schema) = self.entries.get(self.slots[slot] as usize)?;
-            if found == name {
-                return Some(schema);
+            let n = self.slots[slot] as usize;
+            if self.entries.get(n)?.0 == name {
+                return Some(n);
             }
             slot = (slot + 1) & mask;
         }
