@@ -61,7 +61,7 @@ fn check(rule: &'static str, value: Value, old: Option<Value>) -> Vec<String> {
         let v = kubeskema::schema::Schema::parse(&schema(&[rule]), "").0;
         let rules = kubeskema::cel::SchemaRules::new(&v);
         let mut cx = kubeskema::cel::Cx::default();
-        rules.validate_node(&value, old.as_ref(), &v, false, &mut cx);
+        rules.validate_node(&value, old.as_ref(), false, &mut cx);
         cx.issues.iter().map(ToString::to_string).collect::<Vec<_>>()
     };
     let derived = {

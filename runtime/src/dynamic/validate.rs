@@ -159,7 +159,7 @@ pub struct ResourceValidator<'a> {
     /// `group/version`, made once: TypeMeta is checked against it on every object.
     api_version: String,
     #[cfg(feature = "cel")]
-    rules: Option<crate::cel::running::walk::SchemaRules>,
+    rules: Option<crate::cel::running::walk::SchemaRules<'a>>,
 }
 
 impl<'a> ResourceValidator<'a> {
@@ -335,8 +335,8 @@ impl Validate for Object<'_> {
 
     #[cfg(feature = "cel")]
     fn validate_cel_at(&self, old: Option<&Self>, _: &At<'_>, cx: &mut crate::cel::running::cx::Cx) {
-        if let (Some(rules), Some(schema)) = (&self.validator.rules, &self.validator.version.schema) {
-            rules.validate(self.json, old.map(|o| o.json), schema, cx);
+        if let Some(rules) = &self.validator.rules {
+            rules.validate(self.json, old.map(|o| o.json), cx);
         }
     }
 }

@@ -153,7 +153,7 @@ fn answer(value: &Value, schema: &Schema, path: Path, held: bool) -> Answer {
     #[cfg(feature = "cel")]
     let cel = {
         let mut cx = crate::cel::running::cx::Cx::default();
-        crate::cel::running::walk::SchemaRules::of_node(schema).validate_at(value, schema, &path, &mut cx);
+        crate::cel::running::walk::SchemaRules::of_node(schema).validate_at(value, &path, &mut cx);
         cx.issues
     };
     #[cfg(not(feature = "cel"))]

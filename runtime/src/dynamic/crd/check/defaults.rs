@@ -159,9 +159,9 @@ impl Walk<'_> {
         if rules.is_empty() {
             return;
         }
-        let mut failed = self.evaluate(&rules, s, default, Some(default), is_resource);
+        let mut failed = self.evaluate(&rules, default, Some(default), is_resource);
         if failed.is_empty() {
-            failed = self.evaluate(&rules, s, default, None, is_resource);
+            failed = self.evaluate(&rules, default, None, is_resource);
         }
         self.push_all(at, pointer, failed);
     }
@@ -169,12 +169,11 @@ impl Walk<'_> {
     fn evaluate(
         &mut self,
         rules: &crate::cel::running::walk::SchemaRules,
-        s: &Schema,
         value: &Value,
         old: Option<&Value>,
         is_resource: bool,
     ) -> Vec<Issue> {
-        rules.validate_node(value, old, s, is_resource, &mut self.cel);
+        rules.validate_node(value, old, is_resource, &mut self.cel);
         let mut failed = std::mem::take(&mut self.cel.issues);
         failed.append(&mut self.cel.warnings);
         failed
