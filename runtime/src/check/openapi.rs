@@ -39,19 +39,25 @@ struct Node<'s> {
     /// run (`keywords::type_check` stays the one place the check is written; this only
     /// remembers its verdicts).
     type_passes: u16,
-    /// The string format to check, with its name as written.
-    string_format: Option<(Format, &'s str)>,
+    /// The string format to check (its name as written is the schema's).
+    string_format: Option<Format>,
     /// The index of the node's compiled pattern in [`OpenApiValidator::patterns`].
-    pattern: Option<usize>,
-    number: NumberRules<'s>,
+    pattern: Option<u32>,
+    /// The numeric rules, where the node has any (a number elsewhere is only type-checked).
+    number: Option<Box<NumberRules<'s>>>,
     /// One for each of the schema's properties, in [`crate::schema::Properties::iter`]'s order.
     properties: Box<[Node<'s>]>,
     items: Option<Box<Node<'s>>>,
     additional: Option<Box<Node<'s>>>,
+    /// Few nodes have any: boxed, a node stays small (a CLI holds every CRD's nodes).
+    junctors: Option<Box<Junctors<'s>>>,
+}
+
+struct Junctors<'s> {
     all_of: Box<[Node<'s>]>,
     any_of: Box<[Node<'s>]>,
     one_of: Box<[Node<'s>]>,
-    not: Option<Box<Node<'s>>>,
+    not: Option<Node<'s>>,
 }
 
 /// What the type check's verdict depends on of a value: its JSON type as the apiserver reads it
@@ -121,7 +127,7 @@ impl ValueClass {
 /// slower).
 #[derive(Default)]
 struct Build<'s> {
-    patterns: HashMap<&'s str, usize>,
+    patterns: HashMap<&'s str, u32>,
     compiled: Vec<Result<Matcher, PatternError>>,
     type_passes: HashMap<Typing<'s>, u16>,
 }
@@ -136,15 +142,21 @@ impl<'s> Node<'s> {
         let properties = s.properties.values().map(&mut plan).collect();
         let items = s.items.as_deref().map(|i| Box::new(plan(i)));
         let additional = s.additional_properties_schema().map(|a| Box::new(plan(a)));
-        let all_of = s.all_of.iter().map(&mut plan).collect();
-        let any_of = s.any_of.iter().map(&mut plan).collect();
-        let one_of = s.one_of.iter().map(&mut plan).collect();
-        let not = s.not.as_deref().map(|n| Box::new(plan(n)));
+        let junctors =
+            (!s.all_of.is_empty() || !s.any_of.is_empty() || !s.one_of.is_empty() || s.not.is_some()).then(|| {
+                Box::new(Junctors {
+                    all_of: s.all_of.iter().map(&mut plan).collect(),
+                    any_of: s.any_of.iter().map(&mut plan).collect(),
+                    one_of: s.one_of.iter().map(&mut plan).collect(),
+                    not: s.not.as_deref().map(&mut plan),
+                })
+            });
         let Build { patterns, compiled, type_passes } = build;
         let pattern = s.pattern.as_deref().map(|source| {
             *patterns.entry(source).or_insert_with(|| {
                 compiled.push(Matcher::compile(source));
-                compiled.len() - 1
+                // More than four billion patterns cannot be read into memory to get here.
+                u32::try_from(compiled.len() - 1).unwrap_or(u32::MAX)
             })
         });
         let typing: Typing = (s.type_str(), s.format.as_deref(), s.nullable, s.int_or_string);
@@ -166,16 +178,13 @@ impl<'s> Node<'s> {
         Node {
             schema: s,
             type_passes,
-            string_format: string_format(s),
+            string_format: string_format(s).map(|(f, _)| f),
             pattern,
-            number,
+            number: (number != NumberRules::default()).then(|| Box::new(number)),
             properties,
             items,
             additional,
-            all_of,
-            any_of,
-            one_of,
-            not,
+            junctors,
         }
     }
 
@@ -243,14 +252,14 @@ impl<'s> OpenApiValidator<'s> {
         if let Value::String(text) = v {
             out.extend(keywords::first_string_failure(path, text, s.max_length, s.min_length, || {
                 let source = s.pattern.as_deref()?;
-                keywords::compiled_pattern(path, text, &self.patterns[n.pattern?], source)
+                keywords::compiled_pattern(path, text, &self.patterns[n.pattern? as usize], source)
             }));
-            if let Some((f, written)) = n.string_format {
+            if let (Some(f), Some(written)) = (n.string_format, s.format.as_deref()) {
                 out.extend(format::check(path, text, f, written));
             }
         }
-        if let Value::Number(number) = v {
-            keywords::number_checks(path, Num::of(number), &n.number, out);
+        if let (Value::Number(number), Some(rules)) = (v, &n.number) {
+            keywords::number_checks(path, Num::of(number), rules, out);
         }
         if let Value::Array(items) = v {
             if let Some(lists) = lists.as_deref_mut() {
@@ -295,9 +304,7 @@ impl<'s> OpenApiValidator<'s> {
     }
 
     fn junctors(&self, v: &Value, n: &Node<'s>, at: &At<'_>, out: &mut Vec<Issue>) {
-        if n.all_of.is_empty() && n.any_of.is_empty() && n.one_of.is_empty() && n.not.is_none() {
-            return;
-        }
+        let Some(j) = n.junctors.as_deref() else { return };
         let run = |branch: &Node<'s>| {
             let mut issues = Vec::new();
             self.node(v, branch, at, &mut issues, None);
@@ -315,23 +322,23 @@ impl<'s> OpenApiValidator<'s> {
         };
         let place = std::cell::OnceCell::new();
         let path = || place.get_or_init(|| at.to_path());
-        if !n.all_of.is_empty() {
-            junctor::all_of(path(), n.all_of.iter().map(run).collect(), out);
+        if !j.all_of.is_empty() {
+            junctor::all_of(path(), j.all_of.iter().map(run).collect(), out);
         }
         fn counts<'a>(branches: &'a [Node<'_>], v: &'a Value) -> impl FnOnce() -> Vec<usize> + 'a {
             move || branches.iter().map(|b| junctor::match_count(b.schema, v)).collect()
         }
-        if !n.any_of.is_empty() && !n.any_of.iter().any(passes) {
-            junctor::any_of(path(), n.any_of.iter().map(run).collect(), counts(&n.any_of, v), out);
+        if !j.any_of.is_empty() && !j.any_of.iter().any(passes) {
+            junctor::any_of(path(), j.any_of.iter().map(run).collect(), counts(&j.any_of, v), out);
         }
-        if !n.one_of.is_empty() {
-            let passing = n.one_of.iter().filter(|b| passes(b)).count();
+        if !j.one_of.is_empty() {
+            let passing = j.one_of.iter().filter(|b| passes(b)).count();
             // One passing branch: nothing to report, and the summaries need only the count.
             if passing != 1 {
-                junctor::one_of(path(), n.one_of.iter().map(run).collect(), counts(&n.one_of, v), out);
+                junctor::one_of(path(), j.one_of.iter().map(run).collect(), counts(&j.one_of, v), out);
             }
         }
-        if let Some(not) = n.not.as_deref()
+        if let Some(not) = &j.not
             && passes(not)
         {
             junctor::not(path(), Vec::new(), out);
