@@ -22,7 +22,7 @@ use crate::report::issue::{BadValue, ErrorType, Issue};
 use crate::report::path::{At, Path};
 use crate::schema::{AdditionalProperties, Schema};
 
-/// A validator for one schema: each node's checks worked out once ([`Node`]).
+/// A validator for one schema: each node's checks worked out once (a plan of its nodes).
 pub struct OpenApiValidator<'s> {
     root: Node<'s>,
     /// Each pattern compiled once, however many nodes write it; [`Node::pattern`] indexes it.
