@@ -178,7 +178,7 @@ impl<'s> Node<'s> {
         Node {
             schema: s,
             type_passes,
-            string_format: string_format(s).map(|(f, _)| f),
+            string_format: string_format(s),
             pattern,
             number: (number != NumberRules::default()).then(|| Box::new(number)),
             properties,
@@ -405,11 +405,10 @@ impl StaticSchema {
     }
 }
 
-/// The string format to check, with its name as written.
-fn string_format(s: &Schema) -> Option<(Format, &str)> {
-    let f = s.format.as_deref()?;
+/// The string format to check (its name as written is the schema's `format`).
+fn string_format(s: &Schema) -> Option<Format> {
     let t = if s.int_or_string { "" } else { s.type_str().unwrap_or("") };
-    format::supported(t, f).map(|fmt| (fmt, f))
+    format::supported(t, s.format.as_deref()?)
 }
 
 #[cfg(test)]
