@@ -4,7 +4,6 @@ use crate::magic::{Function, FunctionRegistry, IntoFunction};
 use crate::objects::{TryIntoValue, Value};
 use crate::parser::Expression;
 use crate::{DeclarationError, Env, ExecutionError};
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Context is a collection of variables and functions that can be used
@@ -186,14 +185,15 @@ impl<'p, 'v> Context<'p, 'v> {
         }
     }
 
-    /// Whether a function named `namespace.…` is declared, in the `Env` or
-    /// added to the root context.
-    pub(crate) fn has_function_namespace(&self, namespace: &str) -> bool {
+    /// [kubeskema] The functions a call can name: the `Env`'s, and those added
+    /// to the root context.
+    pub(crate) fn names(&self) -> crate::resolve::Names<'_> {
         match self {
-            Context::Root { functions, env, .. } => {
-                env.has_namespace(namespace) || functions.has_namespace(namespace)
-            }
-            Context::Child { parent, .. } => parent.has_function_namespace(namespace),
+            Context::Root { functions, env, .. } => crate::resolve::Names {
+                env: env.as_ref(),
+                context: (!functions.is_empty()).then_some(functions),
+            },
+            Context::Child { parent, .. } => parent.names(),
         }
     }
 
@@ -300,52 +300,6 @@ impl<'p, 'v> Context<'p, 'v> {
             .container()
             .candidates(name)
             .find_map(|candidate| types.find_struct(&candidate))
-    }
-
-    fn has_function(&self, name: &str) -> bool {
-        self.env().has_overload(name) || self.get_function(name).is_some()
-    }
-
-    /// The global function a call to `name` calls under the container: the
-    /// first candidate that is declared, else the plain name, which then
-    /// reports itself undeclared. The plain name, the only candidate without
-    /// a container, is not checked here: the call does that.
-    pub(crate) fn resolve_function<'n>(&self, name: &'n str) -> Cow<'n, str> {
-        let mut candidates = self.env().container().candidates(name).peekable();
-        while let Some(candidate) = candidates.next() {
-            if candidates.peek().is_none() || self.has_function(&candidate) {
-                return candidate;
-            }
-        }
-        Cow::Borrowed(name)
-    }
-
-    /// The name of the function a call on `target` names when `target` spells a
-    /// qualified name that, with `func_name`, names a declared function:
-    /// `a.b.f()` calls the function `a.b.f`, rather than `f` on `a.b`, under
-    /// the container too. Mirrors cel-go's `resolveFunction`, deciding on the
-    /// name alone, but on every evaluation: a target whose first segment is no
-    /// function's namespace, as most are, is told apart without allocating.
-    pub(crate) fn resolve_qualified_function(
-        &self,
-        target: &Expression,
-        func_name: &str,
-    ) -> Option<String> {
-        let container = self.env().container();
-        let root = target.expr.qualified_name_root()?;
-        if !container
-            .candidates(root)
-            .any(|c| self.has_function_namespace(c.split('.').next().unwrap_or_default()))
-        {
-            return None;
-        }
-        let segments = target.expr.qualified_name_segments()?;
-        let name = format!("{}.{func_name}", segments.join("."));
-        let found = container
-            .candidates(&name)
-            .find(|candidate| self.has_function(candidate))
-            .map(Cow::into_owned);
-        found
     }
 
     #[allow(dead_code)]
@@ -847,10 +801,10 @@ mod test {
         let mut context = Context::default();
         context.add_function("a.b.f", |i: i64| i).unwrap();
         context.add_function("g", |i: i64| i).unwrap();
-        assert!(context.has_function_namespace("a"));
-        assert!(!context.has_function_namespace("g"));
-        assert!(context.has_function_namespace("optional"), "from the Env");
-        assert!(context.new_inner_scope().has_function_namespace("a"));
+        assert!(context.names().has_namespace("a"));
+        assert!(!context.names().has_namespace("g"));
+        assert!(context.names().has_namespace("optional"), "from the Env");
+        assert!(context.new_inner_scope().names().has_namespace("a"));
     }
 
     /// Type names are resolved by the interpreter, not looked up as variables.

@@ -15,6 +15,12 @@ use std::collections::{
 };
 use std::sync::Arc;
 
+/// [kubeskema] A number no other environment, or state of one, has had.
+fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// An environment for the CEL execution.
 ///
 /// This is where functions, overloads, and custom structs are defined.
@@ -52,9 +58,16 @@ use std::sync::Arc;
 /// }).unwrap();
 /// ```
 pub struct Env {
-    // [kubeskema] Hashed: every call looks its function up by name, and a tree
-    // of a few hundred names compared strings a dozen times a call.
-    functions: HashMap<String, FunctionDecl, foldhash::fast::RandomState>,
+    // [kubeskema] Declared functions, in the order first declared: a call site
+    // resolved once (`crate::resolve`) keeps its function's index here.
+    functions: Vec<FunctionDecl>,
+    // [kubeskema] Hashed: a call not resolved looks its function up by name,
+    // and a tree of a few hundred names compared strings a dozen times a call.
+    function_index: HashMap<String, usize, foldhash::fast::RandomState>,
+    // [kubeskema] Which declarations this is: changed by every change to the
+    // environment, so that a call site resolved against it is not read
+    // against another, or against it changed (`crate::resolve`).
+    id: u64,
     namespaces: HashSet<String, foldhash::fast::RandomState>,
     types: TypeRegistry,
     macros: Arc<Macros>,
@@ -67,7 +80,9 @@ pub struct Env {
 impl Default for Env {
     fn default() -> Self {
         Env {
-            functions: HashMap::default(),
+            functions: Vec::new(),
+            function_index: HashMap::default(),
+            id: next_id(),
             namespaces: HashSet::default(),
             types: TypeRegistry::default(),
             macros: Arc::default(),
@@ -251,11 +266,13 @@ impl Env {
     ///         func_name: operators::LOGICAL_NOT.to_string(),
     ///         target: None,
     ///         args: vec![a],
+    ///         ..Default::default()
     ///     }));
     ///     Ok(Some(helper.next_expr(Expr::Call(CallExpr {
     ///         func_name: operators::LOGICAL_OR.to_string(),
     ///         target: None,
     ///         args: vec![not_a, b],
+    ///         ..Default::default()
     ///     }))))
     /// });
     ///
@@ -268,6 +285,7 @@ impl Env {
     pub fn add_macro(&mut self, m: Macro) -> Result<(), DeclarationError> {
         // The standard macros are shared by every `Env::stdlib()` and default
         // parser: the first macro added copies them for this environment.
+        self.id = next_id();
         Arc::make_mut(&mut self.macros).add(m)
     }
 
@@ -289,22 +307,45 @@ impl Env {
         args: Vec<types::Type>,
         op: Function,
     ) -> Result<(), DeclarationError> {
-        match self.functions.entry(name.to_owned()) {
-            Vacant(vacant_entry) => {
-                let mut value = FunctionDecl::new(name);
-                value.add_overload(id.to_string(), false, args, op)?;
-                vacant_entry.insert(value);
-                if let Some((namespace, _)) = name.split_once('.') {
-                    self.namespaces.insert(namespace.to_owned());
-                }
-                Ok(())
-            }
-            Occupied(occupied_entry) => {
-                occupied_entry
-                    .into_mut()
-                    .add_overload(id.to_string(), false, args, op)
-            }
+        if let Some((namespace, _)) = name.split_once('.') {
+            self.namespaces.insert(namespace.to_owned());
         }
+        self.declare(name)
+            .add_overload(id.to_string(), false, args, op)
+    }
+
+    /// [kubeskema] The declaration of `name`, made if there is none.
+    fn declare(&mut self, name: &str) -> &mut FunctionDecl {
+        self.id = next_id();
+        let index = match self.function_index.entry(name.to_owned()) {
+            Occupied(occupied) => *occupied.get(),
+            Vacant(vacant) => {
+                self.functions.push(FunctionDecl::new(name));
+                *vacant.insert(self.functions.len() - 1)
+            }
+        };
+        &mut self.functions[index]
+    }
+
+    /// [kubeskema] The index of the declaration of `name`, if it is declared.
+    pub(crate) fn function_index(&self, name: &str) -> Option<usize> {
+        self.function_index.get(name).copied()
+    }
+
+    /// [kubeskema] The declaration at `index` ([`Env::function_index`]).
+    pub(crate) fn function_at(&self, index: usize) -> &FunctionDecl {
+        &self.functions[index]
+    }
+
+    /// [kubeskema] The declaration of `name`, if it is declared.
+    pub(crate) fn function(&self, name: &str) -> Option<&FunctionDecl> {
+        self.function_index(name).map(|i| self.function_at(i))
+    }
+
+    /// [kubeskema] Which declarations this environment holds: a new number
+    /// after every change.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     pub(crate) fn has_namespace(&self, namespace: &str) -> bool {
@@ -313,15 +354,11 @@ impl Env {
 
     /// Finds a global function overload that matches the given name and arguments.
     pub fn find_overload(&self, name: &str, args: &[CowVal<'_, '_>]) -> Option<Function> {
-        match self.functions.get(name) {
-            None => None,
-            Some(fn_decl) => fn_decl.find_overload(false, args),
-        }
+        self.function(name)?.find_overload(false, args)
     }
 
     pub(crate) fn has_overload(&self, name: &str) -> bool {
-        self.functions
-            .get(name)
+        self.function(name)
             .is_some_and(|function| function.has_overload(false))
     }
 
@@ -348,36 +385,22 @@ impl Env {
     ) -> Result<(), DeclarationError> {
         let mut args = args;
         args.insert(0, target);
-        match self.functions.entry(name.to_owned()) {
-            Vacant(vacant_entry) => {
-                let mut value = FunctionDecl::new(name);
-                value.add_overload(id.to_string(), true, args, op)?;
-                vacant_entry.insert(value);
-                Ok(())
-            }
-            Occupied(occupied_entry) => {
-                occupied_entry
-                    .into_mut()
-                    .add_overload(id.to_string(), true, args, op)
-            }
-        }
+        self.declare(name)
+            .add_overload(id.to_string(), true, args, op)
     }
 
     /// Finds a member function overload that matches the given name and arguments.
+    #[cfg(test)]
     pub(crate) fn find_member_overload(
         &self,
         name: &str,
         args: &[CowVal<'_, '_>],
     ) -> Option<Function> {
-        match self.functions.get(name) {
-            None => None,
-            Some(fn_decl) => fn_decl.find_overload(true, args),
-        }
+        self.function(name)?.find_overload(true, args)
     }
 
     pub(crate) fn has_member_overload(&self, name: &str) -> bool {
-        self.functions
-            .get(name)
+        self.function(name)
             .is_some_and(|function| function.has_overload(true))
     }
 
@@ -413,6 +436,7 @@ impl Env {
     /// or several separated by dots. Registering an equal type again is fine,
     /// and so is registering a struct type whose type was registered alone.
     pub fn add_type(&mut self, t: impl Into<TypeDecl>) -> Result<(), DeclarationError> {
+        self.id = next_id();
         self.types.register(t)
     }
 
@@ -443,6 +467,7 @@ impl Env {
     /// neither empty nor an identifier, or several separated by dots; a
     /// leading dot is rejected.
     pub fn set_container(&mut self, name: &str) -> Result<(), DeclarationError> {
+        self.id = next_id();
         self.container = Container::new(name)?;
         Ok(())
     }
@@ -509,6 +534,7 @@ impl Env {
     /// assert_eq!(value, 2.into());
     /// ```
     pub fn set_error_on_duplicate_map_keys(&mut self, value: bool) {
+        self.id = next_id();
         self.error_on_duplicate_map_keys = value;
     }
 
@@ -520,6 +546,7 @@ impl Env {
     /// `OverloadIsNonStrict`): it is called even when an argument fails, and sees that
     /// argument as a [`Failed`](crate::objects::Failed) value.
     pub fn set_non_strict(&mut self, name: &str) {
+        self.id = next_id();
         self.non_strict.insert(name.to_owned());
     }
 

@@ -31,6 +31,7 @@ pub mod context;
 mod env;
 pub mod extensions;
 pub mod parser;
+pub mod resolve;
 
 pub use common::ast::IdedExpr;
 use common::ast::SelectExpr;

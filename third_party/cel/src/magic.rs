@@ -497,6 +497,11 @@ impl FunctionRegistry {
         self.namespaces.contains(namespace)
     }
 
+    /// [kubeskema] Whether no function was added.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.functions.is_empty()
+    }
+
     #[allow(dead_code)]
     pub(crate) fn get(&self, name: &str) -> Option<&Function> {
         self.functions.get(name)

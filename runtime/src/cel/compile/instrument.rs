@@ -22,7 +22,7 @@ fn node(expr: Expr) -> Expression {
 }
 
 fn call(func_name: &str, args: Vec<Expression>) -> Expression {
-    node(Expr::Call(CallExpr { func_name: func_name.to_owned(), target: None, args }))
+    node(Expr::Call(CallExpr { func_name: func_name.to_owned(), target: None, args, ..Default::default() }))
 }
 
 fn charged(units: u64, expr: Expression) -> Expression {
@@ -107,7 +107,12 @@ fn rewrite_call(id: u64, c: &CallExpr) -> Expression {
         if charge(&name) == Charge::RangeSize && args.len() == 1 { vec![call(meter::RANGE, args)] } else { args };
     let out = Expression {
         id,
-        expr: Expr::Call(CallExpr { func_name: c.func_name.clone(), target: target.map(Box::new), args }),
+        expr: Expr::Call(CallExpr {
+            func_name: c.func_name.clone(),
+            target: target.map(Box::new),
+            args,
+            ..Default::default()
+        }),
     };
     // `+` of strings and lists holds the sizes of both; the accumulator of `map` and
     // `filter` (`@result + [e]`) is charged by its loop instead.

@@ -325,7 +325,8 @@ pub(crate) fn compile_one(
         }
         let cost = scope.sizes.as_deref().map(|sizes| cost::estimate(&expression, &checked, sizes));
         // What runs: set and map lists' operators lowered (by the checked types), cel-go's
-        // `duration()` and v2 `format()`, then two-variable loops, then the meter's charges.
+        // `duration()` and v2 `format()`, then two-variable loops, then the meter's charges; then
+        // the calls resolved.
         let mut lowered = expression;
         list_kinds::lower(&mut lowered, &checked.types);
         library::lower(&mut lowered);
@@ -337,8 +338,10 @@ pub(crate) fn compile_one(
         int_data::lower(&mut lowered, &checked.types);
         list_operands::lower(&mut lowered, &checked.types);
         comprehensions::two_variables(&mut lowered);
-        let metered = instrument::instrument(&lowered);
+        let mut metered = instrument::instrument(&lowered);
         depth::drop_tree(lowered);
+        // What each call calls, worked out once rather than on every evaluation.
+        env().resolve_calls(&mut metered);
         let reads_old_self = checked.references.iter().any(|r| r == "oldSelf");
         Some(Parsed { cost, metered, depth, reads_old_self, types: checked.types })
     })

@@ -50,7 +50,7 @@ pub(crate) fn functions(rows: &mut Rows) {
 type Expansion = Result<Option<IdedExpr>, ParseError>;
 
 fn call(h: &mut MacroExprHelper<'_>, name: &str, args: Vec<IdedExpr>) -> IdedExpr {
-    h.next_expr(Expr::Call(CallExpr { func_name: name.to_owned(), target: None, args }))
+    h.next_expr(Expr::Call(CallExpr { func_name: name.to_owned(), target: None, args, ..Default::default() }))
 }
 
 fn result(h: &mut MacroExprHelper<'_>) -> IdedExpr {
@@ -258,7 +258,12 @@ pub fn two_variables(e: &mut IdedExpr) {
         let range = std::mem::take(&mut c.iter_range);
         c.iter_range = IdedExpr {
             id: range.id,
-            expr: Expr::Call(CallExpr { func_name: PAIRS.to_owned(), target: None, args: vec![range] }),
+            expr: Expr::Call(CallExpr {
+                func_name: PAIRS.to_owned(),
+                target: None,
+                args: vec![range],
+                ..Default::default()
+            }),
         };
         for (name, index) in [(&k, 0), (&v2, 1)] {
             if *name != c.accu_var {
@@ -278,8 +283,12 @@ fn substitute(e: &mut IdedExpr, name: &str, pair: &str, index: i64) {
         Expr::Ident(n) if n == name => {
             let element = IdedExpr { id: e.id, expr: Expr::Ident(pair.to_owned()) };
             let at = IdedExpr { id: e.id, expr: Expr::Literal(LiteralValue::Int(index.into())) };
-            e.expr =
-                Expr::Call(CallExpr { func_name: operators::INDEX.to_owned(), target: None, args: vec![element, at] });
+            e.expr = Expr::Call(CallExpr {
+                func_name: operators::INDEX.to_owned(),
+                target: None,
+                args: vec![element, at],
+                ..Default::default()
+            });
         }
         Expr::Comprehension(c) => {
             substitute(&mut c.iter_range, name, pair, index);

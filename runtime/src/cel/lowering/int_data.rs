@@ -102,13 +102,19 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
         let value = IdedExpr { id: e.id, expr: Expr::Select(read) };
         let present = IdedExpr {
             id: e.id,
-            expr: Expr::Call(CallExpr { func_name: INT_PRESENT.to_owned(), target: None, args: vec![value] }),
+            expr: Expr::Call(CallExpr {
+                func_name: INT_PRESENT.to_owned(),
+                target: None,
+                args: vec![value],
+                ..Default::default()
+            }),
         };
         let has = IdedExpr { id: e.id, expr: std::mem::take(&mut e.expr) };
         e.expr = Expr::Call(CallExpr {
             func_name: operators::LOGICAL_AND.to_owned(),
             target: None,
             args: vec![has, present],
+            ..Default::default()
         });
         return;
     }
@@ -121,7 +127,12 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     };
     if read && types.get(&e.id) == Some(&Type::Int) {
         let inner = IdedExpr { id: e.id, expr: std::mem::take(&mut e.expr) };
-        e.expr = Expr::Call(CallExpr { func_name: INT_DATA.to_owned(), target: None, args: vec![inner] });
+        e.expr = Expr::Call(CallExpr {
+            func_name: INT_DATA.to_owned(),
+            target: None,
+            args: vec![inner],
+            ..Default::default()
+        });
     }
 }
 

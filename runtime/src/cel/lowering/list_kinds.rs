@@ -223,7 +223,7 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     let mut args = std::mem::take(&mut call.args);
     args.push(IdedExpr { id: e.id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
     let function = if negate { SCHEMA_NOT_EQUALS } else { SCHEMA_EQUALS };
-    e.expr = Expr::Call(CallExpr { func_name: function.to_owned(), target: None, args });
+    e.expr = Expr::Call(CallExpr { func_name: function.to_owned(), target: None, args, ..Default::default() });
 }
 
 fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {

@@ -75,6 +75,11 @@ fn wrap(operand: &mut IdedExpr) {
     let inner = std::mem::take(operand);
     *operand = IdedExpr {
         id,
-        expr: Expr::Call(CallExpr { func_name: LIST_OPERAND.to_owned(), target: None, args: vec![inner] }),
+        expr: Expr::Call(CallExpr {
+            func_name: LIST_OPERAND.to_owned(),
+            target: None,
+            args: vec![inner],
+            ..Default::default()
+        }),
     };
 }

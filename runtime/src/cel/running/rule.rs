@@ -24,10 +24,21 @@ use crate::cel::vocabulary::value::go_error;
 /// assert_eq!(v, Ok(Value::Bool(true)));
 /// ```
 pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
+    let compiled = compile_any(source)?;
+    let mut cx = Context::with_env(env().clone());
+    cx.add_variable_from_value("self", self_value);
+    match compiled.run(&compiled.metered, &cx) {
+        (_, cost) if cost.exceeded => Err(meter::LIMIT_EXCEEDED.to_owned()),
+        (result, _) => result.map_err(|e| go_error(&e)),
+    }
+}
+
+/// An expression of any type compiled with `self` declared `dyn`, or why not.
+fn compile_any(source: &str) -> Result<Compiled, String> {
     let mut errors = Vec::new();
     let parsed =
         compile_one(source, &Scope::untyped(false), Expecting::Any, &mut errors).ok_or_else(|| errors.join("; "))?;
-    let compiled = Compiled {
+    Ok(Compiled {
         message_refused: false,
         max_cost: None,
         message_max_cost: None,
@@ -35,13 +46,7 @@ pub fn eval(source: &str, self_value: Value) -> Result<Value, String> {
         message_expression: None,
         depth: parsed.depth,
         transition: parsed.reads_old_self,
-    };
-    let mut cx = Context::with_env(env().clone());
-    cx.add_variable_from_value("self", self_value);
-    match compiled.run(&compiled.metered, &cx) {
-        (_, cost) if cost.exceeded => Err(meter::LIMIT_EXCEEDED.to_owned()),
-        (result, _) => result.map_err(|e| go_error(&e)),
-    }
+    })
 }
 
 /// What the apiserver says of the rules of a node CEL cannot declare
@@ -218,5 +223,115 @@ const fn borrowed(s: Option<&'static str>) -> Option<Cow<'static, str>> {
     match s {
         Some(s) => Some(Cow::Borrowed(s)),
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use cel::common::ast::Expr;
+    use cel::parser::Expression;
+
+    use super::*;
+    use crate::cel::vocabulary::depth;
+
+    /// The expression with every call's resolution forgotten: evaluated, each call is worked
+    /// out as it is reached.
+    fn unresolved(e: &Expression) -> Expression {
+        let mut e = e.clone();
+        forget(&mut e);
+        e
+    }
+
+    fn forget(e: &mut Expression) {
+        if let Expr::Call(call) = &mut e.expr {
+            call.resolved = Default::default();
+        }
+        for child in depth::children_mut(e) {
+            forget(child);
+        }
+    }
+
+    /// Whether every call of `e` was resolved in the environment rules run in.
+    fn all_resolved(e: &Expression) -> bool {
+        let resolved = match &e.expr {
+            Expr::Call(call) => call.resolved.is_resolved_in(env()),
+            _ => true,
+        };
+        resolved && depth::children(e).into_iter().all(all_resolved)
+    }
+
+    /// What running `expr` gives: its value or its error as the apiserver words it, and its
+    /// cost.
+    fn run(compiled: &Compiled, expr: &Expression, self_value: &Value) -> (Result<Value, String>, meter::Cost) {
+        let mut cx = Context::with_env(env().clone());
+        cx.add_variable_from_value("self", self_value.clone());
+        let (result, cost) = compiled.run(expr, &cx);
+        (result.map_err(|e| go_error(&e)), cost)
+    }
+
+    /// Calls resolved when a rule is compiled (`cel::Env::resolve_calls`) answer as the same
+    /// calls worked out as they are evaluated: every kind of call (each operator, global,
+    /// non-strict, qualified and member functions) and their failures.
+    #[test]
+    fn resolved_calls_answer_as_calls_worked_out_on_evaluation() {
+        let self_value = crate::cel::from_json(&serde_json::json!({
+            "a": [1, 2, 3], "s": "abc", "m": {"k": 1}, "d": "1h", "q": "1Gi"
+        }));
+        let sources = [
+            "self.a.size() > 2 ? 1 + 2 * 3 - 4 / 2 % 3 : 0",
+            "self.a[0] == 1 && self.a[1] != 1 || false",
+            "!(1 in self.a) || 'k' in self.m",
+            "-self.a[0] <= 3 && 2 >= 1 && 1 < 2 && 3.0 > 2.5",
+            "self.m[?'k'].orValue(0) + self.?m.?k.orValue(7) + self.m[?'x'].orValue(5)",
+            "size(self.s) == 3 && int('5') + 1 == 6 && string(1) == '1' && type(self.s) == string",
+            "dyn(1u) in ([3u, 1u] + []) && [1, 2] + [3] == self.a",
+            "optional.of(1).value() + (optional.none().hasValue() ? 1 : 0)",
+            "strings.quote(self.s) + ',' + string(lists.range(3).size()) + ['a', 'b'].join(',')",
+            "sets.contains(self.a, [1, 2]) && sets.equivalent([1], [1, 1])",
+            "self.s.startsWith('a') && self.s.matches('^a.c$') && self.s.find('b') == 'b'",
+            "self.a.all(x, x > 0) && self.a.exists_one(x, x == 2) && self.a.map(x, x * 2)[2] == 6",
+            "self.a.filter(x, x > 1).size() + self.a.transformList(i, x, i + x)[2]",
+            "duration(self.d) > duration('30m') && quantity(self.q).isGreaterThan(quantity('1Mi'))",
+            "isURL('https://example.com') && url('https://example.com/p').getEscapedPath() == '/p'",
+            // failures: no overload at run time, division by zero, a missing key, an index
+            "dyn(self.s) + 1 == 2",
+            "dyn(1).startsWith('a')",
+            "1 / (self.a.size() - 3) == 0",
+            "self.m.x == 1",
+            "self.a[5] == 1",
+            "self.a.all(x, x / (x - 2) > 0)",
+            "int(self.s) == 1 || self.s.charAt(10) == ''",
+        ];
+        for source in sources {
+            let compiled = compile_any(source).unwrap_or_else(|e| panic!("{source}: {e}"));
+            assert!(all_resolved(&compiled.metered), "{source}: a call left to be worked out as it runs");
+            let worked_out = unresolved(&compiled.metered);
+            let resolved = run(&compiled, &compiled.metered, &self_value);
+            assert_eq!(resolved, run(&compiled, &worked_out, &self_value), "{source}");
+            depth::drop_tree(worked_out);
+        }
+    }
+
+    /// A resolution is read only by the environment, unchanged, it was made in, and not in a
+    /// context with functions of its own: `f` declared after `f(1)` was resolved is called,
+    /// and a context's own `a.b.g` is what `a.b.g(1)` calls.
+    #[test]
+    fn a_resolution_is_not_read_where_it_may_not_hold() {
+        let mut env = cel::Env::stdlib();
+        let mut call_f = env.parser().parse("f(1)").expect("parses");
+        let mut call_g = env.parser().parse("a.b.g(1)").expect("parses");
+        env.resolve_calls(&mut call_f);
+        env.add_overload("f", "f_int", vec![cel::common::types::INT_TYPE], |args| Ok(args[0].clone()))
+            .expect("declares");
+        env.resolve_calls(&mut call_g);
+        let env = Arc::new(env);
+        let cx = Context::with_env(env.clone());
+        assert_eq!(cel::objects::Value::resolve(&call_f, &cx), Ok(Value::Int(1)));
+
+        let mut cx = Context::with_env(env);
+        cx.add_function("a.b.g", |i: i64| i + 1).expect("adds");
+        assert_eq!(cel::objects::Value::resolve(&call_g, &cx), Ok(Value::Int(2)));
     }
 }

@@ -79,6 +79,7 @@ fn sort_by_macro(
         func_name: SORT_BY_KEYS.to_owned(),
         target: Some(Box::new(input(helper))),
         args: vec![keys],
+        ..Default::default()
     });
     let bind = ComprehensionExpr {
         iter_range: helper.next_expr(Expr::List(ListExpr::new(Vec::new()))),

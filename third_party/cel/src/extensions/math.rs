@@ -95,6 +95,7 @@ fn extreme(
         func_name: function.to_owned(),
         target: None,
         args,
+        ..Default::default()
     }))))
 }
 

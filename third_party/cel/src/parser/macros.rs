@@ -342,11 +342,13 @@ fn exists_macro_expander(
         func_name: operators::LOGICAL_NOT.to_string(),
         target: None,
         args: vec![accu_ident],
+        ..Default::default()
     }));
     let condition = helper.next_expr(Expr::Call(CallExpr {
         func_name: operators::NOT_STRICTLY_FALSE.to_string(),
         target: None,
         args: vec![arg],
+        ..Default::default()
     }));
 
     arguments.insert(0, helper.next_expr(Expr::Ident(result_binding.clone())));
@@ -354,6 +356,7 @@ fn exists_macro_expander(
         func_name: operators::LOGICAL_OR.to_string(),
         target: None,
         args: arguments,
+        ..Default::default()
     }));
 
     let result = helper.next_expr(Expr::Ident(result_binding.clone()));
@@ -393,6 +396,7 @@ fn all_macro_expander(
         func_name: operators::NOT_STRICTLY_FALSE.to_string(),
         target: None,
         args: vec![accu_ident],
+        ..Default::default()
     }));
 
     arguments.insert(0, helper.next_expr(Expr::Ident(result_binding.clone())));
@@ -400,6 +404,7 @@ fn all_macro_expander(
         func_name: operators::LOGICAL_AND.to_string(),
         target: None,
         args: arguments,
+        ..Default::default()
     }));
 
     let result = helper.next_expr(Expr::Ident(result_binding.clone()));
@@ -445,6 +450,7 @@ fn exists_one_macro_expander(
         func_name: operators::ADD.to_string(),
         target: None,
         args,
+        ..Default::default()
     })));
     arguments.push(helper.next_expr(Expr::Ident(result_binding.clone())));
 
@@ -452,6 +458,7 @@ fn exists_one_macro_expander(
         func_name: operators::CONDITIONAL.to_string(),
         target: None,
         args: arguments,
+        ..Default::default()
     }));
 
     let accu = helper.next_expr(Expr::Ident(result_binding.clone()));
@@ -460,6 +467,7 @@ fn exists_one_macro_expander(
         func_name: operators::EQUALS.to_string(),
         target: None,
         args: vec![accu, one],
+        ..Default::default()
     }));
 
     Ok(
@@ -507,6 +515,7 @@ pub(crate) fn map_macro_expander(
         func_name: operators::ADD.to_string(),
         target: None,
         args,
+        ..Default::default()
     }));
 
     let step = match filter {
@@ -516,6 +525,7 @@ pub(crate) fn map_macro_expander(
                 func_name: operators::CONDITIONAL.to_string(),
                 target: None,
                 args: vec![filter, step, accu],
+                ..Default::default()
             }))
         }
         None => step,
@@ -565,6 +575,7 @@ fn filter_macro_expander(
         func_name: operators::ADD.to_string(),
         target: None,
         args,
+        ..Default::default()
     }));
 
     let accu = helper.next_expr(Expr::Ident(result_binding.clone()));
@@ -572,6 +583,7 @@ fn filter_macro_expander(
         func_name: operators::CONDITIONAL.to_string(),
         target: None,
         args: vec![filter, step, accu],
+        ..Default::default()
     }));
 
     let result = helper.next_expr(Expr::Ident(result_binding.clone()));

@@ -247,6 +247,7 @@ impl Parser {
                 target: target.map(Box::new),
                 func_name,
                 args,
+                ..Default::default()
             }),
         }
     }
@@ -1378,6 +1379,7 @@ impl LogicManager {
                 target: None,
                 func_name: self.function.clone(),
                 args: vec![left, right],
+                ..Default::default()
             }),
         }
     }

@@ -1100,6 +1100,7 @@ impl PrattLogicManager {
                     target: None,
                     func_name: self.function,
                     args: self.terms,
+                    ..Default::default()
                 }),
             }
         } else {
@@ -1128,6 +1129,7 @@ impl PrattLogicManager {
                 target: None,
                 func_name: self.function.clone(),
                 args: vec![left, right],
+                ..Default::default()
             }),
         }
     }
@@ -1599,6 +1601,7 @@ impl<'a> PrattParserWorker<'a> {
                     target: None,
                     func_name: op_info.name.to_string(),
                     args: vec![lhs, rhs],
+                    ..Default::default()
                 }),
             };
         }
@@ -1622,6 +1625,7 @@ impl<'a> PrattParserWorker<'a> {
                 target: None,
                 func_name: operators::CONDITIONAL.to_string(),
                 args: vec![lhs, true_expr, false_expr],
+                ..Default::default()
             }),
         }
     }
@@ -1687,6 +1691,7 @@ impl<'a> PrattParserWorker<'a> {
                                 target: None,
                                 func_name: operators::OPT_SELECT.to_string(),
                                 args: vec![lhs, str_expr],
+                                ..Default::default()
                             }),
                         };
                     } else if is_member_call {
@@ -1704,6 +1709,7 @@ impl<'a> PrattParserWorker<'a> {
                                     target: Some(Box::new(lhs)),
                                     func_name: field,
                                     args,
+                                    ..Default::default()
                                 }),
                             };
                         }
@@ -1743,6 +1749,7 @@ impl<'a> PrattParserWorker<'a> {
                             target: None,
                             func_name: op_name.to_string(),
                             args: vec![lhs, index],
+                            ..Default::default()
                         }),
                     };
                 }
@@ -1858,6 +1865,7 @@ impl<'a> PrattParserWorker<'a> {
                     target: None,
                     func_name: operators::NEGATE.to_string(),
                     args: vec![operand],
+                    ..Default::default()
                 }),
             }
         } else {
@@ -1868,6 +1876,7 @@ impl<'a> PrattParserWorker<'a> {
                     target: None,
                     func_name: operators::LOGICAL_NOT.to_string(),
                     args: vec![operand],
+                    ..Default::default()
                 }),
             }
         }
@@ -1917,6 +1926,7 @@ impl<'a> PrattParserWorker<'a> {
                     target: None,
                     func_name,
                     args: vec![operand],
+                    ..Default::default()
                 }),
             };
         }
@@ -2168,6 +2178,7 @@ impl<'a> PrattParserWorker<'a> {
                     target: None,
                     func_name: name,
                     args,
+                    ..Default::default()
                 }),
             };
         }

@@ -128,6 +128,8 @@ pub struct CallExpr {
     pub func_name: String,
     pub target: Option<Box<IdedExpr>>,
     pub args: Vec<IdedExpr>,
+    /// [kubeskema] What the call calls, once worked out ([`crate::Env::resolve_calls`]).
+    pub resolved: crate::resolve::Resolution,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

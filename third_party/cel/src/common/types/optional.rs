@@ -450,6 +450,7 @@ fn opt_map_macro(
         func_name: operators::CONDITIONAL.to_string(),
         target: None,
         args: vec![has_value, some, none],
+        ..Default::default()
     }));
 
     Ok(Some(match bound {
@@ -482,6 +483,7 @@ fn member_call(helper: &mut MacroExprHelper<'_>, target: IdedExpr, func_name: &s
         func_name: func_name.to_string(),
         target: Some(Box::new(target)),
         args: vec![],
+        ..Default::default()
     }))
 }
 
@@ -496,6 +498,7 @@ fn optional_call(
         func_name: func_name.to_string(),
         target: Some(Box::new(namespace)),
         args,
+        ..Default::default()
     }))
 }
 
