@@ -75,7 +75,13 @@ pub struct Env {
     optional: bool,
     container: Container,
     non_strict: BTreeSet<String>,
+    // [kubeskema] The function `name(k, e)` that is `e` once `k` is charged, and what charges.
+    charge: Option<(String, Charge)>,
 }
+
+/// [kubeskema] Charges a number of units to whatever counts an evaluation's cost; an error
+/// (a limit passed) stops the evaluation.
+pub type Charge = fn(u64) -> Result<(), ExecutionError>;
 
 impl Default for Env {
     fn default() -> Self {
@@ -90,6 +96,7 @@ impl Default for Env {
             optional: true,
             container: Container::default(),
             non_strict: BTreeSet::new(),
+            charge: None,
         }
     }
 }
@@ -548,6 +555,29 @@ impl Env {
     pub fn set_non_strict(&mut self, name: &str) {
         self.id = next_id();
         self.non_strict.insert(name.to_owned());
+    }
+
+    /// [kubeskema] Makes `name(k, e)`, where `k` is an integer literal, mean `e`, once
+    /// `charge(k)` has succeeded: what an evaluation's meter is told, written into an
+    /// expression as calls. The interpreter evaluates it itself, as an operator, without the
+    /// list of operands and the choice of an overload a function call takes. `e` is evaluated
+    /// first: an `e` that fails fails the call without charging.
+    pub fn set_charge(&mut self, name: &str, charge: Charge) {
+        self.id = next_id();
+        self.charge = Some((name.to_owned(), charge));
+    }
+
+    /// [kubeskema] The charge of [`Env::set_charge`], if `name` names it.
+    pub(crate) fn charge_named(&self, name: &str) -> Option<Charge> {
+        match &self.charge {
+            Some((charge_name, charge)) if charge_name == name => Some(*charge),
+            _ => None,
+        }
+    }
+
+    /// [kubeskema] The charge of [`Env::set_charge`].
+    pub(crate) fn charge(&self) -> Option<Charge> {
+        self.charge.as_ref().map(|(_, charge)| *charge)
     }
 
     pub(crate) fn is_non_strict(&self, name: &str) -> bool {

@@ -1233,6 +1233,13 @@ fn operator<'e, 'p, 'v>(
     ctx: &'e Context<'p, 'v>,
 ) -> Result<CowVal<'e, 'v>, ExecutionError> {
     match op {
+        Op::Charge(units) => {
+            let value = Value::resolve_val(&call.args[1], ctx)?;
+            if let Some(charge) = ctx.env().charge() {
+                charge(units)?;
+            }
+            Ok(value)
+        }
         Op::Conditional => {
             let cond = Value::resolve_val(&call.args[0], ctx);
             return if try_bool(cond)? {

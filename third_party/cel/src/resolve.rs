@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use crate::common::ast::{operators, CallExpr, EntryExpr, Expr};
+use crate::common::ast::{operators, CallExpr, EntryExpr, Expr, LiteralValue};
 use crate::magic::FunctionRegistry;
 use crate::parser::Expression;
 use crate::Env;
@@ -46,6 +46,8 @@ pub(crate) enum Op {
     Not,
     Negate,
     NotStrictlyFalse,
+    /// `name(k, e)` of [`Env::set_charge`]: `e`, once `k` is charged.
+    Charge(u64),
 }
 
 impl Op {
@@ -107,6 +109,15 @@ impl Resolved {
             return Resolved::Operator(op);
         }
         let env = names.env;
+        if let (None, Some(_), [k, _]) = (
+            &call.target,
+            env.charge_named(&call.func_name),
+            call.args.as_slice(),
+        ) {
+            if let Expr::Literal(LiteralValue::Int(k)) = &k.expr {
+                return Resolved::Operator(Op::Charge(u64::try_from(*k.inner()).unwrap_or(0)));
+            }
+        }
         match &call.target {
             None => {
                 let name = names.global(&call.func_name);

@@ -6,6 +6,7 @@ use std::sync::{Arc, LazyLock};
 use cel::Env;
 
 use crate::cel::library;
+use crate::cel::vocabulary::meter;
 
 /// The environment every rule compiles and runs in: the standard library, the strings
 /// (v2) and lists (v3) extensions, and the Kubernetes libraries.
@@ -17,6 +18,9 @@ pub fn env() -> &'static Arc<Env> {
         env.add_extension(cel::extensions::strings).expect("invariant: the strings extension declares once");
         env.add_extension(cel::extensions::lists).expect("invariant: the lists extension declares once");
         library::register(&mut env).expect("invariant: the function table declares each overload once");
+        // The meter's `@charge(k, e)`, on every rule and every loop step, evaluated by the
+        // interpreter as an operator rather than called as a function.
+        env.set_charge(meter::CHARGE, meter::charge);
         Arc::new(env)
     });
     &ENV
