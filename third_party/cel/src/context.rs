@@ -202,8 +202,9 @@ impl<'p, 'v> Context<'p, 'v> {
     /// container candidate in turn, most specific first. An absolute name
     /// skips the inner scopes.
     pub(crate) fn resolve_ident(&self, name: &str) -> Option<CowVal<'_, 'v>> {
+        let env = self.env();
         self.scopes_for(name)
-            .find_map(|scope| scope.resolve_own(name, true))
+            .find_map(|scope| scope.resolve_own(env, name, true))
     }
 
     /// Resolves the qualified name `a.b.c`, given as its segments, to a value
@@ -226,11 +227,12 @@ impl<'p, 'v> Context<'p, 'v> {
                 .ok_or_else(|| ExecutionError::UndeclaredReference(Arc::new((*name).to_owned())));
         }
         let name = segments.join(".");
+        let env = self.env();
         for scope in self.scopes_for(&name) {
             let mut len = name.len();
             for prefix in (1..=segments.len()).rev() {
                 let whole = prefix == segments.len();
-                if let Some(value) = scope.resolve_own(&name[..len], whole) {
+                if let Some(value) = scope.resolve_own(env, &name[..len], whole) {
                     return Ok((value, &segments[prefix..]));
                 }
                 // drop the last segment and its dot
@@ -279,9 +281,9 @@ impl<'p, 'v> Context<'p, 'v> {
     }
 
     /// The variable of this scope named by a container candidate of `name`,
-    /// else, in the root scope, the type, if `may_be_type`.
-    fn resolve_own(&self, name: &str, may_be_type: bool) -> Option<CowVal<'_, 'v>> {
-        let env = self.env();
+    /// else, in the root scope, the type, if `may_be_type`. [kubeskema] `env` is
+    /// the context's, found once by the caller rather than once per scope.
+    fn resolve_own(&self, env: &Env, name: &str, may_be_type: bool) -> Option<CowVal<'_, 'v>> {
         env.container().candidates(name).find_map(|candidate| {
             self.own_variable(&candidate).or_else(|| {
                 if !may_be_type || !matches!(self, Context::Root { .. }) {
