@@ -88,6 +88,11 @@ pub enum Shape {
     /// An integer: a float there (a whole one the document wrote as `1.0`, or one beyond
     /// int64) fails the comparison it receives, as the apiserver reads the field.
     Int,
+    /// An integer compared with a number of the rule's own, whose type is no `int` (a `uint`,
+    /// a `double`, `dyn`: `dyn(1u) in self.ints`): read as [`Shape::Int`], then equal to the
+    /// same number of any type (cel-go's heterogeneous equality, `1 == 1u`, as kube-apiserver
+    /// 1.36.3 answers).
+    IntAgainstDyn,
     /// An object: its declared fields by escaped name (a field it holds beyond them, kept by
     /// `x-kubernetes-preserve-unknown-fields`, compares only where the other has it).
     Object(BTreeMap<String, Shape>),
@@ -121,10 +126,42 @@ impl Shape {
         }
     }
 
+    /// The shape compared with a value of type `other` (`None`: not known). An integer
+    /// compared where `other` holds no `int` (a `uint`, a `double`, `dyn`) meets a number of
+    /// the rule's own, equal to it by value ([`Shape::IntAgainstDyn`]); where `other` holds an
+    /// `int` too, a float there is data the schema types as an integer, misread.
+    pub fn against(self, other: Option<&Type>) -> Shape {
+        let item = |s: Box<Shape>, t: Option<&Type>| Box::new(s.against(t));
+        match (self, other) {
+            (Shape::Int, Some(Type::Int)) => Shape::Int,
+            (Shape::Int, _) => Shape::IntAgainstDyn,
+            (Shape::List(s), Some(Type::List(t, _))) => Shape::List(item(s, Some(t))),
+            (Shape::MapList(keys, s), Some(Type::List(t, _))) => Shape::MapList(keys, item(s, Some(t))),
+            (Shape::Map(s), Some(Type::Map(_, t))) => Shape::Map(item(s, Some(t))),
+            (Shape::Object(fields), Some(Type::Object(o))) => Shape::Object(
+                fields
+                    .into_iter()
+                    .map(|(k, s)| {
+                        let t = o.fields.get(&k);
+                        (k, s.against(t))
+                    })
+                    .collect(),
+            ),
+            (Shape::Written(s), t) => Shape::Written(item(s, t)),
+            (Shape::List(s), _) => Shape::List(item(s, None)),
+            (Shape::MapList(keys, s), _) => Shape::MapList(keys, item(s, None)),
+            (Shape::Map(s), _) => Shape::Map(item(s, None)),
+            (Shape::Object(fields), _) => {
+                Shape::Object(fields.into_iter().map(|(k, s)| (k, s.against(None))).collect())
+            }
+            (shape @ (Shape::Plain | Shape::IntAgainstDyn | Shape::Set), _) => shape,
+        }
+    }
+
     /// Whether a set or map list is in it.
     pub fn holds_kinds(&self) -> bool {
         match self {
-            Shape::Plain | Shape::Int => false,
+            Shape::Plain | Shape::Int | Shape::IntAgainstDyn => false,
             Shape::Set | Shape::MapList(..) => true,
             Shape::Object(fields) => fields.values().any(Shape::holds_kinds),
             Shape::List(item) | Shape::Map(item) | Shape::Written(item) => item.holds_kinds(),
@@ -135,7 +172,7 @@ impl Shape {
     pub fn holds_ints(&self) -> bool {
         match self {
             Shape::Plain | Shape::Set => false,
-            Shape::Int => true,
+            Shape::Int | Shape::IntAgainstDyn => true,
             Shape::Object(fields) => fields.values().any(Shape::holds_ints),
             Shape::List(item) | Shape::Map(item) | Shape::MapList(_, item) | Shape::Written(item) => item.holds_ints(),
         }
@@ -146,7 +183,7 @@ impl Shape {
     /// integers (read as the schema types them). A lone integer is read where the rule reads it.
     pub fn compares_by_schema(&self) -> bool {
         match self {
-            Shape::Plain | Shape::Int => false,
+            Shape::Plain | Shape::Int | Shape::IntAgainstDyn => false,
             Shape::Set | Shape::MapList(..) | Shape::Object(_) => true,
             Shape::List(item) | Shape::Map(item) => item.holds_ints() || item.compares_by_schema(),
             Shape::Written(inner) => inner.compares_by_schema(),
@@ -162,6 +199,7 @@ impl Shape {
         match self {
             Shape::Plain => json!(0),
             Shape::Int => json!(1),
+            Shape::IntAgainstDyn => json!(2),
             Shape::Object(fields) => {
                 json!({"o": fields.iter().map(|(k, s)| (k.clone(), s.to_json())).collect::<serde_json::Map<_, _>>()})
             }
@@ -180,7 +218,11 @@ impl Shape {
 
     fn from_json(v: &serde_json::Value) -> Option<Shape> {
         let Some(m) = v.as_object() else {
-            return Some(if v.as_i64() == Some(1) { Shape::Int } else { Shape::Plain });
+            return Some(match v.as_i64() {
+                Some(1) => Shape::Int,
+                Some(2) => Shape::IntAgainstDyn,
+                _ => Shape::Plain,
+            });
         };
         Some(if let Some(fields) = m.get("o").and_then(|f| f.as_object()) {
             Shape::Object(fields.iter().map(|(k, s)| Some((k.clone(), Shape::from_json(s)?))).collect::<Option<_>>()?)
@@ -216,28 +258,42 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
     if call.target.is_some() || call.args.len() != 2 {
         return;
     }
-    let Some(mut shape) = types.get(&call.args[0].id).map(Shape::of).filter(Shape::compares_by_schema) else { return };
-    if matches!(call.args[0].expr, Expr::List(_) | Expr::Map(_)) {
+    let left = undyn(&call.args[0]);
+    let Some(mut shape) = types.get(&left.id).map(Shape::of).filter(Shape::compares_by_schema) else { return };
+    if matches!(left.expr, Expr::List(_) | Expr::Map(_)) {
         shape = Shape::Written(Box::new(shape));
     }
+    let shape = shape.against(types.get(&undyn(&call.args[1]).id));
     let mut args = std::mem::take(&mut call.args);
     args.push(IdedExpr { id: e.id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
     let function = if negate { SCHEMA_NOT_EQUALS } else { SCHEMA_EQUALS };
     e.expr = Expr::Call(CallExpr { func_name: function.to_owned(), target: None, args, ..Default::default() });
 }
 
+/// What `e` evaluates to with `dyn(...)` taken off: `dyn` changes the type the checker
+/// sees, not the value, whose origin (the schema's data or the rule's own) decides how it
+/// compares.
+fn undyn(e: &IdedExpr) -> &IdedExpr {
+    match &e.expr {
+        Expr::Call(c) if c.func_name == "dyn" && c.target.is_none() && c.args.len() == 1 => undyn(&c.args[0]),
+        _ => e,
+    }
+}
+
 fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
     if call.target.is_some() || call.args.len() != 2 {
         return;
     }
-    let Some(Type::List(item, _)) = types.get(&call.args[1].id) else { return };
+    let items = undyn(&call.args[1]);
+    let Some(Type::List(item, _)) = types.get(&items.id) else { return };
     let shape = Shape::of(item);
     // Integers matter in a list of the schema's (its items read as it types them); a list
     // written in the rule holds what its expressions read.
-    let schema_list = !matches!(call.args[1].expr, Expr::List(_));
+    let schema_list = !matches!(items.expr, Expr::List(_));
     if !(shape.compares_by_schema() || schema_list && shape.holds_ints()) {
         return;
     }
+    let shape = shape.against(types.get(&undyn(&call.args[0]).id));
     call.args.push(IdedExpr { id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
     call.func_name = SCHEMA_IN.to_owned();
 }
@@ -445,6 +501,10 @@ fn equal(a: &Value, b: &Value, shape: &Shape) -> Result<bool, ExecutionError> {
             // The other side's error is no integer: not equal.
             (None, Value::Float(_) | Value::UInt(_)) => Ok(false),
             _ => Ok(deep_equal(a, b)),
+        },
+        Shape::IntAgainstDyn => match crate::cel::lowering::int_data::not_int(a) {
+            Some(error) => Err(error),
+            None => Ok(deep_equal(a, b)),
         },
         Shape::List(item) => {
             let (Value::List(x), Value::List(y)) = (a, b) else { return Err(mismatch()) };
