@@ -48,6 +48,9 @@ pub const SCHEMA_NOT_EQUALS: &str = "@schema_not_equals";
 /// `@schema_in(x, list, shape)`: `x in list` as the apiserver's list of items of `shape`
 /// finds `x`: the first item equal to it by [`SCHEMA_EQUALS`]'s rules.
 pub const SCHEMA_IN: &str = "@schema_in";
+/// `@schema_map_in(x, map)`: `x in map` as the apiserver's map of an object's data finds
+/// `x`: a key that is no string is no overload (its unstructured map answers strings only).
+pub const SCHEMA_MAP_IN: &str = "@schema_map_in";
 /// `@set_union(a, b)`: `a + b` of a set.
 pub const SET_UNION: &str = "@set_union";
 /// `@map_list_merge(a, b, keys)`: `a + b` of a map list.
@@ -65,6 +68,11 @@ pub(crate) fn functions(rows: &mut Rows) {
     add(
         &format!("{SCHEMA_IN}(A, list(A), string) -> bool"),
         value_fn!(schema_in),
+        NativeForm::Interpreted(NOT_YET_NATIVE),
+    );
+    add(
+        &format!("{SCHEMA_MAP_IN}(A, map(K, V)) -> bool"),
+        value_fn!(schema_map_in),
         NativeForm::Interpreted(NOT_YET_NATIVE),
     );
     add(
@@ -285,6 +293,18 @@ fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
         return;
     }
     let items = undyn(&call.args[1]);
+    // A map of the object's data (read from it, not written or computed by the rule) has
+    // string keys only: a probe the checker cannot tell is a string goes to SCHEMA_MAP_IN.
+    let read = match &items.expr {
+        Expr::Select(_) | Expr::Ident(_) => true,
+        Expr::Call(c) => c.func_name == operators::INDEX,
+        _ => false,
+    };
+    let string_probe = matches!(types.get(&undyn(&call.args[0]).id), Some(Type::String));
+    if read && !string_probe && matches!(types.get(&items.id), Some(Type::Map(..))) {
+        call.func_name = SCHEMA_MAP_IN.to_owned();
+        return;
+    }
     let Some(Type::List(item, _)) = types.get(&items.id) else { return };
     let shape = Shape::of(item);
     // Integers matter in a list of the schema's (its items read as it types them); a list
@@ -464,6 +484,18 @@ fn schema_in(args: &[Value]) -> Result<Value, ExecutionError> {
         }
     }
     failed.map_or(Ok(Value::Bool(false)), Err)
+}
+
+fn schema_map_in(args: &[Value]) -> Result<Value, ExecutionError> {
+    match (args.first(), args.get(1)) {
+        (Some(Value::String(key)), Some(Value::Map(map))) => {
+            Ok(Value::Bool(map.map.contains_key(&Key::String(key.clone()))))
+        }
+        (Some(key), Some(Value::Map(_))) => {
+            Err(ExecutionError::no_such_overload(operators::IN, vec![key.type_of().to_string()]))
+        }
+        _ => Err(ExecutionError::invalid_argument_count(2, args.len())),
+    }
 }
 
 /// Whether every entry of `map` is equal, by `entry`: the apiserver stops at the first entry
