@@ -118,14 +118,7 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
         });
         return;
     }
-    let read = match &e.expr {
-        // A comprehension's accumulator (`@result`, `__result__`) is the rule's own count.
-        Expr::Ident(name) => !matches!(name.as_str(), "@result" | "__result__"),
-        Expr::Select(s) => !s.test,
-        Expr::Call(c) => c.func_name == operators::INDEX && c.target.is_none() && c.args.len() == 2,
-        _ => false,
-    };
-    if read && types.get(&e.id) == Some(&Type::Int) {
+    if super::reads_data(&e.expr) && types.get(&e.id) == Some(&Type::Int) {
         let inner = IdedExpr { id: e.id, expr: std::mem::take(&mut e.expr) };
         e.expr = Expr::Call(CallExpr {
             func_name: INT_DATA.to_owned(),

@@ -295,13 +295,8 @@ fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
     let items = undyn(&call.args[1]);
     // A map of the object's data (read from it, not written or computed by the rule) has
     // string keys only: a probe the checker cannot tell is a string goes to SCHEMA_MAP_IN.
-    let read = match &items.expr {
-        Expr::Select(_) | Expr::Ident(_) => true,
-        Expr::Call(c) => c.func_name == operators::INDEX,
-        _ => false,
-    };
     let string_probe = matches!(types.get(&undyn(&call.args[0]).id), Some(Type::String));
-    if read && !string_probe && matches!(types.get(&items.id), Some(Type::Map(..))) {
+    if super::reads_data(&items.expr) && !string_probe && matches!(types.get(&items.id), Some(Type::Map(..))) {
         call.func_name = SCHEMA_MAP_IN.to_owned();
         return;
     }

@@ -8,3 +8,17 @@ pub(crate) mod comprehensions;
 pub(crate) mod int_data;
 pub(crate) mod list_kinds;
 pub(crate) mod list_operands;
+
+use cel::common::ast::{Expr, operators};
+
+/// Whether `e` reads a value of the object's data (a variable, a field, an item), rather than
+/// computing one: what the apiserver types by the schema as it reads it. A comprehension's
+/// accumulator (`@result`, `__result__`) is the rule's own, and `has()` reads no value.
+pub(crate) fn reads_data(e: &Expr) -> bool {
+    match e {
+        Expr::Ident(name) => !matches!(name.as_str(), "@result" | "__result__"),
+        Expr::Select(s) => !s.test,
+        Expr::Call(c) => c.func_name == operators::INDEX && c.target.is_none() && c.args.len() == 2,
+        _ => false,
+    }
+}
