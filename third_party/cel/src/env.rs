@@ -575,11 +575,6 @@ impl Env {
         }
     }
 
-    /// [kubeskema] The charge of [`Env::set_charge`].
-    pub(crate) fn charge(&self) -> Option<Charge> {
-        self.charge.as_ref().map(|(_, charge)| *charge)
-    }
-
     pub(crate) fn is_non_strict(&self, name: &str) -> bool {
         !self.non_strict.is_empty() && self.non_strict.contains(name)
     }

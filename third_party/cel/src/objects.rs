@@ -1233,11 +1233,9 @@ fn operator<'e, 'p, 'v>(
     ctx: &'e Context<'p, 'v>,
 ) -> Result<CowVal<'e, 'v>, ExecutionError> {
     match op {
-        Op::Charge(units) => {
+        Op::Charge(units, charge) => {
             let value = Value::resolve_val(&call.args[1], ctx)?;
-            if let Some(charge) = ctx.env().charge() {
-                charge(units)?;
-            }
+            charge(units)?;
             Ok(value)
         }
         Op::Conditional => {
@@ -1260,7 +1258,7 @@ fn operator<'e, 'p, 'v>(
             return Ok(bool(lhs != rhs));
         }
         Op::Index | Op::OptIndex => {
-            let mut is_optional = op == Op::OptIndex;
+            let mut is_optional = matches!(op, Op::OptIndex);
             let value = Value::resolve_val(&call.args[0], ctx)?;
 
             let value = match unwrap_optional(value) {

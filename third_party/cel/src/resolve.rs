@@ -23,7 +23,7 @@ use crate::Env;
 
 /// An operator the interpreter evaluates itself, short-circuiting or over its operands'
 /// values, rather than by calling an overload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
     Conditional,
     /// `_||_` or `_&&_`.
@@ -46,8 +46,9 @@ pub(crate) enum Op {
     Not,
     Negate,
     NotStrictlyFalse,
-    /// `name(k, e)` of [`Env::set_charge`]: `e`, once `k` is charged.
-    Charge(u64),
+    /// `name(k, e)` of [`Env::set_charge`]: `e`, once `k` is charged by the environment's
+    /// charge.
+    Charge(u64, crate::env::Charge),
 }
 
 impl Op {
@@ -109,13 +110,14 @@ impl Resolved {
             return Resolved::Operator(op);
         }
         let env = names.env;
-        if let (None, Some(_), [k, _]) = (
+        if let (None, Some(charge), [k, _]) = (
             &call.target,
             env.charge_named(&call.func_name),
             call.args.as_slice(),
         ) {
             if let Expr::Literal(LiteralValue::Int(k)) = &k.expr {
-                return Resolved::Operator(Op::Charge(u64::try_from(*k.inner()).unwrap_or(0)));
+                let units = u64::try_from(*k.inner()).unwrap_or(0);
+                return Resolved::Operator(Op::Charge(units, charge));
             }
         }
         match &call.target {
