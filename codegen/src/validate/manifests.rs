@@ -458,7 +458,7 @@ struct Manifest {
 impl Manifest {
     fn new(file: &Path, text: String, documents: usize) -> Self {
         let line_starts =
-            kubeskema::yaml::lines(&text).iter().map(|line| line.as_ptr() as usize - text.as_ptr() as usize).collect();
+            kubeskema::yaml::lines(&text).map(|line| line.as_ptr() as usize - text.as_ptr() as usize).collect();
         Manifest { file: file.to_path_buf(), text, line_starts, documents }
     }
 
@@ -565,18 +565,16 @@ fn read_manifests(
         // YAML's types are read from its events alone where they can be (half a parse).
         let scanned = (!crate::load::reads_as_json(file, &text)).then(|| kubeskema::yaml::scan_types(&text)).flatten();
         if let Some(scanned) = scanned {
-            let documents = scanned.len();
-            return Some((Manifest::new(file, text, documents), scanned.into_iter().collect()));
+            return Some((Manifest::new(file, text, scanned.documents), scanned.types));
         }
-        let (mut documents, mut types) = (0, HashSet::new());
+        let mut parsed = kubeskema::yaml::ScannedTypes::default();
         let read = parse_text_each(file, &text, diags, &mut |doc| {
             if !doc.value.is_null() {
                 let (api_version, kind, _, _) = object_key(&doc.value);
-                types.insert((api_version, kind));
-                documents += 1;
+                parsed.add(api_version, kind);
             }
         });
-        read.then(|| (Manifest::new(file, text, documents), types))
+        read.then(|| (Manifest::new(file, text, parsed.documents), parsed.types))
     });
     read.into_iter()
         .map(|(manifest, file_types)| {

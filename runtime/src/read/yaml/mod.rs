@@ -19,7 +19,7 @@
 //! assert_eq!(docs[1].position("/c/1").unwrap().line, 4);
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -261,12 +261,31 @@ fn is_json_number(text: &str) -> bool {
     i == b.len()
 }
 
-/// The `apiVersion` and `kind` (`""` where absent or not a string) of each document of a YAML
-/// stream that is not empty, read from the parser's events alone: no nodes, no values, about
-/// half the time of [`parse_each`]. `None` when that cannot tell them as the parse would (the
-/// text does not parse, or a root key or its value is an alias or a `<<` merge): parse then.
-pub fn scan_types(text: &str) -> Option<Vec<(String, String)>> {
-    let mut types = Vec::new();
+/// The documents of a YAML stream that are not empty, as [`scan_types`] reads them: how many,
+/// and the types they name. A summary, not a list: a stream of a million small documents costs
+/// the types it names, not a pair of strings each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScannedTypes {
+    /// Documents that are not empty.
+    pub documents: usize,
+    /// Their `apiVersion` and `kind` (`""` where absent or not a string), each pair once.
+    pub types: HashSet<(String, String)>,
+}
+
+impl ScannedTypes {
+    /// Counts a document of these types.
+    pub fn add(&mut self, api_version: String, kind: String) {
+        self.documents += 1;
+        self.types.insert((api_version, kind));
+    }
+}
+
+/// How many documents of a YAML stream are not empty and the `apiVersion` and `kind` they name,
+/// read from the parser's events alone: no nodes, no values, about half the time of
+/// [`parse_each`]. `None` when that cannot tell them as the parse would (the text does not
+/// parse, or a root key or its value is an alias or a `<<` merge): parse then.
+pub fn scan_types(text: &str) -> Option<ScannedTypes> {
+    let mut types = ScannedTypes::default();
     // Levels of collections open; the root mapping's next key, or the key whose value comes.
     let mut depth = 0usize;
     let mut root_mapping = false;
@@ -287,7 +306,7 @@ pub fn scan_types(text: &str) -> Option<Vec<(String, String)>> {
                 // A scalar document: empty (null) documents are not counted, as parsed.
                 let forced_string = tag.as_deref().is_some_and(is_str_tag);
                 if style != ScalarStyle::Plain || forced_string || !resolve_plain(&value).is_null() {
-                    types.push((String::new(), String::new()));
+                    types.add(String::new(), String::new());
                 }
             }
             Event::Scalar(value, style, _, tag) if at_root_entry => match pending.take() {
@@ -320,7 +339,7 @@ pub fn scan_types(text: &str) -> Option<Vec<(String, String)>> {
                 if depth == 0 {
                     root_mapping = matches!(event, Event::MappingStart(..));
                     if !root_mapping {
-                        types.push((String::new(), String::new()));
+                        types.add(String::new(), String::new());
                     }
                 } else if at_root_entry {
                     match pending.take() {
@@ -337,7 +356,8 @@ pub fn scan_types(text: &str) -> Option<Vec<(String, String)>> {
             Event::SequenceEnd | Event::MappingEnd => {
                 depth -= 1;
                 if depth == 0 && root_mapping {
-                    types.push(std::mem::take(&mut current));
+                    let (api_version, kind) = std::mem::take(&mut current);
+                    types.add(api_version, kind);
                 }
             }
             _ => {}
@@ -510,7 +530,7 @@ struct Builder<'e> {
     /// The text is JSON (see [`looks_like_json`]).
     json: bool,
     /// Where plain scalars beyond float64 stand (see [`Document::out_of_range`]).
-    out_of_range: std::collections::HashSet<Place>,
+    out_of_range: HashSet<Place>,
 }
 
 impl Builder<'_> {
@@ -672,24 +692,25 @@ fn key_text(node: &Node) -> Option<String> {
 
 /// The lines of a text as the reader counts them (what [`Pos::line`] numbers): YAML breaks
 /// lines at `\r\n`, `\n` and a lone `\r` alike.
-pub fn lines(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find(['\n', '\r']) {
-        out.push(&rest[..i]);
-        let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
-        rest = &rest[i + skip..];
-    }
-    if !rest.is_empty() {
-        out.push(rest);
-    }
-    out
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let text = rest.take().filter(|r| !r.is_empty())?;
+        match text.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if text[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = Some(&text[i + skip..]);
+                Some(&text[..i])
+            }
+            None => Some(text),
+        }
+    })
 }
 
 /// The conversion of one document to JSON, counting what aliases expand to.
 struct Conversion<'a> {
     /// Where plain scalars beyond float64 stand, and the pointers they were found at.
-    out_of_range_at: &'a std::collections::HashSet<Place>,
+    out_of_range_at: &'a HashSet<Place>,
     out_of_range: Vec<String>,
     /// Nodes converted.
     decoded: usize,
@@ -1109,7 +1130,7 @@ mod tests {
     #[test]
     fn lines_break_as_positions_count_them() {
         let text = "a: 1\rb: 2\r\nc: [x,\n  y]\n";
-        assert_eq!(lines(text), ["a: 1", "b: 2", "c: [x,", "  y]"]);
+        assert_eq!(lines(text).collect::<Vec<_>>(), ["a: 1", "b: 2", "c: [x,", "  y]"]);
         let d = &parse_documents(text).unwrap()[0];
         assert_eq!(d.position("/b"), Some(Pos { line: 2, column: 4 }));
         assert_eq!(d.position("/c/1"), Some(Pos { line: 4, column: 3 }));
@@ -1152,19 +1173,19 @@ mod tests {
     /// The types the event scan reads are the parse's, or the scan says it cannot tell.
     #[test]
     fn scanned_types_are_the_parsed_ones() {
-        let parsed = |text: &str| -> Vec<(String, String)> {
+        let parsed = |text: &str| -> ScannedTypes {
             let text_at = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-            parse_documents(text)
-                .unwrap()
-                .into_iter()
-                .filter(|d| !d.value.is_null())
-                .map(|d| (text_at(&d.value, "apiVersion"), text_at(&d.value, "kind")))
-                .collect()
+            let mut types = ScannedTypes::default();
+            for d in parse_documents(text).unwrap().into_iter().filter(|d| !d.value.is_null()) {
+                types.add(text_at(&d.value, "apiVersion"), text_at(&d.value, "kind"));
+            }
+            types
         };
         for text in [
             "apiVersion: v1\nkind: Pod\nspec: {kind: Inner, apiVersion: x}\n---\n---\n~\n---\nkind: yes\napiVersion: 'v2'\n",
             "kind: A\nkind: B\n---\n[1, 2]\n---\nhello\n---\n!!str null\n---\n\"\"\n---\nkind: [x]\napiVersion: !!str 1\n",
             "a: {apiVersion: no}\n\"kind\": \"Q\"\napiVersion: &v v9\n",
+            "kind: A\n---\n{}\n---\nkind: A\n---\n",
         ] {
             assert_eq!(scan_types(text).as_ref(), Some(&parsed(text)), "{text}");
         }
