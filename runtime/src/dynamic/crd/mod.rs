@@ -148,17 +148,22 @@ impl Crd {
 
         let mut versions = Vec::new();
         let listed = doc.pointer("/spec/versions").and_then(Value::as_array);
-        let entries: Vec<(String, Value)> = match listed {
+        // Borrowed: a version's value holds its whole schema.
+        let only_version;
+        let entries: Vec<(String, &Value)> = match listed {
             Some(list) if !list.is_empty() => {
-                list.iter().enumerate().map(|(i, v)| (format!("/spec/versions/{i}"), v.clone())).collect()
+                list.iter().enumerate().map(|(i, v)| (format!("/spec/versions/{i}"), v)).collect()
             }
             _ => match str_at(doc, "/spec/version") {
-                Some(v) => vec![(String::new(), serde_json::json!({"name": v, "served": true, "storage": true}))],
+                Some(v) => {
+                    only_version = serde_json::json!({"name": v, "served": true, "storage": true});
+                    vec![(String::new(), &only_version)]
+                }
                 None => Vec::new(),
             },
         };
         for (base, v) in entries {
-            let name = str_at(&v, "/name").unwrap_or_default().to_owned();
+            let name = str_at(v, "/name").unwrap_or_default().to_owned();
             let (schema, schema_pointer) = match v.pointer("/schema/openAPIV3Schema") {
                 Some(s) => (Some(s), format!("{base}/schema/openAPIV3Schema")),
                 None => (top_schema, "/spec/validation/openAPIV3Schema".to_owned()),

@@ -457,15 +457,16 @@ struct Entry {
     merge: bool,
 }
 
-/// A mapping's entries in their order, `<<` merge keys included.
+/// A mapping's entries in their order, `<<` merge keys included. Most mappings are small and
+/// there is one for each, so each part takes the room it needs and no more.
 #[derive(Clone, Debug, Default)]
 struct MapNode {
-    entries: Vec<Entry>,
+    entries: Box<[Entry]>,
     /// Key → index of its last entry, for mappings too long to search (findings at many keys
     /// of a long mapping would otherwise be quadratic).
-    index: Option<HashMap<String, usize>>,
+    index: Option<Box<HashMap<String, usize>>>,
     /// Indices of the `<<` entries, found once.
-    merges: Vec<usize>,
+    merges: Box<[usize]>,
 }
 
 const MERGE_KEY: &str = "<<";
@@ -474,10 +475,11 @@ const INDEXED_MAP: usize = 16;
 
 impl MapNode {
     fn new(entries: Vec<Entry>) -> Self {
-        let index = (entries.len() > INDEXED_MAP)
-            .then(|| entries.iter().enumerate().filter(|(_, e)| !e.merge).map(|(i, e)| (e.key.clone(), i)).collect());
+        let index = (entries.len() > INDEXED_MAP).then(|| {
+            Box::new(entries.iter().enumerate().filter(|(_, e)| !e.merge).map(|(i, e)| (e.key.clone(), i)).collect())
+        });
         let merges = entries.iter().enumerate().filter(|(_, e)| e.merge).map(|(i, _)| i).collect();
-        MapNode { entries, index, merges }
+        MapNode { entries: entries.into_boxed_slice(), index, merges }
     }
 
     /// The entry whose value the converted mapping holds at `key`: its own last one (the
