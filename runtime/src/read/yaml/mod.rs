@@ -464,6 +464,7 @@ struct MapNode {
     entries: Box<[Entry]>,
     /// Key → index of its last entry, for mappings too long to search (findings at many keys
     /// of a long mapping would otherwise be quadratic).
+    #[allow(clippy::box_collection, reason = "boxed, the mappings without one (nearly all) hold 8 bytes, not 48")]
     index: Option<Box<HashMap<String, usize>>>,
     /// Indices of the `<<` entries, found once.
     merges: Box<[usize]>,
