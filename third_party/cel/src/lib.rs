@@ -196,6 +196,14 @@ pub enum ExecutionError {
     Overflow(&'static str, Value, Value),
     #[error("Index out of bounds: {0:?}")]
     IndexOutOfBounds(Value),
+    /// [kubeskema] A list indexed by a number that is no `int64` (a fraction, a `uint` beyond
+    /// it): cel-go's `IndexOrError`, `unsupported index value 1.5 in list`.
+    #[error("unsupported index value {0:?} in list")]
+    ListIndexValue(Value),
+    /// [kubeskema] A list indexed by a `string` or a `bool` (cel-go's type name):
+    /// `unsupported index type 'string' in list`.
+    #[error("unsupported index type '{0}' in list")]
+    ListIndexType(String),
     /// Indicates that a map literal declared the same key more than once.
     #[error("Failed with repeated key: {0:?}")]
     DuplicateKey(Value),

@@ -1274,11 +1274,16 @@ fn operator<'e, 'p, 'v>(
             let result = index_into(value, index.as_ref(), &call.func_name, |value| {
                 ExecutionError::overload_for_values(&call.func_name, [value, index.as_ref()], false)
             });
+            // [kubeskema] An optional index is empty where nothing is at the index; an index
+            // that is none (`[?1.5]`, `[?'a']` of a list) fails, as cel-go's does.
             return if is_optional {
-                Ok(CowVal::owned(match result {
-                    Ok(val) => CelOptional::of(val.into_owned()),
-                    Err(_) => CelOptional::none(),
-                }))
+                match result {
+                    Ok(val) => Ok(CowVal::owned(CelOptional::of(val.into_owned()))),
+                    Err(ExecutionError::NoSuchKey(_) | ExecutionError::IndexOutOfBounds(_)) => {
+                        Ok(CowVal::owned(CelOptional::none()))
+                    }
+                    Err(e) => Err(e),
+                }
             } else {
                 result
             };

@@ -30,6 +30,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use cel::common::ast::{CallExpr, Expr, IdedExpr, ListExpr, LiteralValue, operators};
+use cel::common::types::{CelOptional, Kind};
+use cel::common::value::{CowVal, Val};
 use cel::objects::Key;
 use cel::{ExecutionError, Value};
 use serde_json::json;
@@ -37,7 +39,7 @@ use serde_json::json;
 use crate::cel::vocabulary::args::value_fn;
 use crate::cel::vocabulary::function::{Charge, Cost, NOT_YET_NATIVE, NativeForm, Rows, Run};
 use crate::cel::vocabulary::types::{ListKind, Type};
-use crate::cel::vocabulary::value::deep_equal;
+use crate::cel::vocabulary::value::{deep_equal, plain};
 
 /// `@schema_equals(a, b, shape)`: `a == b` as the apiserver compares values of `a`'s type
 /// (`shape`: [`Shape::encode`]).
@@ -51,6 +53,16 @@ pub const SCHEMA_IN: &str = "@schema_in";
 /// `@schema_map_in(x, map)`: `x in map` as the apiserver's map of an object's data finds
 /// `x`: a key that is no string is no overload (its unstructured map answers strings only).
 pub const SCHEMA_MAP_IN: &str = "@schema_map_in";
+/// `@schema_index(container, key)`: `container[key]` as the apiserver's list or map of an
+/// object's data reads a key the checker cannot tell is an `int` (a list) or a `string` (a
+/// map): its map answers string keys only, any other is no overload (`self.im[dyn(1)]`); its
+/// list finds a `uint` or `double` in bounds as cel-go's lists do (`IndexOrError`), then
+/// refuses all but an `int` (`self.ints[dyn(1u)]`: `unsupported index: 1`), as
+/// kube-apiserver 1.36.3 answers.
+pub const SCHEMA_INDEX: &str = "@schema_index";
+/// `@schema_opt_index(container, key)`: `container[?key]`, the key read as [`SCHEMA_INDEX`]
+/// reads it; nothing at it is `optional.none()`.
+pub const SCHEMA_OPT_INDEX: &str = "@schema_opt_index";
 /// `@set_union(a, b)`: `a + b` of a set.
 pub const SET_UNION: &str = "@set_union";
 /// `@map_list_merge(a, b, keys)`: `a + b` of a map list.
@@ -73,6 +85,12 @@ pub(crate) fn functions(rows: &mut Rows) {
     add(
         &format!("{SCHEMA_MAP_IN}(A, map(K, V)) -> bool"),
         value_fn!(schema_map_in),
+        NativeForm::Interpreted(NOT_YET_NATIVE),
+    );
+    add(&format!("{SCHEMA_INDEX}(A, B) -> dyn"), schema_index, NativeForm::Interpreted(NOT_YET_NATIVE));
+    add(
+        &format!("{SCHEMA_OPT_INDEX}(A, B) -> optional_type(dyn)"),
+        schema_opt_index,
         NativeForm::Interpreted(NOT_YET_NATIVE),
     );
     add(
@@ -261,6 +279,7 @@ pub fn lower(e: &mut IdedExpr, types: &HashMap<u64, Type>) {
         operators::NOT_EQUALS => true,
         operators::ADD => return lower_add(e.id, call, types),
         operators::IN => return lower_in(e.id, call, types),
+        operators::INDEX | operators::OPT_INDEX => return lower_index(call, types),
         _ => return,
     };
     if call.target.is_some() || call.args.len() != 2 {
@@ -311,6 +330,39 @@ fn lower_in(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
     let shape = shape.against(types.get(&undyn(&call.args[0]).id));
     call.args.push(IdedExpr { id, expr: Expr::Literal(LiteralValue::String(shape.encode().into())) });
     call.func_name = SCHEMA_IN.to_owned();
+}
+
+fn lower_index(call: &mut CallExpr, types: &HashMap<u64, Type>) {
+    if call.target.is_some() || call.args.len() != 2 {
+        return;
+    }
+    let container = undyn(&call.args[0]);
+    let key = types.get(&undyn(&call.args[1]).id);
+    let (of_data, plain_key) = match types.get(&container.id) {
+        Some(Type::Map(..)) => (super::reads_data(&container.expr), matches!(key, Some(Type::String))),
+        Some(Type::List(..)) => (data_list(container), matches!(key, Some(Type::Int))),
+        _ => return,
+    };
+    if of_data && !plain_key {
+        let optional = call.func_name == operators::OPT_INDEX;
+        call.func_name = if optional { SCHEMA_OPT_INDEX } else { SCHEMA_INDEX }.to_owned();
+    }
+}
+
+/// Whether the list `e` is one of the object's data as the apiserver holds it: read from it, or
+/// such a list with another added (its `+` keeps the left list's kind: `(self.ints +
+/// [7])[dyn(2u)]` fails as `self.ints[dyn(1u)]` does, `([7] + self.ints)[dyn(1u)]` is `3`).
+fn data_list(e: &IdedExpr) -> bool {
+    match &e.expr {
+        Expr::Call(c)
+            if c.target.is_none()
+                && c.args.len() >= 2
+                && matches!(c.func_name.as_str(), operators::ADD | SET_UNION | MAP_LIST_MERGE) =>
+        {
+            data_list(undyn(&c.args[0]))
+        }
+        other => super::reads_data(other),
+    }
 }
 
 fn lower_add(id: u64, call: &mut CallExpr, types: &HashMap<u64, Type>) {
@@ -491,6 +543,50 @@ fn schema_map_in(args: &[Value]) -> Result<Value, ExecutionError> {
         }
         _ => Err(ExecutionError::invalid_argument_count(2, args.len())),
     }
+}
+
+fn schema_index<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    data_index(&args, operators::INDEX).map(CowVal::Owned)
+}
+
+fn schema_opt_index<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let found = match data_index(&args, operators::OPT_INDEX) {
+        Ok(value) => CelOptional::of(value),
+        Err(ExecutionError::NoSuchKey(_) | ExecutionError::IndexOutOfBounds(_)) => CelOptional::none(),
+        Err(e) => return Err(e),
+    };
+    Ok(CowVal::owned(found))
+}
+
+/// `container[key]` of the object's data (see [`SCHEMA_INDEX`]): the container's own index
+/// where the apiserver's takes the key.
+///
+/// [quirk] Where the list finds a `uint` or `double` in bounds, the apiserver's optional index
+/// holds the error as its value (`self.ints[?dyn(1u)].hasValue()` is `true`, `.value()`
+/// fails); kubeskema fails at the index.
+fn data_index<'v>(args: &[CowVal<'_, 'v>], operator: &str) -> Result<Box<dyn Val + 'v>, ExecutionError> {
+    let [container, key] = args else { return Err(ExecutionError::invalid_argument_count(2, args.len())) };
+    let overload = || {
+        let types = [container, key].map(|v| v.get_type().name().to_owned());
+        ExecutionError::no_such_overload(operator, types.to_vec())
+    };
+    let (container_kind, key_kind) = (container.get_type().kind(), key.get_type().kind());
+    match container_kind {
+        Kind::Map if key_kind == Kind::String => {}
+        Kind::List => {}
+        _ => return Err(overload()),
+    }
+    let found = container
+        .as_indexer()
+        .ok_or_else(overload)?
+        .get(key.as_ref())
+        .map_err(|e| if matches!(e, ExecutionError::UnexpectedType { .. }) { overload() } else { e })?
+        .into_owned();
+    if container_kind == Kind::List && key_kind != Kind::Int {
+        let key = Value::try_from(key.as_ref())?;
+        return Err(ExecutionError::function_error(operator, format!("unsupported index: {}", plain(&key))));
+    }
+    Ok(found)
 }
 
 /// Whether every entry of `map` is equal, by `entry`: the apiserver stops at the first entry

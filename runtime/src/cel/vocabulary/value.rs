@@ -403,6 +403,7 @@ pub(crate) fn go_error(e: &ExecutionError) -> String {
         ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
         ExecutionError::NoSuchOverload(_) | ExecutionError::UnsupportedBinaryOperator(..) => "no such overload".into(),
         ExecutionError::IndexOutOfBounds(i) => format!("index out of bounds: {}", plain(i)),
+        ExecutionError::ListIndexValue(i) => format!("unsupported index value {} in list", plain(i)),
         ExecutionError::DivisionByZero(_) => "division by zero".into(),
         ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
         ExecutionError::Overflow(..) => "integer overflow".into(),
@@ -421,6 +422,7 @@ pub(crate) fn plain(v: &Value) -> String {
         Value::UInt(u) => u.to_string(),
         Value::String(s) => s.to_string(),
         Value::Bool(b) => b.to_string(),
+        Value::Float(f) => crate::report::issue::go_float(*f),
         other => format!("{other:?}"),
     }
 }

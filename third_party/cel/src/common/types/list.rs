@@ -153,46 +153,43 @@ impl Container for DefaultList<'_> {
     }
 }
 
+/// The position `idx` names in a list, as cel-go's `IndexOrError` reads it: an `int`, or a
+/// `uint` or `double` that is a whole `int64`; a negative one is out of bounds. A `string` or a
+/// `bool` is no index ([`ExecutionError::ListIndexType`]); other types have no overload.
 fn index(list: &dyn Val, idx: &dyn Val) -> Result<usize, ExecutionError> {
-    match idx.get_type().kind() {
-        Kind::Int => {
-            let idx: i64 = *idx
-                .downcast_ref::<CelInt>()
-                .ok_or_else(|| ExecutionError::overload_for_values("_[_]", [list, idx], false))?
-                .inner();
-            usize::try_from(idx).map_err(|_| ExecutionError::IndexOutOfBounds(idx.into()))
-        }
+    let overload = || ExecutionError::overload_for_values("_[_]", [list, idx], false);
+    let whole = match idx.get_type().kind() {
+        Kind::Int => Some(*idx.downcast_ref::<CelInt>().ok_or_else(overload)?.inner()),
         Kind::UInt => {
-            let idx: u64 = *idx
-                .downcast_ref::<CelUInt>()
-                .ok_or_else(|| ExecutionError::overload_for_values("_[_]", [list, idx], false))?
-                .inner();
-            usize::try_from(idx).map_err(|_| ExecutionError::IndexOutOfBounds(idx.into()))
+            i64::try_from(*idx.downcast_ref::<CelUInt>().ok_or_else(overload)?.inner()).ok()
         }
-        Kind::Double => {
-            let d: f64 = *idx
-                .downcast_ref::<CelDouble>()
-                .ok_or_else(|| ExecutionError::overload_for_values("_[_]", [list, idx], false))?
-                .inner();
-            // Whole-number doubles index like an int; fractional ones have no overload.
-            let idx = double_to_int_lossless(d).ok_or_else(|| {
-                ExecutionError::UnsupportedIndex(
-                    idx.try_into().unwrap_or(crate::Value::Null),
-                    list.try_into().unwrap_or(crate::Value::Null),
-                )
-            })?;
-            usize::try_from(idx).map_err(|_| ExecutionError::IndexOutOfBounds(idx.into()))
+        Kind::Double => double_to_int_lossless(
+            *idx.downcast_ref::<CelDouble>()
+                .ok_or_else(overload)?
+                .inner(),
+        ),
+        Kind::String | Kind::Boolean => {
+            return Err(ExecutionError::ListIndexType(
+                idx.get_type().runtime_type_name.to_string(),
+            ));
         }
-        _ => Err(ExecutionError::UnexpectedType {
-            got: idx.get_type().runtime_type_name.to_string(),
-            want: format!(
-                "{}|{}|{}",
-                types::INT_TYPE.runtime_type_name,
-                types::UINT_TYPE.runtime_type_name,
-                types::DOUBLE_TYPE.runtime_type_name
-            ),
-        }),
-    }
+        _ => {
+            return Err(ExecutionError::UnexpectedType {
+                got: idx.get_type().runtime_type_name.to_string(),
+                want: format!(
+                    "{}|{}|{}",
+                    types::INT_TYPE.runtime_type_name,
+                    types::UINT_TYPE.runtime_type_name,
+                    types::DOUBLE_TYPE.runtime_type_name
+                ),
+            })
+        }
+    };
+    let whole = whole.ok_or_else(|| {
+        ExecutionError::ListIndexValue(idx.try_into().unwrap_or(crate::Value::Null))
+    })?;
+    // Out of bounds names the index as it was given (`5.0` is `5`, cel-go's `%v`).
+    usize::try_from(whole).map_err(|_| out_of_bounds(idx))
 }
 
 fn out_of_bounds(idx: &dyn Val) -> ExecutionError {
@@ -376,7 +373,7 @@ pub mod tests {
     use crate::common::types::{self, CelDouble, CelInt, CelString, CelUInt, Type};
     use crate::common::value::{CowVal, Val};
     use crate::ExecutionError;
-    use crate::ExecutionError::{IndexOutOfBounds, UnexpectedType, UnsupportedIndex};
+    use crate::ExecutionError::{IndexOutOfBounds, ListIndexType, ListIndexValue, UnexpectedType};
 
     #[test]
     fn list_has_indexer() {
@@ -400,22 +397,16 @@ pub mod tests {
     }
 
     #[test]
-    fn errs_unexpected_type() {
+    fn errs_unsupported_index_type() {
         let list = DefaultList(vec![]);
         let idx: CelString = "foo".into();
         assert_eq!(
             Indexer::get(&list, &idx).err(),
-            Some(UnexpectedType {
-                got: "string".to_string(),
-                want: "int|uint|double".to_string(),
-            })
+            Some(ListIndexType("string".to_string()))
         );
         assert_eq!(
             Indexer::steal(list.into(), &idx).err(),
-            Some(UnexpectedType {
-                got: "string".to_string(),
-                want: "int|uint|double".to_string(),
-            })
+            Some(ListIndexType("string".to_string()))
         );
     }
 
@@ -453,7 +444,7 @@ pub mod tests {
         let list = DefaultList(vec![val]);
         let idx: CelDouble = 0.5.into();
         let err = Indexer::get(&list, &idx).unwrap_err();
-        assert!(matches!(err, UnsupportedIndex(..)), "got {err:?}");
+        assert!(matches!(err, ListIndexValue(..)), "got {err:?}");
     }
 
     #[test]
