@@ -353,7 +353,7 @@ pub(crate) fn compile_one(
 /// where `||` would never evaluate it): the error is returned. Run on the tree the interpreter
 /// runs, before the meter's calls.
 fn constant(e: &Expression) -> Result<bool, String> {
-    const CONVERSIONS: [&str; 11] = [
+    const CONVERSIONS: [&str; 12] = [
         "bool",
         "bytes",
         "double",
@@ -365,6 +365,7 @@ fn constant(e: &Expression) -> Result<bool, String> {
         "type",
         "uint",
         library::duration::GO_DURATION,
+        library::standard::GO_STRING,
     ];
     let mut all = true;
     for child in depth::children(e) {

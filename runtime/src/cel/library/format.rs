@@ -269,7 +269,7 @@ fn string(v: &Value) -> Result<String, String> {
         Value::Map(m) => map(&m.map)?,
         Value::Int(i) => i.to_string(),
         Value::UInt(u) => u.to_string(),
-        Value::Float(f) => go_shortest(*f),
+        Value::Float(f) => crate::report::issue::go_float(*f),
         Value::Bool(b) => b.to_string(),
         Value::String(s) => s.to_string(),
         Value::Bytes(b) => String::from_utf8(b.to_vec()).map_err(|_| "invalid UTF-8 in bytes, cannot convert to string")?,
@@ -434,27 +434,6 @@ fn octal(v: &Value) -> Result<String, String> {
         Value::Int(i) => Ok(signed(*i, |u| format!("{u:o}"))),
         Value::UInt(u) => Ok(format!("{u:o}")),
         _ => Err("octal clause can only be used on integers".to_owned()),
-    }
-}
-
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest digits, as `%e` (`1e+21`,
-/// `1.5e-07`) when the exponent is below -4 or from 6 on, else as `%f`.
-fn go_shortest(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".to_owned();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_owned();
-    }
-    let e = format!("{f:e}");
-    let (mantissa, exponent) = e.split_once('e').unwrap_or((e.as_str(), "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if f != 0.0 && !(-4..6).contains(&exponent) {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
-    } else {
-        // Rust's `Display` of a double is its shortest digits, never with an exponent.
-        format!("{f}")
     }
 }
 

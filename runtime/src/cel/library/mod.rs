@@ -29,7 +29,7 @@ mod quantity;
 mod regex;
 mod semver;
 mod sets;
-mod standard;
+pub(crate) mod standard;
 pub(crate) mod url;
 
 use crate::cel::vocabulary::function::{self, Function, Rows, Run};

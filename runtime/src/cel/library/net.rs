@@ -112,7 +112,6 @@ pub(super) fn functions(rows: &mut Rows) {
     add("net.IP.isLinkLocalMulticast() -> bool", value_fn!(is_link_local_multicast), Cost::Call);
     add("net.IP.isLinkLocalUnicast() -> bool", value_fn!(is_link_local_unicast), Cost::Call);
     add("net.IP.isGlobalUnicast() -> bool", value_fn!(is_global_unicast), Cost::Call);
-    add("string(net.IP) -> string", value_fn!(ip_string), Cost::Call);
     add("cidr(string) -> net.CIDR", value_fn!(cidr), Cost::ParseArgument);
     add("isCIDR(string) -> bool", value_fn!(is_cidr), Cost::ParseArgument);
     add("net.CIDR.containsIP(string) -> bool", value_fn!(contains_ip), Cost::ContainsAddress);
@@ -123,7 +122,12 @@ pub(super) fn functions(rows: &mut Rows) {
     add("net.CIDR.ip() -> net.IP", value_fn!(cidr_ip), Cost::Call);
     add("net.CIDR.prefixLength() -> int", value_fn!(prefix_length), Cost::Call);
     add("net.CIDR.masked() -> net.CIDR", value_fn!(cidr_masked), Cost::Call);
-    add("string(net.CIDR) -> string", value_fn!(cidr_string), Cost::Call);
+    // Every `string(x)` runs as `@string` (`standard::GO_STRING`).
+    for (signature, f) in
+        [("string(net.IP) -> string", value_fn!(ip_string)), ("string(net.CIDR) -> string", value_fn!(cidr_string))]
+    {
+        rows.add(signature, Run::Renamed(super::standard::GO_STRING, f), Cost::Call, Charge::Call, interpreted);
+    }
 }
 
 fn ip(args: &[Value]) -> Outcome {

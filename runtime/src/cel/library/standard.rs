@@ -1,6 +1,12 @@
 //! cel-go's standard library (`checker/decls`, `common/stdlib`) and optional types (1.28), as
 //! the `cel` crate implements them.
 
+use std::sync::LazyLock;
+
+use cel::common::types::{CelDouble, CelString};
+use cel::common::value::CowVal;
+use cel::{Env, ExecutionError};
+
 use crate::cel::vocabulary::function::{Charge, Cost, NO_RUST_TYPE, NativeForm as N, Rows, Run};
 
 pub(super) fn functions(rows: &mut Rows) {
@@ -65,14 +71,6 @@ pub(super) fn functions(rows: &mut Rows) {
         ("double(int) -> double", Cost::Call, interpreted),
         ("double(uint) -> double", Cost::Call, interpreted),
         ("double(string) -> double", Cost::Call, interpreted),
-        ("string(string) -> string", Cost::Call, N::ToString),
-        ("string(int) -> string", Cost::Call, N::ToString),
-        ("string(uint) -> string", Cost::Call, interpreted),
-        ("string(double) -> string", Cost::Call, interpreted),
-        ("string(bool) -> string", Cost::Call, interpreted),
-        ("string(bytes) -> string", Cost::FromBytes, interpreted),
-        ("string(timestamp) -> string", Cost::Call, interpreted),
-        ("string(duration) -> string", Cost::Call, interpreted),
         ("bytes(bytes) -> bytes", Cost::Call, interpreted),
         ("bytes(string) -> bytes", Cost::ToBytes, interpreted),
         ("bool(bool) -> bool", Cost::Call, interpreted),
@@ -138,4 +136,35 @@ pub(super) fn functions(rows: &mut Rows) {
     add("list(optional_type(A)).unwrapOpt() -> list(A)", Cost::Call, Call, interpreted);
     // `a.?b` (the checker types it as a field selection; cel-go's `select_optional_field`).
     add("_?._(dyn, string) -> dyn", Cost::Call, Call, interpreted);
+    for (signature, cost, native) in [
+        ("string(string) -> string", Cost::Call, N::ToString),
+        ("string(int) -> string", Cost::Call, N::ToString),
+        ("string(uint) -> string", Cost::Call, interpreted),
+        ("string(double) -> string", Cost::Call, interpreted),
+        ("string(bool) -> string", Cost::Call, interpreted),
+        ("string(bytes) -> string", Cost::FromBytes, interpreted),
+        ("string(timestamp) -> string", Cost::Call, interpreted),
+        ("string(duration) -> string", Cost::Call, interpreted),
+    ] {
+        rows.add(signature, Run::Renamed(GO_STRING, go_string), cost, Call, native);
+    }
+}
+
+/// cel-go's `string()`: of a double, Go's `%g` (`1e+08`, `2.5e-07`, `+Inf`), where the `cel`
+/// crate writes Rust's (`100000000`, `0.00000025`, `inf`); of anything else, the `cel` crate's
+/// own conversion, found in its standard library. An overload of the same signature cannot
+/// replace the crate's, so the lowering renames every `string(x)` to this one.
+pub const GO_STRING: &str = "@string";
+
+fn go_string<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    if let [value] = args.as_slice()
+        && let Some(double) = value.downcast_ref::<CelDouble>()
+    {
+        return Ok(CowVal::owned(CelString::from(crate::report::issue::go_float(*double.inner()))));
+    }
+    static STANDARD: LazyLock<Env> = LazyLock::new(Env::stdlib);
+    let conversion = STANDARD.find_overload("string", &args).ok_or_else(|| {
+        ExecutionError::no_such_overload("string", args.iter().map(|a| a.get_type().name().to_owned()).collect())
+    })?;
+    conversion(args)
 }

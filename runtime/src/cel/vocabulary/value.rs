@@ -406,7 +406,14 @@ pub(crate) fn go_error(e: &ExecutionError) -> String {
         ExecutionError::ListIndexValue(i) => format!("unsupported index value {} in list", plain(i)),
         ExecutionError::DivisionByZero(_) => "division by zero".into(),
         ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
-        ExecutionError::Overflow(..) => "integer overflow".into(),
+        // cel-go's words by the operands: a `uint`'s, a timestamp moved by a duration.
+        ExecutionError::Overflow(_, lhs, rhs) => match (lhs, rhs) {
+            (Value::UInt(_), _) | (_, Value::UInt(_)) => "unsigned integer overflow".into(),
+            (Value::Timestamp(_), Value::Duration(_)) | (Value::Duration(_), Value::Timestamp(_)) => {
+                "timestamp overflow".into()
+            }
+            _ => "integer overflow".into(),
+        },
         // Conversions: cel-go's words for a string that is not a number.
         ExecutionError::FunctionError { function, message } if message.starts_with("string parse error") => {
             format!("type conversion error from 'string' to '{function}'")
