@@ -43,6 +43,8 @@ struct Args {
     exact: bool,
     dump: Option<PathBuf>,
     generated: usize,
+    /// Draw from these classes only (`--class`, repeated); all when empty.
+    only: Vec<String>,
 }
 
 fn args() -> Args {
@@ -59,6 +61,7 @@ fn args() -> Args {
         exact: false,
         dump: None,
         generated: 0,
+        only: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -77,6 +80,7 @@ fn args() -> Args {
             "--exact" => a.exact = true,
             "--dump" => a.dump = Some(PathBuf::from(value())),
             "--generated" => a.generated = number(value()),
+            "--class" => a.only.push(value()),
             _ => usage(&format!("unknown argument {flag}")),
         }
     }
@@ -91,7 +95,7 @@ fn args() -> Args {
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--show N] [--exact] [--dump DIR]\n       \
+        "oracle-diff: {problem}\nusage: oracle-diff [--seed N] [--creates N] [--updates N] [--crds N] [--class C]... [--show N] [--exact] [--dump DIR]\n       \
          oracle-diff --record DIR [--per-class K] [--seed N]   (writes DIR/{{creates,updates,crds}}.jsonl, re-asks DIR/targeted.jsonl)\n       \
          oracle-diff --record-targeted DIR   (re-asks DIR/targeted.jsonl only)\n       \
          oracle-diff --replay FILE.jsonl   (re-asks a fixture's cases and compares)\n       \
@@ -349,17 +353,21 @@ fn main() {
         }
     }
     let mut rng = Rng::new(a.seed);
+    let chosen = |classes: &[&'static str]| -> Vec<&'static str> {
+        classes.iter().copied().filter(|c| a.only.is_empty() || a.only.iter().any(|o| o == c)).collect()
+    };
+    let (object_classes, crd_classes) = (chosen(OBJECT_CLASSES), chosen(CRD_CLASSES));
     let mut batches: Vec<(&str, Vec<Case>)> = Vec::new();
     if a.creates + a.updates > 0 {
         let inputs = object_inputs(&mut docs);
         eprintln!("oracle-diff: {} valid corpus objects to mutate", inputs.len());
         batches.push((
             "creates",
-            draw(Op::Create, a.creates, OBJECT_CLASSES, &inputs, &mut rng, &format!("s{}-create", a.seed)),
+            draw(Op::Create, a.creates, &object_classes, &inputs, &mut rng, &format!("s{}-create", a.seed)),
         ));
         batches.push((
             "updates",
-            draw(Op::Update, a.updates, OBJECT_CLASSES, &inputs, &mut rng, &format!("s{}-update", a.seed)),
+            draw(Op::Update, a.updates, &object_classes, &inputs, &mut rng, &format!("s{}-update", a.seed)),
         ));
     }
     if a.crds > 0 {
@@ -369,7 +377,7 @@ fn main() {
             .iter()
             .map(|(f, i, crd)| (Source::corpus(f, *i), Source::corpus(f, *i), crd_candidates(crd)))
             .collect();
-        batches.push(("crds", draw(Op::Check, a.crds, CRD_CLASSES, &inputs, &mut rng, &format!("s{}-crd", a.seed))));
+        batches.push(("crds", draw(Op::Check, a.crds, &crd_classes, &inputs, &mut rng, &format!("s{}-crd", a.seed))));
     }
     if a.generated > 0 {
         batches.push(("generated", generated(a.generated)));

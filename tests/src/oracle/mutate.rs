@@ -27,6 +27,7 @@ pub const OBJECT_CLASSES: &[&str] = &[
     "cel-environment",
     "cel-url",
     "cel-map-list",
+    "cel-dyn-index",
     "multipleof-not-positive",
 ];
 
@@ -346,6 +347,40 @@ fn rule_candidates(map: &serde_json::Map<String, Value>, s: &Schema, ptr: &str, 
             );
         }
     }
+    for r in dyn_index_rules(map, s) {
+        push("cel-dyn-index", Vec::new(), with_rules(s, vec![rule(r)]));
+    }
+}
+
+/// Rules that index the object's lists and maps by keys the checker cannot type (`dyn(0u)`,
+/// `dyn(0.5)`, `dyn(true)`): cel-go reads a list's index by its value, the apiserver's own
+/// lists and maps by their Go types (the class `data-index` of `targeted.jsonl` was found so).
+fn dyn_index_rules(map: &serde_json::Map<String, Value>, s: &Schema) -> Vec<String> {
+    let mut rules = Vec::new();
+    for (name, p) in &s.properties {
+        let Some(n) = cel_ident(name) else { continue };
+        match (p.type_str(), map.get(name.as_str())) {
+            (Some("array"), Some(Value::Array(items))) if !items.is_empty() => {
+                for key in ["dyn(0u)", "dyn(0.0)", "dyn(0.5)", "dyn('0')", "dyn(true)"] {
+                    rules.push(format!("self.{n}[{key}] == self.{n}[0]"));
+                }
+                rules.push(format!("self.{n}[?dyn(0.5)].hasValue()"));
+                rules.push(format!("[self.{n}][0][dyn(0u)] == self.{n}[0]"));
+                rules.push(format!("(self.{n} + self.{n})[dyn(1.0)] == self.{n}[0]"));
+            }
+            (Some("object"), Some(Value::Object(_)))
+                if p.properties.is_empty() && p.additional_properties.is_some() =>
+            {
+                for key in ["dyn(1)", "dyn(true)", "dyn(1u)"] {
+                    rules.push(format!("self.{n}[{key}] == self.{n}[{key}]"));
+                    rules.push(format!("{key} in self.{n}"));
+                }
+                rules.push(format!("self.{n}[?dyn(1)].hasValue()"));
+            }
+            _ => {}
+        }
+    }
+    rules
 }
 
 /// URLs that need escaping, or that `net/url` reads with care.
