@@ -28,6 +28,7 @@ pub const OBJECT_CLASSES: &[&str] = &[
     "cel-url",
     "cel-map-list",
     "cel-dyn-index",
+    "cel-dyn-call",
     "multipleof-not-positive",
 ];
 
@@ -350,6 +351,14 @@ fn rule_candidates(map: &serde_json::Map<String, Value>, s: &Schema, ptr: &str, 
     for r in dyn_index_rules(map, s) {
         push("cel-dyn-index", Vec::new(), with_rules(s, vec![rule(r)]));
     }
+    // Every function of the environment called with one of the object's own values, of
+    // whatever type, as `dyn`.
+    for (name, _) in s.properties.iter().filter(|(name, _)| map.contains_key(name.as_str())) {
+        let Some(n) = cel_ident(name) else { continue };
+        for call in dyn_calls(&format!("dyn(self.{n})")) {
+            push("cel-dyn-call", Vec::new(), with_rules(s, vec![rule(format!("[{call}].size() == 1"))]));
+        }
+    }
 }
 
 /// Rules that index the object's lists and maps by keys the checker cannot type (`dyn(0u)`,
@@ -395,11 +404,12 @@ const URLS: &[&str] = &[
     "https://ex ample.com/",
 ];
 
-/// Calls of every overload of the apiserver's environment (fixtures/oracle/cel-environment.tsv,
-/// recorded from kube-apiserver 1.36.3) that takes a string, `value` as that string.
-fn environment_calls(value: &str) -> Vec<String> {
+/// The overloads of the apiserver's environment a rule can call by name
+/// (fixtures/oracle/cel-environment.tsv, recorded from kube-apiserver 1.36.3): name, whether a
+/// member, parameter types (the receiver first).
+fn environment_rows() -> &'static [(String, bool, Vec<String>)] {
     static ROWS: std::sync::OnceLock<Vec<(String, bool, Vec<String>)>> = std::sync::OnceLock::new();
-    let rows = ROWS.get_or_init(|| {
+    ROWS.get_or_init(|| {
         let path = crate::repo_dir().join("fixtures/oracle/cel-environment.tsv");
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         text.lines()
@@ -410,10 +420,35 @@ fn environment_calls(value: &str) -> Vec<String> {
                 let skip = id == "macro" || name.starts_with(['@', '_', '!', '-']) || sig.contains("authorization");
                 let args = sig.split(" -> ").next()?.strip_prefix('(')?.strip_suffix(')')?;
                 let args: Vec<String> = split_top(args).into_iter().map(|a| a.trim().to_owned()).collect();
-                (!skip && args.iter().any(|a| a == "string")).then(|| (name.to_owned(), member == "member", args))
+                (!skip).then(|| (name.to_owned(), member == "member", args))
             })
             .collect()
-    });
+    })
+}
+
+/// One call of each function of the environment (each name, member or not, and arity), every
+/// argument `value`: what cel-go's dispatch answers for a value of whatever type (class
+/// `cel-overload-words` of `targeted.jsonl` was found so).
+fn dyn_calls(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, member, args) in environment_rows().iter().filter(|(_, _, args)| !args.is_empty()) {
+        let call = if *member {
+            format!("{value}.{name}({})", vec![value; args.len() - 1].join(", "))
+        } else {
+            format!("{name}({})", vec![value; args.len()].join(", "))
+        };
+        if !out.contains(&call) {
+            out.push(call);
+        }
+    }
+    out
+}
+
+/// Calls of every overload of the apiserver's environment that takes a string, `value` as that
+/// string.
+fn environment_calls(value: &str) -> Vec<String> {
+    let rows: Vec<&(String, bool, Vec<String>)> =
+        environment_rows().iter().filter(|(_, _, args)| args.iter().any(|a| a == "string")).collect();
     let literal = |t: &str| -> Option<&str> {
         Some(match t {
             "string" => "'a,b'",

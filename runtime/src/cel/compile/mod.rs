@@ -381,7 +381,7 @@ fn constant(e: &Expression) -> Result<bool, String> {
             if all && c.target.is_none() && c.args.len() == 1 && CONVERSIONS.contains(&c.func_name.as_str()) =>
         {
             let cx = cel::Context::with_env(env().clone());
-            cel::objects::Value::resolve(e, &cx).map_err(|e| crate::cel::vocabulary::value::go_error(&e))?;
+            cel::objects::Value::resolve(e, &cx).map_err(|e| library::words::go_error(&e))?;
             true
         }
         _ => false,

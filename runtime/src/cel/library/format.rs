@@ -41,12 +41,20 @@ fn format(args: &[Value]) -> Outcome {
     match args {
         [Value::String(f), Value::List(items)] => {
             let text = interpolate(f, items.len(), |i, verb| {
-                verb.apply(&items[i]).map_err(|e| format!("error during formatting: {e}"))
+                let item = &items[i];
+                verb.apply(item)
+                    .map_err(|e| format!("error during formatting: {e}, was given {}", value_type_name(item)))
             });
             text.map(|s| Value::String(Arc::new(s))).map_err(|m| error("format", m))
         }
         _ => Err(error("format", "expected a string and a list")),
     }
+}
+
+/// cel-go's `TypeName()` of a value's type (`string`, `google.protobuf.Duration`, `net.IP`).
+fn value_type_name(v: &Value) -> String {
+    let val: Result<Box<dyn cel::common::value::Val>, _> = v.clone().try_into();
+    val.map_or_else(|_| "dyn".to_owned(), |val| val.get_type().name().to_owned())
 }
 
 /// A clause's conversion.

@@ -83,7 +83,7 @@ fn sum(args: &[Value]) -> Outcome {
         Value::UInt(_) => Value::UInt(0),
         Value::Float(_) => Value::Float(0.0),
         Value::Duration(_) => Value::Duration(chrono::Duration::zero()),
-        other => return Err(ExecutionError::no_such_overload("sum", vec![format!("list({})", other.type_of())])),
+        _ => return Err(ExecutionError::no_such_overload("sum", vec!["list".into()])),
     };
     for item in items {
         total = match (&total, item) {
@@ -91,7 +91,7 @@ fn sum(args: &[Value]) -> Outcome {
             (Value::UInt(a), Value::UInt(b)) => Value::UInt(a.checked_add(*b).ok_or_else(overflow)?),
             (Value::Float(a), Value::Float(b)) => Value::Float(a + b),
             (Value::Duration(a), Value::Duration(b)) => Value::Duration(a.checked_add(b).ok_or_else(overflow)?),
-            (_, other) => return Err(ExecutionError::no_such_overload("sum", vec![other.type_of().to_string()])),
+            _ => return Err(ExecutionError::no_such_overload("sum", vec!["list".into()])),
         };
     }
     Ok(total)

@@ -31,6 +31,7 @@ mod semver;
 mod sets;
 pub(crate) mod standard;
 pub(crate) mod url;
+pub(crate) mod words;
 
 use crate::cel::vocabulary::function::{self, Function, Rows, Run};
 

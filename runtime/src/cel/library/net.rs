@@ -218,9 +218,7 @@ fn contains_ip(args: &[Value]) -> Outcome {
     let addr = match args.get(1) {
         // [quirk] `cidrContainsIPString` hands the parse's error to `cidrContainsIP`, which
         // finds no IP there: no such overload, not the parse's error.
-        Some(Value::String(s)) => {
-            parse_ip(s).map_err(|_| ExecutionError::no_such_overload("containsIP", vec!["string".into()]))?
-        }
+        Some(Value::String(s)) => parse_ip(s).map_err(|_| error("containsIP", super::words::NO_SUCH_OVERLOAD))?,
         _ => opaque_arg::<Ip>("containsIP", args, 1)?.0,
     };
     Ok(Value::Bool(contains(c, addr)))

@@ -9,13 +9,14 @@ use cel::{Context, ExecutionError, Value};
 
 use crate::cel::compile::env::env;
 use crate::cel::compile::{Compiled, FieldPathStep};
+use crate::cel::library::words::go_error;
 use crate::cel::lowering::int_data;
 use crate::cel::running::native;
 use crate::cel::running::rule::Rule;
 use crate::cel::vocabulary::json_view::{self, Typing};
 use crate::cel::vocabulary::limits;
 use crate::cel::vocabulary::meter;
-use crate::cel::vocabulary::value::{deep_equal, from_json_with, go_error, to_json, with_format};
+use crate::cel::vocabulary::value::{deep_equal, from_json_with, to_json, with_format};
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::report::path::{At, Path, Place};
 use crate::schema::Schema;

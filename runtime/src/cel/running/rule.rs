@@ -10,10 +10,10 @@ use crate::cel::compile::env::env;
 use crate::cel::compile::{
     Compiled, Expecting, FieldPathStep, Scope, check_rule, compile_one, field_path_steps, parse_field_path,
 };
+use crate::cel::library::words::go_error;
 use crate::cel::vocabulary::limits;
 use crate::cel::vocabulary::meter;
 use crate::cel::vocabulary::types::{Declaration, Type};
-use crate::cel::vocabulary::value::go_error;
 
 /// Compiles and runs one expression of any type with `self` bound (as `dyn`, and nothing
 /// else), in [`env()`]: for trying a rule out, and for tests.

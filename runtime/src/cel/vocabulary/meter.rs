@@ -205,7 +205,10 @@ pub(crate) fn join<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Raw<'b, 'v> {
     let sep = if args.len() > 1 { text(&args, 1)? } else { "" };
     let mut parts = Vec::new();
     for item in elements(list.as_ref())? {
-        parts.push(item.downcast_ref::<CelString>().map(|s| s.inner()).ok_or_else(|| unexpected(item, "string"))?);
+        // A list of other items: cel-go's dispatch finds no `list(string).join()` for it.
+        let no_overload =
+            || ExecutionError::no_such_overload(JOIN, args.iter().map(|a| a.get_type().name().to_owned()).collect());
+        parts.push(item.downcast_ref::<CelString>().map(|s| s.inner()).ok_or_else(no_overload)?);
     }
     let size = parts.iter().map(|p| p.len()).sum::<usize>().saturating_add(sep.len().saturating_mul(parts.len()));
     charge(traversal(size))?;

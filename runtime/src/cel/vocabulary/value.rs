@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use cel::Value;
 use cel::objects::{Key, Map};
-use cel::{ExecutionError, Value};
 
 use crate::schema::cel_name::{RESERVED, escape};
 use crate::types::empty_object::EmptyObject;
@@ -397,32 +397,7 @@ pub fn to_json(v: &Value) -> serde_json::Value {
     }
 }
 
-/// An evaluation error in cel-go's words (`no such key: x`, `index out of bounds: 3`, ...).
-pub(crate) fn go_error(e: &ExecutionError) -> String {
-    match e {
-        ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
-        ExecutionError::NoSuchOverload(_) | ExecutionError::UnsupportedBinaryOperator(..) => "no such overload".into(),
-        ExecutionError::IndexOutOfBounds(i) => format!("index out of bounds: {}", plain(i)),
-        ExecutionError::ListIndexValue(i) => format!("unsupported index value {} in list", plain(i)),
-        ExecutionError::DivisionByZero(_) => "division by zero".into(),
-        ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
-        // cel-go's words by the operands: a `uint`'s, a timestamp moved by a duration.
-        ExecutionError::Overflow(_, lhs, rhs) => match (lhs, rhs) {
-            (Value::UInt(_), _) | (_, Value::UInt(_)) => "unsigned integer overflow".into(),
-            (Value::Timestamp(_), Value::Duration(_)) | (Value::Duration(_), Value::Timestamp(_)) => {
-                "timestamp overflow".into()
-            }
-            _ => "integer overflow".into(),
-        },
-        // Conversions: cel-go's words for a string that is not a number.
-        ExecutionError::FunctionError { function, message } if message.starts_with("string parse error") => {
-            format!("type conversion error from 'string' to '{function}'")
-        }
-        ExecutionError::FunctionError { message, .. } => message.clone(),
-        other => other.to_string(),
-    }
-}
-
+/// A value as cel-go's `%v` prints it in an error (`index out of bounds: 1e+06`).
 pub(crate) fn plain(v: &Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),

@@ -130,8 +130,11 @@ impl<'v> Adder for DefaultList<'v> {
     where
         Self: 'w,
     {
+        // [kubeskema] Only a list: a map is iterable too (its keys), but `list + map` has no
+        // overload in cel-go.
         let mut rhs = rhs
             .as_iterable()
+            .filter(|_| rhs.get_type().kind() == Kind::List)
             .ok_or_else(|| ExecutionError::unsupported_binary_operator("add", self, rhs))?
             .iter();
         let mut list: Vec<Box<dyn Val + 'w>> = self.0.iter().map(|i| i.clone_as_boxed()).collect();

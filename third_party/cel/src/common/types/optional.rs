@@ -259,30 +259,29 @@ fn optional_has_value<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v
     Ok(CowVal::owned(CelBool::from(has)))
 }
 
+/// `a.or(b)`: `a` if it holds a value, else `b`. [kubeskema] An `a` that is no optional is
+/// the answer, as cel-go's `evalOptionalOr` gives it back.
 fn optional_or_optional<'b, 'v>(
     mut args: Vec<CowVal<'b, 'v>>,
 ) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let other = args.remove(1);
     let this = args.remove(0);
-    if this
-        .downcast_ref::<Optional>()
-        .ok_or_else(|| {
-            ExecutionError::overload_for_values("or", [this.as_ref(), other.as_ref()], true)
-        })?
-        .option()
-        .is_some()
-    {
-        Ok(this)
-    } else {
-        Ok(other)
+    match this.downcast_ref::<Optional>() {
+        Some(optional) if optional.option().is_none() => Ok(other),
+        _ => Ok(this),
     }
 }
 
+/// `a.orValue(b)`: `a`'s value, else `b`. [kubeskema] An `a` that is no optional is the
+/// answer, as cel-go's `evalOptionalOrValue` gives it back.
 fn optional_or_value<'b, 'v>(
     mut args: Vec<CowVal<'b, 'v>>,
 ) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let other = args.remove(1);
     let this = args.remove(0);
+    if this.downcast_ref::<Optional>().is_none() {
+        return Ok(this);
+    }
     Ok(expect_optional("orValue", this, std::slice::from_ref(&other))?.unwrap_or(other))
 }
 
@@ -312,16 +311,24 @@ fn list_last<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Execut
     list_end("last", &args, true)
 }
 
-/// [kubeskema] `optional.unwrap(list)` and `list.unwrapOpt()` (version 2): the values of the
-/// optionals that hold one.
+/// [kubeskema] `optional.unwrap(list)` (version 2).
 fn optional_unwrap<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
-    let error = || {
-        ExecutionError::overload_for_values(
-            "optional.unwrap",
-            args.iter().map(|a| a.as_ref()),
-            false,
-        )
-    };
+    unwrap_optionals("optional.unwrap", args)
+}
+
+/// [kubeskema] `list.unwrapOpt()` (version 2).
+fn list_unwrap_opt<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    unwrap_optionals("unwrapOpt", args)
+}
+
+/// The values of the optionals that hold one; a list of anything else is no overload of
+/// `function`, as it was called.
+fn unwrap_optionals<'b, 'v>(
+    function: &str,
+    args: Vec<CowVal<'b, 'v>>,
+) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let error =
+        || ExecutionError::overload_for_values(function, args.iter().map(|a| a.as_ref()), false);
     let list = args[0].downcast_ref::<CelList>().ok_or_else(error)?;
     let mut out = Vec::new();
     for item in list.inner() {
@@ -351,7 +358,7 @@ pub(crate) fn stdlib(env: &mut crate::Env) {
         "optional_unwrapOpt",
         LIST_TYPE,
         vec![],
-        optional_unwrap,
+        list_unwrap_opt,
     )
     .expect("Must be unique");
     env.add_overload("optional.none", "optional_none", vec![], optional_none)
@@ -547,25 +554,14 @@ mod tests {
     }
 
     #[test]
-    fn optional_or_optional_rejects_non_optional_receiver() {
-        let err = optional_or_optional(vec![non_optional(), some_optional()]).unwrap_err();
-        let ExecutionError::NoSuchOverload(overload) = err else {
-            panic!("expected a no-such-overload error");
-        };
-        assert_eq!(overload.function(), "or");
-        assert_eq!(overload.argument_types(), ["int", "optional_type"]);
-        assert!(overload.is_member_function());
-    }
-
-    #[test]
-    fn optional_or_value_rejects_non_optional_receiver() {
-        let err = optional_or_value(vec![non_optional(), non_optional()]).unwrap_err();
-        let ExecutionError::NoSuchOverload(overload) = err else {
-            panic!("expected a no-such-overload error");
-        };
-        assert_eq!(overload.function(), "orValue");
-        assert_eq!(overload.argument_types(), ["int", "int"]);
-        assert!(overload.is_member_function());
+    fn or_and_or_value_give_back_a_receiver_that_is_no_optional() {
+        let or = optional_or_optional(vec![non_optional(), some_optional()]).unwrap();
+        assert!(or.downcast_ref::<Optional>().is_none(), "{or:?}");
+        let or_value = optional_or_value(vec![non_optional(), non_optional()]).unwrap();
+        assert!(
+            or_value.downcast_ref::<Optional>().is_none(),
+            "{or_value:?}"
+        );
     }
 
     #[test]
