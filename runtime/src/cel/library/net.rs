@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 use cel::{ExecutionError, Value};
 
-use crate::cel::vocabulary::args::{Outcome, error, opaque, opaque_arg, string_arg, value_fn};
+use crate::cel::vocabulary::args::{NO_SUCH_OVERLOAD, Outcome, error, opaque, opaque_arg, string_arg, value_fn};
 use crate::cel::vocabulary::function::{Charge, Cost, LIBRARY_VALUE, NativeForm, Rows, Run};
 
 const IP_TYPE: &str = "net.IP";
@@ -218,7 +218,7 @@ fn contains_ip(args: &[Value]) -> Outcome {
     let addr = match args.get(1) {
         // [quirk] `cidrContainsIPString` hands the parse's error to `cidrContainsIP`, which
         // finds no IP there: no such overload, not the parse's error.
-        Some(Value::String(s)) => parse_ip(s).map_err(|_| error("containsIP", super::words::NO_SUCH_OVERLOAD))?,
+        Some(Value::String(s)) => parse_ip(s).map_err(|_| error("containsIP", NO_SUCH_OVERLOAD))?,
         _ => opaque_arg::<Ip>("containsIP", args, 1)?.0,
     };
     Ok(Value::Bool(contains(c, addr)))

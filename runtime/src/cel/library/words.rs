@@ -3,6 +3,7 @@
 
 use cel::{ExecutionError, OverloadError, Value};
 
+use crate::cel::vocabulary::args::NO_SUCH_OVERLOAD;
 use crate::cel::vocabulary::function::{Run, signature_shape};
 use crate::cel::vocabulary::meter;
 use crate::cel::vocabulary::value::plain;
@@ -56,10 +57,6 @@ fn go_value_type(name: &str) -> String {
     };
     go.to_owned()
 }
-
-/// What cel-go says of a call no overload takes, and what a function of this library says
-/// where cel-go's does (`containsIP` of a string that is no IP).
-pub(crate) const NO_SUCH_OVERLOAD: &str = "no such overload";
 
 /// A call no overload takes, as kube-apiserver 1.36.3 words it (class `cel-overload-words`):
 /// cel-go's dispatch among a function's overloads names the function, as the rule wrote it,

@@ -26,6 +26,10 @@ macro_rules! value_fn {
 }
 pub(crate) use value_fn;
 
+/// What cel-go says of a call no overload takes, and what a library function says where
+/// cel-go's does (`containsIP` of a string that is no IP).
+pub(crate) const NO_SUCH_OVERLOAD: &str = "no such overload";
+
 /// A function's own error, as cel-go words them (`<function>: <message>` is cel's form).
 pub(crate) fn error(function: &str, message: impl Into<String>) -> ExecutionError {
     ExecutionError::function_error(function, message.into())
