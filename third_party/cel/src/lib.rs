@@ -223,6 +223,15 @@ impl ExecutionError {
         matches!(self, ExecutionError::Interrupted(_))
     }
 
+    /// [kubeskema] Whether nothing is at the key or index asked for: what an optional index
+    /// (`a[?k]`) answers with `optional.none()`; any other error is the answer.
+    pub fn is_absence(&self) -> bool {
+        matches!(
+            self,
+            ExecutionError::NoSuchKey(_) | ExecutionError::IndexOutOfBounds(_)
+        )
+    }
+
     /// Creates an error for a global function or operator with no matching overload.
     pub fn no_such_overload(function: &str, argument_types: Vec<String>) -> Self {
         ExecutionError::NoSuchOverload(OverloadError::new(function, argument_types, false))

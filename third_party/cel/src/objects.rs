@@ -1279,9 +1279,7 @@ fn operator<'e, 'p, 'v>(
             return if is_optional {
                 match result {
                     Ok(val) => Ok(CowVal::owned(CelOptional::of(val.into_owned()))),
-                    Err(ExecutionError::NoSuchKey(_) | ExecutionError::IndexOutOfBounds(_)) => {
-                        Ok(CowVal::owned(CelOptional::none()))
-                    }
+                    Err(e) if e.is_absence() => Ok(CowVal::owned(CelOptional::none())),
                     Err(e) => Err(e),
                 }
             } else {

@@ -40,8 +40,8 @@ pub(crate) fn go_error(e: &ExecutionError) -> String {
 }
 
 /// The Go type (`%T`) of a cel-go value of the type named `name` (`int`: `types.Int`).
-fn go_value_type(name: &str) -> String {
-    let go = match name {
+fn go_value_type(name: &str) -> &str {
+    match name {
         "int" => "types.Int",
         "uint" => "types.Uint",
         "double" => "types.Double",
@@ -54,8 +54,7 @@ fn go_value_type(name: &str) -> String {
         "optional_type" => "*types.Optional",
         "type" => "*types.Type",
         other => other,
-    };
-    go.to_owned()
+    }
 }
 
 /// A call no overload takes, as kube-apiserver 1.36.3 words it (class `cel-overload-words`):
@@ -67,10 +66,11 @@ fn go_value_type(name: &str) -> String {
 /// function alone.
 ///
 /// A string receiver answers for itself (cel-go's strings take the calls of their own
-/// functions), so `'a'.sort()` says `no such overload` where `{}.sort()` says its name; `matches` of
-/// another receiver names itself where its pattern is no string (one that is, kubeskema takes for the literal
-/// cel-go compiles ahead, which says `no such overload`); `flatten` names the receiver's type
-/// and its arguments (`string.flatten()`, `int.flatten(int)`).
+/// functions), so `'a'.sort()` says `no such overload` where `{}.sort()` says its name.
+/// `matches` of another receiver names itself where its pattern is no string (a string
+/// pattern kubeskema takes for the literal cel-go compiles ahead, which says `no such
+/// overload`). `flatten` names the receiver's type and its arguments (`string.flatten()`,
+/// `int.flatten(int)`).
 fn no_such_overload(o: &OverloadError) -> String {
     let called = o.function();
     let written = if called.starts_with('@') { renamed_from(called) } else { Some(called) };

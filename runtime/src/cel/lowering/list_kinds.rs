@@ -552,7 +552,7 @@ fn schema_index<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Exe
 fn schema_opt_index<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let found = match data_index(&args, operators::OPT_INDEX) {
         Ok(value) => CelOptional::of(value),
-        Err(ExecutionError::NoSuchKey(_) | ExecutionError::IndexOutOfBounds(_)) => CelOptional::none(),
+        Err(e) if e.is_absence() => CelOptional::none(),
         Err(e) => return Err(e),
     };
     Ok(CowVal::owned(found))
