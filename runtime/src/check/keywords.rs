@@ -25,6 +25,42 @@ impl Bound {
         Bound { value: n.as_f64().unwrap_or_default() }
     }
 
+    /// Whether `value` is above this bound as a `maximum` (kube-openapi's comparison).
+    #[inline]
+    fn exceeded_by(self, value: Num, exclusive: bool) -> bool {
+        match value {
+            Num::Int(v) => {
+                let m = self.truncated();
+                if exclusive { v >= m } else { v > m }
+            }
+            Num::Float(v) => {
+                if exclusive {
+                    v >= self.value
+                } else {
+                    v > self.value
+                }
+            }
+        }
+    }
+
+    /// Whether `value` is below this bound as a `minimum` (kube-openapi's comparison).
+    #[inline]
+    fn undercut_by(self, value: Num, exclusive: bool) -> bool {
+        match value {
+            Num::Int(v) => {
+                let m = self.truncated();
+                if exclusive { v <= m } else { v < m }
+            }
+            Num::Float(v) => {
+                if exclusive {
+                    v <= self.value
+                } else {
+                    v < self.value
+                }
+            }
+        }
+    }
+
     /// \[quirk\] For an int64 value, kube-openapi truncates the bound to int64 before comparing
     /// and printing (`maximum: 1.5` reads as `1` against `2`).
     fn truncated(self) -> i64 {
@@ -55,6 +91,14 @@ impl Num {
         match self {
             Num::Int(i) => BadValue::Int(i),
             Num::Float(f) => BadValue::Float(f),
+        }
+    }
+
+    /// A bound as an issue about this value writes it: truncated for an int64, as compared.
+    fn show_bound(self, bound: Bound) -> String {
+        match self {
+            Num::Int(_) => bound.truncated().to_string(),
+            Num::Float(_) => go_float(bound.value),
         }
     }
 }
@@ -207,17 +251,9 @@ fn too_few(path: &dyn Place, keyword: &'static str, len: usize, min: i64, what: 
 
 /// `maximum` with `exclusiveMaximum`.
 pub fn maximum(path: &dyn Place, value: Num, max: Bound, exclusive: bool) -> Option<Issue> {
-    // The bound is written out only for a failure: this runs on every number.
-    let (fails, shown): (bool, fn(Bound) -> String) = match value {
-        Num::Int(v) => {
-            let m = max.truncated();
-            (if exclusive { v >= m } else { v > m }, |b| b.truncated().to_string())
-        }
-        Num::Float(v) => (if exclusive { v >= max.value } else { v > max.value }, |b| go_float(b.value)),
-    };
     let phrase = if exclusive { "less than" } else { "less than or equal to" };
-    fails.then(|| {
-        let shown = shown(max);
+    max.exceeded_by(value, exclusive).then(|| {
+        let shown = value.show_bound(max);
         Issue::new(
             ErrorType::Invalid,
             path,
@@ -230,17 +266,9 @@ pub fn maximum(path: &dyn Place, value: Num, max: Bound, exclusive: bool) -> Opt
 
 /// `minimum` with `exclusiveMinimum`.
 pub fn minimum(path: &dyn Place, value: Num, min: Bound, exclusive: bool) -> Option<Issue> {
-    // The bound is written out only for a failure: this runs on every number.
-    let (fails, shown): (bool, fn(Bound) -> String) = match value {
-        Num::Int(v) => {
-            let m = min.truncated();
-            (if exclusive { v <= m } else { v < m }, |b| b.truncated().to_string())
-        }
-        Num::Float(v) => (if exclusive { v <= min.value } else { v < min.value }, |b| go_float(b.value)),
-    };
     let phrase = if exclusive { "greater than" } else { "greater than or equal to" };
-    fails.then(|| {
-        let shown = shown(min);
+    min.undercut_by(value, exclusive).then(|| {
+        let shown = value.show_bound(min);
         Issue::new(
             ErrorType::Invalid,
             path,
@@ -333,7 +361,35 @@ pub struct NumberRules<'a> {
 /// its type and format, then multipleOf, maximum, minimum. A bound the type cannot hold (a
 /// fractional `maximum` of an integer) is reported itself, on every value **\[quirk\]**, and
 /// compared in float math instead of the int64 truncation.
+#[inline]
 pub fn number_checks(path: &dyn Place, value: Num, rules: &NumberRules, out: &mut Vec<Issue>) {
+    if !rules.plainly_held_by(value) {
+        number_issues(path, value, rules, out);
+    }
+}
+
+impl NumberRules<'_> {
+    /// Whether `value` passes every check and no bound is out of its type's range: what
+    /// nearly every number is told, answered inline without a call (this runs on every
+    /// number). `multipleOf` is left to the full checks.
+    #[inline]
+    fn plainly_held_by(&self, value: Num) -> bool {
+        let holds = |n: Num| self.number_type.is_none_or(|t| t.holds(n));
+        self.multiple_of.is_none()
+            && holds(value)
+            && self
+                .maximum
+                .is_none_or(|m| holds(Num::Float(m)) && !Bound { value: m }.exceeded_by(value, self.exclusive_maximum))
+            && self
+                .minimum
+                .is_none_or(|m| holds(Num::Float(m)) && !Bound { value: m }.undercut_by(value, self.exclusive_minimum))
+    }
+}
+
+/// [`number_checks`]' issues, in their order.
+#[cold]
+#[inline(never)]
+fn number_issues(path: &dyn Place, value: Num, rules: &NumberRules, out: &mut Vec<Issue>) {
     out.extend(rules.number_type.and_then(|t| t.range_issue(path, "Checked", value)));
     if let Some(f) = rules.multiple_of {
         let v = compared(path, value, rules, "MultipleOf", f, out);

@@ -138,6 +138,9 @@ pub fn validate_type_meta(object: &Value, kind: &str, api_version: &str) -> Vec<
 /// [`validate_type_meta`] of the values read (`None`: absent, or not a string).
 pub fn type_meta(kind: Option<&str>, api_version: Option<&str>, want_kind: &str, want_api_version: &str) -> Vec<Issue> {
     let mut out = Vec::new();
+    if kind == Some(want_kind) && api_version == Some(want_api_version) {
+        return out;
+    }
     for (key, got, want) in [("kind", kind, want_kind), ("apiVersion", api_version, want_api_version)] {
         let got = got.unwrap_or_default();
         if got != want {
@@ -655,14 +658,15 @@ impl NameRule {
     /// What is wrong with `name`; a `prefix` (a `generateName`) may end in `-`, masked before
     /// the DNS rules read it, as the apiserver masks it.
     pub fn check(self, name: &str, prefix: bool) -> Vec<String> {
-        let masked = |name: &str| match name.strip_suffix('-') {
-            Some(rest) if prefix && !rest.is_empty() => format!("{rest}a"),
-            _ => name.to_owned(),
+        // A copy only for a prefix ending in `-`: this runs on every object's name.
+        let masked = match name.strip_suffix('-') {
+            Some(rest) if prefix && !rest.is_empty() => std::borrow::Cow::Owned(format!("{rest}a")),
+            _ => std::borrow::Cow::Borrowed(name),
         };
         match self {
-            NameRule::Subdomain => dns1123_subdomain(&masked(name)),
-            NameRule::Label => dns1123_label(&masked(name)),
-            NameRule::Dns1035Label => dns1035_label(&masked(name)),
+            NameRule::Subdomain => dns1123_subdomain(&masked),
+            NameRule::Label => dns1123_label(&masked),
+            NameRule::Dns1035Label => dns1035_label(&masked),
             NameRule::PathSegment => path_segment_name(name, prefix),
             NameRule::Any => Vec::new(),
         }
@@ -787,6 +791,10 @@ pub fn validate_labels_and_annotations(
 }
 
 fn label(k: &str, v: &str, at: &dyn Place, keyword: &'static str, out: &mut Vec<Issue>) {
+    // Nearly every label is well formed: answered without building the messages.
+    if is_qualified_name(k) && v.len() <= 63 && shapes::label_value(v) {
+        return;
+    }
     out.extend(qualified_name(k).into_iter().map(|m| invalid(at, keyword, k, m)));
     out.extend(label_value(v).into_iter().map(|m| invalid(at, keyword, v, m)));
 }

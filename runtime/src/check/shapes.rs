@@ -215,6 +215,47 @@ fn gateway_duration(s: &str) -> bool {
     false
 }
 
+/// Prometheus's duration (`model.Duration`),
+/// `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`:
+/// `0`, or each unit at most once and in this order (the empty string too).
+fn prometheus_duration(s: &str) -> bool {
+    const UNITS: [&[u8]; 7] = [b"y", b"w", b"d", b"h", b"m", b"s", b"ms"];
+    if s == "0" {
+        return true;
+    }
+    let mut b = s.as_bytes();
+    let mut next_unit = 0;
+    while !b.is_empty() {
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
+            return false;
+        }
+        b = &b[digits..];
+        // `m` then `s` is `ms`: a part cannot start with `s`.
+        let Some(unit) = (next_unit..UNITS.len()).rev().find(|&u| b.starts_with(UNITS[u])) else {
+            return false;
+        };
+        b = &b[UNITS[unit].len()..];
+        next_unit = unit + 1;
+    }
+    true
+}
+
+/// An HTTP header value as Gateway API writes it, `^[!-~]+([\t ]?[!-~]+)*$`: visible ASCII,
+/// single spaces or tabs between, none at either end.
+fn header_value(s: &str) -> bool {
+    let visible = |c: u8| (b'!'..=b'~').contains(&c);
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    ends_and_inside(s, visible, visible, |c| visible(c) || blank(c))
+        && !s.as_bytes().windows(2).any(|w| blank(w[0]) && blank(w[1]))
+}
+
+/// `metav1.Condition`'s `reason`, `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`.
+fn condition_reason(s: &str) -> bool {
+    let last = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    ends_and_inside(s, |c| c.is_ascii_alphabetic(), last, |c| last(c) || c == b',' || c == b':')
+}
+
 /// `(http|https)://.+` and the like: `scheme://` and at least one more character, none of them
 /// a newline (what `.` matches).
 fn url_of(s: &str, schemes: &[&str]) -> bool {
@@ -250,6 +291,15 @@ const KNOWN_PATTERNS: &[(&str, Shape)] = &[
         quantity,
     ),
     (r"^([0-9]{1,5}(h|m|s|ms)){1,4}$", gateway_duration),
+    (
+        r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$",
+        prometheus_duration,
+    ),
+    (r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$", condition_reason),
+    (r"^[!-~]+([\t ]?[!-~]+)*$", header_value),
+    (r"^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$", |s| {
+        dns1123_subdomain(s.strip_prefix("*.").unwrap_or(s))
+    }),
     (r"^(http|https)://.+$", |s| url_of(s, &["http", "https"])),
     (r"^(http|https|socks5)://.+$", |s| url_of(s, &["http", "https", "socks5"])),
 ];
@@ -268,11 +318,12 @@ mod tests {
     /// HTTP tokens, and a non-ASCII letter and a newline.
     fn candidates() -> impl Strategy<Value = String> {
         prop_oneof![
-            "[a-zA-Z0-9._/é-]{0,12}",
+            "[a-zA-Z0-9._/é*-]{0,12}",
             "[-+0-9.eEKMGTPinumk]{0,8}",
-            "[0-9hms]{0,14}",
+            "[0-9ywdhms]{0,14}",
             "(http|https|socks5|ftp)(://)?[a-z/.\n]{0,4}",
-            "[!#$%&'*+.^_`|~a-z0-9 ]{0,6}",
+            "[!#$%&'*+.^_`|~a-z0-9 \t]{0,6}",
+            "[A-Za-z0-9_,:]{0,6}",
         ]
     }
 
@@ -313,6 +364,11 @@ mod tests {
         assert!(!quantity("1.5.5") && !quantity("Gi") && !quantity("1Ki5") && !quantity("."));
         assert!(gateway_duration("1h30m") && gateway_duration("500ms") && gateway_duration("1h1m1s1ms"));
         assert!(!gateway_duration("1h1m1s1ms1h") && !gateway_duration("123456s") && !gateway_duration("ms"));
+        assert!(prometheus_duration("30s") && prometheus_duration("1y2w3d4h5m6s7ms") && prometheus_duration("0"));
+        assert!(prometheus_duration("") && prometheus_duration("1m30s") && prometheus_duration("500ms"));
+        assert!(!prometheus_duration("1s1m") && !prometheus_duration("00") && !prometheus_duration("1h1h"));
+        assert!(header_value("a b\tc") && !header_value("a  b") && !header_value(" a") && !header_value(""));
+        assert!(condition_reason("Ready") && condition_reason("A,b:c_") && !condition_reason("Ready,"));
         assert!(qualified_name("example.com/MyName") && !qualified_name("/x") && !qualified_name("a/b/c"));
         assert!(known_pattern(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$").is_some() && known_pattern("^x$").is_none());
     }
