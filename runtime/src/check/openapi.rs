@@ -137,6 +137,12 @@ struct Build<'s> {
 type Typing<'s> = (Option<&'s str>, Option<&'s str>, bool, bool);
 
 impl<'s> Node<'s> {
+    /// Whether the type check passes `v` (its remembered verdict for `v`'s class).
+    #[inline]
+    fn type_holds(&self, v: &Value) -> bool {
+        self.type_passes & (1 << ValueClass::of(v) as u8) != 0
+    }
+
     fn new(s: &'s Schema, build: &mut Build<'s>) -> Self {
         let mut plan = |child: &'s Schema| Node::new(child, build);
         let properties = s.properties.values().map(&mut plan).collect();
@@ -239,7 +245,7 @@ impl<'s> OpenApiValidator<'s> {
     /// list-type walk does not enter.
     fn node(&self, v: &Value, n: &Node<'s>, path: &At<'_>, out: &mut Vec<Issue>, mut lists: Option<&mut Vec<Issue>>) {
         let s = n.schema;
-        if n.type_passes & (1 << ValueClass::of(v) as u8) == 0 {
+        if !n.type_holds(v) {
             out.extend(type_issue(v, s, path));
         }
         if v.is_null() {
@@ -315,7 +321,13 @@ impl<'s> OpenApiValidator<'s> {
         // they are reported (every `anyOf` branch of an int-or-string that the value is not
         // made a place and a message for each value, most of the dynamic validator's time
         // on prometheus's CRD).
+        // A branch of the wrong type fails without its issue made (an int-or-string's
+        // `integer` branch, for every string: a third of the dynamic validator's time on a
+        // large Prometheus).
         let passes = |branch: &Node<'s>| {
+            if !branch.type_holds(v) {
+                return false;
+            }
             let mut probe = Vec::new();
             self.node(v, branch, &At::ROOT, &mut probe, None);
             probe.is_empty()
