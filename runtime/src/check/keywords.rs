@@ -834,53 +834,55 @@ mod negative_counts {
             min_length(&p, "", -1).is_none() && min_items(&p, 0, -1).is_none() && min_properties(&p, 0, -1).is_none()
         );
     }
+}
 
-    /// The inline answer of `number_checks` never passes what its full checks refuse.
-    mod inline_numbers {
-        use super::*;
-        use proptest::prelude::*;
+/// The inline answer of `number_checks` never passes what its full checks refuse.
+#[cfg(test)]
+mod inline_numbers {
+    use super::*;
+    use crate::report::path::Path;
+    use proptest::prelude::*;
 
-        fn bound() -> impl Strategy<Value = f64> {
-            prop_oneof![0.0f64..256.0, -1e19f64..1e19, (0i32..256).prop_map(f64::from), Just(2f64.powi(63))]
-        }
+    fn bound() -> impl Strategy<Value = f64> {
+        prop_oneof![0.0f64..256.0, -1e19f64..1e19, (0i32..256).prop_map(f64::from), Just(2f64.powi(63))]
+    }
 
-        proptest! {
-            #![proptest_config(ProptestConfig::with_cases(4096))]
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
 
-            #[test]
-            fn agrees_with_the_full_checks(
-                int in prop_oneof![-3i64..300, any::<i64>()],
-                float in prop_oneof![-3.0f64..300.0, any::<f64>()],
-                is_int: bool,
-                typing in 0usize..6,
-                maximum in proptest::option::of(bound()),
-                minimum in proptest::option::of(bound()),
-                multiple_of in proptest::option::of(prop_oneof![0.5f64..4.0, (1i32..4).prop_map(f64::from)]),
-                exclusive_maximum: bool,
-                exclusive_minimum: bool,
-            ) {
-                let types = [
-                    None,
-                    Some(("integer", "")),
-                    Some(("integer", "int32")),
-                    Some(("number", "")),
-                    Some(("number", "float")),
-                    Some(("integer", "int64")),
-                ];
-                let rules = NumberRules {
-                    number_type: types[typing].map(|(t, f)| NumberType::new(t, f)),
-                    multiple_of,
-                    maximum,
-                    exclusive_maximum,
-                    minimum,
-                    exclusive_minimum,
-                };
-                let value = if is_int { Num::Int(int) } else { Num::Float(float) };
-                let mut full = Vec::new();
-                number_issues(&Path::root(), value, &rules, &mut full);
-                if rules.plainly_held_by(value) {
-                    prop_assert!(full.is_empty(), "{:?} {:?}: {:?}", value, rules, full);
-                }
+        #[test]
+        fn agrees_with_the_full_checks(
+            int in prop_oneof![-3i64..300, any::<i64>()],
+            float in prop_oneof![-3.0f64..300.0, any::<f64>()],
+            is_int: bool,
+            typing in 0usize..6,
+            maximum in proptest::option::of(bound()),
+            minimum in proptest::option::of(bound()),
+            multiple_of in proptest::option::of(prop_oneof![0.5f64..4.0, (1i32..4).prop_map(f64::from)]),
+            exclusive_maximum: bool,
+            exclusive_minimum: bool,
+        ) {
+            let types = [
+                None,
+                Some(("integer", "")),
+                Some(("integer", "int32")),
+                Some(("number", "")),
+                Some(("number", "float")),
+                Some(("integer", "int64")),
+            ];
+            let rules = NumberRules {
+                number_type: types[typing].map(|(t, f)| NumberType::new(t, f)),
+                multiple_of,
+                maximum,
+                exclusive_maximum,
+                minimum,
+                exclusive_minimum,
+            };
+            let value = if is_int { Num::Int(int) } else { Num::Float(float) };
+            let mut full = Vec::new();
+            number_issues(&Path::root(), value, &rules, &mut full);
+            if rules.plainly_held_by(value) {
+                prop_assert!(full.is_empty(), "{:?} {:?}: {:?}", value, rules, full);
             }
         }
     }
