@@ -117,7 +117,8 @@ const fn escapable(name: &[u8]) -> bool {
     true
 }
 
-const fn reserved(name: &[u8]) -> bool {
+/// Whether a name is one of CEL's reserved words ([`RESERVED`]).
+pub(crate) const fn reserved(name: &[u8]) -> bool {
     let mut w = 0;
     while w < RESERVED.len() {
         if kubeskema_attributes::number::same(RESERVED[w].as_bytes(), name) {
@@ -129,7 +130,7 @@ const fn reserved(name: &[u8]) -> bool {
 }
 
 /// CEL's reserved words: a property named so is written `__<word>__` (§9.3).
-pub(crate) const RESERVED: &[&str] = &[
+const RESERVED: &[&str] = &[
     "true",
     "false",
     "null",

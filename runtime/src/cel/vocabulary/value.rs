@@ -8,7 +8,7 @@ use std::sync::Arc;
 use cel::Value;
 use cel::objects::{Key, Map};
 
-use crate::schema::cel_name::{RESERVED, escape};
+use crate::schema::cel_name::{escape, reserved};
 use crate::types::empty_object::EmptyObject;
 use crate::types::int_or_string::IntOrString;
 use crate::types::meta::ObjectMeta;
@@ -159,13 +159,13 @@ pub(crate) fn field_key(name: &str) -> FieldKey {
     let bytes = name.as_bytes();
     let plain = bytes.first().is_some_and(u8::is_ascii_alphabetic)
         && bytes.iter().all(u8::is_ascii_alphanumeric)
-        && !RESERVED.contains(&name);
+        && !reserved(bytes);
     if plain {
         return FieldKey { escaped: None, also_as_written: false };
     }
     match escape(name) {
         Some(escaped) if escaped != name => FieldKey {
-            also_as_written: RESERVED.contains(&name) && !["true", "false", "null", "in"].contains(&name),
+            also_as_written: reserved(bytes) && !["true", "false", "null", "in"].contains(&name),
             escaped: Some(escaped),
         },
         _ => FieldKey { escaped: None, also_as_written: false },
