@@ -96,10 +96,18 @@ pub fn qualified_name(s: &str) -> Vec<String> {
     out
 }
 
+/// Whether [`label_value`] finds nothing, without building its messages.
+fn is_label_value(s: &str) -> bool {
+    s.len() <= LABEL_VALUE_MAX && shapes::label_value(s)
+}
+
 /// `IsValidLabelValue` (`content.IsLabelValue`).
 pub fn label_value(s: &str) -> Vec<String> {
-    bounded_format(s, 63, Unit::Bytes, shapes::label_value, LABEL_VALUE_FORMAT)
+    bounded_format(s, LABEL_VALUE_MAX, Unit::Bytes, shapes::label_value, LABEL_VALUE_FORMAT)
 }
+
+/// The longest label value, in bytes.
+const LABEL_VALUE_MAX: usize = 63;
 
 /// How a length limit is worded: `util/validation` says characters, 1.36's
 /// `api/validate/content` (label keys and values) says bytes; both count bytes.
@@ -792,7 +800,7 @@ pub fn validate_labels_and_annotations(
 
 fn label(k: &str, v: &str, at: &dyn Place, keyword: &'static str, out: &mut Vec<Issue>) {
     // Nearly every label is well formed: answered without building the messages.
-    if is_qualified_name(k) && v.len() <= 63 && shapes::label_value(v) {
+    if is_qualified_name(k) && is_label_value(v) {
         return;
     }
     out.extend(qualified_name(k).into_iter().map(|m| invalid(at, keyword, k, m)));
