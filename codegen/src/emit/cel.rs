@@ -907,7 +907,7 @@ impl<'a> Emitter<'a> {
                 let (x, rep) = self.expr(operands[0])?;
                 match rep {
                     Rep::Str => Ok((quote!(#native::string_to_duration(&#x)?), Rep::Duration)),
-                    Rep::Int | Rep::Duration => Ok((x, Rep::Duration)),
+                    Rep::Duration => Ok((x, Rep::Duration)),
                     other => Err(format!("duration() of {other}")),
                 }
             }

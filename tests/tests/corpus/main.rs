@@ -12,6 +12,7 @@ mod cel;
 mod check;
 mod conversions;
 mod derive_compiled;
+mod plans;
 mod roundtrip;
 mod schemas;
 mod validate;

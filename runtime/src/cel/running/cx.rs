@@ -11,12 +11,12 @@ use crate::cel::compile::env::env;
 use crate::cel::compile::{Compiled, FieldPathStep};
 use crate::cel::library::words::go_error;
 use crate::cel::lowering::int_data;
-use crate::cel::running::native;
 use crate::cel::running::rule::Rule;
+use crate::cel::running::{native, plan};
 use crate::cel::vocabulary::json_view::{self, Typing};
-use crate::cel::vocabulary::limits;
 use crate::cel::vocabulary::meter;
 use crate::cel::vocabulary::value::{deep_equal, from_json_with, to_json, with_format};
+use crate::cel::vocabulary::{depth, limits};
 use crate::report::issue::{BadValue, ErrorType, Issue, PathForm};
 use crate::report::path::{At, Path, Place};
 use crate::schema::Schema;
@@ -61,6 +61,8 @@ pub struct Cx {
     /// How many evaluations of rules the derive compiled ran natively, and how many deferred
     /// to the interpreter (`cel::derived`).
     derived_runs: DerivedRuns,
+    /// How many rules of JSON values held by their plans, without the interpreter.
+    planned: usize,
 }
 
 /// How evaluations of rules the derive compiled ran: [`Cx::derived_runs`].
@@ -83,6 +85,7 @@ impl Default for Cx {
             native: true,
             uninterpretable: false,
             derived_runs: DerivedRuns::default(),
+            planned: 0,
         }
     }
 }
@@ -97,6 +100,20 @@ impl Cx {
     /// How evaluations of rules the derive compiled ran (natively, or deferred).
     pub fn derived_runs(&self) -> DerivedRuns {
         self.derived_runs
+    }
+
+    /// How many rules of JSON values (the dynamic validator's) held by their plans, compiled
+    /// once into operations over the JSON, without the interpreter (an [`Cx::interpreted`]
+    /// evaluation runs none).
+    pub fn planned(&self) -> usize {
+        self.planned
+    }
+
+    /// The cost left of the object's budget: what the differential tests compare, as the
+    /// plans and native code must charge what the interpreter charges.
+    #[doc(hidden)]
+    pub fn budget_left(&self) -> u64 {
+        self.budget
     }
 
     /// Whether an [`Cx::interpreted`] evaluation ran rules natively, for want of CEL values.
@@ -207,8 +224,43 @@ impl Cx {
             })
         };
         let bound = |json| Bound::Json { json, schema, root };
-        let mut runs = Interpreted::bound(bound(value), old.map(bound), unchanged_above);
-        self.run_rules(rules, path, schema_type, &bad, &mut runs);
+        // Each rule runs by its plan where it has one; the interpreter (made once, for the
+        // first rule that needs it) runs the others, and those whose plan does not say they
+        // hold, in their place in the order.
+        let input = plan::Input { value, old, schema, root };
+        let mut runs = None;
+        for (i, rule) in rules.iter().enumerate() {
+            if self.stopped {
+                return;
+            }
+            if self.native && self.plan_holds(rule, input) {
+                continue;
+            }
+            let runs = runs.get_or_insert_with(|| Interpreted::bound(bound(value), old.map(bound), unchanged_above));
+            self.run_rules(&rules[i..=i], path, schema_type, &bad, runs);
+        }
+    }
+
+    /// Whether `rule` has a plan ([`plan::Plan`]) that says it holds for `input` (or it is not
+    /// run: blank, or a transition rule without an old value), its cost charged to the
+    /// budget. Anything else (no plan, a failure, an error, a deferral, a cost that does not
+    /// fit) is `false`, charging nothing: the interpreter runs the rule then. A plan is a pure
+    /// function of its input: what it says is what the interpreter would say.
+    fn plan_holds(&mut self, rule: &Rule, input: plan::Input<'_>) -> bool {
+        if blank(rule) {
+            return true;
+        }
+        let Ok(compiled) = rule.compiled() else { return false };
+        let Some(plan) = rule.plan(compiled) else { return false };
+        if skipped(rule, compiled.transition, input.old.is_some()) {
+            return true;
+        }
+        let mut meter = native::Meter::new(limits::PER_CALL_LIMIT);
+        let holds = depth::with_stack(compiled.depth, || plan.holds(input, &mut meter)) == Ok(true);
+        let cost = meter.cost();
+        let held = holds && !cost.exceeded && self.charge(cost);
+        self.planned += usize::from(held);
+        held
     }
 
     /// Evaluates `rules` for the typed value at `path`, each natively where it has a

@@ -383,19 +383,24 @@ pub fn concat<'a>(a: Cow<'a, str>, b: Cow<'a, str>) -> Cow<'a, str> {
 /// A constant pattern of `matches` or `find`, compiled on first use (the rule's check
 /// compiled it once already: it cannot fail here).
 pub struct Pattern {
-    source: &'static str,
+    source: Cow<'static, str>,
     compiled: std::sync::OnceLock<std::result::Result<regex::Regex, String>>,
 }
 
 impl Pattern {
     /// The pattern `source` (Go RE2 syntax).
     pub const fn new(source: &'static str) -> Pattern {
-        Pattern { source, compiled: std::sync::OnceLock::new() }
+        Pattern { source: Cow::Borrowed(source), compiled: std::sync::OnceLock::new() }
+    }
+
+    /// The pattern `source`, held (a rule's plan compiled at run time, `super::plan`).
+    pub(crate) fn owned(source: String) -> Pattern {
+        Pattern { source: Cow::Owned(source), compiled: std::sync::OnceLock::new() }
     }
 
     fn regex(&self) -> Result<&regex::Regex> {
         self.compiled
-            .get_or_init(|| crate::check::pattern::compile(self.source).map_err(|e| e.0))
+            .get_or_init(|| crate::check::pattern::compile(&self.source).map_err(|e| e.0))
             .as_ref()
             .map_err(|e| Error::Message(Cow::Owned(e.clone())))
     }

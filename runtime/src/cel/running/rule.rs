@@ -11,9 +11,10 @@ use crate::cel::compile::{
     Compiled, Expecting, FieldPathStep, Scope, check_rule, compile_one, field_path_steps, parse_field_path,
 };
 use crate::cel::library::words::go_error;
-use crate::cel::vocabulary::limits;
+use crate::cel::running::plan::Plan;
 use crate::cel::vocabulary::meter;
 use crate::cel::vocabulary::types::{Declaration, Type};
+use crate::cel::vocabulary::{depth, limits};
 
 /// Compiles and runs one expression of any type with `self` bound (as `dyn`, and nothing
 /// else), in [`env()`]: for trying a rule out, and for tests.
@@ -75,6 +76,8 @@ pub struct Rule {
     pub(crate) compiled: OnceLock<Result<Compiled, String>>,
     /// `fieldPath` resolved in `self`'s type, once.
     pub(crate) field_path_steps: OnceLock<Vec<FieldPathStep>>,
+    /// The rule's plan over JSON (`super::plan`), made on first use: `None` where it has none.
+    pub(crate) plan: OnceLock<Option<Plan>>,
 }
 
 /// Where the type of a rule's `self` comes from.
@@ -101,6 +104,7 @@ impl Rule {
             self_type: None,
             compiled: OnceLock::new(),
             field_path_steps: OnceLock::new(),
+            plan: OnceLock::new(),
         }
     }
 
@@ -138,6 +142,7 @@ impl Rule {
             },
             compiled: OnceLock::new(),
             field_path_steps: OnceLock::new(),
+            plan: OnceLock::new(),
         }
     }
 
@@ -182,6 +187,19 @@ impl Rule {
             })
             .as_ref()
             .map_err(String::as_str)
+    }
+
+    /// The rule's plan over JSON, made on first use from `compiled` (this rule's): none for a
+    /// rule with a node the plan has no operation for, or that reads an optional `oldSelf`.
+    pub(crate) fn plan(&self, compiled: &Compiled) -> Option<&Plan> {
+        self.plan
+            .get_or_init(|| {
+                if self.optional_old_self {
+                    return None;
+                }
+                depth::with_stack(compiled.depth, || Plan::compile(&compiled.metered))
+            })
+            .as_ref()
     }
 
     /// Where a failure of the rule is reported, below its node: `fieldPath` as the apiserver
