@@ -71,11 +71,16 @@ pub(crate) fn rows() -> &'static [Function] {
 /// calls, after renames), as a member or not, with `arity` arguments besides the target:
 /// the form the overloads of that shape share, or `None` when every one is interpreted.
 pub fn native_form(name: &str, member: bool, arity: usize) -> Option<function::NativeForm> {
-    rows()
-        .iter()
-        .filter(|f| f.shape() == (name, member, arity))
-        .map(|f| f.native)
-        .find(|n| !matches!(n, function::NativeForm::Interpreted(_)))
+    // Worked out once per call shape: the dynamic validator's plans ask at every call of
+    // every rule they compile, and each row's shape is parsed from its signature.
+    static FORMS: LazyLock<HashMap<(&'static str, bool, usize), function::NativeForm>> = LazyLock::new(|| {
+        let mut forms = HashMap::new();
+        for f in rows().iter().filter(|f| !matches!(f.native, function::NativeForm::Interpreted(_))) {
+            forms.entry(f.shape()).or_insert(f.native);
+        }
+        forms
+    });
+    FORMS.get(&(name, member, arity)).copied()
 }
 
 /// Registers every implementation the table names (the `cel` crate's own are there already)

@@ -62,7 +62,16 @@ impl Plan {
     /// Whether the rule holds for `input`, charging `meter` as the interpreter's meter is
     /// charged.
     pub(crate) fn holds<'a>(&'a self, input: Input<'a>, meter: &mut Meter) -> Result<bool> {
-        let mut frame = Frame { input, slots: vec![V::Null; self.slots], meter };
+        // Most rules bind a few locals at most: those are kept on the stack.
+        let mut few: [V<'a>; 4] = std::array::from_fn(|_| V::Null);
+        let mut many = Vec::new();
+        let slots = if self.slots <= few.len() {
+            &mut few[..self.slots]
+        } else {
+            many.resize(self.slots, V::Null);
+            &mut many[..]
+        };
+        let mut frame = Frame { input, slots, meter };
         boolean(frame.eval(&self.root)?)
     }
 }
@@ -70,6 +79,7 @@ impl Plan {
 /// A node of the plan.
 enum Op {
     Literal(Scalar),
+    Constants(Vec<Scalar>),
     List(Vec<Op>),
     SelfValue,
     OldSelf,
@@ -111,6 +121,19 @@ enum Scalar {
     Uint(u64),
     Double(f64),
     Str(String),
+}
+
+impl Scalar {
+    fn value(&self) -> V<'_> {
+        match self {
+            Scalar::Null => V::Null,
+            Scalar::Bool(b) => V::Bool(*b),
+            Scalar::Int(i) => V::Int(*i),
+            Scalar::Uint(u) => V::Uint(*u),
+            Scalar::Double(d) => V::Double(*d),
+            Scalar::Str(s) => V::Str(Cow::Borrowed(s)),
+        }
+    }
 }
 
 /// A field a rule selects: its CEL name, and the JSON property of an object it reads.
@@ -196,6 +219,20 @@ impl Compiler {
             Expr::Select(s) => Op::Select(self.boxed(&s.operand)?, field(&s.field)?),
             Expr::Call(c) => self.call(c)?,
             Expr::Comprehension(c) => self.comprehension(c)?,
+            // A list of literals (`x in ['a', 'b']`): its items held, not built at each run.
+            Expr::List(l)
+                if l.optional_indices.is_empty() && l.elements.iter().all(|e| matches!(e.expr, Expr::Literal(_))) =>
+            {
+                Op::Constants(
+                    l.elements
+                        .iter()
+                        .map(|e| match &e.expr {
+                            Expr::Literal(l) => literal(l),
+                            _ => None,
+                        })
+                        .collect::<Option<_>>()?,
+                )
+            }
             Expr::List(l) if l.optional_indices.is_empty() => {
                 Op::List(l.elements.iter().map(|item| self.op(item)).collect::<Option<_>>()?)
             }
@@ -472,23 +509,17 @@ fn equal(a: &V<'_>, b: &V<'_>) -> Result<bool> {
     })
 }
 
-struct Frame<'a, 'm> {
+struct Frame<'a, 's> {
     input: Input<'a>,
-    slots: Vec<V<'a>>,
-    meter: &'m mut Meter,
+    slots: &'s mut [V<'a>],
+    meter: &'s mut Meter,
 }
 
 impl<'a> Frame<'a, '_> {
     fn eval(&mut self, op: &'a Op) -> Result<V<'a>> {
         Ok(match op {
-            Op::Literal(s) => match s {
-                Scalar::Null => V::Null,
-                Scalar::Bool(b) => V::Bool(*b),
-                Scalar::Int(i) => V::Int(*i),
-                Scalar::Uint(u) => V::Uint(*u),
-                Scalar::Double(d) => V::Double(*d),
-                Scalar::Str(s) => V::Str(Cow::Borrowed(s)),
-            },
+            Op::Literal(s) => s.value(),
+            Op::Constants(items) => V::List(items.iter().map(Scalar::value).collect()),
             Op::List(items) => V::List(items.iter().map(|i| self.eval(i)).collect::<Result<_>>()?),
             Op::SelfValue => self.node(self.input.value)?,
             Op::OldSelf => match self.input.old {
@@ -608,6 +639,14 @@ impl<'a> Frame<'a, '_> {
                     }
                     _ => return Err(DEFER),
                 }
+            }
+            Op::In(x, collection) if let Op::Constants(items) = &**collection => {
+                let x = self.eval(x)?;
+                let mut found = false;
+                for item in items {
+                    found |= equal(&x, &item.value())?;
+                }
+                V::Bool(found)
             }
             Op::In(x, collection) => {
                 let (x, collection) = (self.eval(x)?, self.eval(collection)?);
