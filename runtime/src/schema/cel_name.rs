@@ -117,6 +117,13 @@ const fn escapable(name: &[u8]) -> bool {
     true
 }
 
+/// Whether a name is its own CEL name, and no other name's escape: letters and digits, a
+/// letter first, not a reserved word (every escape writes `_`).
+#[cfg(feature = "cel")]
+pub(crate) fn is_own_cel_name(name: &[u8]) -> bool {
+    name.first().is_some_and(u8::is_ascii_alphabetic) && name.iter().all(u8::is_ascii_alphanumeric) && !reserved(name)
+}
+
 /// Whether a name is one of CEL's reserved words ([`RESERVED`]).
 pub(crate) const fn reserved(name: &[u8]) -> bool {
     let mut w = 0;

@@ -25,6 +25,7 @@ use serde_json::Value as Json;
 use super::native::{self as n, Error, Fold, Meter, Pattern, Result};
 use crate::cel::library::native_form;
 use crate::cel::vocabulary::function::NativeForm as N;
+use crate::cel::vocabulary::value::format_read;
 use crate::schema::Schema;
 
 /// A rule compiled to operations over JSON.
@@ -412,13 +413,7 @@ fn literal(l: &LiteralValue) -> Option<Scalar> {
 /// a reserved word) is its own property and no other's (every escape writes `_`); a reserved
 /// word's escape (`__namespace__`) is that word's; other escapes stay interpreted.
 fn field(cel: &str) -> Option<Field> {
-    let bytes = cel.as_bytes();
-    let plain = |b: &[u8]| {
-        b.first().is_some_and(u8::is_ascii_alphabetic)
-            && b.iter().all(u8::is_ascii_alphanumeric)
-            && !crate::schema::cel_name::reserved(b)
-    };
-    let property = if plain(bytes) {
+    let property = if crate::schema::cel_name::is_own_cel_name(cel.as_bytes()) {
         cel.to_owned()
     } else {
         let word = cel.strip_prefix("__")?.strip_suffix("__")?;
@@ -479,8 +474,7 @@ fn typed<'a>(json: &'a Json, schema: Option<&'a Schema>) -> Result<V<'a>> {
         Json::String(s) => match schema {
             // `date-time`, `date`, `duration` and `byte` read as other types where they parse.
             Some(schema)
-                if schema.type_str() == Some("string")
-                    && matches!(schema.format.as_deref(), Some("date-time" | "date" | "duration" | "byte")) =>
+                if schema.type_str() == Some("string") && schema.format.as_deref().and_then(format_read).is_some() =>
             {
                 return Err(DEFER);
             }

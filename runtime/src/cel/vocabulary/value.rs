@@ -8,7 +8,7 @@ use std::sync::Arc;
 use cel::Value;
 use cel::objects::{Key, Map};
 
-use crate::schema::cel_name::{escape, reserved};
+use crate::schema::cel_name::{escape, is_own_cel_name, reserved};
 use crate::types::empty_object::EmptyObject;
 use crate::types::int_or_string::IntOrString;
 use crate::types::meta::ObjectMeta;
@@ -155,12 +155,9 @@ pub(crate) struct FieldKey {
 }
 
 pub(crate) fn field_key(name: &str) -> FieldKey {
-    // Letters and digits, not reserved: its own CEL name (most names; no escaping asked).
+    // Its own CEL name (most names; no escaping asked).
     let bytes = name.as_bytes();
-    let plain = bytes.first().is_some_and(u8::is_ascii_alphabetic)
-        && bytes.iter().all(u8::is_ascii_alphanumeric)
-        && !reserved(bytes);
-    if plain {
+    if is_own_cel_name(bytes) {
         return FieldKey { escaped: None, also_as_written: false };
     }
     match escape(name) {
@@ -242,20 +239,42 @@ pub fn from_json(v: &serde_json::Value) -> Value {
 /// stays a string (the format check has reported it).
 pub fn with_format(v: Value, format: &str) -> Value {
     let Value::String(s) = &v else { return v };
-    let converted = match format {
-        "date-time" => parse_date_time(s).map(Value::Timestamp),
-        "date" => chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+    let converted = match format_read(format) {
+        Some(FormatRead::DateTime) => parse_date_time(s).map(Value::Timestamp),
+        Some(FormatRead::Date) => chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
             .ok()
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .map(|d| Value::Timestamp(d.and_utc().fixed_offset())),
-        "duration" => crate::go::duration::parse_strfmt(s).map(|ns| Value::Duration(chrono::Duration::nanoseconds(ns))),
-        "byte" => {
+        Some(FormatRead::Duration) => {
+            crate::go::duration::parse_strfmt(s).map(|ns| Value::Duration(chrono::Duration::nanoseconds(ns)))
+        }
+        Some(FormatRead::Byte) => {
             use base64::Engine as _;
             base64::engine::general_purpose::STANDARD.decode(s.as_bytes()).ok().map(|b| Value::Bytes(Arc::new(b)))
         }
-        _ => None,
+        None => None,
     };
     converted.unwrap_or(v)
+}
+
+/// A string format CEL reads as another type than a string ([`with_format`]).
+#[derive(Clone, Copy)]
+pub(crate) enum FormatRead {
+    DateTime,
+    Date,
+    Duration,
+    Byte,
+}
+
+/// What CEL reads a string of `format` as: `None` for a string.
+pub(crate) fn format_read(format: &str) -> Option<FormatRead> {
+    Some(match format {
+        "date-time" => FormatRead::DateTime,
+        "date" => FormatRead::Date,
+        "duration" => FormatRead::Duration,
+        "byte" => FormatRead::Byte,
+        _ => return None,
+    })
 }
 
 /// [`with_format`] for each element of a list (or each value of a map).
