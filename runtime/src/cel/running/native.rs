@@ -184,25 +184,39 @@ pub trait EnumValue {
 /// `l && r`, as cel-go's `evalAnd`: `false` on either side decides; otherwise the first
 /// error, the left one's before the right one's.
 #[inline]
-pub fn and(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
+pub fn and<E: Rank>(
+    l: std::result::Result<bool, E>,
+    r: impl FnOnce() -> std::result::Result<bool, E>,
+) -> std::result::Result<bool, E> {
     logical(false, l, r)
 }
 
 /// `l || r`, as [`and`] with `true` deciding (cel-go's `evalOr`).
 #[inline]
-pub fn or(l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
+pub fn or<E: Rank>(
+    l: std::result::Result<bool, E>,
+    r: impl FnOnce() -> std::result::Result<bool, E>,
+) -> std::result::Result<bool, E> {
     logical(true, l, r)
 }
 
-impl Error {
+/// What the logical operators and loops need of an error: whether one outranks another.
+/// [`Error`] is one; a rule's plan (`super::plan`), which uses only a rule's holding, keeps
+/// nothing but the rank.
+pub trait Rank {
+    /// Which of two held errors a loop keeps when it must keep one: a value only the
+    /// interpreter reads (2: it runs the rule again), then the meter's stop (1), then the
+    /// others (0).
+    fn rank(&self) -> u8;
+
     /// What no operator absorbs: the meter's stop, and a value only the interpreter reads.
     #[inline]
     fn stops(&self) -> bool {
         self.rank() > 0
     }
+}
 
-    /// Which of two held errors a loop keeps when it must keep one: a value only the
-    /// interpreter reads (it runs the rule again), then the meter's stop, then the others.
+impl Rank for Error {
     #[inline]
     fn rank(&self) -> u8 {
         match self {
@@ -213,10 +227,10 @@ impl Error {
     }
 }
 
-/// `held`, or `new` where it outranks it ([`Error::rank`]); of two plain errors, `first`
+/// `held`, or `new` where it outranks it ([`Rank::rank`]); of two plain errors, `first`
 /// keeps the one held.
 #[inline]
-fn hold(held: &mut Option<Error>, new: Error, first: bool) {
+fn hold<E: Rank>(held: &mut Option<E>, new: E, first: bool) {
     let replace = match held {
         None => true,
         Some(h) => new.rank() > h.rank() || (new.rank() == h.rank() && !first && h.rank() == 0),
@@ -229,7 +243,11 @@ fn hold(held: &mut Option<Error>, new: Error, first: bool) {
 /// `&&` (`deciding` false) and `||` (`deciding` true): the deciding value on either side
 /// wins over an error on the other; of two errors, the left one.
 #[inline]
-fn logical(deciding: bool, l: Result<bool>, r: impl FnOnce() -> Result<bool>) -> Result<bool> {
+fn logical<E: Rank>(
+    deciding: bool,
+    l: std::result::Result<bool, E>,
+    r: impl FnOnce() -> std::result::Result<bool, E>,
+) -> std::result::Result<bool, E> {
     match &l {
         Ok(v) if *v == deciding => return l,
         Err(e) if e.stops() => return l,
@@ -246,33 +264,33 @@ fn logical(deciding: bool, l: Result<bool>, r: impl FnOnce() -> Result<bool>) ->
 
 /// `@not_strictly_false(x)`: anything but `false` (errors included) is true.
 #[inline]
-pub fn not_strictly_false(x: Result<bool>) -> bool {
+pub fn not_strictly_false<E>(x: std::result::Result<bool, E>) -> bool {
     x.unwrap_or(true)
 }
 
 /// The accumulator of an `all` or `exists` loop as cel-go folds it: the first step's error
 /// is held (`@result && p` keeps its left error) until a later step's absorbing value
 /// (`false` for `all`, `true` for `exists`) decides.
-pub struct Fold {
+pub struct Fold<E = Error> {
     /// The accumulated value.
     pub accu: bool,
     absorbing: bool,
-    pending: Option<Error>,
+    pending: Option<E>,
 }
 
-impl Fold {
+impl<E: Rank> Fold<E> {
     /// A fold starting at `init`, decided by `absorbing`.
     #[inline]
-    pub fn new(init: bool, absorbing: bool) -> Fold {
+    pub fn new(init: bool, absorbing: bool) -> Fold<E> {
         Fold { accu: init, absorbing, pending: None }
     }
 
     /// Feeds one step's result.
     #[inline]
-    pub fn step(&mut self, step: Result<bool>) {
+    pub fn step(&mut self, step: std::result::Result<bool, E>) {
         match step {
             Err(e) => hold(&mut self.pending, e, true),
-            Ok(v) if v == self.absorbing && !self.pending.as_ref().is_some_and(Error::stops) => {
+            Ok(v) if v == self.absorbing && !self.pending.as_ref().is_some_and(E::stops) => {
                 self.pending = None;
                 self.accu = v;
             }
@@ -282,7 +300,7 @@ impl Fold {
 
     /// The accumulator, or the error still held.
     #[inline]
-    pub fn finish(self) -> Result<bool> {
+    pub fn finish(self) -> std::result::Result<bool, E> {
         match self.pending {
             Some(e) => Err(e),
             None => Ok(self.accu),
@@ -382,6 +400,7 @@ pub fn concat<'a>(a: Cow<'a, str>, b: Cow<'a, str>) -> Cow<'a, str> {
 
 /// A constant pattern of `matches` or `find`, compiled on first use (the rule's check
 /// compiled it once already: it cannot fail here).
+#[derive(Debug)]
 pub struct Pattern {
     source: Cow<'static, str>,
     compiled: std::sync::OnceLock<std::result::Result<regex::Regex, String>>,
