@@ -182,6 +182,11 @@ impl Properties {
         }
     }
 
+    /// The schema of the property at `position` ([`Properties::position`]).
+    pub fn at(&self, position: usize) -> Option<&Schema> {
+        self.entries.get(position).map(|(_, schema)| schema.as_ref())
+    }
+
     /// Whether `name` is a property.
     pub fn contains_key(&self, name: &str) -> bool {
         self.get(name).is_some()

@@ -15,6 +15,7 @@ use crate::cel::running::plan::Plan;
 use crate::cel::vocabulary::meter;
 use crate::cel::vocabulary::types::{Declaration, Type};
 use crate::cel::vocabulary::{depth, limits};
+use crate::schema::Schema;
 
 /// Compiles and runs one expression of any type with `self` bound (as `dyn`, and nothing
 /// else), in [`env()`]: for trying a rule out, and for tests.
@@ -191,13 +192,13 @@ impl Rule {
 
     /// The rule's plan over JSON, made on first use from `compiled` (this rule's): none for a
     /// rule with a node the plan has no operation for, or that reads an optional `oldSelf`.
-    pub(crate) fn plan(&self, compiled: &Compiled) -> Option<&Plan> {
+    pub(crate) fn plan(&self, compiled: &Compiled, schema: &Schema) -> Option<&Plan> {
         self.plan
             .get_or_init(|| {
                 if self.optional_old_self {
                     return None;
                 }
-                depth::with_stack(compiled.depth, || Plan::compile(&compiled.metered))
+                depth::with_stack(compiled.depth, || Plan::compile(&compiled.metered, schema))
             })
             .as_ref()
     }
