@@ -681,7 +681,10 @@ pub(crate) struct Frame<'a> {
     node: usize,
     /// The first properties of `self` (by position) as read, where a rule has read them.
     props: [Option<R<V<'a>>>; CACHED_PROPS],
+    /// The running rule's locals (loop items, accumulators), by slot: each is set before it
+    /// is read, so a rule never sees the one before's.
     slots: Vec<V<'a>>,
+    /// The running rule's meter, new for each.
     meter: Meter,
     /// The strings the rule made ([`V::Made`]); none for most rules.
     strings: Vec<String>,
