@@ -165,7 +165,7 @@ impl Properties {
 
     /// The schema of property `name`.
     pub fn get(&self, name: &str) -> Option<&Schema> {
-        self.position(name).map(|n| self.entries[n].1.as_ref())
+        self.position(name).and_then(|n| self.at(n))
     }
 
     /// Where property `name` is in [`Properties::iter`]'s order: what a structure built

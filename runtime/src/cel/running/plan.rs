@@ -85,7 +85,7 @@ impl Plan {
         if frame.slots.len() < self.slots {
             frame.slots.resize(self.slots, V::Null);
         }
-        let holds = frame.meter.charge(self.charge).is_ok() && frame.test(&self.root) == Ok(true);
+        let holds = frame.meter.charge(self.charge).is_ok() && frame.cond(&self.root) == Ok(true);
         (holds, frame.meter.cost())
     }
 }
@@ -183,6 +183,12 @@ impl Prop {
             }),
             None => Err(field),
         }
+    }
+
+    /// Whether it reads objects of `schema` (the node it was made against).
+    #[inline]
+    fn of(&self, schema: &Schema) -> bool {
+        std::ptr::from_ref(schema) as usize == self.parent
     }
 }
 
@@ -677,8 +683,6 @@ pub(crate) struct Frame<'a> {
     input: Input<'a>,
     /// `self`.
     this: R<V<'a>>,
-    /// The address of the node's schema (as [`Prop::parent`]).
-    node: usize,
     /// The first properties of `self` (by position) as read, where a rule has read them.
     props: [Option<R<V<'a>>>; CACHED_PROPS],
     /// The running rule's locals (loop items, accumulators), by slot: each is set before it
@@ -700,7 +704,6 @@ impl<'a> Frame<'a> {
         Frame {
             input,
             this: node(input.value, input),
-            node: std::ptr::from_ref(input.schema) as usize,
             props: [None; CACHED_PROPS],
             slots: Vec::new(),
             meter: Meter::new(limits::PER_CALL_LIMIT),
@@ -712,7 +715,7 @@ impl<'a> Frame<'a> {
     /// `self.f`, read once for all the node's rules.
     #[inline]
     fn self_prop(&mut self, p: &Prop) -> R<V<'a>> {
-        let cached = p.parent == self.node && p.position < CACHED_PROPS;
+        let cached = p.of(self.input.schema) && p.position < CACHED_PROPS;
         if cached && let Some(v) = self.props[p.position] {
             return v;
         }
@@ -777,7 +780,7 @@ impl<'a> Frame<'a> {
             },
             Op::Conditional(ops) => {
                 let [cond, yes, no] = &**ops;
-                if self.test(cond)? { self.operand(yes)? } else { self.operand(no)? }
+                if self.cond(cond)? { self.operand(yes)? } else { self.operand(no)? }
             }
             Op::Arithmetic(a, b, arith) => {
                 let (a, b) = (self.operand(a)?, self.operand(b)?);
@@ -871,8 +874,6 @@ impl<'a> Frame<'a> {
     /// A bool: what most of a rule's operations give, kept out of [`V`].
     fn test(&mut self, op: &'a Op) -> R<bool> {
         match op {
-            Op::Literal(Scalar::Bool(b)) => Ok(*b),
-            Op::Local(slot) => boolean(self.slots[*slot]),
             Op::Has(operand, f) => {
                 let v = self.operand(operand)?;
                 has(v, f)
@@ -974,11 +975,8 @@ impl<'a> Frame<'a> {
             }
             Op::Matches(s, pattern) => {
                 let v = self.operand(s)?;
-                let s: &str = match v {
-                    V::Str(s) => s,
-                    V::Made(i) => &self.strings[i as usize],
-                    _ => return Err(DEFER),
-                };
+                // The frame's strings and its meter, borrowed apart.
+                let Some(s) = text(&self.strings, &v) else { return Err(DEFER) };
                 Ok(n::matches(&mut self.meter, s, pattern)?)
             }
             Op::Loop(l) if let LoopKind::Fold { .. } = l.kind => self.fold(l),
@@ -1030,11 +1028,7 @@ impl<'a> Frame<'a> {
 
     /// A string value's text.
     fn text<'f>(&'f self, v: &V<'a>) -> Option<&'f str> {
-        match *v {
-            V::Str(s) => Some(s),
-            V::Made(i) => Some(&self.strings[i as usize]),
-            _ => None,
-        }
+        text(&self.strings, v)
     }
 
     /// CEL `==` of two values this plan compares: scalars of one kind.
@@ -1108,7 +1102,7 @@ impl<'a> Frame<'a> {
                 while let Some(item) = self.next(&mut items) {
                     self.slots[l.item] = item?;
                     if let Some(guard) = guard
-                        && !self.test(guard).map_err(|_| DEFER)?
+                        && !self.cond(guard).map_err(|_| DEFER)?
                     {
                         continue;
                     }
@@ -1126,7 +1120,7 @@ impl<'a> Frame<'a> {
                 self.slots[*accu] = init;
                 while let Some(item) = self.next(&mut items) {
                     self.slots[l.item] = item?;
-                    if !self.test(cond)? {
+                    if !self.cond(cond)? {
                         break;
                     }
                     self.slots[*accu] = self.operand(step).map_err(|_| DEFER)?;
@@ -1162,6 +1156,15 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// A string value's text (`strings`: the frame's, [`V::Made`]).
+fn text<'f>(strings: &'f [String], v: &V<'f>) -> Option<&'f str> {
+    match *v {
+        V::Str(s) => Some(s),
+        V::Made(i) => Some(&strings[i as usize]),
+        _ => None,
+    }
+}
+
 /// `self` or `oldSelf` (`json`): the node's value, typed by its schema.
 fn node<'a>(json: &'a Json, input: Input<'a>) -> R<V<'a>> {
     Ok(match typed(json, Some(input.schema))? {
@@ -1174,9 +1177,7 @@ fn node<'a>(json: &'a Json, input: Input<'a>) -> R<V<'a>> {
 #[inline]
 fn prop<'a>(v: V<'a>, p: &Prop) -> R<V<'a>> {
     match v {
-        V::Json { json: Json::Object(map), schema: Some(schema), .. }
-            if std::ptr::from_ref(schema) as usize == p.parent =>
-        {
+        V::Json { json: Json::Object(map), schema: Some(schema), .. } if p.of(schema) => {
             match map.get(&p.field.property) {
                 Some(value) if !value.is_null() => typed_as(value, schema.properties.at(p.position), p.reading),
                 _ => Err(Fail::Error),
