@@ -270,6 +270,20 @@ enum Arith {
     Rem,
 }
 
+impl Arith {
+    /// The operation on two integers, as the interpreter's `int` overloads answer it.
+    #[inline]
+    fn ints(self, a: i64, b: i64) -> n::Result<i64> {
+        match self {
+            Arith::Add => n::add_int(a, b),
+            Arith::Sub => n::sub_int(a, b),
+            Arith::Mul => n::mul_int(a, b),
+            Arith::Div => n::div_int(a, b),
+            Arith::Rem => n::rem_int(a, b),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 enum StrPredicate {
     Contains,
@@ -831,11 +845,7 @@ impl<'a> Frame<'a> {
             Op::Arithmetic(a, b, arith) => {
                 let (a, b) = (self.operand(a)?, self.operand(b)?);
                 match (a, b, arith) {
-                    (V::Int(x), V::Int(y), Arith::Add) => V::Int(n::add_int(x, y)?),
-                    (V::Int(x), V::Int(y), Arith::Sub) => V::Int(n::sub_int(x, y)?),
-                    (V::Int(x), V::Int(y), Arith::Mul) => V::Int(n::mul_int(x, y)?),
-                    (V::Int(x), V::Int(y), Arith::Div) => V::Int(n::div_int(x, y)?),
-                    (V::Int(x), V::Int(y), Arith::Rem) => V::Int(n::rem_int(x, y)?),
+                    (V::Int(x), V::Int(y), arith) => V::Int(arith.ints(x, y)?),
                     (x, y, Arith::Add) => match (self.text(&x), self.text(&y)) {
                         (Some(x), Some(y)) => {
                             let joined = n::concat(Cow::Borrowed(x), Cow::Borrowed(y)).into_owned();
@@ -1043,13 +1053,7 @@ impl<'a> Frame<'a> {
             }
             Op::Arithmetic(a, b, arith) => {
                 let (a, b) = (self.int_operand(a)?, self.int_operand(b)?);
-                Ok(match arith {
-                    Arith::Add => n::add_int(a, b)?,
-                    Arith::Sub => n::sub_int(a, b)?,
-                    Arith::Mul => n::mul_int(a, b)?,
-                    Arith::Div => n::div_int(a, b)?,
-                    Arith::Rem => n::rem_int(a, b)?,
-                })
+                Ok(arith.ints(a, b)?)
             }
             Op::Conditional(ops) => {
                 let [cond, yes, no] = &**ops;
