@@ -10,19 +10,19 @@ use std::borrow::Cow;
 
 use granit_parser::{Event, ScalarStyle, StructureStyle};
 
-use super::{Builder, Pos, YamlError};
+use super::{Builder, Mark, Pos, YamlError};
 
 /// Reads every value of a JSON stream into `builder`, one document each.
 pub(super) fn read(text: &str, builder: &mut Builder<'_>) -> Result<(), YamlError> {
-    let mut reader = Reader { text, at: 0, line: 1, column: 1 };
+    let mut reader = Reader { text, at: 0, chars: 0, line: 1, column: 1 };
     loop {
         reader.skip_whitespace();
         if reader.at == text.len() {
             return Ok(());
         }
-        builder.on_event(Event::DocumentStart(false, None), reader.pos())?;
+        builder.on_event(Event::DocumentStart(false, None), reader.mark())?;
         reader.value(builder)?;
-        builder.on_event(Event::DocumentEnd, reader.pos())?;
+        builder.on_event(Event::DocumentEnd, reader.mark())?;
     }
 }
 
@@ -43,6 +43,8 @@ struct Reader<'t> {
     text: &'t str,
     /// Byte offset of the next character.
     at: usize,
+    /// Its index in characters, as YAML's marks count them.
+    chars: usize,
     line: usize,
     /// In characters, as YAML positions count them.
     column: usize,
@@ -53,6 +55,10 @@ impl<'t> Reader<'t> {
         Pos { line: self.line, column: self.column }
     }
 
+    fn mark(&self) -> Mark {
+        Mark { index: self.chars, pos: self.pos() }
+    }
+
     fn peek(&self) -> Option<char> {
         self.text[self.at..].chars().next()
     }
@@ -60,6 +66,7 @@ impl<'t> Reader<'t> {
     fn bump(&mut self) {
         if let Some(c) = self.peek() {
             self.at += c.len_utf8();
+            self.chars += 1;
             if c == '\n' {
                 self.line += 1;
                 self.column = 1;
@@ -95,23 +102,23 @@ impl<'t> Reader<'t> {
         let mut expect = Expect::Value;
         loop {
             self.skip_whitespace();
-            let pos = self.pos();
+            let mark = self.mark();
             match expect {
                 Expect::Value => match self.peek() {
                     Some('{') => {
                         self.bump();
-                        builder.on_event(Event::MappingStart(StructureStyle::Flow, 0, None), pos)?;
+                        builder.on_event(Event::MappingStart(StructureStyle::Flow, 0, None), mark)?;
                         open.push(true);
                         expect = Expect::FirstKey;
                         continue;
                     }
                     Some('[') => {
                         self.bump();
-                        builder.on_event(Event::SequenceStart(StructureStyle::Flow, 0, None), pos)?;
+                        builder.on_event(Event::SequenceStart(StructureStyle::Flow, 0, None), mark)?;
                         self.skip_whitespace();
                         if self.peek() == Some(']') {
                             self.bump();
-                            builder.on_event(Event::SequenceEnd, pos)?;
+                            builder.on_event(Event::SequenceEnd, mark)?;
                         } else {
                             open.push(false);
                             continue;
@@ -119,11 +126,11 @@ impl<'t> Reader<'t> {
                     }
                     Some('"') => {
                         let text = self.string()?;
-                        builder.on_event(Event::Scalar(text, ScalarStyle::DoubleQuoted, 0, None), pos)?;
+                        builder.on_event(Event::Scalar(text, ScalarStyle::DoubleQuoted, 0, None), mark)?;
                     }
                     Some(c) if !is_delimiter(c) => {
                         let word = self.word();
-                        builder.on_event(Event::Scalar(Cow::Borrowed(word), ScalarStyle::Plain, 0, None), pos)?;
+                        builder.on_event(Event::Scalar(Cow::Borrowed(word), ScalarStyle::Plain, 0, None), mark)?;
                     }
                     _ => return Err(self.unexpected("looking for beginning of value")),
                 },
@@ -131,11 +138,11 @@ impl<'t> Reader<'t> {
                     Some('}') if expect == Expect::FirstKey => {
                         self.bump();
                         open.pop();
-                        builder.on_event(Event::MappingEnd, pos)?;
+                        builder.on_event(Event::MappingEnd, mark)?;
                     }
                     Some('"') => {
                         let key = self.string()?;
-                        builder.on_event(Event::Scalar(key, ScalarStyle::DoubleQuoted, 0, None), pos)?;
+                        builder.on_event(Event::Scalar(key, ScalarStyle::DoubleQuoted, 0, None), mark)?;
                         self.skip_whitespace();
                         if self.peek() != Some(':') {
                             return Err(self.unexpected("after object key"));
@@ -162,12 +169,12 @@ impl<'t> Reader<'t> {
                         (Some('}'), true) => {
                             self.bump();
                             open.pop();
-                            builder.on_event(Event::MappingEnd, pos)?;
+                            builder.on_event(Event::MappingEnd, mark)?;
                         }
                         (Some(']'), false) => {
                             self.bump();
                             open.pop();
-                            builder.on_event(Event::SequenceEnd, pos)?;
+                            builder.on_event(Event::SequenceEnd, mark)?;
                         }
                         (_, true) => return Err(self.unexpected("after object key:value pair")),
                         (_, false) => return Err(self.unexpected("after array element")),
@@ -269,7 +276,7 @@ impl<'t> Reader<'t> {
             return Ok(char::from_u32(unit).unwrap_or('\u{FFFD}'));
         }
         if self.text[self.at..].starts_with("\\u") {
-            let (at, line, column) = (self.at, self.line, self.column);
+            let (at, chars, line, column) = (self.at, self.chars, self.line, self.column);
             self.bump();
             self.bump();
             let low = self.hex4()?;
@@ -277,7 +284,7 @@ impl<'t> Reader<'t> {
                 return Ok(char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)).unwrap_or('\u{FFFD}'));
             }
             // Not a pair: the lone half is U+FFFD, and the next escape is read on its own.
-            (self.at, self.line, self.column) = (at, line, column);
+            (self.at, self.chars, self.line, self.column) = (at, chars, line, column);
         }
         Ok('\u{FFFD}')
     }

@@ -21,12 +21,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::Arc;
 
 use granit_parser::{Event, Parser, ScalarStyle, ScanError};
 use serde_json::{Map, Number, Value};
 
 mod json;
+mod tape;
+
+use tape::{INDEXED, Kind, Lines, Node, Tape, narrow};
 
 /// A place in a text: 1-based line and 1-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -69,21 +71,31 @@ pub struct Document {
     /// (`1e400`): YAML reads them as strings (go-yaml does), which a type error then calls
     /// `"string"`; callers can say why.
     pub out_of_range: Vec<String>,
-    /// The nodes as read, for positions: an alias shares its anchor's nodes, so positions cost
-    /// the text's size, not the expanded value's.
-    tree: Option<Node>,
+    /// The nodes as read, for positions.
+    nodes: Option<Nodes>,
+}
+
+/// A document's nodes as read: an alias is one node naming its anchor's, so positions cost the
+/// text's size, not the expanded value's.
+#[derive(Clone, Debug)]
+struct Nodes {
+    tape: Tape,
+    lines: Lines,
+    root: usize,
 }
 
 impl Document {
     /// Where the value at a JSON pointer starts (`""` is the whole document).
     pub fn position(&self, pointer: &str) -> Option<Pos> {
-        self.find(pointer).map(|(node, _)| node.place.into())
+        let nodes = self.nodes.as_ref()?;
+        self.find(pointer).map(|(at, _)| nodes.lines.pos(at))
     }
 
     /// Where the mapping key of the value at `pointer` stands, or the value itself for array
     /// items and the root.
     pub fn key_position(&self, pointer: &str) -> Option<Pos> {
-        self.find(pointer).map(|(node, key)| key.unwrap_or(node.place).into())
+        let nodes = self.nodes.as_ref()?;
+        self.find(pointer).map(|(at, key)| nodes.lines.pos(key.unwrap_or(at)))
     }
 
     /// The position of `pointer`, or of its nearest ancestor that has one (a pointer into a
@@ -105,32 +117,32 @@ impl Document {
     /// [`Document::position`] then finds nothing, and [`Document::nearest_position`] gives the
     /// document's start.
     pub fn forget_positions(&mut self) {
-        self.tree = None;
+        self.nodes = None;
     }
 
-    /// The node at a JSON pointer, with the position of its mapping key.
-    fn find(&self, pointer: &str) -> Option<(&Node, Option<Place>)> {
-        let mut node = self.tree.as_ref()?;
-        let mut key = None;
+    /// Where the node at a JSON pointer stands, and its mapping key if it has one (character
+    /// indices into the text).
+    fn find(&self, pointer: &str) -> Option<(u32, Option<u32>)> {
+        let Nodes { tape, root, .. } = self.nodes.as_ref()?;
+        let (mut node, mut key) = (*root, None);
         if pointer.is_empty() {
-            return Some((node, None));
+            return Some((tape.nodes[node].at, None));
         }
         for token in pointer.strip_prefix('/')?.split('/') {
             let token = crate::report::path::unescape_token(token);
             // An alias is found at its anchor's nodes, but the value itself is where the alias
             // stands.
-            let (next, next_key) = match &node.target().kind {
-                NodeKind::Seq(items) => (token.parse::<usize>().ok().and_then(|i| items.get(i))?, None),
-                NodeKind::Map(map) => {
-                    let entry = map.get(&token)?;
-                    (&entry.value, Some(entry.key_place))
+            let container = tape.target(node);
+            (node, key) = match tape.nodes[container].kind {
+                Kind::Seq => (tape.item(container, token.parse::<usize>().ok()?)?, None),
+                Kind::Map => {
+                    let k = tape.get(container, &token)?;
+                    (k + 1, Some(tape.nodes[k].at))
                 }
                 _ => return None,
             };
-            node = next;
-            key = next_key;
         }
-        Some((node, key))
+        Some((tape.nodes[node].at, key))
     }
 }
 
@@ -178,15 +190,21 @@ fn parse(text: &str, json: bool) -> Result<Vec<Document>, YamlError> {
 /// the memory of its largest document, not of all of them. Stops at the first syntax error,
 /// after the documents before it were handed on.
 pub fn parse_each(text: &str, json: bool, each: &mut dyn FnMut(Document)) -> Result<(), YamlError> {
+    if u32::try_from(text.len()).is_err() {
+        let message = "a text over 4 GiB is not read: split it into files of fewer documents".into();
+        return Err(YamlError { pos: Pos { line: 1, column: 1 }, message });
+    }
     let mut builder = Builder {
         json,
         each,
         count: 0,
+        tape: Tape::default(),
+        lines: Lines::default(),
         stack: Vec::new(),
+        children: Vec::new(),
         anchors: HashMap::new(),
         root: None,
         doc_start: Pos::default(),
-        out_of_range: Default::default(),
     };
     if json {
         // kubectl reads a stream that starts with `{` with its JSON decoder.
@@ -195,7 +213,7 @@ pub fn parse_each(text: &str, json: bool, each: &mut dyn FnMut(Document)) -> Res
     let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
         let (event, span) = event.map_err(scan_error)?;
-        builder.on_event(event, pos_of(&span.start))?;
+        builder.on_event(event, Mark { index: span.start.index(), pos: pos_of(&span.start) })?;
     }
     Ok(())
 }
@@ -393,132 +411,36 @@ fn pos_of(m: &granit_parser::Marker) -> Pos {
     Pos { line: m.line(), column: m.col() + 1 }
 }
 
-/// A node as read: anchored nodes are shared ([`NodeKind::Shared`]) by the document and every
-/// alias to them, so an alias costs one node here whatever it expands to. Nodes are most of a
-/// document's memory (one per scalar of a long list), so each is kept to 48 bytes.
-#[derive(Clone, Debug)]
-struct Node {
-    place: Place,
-    /// Levels of sequences and mappings in the node's value, aliases expanded (at most
-    /// [`MAX_DEPTH`]).
-    height: u8,
-    kind: NodeKind,
-}
-
-/// A [`Pos`] in half the room.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-struct Place {
-    line: u32,
-    column: u32,
-}
-
-impl From<Pos> for Place {
-    fn from(pos: Pos) -> Self {
-        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Place { line: narrow(pos.line), column: narrow(pos.column) }
-    }
-}
-
-impl From<Place> for Pos {
-    fn from(place: Place) -> Self {
-        Pos { line: place.line as usize, column: place.column as usize }
-    }
-}
-
-#[derive(Clone, Debug)]
-enum NodeKind {
-    Scalar(Value),
-    Seq(Box<[Node]>),
-    Map(Box<MapNode>),
-    /// An anchored node (`alias: false`) or an alias to one (`alias: true`).
-    Shared {
-        target: Arc<Node>,
-        alias: bool,
-    },
-}
-
-impl Node {
-    /// The node itself, or the anchored node it shares.
-    fn target(&self) -> &Node {
-        match &self.kind {
-            NodeKind::Shared { target, .. } => target,
-            _ => self,
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Entry {
-    key: String,
-    key_place: Place,
-    value: Node,
-    /// The key is YAML's merge key: a plain, untagged `<<` (go-yaml's `isMerge`). A quoted
-    /// `"<<"`, and any key of a JSON text, is an ordinary key.
-    merge: bool,
-}
-
-/// A mapping's entries in their order, `<<` merge keys included. Most mappings are small and
-/// there is one for each, so each part takes the room it needs and no more.
-#[derive(Clone, Debug, Default)]
-struct MapNode {
-    entries: Box<[Entry]>,
-    /// Key → index of its last entry, for mappings too long to search (findings at many keys
-    /// of a long mapping would otherwise be quadratic).
-    #[allow(clippy::box_collection, reason = "boxed, the mappings without one (nearly all) hold 8 bytes, not 48")]
-    index: Option<Box<HashMap<String, usize>>>,
-    /// Indices of the `<<` entries, found once.
-    merges: Box<[usize]>,
-}
-
 const MERGE_KEY: &str = "<<";
-/// Mappings with more entries than this get an index for [`MapNode::get`].
-const INDEXED_MAP: usize = 16;
 
-impl MapNode {
-    fn new(entries: Vec<Entry>) -> Self {
-        let index = (entries.len() > INDEXED_MAP).then(|| {
-            Box::new(entries.iter().enumerate().filter(|(_, e)| !e.merge).map(|(i, e)| (e.key.clone(), i)).collect())
-        });
-        let merges = entries.iter().enumerate().filter(|(_, e)| e.merge).map(|(i, _)| i).collect();
-        MapNode { entries: entries.into_boxed_slice(), index, merges }
-    }
-
-    /// The entry whose value the converted mapping holds at `key`: its own last one (the
-    /// apiserver keeps the last duplicate), else the first among the merged mappings.
-    fn get(&self, key: &str) -> Option<&Entry> {
-        let own = match &self.index {
-            Some(index) => index.get(key).map(|&i| &self.entries[i]),
-            None => self.entries.iter().rev().find(|e| !e.merge && e.key == key),
-        };
-        if own.is_some() {
-            return own;
-        }
-        self.merged().into_iter().find(|e| e.key == key)
-    }
-
-    /// The entries that `<<` merges bring, in precedence order (earlier wins): each merged
-    /// mapping's own entries, then what it merges in turn.
-    fn merged(&self) -> Vec<&Entry> {
-        let mut out = Vec::new();
-        for merge in self.merges.iter().map(|&i| &self.entries[i]) {
-            let sources: Vec<&Node> = match &merge.value.target().kind {
-                NodeKind::Seq(items) => items.iter().map(Node::target).collect(),
-                _ => vec![merge.value.target()],
-            };
-            for source in sources {
-                if let NodeKind::Map(map) = &source.kind {
-                    out.extend(map.entries.iter().filter(|e| !e.merge));
-                    out.extend(map.merged());
-                }
-            }
-        }
-        out
-    }
+/// Where an event stands: its index in the text, in characters, and its line and column.
+#[derive(Clone, Copy, Debug)]
+struct Mark {
+    index: usize,
+    pos: Pos,
 }
 
-enum Frame {
-    Seq { pos: Pos, anchor: usize, items: Vec<Node> },
-    Map { pos: Pos, anchor: usize, entries: Vec<Entry>, key: Option<(String, Place, bool)> },
+/// A sequence or mapping being read.
+struct Frame {
+    /// Its node's index in the tape.
+    index: usize,
+    anchor: usize,
+    /// Where it starts.
+    pos: Pos,
+    /// Where its children's indices start in [`Builder::children`].
+    children: usize,
+    /// Levels of sequences and mappings in its value so far, aliases expanded.
+    height: u8,
+    /// Nodes read into it (a mapping's keys and values both count).
+    read: usize,
+    /// It stands where its parent mapping expects a key.
+    is_key: bool,
+}
+
+impl Frame {
+    fn expects_key(&self, tape: &Tape) -> bool {
+        tape.nodes[self.index].kind == Kind::Map && self.read.is_multiple_of(2)
+    }
 }
 
 struct Builder<'e> {
@@ -526,18 +448,24 @@ struct Builder<'e> {
     each: &'e mut dyn FnMut(Document),
     /// Documents ended so far.
     count: usize,
+    /// The document being read.
+    tape: Tape,
+    lines: Lines,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Arc<Node>>,
-    root: Option<Node>,
+    /// The indices of the open containers' children (a sequence's items, a mapping's keys),
+    /// each container's after its parent's: what a long container's index is made of.
+    children: Vec<u32>,
+    /// An anchor's node and its height.
+    anchors: HashMap<usize, (u32, u8)>,
+    root: Option<usize>,
     doc_start: Pos,
     /// The text is JSON (see [`looks_like_json`]).
     json: bool,
-    /// Where plain scalars beyond float64 stand (see [`Document::out_of_range`]).
-    out_of_range: HashSet<Place>,
 }
 
 impl Builder<'_> {
-    fn on_event(&mut self, event: Event<'_>, pos: Pos) -> Result<(), YamlError> {
+    fn on_event(&mut self, event: Event<'_>, mark: Mark) -> Result<(), YamlError> {
+        let pos = mark.pos;
         match event {
             Event::DocumentStart(..) => {
                 self.doc_start = pos;
@@ -551,8 +479,10 @@ impl Builder<'_> {
                     json_scalar(&text, style, pos)?;
                 }
                 let merge = !self.json && text == MERGE_KEY && is_merge_key(style, tag.as_deref());
-                let value = if style == ScalarStyle::Plain && !forced_string {
+                let at = self.at(mark);
+                let node = if style == ScalarStyle::Plain && !forced_string {
                     let value = resolve_plain(&text);
+                    let node = Node::scalar(&value, at, &mut self.tape.strings);
                     // YAML reads a number beyond float64 as a string (go-yaml does); JSON's
                     // reader refuses it.
                     if value.is_string() && beyond_float64(&text) {
@@ -561,135 +491,163 @@ impl Builder<'_> {
                             let message = format!("number {shown} is out of range: a JSON number must fit a float64");
                             return Err(YamlError { pos, message });
                         }
-                        self.out_of_range.insert(pos.into());
+                        node.with_beyond_float()
+                    } else {
+                        node
                     }
-                    value
                 } else {
-                    Value::String(text.into_owned())
+                    Node::string(&text, at, &mut self.tape.strings)
                 };
-                let node = self.anchored(anchor, Node { place: pos.into(), height: 0, kind: NodeKind::Scalar(value) });
-                self.push(node, pos, merge)?;
+                self.push(node, 0, anchor, pos, merge)?;
             }
             Event::Alias(id) => {
-                let target = self
+                let (target, height) = *self
                     .anchors
                     .get(&id)
-                    .cloned()
                     .ok_or_else(|| YamlError { pos, message: "alias to an unknown anchor".into() })?;
                 // An alias inside an alias nests values deeper than the text shows.
-                if self.stack.len() + usize::from(target.height) > MAX_DEPTH {
+                if self.stack.len() + usize::from(height) > MAX_DEPTH {
                     return Err(YamlError {
                         pos,
                         message: format!("nesting deeper than {MAX_DEPTH} levels once aliases are expanded"),
                     });
                 }
-                let height = target.height;
-                let node = Node { place: pos.into(), height, kind: NodeKind::Shared { target, alias: true } };
-                self.push(node, pos, false)?;
+                let at = self.at(mark);
+                self.push(Node::alias(target, at), height, 0, pos, false)?;
             }
-            Event::SequenceStart(_, anchor, _) => {
-                self.enter(pos)?;
-                self.stack.push(Frame::Seq { pos, anchor, items: Vec::new() });
-            }
-            Event::MappingStart(_, anchor, _) => {
-                self.enter(pos)?;
-                self.stack.push(Frame::Map { pos, anchor, entries: Vec::new(), key: None });
-            }
-            Event::SequenceEnd => {
-                if let Some(Frame::Seq { pos, anchor, items }) = self.stack.pop() {
-                    let height = 1 + items.iter().map(|n| n.height).max().unwrap_or(0);
-                    let node = Node { place: pos.into(), height, kind: NodeKind::Seq(items.into_boxed_slice()) };
-                    let node = self.anchored(anchor, node);
-                    self.push(node, pos, false)?;
-                }
-            }
-            Event::MappingEnd => {
-                if let Some(Frame::Map { pos, anchor, entries, .. }) = self.stack.pop() {
-                    let height = 1 + entries.iter().map(|e| e.value.height).max().unwrap_or(0);
-                    let node = Node { place: pos.into(), height, kind: NodeKind::Map(Box::new(MapNode::new(entries))) };
-                    let node = self.anchored(anchor, node);
-                    self.push(node, pos, false)?;
-                }
-            }
+            Event::SequenceStart(_, anchor, _) => self.open(Kind::Seq, anchor, mark)?,
+            Event::MappingStart(_, anchor, _) => self.open(Kind::Map, anchor, mark)?,
+            Event::SequenceEnd | Event::MappingEnd => self.close()?,
             // Stream markers, comments, anchor metadata: nothing to build.
             _ => {}
         }
         Ok(())
     }
 
-    fn enter(&mut self, pos: Pos) -> Result<(), YamlError> {
+    /// A node's index in the text, its line noted.
+    fn at(&mut self, mark: Mark) -> u32 {
+        let at = narrow(mark.index);
+        self.lines.note(at, mark.pos);
+        at
+    }
+
+    fn open(&mut self, kind: Kind, anchor: usize, mark: Mark) -> Result<(), YamlError> {
         if self.stack.len() >= MAX_DEPTH {
-            return Err(YamlError { pos, message: format!("nesting deeper than {MAX_DEPTH} levels") });
+            return Err(YamlError { pos: mark.pos, message: format!("nesting deeper than {MAX_DEPTH} levels") });
         }
+        let is_key = self.stack.last().is_some_and(|parent| parent.expects_key(&self.tape));
+        let at = self.at(mark);
+        let index = self.tape.nodes.len();
+        self.tape.nodes.push(Node::container(kind, at));
+        let children = self.children.len();
+        self.stack.push(Frame { index, anchor, pos: mark.pos, children, height: 0, read: 0, is_key });
         Ok(())
     }
 
-    /// An anchored node becomes shared, so aliases to it cost nothing until conversion.
-    fn anchored(&mut self, anchor: usize, node: Node) -> Node {
-        if anchor == 0 {
-            return node;
+    fn close(&mut self) -> Result<(), YamlError> {
+        let Some(frame) = self.stack.pop() else { return Ok(()) };
+        if frame.is_key {
+            return Err(YamlError { pos: frame.pos, message: "a mapping key must be a scalar".into() });
         }
-        let (place, height) = (node.place, node.height);
-        let target = Arc::new(node);
-        self.anchors.insert(anchor, Arc::clone(&target));
-        Node { place, height, kind: NodeKind::Shared { target, alias: false } }
+        let count = self.children.len() - frame.children;
+        let end = self.tape.nodes.len();
+        self.tape.nodes[frame.index].close(count, end);
+        if count > INDEXED {
+            self.tape.index(frame.index, &self.children[frame.children..]);
+        }
+        self.children.truncate(frame.children);
+        let height = frame.height + 1;
+        if frame.anchor != 0 {
+            self.anchors.insert(frame.anchor, (narrow(frame.index), height));
+        }
+        self.placed(frame.index, height, false);
+        Ok(())
     }
 
-    /// Puts a finished node in its parent; `merge` says it is a merge key if it is a key.
-    fn push(&mut self, node: Node, pos: Pos, merge: bool) -> Result<(), YamlError> {
-        match self.stack.last_mut() {
-            None => self.root = Some(node),
-            Some(Frame::Seq { items, .. }) => items.push(node),
-            Some(Frame::Map { entries, key, .. }) => match key.take() {
-                None => {
-                    let text = key_text(&node)
-                        .ok_or_else(|| YamlError { pos, message: "a mapping key must be a scalar".into() })?;
-                    *key = Some((text, node.place, merge));
-                }
-                Some((key, key_place, merge)) => entries.push(Entry { key, key_place, value: node, merge }),
-            },
+    /// Puts a scalar or an alias in its container; `merge` says it is a merge key if it is a
+    /// key.
+    fn push(&mut self, node: Node, height: u8, anchor: usize, pos: Pos, merge: bool) -> Result<(), YamlError> {
+        let is_key = self.stack.last().is_some_and(|parent| parent.expects_key(&self.tape));
+        let node = match is_key {
+            true => {
+                self.key(node).ok_or_else(|| YamlError { pos, message: "a mapping key must be a scalar".into() })?
+            }
+            false => node,
+        };
+        let index = self.tape.nodes.len();
+        self.tape.nodes.push(node.with_merge(is_key && merge));
+        if anchor != 0 {
+            self.anchors.insert(anchor, (narrow(index), height));
         }
+        self.placed(index, height, is_key);
         Ok(())
+    }
+
+    /// A node now in the tape, counted in its container.
+    fn placed(&mut self, index: usize, height: u8, is_key: bool) {
+        let Some(parent) = self.stack.last_mut() else {
+            self.root = Some(index);
+            return;
+        };
+        parent.read += 1;
+        let is_map = self.tape.nodes[parent.index].kind == Kind::Map;
+        if !is_map || is_key {
+            self.children.push(narrow(index));
+        }
+        if !is_key {
+            parent.height = parent.height.max(height);
+        }
+    }
+
+    /// A mapping key's node: its JSON text (`yes` → `"true"`, `1` → `"1"`, as `YAMLToJSON`
+    /// writes it), where it stands. `None` for a sequence or mapping.
+    fn key(&mut self, node: Node) -> Option<Node> {
+        let target = match node.kind {
+            Kind::Alias => self.tape.nodes[node.target()],
+            _ => node,
+        };
+        let text = match target.kind {
+            Kind::Seq | Kind::Map | Kind::Alias => return None,
+            Kind::Str => return Some(target.key_at(node.at)),
+            Kind::Null => "null".to_owned(),
+            _ => self.tape.scalar(&target).to_string(),
+        };
+        Some(Node::string(&text, node.at, &mut self.tape.strings))
     }
 
     fn finish_document(&mut self) -> Result<(), YamlError> {
-        let tree = self.root.take();
+        let mut tape = std::mem::take(&mut self.tape);
+        let mut lines = std::mem::take(&mut self.lines);
         self.anchors.clear();
+        self.children.clear();
         let mut doc = Document {
             index: self.count,
             value: Value::Null,
             start: self.doc_start,
             duplicates: Vec::new(),
             out_of_range: Vec::new(),
-            tree: None,
+            nodes: None,
         };
-        if let Some(root) = &tree {
+        if let Some(root) = self.root.take() {
+            tape.nodes.shrink_to_fit();
+            tape.strings.shrink_to_fit();
+            lines.finish();
             let mut conversion = Conversion {
-                out_of_range_at: &self.out_of_range,
+                tape: &tape,
+                lines: &lines,
                 out_of_range: Vec::new(),
                 decoded: 0,
                 aliased: 0,
                 alias_depth: 0,
-                alias_pos: Pos::default(),
+                alias_at: 0,
             };
             doc.value = conversion.convert(root, &mut String::new(), &mut doc.duplicates)?;
             doc.out_of_range = conversion.out_of_range;
+            doc.nodes = Some(Nodes { tape, lines, root });
         }
-        self.out_of_range.clear();
-        doc.tree = tree;
         self.count += 1;
         (self.each)(doc);
         Ok(())
-    }
-}
-
-/// The JSON text of a scalar key (`yes` → `"true"`, `1` → `"1"`), as `YAMLToJSON` writes it.
-fn key_text(node: &Node) -> Option<String> {
-    match &node.target().kind {
-        NodeKind::Scalar(Value::String(s)) => Some(s.clone()),
-        NodeKind::Scalar(Value::Null) => Some("null".into()),
-        NodeKind::Scalar(other) => Some(other.to_string()),
-        _ => None,
     }
 }
 
@@ -712,8 +670,9 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
 
 /// The conversion of one document to JSON, counting what aliases expand to.
 struct Conversion<'a> {
-    /// Where plain scalars beyond float64 stand, and the pointers they were found at.
-    out_of_range_at: &'a HashSet<Place>,
+    tape: &'a Tape,
+    lines: &'a Lines,
+    /// The pointers of plain scalars beyond float64.
     out_of_range: Vec<String>,
     /// Nodes converted.
     decoded: usize,
@@ -722,39 +681,33 @@ struct Conversion<'a> {
     /// How many aliases enclose the node being converted.
     alias_depth: usize,
     /// Where the outermost of them stands: the place an error of expansion names.
-    alias_pos: Pos,
+    alias_at: u32,
 }
 
 impl Conversion<'_> {
     fn convert(
         &mut self,
-        node: &Node,
+        index: usize,
         pointer: &mut String,
         duplicates: &mut Vec<DuplicateKey>,
     ) -> Result<Value, YamlError> {
-        if !matches!(node.kind, NodeKind::Shared { .. }) {
-            self.count()?; // a shared node counts as its target
+        let tape = self.tape;
+        let node = tape.nodes[index];
+        if node.kind == Kind::Alias {
+            if self.alias_depth == 0 {
+                self.alias_at = node.at;
+            }
+            self.alias_depth += 1;
+            let value = self.convert(tape.target(index), pointer, duplicates);
+            self.alias_depth -= 1;
+            return value;
         }
-        Ok(match &node.kind {
-            NodeKind::Scalar(v) => {
-                if self.out_of_range_at.contains(&node.place) {
-                    self.out_of_range.push(pointer.clone());
-                }
-                v.clone()
-            }
-            NodeKind::Shared { target, alias } => {
-                if *alias && self.alias_depth == 0 {
-                    self.alias_pos = node.place.into();
-                }
-                self.alias_depth += usize::from(*alias);
-                let value = self.convert(target, pointer, duplicates);
-                self.alias_depth -= usize::from(*alias);
-                value?
-            }
-            NodeKind::Seq(items) => {
+        self.count()?;
+        Ok(match node.kind {
+            Kind::Seq => {
                 let len = pointer.len();
-                let mut out = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
+                let mut out = Vec::with_capacity(node.count());
+                for (i, item) in tape.children(index).enumerate() {
                     pointer.push('/');
                     pointer.push_str(&i.to_string());
                     out.push(self.convert(item, pointer, duplicates)?);
@@ -762,48 +715,57 @@ impl Conversion<'_> {
                 }
                 Value::Array(out)
             }
-            NodeKind::Map(map) => {
+            Kind::Map => {
                 let len = pointer.len();
                 let mut out = Map::new();
-                let mut first_seen: HashMap<&str, Place> = HashMap::new();
-                for entry in map.entries.iter().filter(|e| !e.merge) {
+                let mut first_seen: HashMap<&str, u32> = HashMap::new();
+                for key in tape.children(index).filter(|&k| !tape.nodes[k].is_merge()) {
+                    let (text, at) = (tape.str(&tape.nodes[key]), tape.nodes[key].at);
                     pointer.push('/');
-                    pointer.push_str(&crate::report::path::escape_token(&entry.key));
-                    if let Some(first) = first_seen.get(entry.key.as_str()) {
+                    pointer.push_str(&crate::report::path::escape_token(text));
+                    if let Some(&first) = first_seen.get(text) {
                         // Once, where it is written, not again in every alias to it.
                         if self.alias_depth == 0 {
                             duplicates.push(DuplicateKey {
                                 pointer: pointer.clone(),
-                                pos: entry.key_place.into(),
-                                first: (*first).into(),
+                                pos: self.lines.pos(at),
+                                first: self.lines.pos(first),
                             });
                         }
                     } else {
-                        first_seen.insert(&entry.key, entry.key_place);
+                        first_seen.insert(text, at);
                     }
-                    let v = self.convert(&entry.value, pointer, duplicates)?;
+                    let v = self.convert(key + 1, pointer, duplicates)?;
                     pointer.truncate(len);
-                    out.insert(entry.key.clone(), v);
+                    out.insert(text.to_owned(), v);
                 }
                 // `<<: *base` (or a list of them): keys of the merged maps fill in what the
                 // mapping does not set itself; earlier merge sources win over later ones. What
                 // they bring counts as aliased (it nearly always is `<<: *anchor`).
-                if let (Some(&first), 0) = (map.merges.first(), self.alias_depth) {
-                    self.alias_pos = map.entries[first].value.place.into();
+                let merges = tape.children(index).filter(|&k| tape.nodes[k].is_merge()).collect::<Vec<_>>();
+                if let (Some(&first), 0) = (merges.first(), self.alias_depth) {
+                    self.alias_at = tape.nodes[first + 1].at;
                 }
-                self.alias_depth += map.merges.len();
-                for entry in map.merged() {
-                    if out.contains_key(&entry.key) {
+                self.alias_depth += merges.len();
+                for key in tape.merged(index) {
+                    let text = tape.str(&tape.nodes[key]);
+                    if out.contains_key(text) {
                         continue;
                     }
                     pointer.push('/');
-                    pointer.push_str(&crate::report::path::escape_token(&entry.key));
-                    let v = self.convert(&entry.value, pointer, duplicates);
+                    pointer.push_str(&crate::report::path::escape_token(text));
+                    let v = self.convert(key + 1, pointer, duplicates);
                     pointer.truncate(len);
-                    out.insert(entry.key.clone(), v?);
+                    out.insert(text.to_owned(), v?);
                 }
-                self.alias_depth -= map.merges.len();
+                self.alias_depth -= merges.len();
                 Value::Object(out)
+            }
+            _ => {
+                if node.is_beyond_float() {
+                    self.out_of_range.push(pointer.clone());
+                }
+                tape.scalar(&node)
             }
         })
     }
@@ -821,7 +783,7 @@ impl Conversion<'_> {
             && self.decoded > 1000
             && self.aliased as f64 / self.decoded as f64 > allowed_alias_ratio(self.decoded)
         {
-            let pos = self.alias_pos;
+            let pos = self.lines.pos(self.alias_at);
             return Err(YamlError { pos, message: "document contains excessive aliasing".into() });
         }
         Ok(())
@@ -1128,6 +1090,37 @@ mod tests {
             }
         });
         assert!(ratio < crate::__private::LINEAR_GROWTH, "10x the keys took {ratio:.1}x the time");
+    }
+
+    /// Positions of every item of a long sequence: linear too (a long sequence's items are
+    /// indexed, where stepping over the items before would be quadratic).
+    #[test]
+    fn positions_of_many_items_are_linear() {
+        let ratio = crate::__private::growth_ratio(2_000, |n| {
+            let text = format!("[{}]", (0..n).map(|i| format!("\n{{a: {i}}}")).collect::<Vec<_>>().join(","));
+            let d = &parse_documents(&text).unwrap()[0];
+            for i in 0..n {
+                assert_eq!(d.position(&format!("/{i}/a")).map(|p| p.line), Some(i + 2));
+            }
+        });
+        assert!(ratio < crate::__private::LINEAR_GROWTH, "10x the items took {ratio:.1}x the time");
+    }
+
+    /// A long mapping is looked up by its index: the last of duplicate keys is the one placed,
+    /// and keys it does not set itself are found in what it merges, short or long.
+    #[test]
+    fn long_mappings_place_the_last_duplicate_and_merged_keys() {
+        let own: String = (0..tape::INDEXED + 4).map(|i| format!("  k{i}: {i}\n")).collect();
+        let text = format!("base: &b\n{own}long:\n  <<: *b\n{own}  k3: again\n  only: 1\n");
+        let d = &parse_documents(&text).unwrap()[0];
+        let base_lines = tape::INDEXED + 5;
+        assert_eq!(d.value["long"]["k3"], json!("again"));
+        assert_eq!(d.key_position("/long/k3").map(|p| p.line), Some(2 * base_lines + 2));
+        assert_eq!(d.key_position("/long/k5").map(|p| p.line), Some(base_lines + 8));
+        let short = "base: &b {x: 1}\nlong:\n  <<: *b\n".to_owned() + &own;
+        let d = &parse_documents(&short).unwrap()[0];
+        assert_eq!(d.key_position("/long/x"), Some(Pos { line: 1, column: 11 }));
+        assert_eq!(d.position("/long/<<"), None, "the merge key is not a key of the value");
     }
 
     #[test]
