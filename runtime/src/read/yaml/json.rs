@@ -14,7 +14,7 @@ use super::{Builder, Mark, Pos, YamlError};
 
 /// Reads every value of a JSON stream into `builder`, one document each.
 pub(super) fn read(text: &str, builder: &mut Builder<'_>) -> Result<(), YamlError> {
-    let mut reader = Reader { text, at: 0, chars: 0, line: 1, column: 1 };
+    let mut reader = Reader { text, at: 0, chars: 0, line: 1, line_start: 0 };
     loop {
         reader.skip_whitespace();
         if reader.at == text.len() {
@@ -46,38 +46,47 @@ struct Reader<'t> {
     /// Its index in characters, as YAML's marks count them.
     chars: usize,
     line: usize,
-    /// In characters, as YAML positions count them.
-    column: usize,
+    /// The index in characters of the line's first: columns count characters, as YAML's do.
+    line_start: usize,
 }
 
 impl<'t> Reader<'t> {
     fn pos(&self) -> Pos {
-        Pos { line: self.line, column: self.column }
+        Pos { line: self.line, column: self.chars - self.line_start + 1 }
     }
 
     fn mark(&self) -> Mark {
         Mark { index: self.chars, pos: self.pos() }
     }
 
+    /// The next character. JSON's syntax is ASCII: only text inside strings and words is
+    /// decoded as UTF-8.
     fn peek(&self) -> Option<char> {
-        self.text[self.at..].chars().next()
+        match self.text.as_bytes().get(self.at) {
+            Some(&b) if b.is_ascii() => Some(char::from(b)),
+            Some(_) => self.text[self.at..].chars().next(),
+            None => None,
+        }
+    }
+
+    fn peek_byte(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
     }
 
     fn bump(&mut self) {
-        if let Some(c) = self.peek() {
-            self.at += c.len_utf8();
-            self.chars += 1;
-            if c == '\n' {
-                self.line += 1;
-                self.column = 1;
-            } else {
-                self.column += 1;
-            }
+        let Some(b) = self.peek_byte() else { return };
+        // The text is a `str`: `at` is at a character's first byte, whose leading ones count
+        // its bytes.
+        self.at += if b.is_ascii() { 1 } else { b.leading_ones() as usize };
+        self.chars += 1;
+        if b == b'\n' {
+            self.line += 1;
+            self.line_start = self.chars;
         }
     }
 
     fn skip_whitespace(&mut self) {
-        while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r')) {
+        while matches!(self.peek_byte(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.bump();
         }
     }
@@ -193,7 +202,7 @@ impl<'t> Reader<'t> {
     /// checks as JSON (so that `0x10` or `yes` is named whole in its error).
     fn word(&mut self) -> &'t str {
         let start = self.at;
-        while self.peek().is_some_and(|c| !is_delimiter(c)) {
+        while self.peek_byte().is_some_and(|b| !b.is_ascii() || !is_delimiter(char::from(b))) {
             self.bump();
         }
         &self.text[start..self.at]
@@ -204,17 +213,21 @@ impl<'t> Reader<'t> {
     fn string(&mut self) -> Result<Cow<'t, str>, YamlError> {
         self.bump();
         let start = self.at;
-        // Borrowed until the first escape.
-        while let Some(c) = self.peek() {
-            match c {
-                '"' => {
+        // Borrowed until the first escape, read a byte at a time (no line break can be in it).
+        while let Some(b) = self.peek_byte() {
+            match b {
+                b'"' => {
                     let text = &self.text[start..self.at];
                     self.bump();
                     return Ok(Cow::Borrowed(text));
                 }
-                '\\' => break,
-                c if (c as u32) < 0x20 => return Err(self.unexpected("in string literal")),
-                _ => self.bump(),
+                b'\\' => break,
+                ..0x20 => return Err(self.unexpected("in string literal")),
+                _ => {
+                    self.at += 1;
+                    // A character is counted at its first byte.
+                    self.chars += usize::from(b & 0xC0 != 0x80);
+                }
             }
         }
         let mut out = String::from(&self.text[start..self.at]);
@@ -276,7 +289,7 @@ impl<'t> Reader<'t> {
             return Ok(char::from_u32(unit).unwrap_or('\u{FFFD}'));
         }
         if self.text[self.at..].starts_with("\\u") {
-            let (at, chars, line, column) = (self.at, self.chars, self.line, self.column);
+            let (at, chars, line, line_start) = (self.at, self.chars, self.line, self.line_start);
             self.bump();
             self.bump();
             let low = self.hex4()?;
@@ -284,7 +297,7 @@ impl<'t> Reader<'t> {
                 return Ok(char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)).unwrap_or('\u{FFFD}'));
             }
             // Not a pair: the lone half is U+FFFD, and the next escape is read on its own.
-            (self.at, self.chars, self.line, self.column) = (at, chars, line, column);
+            (self.at, self.chars, self.line, self.line_start) = (at, chars, line, line_start);
         }
         Ok('\u{FFFD}')
     }

@@ -555,6 +555,9 @@ impl Builder<'_> {
         if count > INDEXED {
             self.tape.index(frame.index, &self.children[frame.children..]);
         }
+        if self.tape.nodes[frame.index].kind == Kind::Map {
+            self.tape.mark_duplicates(frame.index, &self.children[frame.children..]);
+        }
         self.children.truncate(frame.children);
         let height = frame.height + 1;
         if frame.anchor != 0 {
@@ -635,13 +638,16 @@ impl Builder<'_> {
             let mut conversion = Conversion {
                 tape: &tape,
                 lines: &lines,
+                steps: Vec::new(),
+                duplicates: Vec::new(),
                 out_of_range: Vec::new(),
                 decoded: 0,
                 aliased: 0,
                 alias_depth: 0,
                 alias_at: 0,
             };
-            doc.value = conversion.convert(root, &mut String::new(), &mut doc.duplicates)?;
+            doc.value = conversion.convert(root)?;
+            doc.duplicates = conversion.duplicates;
             doc.out_of_range = conversion.out_of_range;
             doc.nodes = Some(Nodes { tape, lines, root });
         }
@@ -672,6 +678,10 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
 struct Conversion<'a> {
     tape: &'a Tape,
     lines: &'a Lines,
+    /// The steps down to the node being converted: spelled out as a JSON pointer only where
+    /// something is reported (a duplicate key, a number beyond float64), not at every node.
+    steps: Vec<Step>,
+    duplicates: Vec<DuplicateKey>,
     /// The pointers of plain scalars beyond float64.
     out_of_range: Vec<String>,
     /// Nodes converted.
@@ -684,13 +694,15 @@ struct Conversion<'a> {
     alias_at: u32,
 }
 
+/// A step down a document: a sequence's item, or a mapping's entry by its key's node.
+#[derive(Clone, Copy)]
+enum Step {
+    Item(usize),
+    Key(usize),
+}
+
 impl Conversion<'_> {
-    fn convert(
-        &mut self,
-        index: usize,
-        pointer: &mut String,
-        duplicates: &mut Vec<DuplicateKey>,
-    ) -> Result<Value, YamlError> {
+    fn convert(&mut self, index: usize) -> Result<Value, YamlError> {
         let tape = self.tape;
         let node = tape.nodes[index];
         if node.kind == Kind::Alias {
@@ -698,46 +710,32 @@ impl Conversion<'_> {
                 self.alias_at = node.at;
             }
             self.alias_depth += 1;
-            let value = self.convert(tape.target(index), pointer, duplicates);
+            let value = self.convert(tape.target(index));
             self.alias_depth -= 1;
             return value;
         }
         self.count()?;
         Ok(match node.kind {
             Kind::Seq => {
-                let len = pointer.len();
                 let mut out = Vec::with_capacity(node.count());
                 for (i, item) in tape.children(index).enumerate() {
-                    pointer.push('/');
-                    pointer.push_str(&i.to_string());
-                    out.push(self.convert(item, pointer, duplicates)?);
-                    pointer.truncate(len);
+                    self.steps.push(Step::Item(i));
+                    out.push(self.convert(item)?);
+                    self.steps.pop();
                 }
                 Value::Array(out)
             }
             Kind::Map => {
-                let len = pointer.len();
                 let mut out = Map::new();
-                let mut first_seen: HashMap<&str, u32> = HashMap::new();
                 for key in tape.children(index).filter(|&k| !tape.nodes[k].is_merge()) {
-                    let (text, at) = (tape.str(&tape.nodes[key]), tape.nodes[key].at);
-                    pointer.push('/');
-                    pointer.push_str(&crate::report::path::escape_token(text));
-                    if let Some(&first) = first_seen.get(text) {
-                        // Once, where it is written, not again in every alias to it.
-                        if self.alias_depth == 0 {
-                            duplicates.push(DuplicateKey {
-                                pointer: pointer.clone(),
-                                pos: self.lines.pos(at),
-                                first: self.lines.pos(first),
-                            });
-                        }
-                    } else {
-                        first_seen.insert(text, at);
+                    self.steps.push(Step::Key(key));
+                    // Once, where it is written, not again in every alias to it.
+                    if tape.nodes[key].is_duplicate() && self.alias_depth == 0 {
+                        self.duplicate(index, key);
                     }
-                    let v = self.convert(key + 1, pointer, duplicates)?;
-                    pointer.truncate(len);
-                    out.insert(text.to_owned(), v);
+                    let v = self.convert(key + 1)?;
+                    self.steps.pop();
+                    out.insert(tape.str(&tape.nodes[key]).to_owned(), v);
                 }
                 // `<<: *base` (or a list of them): keys of the merged maps fill in what the
                 // mapping does not set itself; earlier merge sources win over later ones. What
@@ -752,10 +750,9 @@ impl Conversion<'_> {
                     if out.contains_key(text) {
                         continue;
                     }
-                    pointer.push('/');
-                    pointer.push_str(&crate::report::path::escape_token(text));
-                    let v = self.convert(key + 1, pointer, duplicates);
-                    pointer.truncate(len);
+                    self.steps.push(Step::Key(key));
+                    let v = self.convert(key + 1);
+                    self.steps.pop();
                     out.insert(text.to_owned(), v?);
                 }
                 self.alias_depth -= merges.len();
@@ -763,11 +760,36 @@ impl Conversion<'_> {
             }
             _ => {
                 if node.is_beyond_float() {
-                    self.out_of_range.push(pointer.clone());
+                    self.out_of_range.push(self.pointer());
                 }
                 tape.scalar(&node)
             }
         })
+    }
+
+    /// Records a key the mapping wrote before, with where it first stood.
+    fn duplicate(&mut self, map: usize, key: usize) {
+        let tape = self.tape;
+        let text = tape.str(&tape.nodes[key]);
+        let first = tape.children(map).find(|&k| !tape.nodes[k].is_merge() && tape.str(&tape.nodes[k]) == text);
+        let first = first.map_or(tape.nodes[key].at, |k| tape.nodes[k].at);
+        let (pos, first) = (self.lines.pos(tape.nodes[key].at), self.lines.pos(first));
+        self.duplicates.push(DuplicateKey { pointer: self.pointer(), pos, first });
+    }
+
+    /// The JSON pointer of the node being converted.
+    fn pointer(&self) -> String {
+        let mut pointer = String::new();
+        for step in &self.steps {
+            pointer.push('/');
+            match *step {
+                Step::Item(i) => pointer.push_str(&i.to_string()),
+                Step::Key(k) => {
+                    pointer.push_str(&crate::report::path::escape_token(self.tape.str(&self.tape.nodes[k])))
+                }
+            }
+        }
+        pointer
     }
 
     /// go-yaml's guard against alias bombs (`decoder.unmarshal`, which kubectl's and the
@@ -846,7 +868,7 @@ fn resolve_int(text: &str) -> Option<Value> {
     } else {
         (10, body)
     };
-    let digits: String = digits.chars().filter(|&c| c != '_').collect();
+    let digits = without_underscores(digits);
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
@@ -859,6 +881,15 @@ fn resolve_int(text: &str) -> Option<Value> {
     } else {
         // Too large for int64/uint64: go-yaml falls back to a float.
         Number::from_f64(value as f64).map(Value::Number)
+    }
+}
+
+/// A YAML 1.1 number's digits without the `_` it may group them with (borrowed when it has none:
+/// nearly every number, which then costs no allocation).
+fn without_underscores(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.contains('_') {
+        true => text.chars().filter(|&c| c != '_').collect::<String>().into(),
+        false => text.into(),
     }
 }
 
@@ -905,8 +936,7 @@ fn resolve_float(text: &str) -> Option<Value> {
     if i != bytes.len() {
         return None;
     }
-    let cleaned: String = text.chars().filter(|&c| c != '_').collect();
-    let f: f64 = cleaned.parse().ok()?;
+    let f: f64 = without_underscores(text).parse().ok()?;
     Number::from_f64(f).map(Value::Number)
 }
 

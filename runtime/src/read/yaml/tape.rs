@@ -56,6 +56,9 @@ const MERGE: u8 = 1;
 /// A plain scalar beyond float64 (`1e400`), read as a string as go-yaml reads it.
 const BEYOND_FLOAT: u8 = 2;
 
+/// A mapping key its mapping wrote before (the first of a key is not flagged).
+const DUPLICATE: u8 = 4;
+
 /// Containers with more entries than this get an index.
 pub(super) const INDEXED: usize = 16;
 
@@ -114,6 +117,10 @@ impl Node {
 
     pub(super) fn is_merge(&self) -> bool {
         self.flags & MERGE != 0
+    }
+
+    pub(super) fn is_duplicate(&self) -> bool {
+        self.flags & DUPLICATE != 0
     }
 
     pub(super) fn is_beyond_float(&self) -> bool {
@@ -240,6 +247,27 @@ impl Tape {
             }
         }
         out
+    }
+
+    /// Flags each key a mapping writes again (all but its first), once it is read: conversion
+    /// then reports duplicates without looking every key up. A long mapping's sorted index has
+    /// them side by side; a short one compares its few keys pairwise.
+    pub(super) fn mark_duplicates(&mut self, map: usize, keys: &[u32]) {
+        let text = |k: u32| self.str(&self.nodes[k as usize]);
+        let repeated: Vec<u32> = match self.indexes.get(&(map as u32)) {
+            Some(sorted) => sorted.windows(2).filter(|w| text(w[0]) == text(w[1])).map(|w| w[1]).collect(),
+            None => {
+                let own = |k: &&u32| !self.nodes[**k as usize].is_merge();
+                let keys: Vec<u32> = keys.iter().filter(own).copied().collect();
+                (1..keys.len())
+                    .filter(|&j| keys[..j].iter().any(|&i| text(i) == text(keys[j])))
+                    .map(|j| keys[j])
+                    .collect()
+            }
+        };
+        for k in repeated {
+            self.nodes[k as usize].flags |= DUPLICATE;
+        }
     }
 
     /// The index a container of many entries is looked up by (see [`Tape::indexes`]).
