@@ -622,7 +622,10 @@ impl Builder<'_> {
         let mut tape = std::mem::take(&mut self.tape);
         let mut lines = std::mem::take(&mut self.lines);
         self.anchors.clear();
+        // Emptied, and no longer as large as the longest container: the document's value is
+        // built next, beside the tape.
         self.children.clear();
+        self.children.shrink_to(INDEXED * MAX_DEPTH);
         let mut doc = Document {
             index: self.count,
             value: Value::Null,
@@ -1123,15 +1126,19 @@ mod tests {
     }
 
     /// Positions of every item of a long sequence: linear too (a long sequence's items are
-    /// indexed, where stepping over the items before would be quadratic).
+    /// indexed, or where their number says when each is one node, where stepping over the items
+    /// before would be quadratic).
     #[test]
     fn positions_of_many_items_are_linear() {
         let ratio = crate::__private::growth_ratio(2_000, |n| {
-            let text = format!("[{}]", (0..n).map(|i| format!("\n{{a: {i}}}")).collect::<Vec<_>>().join(","));
-            let d = &parse_documents(&text).unwrap()[0];
+            let items = |item: &dyn Fn(usize) -> String| (0..n).map(item).collect::<Vec<_>>().join(",");
+            let text = format!("[{}]\n---\n[{}]", items(&|i| format!("\n{{a: {i}}}")), items(&|i| format!("\n{i}")));
+            let docs = parse_documents(&text).unwrap();
             for i in 0..n {
-                assert_eq!(d.position(&format!("/{i}/a")).map(|p| p.line), Some(i + 2));
+                assert_eq!(docs[0].position(&format!("/{i}/a")).map(|p| p.line), Some(i + 2));
+                assert_eq!(docs[1].position(&format!("/{i}")).map(|p| p.line), Some(n + i + 4));
             }
+            assert_eq!(docs[1].position(&format!("/{n}")), None);
         });
         assert!(ratio < crate::__private::LINEAR_GROWTH, "10x the items took {ratio:.1}x the time");
     }

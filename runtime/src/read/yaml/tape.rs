@@ -150,6 +150,12 @@ impl Node {
     }
 }
 
+/// A closed sequence whose items are a node each (no sequence or mapping among them): item `i`
+/// is the node `i` after it.
+fn is_flat(index: usize, node: &Node) -> bool {
+    node.kind == Kind::Seq && node.end(index) == index + 1 + node.count()
+}
+
 /// Two halves of a payload. Both fit: a text over `u32::MAX` bytes is not read.
 fn pack(low: usize, high: usize) -> u64 {
     low as u64 | ((high as u64) << 32)
@@ -212,6 +218,13 @@ impl Tape {
 
     /// A sequence's item.
     pub(super) fn item(&self, seq: usize, i: usize) -> Option<usize> {
+        let node = &self.nodes[seq];
+        if i >= node.count() {
+            return None;
+        }
+        if is_flat(seq, node) {
+            return Some(seq + 1 + i);
+        }
         match self.indexes.get(&(seq as u32)) {
             Some(index) => index.get(i).map(|&k| k as usize),
             None => self.children(seq).nth(i),
@@ -270,8 +283,12 @@ impl Tape {
         }
     }
 
-    /// The index a container of many entries is looked up by (see [`Tape::indexes`]).
+    /// The index a container of many entries is looked up by (see [`Tape::indexes`]), unless
+    /// it is a sequence of scalars and aliases, whose items are where their number says.
     pub(super) fn index(&mut self, container: usize, children: &[u32]) {
+        if is_flat(container, &self.nodes[container]) {
+            return;
+        }
         let index: Box<[u32]> = match self.nodes[container].kind {
             Kind::Map => {
                 let mut keys: Vec<u32> =
