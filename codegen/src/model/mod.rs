@@ -593,11 +593,13 @@ impl<'a> ModuleBuilder<'a> {
             return None;
         }
         let mut parts: Vec<String> = Vec::new();
-        parts.extend(s.title.iter().chain(&s.description).filter(|t| !t.trim().is_empty()).cloned());
-        if let Some(example) = &s.example {
+        parts.extend(
+            s.title().into_iter().chain(s.description.as_deref()).filter(|t| !t.trim().is_empty()).map(str::to_owned),
+        );
+        if let Some(example) = s.example() {
             parts.push(format!("Example: `{example}`"));
         }
-        if let Some(url) = s.external_docs.as_ref().and_then(|d| d.get("url")).and_then(Value::as_str) {
+        if let Some(url) = s.external_docs().and_then(|d| d.get("url")).and_then(Value::as_str) {
             parts.push(format!("See <{url}>."));
         }
         (!parts.is_empty()).then(|| parts.join("\n\n"))
@@ -804,10 +806,10 @@ impl<'a> ModuleBuilder<'a> {
             out.push(Attr::Json(Keyword::EnumJson, Value::Array(e.clone()).to_string()));
         }
         for (kw, key, present) in [
-            (Keyword::AllOf, "allOf", !s.all_of.is_empty()),
-            (Keyword::AnyOf, "anyOf", !s.any_of.is_empty()),
-            (Keyword::OneOf, "oneOf", !s.one_of.is_empty()),
-            (Keyword::Not, "not", s.not.is_some()),
+            (Keyword::AllOf, "allOf", !s.all_of().is_empty()),
+            (Keyword::AnyOf, "anyOf", !s.any_of().is_empty()),
+            (Keyword::OneOf, "oneOf", !s.one_of().is_empty()),
+            (Keyword::Not, "not", s.not().is_some()),
         ] {
             if present && let Some(raw) = self.raw(s).and_then(|r| r.get(key)) {
                 out.push(Attr::Json(kw, raw.to_string()));
@@ -834,7 +836,7 @@ impl<'a> ModuleBuilder<'a> {
                 Trees(self.rules.id(&format!("{}/x-kubernetes-validations/{i}", s.pointer))),
             ));
         }
-        for (k, v) in &s.extensions {
+        for (k, v) in s.extensions() {
             out.push(Attr::Extension(k.clone(), v.to_string()));
         }
     }
@@ -1200,18 +1202,18 @@ fn canonical_key(m: &Module, id: TypeId, canon: &[Option<usize>]) -> Option<Stri
 /// them" is allowed, as Istio writes it).
 fn unions_of(node: &Schema) -> Vec<Union> {
     let mut out = Vec::new();
-    for (one_of, branches) in [(true, &node.one_of), (false, &node.any_of)] {
+    for (one_of, branches) in [(true, node.one_of()), (false, node.any_of())] {
         if branches.len() < 2 {
             continue;
         }
         let mut members = Vec::new();
         let mut ok = true;
         for b in branches {
-            if b.not.is_some() && b.required.is_empty() {
+            if b.not().is_some() && b.required.is_empty() {
                 continue;
             }
             match b.required.as_slice() {
-                [one] if node.properties.contains_key(one) && b.not.is_none() && !members.contains(one) => {
+                [one] if node.properties.contains_key(one) && b.not().is_none() && !members.contains(one) => {
                     members.push(one.clone())
                 }
                 _ => ok = false,

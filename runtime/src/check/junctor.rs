@@ -37,7 +37,7 @@ pub fn match_count(s: &Schema, value: &Value) -> usize {
         count += 2;
     }
     let best = |list: &[Schema]| list.iter().map(|b| match_count(b, value)).max().unwrap_or(0);
-    count += 2 + s.all_of.iter().map(|b| match_count(b, value)).sum::<usize>() + best(&s.any_of) + best(&s.one_of);
+    count += 2 + s.all_of().iter().map(|b| match_count(b, value)).sum::<usize>() + best(s.any_of()) + best(s.one_of());
     match value {
         Value::String(_) => {
             count += 1;

@@ -149,14 +149,16 @@ impl<'s> Node<'s> {
         let items = s.items.as_deref().map(|i| Box::new(plan(i)));
         let additional = s.additional_properties_schema().map(|a| Box::new(plan(a)));
         let junctors =
-            (!s.all_of.is_empty() || !s.any_of.is_empty() || !s.one_of.is_empty() || s.not.is_some()).then(|| {
-                Box::new(Junctors {
-                    all_of: s.all_of.iter().map(&mut plan).collect(),
-                    any_of: s.any_of.iter().map(&mut plan).collect(),
-                    one_of: s.one_of.iter().map(&mut plan).collect(),
-                    not: s.not.as_deref().map(&mut plan),
-                })
-            });
+            (!s.all_of().is_empty() || !s.any_of().is_empty() || !s.one_of().is_empty() || s.not().is_some()).then(
+                || {
+                    Box::new(Junctors {
+                        all_of: s.all_of().iter().map(&mut plan).collect(),
+                        any_of: s.any_of().iter().map(&mut plan).collect(),
+                        one_of: s.one_of().iter().map(&mut plan).collect(),
+                        not: s.not().map(&mut plan),
+                    })
+                },
+            );
         let Build { patterns, compiled, type_passes } = build;
         let pattern = s.pattern.as_deref().map(|source| {
             *patterns.entry(source).or_insert_with(|| {

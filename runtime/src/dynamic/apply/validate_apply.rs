@@ -67,7 +67,9 @@ fn partial_schema<T: crate::schema::of_types::StructuralSchema + 'static>() -> &
             if let Some(crate::schema::AdditionalProperties::Schema(values)) = s.additional_properties.as_mut() {
                 unrequire(values);
             }
-            s.all_of.iter_mut().chain(&mut s.any_of).chain(&mut s.one_of).for_each(unrequire);
+            if let Some(junctors) = s.seldom.written_mut() {
+                junctors.all_of.iter_mut().chain(&mut junctors.any_of).chain(&mut junctors.one_of).for_each(unrequire);
+            }
         }
         unrequire(&mut schema);
         Box::leak(Box::new(schema))

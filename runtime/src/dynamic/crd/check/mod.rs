@@ -247,8 +247,10 @@ fn clear_pointers(s: &mut Schema) {
     if let Some(AdditionalProperties::Schema(a)) = s.additional_properties.as_mut() {
         clear_pointers(a);
     }
-    s.all_of.iter_mut().chain(s.any_of.iter_mut()).chain(s.one_of.iter_mut()).for_each(clear_pointers);
-    if let Some(n) = s.not.as_deref_mut() {
-        clear_pointers(n);
+    if let Some(junctors) = s.seldom.written_mut() {
+        junctors.all_of.iter_mut().chain(&mut junctors.any_of).chain(&mut junctors.one_of).for_each(clear_pointers);
+        if let Some(n) = junctors.not.as_deref_mut() {
+            clear_pointers(n);
+        }
     }
 }

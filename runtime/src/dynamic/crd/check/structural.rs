@@ -144,12 +144,12 @@ pub(super) fn unrecognized_formats<'s>(s: &'s Schema, found: &mut dyn FnMut(&'s 
 
 /// Whether anything the structural model cannot hold stands in the schema.
 fn has_any_unsupported(s: &Schema) -> bool {
-    !s.unsupported.is_empty() || s.children().any(has_any_unsupported)
+    !s.unsupported().is_empty() || s.children().any(has_any_unsupported)
 }
 
 /// Whether `keyword` (an unsupported one) stands anywhere in the schema.
 fn has_keyword(s: &Schema, keyword: &str) -> bool {
-    s.unsupported.iter().any(|k| k == keyword) || s.children().any(|c| has_keyword(c, keyword))
+    s.unsupported().iter().any(|k| k == keyword) || s.children().any(|c| has_keyword(c, keyword))
 }
 
 fn prop_path(p: &str, name: &str) -> String {
@@ -235,7 +235,7 @@ impl Checker<'_> {
 
     /// `convert.go`: what the structural model cannot represent at all.
     fn conversion(&mut self, s: &Schema, p: &str) {
-        for kw in &s.unsupported {
+        for kw in s.unsupported() {
             if kw == "$schema" {
                 continue; // see `check_schema`
             }
@@ -275,12 +275,12 @@ impl Checker<'_> {
         if let Some(a) = s.additional_properties_schema() {
             self.conversion(a, &format!("{p}.additionalProperties"));
         }
-        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (kw, list) in [("allOf", &s.all_of()), ("anyOf", &s.any_of()), ("oneOf", &s.one_of())] {
             for (i, j) in list.iter().enumerate() {
                 self.conversion(j, &format!("{p}.{kw}[{i}]"));
             }
         }
-        if let Some(n) = &s.not {
+        if let Some(n) = s.not() {
             self.conversion(n, &format!("{p}.not"));
         }
     }
@@ -447,26 +447,28 @@ impl Checker<'_> {
         if in_junctor {
             self.junctor_forbidden(s, p);
         }
-        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (kw, list) in [("allOf", &s.all_of()), ("anyOf", &s.any_of()), ("oneOf", &s.one_of())] {
             for (i, j) in list.iter().enumerate() {
                 let jp = format!("{p}.{kw}[{i}]");
                 // The int-or-string idioms may carry `type` inside the junctor.
                 let idiom = is_int_or_string_any_of(list) && kw == "anyOf"
-                    || kw == "allOf" && i == 0 && is_int_or_string_any_of(&j.any_of) && j.type_.is_none();
+                    || kw == "allOf" && i == 0 && is_int_or_string_any_of(j.any_of()) && j.type_.is_none();
                 if idiom && kw == "anyOf" {
                     continue;
                 }
                 if idiom {
                     // Only the nested anyOf of the first allOf entry may type.
                     let mut rest = j.clone();
-                    rest.any_of.clear();
+                    if let Some(junctors) = rest.seldom.written_mut() {
+                        junctors.any_of.clear();
+                    }
                     self.value_validation(&rest, &jp, true);
                     continue;
                 }
                 self.value_validation(j, &jp, true);
             }
         }
-        if let Some(n) = &s.not {
+        if let Some(n) = s.not() {
             self.value_validation(n, &format!("{p}.not"), true);
         }
         if in_junctor {
@@ -502,7 +504,7 @@ impl Checker<'_> {
         if s.default.is_some() {
             self.push(s, format!("{p}.default"), f, BadValue::Omit, "must be undefined to be structural");
         }
-        if s.title.is_some() {
+        if s.title().is_some() {
             self.push(s, format!("{p}.title"), f, BadValue::Omit, "must be empty to be structural");
         }
         if s.description.is_some() {
@@ -549,13 +551,13 @@ impl Checker<'_> {
     /// `complete.go`: what a junctor names must exist on the spine at the same place.
     fn completeness(&mut self, s: &Schema, p: &str) {
         let junctors = s
-            .all_of
+            .all_of()
             .iter()
             .enumerate()
             .map(|(i, j)| (format!("{p}.allOf[{i}]"), j))
-            .chain(s.any_of.iter().enumerate().map(|(i, j)| (format!("{p}.anyOf[{i}]"), j)))
-            .chain(s.one_of.iter().enumerate().map(|(i, j)| (format!("{p}.oneOf[{i}]"), j)))
-            .chain(s.not.iter().map(|j| (format!("{p}.not"), j.as_ref())));
+            .chain(s.any_of().iter().enumerate().map(|(i, j)| (format!("{p}.anyOf[{i}]"), j)))
+            .chain(s.one_of().iter().enumerate().map(|(i, j)| (format!("{p}.oneOf[{i}]"), j)))
+            .chain(s.not().map(|j| (format!("{p}.not"), j)));
         let junctors: Vec<_> = junctors.collect();
         for (jp, j) in junctors {
             self.complete_against(s, p, j, &jp);
@@ -592,12 +594,12 @@ impl Checker<'_> {
         {
             self.complete_against(sa, &format!("{sp}.additionalProperties"), ja, &format!("{jp}.additionalProperties"));
         }
-        for (kw, list) in [("allOf", &j.all_of), ("anyOf", &j.any_of), ("oneOf", &j.one_of)] {
+        for (kw, list) in [("allOf", &j.all_of()), ("anyOf", &j.any_of()), ("oneOf", &j.one_of())] {
             for (i, nested) in list.iter().enumerate() {
                 self.complete_against(spine, sp, nested, &format!("{jp}.{kw}[{i}]"));
             }
         }
-        if let Some(n) = &j.not {
+        if let Some(n) = &j.not() {
             self.complete_against(spine, sp, n, &format!("{jp}.not"));
         }
     }
@@ -704,12 +706,12 @@ impl Checker<'_> {
             };
             self.crd_rules(a, &format!("{p}.additionalProperties"), spine, false, &child_meta);
         }
-        for (kw, list) in [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)] {
+        for (kw, list) in [("allOf", &s.all_of()), ("anyOf", &s.any_of()), ("oneOf", &s.one_of())] {
             for (i, j) in list.iter().enumerate() {
                 self.crd_rules(j, &format!("{p}.{kw}[{i}]"), false, false, meta);
             }
         }
-        if let Some(n) = &s.not {
+        if let Some(n) = s.not() {
             self.crd_rules(n, &format!("{p}.not"), false, false, meta);
         }
     }
@@ -933,7 +935,7 @@ impl Checker<'_> {
             }
             // (Items given as an array are refused on their own: `items must be a schema object`.)
             // An empty list of items converts to no schema at all, but is still a list here.
-            let items_array = s.unsupported.iter().any(|k| k == "items-array")
+            let items_array = s.unsupported().iter().any(|k| k == "items-array")
                 || self.raw.pointer(&format!("{}/items", s.pointer)).is_some_and(serde_json::Value::is_array);
             if s.items.is_none() && !items_array {
                 self.push(
