@@ -6,7 +6,8 @@
 //! buffer, positions are a character index into the text (a document's [`Lines`] turn it into a
 //! line and column), and an alias is one node naming the anchored node it repeats: the tape
 //! costs the size of the text, not of the value it expands to. Containers of more than
-//! [`INDEXED`] entries carry an index, so a lookup in a long list or mapping is not a search.
+//! [`INDEXED`] entries carry an index, so a lookup in a long list or mapping is not a search
+//! (a sequence of scalars needs none: its items are where their number says).
 //!
 //! Why not a tree of nodes: a tree costs an allocation per container and a pointer per child,
 //! and it was the larger part of a large document's memory (48 bytes a node, beside its value).
@@ -55,7 +56,6 @@ const _: () = assert!(size_of::<Node>() == 16);
 const MERGE: u8 = 1;
 /// A plain scalar beyond float64 (`1e400`), read as a string as go-yaml reads it.
 const BEYOND_FLOAT: u8 = 2;
-
 /// A mapping key its mapping wrote before (the first of a key is not flagged).
 const DUPLICATE: u8 = 4;
 
@@ -167,7 +167,7 @@ pub(super) struct Tape {
     pub(super) nodes: Vec<Node>,
     pub(super) strings: String,
     /// For each container of more than [`INDEXED`] entries, by its node's index: a sequence's
-    /// items' indices in order; a mapping's keys' indices sorted by key text (those of one text
+    /// items' indices in order (unless each item is one node); a mapping's keys' indices sorted by key text (those of one text
     /// in the order written, so the last is the one the value keeps), merge keys left out.
     pub(super) indexes: HashMap<u32, Box<[u32]>>,
 }
