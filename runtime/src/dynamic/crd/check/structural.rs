@@ -275,7 +275,7 @@ impl Checker<'_> {
         if let Some(a) = s.additional_properties_schema() {
             self.conversion(a, &format!("{p}.additionalProperties"));
         }
-        for (kw, list) in [("allOf", &s.all_of()), ("anyOf", &s.any_of()), ("oneOf", &s.one_of())] {
+        for (kw, list) in [("allOf", s.all_of()), ("anyOf", s.any_of()), ("oneOf", s.one_of())] {
             for (i, j) in list.iter().enumerate() {
                 self.conversion(j, &format!("{p}.{kw}[{i}]"));
             }
@@ -447,7 +447,7 @@ impl Checker<'_> {
         if in_junctor {
             self.junctor_forbidden(s, p);
         }
-        for (kw, list) in [("allOf", &s.all_of()), ("anyOf", &s.any_of()), ("oneOf", &s.one_of())] {
+        for (kw, list) in [("allOf", s.all_of()), ("anyOf", s.any_of()), ("oneOf", s.one_of())] {
             for (i, j) in list.iter().enumerate() {
                 let jp = format!("{p}.{kw}[{i}]");
                 // The int-or-string idioms may carry `type` inside the junctor.
@@ -706,7 +706,7 @@ impl Checker<'_> {
             };
             self.crd_rules(a, &format!("{p}.additionalProperties"), spine, false, &child_meta);
         }
-        for (kw, list) in [("allOf", &s.all_of()), ("anyOf", &s.any_of()), ("oneOf", &s.one_of())] {
+        for (kw, list) in [("allOf", s.all_of()), ("anyOf", s.any_of()), ("oneOf", s.one_of())] {
             for (i, j) in list.iter().enumerate() {
                 self.crd_rules(j, &format!("{p}.{kw}[{i}]"), false, false, meta);
             }
