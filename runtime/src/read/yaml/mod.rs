@@ -730,7 +730,13 @@ impl Conversion<'_> {
             }
             Kind::Map => {
                 let mut out = Map::new();
-                for key in tape.children(index).filter(|&k| !tape.nodes[k].is_merge()) {
+                let (mut merges, mut first_merge) = (0, None);
+                for key in tape.children(index) {
+                    if tape.nodes[key].is_merge() {
+                        merges += 1;
+                        first_merge.get_or_insert(key);
+                        continue;
+                    }
                     self.steps.push(Step::Key(key));
                     // Once, where it is written, not again in every alias to it.
                     if tape.nodes[key].is_duplicate() && self.alias_depth == 0 {
@@ -743,11 +749,11 @@ impl Conversion<'_> {
                 // `<<: *base` (or a list of them): keys of the merged maps fill in what the
                 // mapping does not set itself; earlier merge sources win over later ones. What
                 // they bring counts as aliased (it nearly always is `<<: *anchor`).
-                let merges = tape.children(index).filter(|&k| tape.nodes[k].is_merge()).collect::<Vec<_>>();
-                if let (Some(&first), 0) = (merges.first(), self.alias_depth) {
-                    self.alias_at = tape.nodes[first + 1].at;
+                let Some(first_merge) = first_merge else { return Ok(Value::Object(out)) };
+                if self.alias_depth == 0 {
+                    self.alias_at = tape.nodes[first_merge + 1].at;
                 }
-                self.alias_depth += merges.len();
+                self.alias_depth += merges;
                 for key in tape.merged(index) {
                     let text = tape.str(&tape.nodes[key]);
                     if out.contains_key(text) {
@@ -758,7 +764,7 @@ impl Conversion<'_> {
                     self.steps.pop();
                     out.insert(text.to_owned(), v?);
                 }
-                self.alias_depth -= merges.len();
+                self.alias_depth -= merges;
                 Value::Object(out)
             }
             _ => {

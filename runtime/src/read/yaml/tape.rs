@@ -201,7 +201,7 @@ impl Tape {
 
     /// The indices of a sequence's items, or of a mapping's keys (each value follows its key).
     pub(super) fn children(&self, container: usize) -> impl Iterator<Item = usize> + '_ {
-        let end = self.nodes[container].end(container);
+        let (end, is_map) = (self.nodes[container].end(container), self.nodes[container].kind == Kind::Map);
         let mut next = container + 1;
         std::iter::from_fn(move || {
             let child = next;
@@ -209,7 +209,7 @@ impl Tape {
                 return None;
             }
             next = self.nodes[child].end(child);
-            if self.nodes[container].kind == Kind::Map {
+            if is_map {
                 next = self.nodes[next].end(next);
             }
             Some(child)
