@@ -458,17 +458,15 @@ impl Schema {
         }
         fn forget_reading(s: &mut Schema) {
             s.pointer.clear();
-            if let Some(seldom) = s.seldom.written_mut() {
+            let mut seldom = s.seldom.written_mut();
+            if let Some(seldom) = seldom.as_deref_mut() {
                 seldom.unknown_keys.clear();
-                if seldom.title.as_deref() == Some("") {
-                    seldom.title = None;
-                }
                 seldom.all_of.iter_mut().chain(&mut seldom.any_of).chain(&mut seldom.one_of).for_each(forget_reading);
                 seldom.not.as_deref_mut().into_iter().for_each(forget_reading);
             }
-            for text in
-                [&mut s.type_, &mut s.format, &mut s.description, &mut s.pattern, &mut s.list_type, &mut s.map_type]
-            {
+            let texts =
+                [&mut s.type_, &mut s.format, &mut s.description, &mut s.pattern, &mut s.list_type, &mut s.map_type];
+            for text in texts.into_iter().chain(seldom.map(|seldom| &mut seldom.title)) {
                 if text.as_deref() == Some("") {
                     *text = None;
                 }
