@@ -625,7 +625,9 @@ fn validate(args: ValidateArgs) -> i32 {
     if args.summary {
         eprintln!("{}", crate::validate::report::summary(&report));
     }
-    if report.files.iter().any(Diagnostic::is_error) {
+    // A document the reader stopped in is input that could not be read, as a file that is not
+    // YAML is.
+    if report.files.iter().any(Diagnostic::is_error) || report.counts.unreadable > 0 {
         2
     } else {
         i32::from(report.any(Severity::Error) || (args.deny_warnings && report.any(Severity::Warning)))

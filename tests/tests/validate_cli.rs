@@ -21,22 +21,16 @@ fn validate_command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>
     run(args)
 }
 
+/// A finding as `document:line:column type message`.
+fn placed(f: &kubeskema_codegen::Diagnostic) -> String {
+    let pos = f.pos.unwrap();
+    format!("{}:{}:{} {} {}", f.document().unwrap(), pos.line, pos.column, f.code.name(), f.message)
+}
+
 #[test]
 fn every_problem_of_every_document_is_found_at_its_place() {
     let findings = validate(&[fixture("crds")], &[fixture("manifests/widgets.yaml")]).unwrap().findings;
-    let lines: Vec<String> = findings
-        .iter()
-        .map(|f| {
-            format!(
-                "{}:{}:{} {} {}",
-                f.document().unwrap(),
-                f.pos.unwrap().line,
-                f.pos.unwrap().column,
-                f.code.name(),
-                f.message
-            )
-        })
-        .collect();
+    let lines: Vec<String> = findings.iter().map(placed).collect();
     let expected = [
         "1:20:3 UnknownField unknown field \"spec.typo\"",
         "1:19:3 FieldValueInvalid spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
@@ -172,6 +166,49 @@ fn one_unreadable_manifest_does_not_hide_the_others() {
     assert_eq!(validate_command(args.into_iter().chain(manifests.iter().map(|m| m.as_os_str()))), 2);
 }
 
+/// A document the reader stops in (nested past the limit, a collection for a key, aliases that
+/// expand too far) is a finding at its place with the documents before it validated, and the
+/// run exits 2: the file's types were read from its events alone, which cannot tell, and such a
+/// document once ended its file silently (an invalid document after it passed, exit 0).
+#[test]
+fn a_document_the_reader_stops_in_is_a_finding_not_the_end_of_its_file() {
+    let dir = std::env::temp_dir().join(format!("kubeskema-unreadable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let widget = |name: &str, kind: &str, spec: &str| {
+        format!("apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: {name}}}\nspec:\n  type: {kind}\n{spec}")
+    };
+    let mut bomb = String::from("  junk:\n    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..9 {
+        bomb.push_str(&format!("    a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 10].join(", ")));
+    }
+    for (name, unreadable, place, message) in [
+        (
+            "deep.yaml",
+            format!("  deep: {}{}\n", "[".repeat(200), "]".repeat(200)),
+            "12:135",
+            "nesting deeper than 128 levels",
+        ),
+        ("key.yaml", "  x: {[a]: 1}\n".to_owned(), "12:7", "a mapping key must be a scalar"),
+        ("aliases.yaml", bomb, "16:14", "document contains excessive aliasing"),
+    ] {
+        let file = dir.join(name);
+        let text = [widget("before", "Nope", ""), widget("bad", "Small", &unreadable), widget("after", "Nope", "")];
+        std::fs::write(&file, text.join("---\n")).unwrap();
+        let report = validate(&[fixture("crds")], std::slice::from_ref(&file)).unwrap();
+        let found: Vec<String> = report.findings.iter().map(placed).collect();
+        assert!(
+            found[0].starts_with("0:5:3 FieldValueNotSupported spec.type"),
+            "{name}: the document before: {found:#?}"
+        );
+        assert_eq!(found.last().unwrap(), &format!("1:{place} YamlSyntax not valid YAML: {message}"), "{name}");
+        assert!(report.findings.iter().all(|f| f.document() != Some(2)), "{name}: the document after is not read");
+        assert_eq!((report.counts.invalid, report.counts.unreadable, report.counts.documents()), (1, 1, 2), "{name}");
+        let crds = fixture("crds");
+        assert_eq!(validate_command(["--crd".as_ref(), crds.as_os_str(), file.as_os_str()]), 2, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Input that cannot mean anything is said to be so: a document without apiVersion or kind,
 /// standard input named for both the CRDs and the manifests, a folder without CRDs.
 #[test]
@@ -287,4 +324,70 @@ fn numbers_yaml_reads_as_strings_are_explained() {
     assert!(replicas.human().contains("note: 1e400 does not fit"), "{}", replicas.human());
     assert_eq!(replicas.to_json()["note"], note);
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The pieces a stream of documents is made of in [`every_document_the_reader_reads_is_accounted_for`]:
+/// objects valid and not, an empty document, and each way a document can stop the reader.
+fn stream_piece() -> impl proptest::strategy::Strategy<Value = String> {
+    let widget = |spec: &str| format!("apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w}}\nspec:\n{spec}");
+    let mut aliases = String::from("  junk:\n    a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..6 {
+        aliases.push_str(&format!("    a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 10].join(", ")));
+    }
+    proptest::sample::select(vec![
+        widget("  type: Small\n"),
+        widget("  type: Nope\n"),
+        String::new(),
+        "{}\n".to_owned(),
+        widget(&format!("  type: Small\n  deep: {}{}\n", "[".repeat(129), "]".repeat(129))),
+        widget("  type: Small\n  x: {[a]: 1}\n"),
+        widget("  type: Small\n  x: {{a: 1}: 1}\n"),
+        widget(&format!("  type: Small\n{aliases}")),
+        widget("  type: Small\n  x: *nowhere\n"),
+        widget("  type: [unclosed\n"),
+    ])
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Whatever a stream holds, `validate` accounts for every document the reader hands on and
+    /// for where it stopped: each object it read is in the report, in order, and a stream the
+    /// reader stops in is a file error or an unreadable document at the reader's place, never a
+    /// run that ends early and passes.
+    #[test]
+    fn every_document_the_reader_reads_is_accounted_for(pieces in proptest::collection::vec(stream_piece(), 1..6)) {
+        let dir = std::env::temp_dir().join(format!("kubeskema-streams-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("stream.yaml");
+        let text = pieces.join("---\n");
+        std::fs::write(&file, &text).unwrap();
+        let mut read = Vec::new();
+        // Read as the CLI reads it: a stream that starts with `{` is JSON.
+        let stopped = kubeskema::yaml::parse_each(&text, kubeskema::yaml::looks_like_json(&text), &mut |doc| {
+            if !doc.value.is_null() {
+                read.push(doc.index);
+            }
+        });
+        let report = validate(&[fixture("crds")], std::slice::from_ref(&file)).unwrap();
+        let crds = fixture("crds");
+        let status = validate_command(["--crd".as_ref(), crds.as_os_str(), file.as_os_str()]);
+        let reported: Vec<usize> = report.documents.iter().map(|d| d.document).collect();
+        match stopped {
+            Ok(()) => {
+                proptest::prop_assert_eq!(&reported, &read);
+                proptest::prop_assert_eq!(report.counts.unreadable, 0);
+            }
+            Err(e) => {
+                proptest::prop_assert_eq!(status, 2, "the reader stopped: {}", e);
+                let file_error = report.files.iter().any(|f| f.pos == Some(e.pos) && f.detail.ends_with(&e.message));
+                let last = report.documents.last();
+                let unreadable = last.is_some_and(|d| d.verdict == kubeskema_codegen::__internal::manifests::Verdict::Unreadable && d.start == e.pos);
+                proptest::prop_assert!(file_error || unreadable, "{}: {:?} {:?}", e, report.files, last);
+                if unreadable {
+                    proptest::prop_assert_eq!(&reported[..reported.len() - 1], &read[..]);
+                }
+            }
+        }
+    }
 }

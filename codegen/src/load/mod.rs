@@ -230,16 +230,13 @@ pub fn reads_as_json(path: &Path, text: &str) -> bool {
 /// none is kept. Returns whether the whole text could be read (a syntax error is in `diags`).
 pub fn parse_text_each(path: &Path, text: &str, diags: &mut Vec<Diagnostic>, each: &mut dyn FnMut(Document)) -> bool {
     let json = reads_as_json(path, text);
-    yaml::parse_each(text, json, each)
-        .map_err(|e| {
-            diags.push(Diagnostic::file_error(
-                path,
-                Some(e.pos),
-                Code::YamlSyntax,
-                format!("not valid {}: {}", if json { "JSON" } else { "YAML" }, e.message),
-            ))
-        })
-        .is_ok()
+    yaml::parse_each(text, json, each).map_err(|e| diags.push(not_readable(path, json, &e))).is_ok()
+}
+
+/// A text the reader stopped in: where, and why.
+pub fn not_readable(path: &Path, json: bool, error: &yaml::YamlError) -> Diagnostic {
+    let detail = format!("not valid {}: {}", if json { "JSON" } else { "YAML" }, error.message);
+    Diagnostic::file_error(path, Some(error.pos), Code::YamlSyntax, detail)
 }
 
 /// Why `rev` is not a commit of the repository `file` is in, if it is not.

@@ -105,6 +105,10 @@ pub enum Verdict {
     Invalid,
     /// Not validated: its kind is skipped, or no schema is given for it and that is allowed.
     Skipped,
+    /// Not read: the reader stopped in it (nested too deep, aliased too much, a collection for
+    /// a key), and the rest of its file was not read. The run exits 2, as for a file that is
+    /// not YAML.
+    Unreadable,
 }
 
 /// One document and what became of it: what JUnit's test cases and the summary count.
@@ -188,12 +192,14 @@ pub struct Counts {
     pub invalid: usize,
     /// Documents skipped.
     pub skipped: usize,
+    /// Documents the reader stopped in.
+    pub unreadable: usize,
 }
 
 impl Counts {
     /// Every document.
     pub fn documents(&self) -> usize {
-        self.valid + self.invalid + self.skipped
+        self.valid + self.invalid + self.skipped + self.unreadable
     }
 
     fn add(&mut self, validated: &Validated) {
@@ -207,6 +213,7 @@ impl Counts {
             Verdict::Valid => self.valid += 1,
             Verdict::Invalid => self.invalid += 1,
             Verdict::Skipped => self.skipped += 1,
+            Verdict::Unreadable => self.unreadable += 1,
         }
     }
 }
@@ -309,8 +316,14 @@ pub fn validate_each(
     let old = read_old_objects(&request.old, &manifests, jobs, &limits, &mut files);
     schemas.compile_for(&needed, jobs);
     let total = manifests.iter().map(|m| m.documents).sum();
-    let validate = |manifest: &Manifest, doc: Document| {
-        let (mut findings, checked) = validate_document(&manifest.file, doc, &schemas, &old, &request.policy);
+    let validate = |manifest: &Manifest, read: Read| {
+        let Validated { mut findings, checked } = match read {
+            Ok(doc) => {
+                let (findings, checked) = validate_document(&manifest.file, doc, &schemas, &old, &request.policy);
+                Validated { findings, checked }
+            }
+            Err(unreadable) => unreadable.validated(&manifest.file),
+        };
         for f in &mut findings {
             let line = f.pos.and_then(|p| manifest.line(p.line));
             // A long line (a one-line JSON manifest) is not shown: copied into each of its
@@ -470,15 +483,64 @@ impl Manifest {
         Some(line.strip_suffix("\r\n").or_else(|| line.strip_suffix(['\n', '\r'])).unwrap_or(line))
     }
 
-    /// Hands each document that is not empty to `each`, as it is read.
-    fn each_document(&self, each: &mut dyn FnMut(Document)) {
-        // [`read_manifests`] read the same text without error.
-        let mut diags = Vec::new();
-        crate::load::parse_text_each(&self.file, &self.text, &mut diags, &mut |doc| {
+    /// Hands each document that is not empty to `each`, as it is read; then the document the
+    /// reader stopped in, if it stopped. [`read_manifests`] found the text's syntax sound, but
+    /// not always by reading it whole ([`kubeskema::yaml::scan_types`] reads its events only):
+    /// a document nested too deep, aliased too much or with a collection for a key is found
+    /// here, and is a finding, not the silent end of its file.
+    fn each_document(&self, each: &mut dyn FnMut(Read)) {
+        let json = crate::load::reads_as_json(&self.file, &self.text);
+        let mut next = 0;
+        let read = kubeskema::yaml::parse_each(&self.text, json, &mut |doc| {
+            next = doc.index + 1;
             if !doc.value.is_null() {
-                each(doc);
+                each(Ok(doc));
             }
         });
+        if let Err(error) = read {
+            each(Err(Unreadable { document: next, json, error }));
+        }
+    }
+}
+
+/// A document as read, or the one its file's reading stopped in.
+type Read = Result<Document, Unreadable>;
+
+/// The document a file's reading stopped in (as kubectl's reader stops at a document it
+/// cannot read): the documents after it are not read.
+struct Unreadable {
+    /// 0-based document index in the file.
+    document: usize,
+    /// Whether the file was read as JSON.
+    json: bool,
+    error: kubeskema::yaml::YamlError,
+}
+
+impl Unreadable {
+    /// The document's one finding and its verdict.
+    fn validated(&self, file: &Path) -> Validated {
+        let finding = crate::load::not_readable(file, self.json, &self.error);
+        let subject = Subject::Object {
+            document: self.document,
+            api_version: String::new(),
+            kind: String::new(),
+            name: String::new(),
+        };
+        let finding = Diagnostic { subject, ..finding }
+            .with_help("make this document readable: the documents after it in this file were not read");
+        let checked = Checked {
+            file: file.to_owned(),
+            document: self.document,
+            start: self.error.pos,
+            api_version: String::new(),
+            kind: String::new(),
+            name: String::new(),
+            verdict: Verdict::Unreadable,
+            skipped_because: None,
+            update: false,
+            native: false,
+        };
+        Validated { findings: vec![finding], checked }
     }
 }
 
@@ -586,7 +648,7 @@ fn read_manifests(
 
 /// Documents waiting to be validated, numbered in input order, shared by the threads that take
 /// them.
-type Queue<'m> = Arc<Mutex<std::sync::mpsc::Receiver<(usize, &'m Manifest, Document)>>>;
+type Queue<'m> = Arc<Mutex<std::sync::mpsc::Receiver<(usize, &'m Manifest, Read)>>>;
 
 /// Hands `f` of every document that is not empty to `each`, in file and document order, `f`
 /// run on `jobs` threads. The documents are parsed on one thread as they are needed, and at
@@ -596,7 +658,7 @@ type Queue<'m> = Arc<Mutex<std::sync::mpsc::Receiver<(usize, &'m Manifest, Docum
 fn each_document<R: Send>(
     manifests: &[Manifest],
     jobs: usize,
-    f: impl Fn(&Manifest, Document) -> R + Sync,
+    f: impl Fn(&Manifest, Read) -> R + Sync,
     each: &mut dyn FnMut(R),
 ) {
     let on_this_thread = |each: &mut dyn FnMut(R)| {

@@ -109,7 +109,10 @@ impl Diagnostic {
         use kubeskema::issue::{printable, printable_lines};
         let path = crate::diagnostic::shown(&self.file);
         let label = match &self.subject {
-            Subject::Object { kind, name, .. } => format!("{}/{}", printable(kind), printable(name)),
+            // A document that is no object (or could not be read) has neither.
+            Subject::Object { kind, name, .. } if !(kind.is_empty() && name.is_empty()) => {
+                format!("{}/{}", printable(kind), printable(name))
+            }
             _ => String::new(),
         };
         let message = printable_lines(&self.message);
@@ -219,8 +222,12 @@ pub fn summary(report: &Report) -> String {
     }
     let not_objects: String =
         not_objects.iter().map(|(what, n)| format!("; {} not read: {what}", count(*n, "file"))).collect();
+    let unreadable = match counts.unreadable {
+        0 => String::new(),
+        n => format!(", {n} unreadable"),
+    };
     format!(
-        "summary: {files}, {}: {} valid, {} invalid, {} skipped; {}{nothing}{not_objects}; {seconds:.2}s ({:.0} documents/s on {})",
+        "summary: {files}, {}: {} valid, {} invalid, {} skipped{unreadable}; {}{nothing}{not_objects}; {seconds:.2}s ({:.0} documents/s on {})",
         count(counts.documents(), "document"),
         counts.valid,
         counts.invalid,
