@@ -20,7 +20,7 @@ use kubeskema::yaml::{Document, Pos};
 use serde_json::Value;
 
 use crate::diagnostic::{Code, Diagnostic, Diagnostics, Severity, Subject};
-use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text, parse_text_each};
+use crate::load::{InputLimits, expand_paths, load_crds_then, parse_text};
 use crate::validate::native::{Kubernetes, NativeKind};
 
 /// What to validate and how: the CLI's arguments, as a value.
@@ -491,9 +491,9 @@ impl Manifest {
     fn each_document(&self, each: &mut dyn FnMut(Read)) {
         let json = crate::load::reads_as_json(&self.file, &self.text);
         let mut next = 0;
-        let read = kubeskema::yaml::parse_each(&self.text, json, &mut |doc| {
+        let read = kubeskema::yaml::read_each(&self.text, json, &mut |doc| {
             next = doc.index + 1;
-            if !doc.value.is_null() {
+            if !doc.is_null() {
                 each(Ok(doc));
             }
         });
@@ -503,8 +503,9 @@ impl Manifest {
     }
 }
 
-/// A document as read, or the one its file's reading stopped in.
-type Read = Result<Document, Unreadable>;
+/// A document as read (its value made as its validator prunes it), or the one its file's
+/// reading stopped in.
+type Read = Result<Document<()>, Unreadable>;
 
 /// The document a file's reading stopped in (as kubectl's reader stops at a document it
 /// cannot read): the documents after it are not read.
@@ -629,14 +630,22 @@ fn read_manifests(
         if let Some(scanned) = scanned {
             return Some((Manifest::new(file, text, scanned.documents), scanned.types));
         }
+        // Read, not converted: a document's value is made when it is validated, pruned.
         let mut parsed = kubeskema::yaml::ScannedTypes::default();
-        let read = parse_text_each(file, &text, diags, &mut |doc| {
-            if !doc.value.is_null() {
-                let (api_version, kind, _, _) = object_key(&doc.value);
+        let json = crate::load::reads_as_json(file, &text);
+        let read = kubeskema::yaml::read_each(&text, json, &mut |doc| {
+            if !doc.is_null() {
+                let (api_version, kind, _, _) = key_of(|p| doc.str_at(p));
                 parsed.add(api_version, kind);
             }
         });
-        read.then(|| (Manifest::new(file, text, parsed.documents), parsed.types))
+        match read {
+            Ok(()) => Some((Manifest::new(file, text, parsed.documents), parsed.types)),
+            Err(e) => {
+                diags.push(crate::load::not_readable(file, json, &e));
+                None
+            }
+        }
     });
     read.into_iter()
         .map(|(manifest, file_types)| {
@@ -737,7 +746,12 @@ fn each_document<R: Send>(
 type ObjectKey = (String, String, String, String);
 
 fn object_key(object: &Value) -> ObjectKey {
-    let text = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or_default().to_owned();
+    key_of(|p| object.pointer(p).and_then(Value::as_str))
+}
+
+/// The key of the object whose string at a JSON pointer is `at`'s.
+fn key_of<'v>(at: impl Fn(&str) -> Option<&'v str>) -> ObjectKey {
+    let text = |p: &str| at(p).unwrap_or_default().to_owned();
     (text("/apiVersion"), text("/kind"), text("/metadata/namespace"), text("/metadata/name"))
 }
 
@@ -824,19 +838,13 @@ fn crd_findings(file: &Path, doc: Document, mut checked: Checked) -> (Vec<Diagno
 
 fn validate_document(
     file: &Path,
-    mut doc: Document,
+    doc: Document<()>,
     schemas: &Schemas<'_>,
     old: &HashMap<ObjectKey, Value>,
     policy: &Policy,
 ) -> (Vec<Diagnostic>, Checked) {
-    let key = object_key(&doc.value);
+    let key = key_of(|p| doc.str_at(p));
     let (api_version, kind, _, name) = &key;
-    // A CRD is checked as the apiserver checks one ([`crd_findings`]), which needs its
-    // document whole.
-    let crd_document = (api_version == CRD_API_VERSION && kind == CRD_KIND).then(|| doc.clone());
-    // The document's value goes to the validator (a copy would double a large document's
-    // memory); its positions stay.
-    let object = std::mem::take(&mut doc.value);
     let doc = &doc;
     let mut findings = Vec::new();
     let finding = |severity, pointer: &str, field: String, code, detail: String, message: String| Diagnostic {
@@ -898,8 +906,9 @@ fn validate_document(
         findings.push(finding(Severity::Error, "/kind", "kind".into(), Code::RejectedKind, message.clone(), message));
         return (findings, checked);
     }
-    if let Some(crd) = crd_document {
-        return crd_findings(file, crd, checked);
+    // A CRD is checked as the apiserver checks one, which needs its document whole.
+    if api_version == CRD_API_VERSION && kind == CRD_KIND {
+        return crd_findings(file, doc.clone().converted(), checked);
     }
     let Some((validator, schema)) = schemas.validator(api_version, kind) else {
         let message = format!("no CRD or OpenAPI schema given for {api_version} {kind}");
@@ -940,8 +949,8 @@ fn validate_document(
     let previous = old.get(&key);
     checked.update = previous.is_some();
     let outcome: Outcome = match previous {
-        Some(previous) => validator.validate_update_owned(object, previous),
-        None => validator.validate_create_owned(object),
+        Some(previous) => validator.validate_update_read(doc, previous),
+        None => validator.validate_create_read(doc),
     };
     for unknown in &outcome.pruned {
         let detail = kubeskema::decode::strict_issue(unknown.clone(), "unknown").detail;

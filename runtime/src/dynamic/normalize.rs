@@ -5,6 +5,8 @@
 use serde_json::Value;
 
 use crate::dynamic::default::Defaults;
+#[cfg(feature = "yaml")]
+use crate::dynamic::prune::Pruning;
 use crate::dynamic::prune::prune_resource_and_nulls;
 use crate::schema::Schema;
 use crate::types::meta::ObjectMeta;
@@ -53,11 +55,38 @@ impl<'s> Normalizer<'s> {
             coerce_metadata(meta, "metadata")?;
         }
         let pruned = prune_resource_and_nulls(object, self.root);
+        self.after_pruning(object)?;
+        Ok(Normalized { pruned })
+    }
+
+    /// The pruning of a custom resource's document as it is converted
+    /// ([`crate::read::yaml::Document::value_selected`]), for [`Normalizer::normalize_pruned`].
+    #[cfg(feature = "yaml")]
+    pub fn pruning<'t>(&self) -> Pruning<'s, 't> {
+        Pruning::of_resource(self.root)
+    }
+
+    /// [`Normalizer::normalize`] of a custom resource `pruning` converted: its steps but
+    /// pruning, in the same order (pruning's of root `metadata` after its round trip through
+    /// `ObjectMeta`; the rest of pruning, done as the object was converted, touches no
+    /// `metadata` the round trip reads).
+    #[cfg(feature = "yaml")]
+    pub fn normalize_pruned(&self, object: &mut Value, pruning: Pruning<'_, '_>) -> Result<Normalized, MetadataError> {
+        if let Some(meta) = object.get_mut("metadata") {
+            coerce_metadata(meta, "metadata")?;
+        }
+        let pruned = pruning.finish(object);
+        self.after_pruning(object)?;
+        Ok(Normalized { pruned })
+    }
+
+    /// What follows pruning: embedded `metadata`, defaults.
+    fn after_pruning(&self, object: &mut Value) -> Result<(), MetadataError> {
         if self.embeds_resources {
             coerce_embedded(object, self.root, &String::new, true)?;
         }
         self.defaults.apply(object);
-        Ok(Normalized { pruned })
+        Ok(())
     }
 }
 

@@ -147,6 +147,13 @@ fn go_value(v: &Value) -> String {
     }
 }
 
+/// The pruning a document's conversion did ([`ResourceValidator::validate_create_read`]).
+#[cfg(feature = "yaml")]
+type PruningDone<'s, 't> = crate::dynamic::prune::Pruning<'s, 't>;
+/// Without YAML no document is converted: there is never one.
+#[cfg(not(feature = "yaml"))]
+type PruningDone<'s, 't> = std::convert::Infallible;
+
 /// Validates objects of one CRD version; build once, use for many objects.
 pub struct ResourceValidator<'a> {
     crd: &'a Crd,
@@ -193,14 +200,40 @@ impl<'a> ResourceValidator<'a> {
 
     /// Validates an object as the apiserver does on create.
     pub fn validate_create(&self, object: &Value) -> Outcome {
-        self.run(object.clone(), None)
+        self.run(object.clone(), None, None)
     }
 
     /// [`ResourceValidator::validate_create`] of an object the caller gives up: no copy of it
     /// is made (a copy costs as much memory as the object); the outcome's `object` is it,
     /// defaulted and pruned.
     pub fn validate_create_owned(&self, object: Value) -> Outcome {
-        self.run(object, None)
+        self.run(object, None, None)
+    }
+
+    /// [`ResourceValidator::validate_create`] of a document as read
+    /// ([`crate::read::yaml::read_each`]): its value is made pruned, so that unknown fields
+    /// never become values (a large one costs its text, not a `Value` 16 times its size). The
+    /// outcome is the one of its whole value.
+    #[cfg(feature = "yaml")]
+    pub fn validate_create_read(&self, doc: &crate::read::yaml::Document<()>) -> Outcome {
+        self.run_read(doc, None)
+    }
+
+    /// [`ResourceValidator::validate_update`] of a document as read, as
+    /// [`ResourceValidator::validate_create_read`].
+    #[cfg(feature = "yaml")]
+    pub fn validate_update_read(&self, doc: &crate::read::yaml::Document<()>, old: &Value) -> Outcome {
+        self.run_read(doc, Some(&self.stored(old)))
+    }
+
+    #[cfg(feature = "yaml")]
+    fn run_read(&self, doc: &crate::read::yaml::Document<()>, old: Option<&Value>) -> Outcome {
+        let mut pruning = match &self.normalizer {
+            Some(normalizer) => normalizer.pruning(),
+            None => crate::dynamic::prune::Pruning::none(),
+        };
+        let object = doc.value_selected(&mut pruning);
+        self.run(object, Some(pruning), old)
     }
 
     /// Validates an update from `old` (the stored object) to `object`, as the apiserver does:
@@ -213,16 +246,22 @@ impl<'a> ResourceValidator<'a> {
     /// [`ResourceValidator::validate_update`] of an object the caller gives up, as
     /// [`ResourceValidator::validate_create_owned`].
     pub fn validate_update_owned(&self, object: Value, old: &Value) -> Outcome {
-        // The stored object is read back through the same decoding (defaults included).
+        self.run(object, None, Some(&self.stored(old)))
+    }
+
+    /// The stored object `old`, read back through the same decoding (defaults included).
+    fn stored(&self, old: &Value) -> Value {
         let mut old = old.clone();
         if let Some(normalizer) = &self.normalizer {
             // Undecodable metadata cannot be stored: nothing of it to compare with then.
             let _ = normalizer.normalize(&mut old);
         }
-        self.run(object, Some(&old))
+        old
     }
 
-    fn run(&self, mut obj: Value, old: Option<&Value>) -> Outcome {
+    /// Validates `obj`; `pruning`: the pruning its conversion did, when it was converted
+    /// from a document as read (not pruned again).
+    fn run(&self, mut obj: Value, pruning: Option<PruningDone<'_, '_>>, old: Option<&Value>) -> Outcome {
         let mut issues = Vec::new();
         let mut pruned = Vec::new();
         if let Some(normalizer) = &self.normalizer {
@@ -239,7 +278,12 @@ impl<'a> ResourceValidator<'a> {
                 );
                 return Outcome { object: obj, pruned, issues, warnings: Vec::new() };
             }
-            match normalizer.normalize(&mut obj) {
+            let normalized = match pruning {
+                #[cfg(feature = "yaml")]
+                Some(pruning) => normalizer.normalize_pruned(&mut obj, pruning),
+                _ => normalizer.normalize(&mut obj),
+            };
+            match normalized {
                 Ok(n) => pruned = n.pruned,
                 Err(e) => {
                     // The apiserver cannot decode the object at all (400).
@@ -375,6 +419,49 @@ mod tests {
             .iter()
             .map(ToString::to_string)
             .collect()
+    }
+
+    #[cfg(feature = "yaml")]
+    proptest::proptest! {
+        /// A document validated as read (its value made pruned) has the outcome of its whole
+        /// value validated: the same issues, pruned fields and warnings, and the same object
+        /// where the apiserver goes on with one (not after metadata it refuses to decode).
+        #[test]
+        fn a_document_validated_as_read_is_its_value_validated(
+            spec in crate::dynamic::prune::tests::json_with_keys(vec!["a", "n", "d", "l", "m", "x", "zz"]),
+            labels in proptest::collection::btree_map("[a-c]", proptest::prop_oneof![
+                proptest::strategy::Just(json!("v")), proptest::strategy::Just(json!(null)),
+                proptest::strategy::Just(json!(1)), proptest::strategy::Just(json!({"a": null}))], 0..3),
+            name in proptest::prop_oneof![proptest::strategy::Just(json!("w")), proptest::strategy::Just(json!(null)),
+                proptest::strategy::Just(json!(7))],
+            update in proptest::prelude::any::<bool>(),
+        ) {
+            let c = crd(json!({"type": "object", "properties": {
+                "metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 3},
+                    "labels": {"type": "object", "additionalProperties": {"type": "string"}}}},
+                "spec": {"type": "object", "required": ["d"], "properties": {
+                    "a": {"type": "string", "enum": ["s"]}, "n": {"type": "integer", "nullable": true},
+                    "d": {"type": "integer", "default": 1, "minimum": 2},
+                    "l": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+                    "m": {"type": "object", "additionalProperties": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+                    "x": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}));
+            let v = ResourceValidator::new(&c, &c.versions[0]);
+            let object = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                "metadata": {"name": name, "labels": labels}, "spec": spec});
+            let mut read = Vec::new();
+            crate::read::yaml::read_each(&object.to_string(), true, &mut |doc| read.push(doc)).unwrap();
+            let old = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"d": 1}});
+            let (whole, as_read) = match update {
+                true => (v.validate_update(&object, &old), v.validate_update_read(&read[0], &old)),
+                false => (v.validate_create(&object), v.validate_create_read(&read[0])),
+            };
+            proptest::prop_assert_eq!(&whole.issues, &as_read.issues);
+            proptest::prop_assert_eq!(&whole.pruned, &as_read.pruned);
+            proptest::prop_assert_eq!(&whole.warnings, &as_read.warnings);
+            if !whole.issues.iter().any(|i| i.path.openapi() == "metadata") {
+                proptest::prop_assert_eq!(&whole.object, &as_read.object);
+            }
+        }
     }
 
     #[test]

@@ -56,13 +56,15 @@ pub struct DuplicateKey {
     pub first: Pos,
 }
 
-/// One document of a YAML stream, converted to JSON.
+/// One document of a YAML stream, converted to JSON; or, as [`read_each`] hands it on, as read
+/// (`Document<()>`), its value made when asked for and with only what is wanted of it
+/// ([`Document::value_selected`]).
 #[derive(Clone, Debug)]
-pub struct Document {
+pub struct Document<V = Value> {
     /// 0-based index of the document in its stream.
     pub index: usize,
     /// The document as JSON (`null` for an empty document).
-    pub value: Value,
+    pub value: V,
     /// Where the document starts.
     pub start: Pos,
     /// Keys that appeared more than once in a mapping.
@@ -84,7 +86,7 @@ struct Nodes {
     root: usize,
 }
 
-impl Document {
+impl<V> Document<V> {
     /// Where the value at a JSON pointer starts (`""` is the whole document).
     pub fn position(&self, pointer: &str) -> Option<Pos> {
         let nodes = self.nodes.as_ref()?;
@@ -123,10 +125,17 @@ impl Document {
     /// Where the node at a JSON pointer stands, and its mapping key if it has one (character
     /// indices into the text).
     fn find(&self, pointer: &str) -> Option<(u32, Option<u32>)> {
+        let Nodes { tape, .. } = self.nodes.as_ref()?;
+        let (node, key) = self.node(pointer)?;
+        Some((tape.nodes[node].at, key.map(|k| tape.nodes[k].at)))
+    }
+
+    /// The node at a JSON pointer, and its mapping key's if it has one.
+    fn node(&self, pointer: &str) -> Option<(usize, Option<usize>)> {
         let Nodes { tape, root, .. } = self.nodes.as_ref()?;
         let (mut node, mut key) = (*root, None);
         if pointer.is_empty() {
-            return Some((tape.nodes[node].at, None));
+            return Some((node, None));
         }
         for token in pointer.strip_prefix('/')?.split('/') {
             let token = crate::report::path::unescape_token(token);
@@ -137,13 +146,75 @@ impl Document {
                 Kind::Seq => (tape.item(container, token.parse::<usize>().ok()?)?, None),
                 Kind::Map => {
                     let k = tape.get(container, &token)?;
-                    (k + 1, Some(tape.nodes[k].at))
+                    (k + 1, Some(k))
                 }
                 _ => return None,
             };
         }
-        Some((tape.nodes[node].at, key))
+        Some((node, key))
     }
+}
+
+impl Document<()> {
+    /// Whether the document's value is `null` (an empty document is).
+    pub fn is_null(&self) -> bool {
+        self.nodes.as_ref().is_none_or(|Nodes { tape, root, .. }| tape.is_null(tape.target(*root)))
+    }
+
+    /// The string at a JSON pointer, if a string is there: what the converted value holds
+    /// there, read without converting it (a document's `apiVersion` and `kind`).
+    pub fn str_at(&self, pointer: &str) -> Option<&str> {
+        let Nodes { tape, .. } = self.nodes.as_ref()?;
+        let node = tape.target(self.node(pointer)?.0);
+        (tape.nodes[node].kind == Kind::Str).then(|| tape.str(&tape.nodes[node]))
+    }
+
+    /// The document's value, with what `select` leaves out left out (pruning's unknown
+    /// fields never become values).
+    pub fn value_selected<'t>(&'t self, select: &mut impl Select<'t>) -> Value {
+        let Some(Nodes { tape, lines, root }) = &self.nodes else { return Value::Null };
+        let mut conversion = Conversion::new(tape, lines, false);
+        // Counted and checked when the document was read: the conversion cannot fail.
+        conversion.convert(*root, Some(select)).unwrap_or_default()
+    }
+
+    /// The document, its value converted whole.
+    pub fn converted(self) -> Document {
+        let value = self.value_selected(&mut Everything);
+        Document {
+            index: self.index,
+            value,
+            start: self.start,
+            duplicates: self.duplicates,
+            out_of_range: self.out_of_range,
+            nodes: self.nodes,
+        }
+    }
+}
+
+/// What a document's conversion to JSON keeps ([`Document::value_selected`]): asked at each
+/// entry of a mapping and each item of a sequence as the conversion goes down, in the order
+/// the converted value has them (an entry's last duplicate; the keys a `<<` merge brings after
+/// the mapping's own). `'t` is the document's: keys are borrowed from it.
+pub trait Select<'t> {
+    /// Whether the value of the mapping entry `key` is converted (`is_null`: the value is
+    /// `null`). If it is, the conversion goes down into it, and comes [`Select::up`] after.
+    fn key(&mut self, key: &'t str, is_null: bool) -> bool;
+    /// The conversion goes down into a sequence's item, and comes [`Select::up`] after.
+    fn item(&mut self, index: usize);
+    /// The conversion is done with the entry or item it went down into.
+    fn up(&mut self);
+}
+
+/// Selects everything: the whole value.
+struct Everything;
+
+impl Select<'_> for Everything {
+    fn key(&mut self, _: &str, _: bool) -> bool {
+        true
+    }
+    fn item(&mut self, _: usize) {}
+    fn up(&mut self) {}
 }
 
 /// Why a YAML text could not be read.
@@ -190,6 +261,18 @@ fn parse(text: &str, json: bool) -> Result<Vec<Document>, YamlError> {
 /// the memory of its largest document, not of all of them. Stops at the first syntax error,
 /// after the documents before it were handed on.
 pub fn parse_each(text: &str, json: bool, each: &mut dyn FnMut(Document)) -> Result<(), YamlError> {
+    stream(text, json, Hand::Converted(each))
+}
+
+/// [`parse_each`], each document handed on as read: its duplicates, numbers beyond float64 and
+/// aliases found and checked, its value not made ([`Document::value_selected`] makes what is
+/// wanted of it, [`Document::converted`] all of it). What a validator that prunes unknown
+/// fields reads: they never become values.
+pub fn read_each(text: &str, json: bool, each: &mut dyn FnMut(Document<()>)) -> Result<(), YamlError> {
+    stream(text, json, Hand::AsRead(each))
+}
+
+fn stream(text: &str, json: bool, each: Hand<'_>) -> Result<(), YamlError> {
     if u32::try_from(text.len()).is_err() {
         let message = "a text over 4 GiB is not read: split it into files of fewer documents".into();
         return Err(YamlError { pos: Pos { line: 1, column: 1 }, message });
@@ -443,9 +526,15 @@ impl Frame {
     }
 }
 
+/// Where each document goes when it ends: converted, or as read.
+enum Hand<'e> {
+    Converted(&'e mut dyn FnMut(Document)),
+    AsRead(&'e mut dyn FnMut(Document<()>)),
+}
+
 struct Builder<'e> {
     /// Where each document goes when it ends.
-    each: &'e mut dyn FnMut(Document),
+    each: Hand<'e>,
     /// Documents ended so far.
     count: usize,
     /// The document being read.
@@ -638,24 +727,30 @@ impl Builder<'_> {
             tape.nodes.shrink_to_fit();
             tape.strings.shrink_to_fit();
             lines.finish();
-            let mut conversion = Conversion {
-                tape: &tape,
-                lines: &lines,
-                steps: Vec::new(),
-                duplicates: Vec::new(),
-                out_of_range: Vec::new(),
-                decoded: 0,
-                aliased: 0,
-                alias_depth: 0,
-                alias_at: 0,
+            let mut conversion = Conversion::new(&tape, &lines, true);
+            // A document handed on as read is counted and checked all the same: an error
+            // stops the stream here, whichever way it is read.
+            let select = match self.each {
+                Hand::Converted(_) => Some(&mut Everything),
+                Hand::AsRead(_) => None,
             };
-            doc.value = conversion.convert(root)?;
+            doc.value = conversion.convert(root, select)?;
             doc.duplicates = conversion.duplicates;
             doc.out_of_range = conversion.out_of_range;
             doc.nodes = Some(Nodes { tape, lines, root });
         }
         self.count += 1;
-        (self.each)(doc);
+        match &mut self.each {
+            Hand::Converted(each) => each(doc),
+            Hand::AsRead(each) => each(Document {
+                index: doc.index,
+                value: (),
+                start: doc.start,
+                duplicates: doc.duplicates,
+                out_of_range: doc.out_of_range,
+                nodes: doc.nodes,
+            }),
+        }
         Ok(())
     }
 }
@@ -681,6 +776,9 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
 struct Conversion<'a> {
     tape: &'a Tape,
     lines: &'a Lines,
+    /// Whether nodes are counted and duplicates and numbers beyond float64 recorded: when the
+    /// document is read, not again when a value is made of a document read before.
+    counting: bool,
     /// The steps down to the node being converted: spelled out as a JSON pointer only where
     /// something is reported (a duplicate key, a number beyond float64), not at every node.
     steps: Vec<Step>,
@@ -704,32 +802,73 @@ enum Step {
     Key(usize),
 }
 
-impl Conversion<'_> {
-    fn convert(&mut self, index: usize) -> Result<Value, YamlError> {
+impl<'a> Conversion<'a> {
+    fn new(tape: &'a Tape, lines: &'a Lines, counting: bool) -> Self {
+        Conversion {
+            tape,
+            lines,
+            counting,
+            steps: Vec::new(),
+            duplicates: Vec::new(),
+            out_of_range: Vec::new(),
+            decoded: 0,
+            aliased: 0,
+            alias_depth: 0,
+            alias_at: 0,
+        }
+    }
+
+    /// The value of the node at `index`, with what `select` selects; with no selection, no
+    /// value: the node is only counted and checked.
+    fn convert<S: Select<'a> + ?Sized>(
+        &mut self,
+        index: usize,
+        mut select: Option<&mut S>,
+    ) -> Result<Value, YamlError> {
         let tape = self.tape;
         let node = tape.nodes[index];
+        if select.is_none() && !self.counting {
+            return Ok(Value::Null);
+        }
         if node.kind == Kind::Alias {
             if self.alias_depth == 0 {
                 self.alias_at = node.at;
             }
             self.alias_depth += 1;
-            let value = self.convert(tape.target(index));
+            let value = self.convert(tape.target(index), select);
             self.alias_depth -= 1;
             return value;
         }
-        self.count()?;
+        if self.counting {
+            self.count()?;
+        }
         Ok(match node.kind {
             Kind::Seq => {
-                let mut out = Vec::with_capacity(node.count());
+                let mut out = Vec::with_capacity(if select.is_some() { node.count() } else { 0 });
                 for (i, item) in tape.children(index).enumerate() {
                     self.steps.push(Step::Item(i));
-                    out.push(self.convert(item)?);
+                    if let Some(select) = select.as_deref_mut() {
+                        select.item(i);
+                        out.push(self.convert(item, Some(&mut *select))?);
+                        select.up();
+                    } else {
+                        self.convert(item, None::<&mut S>)?;
+                    }
                     self.steps.pop();
                 }
                 Value::Array(out)
             }
             Kind::Map => {
                 let mut out = Map::new();
+                // Made once a value is: an entry written again is converted where it is
+                // last written (the value keeps the last), not where it is first.
+                let last = (select.is_some() && !self.counting && node.has_duplicates()).then(|| {
+                    let mut last = HashMap::new();
+                    for key in tape.children(index).filter(|&k| !tape.nodes[k].is_merge()) {
+                        last.insert(tape.str(&tape.nodes[key]), key);
+                    }
+                    last
+                });
                 let (mut merges, mut first_merge) = (0, None);
                 for key in tape.children(index) {
                     if tape.nodes[key].is_merge() {
@@ -737,14 +876,17 @@ impl Conversion<'_> {
                         first_merge.get_or_insert(key);
                         continue;
                     }
+                    let text = tape.str(&tape.nodes[key]);
+                    if last.as_ref().is_some_and(|last| last[text] != key) {
+                        continue;
+                    }
                     self.steps.push(Step::Key(key));
                     // Once, where it is written, not again in every alias to it.
-                    if tape.nodes[key].is_duplicate() && self.alias_depth == 0 {
+                    if self.counting && tape.nodes[key].is_duplicate() && self.alias_depth == 0 {
                         self.duplicate(index, key);
                     }
-                    let v = self.convert(key + 1)?;
+                    self.entry(key, &mut out, select.as_deref_mut())?;
                     self.steps.pop();
-                    out.insert(tape.str(&tape.nodes[key]).to_owned(), v);
                 }
                 // `<<: *base` (or a list of them): keys of the merged maps fill in what the
                 // mapping does not set itself; earlier merge sources win over later ones. What
@@ -754,26 +896,61 @@ impl Conversion<'_> {
                     self.alias_at = tape.nodes[first_merge + 1].at;
                 }
                 self.alias_depth += merges;
+                // The keys set so far, whether or not the selection kept their values.
+                let mut set: HashSet<&str> = tape
+                    .children(index)
+                    .filter(|&k| !tape.nodes[k].is_merge())
+                    .map(|k| tape.str(&tape.nodes[k]))
+                    .collect();
                 for key in tape.merged(index) {
-                    let text = tape.str(&tape.nodes[key]);
-                    if out.contains_key(text) {
+                    if !set.insert(tape.str(&tape.nodes[key])) {
                         continue;
                     }
                     self.steps.push(Step::Key(key));
-                    let v = self.convert(key + 1);
+                    let converted = self.entry(key, &mut out, select.as_deref_mut());
                     self.steps.pop();
-                    out.insert(text.to_owned(), v?);
+                    converted?;
                 }
                 self.alias_depth -= merges;
                 Value::Object(out)
             }
             _ => {
-                if node.is_beyond_float() {
+                if self.counting && node.is_beyond_float() {
                     self.out_of_range.push(self.pointer());
+                }
+                if select.is_none() {
+                    return Ok(Value::Null);
                 }
                 tape.scalar(&node)
             }
         })
+    }
+
+    /// Converts the value of the mapping entry whose key is the node `key` into `out`, if the
+    /// selection keeps it (and counts it all the same).
+    fn entry<S: Select<'a> + ?Sized>(
+        &mut self,
+        key: usize,
+        out: &mut Map<String, Value>,
+        select: Option<&mut S>,
+    ) -> Result<(), YamlError> {
+        let tape = self.tape;
+        let text = tape.str(&tape.nodes[key]);
+        match select {
+            Some(select) => {
+                if select.key(text, tape.is_null(tape.target(key + 1))) {
+                    let value = self.convert(key + 1, Some(&mut *select));
+                    select.up();
+                    out.insert(text.to_owned(), value?);
+                } else if self.counting {
+                    self.convert(key + 1, None::<&mut S>)?;
+                }
+            }
+            None => {
+                self.convert(key + 1, None::<&mut S>)?;
+            }
+        }
+        Ok(())
     }
 
     /// Records a key the mapping wrote before, with where it first stood.

@@ -58,6 +58,8 @@ const MERGE: u8 = 1;
 const BEYOND_FLOAT: u8 = 2;
 /// A mapping key its mapping wrote before (the first of a key is not flagged).
 const DUPLICATE: u8 = 4;
+/// A mapping that writes a key more than once.
+const HAS_DUPLICATES: u8 = 8;
 
 /// Containers with more entries than this get an index.
 pub(super) const INDEXED: usize = 16;
@@ -123,6 +125,10 @@ impl Node {
         self.flags & DUPLICATE != 0
     }
 
+    pub(super) fn has_duplicates(&self) -> bool {
+        self.flags & HAS_DUPLICATES != 0
+    }
+
     pub(super) fn is_beyond_float(&self) -> bool {
         self.flags & BEYOND_FLOAT != 0
     }
@@ -184,6 +190,16 @@ impl Tape {
         match self.nodes[index].kind {
             Kind::Alias => self.nodes[index].target(),
             _ => index,
+        }
+    }
+
+    /// Whether a node converts to `null`: a null, or a float JSON has no number for (`.nan`).
+    pub(super) fn is_null(&self, index: usize) -> bool {
+        let node = &self.nodes[index];
+        match node.kind {
+            Kind::Null => true,
+            Kind::Float => !f64::from_bits(node.payload).is_finite(),
+            _ => false,
         }
     }
 
@@ -278,6 +294,9 @@ impl Tape {
                     .collect()
             }
         };
+        if !repeated.is_empty() {
+            self.nodes[map].flags |= HAS_DUPLICATES;
+        }
         for k in repeated {
             self.nodes[k as usize].flags |= DUPLICATE;
         }
