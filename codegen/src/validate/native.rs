@@ -131,24 +131,39 @@ pub fn builtin(needed: &HashSet<(String, String)>, diags: &mut Vec<Diagnostic>) 
     if wanted.is_empty() {
         return Vec::new();
     }
-    let mut reached = Map::new();
-    while let Some(name) = wanted.pop() {
-        let Some(line) = schemas.get(name).filter(|_| !reached.contains_key(name)) else { continue };
-        let schema = parse(line);
-        references(&schema, &mut |target| wanted.extend(schemas.get_key_value(target).map(|(name, _)| *name)));
-        reached.insert(name.to_owned(), schema);
-    }
+    let wanted = wanted.into_iter().map(str::to_owned).collect();
+    let reached = reached(wanted, |name| schemas.get(name).map(|line| parse(line)));
     let paths: Map<String, Value> = paths.iter().map(|(path, line)| ((*path).to_owned(), parse(line))).collect();
-    // Built, not `json!`ed: the macro would serialize the schemas into a copy.
-    let components = Map::from_iter([("schemas".to_owned(), Value::Object(reached))]);
-    let document = Value::Object(Map::from_iter([
-        ("paths".to_owned(), Value::Object(paths)),
-        ("components".to_owned(), Value::Object(components)),
-    ]));
+    let document = document_of(paths, reached);
     let file = PathBuf::from(format!("<Kubernetes {BUILTIN_VERSION}>"));
     let mut out = Vec::new();
     kinds_of_document(&file, None, &document, BUILTIN.len(), needed, diags, &mut out);
     out
+}
+
+/// The schemas `wanted` names and those they reach through `$ref`s, by name; `schema` gives
+/// one by name, made only when it is reached.
+fn reached(mut wanted: Vec<String>, schema: impl Fn(&str) -> Option<Value>) -> Map<String, Value> {
+    let mut reached = Map::new();
+    while let Some(name) = wanted.pop() {
+        if reached.contains_key(&name) {
+            continue;
+        }
+        let Some(schema) = schema(&name) else { continue };
+        references(&schema, &mut |target| wanted.push(target.to_owned()));
+        reached.insert(name, schema);
+    }
+    reached
+}
+
+/// An OpenAPI document of `paths` and `schemas`: what [`kinds_of_document`] reads. Built, not
+/// `json!`ed: the macro would serialize the schemas into a copy.
+fn document_of(paths: Map<String, Value>, schemas: Map<String, Value>) -> Value {
+    let components = Map::from_iter([("schemas".to_owned(), Value::Object(schemas))]);
+    Value::Object(Map::from_iter([
+        ("paths".to_owned(), Value::Object(paths)),
+        ("components".to_owned(), Value::Object(components)),
+    ]))
 }
 
 /// [`BUILTIN`]'s paths and schemas, each name with the line of JSON that is its value.
@@ -203,20 +218,66 @@ fn kinds_of_file(
     needed: &HashSet<(String, String)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<NativeKind> {
-    // Each document's start is the only place said (positions would double its memory).
-    let mut documents = Vec::new();
-    let read = crate::load::parse_text_each(file, text, diags, &mut |mut doc| {
-        doc.forget_positions();
-        documents.push(doc);
+    let json = crate::load::reads_as_json(file, text);
+    let mut out = Vec::new();
+    let mut found = Vec::new();
+    let read = kubeskema::yaml::read_each(text, json, &mut |doc| {
+        if !doc.is_null() {
+            let (start, document) = (doc.start, needed_part(&doc, needed));
+            // Its nodes go before its kinds are inlined: only the start is said.
+            drop(doc);
+            kinds_of_document(file, Some(start), &document, text.len(), needed, &mut found, &mut out);
+        }
     });
-    if !read {
+    if let Err(e) = read {
+        diags.push(crate::load::not_readable(file, json, &e));
         return Vec::new();
     }
-    let mut out = Vec::new();
-    for doc in documents.iter().filter(|d| !d.value.is_null()) {
-        kinds_of_document(file, Some(doc.start), &doc.value, text.len(), needed, diags, &mut out);
-    }
+    diags.append(&mut found);
     out
+}
+
+/// What of an OpenAPI document as read [`kinds_of_document`] reads for the `needed` kinds: the
+/// schemas they reach and the kinds its paths name, the rest never converted (an OpenAPI
+/// document is mostly other kinds, descriptions and operations). `null` when the document has
+/// no `components.schemas`.
+fn needed_part(doc: &kubeskema::yaml::Document<()>, needed: &HashSet<(String, String)>) -> Value {
+    use kubeskema::path::escape_token;
+    let Some(names) = doc.keys_at("/components/schemas") else { return Value::Null };
+    let at = |name: &str| format!("/components/schemas/{}", escape_token(name));
+    let gvks = |at: &str| doc.value_at(&format!("{at}/x-kubernetes-group-version-kind"));
+    let wanted = names
+        .into_iter()
+        .filter(|name| !needed_kinds(gvks(&at(name)).as_ref(), needed).is_empty())
+        .map(str::to_owned)
+        .collect();
+    let schemas = reached(wanted, |name| doc.value_at(&at(name)));
+    let mut paths = Map::new();
+    for path in doc.keys_at("/paths").unwrap_or_default() {
+        let path_at = format!("/paths/{}", escape_token(path));
+        let mut operations = Map::new();
+        for operation in doc.keys_at(&path_at).unwrap_or_default() {
+            if let Some(gvk) = gvks(&format!("{path_at}/{}", escape_token(operation))) {
+                operations.insert(operation.to_owned(), json!({"x-kubernetes-group-version-kind": gvk}));
+            }
+        }
+        paths.insert(path.to_owned(), Value::Object(operations));
+    }
+    document_of(paths, schemas)
+}
+
+/// The group, version and kind of each of a schema's `x-kubernetes-group-version-kind` that is
+/// `needed`.
+fn needed_kinds(gvks: Option<&Value>, needed: &HashSet<(String, String)>) -> Vec<(String, String, String)> {
+    let gvks = gvks.and_then(Value::as_array).into_iter().flatten();
+    gvks.filter_map(|gvk| {
+        let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let (group, version, kind) = (text("group"), text("version"), text("kind"));
+        let api_version = kubeskema::crd::api_version(&group, &version);
+        (!version.is_empty() && !kind.is_empty() && needed.contains(&(api_version, kind.clone())))
+            .then_some((group, version, kind))
+    })
+    .collect()
 }
 
 /// The `needed` kinds of one OpenAPI document (`document_len` bytes of text) into `out`.
@@ -246,13 +307,7 @@ fn kinds_of_document(
     // a default) would otherwise copy them once each.
     let mut budget = Budget::for_document(document_len);
     for (name, schema) in schemas {
-        for gvk in schema.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
-            let text = |key| gvk.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-            let (group, version, kind) = (text("group"), text("version"), text("kind"));
-            let api_version = kubeskema::crd::api_version(&group, &version);
-            if version.is_empty() || kind.is_empty() || !needed.contains(&(api_version, kind.clone())) {
-                continue;
-            }
+        for (group, version, kind) in needed_kinds(schema.get("x-kubernetes-group-version-kind"), needed) {
             let mut inliner = Inliner::new(schemas, name, &mut budget);
             let inlined = inliner.inline(schema, 0);
             let cut = inliner.truncated.then(|| {
@@ -602,6 +657,38 @@ mod tests {
         let out = inliner.inline(&components[name], 0);
         assert!(!inliner.truncated);
         out
+    }
+
+    /// The kinds read from the part of a document that the needed kinds reach are those read
+    /// from the whole document: every kind of Kubernetes 1.36's carried OpenAPI, and a few.
+    #[test]
+    fn the_needed_part_of_a_document_gives_the_kinds_the_whole_gives() {
+        let whole = kubeskema::yaml::parse_documents(BUILTIN).unwrap().remove(0).value;
+        let schemas = whole["components"]["schemas"].as_object().unwrap().values();
+        let every: Vec<(String, String)> = schemas
+            .flat_map(|s| {
+                s.get("x-kubernetes-group-version-kind").and_then(Value::as_array).cloned().unwrap_or_default()
+            })
+            .map(|gvk| {
+                let text = |k: &str| gvk[k].as_str().unwrap().to_owned();
+                (kubeskema::crd::api_version(&text("group"), &text("version")), text("kind"))
+            })
+            .collect();
+        assert!(every.len() > 100, "{}", every.len());
+        let shown = |kinds: &[NativeKind]| -> Vec<String> {
+            kinds.iter().map(|k| format!("{} {:?} {:?}", k.crd.raw, k.cut, k.names)).collect()
+        };
+        for needed in [every.iter().cloned().collect::<HashSet<_>>(), every.iter().step_by(40).cloned().collect()] {
+            let (mut from_whole, mut from_part, mut diags) = (Vec::new(), Vec::new(), Vec::new());
+            kinds_of_document(Path::new("k"), None, &whole, BUILTIN.len(), &needed, &mut diags, &mut from_whole);
+            kubeskema::yaml::read_each(BUILTIN, true, &mut |doc| {
+                let part = needed_part(&doc, &needed);
+                kinds_of_document(Path::new("k"), None, &part, BUILTIN.len(), &needed, &mut diags, &mut from_part);
+            })
+            .unwrap();
+            assert_eq!(from_whole.len(), needed.len());
+            assert_eq!(shown(&from_whole), shown(&from_part));
+        }
     }
 
     /// A large enum named by many properties of many kinds (a 200 KB document that inlined to

@@ -169,6 +169,27 @@ impl Document<()> {
         (tape.nodes[node].kind == Kind::Str).then(|| tape.str(&tape.nodes[node]))
     }
 
+    /// The value at a JSON pointer, converted (only it: a part of a large document costs
+    /// the part).
+    pub fn value_at(&self, pointer: &str) -> Option<Value> {
+        let Nodes { tape, lines, .. } = self.nodes.as_ref()?;
+        let (node, _) = self.node(pointer)?;
+        Conversion::new(tape, lines, false).convert(node, Some(&mut Everything)).ok()
+    }
+
+    /// The keys of the mapping at a JSON pointer, each once, as its converted value has them
+    /// (its own, then those `<<` merges bring); `None` where no mapping is.
+    pub fn keys_at(&self, pointer: &str) -> Option<Vec<&str>> {
+        let Nodes { tape, .. } = self.nodes.as_ref()?;
+        let map = tape.target(self.node(pointer)?.0);
+        if tape.nodes[map].kind != Kind::Map {
+            return None;
+        }
+        let own = tape.children(map).filter(|&k| !tape.nodes[k].is_merge());
+        let mut seen = HashSet::new();
+        Some(own.chain(tape.merged(map)).map(|k| tape.str(&tape.nodes[k])).filter(|k| seen.insert(*k)).collect())
+    }
+
     /// The document's value, with what `select` leaves out left out (pruning's unknown
     /// fields never become values).
     pub fn value_selected<'t>(&'t self, select: &mut impl Select<'t>) -> Value {
