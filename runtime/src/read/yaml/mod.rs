@@ -749,13 +749,17 @@ impl Builder<'_> {
             tape.strings.shrink_to_fit();
             lines.finish();
             let mut conversion = Conversion::new(&tape, &lines, true);
-            // A document handed on as read is counted and checked all the same: an error
-            // stops the stream here, whichever way it is read.
-            let select = match self.each {
-                Hand::Converted(_) => Some(&mut Everything),
-                Hand::AsRead(_) => None,
-            };
-            doc.value = conversion.convert(root, select)?;
+            match self.each {
+                Hand::Converted(_) => doc.value = conversion.convert(root, Some(&mut Everything))?,
+                // A document handed on as read is counted and checked all the same: an error
+                // stops the stream here, whichever way it is read. Only aliases and merges can
+                // fail the count, and only flagged nodes are recorded: most documents have
+                // neither, and need no walk until their value is made.
+                Hand::AsRead(_) if tape.has_aliases_or_flags() => {
+                    conversion.convert(root, None::<&mut Everything>)?;
+                }
+                Hand::AsRead(_) => {}
+            }
             doc.duplicates = conversion.duplicates;
             doc.out_of_range = conversion.out_of_range;
             doc.nodes = Some(Nodes { tape, lines, root });
@@ -1349,6 +1353,44 @@ mod tests {
 
     /// A long mapping is looked up by its index: the last of duplicate keys is the one placed,
     /// and keys it does not set itself are found in what it merges, short or long.
+    /// A document handed on as read is the document converted: its value made whole, its
+    /// duplicates and numbers beyond float64 (found with no walk where nothing is flagged), its
+    /// positions, and what stops the reader.
+    #[test]
+    fn documents_as_read_are_the_documents_converted() {
+        let long: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+        for text in [
+            "a: 1\nb: [x, {c: d}]\n---\n- 1\n- two\n",
+            "a: 1\nb: 2\na: 3\nc: {d: 1, d: 2}\n",
+            "n: 1e400\nl: [1e400, 2]\n",
+            "base: &b {x: 1, y: [1, 2]}\nuse: *b\nm: {<<: *b, x: 2}\n",
+            "a: .nan\nb: ~\n---\n---\nnull\n",
+            &format!("{long}k3: again\n"),
+            "{\"a\": 1, \"a\": 2, \"b\": [1, 2]}",
+        ] {
+            let json = looks_like_json(text);
+            let mut converted = Vec::new();
+            parse_each(text, json, &mut |doc| converted.push(doc)).unwrap();
+            let mut read = Vec::new();
+            read_each(text, json, &mut |doc| read.push(doc)).unwrap();
+            assert_eq!(read.len(), converted.len(), "{text}");
+            for (read, whole) in read.into_iter().zip(converted) {
+                assert_eq!(read.is_null(), whole.value.is_null(), "{text}");
+                assert_eq!(read.value_at(""), whole.nodes.is_some().then(|| whole.value.clone()), "{text}");
+                let read = read.converted();
+                assert_eq!(
+                    (&read.value, &read.duplicates, &read.out_of_range),
+                    (&whole.value, &whole.duplicates, &whole.out_of_range),
+                    "{text}"
+                );
+                assert_eq!(read.position("/b"), whole.position("/b"), "{text}");
+            }
+        }
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n";
+        let stopped = |each: &dyn Fn(&str) -> Result<(), YamlError>| each(bomb).unwrap_err().message;
+        assert_eq!(stopped(&|t| read_each(t, false, &mut |_| {})), stopped(&|t| parse_each(t, false, &mut |_| {})));
+    }
+
     #[test]
     fn long_mappings_place_the_last_duplicate_and_merged_keys() {
         let own: String = (0..tape::INDEXED + 4).map(|i| format!("  k{i}: {i}\n")).collect();

@@ -193,6 +193,12 @@ impl Tape {
         }
     }
 
+    /// Whether any node is an alias or flagged (a merge key, a duplicate, a number beyond
+    /// float64): what a document's conversion counts or records.
+    pub(super) fn has_aliases_or_flags(&self) -> bool {
+        self.nodes.iter().any(|n| n.kind == Kind::Alias || n.flags != 0)
+    }
+
     /// Whether a node converts to `null`: a null, or a float JSON has no number for (`.nan`).
     pub(super) fn is_null(&self, index: usize) -> bool {
         let node = &self.nodes[index];
