@@ -215,8 +215,9 @@ impl Document<()> {
 
 /// What a document's conversion to JSON keeps ([`Document::value_selected`]): asked at each
 /// entry of a mapping and each item of a sequence as the conversion goes down, in the order
-/// the converted value has them (an entry's last duplicate; the keys a `<<` merge brings after
-/// the mapping's own). `'t` is the document's: keys are borrowed from it.
+/// the document writes them (a key written twice asked once, where it is last written; the
+/// keys a `<<` merge brings after the mapping's own). `'t` is the document's: keys are
+/// borrowed from it.
 pub trait Select<'t> {
     /// Whether the value of the mapping entry `key` is converted (`is_null`: the value is
     /// `null`). If it is, the conversion goes down into it, and comes [`Select::up`] after.
