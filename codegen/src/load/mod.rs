@@ -233,6 +233,18 @@ pub fn parse_text_each(path: &Path, text: &str, diags: &mut Vec<Diagnostic>, eac
     yaml::parse_each(text, json, each).map_err(|e| diags.push(not_readable(path, json, &e))).is_ok()
 }
 
+/// [`parse_text_each`], each document handed on as read, its value not made
+/// ([`yaml::read_each`]): for readers that convert only part of it.
+pub fn read_text_each(
+    path: &Path,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+    each: &mut dyn FnMut(Document<()>),
+) -> bool {
+    let json = reads_as_json(path, text);
+    yaml::read_each(text, json, each).map_err(|e| diags.push(not_readable(path, json, &e))).is_ok()
+}
+
 /// A text the reader stopped in: where, and why.
 pub fn not_readable(path: &Path, json: bool, error: &yaml::YamlError) -> Diagnostic {
     let detail = format!("not valid {}: {}", if json { "JSON" } else { "YAML" }, error.message);

@@ -632,20 +632,13 @@ fn read_manifests(
         }
         // Read, not converted: a document's value is made when it is validated, pruned.
         let mut parsed = kubeskema::yaml::ScannedTypes::default();
-        let json = crate::load::reads_as_json(file, &text);
-        let read = kubeskema::yaml::read_each(&text, json, &mut |doc| {
+        let read = crate::load::read_text_each(file, &text, diags, &mut |doc| {
             if !doc.is_null() {
                 let (api_version, kind, _, _) = key_of(|p| doc.str_at(p));
                 parsed.add(api_version, kind);
             }
         });
-        match read {
-            Ok(()) => Some((Manifest::new(file, text, parsed.documents), parsed.types)),
-            Err(e) => {
-                diags.push(crate::load::not_readable(file, json, &e));
-                None
-            }
-        }
+        read.then(|| (Manifest::new(file, text, parsed.documents), parsed.types))
     });
     read.into_iter()
         .map(|(manifest, file_types)| {

@@ -218,10 +218,10 @@ fn kinds_of_file(
     needed: &HashSet<(String, String)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<NativeKind> {
-    let json = crate::load::reads_as_json(file, text);
     let mut out = Vec::new();
+    // Said only if the whole text could be read, as before a document's kinds were read.
     let mut found = Vec::new();
-    let read = kubeskema::yaml::read_each(text, json, &mut |doc| {
+    let read = crate::load::read_text_each(file, text, diags, &mut |doc| {
         if !doc.is_null() {
             let (start, document) = (doc.start, needed_part(&doc, needed));
             // Its nodes go before its kinds are inlined: only the start is said.
@@ -229,8 +229,7 @@ fn kinds_of_file(
             kinds_of_document(file, Some(start), &document, text.len(), needed, &mut found, &mut out);
         }
     });
-    if let Err(e) = read {
-        diags.push(crate::load::not_readable(file, json, &e));
+    if !read {
         return Vec::new();
     }
     diags.append(&mut found);

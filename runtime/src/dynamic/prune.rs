@@ -217,7 +217,9 @@ impl Walk {
 /// turns it through `ObjectMeta` first, which the caller does in between.
 #[cfg(feature = "yaml")]
 pub struct Pruning<'s, 't> {
-    /// The modes and steps down to the value being converted.
+    /// How the root is pruned.
+    root: Mode<'s>,
+    /// The modes and steps down from the root to the value being converted.
     stack: Vec<(Mode<'s>, Down<'t>)>,
     pruned: Vec<Path>,
 }
@@ -226,7 +228,6 @@ pub struct Pruning<'s, 't> {
 #[cfg(feature = "yaml")]
 #[derive(Clone, Copy)]
 enum Down<'t> {
-    Root,
     Field(&'t str),
     Key(&'t str),
     Index(usize),
@@ -236,22 +237,21 @@ enum Down<'t> {
 impl<'s, 't> Pruning<'s, 't> {
     /// Pruning a resource whose root schema is `root`.
     pub fn of_resource(root: &'s Schema) -> Self {
-        Pruning { stack: vec![(Mode::of(Some(root), true), Down::Root)], pruned: Vec::new() }
+        Pruning { root: Mode::of(Some(root), true), stack: Vec::new(), pruned: Vec::new() }
     }
 
     /// No pruning: everything is kept.
     pub fn none() -> Self {
-        Pruning { stack: vec![(Mode::Keep, Down::Root)], pruned: Vec::new() }
+        Pruning { root: Mode::Keep, stack: Vec::new(), pruned: Vec::new() }
     }
 
     /// Null-prunes root `metadata` of the converted `object`, as [`prune_resource_and_nulls`]
     /// does; returns the paths pruned as unknown, sorted as it returns them.
     pub fn finish(self, object: &mut Value) -> Vec<Path> {
-        let (root, _) = self.stack[0];
         if let Value::Object(map) = object
             && let Some(meta) = map.get_mut("metadata")
         {
-            match root.entry("metadata", meta.is_null(), true, true) {
+            match self.root.entry("metadata", meta.is_null(), true, true) {
                 Fate::Stays { mode, .. } => {
                     let mut walk = Walk { nulls: true, pruned: Vec::new() };
                     walk.prune(meta, mode, &At::ROOT);
@@ -264,9 +264,13 @@ impl<'s, 't> Pruning<'s, 't> {
         sorted(self.pruned)
     }
 
+    /// How the value being converted is pruned.
+    fn mode(&self) -> Mode<'s> {
+        self.stack.last().map_or(self.root, |&(mode, _)| mode)
+    }
+
     fn path(&self) -> Path {
         self.stack.iter().fold(Path::root(), |path, (_, down)| match *down {
-            Down::Root => path,
             Down::Field(k) => path.key(k),
             Down::Key(k) => path.map_key(k),
             Down::Index(i) => path.index(i),
@@ -277,8 +281,8 @@ impl<'s, 't> Pruning<'s, 't> {
 #[cfg(feature = "yaml")]
 impl<'t> crate::read::yaml::Select<'t> for Pruning<'_, 't> {
     fn key(&mut self, key: &'t str, is_null: bool) -> bool {
-        let (mode, _) = *self.stack.last().expect("invariant: the root is never left");
-        let top_level = self.stack.len() == 1;
+        let top_level = self.stack.is_empty();
+        let mode = self.mode();
         if top_level && key == "metadata" {
             self.stack.push((Mode::Keep, Down::Field(key)));
             return true;
@@ -298,7 +302,7 @@ impl<'t> crate::read::yaml::Select<'t> for Pruning<'_, 't> {
     }
 
     fn item(&mut self, index: usize) {
-        let (mode, _) = *self.stack.last().expect("invariant: the root is never left");
+        let mode = self.mode();
         self.stack.push((mode.item(), Down::Index(index)));
     }
 
