@@ -180,10 +180,15 @@ pub struct Measured {
 /// The paired, interleaved harness: `rounds` rounds, each timing one batch (about `batch`
 /// long) of every method in a rotating order, so drift and noise hit all methods alike.
 pub fn paired(bytes: &[u8], methods: &[Method], rounds: usize, batch: Duration) -> Vec<Measured> {
-    // Iterations per batch, per method, from a calibration run.
+    // Iterations per batch, per method, from a calibration run after one call of each: a
+    // method's first call may do one-time work (the dynamic validator compiles the rules an
+    // object reaches then, some 15 ms for HTTPRoute's), and timed into the calibration it made
+    // that method's batches twelve calls long, a tenth of `batch`, each started with the
+    // caches the other methods left.
     let iters: Vec<u32> = methods
         .iter()
         .map(|m| {
+            std::hint::black_box((m.run)(std::hint::black_box(bytes)));
             let start = Instant::now();
             let mut n = 0u32;
             while start.elapsed() < batch / 4 || n < 3 {
