@@ -228,7 +228,9 @@ impl Cx {
         // first rule that needs it) runs the others, and those whose plan does not say they
         // hold, in their place in the order.
         let input = plan::Input { value, old, schema, root };
-        let (mut runs, mut frame) = (None, None);
+        // Made where it is used, not moved there: a frame holds its rules' locals.
+        let mut frame = plan::Frame::new(input);
+        let mut runs = None;
         for (i, rule) in rules.iter().enumerate() {
             if self.stopped {
                 return;
@@ -246,15 +248,14 @@ impl Cx {
     /// budget. Anything else (no plan, a failure, an error, a deferral, a cost that does not
     /// fit) is `false`, charging nothing: the interpreter runs the rule then. A plan is a pure
     /// function of its input: what it says is what the interpreter would say.
-    /// `frame`: the node's plan frame, made for the first rule with a plan.
-    fn plan_holds<'a>(&mut self, rule: &'a Rule, input: plan::Input<'a>, frame: &mut Option<plan::Frame<'a>>) -> bool {
+    /// `frame`: the node's plan frame.
+    fn plan_holds<'a>(&mut self, rule: &'a Rule, input: plan::Input<'a>, frame: &mut plan::Frame<'a>) -> bool {
         // A blank rule does not compile (and is not run): asked only of one that did not.
         let Ok(compiled) = rule.compiled() else { return blank(rule) };
         let Some(plan) = rule.plan(compiled, input.schema) else { return false };
         if skipped(rule, compiled.transition, input.old.is_some()) {
             return true;
         }
-        let frame = frame.get_or_insert_with(|| plan::Frame::new(input));
         let (holds, cost) = depth::with_stack(compiled.depth, || plan.holds(frame));
         let held = holds && !cost.exceeded && self.charge(cost);
         self.planned += usize::from(held);

@@ -765,6 +765,7 @@ const SLOTS: usize = 16;
 
 impl<'a> Frame<'a> {
     /// The frame of the rules of `input`'s node.
+    #[inline]
     pub(crate) fn new(input: Input<'a>) -> Frame<'a> {
         Frame {
             input,
