@@ -223,3 +223,31 @@ pub fn paired(bytes: &[u8], methods: &[Method], rounds: usize, batch: Duration) 
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// A method whose first call does one-time work (the dynamic validator compiling its
+    /// rules) is calibrated on its later calls: its batches are as long as the others', not
+    /// the calibration's minimum of twelve calls.
+    #[test]
+    fn one_time_work_is_left_out_of_the_calibration() {
+        let calls = Cell::new(0u32);
+        let method = Method {
+            name: "first call slow",
+            run: Box::new(|_| {
+                calls.set(calls.get() + 1);
+                if calls.get() == 1 {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                1
+            }),
+        };
+        paired(b"", std::slice::from_ref(&method), 1, Duration::from_millis(2));
+        // Timed into the calibration, the slow call made it three calls and the batch twelve.
+        assert!(calls.get() > 100, "{} calls in all", calls.get());
+    }
+}
