@@ -131,13 +131,12 @@ pub fn builtin(needed: &HashSet<(String, String)>, diags: &mut Vec<Diagnostic>) 
     if wanted.is_empty() {
         return Vec::new();
     }
-    let wanted = wanted.into_iter().map(str::to_owned).collect();
-    let reached = reached(wanted, |name| schemas.get(name).map(|line| parse(line)));
     let paths: Map<String, Value> = paths.iter().map(|(path, line)| ((*path).to_owned(), parse(line))).collect();
-    let document = document_of(paths, reached);
+    let kinds = wanted.into_iter().map(str::to_owned).collect();
+    let part = Part::new(paths, kinds, BUILTIN.len(), |name| schemas.get(name).map(|line| parse(line)));
     let file = PathBuf::from(format!("<Kubernetes {BUILTIN_VERSION}>"));
     let mut out = Vec::new();
-    kinds_of_document(&file, None, &document, BUILTIN.len(), needed, diags, &mut out);
+    kinds_of_document(&file, None, &part, BUILTIN.len(), needed, diags, &mut out);
     out
 }
 
@@ -156,14 +155,87 @@ fn reached(mut wanted: Vec<String>, schema: impl Fn(&str) -> Option<Value>) -> M
     reached
 }
 
-/// An OpenAPI document of `paths` and `schemas`: what [`kinds_of_document`] reads. Built, not
-/// `json!`ed: the macro would serialize the schemas into a copy.
-fn document_of(paths: Map<String, Value>, schemas: Map<String, Value>) -> Value {
-    let components = Map::from_iter([("schemas".to_owned(), Value::Object(schemas))]);
-    Value::Object(Map::from_iter([
-        ("paths".to_owned(), Value::Object(paths)),
-        ("components".to_owned(), Value::Object(components)),
-    ]))
+/// What [`kinds_of_document`] reads of an OpenAPI document for the needed kinds: its paths
+/// (each kind's plural and scope), the schemas the kinds' `$ref`s reach, and the kinds' own
+/// schemas.
+struct Part<'d> {
+    /// `{"paths": ...}`, as [`scopes`] reads a document.
+    paths: Value,
+    /// The schemas a kind's `$ref`s reach, by name.
+    referenced: Map<String, Value>,
+    /// The names of the schemas that are needed kinds, sorted.
+    kinds: Vec<String>,
+    own: Own<'d>,
+}
+
+/// The needed kinds' own schemas: made at once where they take less than the document's
+/// nodes would (which then go before the kinds are inlined), else each made from the nodes
+/// when its kind is inlined and dropped after it. Made all at once, the kinds of a document of
+/// many small kinds were most of its memory: a schema of one `$ref` is a map of eleven slots,
+/// some 700 bytes for 40 of text, where the nodes take about two bytes a byte.
+enum Own<'d> {
+    Made(Map<String, Value>),
+    ByName(Box<SchemaByName<'d>>),
+}
+
+/// A schema of a document by its name, made when asked for.
+type SchemaByName<'d> = dyn Fn(&str) -> Option<Value> + 'd;
+
+/// What the needed kinds' own schemas may take, made at once, per byte of the document's text:
+/// about what its nodes take.
+const MADE_KINDS_PER_BYTE: usize = 2;
+
+impl<'d> Part<'d> {
+    /// The part of a document of `document_len` bytes with `paths` for the schemas named
+    /// `kinds`, `schema` giving one by name.
+    fn new(
+        paths: Map<String, Value>,
+        mut kinds: Vec<String>,
+        document_len: usize,
+        schema: impl Fn(&str) -> Option<Value> + 'd,
+    ) -> Part<'d> {
+        kinds.sort();
+        kinds.dedup();
+        let (mut targets, mut made, mut left) =
+            (Vec::new(), Some(Map::new()), document_len.saturating_mul(MADE_KINDS_PER_BYTE));
+        for name in &kinds {
+            let Some(kind) = schema(name) else { continue };
+            references(&kind, &mut |target| targets.push(target.to_owned()));
+            match left.checked_sub(footprint(&kind)) {
+                Some(rest) if made.is_some() => {
+                    left = rest;
+                    made.as_mut().map(|m| m.insert(name.clone(), kind));
+                }
+                _ => made = None,
+            }
+        }
+        let referenced = reached(targets, &schema);
+        let paths = Value::Object(Map::from_iter([("paths".to_owned(), Value::Object(paths))]));
+        let own = match made {
+            Some(made) => Own::Made(made),
+            None => Own::ByName(Box::new(schema)),
+        };
+        Part { paths, referenced, kinds, own }
+    }
+
+    /// The part with no borrow of the document where every kind's schema is made.
+    fn detached(self) -> Result<Part<'static>, Part<'d>> {
+        match self.own {
+            Own::Made(made) => {
+                Ok(Part { paths: self.paths, referenced: self.referenced, kinds: self.kinds, own: Own::Made(made) })
+            }
+            own => Err(Part { own, ..self }),
+        }
+    }
+
+    /// A needed kind's own schema.
+    fn own(&self, name: &str) -> Option<std::borrow::Cow<'_, Value>> {
+        use std::borrow::Cow;
+        match &self.own {
+            Own::Made(made) => made.get(name).map(Cow::Borrowed),
+            Own::ByName(schema) => schema(name).map(Cow::Owned),
+        }
+    }
 }
 
 /// [`BUILTIN`]'s paths and schemas, each name with the line of JSON that is its value.
@@ -222,12 +294,20 @@ fn kinds_of_file(
     // Said only if the whole text could be read, as before a document's kinds were read.
     let mut found = Vec::new();
     let read = crate::load::read_text_each(file, text, diags, &mut |doc| {
-        if !doc.is_null() {
-            let (start, document) = (doc.start, needed_part(&doc, needed));
-            // Its nodes go before its kinds are inlined: only the start is said.
-            drop(doc);
-            kinds_of_document(file, Some(start), &document, text.len(), needed, &mut found, &mut out);
+        if doc.is_null() {
+            return;
         }
+        let start = doc.start;
+        let part = match needed_part(&doc, text.len(), needed).map(Part::detached) {
+            None => return found.push(not_open_api(file, Some(start))),
+            Some(Err(part)) => {
+                return kinds_of_document(file, Some(start), &part, text.len(), needed, &mut found, &mut out);
+            }
+            Some(Ok(part)) => part,
+        };
+        // The nodes go before the kinds are inlined, where no kind needs them.
+        drop(doc);
+        kinds_of_document(file, Some(start), &part, text.len(), needed, &mut found, &mut out);
     });
     if !read {
         return Vec::new();
@@ -238,19 +318,23 @@ fn kinds_of_file(
 
 /// What of an OpenAPI document as read [`kinds_of_document`] reads for the `needed` kinds: the
 /// schemas they reach and the kinds its paths name, the rest never converted (an OpenAPI
-/// document is mostly other kinds, descriptions and operations). `null` when the document has
-/// no `components.schemas`.
-fn needed_part(doc: &kubeskema::yaml::Document<()>, needed: &HashSet<(String, String)>) -> Value {
+/// document is mostly other kinds, descriptions and operations); each kind's own schema is
+/// converted from the nodes when it is inlined. `None` when the document has no
+/// `components.schemas`.
+fn needed_part<'d>(
+    doc: &'d kubeskema::yaml::Document<()>,
+    document_len: usize,
+    needed: &HashSet<(String, String)>,
+) -> Option<Part<'d>> {
     use kubeskema::path::escape_token;
-    let Some(names) = doc.keys_at("/components/schemas") else { return Value::Null };
+    let names = doc.keys_at("/components/schemas")?;
     let at = |name: &str| format!("/components/schemas/{}", escape_token(name));
     let gvks = |at: &str| doc.value_at(&format!("{at}/x-kubernetes-group-version-kind"));
-    let wanted = names
+    let kinds = names
         .into_iter()
         .filter(|name| !needed_kinds(gvks(&at(name)).as_ref(), needed).is_empty())
         .map(str::to_owned)
         .collect();
-    let schemas = reached(wanted, |name| doc.value_at(&at(name)));
     let mut paths = Map::new();
     for path in doc.keys_at("/paths").unwrap_or_default() {
         let path_at = format!("/paths/{}", escape_token(path));
@@ -262,7 +346,7 @@ fn needed_part(doc: &kubeskema::yaml::Document<()>, needed: &HashSet<(String, St
         }
         paths.insert(path.to_owned(), Value::Object(operations));
     }
-    document_of(paths, schemas)
+    Some(Part::new(paths, kinds, document_len, move |name| doc.value_at(&at(name))))
 }
 
 /// The group, version and kind of each of a schema's `x-kubernetes-group-version-kind` that is
@@ -279,36 +363,42 @@ fn needed_kinds(gvks: Option<&Value>, needed: &HashSet<(String, String)>) -> Vec
     .collect()
 }
 
+/// Why a document gives no kinds: it has no `components.schemas`.
+fn not_open_api(file: &Path, start: Option<kubeskema::yaml::Pos>) -> Diagnostic {
+    Diagnostic::file_error(file, start, Code::NotOpenApi, "no `components.schemas`: not an OpenAPI v3 document")
+        .with_help("give what `kubectl get --raw /openapi/v3/apis/apps/v1` (or `/openapi/v3/api/v1`) prints")
+}
+
 /// The `needed` kinds of one OpenAPI document (`document_len` bytes of text) into `out`.
 fn kinds_of_document(
     file: &Path,
     start: Option<kubeskema::yaml::Pos>,
-    document: &Value,
+    part: &Part<'_>,
     document_len: usize,
     needed: &HashSet<(String, String)>,
     diags: &mut Vec<Diagnostic>,
     out: &mut Vec<NativeKind>,
 ) {
-    let Some(schemas) = document.pointer("/components/schemas").and_then(Value::as_object) else {
-        diags.push(
-            Diagnostic::file_error(
-                file,
-                start,
-                Code::NotOpenApi,
-                "no `components.schemas`: not an OpenAPI v3 document",
-            )
-            .with_help("give what `kubectl get --raw /openapi/v3/apis/apps/v1` (or `/openapi/v3/api/v1`) prints"),
-        );
-        return;
-    };
-    let scopes = scopes(document);
+    let scopes = scopes(&part.paths);
     // One budget for every kind of the document: kinds that share large `$ref`s (an enum,
     // a default) would otherwise copy them once each.
     let mut budget = Budget::for_document(document_len);
-    for (name, schema) in schemas {
+    for name in &part.kinds {
+        // A kind another names is among the referenced; any other is the part's own.
+        let own;
+        let (schema, shared) = match part.referenced.get(name) {
+            Some(schema) => (schema, true),
+            None => match part.own(name) {
+                Some(schema) => {
+                    own = schema;
+                    (&*own, false)
+                }
+                None => continue,
+            },
+        };
         for (group, version, kind) in needed_kinds(schema.get("x-kubernetes-group-version-kind"), needed) {
-            let mut inliner = Inliner::new(schemas, name, &mut budget);
-            let inlined = inliner.inline(schema, 0);
+            let mut inliner = Inliner::new(&part.referenced, name, &mut budget);
+            let inlined = inliner.inline(schema, 0, shared);
             let cut = inliner.truncated.then(|| {
                 format!(
                     "the schema of {} {kind} ({name}) nests deeper than {MAX_DEPTH} levels, inlines to \
@@ -520,7 +610,10 @@ impl<'a, 'b> Inliner<'a, 'b> {
         json!({"x-kubernetes-preserve-unknown-fields": true})
     }
 
-    fn inline(&mut self, schema: &Value, depth: usize) -> Value {
+    /// `shared`: whether `schema` is one of the components (where a kept value's footprint is
+    /// counted once by its address), not a kind's own schema made for its turn (whose
+    /// addresses the next kind's may take again).
+    fn inline(&mut self, schema: &Value, depth: usize, shared: bool) -> Value {
         let Some(node) = schema.as_object() else { return schema.clone() };
         self.nodes += 1;
         if depth > MAX_DEPTH || self.nodes > MAX_NODES || !self.budget.take(footprint(&Value::Null) * 4) {
@@ -538,7 +631,7 @@ impl<'a, 'b> Inliner<'a, 'b> {
         let mut merged: Map<String, Value> = match referenced.map(|name| self.components.get_key_value(name)) {
             Some(Some((name, target))) if !self.resolving.contains(&name.as_str()) => {
                 self.resolving.push(name);
-                let target = self.inline(target, depth + 1);
+                let target = self.inline(target, depth + 1, true);
                 self.resolving.pop();
                 match target {
                     Value::Object(map) => map,
@@ -556,21 +649,21 @@ impl<'a, 'b> Inliner<'a, 'b> {
                         .as_object()
                         .into_iter()
                         .flatten()
-                        .map(|(k, v)| (k.clone(), self.inline(v, depth + 1)))
+                        .map(|(k, v)| (k.clone(), self.inline(v, depth + 1, shared)))
                         .collect(),
                 ),
                 "items" | "additionalProperties" if value.is_object() => {
                     // Go decodes a `null` item or map value as the zero value (`""`, `0`): not
                     // the type error a custom resource's list item gets. (A `null` field is
                     // pruned, and then missing, in both.)
-                    let mut inlined = self.inline(value, depth + 1);
+                    let mut inlined = self.inline(value, depth + 1, shared);
                     if let Value::Object(node) = &mut inlined {
                         node.insert("nullable".into(), Value::Bool(true));
                     }
                     inlined
                 }
                 k if KEPT_KEYS.contains(&k) => {
-                    let bytes = self.budget.footprint_of(value);
+                    let bytes = if shared { self.budget.footprint_of(value) } else { footprint(value) };
                     if !self.budget.take(bytes) {
                         self.truncated = true;
                         continue;
@@ -653,7 +746,7 @@ mod tests {
         let components = components.as_object().unwrap().clone();
         let mut budget = Budget::for_document(0);
         let mut inliner = Inliner::new(&components, name, &mut budget);
-        let out = inliner.inline(&components[name], 0);
+        let out = inliner.inline(&components[name], 0, true);
         assert!(!inliner.truncated);
         out
     }
@@ -674,19 +767,36 @@ mod tests {
             })
             .collect();
         assert!(every.len() > 100, "{}", every.len());
-        let shown = |kinds: &[NativeKind]| -> Vec<String> {
-            kinds.iter().map(|k| format!("{} {:?} {:?}", k.crd.raw, k.cut, k.names)).collect()
-        };
+        let schemas = whole["components"]["schemas"].as_object().unwrap();
+        let paths = &whole["paths"];
         for needed in [every.iter().cloned().collect::<HashSet<_>>(), every.iter().step_by(40).cloned().collect()] {
-            let (mut from_whole, mut from_part, mut diags) = (Vec::new(), Vec::new(), Vec::new());
-            kinds_of_document(Path::new("k"), None, &whole, BUILTIN.len(), &needed, &mut diags, &mut from_whole);
-            kubeskema::yaml::read_each(BUILTIN, true, &mut |doc| {
-                let part = needed_part(&doc, &needed);
-                kinds_of_document(Path::new("k"), None, &part, BUILTIN.len(), &needed, &mut diags, &mut from_part);
-            })
-            .unwrap();
+            let (mut from_whole, mut diags) = (Vec::new(), Vec::new());
+            // Every schema of the whole document converted and each a component, as a document
+            // was read before parts.
+            let whole_part = Part {
+                paths: json!({"paths": paths}),
+                referenced: schemas.clone(),
+                kinds: schemas.keys().cloned().collect(),
+                own: Own::ByName(Box::new(|name| schemas.get(name).cloned())),
+            };
+            kinds_of_document(Path::new("k"), None, &whole_part, BUILTIN.len(), &needed, &mut diags, &mut from_whole);
             assert_eq!(from_whole.len(), needed.len());
-            assert_eq!(shown(&from_whole), shown(&from_part));
+            // The kinds' own schemas made at once (a document long enough for them), and made
+            // from the nodes for each kind's turn (one too short).
+            for (document_len, made) in [(BUILTIN.len() * 100, true), (0, false)] {
+                let mut from_part = Vec::new();
+                kubeskema::yaml::read_each(BUILTIN, true, &mut |doc| {
+                    let part = needed_part(&doc, document_len, &needed).expect("an OpenAPI document");
+                    assert_eq!(matches!(part.own, Own::Made(_)), made);
+                    kinds_of_document(Path::new("k"), None, &part, BUILTIN.len(), &needed, &mut diags, &mut from_part);
+                })
+                .unwrap();
+                assert_eq!(from_whole.len(), from_part.len());
+                for (w, p) in from_whole.iter().zip(&from_part) {
+                    assert_eq!((&w.crd.name, &w.cut, &w.names), (&p.crd.name, &p.cut, &p.names));
+                    assert!(w.crd == p.crd, "{}: the kinds differ", w.crd.name);
+                }
+            }
         }
     }
 
@@ -712,7 +822,7 @@ mod tests {
             let name = format!("K{k}");
             let (key, schema) = components.get_key_value(&name).unwrap();
             let mut inliner = Inliner::new(&components, key, &mut budget);
-            let out = inliner.inline(schema, 0);
+            let out = inliner.inline(schema, 0, true);
             produced += footprint(&out);
             cut += usize::from(inliner.truncated);
         }
@@ -733,7 +843,7 @@ mod tests {
         components.insert("T40".into(), json!({"type": "string"}));
         let mut budget = Budget::for_document(0);
         let mut inliner = Inliner::new(&components, "T0", &mut budget);
-        inliner.inline(&components["T0"], 0);
+        inliner.inline(&components["T0"], 0, true);
         assert!(inliner.truncated);
         assert!(inliner.nodes <= 3 * MAX_NODES, "{} nodes visited", inliner.nodes);
     }
