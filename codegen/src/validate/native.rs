@@ -201,12 +201,15 @@ impl<'d> Part<'d> {
         for name in &kinds {
             let Some(kind) = schema(name) else { continue };
             references(&kind, &mut |target| targets.push(target.to_owned()));
-            match left.checked_sub(footprint(&kind)) {
-                Some(rest) if made.is_some() => {
-                    left = rest;
-                    made.as_mut().map(|m| m.insert(name.clone(), kind));
+            // Kept while the kinds made so far fit; past that none is (each is made for its turn).
+            if let Some(kept) = &mut made {
+                match left.checked_sub(footprint(&kind)) {
+                    Some(rest) => {
+                        left = rest;
+                        kept.insert(name.clone(), kind);
+                    }
+                    None => made = None,
                 }
-                _ => made = None,
             }
         }
         let referenced = reached(targets, &schema);
@@ -318,8 +321,8 @@ fn kinds_of_file(
 
 /// What of an OpenAPI document as read [`kinds_of_document`] reads for the `needed` kinds: the
 /// schemas they reach and the kinds its paths name, the rest never converted (an OpenAPI
-/// document is mostly other kinds, descriptions and operations); each kind's own schema is
-/// converted from the nodes when it is inlined. `None` when the document has no
+/// document is mostly other kinds, descriptions and operations); the kinds' own schemas made
+/// at once or for their turns, as [`Part::new`] finds they fit. `None` when the document has no
 /// `components.schemas`.
 fn needed_part<'d>(
     doc: &'d kubeskema::yaml::Document<()>,
