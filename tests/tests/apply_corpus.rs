@@ -128,7 +128,7 @@ fn corpus_instances_apply_idempotently_item_by_item_and_without_conflicts_betwee
         // Two managers, disjoint halves of spec: no conflict, in either order. (A spec with
         // `x-kubernetes-map-type: atomic`, as argo-workflows' CRDs write it, is one field: the
         // apiserver has the halves conflict, recorded for cron-when.yaml.)
-        let atomic_spec = schema.properties.get("spec").is_some_and(|s| s.map_type.as_deref() == Some("atomic"));
+        let atomic_spec = schema.properties.get("spec").is_some_and(|s| s.map_type() == Some("atomic"));
         if let Some(Value::Object(spec)) = config.get("spec").filter(|_| !atomic_spec)
             && spec.len() >= 2
         {

@@ -755,25 +755,25 @@ impl<'a> ModuleBuilder<'a> {
         if let Some(n) = &s.minimum {
             out.push(Attr::Number(Keyword::Minimum, n.clone()));
         }
-        if s.exclusive_minimum {
+        if s.exclusive_minimum() {
             out.push(Attr::Flag(Keyword::ExclusiveMinimum));
         }
         if let Some(n) = &s.maximum {
             out.push(Attr::Number(Keyword::Maximum, n.clone()));
         }
-        if s.exclusive_maximum {
+        if s.exclusive_maximum() {
             out.push(Attr::Flag(Keyword::ExclusiveMaximum));
         }
-        if let Some(n) = &s.multiple_of {
+        if let Some(n) = s.multiple_of() {
             out.push(Attr::Number(Keyword::MultipleOf, n.clone()));
         }
-        let bound = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
+        let bound = |n: Option<&serde_json::Number>| n.and_then(serde_json::Number::as_f64);
         if kubeskema_attributes::number::refuses_every_value(
             s.type_str().unwrap_or_default(),
             s.format.as_deref().unwrap_or_default(),
-            bound(&s.minimum),
-            bound(&s.maximum),
-            bound(&s.multiple_of),
+            bound(s.minimum.as_ref()),
+            bound(s.maximum.as_ref()),
+            bound(s.multiple_of()),
         ) {
             out.push(Attr::Flag(Keyword::RefusesEveryValue));
         }
@@ -782,8 +782,8 @@ impl<'a> ModuleBuilder<'a> {
             (Keyword::MaxLength, s.max_length),
             (Keyword::MinItems, s.min_items),
             (Keyword::MaxItems, s.max_items),
-            (Keyword::MinProperties, s.min_properties),
-            (Keyword::MaxProperties, s.max_properties),
+            (Keyword::MinProperties, s.min_properties()),
+            (Keyword::MaxProperties, s.max_properties()),
         ] {
             if let Some(v) = v {
                 out.push(Attr::Count(kw, v));
@@ -792,7 +792,7 @@ impl<'a> ModuleBuilder<'a> {
         if let Some(p) = &s.pattern {
             out.push(Attr::Str(Keyword::Pattern, p.clone()));
         }
-        if s.unique_items {
+        if s.unique_items() {
             out.push(Attr::Flag(Keyword::UniqueItems));
         }
         // `additionalProperties: false` without properties: the object must stay empty.
@@ -827,8 +827,8 @@ impl<'a> ModuleBuilder<'a> {
         if !s.list_map_keys.is_empty() {
             out.push(Attr::Strs(Keyword::ListMapKeys, s.list_map_keys.clone()));
         }
-        if let Some(t) = &s.map_type {
-            out.push(Attr::Str(Keyword::MapType, t.clone()));
+        if let Some(t) = s.map_type() {
+            out.push(Attr::Str(Keyword::MapType, t.to_owned()));
         }
         for (i, r) in s.validations.iter().enumerate() {
             out.push(Attr::Rule(

@@ -177,11 +177,11 @@ impl<'s> Node<'s> {
         let single_numeric = s.type_str().filter(|t| !s.int_or_string && (*t == "integer" || *t == "number"));
         let number = NumberRules {
             number_type: NumberType::of(single_numeric, s.format.as_deref().unwrap_or_default()),
-            multiple_of: s.multiple_of.as_ref().and_then(serde_json::Number::as_f64),
+            multiple_of: s.multiple_of().and_then(serde_json::Number::as_f64),
             maximum: s.maximum.as_ref().and_then(serde_json::Number::as_f64),
-            exclusive_maximum: s.exclusive_maximum,
+            exclusive_maximum: s.exclusive_maximum(),
             minimum: s.minimum.as_ref().and_then(serde_json::Number::as_f64),
-            exclusive_minimum: s.exclusive_minimum,
+            exclusive_minimum: s.exclusive_minimum(),
         };
         Node {
             schema: s,
@@ -285,8 +285,8 @@ impl<'s> OpenApiValidator<'s> {
             out.extend(keywords::enumeration(path, v, allowed));
         }
         if let Value::Object(map) = v {
-            out.extend(s.min_properties.and_then(|m| keywords::min_properties(path, map.len(), m)));
-            out.extend(s.max_properties.and_then(|m| keywords::max_properties(path, map.len(), m)));
+            out.extend(s.min_properties().and_then(|m| keywords::min_properties(path, map.len(), m)));
+            out.extend(s.max_properties().and_then(|m| keywords::max_properties(path, map.len(), m)));
             if matches!(s.additional_properties, Some(AdditionalProperties::Bool(false))) {
                 for k in map.keys().filter(|k| !s.properties.contains_key(k)) {
                     out.push(Issue::new(

@@ -162,7 +162,7 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
             if let Some(min) = &s.minimum {
                 push("bounds", vec![rep(ptr, beyond(min, -1.0))]);
             }
-            if s.multiple_of.is_some() {
+            if s.multiple_of().is_some() {
                 push("bounds", vec![rep(ptr, json!(7))]);
             }
             if integer {
@@ -197,14 +197,14 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
                     push("remove-required", vec![rm(&format!("{ptr}/{}", escape(r)))]);
                 }
             }
-            if let Some(max) = s.max_properties.filter(|m| (0..64).contains(m)) {
+            if let Some(max) = s.max_properties().filter(|m| (0..64).contains(m)) {
                 let mut grown = map.clone();
                 for i in 0..=max {
                     grown.insert(format!("extra{i}"), map.values().next().cloned().unwrap_or(json!("x")));
                 }
                 push("bounds", vec![rep(ptr, Value::Object(grown))]);
             }
-            if s.min_properties.is_some_and(|m| m > 0) {
+            if s.min_properties().is_some_and(|m| m > 0) {
                 push("bounds", vec![rep(ptr, json!({}))]);
             }
             if s.embedded_resource {

@@ -418,8 +418,8 @@ mod schema {
             "object" => {
                 if let Some(values) = s.additional_properties_schema() {
                     let v = declare(values, values.embedded_resource, &format!("{name}.@elem"))?;
-                    let most =
-                        nonnegative(s.max_properties).unwrap_or((MAX_REQUEST_BYTES - 2) / (v.min_serialized_size + 6));
+                    let most = nonnegative(s.max_properties())
+                        .unwrap_or((MAX_REQUEST_BYTES - 2) / (v.min_serialized_size + 6));
                     let ty = Type::map(Type::String, v.ty.clone());
                     return Some(Declaration {
                         elem: Some(Box::new(v)),

@@ -140,11 +140,11 @@ fn schema_atom<'s>(s: &'s Schema, value: Option<&Value>) -> Atom<'s> {
             };
             Atom::List { kind, items }
         }
-        Some("object") => Atom::Map { atomic: s.map_type.as_deref() == Some("atomic"), node: MapNode::Schema(s) },
+        Some("object") => Atom::Map { atomic: s.map_type() == Some("atomic"), node: MapNode::Schema(s) },
         Some(_) => Atom::Scalar,
         // No type: anything (preserve-unknown, or a schema the structural rules would refuse).
         None if !s.properties.is_empty() || s.additional_properties.is_some() => {
-            Atom::Map { atomic: s.map_type.as_deref() == Some("atomic"), node: MapNode::Schema(s) }
+            Atom::Map { atomic: s.map_type() == Some("atomic"), node: MapNode::Schema(s) }
         }
         None => Ty::Deduced.atom(value),
     }

@@ -136,7 +136,7 @@ impl Walk<'_> {
             }
         }
         // Properties correlate by name, under a map type the apiserver knows.
-        let properties_within = match s.map_type.as_deref() {
+        let properties_within = match s.map_type() {
             None | Some("granular" | "atomic") => uncorrelatable_within,
             _ => uncorrelatable_within.or(Some(p)),
         };
@@ -151,7 +151,7 @@ impl Walk<'_> {
             self.node(items, &format!("{p}.items"), within, n, items.embedded_resource, type_info);
         }
         if let Some(values) = s.additional_properties_schema() {
-            let n = cardinality.zip(s.max_properties).map(|(c, n)| c.saturating_mul(n.max(0).unsigned_abs()));
+            let n = cardinality.zip(s.max_properties()).map(|(c, n)| c.saturating_mul(n.max(0).unsigned_abs()));
             let path = format!("{p}.additionalProperties");
             self.node(values, &path, uncorrelatable_within, n, values.embedded_resource, type_info);
         }

@@ -105,7 +105,7 @@ pub(super) fn non_atomic_set(s: &Schema) -> bool {
     let Some(items) = s.items.as_deref().filter(|_| s.list_type.as_deref() == Some("set")) else { return false };
     match items.type_str() {
         Some("array") => items.list_type.as_deref().is_some_and(|t| t != "atomic"),
-        Some("object") => items.map_type.as_deref() != Some("atomic"),
+        Some("object") => items.map_type() != Some("atomic"),
         _ => false,
     }
 }
@@ -540,7 +540,7 @@ impl Checker<'_> {
                 "must be undefined to be structural",
             );
         }
-        if s.map_type.is_some() {
+        if s.map_type().is_some() {
             self.push(s, format!("{p}.x-kubernetes-map-type"), f, BadValue::Omit, "must be undefined to be structural");
         }
         if !s.validations.is_empty() {
@@ -647,7 +647,7 @@ impl Checker<'_> {
                 "must not be used inside of resource meta",
             );
         }
-        if s.unique_items {
+        if s.unique_items() {
             self.push(
                 s,
                 format!("{p}.uniqueItems"),
@@ -841,7 +841,7 @@ impl Checker<'_> {
     }
 
     fn list_and_map_types(&mut self, s: &Schema, p: &str) {
-        if let Some(mt) = &s.map_type {
+        if let Some(mt) = s.map_type() {
             self.type_must_be(s, p, "object", "x-kubernetes-map-type is specified");
             if mt != "atomic" && mt != "granular" {
                 self.push(
@@ -880,7 +880,7 @@ impl Checker<'_> {
                     WHY,
                 ),
                 // [quirk] the apiserver prints the items' list type here (normally unset: null).
-                Some("object") if items.map_type.as_deref() != Some("atomic") => self.push(
+                Some("object") if items.map_type() != Some("atomic") => self.push(
                     items,
                     format!("{p}.items.x-kubernetes-map-type"),
                     ErrorType::Invalid,

@@ -341,7 +341,7 @@ pub(crate) fn sample(s: &Schema, depth: usize) -> Value {
                         map.insert(name.clone(), sample(child, depth + 1));
                     }
                 }
-                let wanted = s.min_properties.unwrap_or(0).max(0) as usize;
+                let wanted = s.min_properties().unwrap_or(0).max(0) as usize;
                 for (name, child) in s.properties.iter() {
                     if map.len() >= wanted {
                         break;
@@ -379,12 +379,12 @@ pub(crate) fn sample(s: &Schema, depth: usize) -> Value {
         Some("integer") => {
             let mut v = 0i64;
             if let Some(min) = s.minimum.as_ref().and_then(|m| m.as_f64()) {
-                v = v.max(min.ceil() as i64 + i64::from(s.exclusive_minimum && min.fract() == 0.0));
+                v = v.max(min.ceil() as i64 + i64::from(s.exclusive_minimum() && min.fract() == 0.0));
             }
             if let Some(max) = s.maximum.as_ref().and_then(|m| m.as_f64()) {
-                v = v.min(max.floor() as i64 - i64::from(s.exclusive_maximum && max.fract() == 0.0));
+                v = v.min(max.floor() as i64 - i64::from(s.exclusive_maximum() && max.fract() == 0.0));
             }
-            if let Some(m) = s.multiple_of.as_ref().and_then(|m| m.as_i64()).filter(|m| *m > 0) {
+            if let Some(m) = s.multiple_of().and_then(|m| m.as_i64()).filter(|m| *m > 0) {
                 v = (v + m - 1).div_euclid(m) * m;
             }
             json!(v)
@@ -392,10 +392,10 @@ pub(crate) fn sample(s: &Schema, depth: usize) -> Value {
         Some("number") => {
             let mut v = 0.0f64;
             if let Some(min) = s.minimum.as_ref().and_then(|m| m.as_f64()) {
-                v = v.max(if s.exclusive_minimum { min + 1.0 } else { min });
+                v = v.max(if s.exclusive_minimum() { min + 1.0 } else { min });
             }
             if let Some(max) = s.maximum.as_ref().and_then(|m| m.as_f64()) {
-                v = v.min(if s.exclusive_maximum { max - 1.0 } else { max });
+                v = v.min(if s.exclusive_maximum() { max - 1.0 } else { max });
             }
             json!(v)
         }
@@ -451,10 +451,12 @@ fn candidates(old: Option<&Schema>, new: Option<&Schema>) -> Vec<Option<Value>> 
         for bound in [s.min_length, s.max_length].into_iter().flatten() {
             lengths.extend([bound - 1, bound, bound + 1]);
         }
-        for bound in [s.min_items, s.max_items, s.min_properties, s.max_properties].into_iter().flatten() {
+        for bound in [s.min_items, s.max_items, s.min_properties(), s.max_properties()].into_iter().flatten() {
             counts.extend([bound - 1, bound, bound + 1]);
         }
-        for bound in [&s.minimum, &s.maximum, &s.multiple_of].into_iter().flatten().filter_map(|n| n.as_f64()) {
+        for bound in
+            [s.minimum.as_ref(), s.maximum.as_ref(), s.multiple_of()].into_iter().flatten().filter_map(|n| n.as_f64())
+        {
             numbers.extend([bound - 1.0, bound, bound + 1.0, bound * 2.0, bound + 0.5]);
         }
     }
@@ -583,14 +585,14 @@ fn direction(found: &Found<'_>) -> Class {
             }
             "minimum" => f(&new.minimum) > f(&old.minimum),
             "maximum" => f(&old.maximum).is_none() || f(&new.maximum).is_some_and(|n| Some(n) < f(&old.maximum)),
-            "exclusiveMinimum" => new.exclusive_minimum && !old.exclusive_minimum,
-            "exclusiveMaximum" => new.exclusive_maximum && !old.exclusive_maximum,
+            "exclusiveMinimum" => new.exclusive_minimum() && !old.exclusive_minimum(),
+            "exclusiveMaximum" => new.exclusive_maximum() && !old.exclusive_maximum(),
             "minLength" => new.min_length > old.min_length,
             "minItems" => new.min_items > old.min_items,
-            "minProperties" => new.min_properties > old.min_properties,
+            "minProperties" => new.min_properties() > old.min_properties(),
             "maxLength" => tighter_max(old.max_length, new.max_length),
             "maxItems" => tighter_max(old.max_items, new.max_items),
-            "maxProperties" => tighter_max(old.max_properties, new.max_properties),
+            "maxProperties" => tighter_max(old.max_properties(), new.max_properties()),
             "enum" => {
                 new.enum_.as_ref().is_some_and(|n| old.enum_.as_ref().is_none_or(|o| o.iter().any(|v| !n.contains(v))))
             }
