@@ -126,7 +126,7 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
             if let Some(min) = &s.minimum {
                 out.push(here("below the minimum", Change::Replace(beyond(min, -1.0))));
             }
-            if s.multiple_of.is_some() {
+            if s.multiple_of().is_some() {
                 out.push(here("not a multiple", Change::Replace(json!(7)))); // most factors do not divide 7
             }
         }
@@ -163,7 +163,7 @@ fn walk(v: &Value, s: &Schema, pointer: String, out: &mut Vec<(String, &'static 
             for r in s.required.iter().filter(|r| map.contains_key(*r)) {
                 out.push(here("a required field dropped", Change::Remove(r.clone())));
             }
-            if let Some(max) = s.max_properties.filter(|m| (0..512).contains(m)) {
+            if let Some(max) = s.max_properties().filter(|m| (0..512).contains(m)) {
                 let mut more = map.clone();
                 for i in 0..=max {
                     more.insert(format!("extra-{i}"), json!("x"));
