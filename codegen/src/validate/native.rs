@@ -159,8 +159,8 @@ fn reached(mut wanted: Vec<String>, schema: impl Fn(&str) -> Option<Value>) -> M
 /// (each kind's plural and scope), the schemas the kinds' `$ref`s reach, and the kinds' own
 /// schemas.
 struct Part<'d> {
-    /// `{"paths": ...}`, as [`scopes`] reads a document.
-    paths: Value,
+    /// The document's `paths` (each kind's plural and scope, [`scopes`]).
+    paths: Map<String, Value>,
     /// The schemas a kind's `$ref`s reach, by name.
     referenced: Map<String, Value>,
     /// The names of the schemas that are needed kinds, sorted.
@@ -213,7 +213,6 @@ impl<'d> Part<'d> {
             }
         }
         let referenced = reached(targets, &schema);
-        let paths = Value::Object(Map::from_iter([("paths".to_owned(), Value::Object(paths))]));
         let own = match made {
             Some(made) => Own::Made(made),
             None => Own::ByName(Box::new(schema)),
@@ -457,7 +456,8 @@ pub fn compact(documents: &[Value]) -> Value {
         for (name, schema) in document.pointer("/components/schemas").and_then(Value::as_object).into_iter().flatten() {
             schemas.insert(name.clone(), reduced(schema));
         }
-        for ((group, version, kind), (plural, namespaced)) in scopes(document) {
+        let read = document.get("paths").and_then(Value::as_object);
+        for ((group, version, kind), (plural, namespaced)) in read.map(scopes).unwrap_or_default() {
             let prefix = if group.is_empty() { "/api/v1".to_owned() } else { format!("/apis/{group}/{version}") };
             let path = match namespaced {
                 true => format!("{prefix}/namespaces/{{namespace}}/{plural}"),
@@ -511,11 +511,11 @@ pub fn compact_text(document: &Value) -> String {
     )
 }
 
-/// Each kind's plural and whether it is namespaced, from the document's `paths` (an operation
+/// Each kind's plural and whether it is namespaced, from a document's `paths` (an operation
 /// names its kind; a namespaced kind's paths go through `/namespaces/{namespace}/`).
-fn scopes(document: &Value) -> HashMap<(String, String, String), (String, bool)> {
+fn scopes(paths: &Map<String, Value>) -> HashMap<(String, String, String), (String, bool)> {
     let mut out: HashMap<(String, String, String), (String, bool)> = HashMap::new();
-    for (path, operations) in document.get("paths").and_then(Value::as_object).into_iter().flatten() {
+    for (path, operations) in paths {
         // `/apis/apps/v1/namespaces/{namespace}/deployments/{name}`: the plural is the last
         // segment that is not a parameter; watches and subresources (`.../{name}/status`, whose
         // operations name another kind) are left out.
@@ -777,7 +777,7 @@ mod tests {
             // Every schema of the whole document converted and each a component, as a document
             // was read before parts.
             let whole_part = Part {
-                paths: json!({"paths": paths}),
+                paths: paths.as_object().unwrap().clone(),
                 referenced: schemas.clone(),
                 kinds: schemas.keys().cloned().collect(),
                 own: Own::ByName(Box::new(|name| schemas.get(name).cloned())),
@@ -972,7 +972,7 @@ mod tests {
             "/api/v1/namespaces/{name}": {"get": {"x-kubernetes-group-version-kind": gvk("Namespace")}},
             "/api/v1/watch/namespaces": {"get": {"x-kubernetes-group-version-kind": gvk("WatchEvent")}},
         }});
-        let scopes = scopes(&document);
+        let scopes = scopes(document["paths"].as_object().unwrap());
         let key = |kind: &str| (String::new(), "v1".to_owned(), kind.to_owned());
         assert_eq!(scopes.get(&key("Pod")), Some(&("pods".to_owned(), true)));
         assert_eq!(scopes.get(&key("Namespace")), Some(&("namespaces".to_owned(), false)));
