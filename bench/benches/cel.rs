@@ -112,7 +112,7 @@ fn bench<T: DeserializeOwned + Validate, H: DeserializeOwned + Validate>(object:
     hand.validate_cel_at(None, &At::ROOT, &mut cx);
     let runs = cx.derived_runs();
     assert!(runs.native > 0 && runs.deferred == 0, "{}: the hand-written rules ran {runs:?}", object.name);
-    let crd_json = kubeskema_bench::crd(object.crd_file).raw;
+    let crd_json = kubeskema_bench::crd(object.crd_file).raw().into_owned();
     let versions = crd_json["spec"]["versions"].as_array().expect("versions");
     let version = versions.iter().find(|v| v["storage"] == serde_json::json!(true)).unwrap_or(&versions[0]);
     let compiled = kube_cel::compile_schema(&version["schema"]["openAPIV3Schema"]);

@@ -79,7 +79,7 @@ fn bench<T: DeserializeOwned + Validate + Decode>(
     let crd = crd(object.crd_file);
     let schema = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft4)
-        .build(&json_schema(&crd.raw))
+        .build(&json_schema(&crd.raw()))
         .expect("the schema compiles");
     let version = crd.versions.iter().find(|v| v.storage).unwrap_or(&crd.versions[0]);
     let dynamic = kubeskema::validate::ResourceValidator::new(&crd, version);

@@ -212,6 +212,9 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
             crd_json_version.entry(ci).or_insert(version);
         }
     }
+    // Each CRD as read, made a value once (its schemas are read from the document's nodes):
+    // schema pointers lead into it.
+    let raws: Vec<std::borrow::Cow<'_, serde_json::Value>> = crds.iter().map(|c| c.crd.raw()).collect();
     let mut built = Vec::new();
     let mut paths = Vec::new();
     for ((group, version), kinds) in &modules {
@@ -224,7 +227,7 @@ fn run_phases(paths: &[PathBuf], options: Options) -> Result<Generation, Diagnos
                 &loaded.crd,
                 schema,
                 // The CRD's own JSON: schema pointers are relative to it (also inside a List).
-                &loaded.crd.raw,
+                &raws[ci],
                 Some(crd_json_version[&ci]).filter(|v| *v != version).map(|v| module_name(v)).as_deref(),
                 &mut checked_rules[ci],
             );
@@ -408,7 +411,7 @@ pub(crate) fn dedupe(crds: Vec<LoadedCrd>, diags: &mut Vec<Diagnostic>) -> Vec<L
     let mut out: Vec<LoadedCrd> = Vec::new();
     for c in crds {
         match out.iter().find(|o| o.crd.name == c.crd.name) {
-            Some(o) if o.crd.raw == c.crd.raw => {}
+            Some(o) if o.crd == c.crd => {}
             Some(o) => {
                 let msg = format!("CRD {} is also defined, differently, in {}", c.crd.name, o.file.display());
                 diags.push(

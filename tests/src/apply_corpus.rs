@@ -76,7 +76,7 @@ pub fn configurations(object: &Value, inst: &Instance, crd: &kubeskema::crd::Crd
     };
     let mut steps = vec![step("m", &config, false), step("m", &shorter, false), step("n", &config, false)];
     // Conversion webhooks are out of the oracle's reach (and this project's).
-    let webhook = crd.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str) == Some("Webhook");
+    let webhook = crd.envelope().pointer("/spec/conversion/strategy").and_then(Value::as_str) == Some("Webhook");
     if let Some(other) = crd.versions.iter().find(|v| v.name != version).filter(|_| !webhook) {
         let mut emptied = config.clone();
         emptied["apiVersion"] = kubeskema::crd::api_version(&crd.group, &other.name).into();

@@ -25,10 +25,10 @@ use crate::diagnostic::{Code, Diagnostic, Severity, Subject};
 pub struct LoadedCrd {
     /// The file, as the user named it (relative paths stay relative).
     pub file: PathBuf,
-    /// The document, for positions: shared by every CRD of a `List` (a copy each made a List
-    /// of n CRDs cost n times its size). A CRD that is the whole document took its value
-    /// ([`Crd::raw`]); a `List` keeps its own.
-    pub doc: Arc<Document>,
+    /// The document as read, for positions: shared by every CRD of a `List` (a copy each made
+    /// a List of n CRDs cost n times its size), and by a CRD that is the whole document, whose
+    /// schemas are read from it ([`Crd::parse_document`]).
+    pub doc: Arc<Document<()>>,
     /// The CRD read from it.
     pub crd: Crd,
     /// Where the CRD sits in the document: `""`, or `/items/3` inside a `List`.
@@ -490,7 +490,7 @@ fn crds_of_file(
     each: &mut dyn FnMut(LoadedCrd, &mut Vec<Diagnostic>),
 ) {
     let (mut found, mut syntax) = (0, Vec::new());
-    let read = parse_text_each(file, text, &mut syntax, &mut |doc| {
+    let read = read_text_each(file, text, &mut syntax, &mut |doc| {
         let mut crds = Vec::new();
         crds_of_document(file, doc, skip_non_crds, &mut crds, diags);
         found += crds.len();
@@ -509,32 +509,31 @@ fn crds_of_file(
 
 fn crds_of_document(
     file: &Path,
-    doc: Document,
+    doc: Document<()>,
     skip_non_crds: bool,
     out: &mut Vec<LoadedCrd>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    if doc.value.is_null() {
+    if doc.is_null() {
         return;
     }
     // A `List` (kubectl get -o yaml) holds CRDs in `items`.
-    if doc.value.get("kind").and_then(|k| k.as_str()) == Some("List") {
+    if doc.str_at("/kind") == Some("List") {
+        let items = doc.value_at("/items");
         let doc = Arc::new(doc);
-        if let Some(items) = doc.value.get("items").and_then(|i| i.as_array()) {
-            for (i, item) in items.iter().enumerate() {
-                if crd::is_crd(item) {
-                    let (crd, errors) = Crd::parse(item);
-                    let loaded =
-                        LoadedCrd { file: file.to_owned(), doc: Arc::clone(&doc), crd, base: format!("/items/{i}") };
-                    report_parse_errors(&loaded, errors, diags);
-                    out.push(loaded);
-                }
+        for (i, item) in items.iter().filter_map(|items| items.as_array()).flatten().enumerate() {
+            if crd::is_crd(item) {
+                let (crd, errors) = Crd::parse(item);
+                let loaded =
+                    LoadedCrd { file: file.to_owned(), doc: Arc::clone(&doc), crd, base: format!("/items/{i}") };
+                report_parse_errors(&loaded, errors, diags);
+                out.push(loaded);
             }
         }
         return;
     }
-    if !crd::is_crd(&doc.value) {
-        let kind = doc.value.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
+    if !crd::is_crd_type(doc.str_at("/apiVersion"), doc.str_at("/kind")) {
+        let kind = doc.str_at("/kind").unwrap_or("<no kind>");
         let d = Diagnostic::file_error(
             file,
             Some(doc.start),
@@ -562,9 +561,9 @@ fn crds_of_document(
             .with_help("remove one of the two keys"),
         );
     }
-    let mut doc = doc;
-    let (crd, errors) = Crd::parse_owned(std::mem::take(&mut doc.value));
-    let loaded = LoadedCrd { file: file.to_owned(), doc: Arc::new(doc), crd, base: String::new() };
+    let doc = Arc::new(doc);
+    let (crd, errors) = Crd::parse_document(Arc::clone(&doc));
+    let loaded = LoadedCrd { file: file.to_owned(), doc, crd, base: String::new() };
     report_parse_errors(&loaded, errors, diags);
     out.push(loaded);
 }

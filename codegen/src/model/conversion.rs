@@ -193,6 +193,7 @@ pub fn plan(
             continue;
         };
         let schema_of = |version: &str| crd.versions.iter().find(|v| v.name == version).and_then(|v| v.schema.as_ref());
+        let raw = crd.raw();
         let spokes = versions
             .iter()
             .filter(|(v, _)| *v != hub.version)
@@ -203,7 +204,7 @@ pub fn plan(
                     spoke_index: spoke.module,
                     hub_m: &modules[hub.module],
                     hub_index: hub.module,
-                    raw: &crd.raw,
+                    raw: &raw,
                     pairs: Vec::new(),
                     methods: Vec::new(),
                     seen: HashMap::new(),
@@ -218,7 +219,7 @@ pub fn plan(
             crd: crd.name.clone(),
             group: crd.group.clone(),
             kind: crd.names.kind.clone(),
-            webhook: crd.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str) == Some("Webhook"),
+            webhook: crd.envelope().pointer("/spec/conversion/strategy").and_then(Value::as_str) == Some("Webhook"),
             hub,
             spokes,
         });

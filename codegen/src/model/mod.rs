@@ -218,7 +218,7 @@ pub enum CrdJson {
 fn resource_keys(crd: &Crd, version: &str, crd_json: Option<&CrdJson>) -> Vec<(ResourceKey, String)> {
     let entry = crd.versions.iter().find(|v| v.name == version);
     let raw = crd
-        .raw
+        .envelope()
         .pointer("/spec/versions")
         .and_then(Value::as_array)
         .and_then(|versions| versions.iter().find(|v| v.get("name").and_then(Value::as_str) == Some(version)));
@@ -257,7 +257,7 @@ fn resource_keys(crd: &Crd, version: &str, crd_json: Option<&CrdJson>) -> Vec<(R
         keys.extend(v.printer_columns.iter().map(|c| (ResourceKey::PrinterColumn, c.to_string())));
         keys.extend(v.selectable_fields.iter().map(|f| (ResourceKey::SelectableField, f.clone())));
     }
-    let approved = crd.raw.pointer("/metadata/annotations/api-approved.kubernetes.io").and_then(Value::as_str);
+    let approved = crd.envelope().pointer("/metadata/annotations/api-approved.kubernetes.io").and_then(Value::as_str);
     keys.extend(approved.map(|a| (ResourceKey::ApiApproved, a.to_owned())));
     if let Some(json) = crd_json {
         keys.push((ResourceKey::Kube, "true".to_owned()));
@@ -547,7 +547,7 @@ impl<'a> ModuleBuilder<'a> {
             match crd_json_module {
                 // Pretty: a CRD on one line made a many-kB line in the generated source,
                 // in the way of grep and diffs.
-                None => CrdJson::Here { name, json: serde_json::to_string_pretty(&crd.raw).unwrap_or_default() },
+                None => CrdJson::Here { name, json: serde_json::to_string_pretty(&crd.raw()).unwrap_or_default() },
                 Some(module) => CrdJson::There { module: module.to_owned(), name },
             }
         });

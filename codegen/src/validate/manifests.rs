@@ -448,7 +448,7 @@ fn served_crds(
             *ok && needed.contains(&(kubeskema::crd::api_version(&crd.group, &version.name), crd.names.kind.clone()))
         });
         serves_a_needed_type.then(|| {
-            crd.raw = Value::Null;
+            crd.forget_raw();
             ServedCrd { crd, served }
         })
     });
@@ -811,7 +811,8 @@ const CRD_KIND: &str = "CustomResourceDefinition";
 /// runs), not against apiextensions' OpenAPI schema, which passes CRDs the apiserver refuses
 /// (a schema that is not structural, a CEL rule that does not compile).
 fn crd_findings(file: &Path, doc: Document, mut checked: Checked) -> (Vec<Diagnostic>, Checked) {
-    let (crd, errors) = kubeskema::crd::Crd::parse(&doc.value);
+    let (value, doc) = doc.take_value();
+    let (crd, errors) = kubeskema::crd::Crd::parse_owned(value);
     let loaded = crate::load::LoadedCrd { file: file.to_owned(), doc: Arc::new(doc), crd, base: String::new() };
     let mut findings = Vec::new();
     crate::load::report_parse_errors(&loaded, errors, &mut findings);

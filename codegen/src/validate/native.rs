@@ -737,7 +737,7 @@ fn crd(group: &str, version: &str, kind: &str, plural: &str, namespaced: bool, s
     document["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = schema;
     let mut crd = Crd::parse(&document).0;
     // Validators need the typed schema only; the JSON would double what a kind takes.
-    crd.raw = Value::Null;
+    crd.forget_raw();
     crd
 }
 

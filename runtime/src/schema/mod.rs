@@ -441,8 +441,13 @@ impl Schema {
 
     /// Reads a schema node from JSON; `pointer` is where `value` sits in its document.
     pub fn parse(value: &Value, pointer: &str) -> (Schema, Vec<ParseError>) {
+        Schema::parse_from(value, pointer)
+    }
+
+    /// [`Schema::parse`] of a node of any [`Source`].
+    pub(crate) fn parse_from<'a>(node: impl Source<'a>, pointer: &str) -> (Schema, Vec<ParseError>) {
         let mut errors = Vec::new();
-        let schema = parse_node(value, pointer, &mut errors);
+        let schema = parse_node(node, pointer, &mut errors);
         (schema, errors)
     }
 
@@ -548,13 +553,71 @@ fn child_pointer(parent: &str, tokens: &[&str]) -> String {
 }
 
 fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+    JsonKind::of(v).name()
+}
+
+/// A node's JSON type, as its value would have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JsonKind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl JsonKind {
+    fn of(v: &Value) -> JsonKind {
+        match v {
+            Value::Null => JsonKind::Null,
+            Value::Bool(_) => JsonKind::Bool,
+            Value::Number(_) => JsonKind::Number,
+            Value::String(_) => JsonKind::String,
+            Value::Array(_) => JsonKind::Array,
+            Value::Object(_) => JsonKind::Object,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            JsonKind::Null => "null",
+            JsonKind::Bool => "bool",
+            JsonKind::Number => "number",
+            JsonKind::String => "string",
+            JsonKind::Array => "array",
+            JsonKind::Object => "object",
+        }
+    }
+}
+
+/// What a schema is read from ([`Schema::parse`]): a JSON value, or a node of a document as
+/// read, whose schema then never becomes a JSON value whole (a CRD's schema as a value took
+/// more memory than the [`Schema`] made of it: `yaml::Document`'s nodes). Each keyword's value
+/// is made a value on its own; the schemas below it are read from their nodes.
+pub(crate) trait Source<'a>: Copy {
+    /// The node's JSON type.
+    fn kind(self) -> JsonKind;
+    /// A mapping's entries as its value holds them: each key once, sorted.
+    fn entries(self) -> Vec<(&'a str, Self)>;
+    /// A sequence's items.
+    fn items(self) -> Vec<Self>;
+    /// The node's value.
+    fn value(self) -> std::borrow::Cow<'a, Value>;
+}
+
+impl<'a> Source<'a> for &'a Value {
+    fn kind(self) -> JsonKind {
+        JsonKind::of(self)
+    }
+    fn entries(self) -> Vec<(&'a str, Self)> {
+        self.as_object().map(|map| map.iter().map(|(k, v)| (k.as_str(), v)).collect()).unwrap_or_default()
+    }
+    fn items(self) -> Vec<Self> {
+        self.as_array().map(|items| items.iter().collect()).unwrap_or_default()
+    }
+    fn value(self) -> std::borrow::Cow<'a, Value> {
+        std::borrow::Cow::Borrowed(self)
     }
 }
 
@@ -565,9 +628,13 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn fail(&mut self, key: &str, v: &Value, want: &str) {
+        self.fail_kind(key, JsonKind::of(v), want);
+    }
+
+    fn fail_kind(&mut self, key: &str, kind: JsonKind, want: &str) {
         self.errors.push(ParseError {
             pointer: child_pointer(self.pointer, &[key]),
-            message: format!("cannot unmarshal {} into field {key} of type {want}", json_kind(v)),
+            message: format!("cannot unmarshal {} into field {key} of type {want}", kind.name()),
         });
     }
 
@@ -642,83 +709,50 @@ impl Reader<'_> {
     }
 }
 
-fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Schema {
+fn parse_node<'a>(node: impl Source<'a>, pointer: &str, errors: &mut Vec<ParseError>) -> Schema {
     let mut s = Schema { pointer: pointer.to_owned(), ..Schema::default() };
-    let Value::Object(map) = value else {
+    if node.kind() != JsonKind::Object {
         errors.push(ParseError {
             pointer: pointer.to_owned(),
-            message: format!("cannot unmarshal {} into a schema object", json_kind(value)),
+            message: format!("cannot unmarshal {} into a schema object", node.kind().name()),
         });
         return s;
-    };
+    }
     let mut r = Reader { pointer, errors };
-    for (key, v) in map {
-        let k = key.as_str();
-        match k {
-            "type" => s.type_ = r.string(k, v),
-            "format" => s.format = r.string(k, v),
-            "title" => s.seldom_mut().title = r.string(k, v),
-            "description" => s.description = r.string(k, v),
-            // [quirk] `null` is Go's nil `*JSON`: no default at all.
-            "default" => s.default = (!v.is_null()).then(|| v.clone()),
-            "nullable" => s.nullable = r.bool(k, v).unwrap_or(false),
-            "example" => s.seldom_mut().example = (!v.is_null()).then(|| v.clone()),
-            "externalDocs" => s.seldom_mut().external_docs = (!v.is_null()).then(|| v.clone()),
-            "enum" => match v {
-                Value::Array(items) => s.enum_ = Some(items.clone()),
-                Value::Null => {}
-                _ => r.fail(k, v, "[]JSON"),
-            },
-            "maximum" => s.maximum = r.number(k, v),
-            "exclusiveMaximum" => s.seldom_mut().exclusive_maximum = r.bool(k, v).unwrap_or(false),
-            "minimum" => s.minimum = r.number(k, v),
-            "exclusiveMinimum" => s.seldom_mut().exclusive_minimum = r.bool(k, v).unwrap_or(false),
-            "multipleOf" => s.seldom_mut().multiple_of = r.number(k, v),
-            "maxLength" => s.max_length = r.count(k, v),
-            "minLength" => s.min_length = r.count(k, v),
-            "pattern" => s.pattern = r.string(k, v),
-            "maxItems" => s.max_items = r.count(k, v),
-            "minItems" => s.min_items = r.count(k, v),
-            "uniqueItems" => s.seldom_mut().unique_items = r.bool(k, v).unwrap_or(false),
-            "maxProperties" => s.seldom_mut().max_properties = r.count(k, v),
-            "minProperties" => s.seldom_mut().min_properties = r.count(k, v),
-            "required" => s.required = r.strings(k, v),
-            "items" => match v {
-                // An empty list converts to no items at all (`JSONSchemas` empty).
-                Value::Array(list) if list.is_empty() => {}
-                Value::Array(_) => s.seldom_mut().unsupported.push("items-array".into()),
-                Value::Null => {}
-                _ => s.items = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
-            },
-            "properties" => match v {
-                Value::Object(props) => {
-                    s.properties = props
-                        .iter()
-                        .map(|(name, p)| (name.clone(), parse_node(p, &child_pointer(pointer, &[k, name]), r.errors)))
-                        .collect();
-                }
-                Value::Null => {}
-                _ => r.fail(k, v, "map[string]JSONSchemaProps"),
-            },
-            "additionalProperties" => match v {
-                Value::Bool(b) => s.additional_properties = Some(AdditionalProperties::Bool(*b)),
-                Value::Object(_) => {
-                    let child = parse_node(v, &child_pointer(pointer, &[k]), r.errors);
-                    s.additional_properties = Some(AdditionalProperties::Schema(Box::new(child)));
-                }
-                Value::Null => {}
-                _ => r.fail(k, v, "JSONSchemaPropsOrBool"),
-            },
-            "allOf" | "anyOf" | "oneOf" => {
-                let list = match v {
-                    Value::Array(items) => items
-                        .iter()
+    for (k, node) in node.entries() {
+        // The keywords that hold schemas are read from their nodes; any other, as a value.
+        match (k, node.kind()) {
+            (_, JsonKind::Null) if SCHEMA_KEYWORDS.contains(&k) => {}
+            // An empty list converts to no items at all (`JSONSchemas` empty).
+            ("items", JsonKind::Array) if node.items().is_empty() => {}
+            ("items", JsonKind::Array) => s.seldom_mut().unsupported.push("items-array".into()),
+            ("items", _) => s.items = Some(Box::new(parse_node(node, &child_pointer(pointer, &[k]), r.errors))),
+            ("properties", JsonKind::Object) => {
+                s.properties = node
+                    .entries()
+                    .into_iter()
+                    .map(|(name, p)| (name.to_owned(), parse_node(p, &child_pointer(pointer, &[k, name]), r.errors)))
+                    .collect();
+            }
+            ("properties", kind) => r.fail_kind(k, kind, "map[string]JSONSchemaProps"),
+            ("additionalProperties", JsonKind::Bool) => {
+                s.additional_properties = node.value().as_bool().map(AdditionalProperties::Bool);
+            }
+            ("additionalProperties", JsonKind::Object) => {
+                let child = parse_node(node, &child_pointer(pointer, &[k]), r.errors);
+                s.additional_properties = Some(AdditionalProperties::Schema(Box::new(child)));
+            }
+            ("additionalProperties", kind) => r.fail_kind(k, kind, "JSONSchemaPropsOrBool"),
+            ("allOf" | "anyOf" | "oneOf", kind) => {
+                let list = match kind {
+                    JsonKind::Array => node
+                        .items()
+                        .into_iter()
                         .enumerate()
                         .map(|(i, item)| parse_node(item, &child_pointer(pointer, &[k, &i.to_string()]), r.errors))
                         .collect(),
-                    Value::Null => Vec::new(),
                     _ => {
-                        r.fail(k, v, "[]JSONSchemaProps");
+                        r.fail_kind(k, kind, "[]JSONSchemaProps");
                         Vec::new()
                     }
                 };
@@ -729,42 +763,80 @@ fn parse_node(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Sch
                     _ => seldom.one_of = list,
                 }
             }
-            "not" => match v {
-                Value::Null => {}
-                _ => s.seldom_mut().not = Some(Box::new(parse_node(v, &child_pointer(pointer, &[k]), r.errors))),
-            },
-            "x-kubernetes-preserve-unknown-fields" => s.preserve_unknown_fields = r.bool(k, v),
-            "x-kubernetes-embedded-resource" => s.embedded_resource = r.bool(k, v).unwrap_or(false),
-            "x-kubernetes-int-or-string" => s.int_or_string = r.bool(k, v).unwrap_or(false),
-            "x-kubernetes-list-type" => s.list_type = r.string(k, v),
-            "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v),
-            "x-kubernetes-map-type" => s.seldom_mut().map_type = r.string(k, v),
-            "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(pointer, &[k]), r.errors),
-            // What the structural model cannot hold, where Go's decoding leaves it set: a
-            // string or map not empty, a pointer not nil (`null` is nil).
-            "id" | "$schema" | "patternProperties" | "definitions" => {
-                let set = match v {
-                    Value::String(text) => !text.is_empty(),
-                    Value::Object(map) => !map.is_empty(),
-                    Value::Null => false,
-                    _ => true,
-                };
-                if set {
-                    s.seldom_mut().unsupported.push(k.to_owned());
-                }
+            ("not", _) => {
+                s.seldom_mut().not = Some(Box::new(parse_node(node, &child_pointer(pointer, &[k]), r.errors)))
             }
-            "$ref" | "dependencies" | "additionalItems" => {
-                if !v.is_null() {
-                    s.seldom_mut().unsupported.push(k.to_owned());
-                }
-            }
-            _ if k.starts_with("x-") => {
-                s.seldom_mut().extensions.insert(k.to_owned(), v.clone());
-            }
-            _ => s.seldom_mut().unknown_keys.push(k.to_owned()),
+            _ => keyword(&mut s, k, &node.value(), &mut r),
         }
     }
     s
+}
+
+/// The keywords whose values are schemas (or lists or maps of them): read from their nodes by
+/// [`parse_node`], a `null` being none.
+const SCHEMA_KEYWORDS: [&str; 7] = ["items", "properties", "additionalProperties", "allOf", "anyOf", "oneOf", "not"];
+
+/// Reads one keyword that holds no schema.
+fn keyword(s: &mut Schema, k: &str, v: &Value, r: &mut Reader<'_>) {
+    match k {
+        "type" => s.type_ = r.string(k, v),
+        "format" => s.format = r.string(k, v),
+        "title" => s.seldom_mut().title = r.string(k, v),
+        "description" => s.description = r.string(k, v),
+        // [quirk] `null` is Go's nil `*JSON`: no default at all.
+        "default" => s.default = (!v.is_null()).then(|| v.clone()),
+        "nullable" => s.nullable = r.bool(k, v).unwrap_or(false),
+        "example" => s.seldom_mut().example = (!v.is_null()).then(|| v.clone()),
+        "externalDocs" => s.seldom_mut().external_docs = (!v.is_null()).then(|| v.clone()),
+        "enum" => match v {
+            Value::Array(items) => s.enum_ = Some(items.clone()),
+            Value::Null => {}
+            _ => r.fail(k, v, "[]JSON"),
+        },
+        "maximum" => s.maximum = r.number(k, v),
+        "exclusiveMaximum" => s.seldom_mut().exclusive_maximum = r.bool(k, v).unwrap_or(false),
+        "minimum" => s.minimum = r.number(k, v),
+        "exclusiveMinimum" => s.seldom_mut().exclusive_minimum = r.bool(k, v).unwrap_or(false),
+        "multipleOf" => s.seldom_mut().multiple_of = r.number(k, v),
+        "maxLength" => s.max_length = r.count(k, v),
+        "minLength" => s.min_length = r.count(k, v),
+        "pattern" => s.pattern = r.string(k, v),
+        "maxItems" => s.max_items = r.count(k, v),
+        "minItems" => s.min_items = r.count(k, v),
+        "uniqueItems" => s.seldom_mut().unique_items = r.bool(k, v).unwrap_or(false),
+        "maxProperties" => s.seldom_mut().max_properties = r.count(k, v),
+        "minProperties" => s.seldom_mut().min_properties = r.count(k, v),
+        "required" => s.required = r.strings(k, v),
+        "x-kubernetes-preserve-unknown-fields" => s.preserve_unknown_fields = r.bool(k, v),
+        "x-kubernetes-embedded-resource" => s.embedded_resource = r.bool(k, v).unwrap_or(false),
+        "x-kubernetes-int-or-string" => s.int_or_string = r.bool(k, v).unwrap_or(false),
+        "x-kubernetes-list-type" => s.list_type = r.string(k, v),
+        "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v),
+        "x-kubernetes-map-type" => s.seldom_mut().map_type = r.string(k, v),
+        "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(r.pointer, &[k]), r.errors),
+        // What the structural model cannot hold, where Go's decoding leaves it set: a
+        // string or map not empty, a pointer not nil (`null` is nil).
+        "id" | "$schema" | "patternProperties" | "definitions" => {
+            let set = match v {
+                Value::String(text) => !text.is_empty(),
+                Value::Object(map) => !map.is_empty(),
+                Value::Null => false,
+                _ => true,
+            };
+            if set {
+                s.seldom_mut().unsupported.push(k.to_owned());
+            }
+        }
+        "$ref" | "dependencies" | "additionalItems" => {
+            if !v.is_null() {
+                s.seldom_mut().unsupported.push(k.to_owned());
+            }
+        }
+        _ if k.starts_with("x-") => {
+            s.seldom_mut().extensions.insert(k.to_owned(), v.clone());
+        }
+        _ => s.seldom_mut().unknown_keys.push(k.to_owned()),
+    }
 }
 
 fn parse_rules(value: &Value, pointer: &str, errors: &mut Vec<ParseError>) -> Vec<ValidationRule> {

@@ -35,7 +35,7 @@ fn main() {
     for inst in instances() {
         let Some((crd, _)) = crds.version_of(&inst) else { continue };
         let Some(steps) = configurations(&docs.value_of(&inst), &inst, crd) else { continue };
-        work.push(Work { key: format!("{}\t{}", inst.file, inst.doc_index), crd: crd.raw.clone(), steps });
+        work.push(Work { key: format!("{}\t{}", inst.file, inst.doc_index), crd: crd.raw().into_owned(), steps });
     }
     let mut lives: Vec<Value> = vec![Value::Null; work.len()];
     let mut prints: Vec<Vec<String>> = vec![Vec::new(); work.len()];
@@ -83,7 +83,7 @@ fn show(file: &str, doc: usize) {
     let steps = configurations(&CorpusDocuments::default().value_of(&inst), &inst, crd).expect("an object");
     let mut live = Value::Null;
     for (i, step) in steps.iter().enumerate() {
-        let answer = oracle.ask(&[step.request(&crd.raw, &live)]).unwrap_or_else(|e| panic!("{e}")).remove(0);
+        let answer = oracle.ask(&[step.request(&crd.raw(), &live)]).unwrap_or_else(|e| panic!("{e}")).remove(0);
         let ours = step.ours(crd, Some(&live).filter(|l| !l.is_null()));
         println!(
             "step {} ({} at {}{})\napiserver: {}\nours:      {}",

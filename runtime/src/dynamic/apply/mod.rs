@@ -200,7 +200,7 @@ impl<'a> Resource<'a> {
 
     /// The CRD's versions, converted between as the request at this version converts them.
     fn versions(&self) -> Versions<'_> {
-        let strategy = self.crd.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str);
+        let strategy = self.crd.envelope().pointer("/spec/conversion/strategy").and_then(Value::as_str);
         Versions {
             group: &self.crd.group,
             kind: &self.crd.names.kind,

@@ -2,6 +2,8 @@
 //! schema, read from JSON (`apiextensions.k8s.io/v1`, and `v1beta1` with its top-level
 //! `spec.validation`, `spec.subresources` and `spec.additionalPrinterColumns`).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::schema::{ParseError, Schema};
@@ -28,8 +30,83 @@ pub struct Crd {
     pub preserve_unknown_fields: bool,
     /// Every version, in the order the CRD lists them.
     pub versions: Vec<CrdVersion>,
-    /// The whole CRD as it was read.
-    pub raw: Value,
+    /// The CRD as it was read ([`Crd::raw`], [`Crd::raw_at`], [`Crd::envelope`]).
+    raw: Raw,
+}
+
+/// How [`Crd::read`] reads the schema at a JSON pointer, given its value in the CRD read.
+type ParseSchema<'p> = dyn Fn(&Value, &str) -> (Schema, Vec<ParseError>) + 'p;
+
+/// A CRD as it was read.
+#[derive(Clone, Debug)]
+enum Raw {
+    /// The whole CRD as a value.
+    Whole(Value),
+    /// A `v1` CRD read from a document ([`Crd::parse_document`]): the value of all but its
+    /// versions' schemas (`{}` at each of `elided`), which are read from the document's nodes
+    /// when asked for. A schema as a value took more memory than the [`Schema`] made of it.
+    #[cfg(feature = "yaml")]
+    Document { envelope: Value, document: std::sync::Arc<crate::read::yaml::Document<()>>, elided: Vec<String> },
+}
+
+impl PartialEq for Raw {
+    fn eq(&self, other: &Self) -> bool {
+        self.whole() == other.whole()
+    }
+}
+
+impl Raw {
+    fn whole(&self) -> Cow<'_, Value> {
+        match self {
+            Raw::Whole(value) => Cow::Borrowed(value),
+            #[cfg(feature = "yaml")]
+            Raw::Document { document, .. } => Cow::Owned(document.value_at("").unwrap_or_default()),
+        }
+    }
+
+    /// The pointers of the schemas read from the document's nodes.
+    #[cfg(feature = "cel")]
+    fn elided(&self) -> &[String] {
+        match self {
+            Raw::Whole(_) => &[],
+            #[cfg(feature = "yaml")]
+            Raw::Document { elided, .. } => elided,
+        }
+    }
+
+    #[cfg(feature = "cel")]
+    fn shallow_at(&self, pointer: &str) -> Option<Cow<'_, Value>> {
+        match self {
+            #[cfg(feature = "yaml")]
+            Raw::Document { document, elided, .. } if elided.iter().any(|e| within(pointer, e)) => {
+                document.value_at_shallow(pointer).map(Cow::Owned)
+            }
+            _ => self.at(pointer),
+        }
+    }
+
+    fn envelope(&self) -> &Value {
+        match self {
+            Raw::Whole(value) => value,
+            #[cfg(feature = "yaml")]
+            Raw::Document { envelope, .. } => envelope,
+        }
+    }
+
+    fn at(&self, pointer: &str) -> Option<Cow<'_, Value>> {
+        match self {
+            Raw::Whole(value) => value.pointer(pointer).map(Cow::Borrowed),
+            #[cfg(feature = "yaml")]
+            Raw::Document { envelope, document, elided } => {
+                // Inside an elided schema, or above one: the document's.
+                if elided.iter().any(|e| within(pointer, e) || within(e, pointer)) {
+                    document.value_at(pointer).map(Cow::Owned)
+                } else {
+                    envelope.pointer(pointer).map(Cow::Borrowed)
+                }
+            }
+        }
+    }
 }
 
 /// `spec.names`.
@@ -80,8 +157,12 @@ pub fn api_version(group: &str, version: &str) -> String {
 
 /// Whether a JSON document is a CustomResourceDefinition.
 pub fn is_crd(doc: &Value) -> bool {
-    doc.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
-        && doc.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
+    is_crd_type(doc.get("apiVersion").and_then(Value::as_str), doc.get("kind").and_then(Value::as_str))
+}
+
+/// Whether a document of this `apiVersion` and `kind` is a CustomResourceDefinition.
+pub fn is_crd_type(api_version: Option<&str>, kind: Option<&str>) -> bool {
+    kind == Some("CustomResourceDefinition") && api_version.is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
 }
 
 fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
@@ -104,12 +185,77 @@ impl Crd {
     /// [`Crd::parse`] of a document the caller gives up: it becomes [`Crd::raw`] without a
     /// copy (a copy of a large CRD costs as much memory as the CRD).
     pub fn parse_owned(doc: Value) -> (Crd, Vec<ParseError>) {
-        let (mut crd, errors) = Crd::read(&doc);
-        crd.raw = doc;
+        let (mut crd, errors) = Crd::read(&doc, &|schema, pointer| Schema::parse(schema, pointer));
+        crd.raw = Raw::Whole(doc);
         (crd, errors)
     }
 
-    fn read(doc: &Value) -> (Crd, Vec<ParseError>) {
+    /// [`Crd::parse`] of a document as read: the schemas of a `v1` CRD's versions are read
+    /// from its nodes and never made values (a schema as a value takes more memory than the
+    /// [`Schema`] made of it); [`Crd::raw_at`] makes the part asked for. A CRD of another
+    /// `apiVersion` is read as [`Crd::parse_owned`] reads its value.
+    #[cfg(feature = "yaml")]
+    pub fn parse_document(document: std::sync::Arc<crate::read::yaml::Document<()>>) -> (Crd, Vec<ParseError>) {
+        if document.str_at("/apiVersion") != Some("apiextensions.k8s.io/v1") {
+            return Crd::parse_owned(document.value_at("").unwrap_or_default());
+        }
+        let versions = document.node_at("/spec/versions").map_or(0, |v| crate::schema::Source::items(v).len());
+        let elided: Vec<String> = (0..versions)
+            .map(|i| format!("/spec/versions/{i}/schema/openAPIV3Schema"))
+            .filter(|pointer| document.keys_at(pointer).is_some())
+            .collect();
+        let envelope =
+            document.value_selected(&mut Elide { elided: &elided, path: String::new(), lengths: Vec::new() });
+        let parse = |schema: &Value, pointer: &str| match document.node_at(pointer) {
+            Some(node) if elided.iter().any(|e| e == pointer) => Schema::parse_from(node, pointer),
+            _ => Schema::parse(schema, pointer),
+        };
+        let (mut crd, errors) = Crd::read(&envelope, &parse);
+        crd.raw = Raw::Document { envelope, document, elided };
+        (crd, errors)
+    }
+
+    /// The whole CRD as it was read (made again from its document where it was read from
+    /// one: [`Crd::parse_document`]).
+    pub fn raw(&self) -> Cow<'_, Value> {
+        self.raw.whole()
+    }
+
+    /// The part of the CRD as read at a JSON pointer.
+    pub fn raw_at(&self, pointer: &str) -> Option<Cow<'_, Value>> {
+        self.raw.at(pointer)
+    }
+
+    /// [`Crd::raw_at`] with only the part's own entries or items, what they hold emptied
+    /// where it is read from a document (whole where the CRD is a value): its keys and
+    /// scalars without a large schema made a value.
+    #[cfg(feature = "cel")]
+    pub(crate) fn raw_shallow_at(&self, pointer: &str) -> Option<Cow<'_, Value>> {
+        self.raw.shallow_at(pointer)
+    }
+
+    /// The CRD as read but, where it was read from a document ([`Crd::parse_document`]), for
+    /// its versions' schemas, each `{}` here: what its envelope (`metadata`, `spec`'s other
+    /// fields, `status`) is read from.
+    pub fn envelope(&self) -> &Value {
+        self.raw.envelope()
+    }
+
+    /// Whether the version at `index` has its schema only in the document it was read from
+    /// ([`Crd::envelope`] holds `{}` there).
+    #[cfg(feature = "cel")]
+    pub(crate) fn schema_elided(&self, index: usize) -> bool {
+        let elided = self.raw.elided();
+        !elided.is_empty() && elided.iter().any(|e| *e == format!("/spec/versions/{index}/schema/openAPIV3Schema"))
+    }
+
+    /// Drops what the CRD was read from, once only its model is wanted: [`Crd::raw`] is then
+    /// `null` (a large CRD as read costs as much memory as its model).
+    pub fn forget_raw(&mut self) {
+        self.raw = Raw::Whole(Value::Null);
+    }
+
+    fn read(doc: &Value, parse_schema: &ParseSchema<'_>) -> (Crd, Vec<ParseError>) {
         let mut errors = Vec::new();
         let mut required = |pointer: &str, what: &str| -> String {
             match str_at(doc, pointer) {
@@ -169,7 +315,7 @@ impl Crd {
                 None => (top_schema, "/spec/validation/openAPIV3Schema".to_owned()),
             };
             let schema = schema.map(|s| {
-                let (schema, schema_errors) = Schema::parse(s, &schema_pointer);
+                let (schema, schema_errors) = parse_schema(s, &schema_pointer);
                 errors.extend(schema_errors);
                 schema
             });
@@ -194,7 +340,16 @@ impl Crd {
                     .unwrap_or_default(),
             });
         }
-        let crd = Crd { api_version, name, group, names, scope, preserve_unknown_fields, versions, raw: Value::Null };
+        let crd = Crd {
+            api_version,
+            name,
+            group,
+            names,
+            scope,
+            preserve_unknown_fields,
+            versions,
+            raw: Raw::Whole(Value::Null),
+        };
         (crd, errors)
     }
 
@@ -206,6 +361,48 @@ impl Crd {
     /// The version with this name.
     pub fn version(&self, name: &str) -> Option<&CrdVersion> {
         self.versions.iter().find(|v| v.name == name)
+    }
+}
+
+/// Whether JSON pointer `inner` is `outer` or below it.
+#[cfg(feature = "yaml")]
+fn within(inner: &str, outer: &str) -> bool {
+    inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// What a `v1` CRD's envelope keeps of its document ([`Crd::parse_document`]): everything
+/// but the insides of the schemas at `elided`.
+#[cfg(feature = "yaml")]
+struct Elide<'e> {
+    elided: &'e [String],
+    /// The JSON pointer of where the conversion is.
+    path: String,
+    /// The length of `path` before each step down.
+    lengths: Vec<usize>,
+}
+
+#[cfg(feature = "yaml")]
+impl<'t> crate::read::yaml::Select<'t> for Elide<'_> {
+    fn key(&mut self, key: &'t str, _: bool) -> bool {
+        if self.elided.contains(&self.path) {
+            return false;
+        }
+        self.lengths.push(self.path.len());
+        self.path.push('/');
+        self.path.push_str(&crate::report::path::escape_token(key));
+        true
+    }
+
+    fn item(&mut self, index: usize) {
+        self.lengths.push(self.path.len());
+        self.path.push('/');
+        self.path.push_str(&index.to_string());
+    }
+
+    fn up(&mut self) {
+        if let Some(length) = self.lengths.pop() {
+            self.path.truncate(length);
+        }
     }
 }
 
@@ -269,5 +466,93 @@ mod tests {
                 "status.storedVersions: Invalid value: null: must have at least one stored version",
             ]
         );
+    }
+
+    /// A CRD whose schemas are read from its document's nodes is the CRD read from its value:
+    /// its model, its parse errors, what the check says (and shows whole: a refused root, the
+    /// versions), and each part of it as read, through anchors, `<<` merges and keys written
+    /// twice inside the schemas.
+    #[cfg(feature = "yaml")]
+    #[test]
+    fn a_crd_read_from_its_document_is_the_crd_read_from_its_value() {
+        let text = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-list-type: atomic
+        properties:
+          spec:
+            type: object
+            properties:
+              name: &name {type: string, maxLength: 8}
+              alias: *name
+              merged: {<<: *name, maxLength: 3, pattern: "^a"}
+              twice: {type: string, type: integer}
+              bad: {type: string, maxLength: "x"}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port]
+                items: []
+  - name: v2
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, properties: {a: *name}}
+  - name: v3
+    served: false
+    storage: false
+"#;
+        for json in [false, true] {
+            let mut documents = Vec::new();
+            let text = if json {
+                crate::read::yaml::parse_documents(text).unwrap().remove(0).value.to_string()
+            } else {
+                text.to_owned()
+            };
+            crate::read::yaml::read_each(&text, json, &mut |doc| documents.push(doc)).unwrap();
+            let document = std::sync::Arc::new(documents.remove(0));
+            let value = document.value_at("").unwrap();
+            let (from_value, value_errors) = Crd::parse(&value);
+            let (from_document, document_errors) = Crd::parse_document(document);
+            assert!(matches!(from_document.raw, Raw::Document { .. }));
+            assert_eq!(document_errors, value_errors);
+            assert_eq!(value_errors.len(), 1, "{value_errors:?}");
+            assert_eq!(from_document, from_value);
+            assert_eq!(from_document.envelope().pointer("/spec/versions/1/schema/openAPIV3Schema"), Some(&json!({})));
+            for pointer in [
+                "",
+                "/spec",
+                "/spec/versions/0/schema",
+                "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/merged",
+                "/spec/versions/1/schema/openAPIV3Schema/properties/a",
+                "/spec/versions/2",
+                "/spec/versions/0/schema/openAPIV3Schema/nope",
+            ] {
+                assert_eq!(from_document.raw_at(pointer).as_deref(), value.pointer(pointer), "{pointer}");
+            }
+            let texts = |crd: &Crd| -> Vec<String> { check::check(crd).findings.iter().map(|f| f.text()).collect() };
+            let found = texts(&from_value);
+            assert_eq!(texts(&from_document), found);
+            // Shown whole: the root refused with the status subresource, every version.
+            assert!(found.iter().any(|f| f.contains("fields are allowed at the root of the schema")), "{found:#?}");
+            assert!(found.iter().any(|f| f.contains("\"OpenAPIV3Schema\":{")), "{found:#?}");
+            assert!(
+                found.iter().any(|f| f.contains("must only have a single schema if x-kubernetes-list-type is map")),
+                "{found:#?}"
+            );
+        }
     }
 }

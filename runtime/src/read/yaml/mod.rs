@@ -155,7 +155,23 @@ impl<V> Document<V> {
     }
 }
 
+impl<V> Document<V> {
+    /// The document's value, and the document without it (its positions).
+    pub fn take_value(self) -> (V, Document<()>) {
+        let Document { index, value, start, duplicates, out_of_range, nodes } = self;
+        (value, Document { index, value: (), start, duplicates, out_of_range, nodes })
+    }
+}
+
 impl Document<()> {
+    /// The node at a JSON pointer, for a schema read from it without its value (a schema of
+    /// 100,000 properties as a value took more memory than the schema made of it).
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn node_at(&self, pointer: &str) -> Option<NodeRef<'_>> {
+        let nodes = self.nodes.as_ref()?;
+        Some(NodeRef { nodes, index: self.node(pointer)?.0 })
+    }
+
     /// Whether the document's value is `null` (an empty document is).
     pub fn is_null(&self) -> bool {
         self.nodes.as_ref().is_none_or(|Nodes { tape, root, .. }| tape.is_null(tape.target(*root)))
@@ -175,6 +191,31 @@ impl Document<()> {
         let Nodes { tape, lines, .. } = self.nodes.as_ref()?;
         let (node, _) = self.node(pointer)?;
         Conversion::new(tape, lines, false).convert(node, Some(&mut Everything)).ok()
+    }
+
+    /// The value at a JSON pointer with only its own entries or items, what they hold emptied
+    /// (`{}` for a mapping's): a part's keys and scalars read without converting what is below.
+    #[cfg(all(feature = "dynamic", feature = "cel"))]
+    pub(crate) fn value_at_shallow(&self, pointer: &str) -> Option<Value> {
+        /// Converts a mapping's entries, none of theirs.
+        struct Shallow(usize);
+        impl Select<'_> for Shallow {
+            fn key(&mut self, _: &str, _: bool) -> bool {
+                // Refused entries are not gone down into, nor come up from.
+                let first = self.0 == 0;
+                self.0 += usize::from(first);
+                first
+            }
+            fn item(&mut self, _: usize) {
+                self.0 += 1;
+            }
+            fn up(&mut self) {
+                self.0 -= 1;
+            }
+        }
+        let Nodes { tape, lines, .. } = self.nodes.as_ref()?;
+        let (node, _) = self.node(pointer)?;
+        Conversion::new(tape, lines, false).convert(node, Some(&mut Shallow(0))).ok()
     }
 
     /// The keys of the mapping at a JSON pointer, each once, as its converted value has them
@@ -237,6 +278,81 @@ impl Select<'_> for Everything {
     }
     fn item(&mut self, _: usize) {}
     fn up(&mut self) {}
+}
+
+/// A node of a document as read, read as its converted value would read
+/// ([`crate::schema::Source`]): the value of each of its parts is made only when asked for.
+#[cfg(feature = "dynamic")]
+#[derive(Clone, Copy)]
+pub(crate) struct NodeRef<'t> {
+    nodes: &'t Nodes,
+    index: usize,
+}
+
+#[cfg(feature = "dynamic")]
+impl<'t> NodeRef<'t> {
+    fn at(self, index: usize) -> NodeRef<'t> {
+        NodeRef { nodes: self.nodes, index }
+    }
+
+    /// The node itself, an alias's anchored node.
+    fn target(self) -> (&'t Tape, usize) {
+        (&self.nodes.tape, self.nodes.tape.target(self.index))
+    }
+}
+
+#[cfg(feature = "dynamic")]
+impl<'t> crate::schema::Source<'t> for NodeRef<'t> {
+    fn kind(self) -> crate::schema::JsonKind {
+        use crate::schema::JsonKind;
+        let (tape, index) = self.target();
+        match tape.nodes[index].kind {
+            _ if tape.is_null(index) => JsonKind::Null,
+            Kind::Bool => JsonKind::Bool,
+            Kind::Int | Kind::Uint | Kind::Float => JsonKind::Number,
+            Kind::Str => JsonKind::String,
+            Kind::Seq => JsonKind::Array,
+            Kind::Map => JsonKind::Object,
+            Kind::Null | Kind::Alias => JsonKind::Null,
+        }
+    }
+
+    /// As the conversion keeps them: a key written twice where it is last written, the keys
+    /// `<<` merges bring where the mapping does not set them (the earlier merge first).
+    fn entries(self) -> Vec<(&'t str, Self)> {
+        let (tape, map) = self.target();
+        if tape.nodes[map].kind != Kind::Map {
+            return Vec::new();
+        }
+        let mut own: Vec<(&str, usize)> =
+            tape.children(map).filter(|&k| !tape.nodes[k].is_merge()).map(|k| (tape.str(&tape.nodes[k]), k)).collect();
+        own.reverse();
+        own.sort_by(|a, b| a.0.cmp(b.0));
+        own.dedup_by(|later, first| later.0 == first.0);
+        for key in tape.merged(map) {
+            let text = tape.str(&tape.nodes[key]);
+            if let Err(at) = own.binary_search_by(|(k, _)| (*k).cmp(text)) {
+                own.insert(at, (text, key));
+            }
+        }
+        own.into_iter().map(|(text, key)| (text, self.at(key + 1))).collect()
+    }
+
+    fn items(self) -> Vec<Self> {
+        let (tape, seq) = self.target();
+        if tape.nodes[seq].kind != Kind::Seq {
+            return Vec::new();
+        }
+        tape.children(seq).map(|item| self.at(item)).collect()
+    }
+
+    fn value(self) -> std::borrow::Cow<'t, Value> {
+        let Nodes { tape, lines, .. } = self.nodes;
+        // Counted and checked when the document was read: the conversion cannot fail.
+        std::borrow::Cow::Owned(
+            Conversion::new(tape, lines, false).convert(self.index, Some(&mut Everything)).unwrap_or_default(),
+        )
+    }
 }
 
 /// Why a YAML text could not be read.

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use super::finding::Finding;
 use super::go_dump;
 use crate::check::objectmeta::{dns1035_label, dns1123_subdomain};
+use crate::dynamic::crd::Crd;
 use crate::report::issue::{BadValue, ErrorType, go_json, go_quote, supported_values};
 use crate::schema::Schema;
 
@@ -42,8 +43,8 @@ struct Moved {
 /// `MaxSelectableFields`.
 pub(super) const MAX_SELECTABLE_FIELDS: usize = 8;
 
-pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>], relaxed: &super::Relaxed) -> Envelope {
-    let raw = &as_v1(raw);
+pub(super) fn check(crd: &Crd, schemas: &[Option<&Schema>], relaxed: &super::Relaxed) -> Envelope {
+    let raw = &as_v1(crd.envelope());
     let mut out = Envelope::default();
     let spec = raw.get("spec").unwrap_or(&Value::Null);
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -155,7 +156,7 @@ pub(super) fn check(raw: &Value, schemas: &[Option<&Schema>], relaxed: &super::R
     // the versions together
     // A nil slice marshals as `null`, an empty one as `[]`.
     let listed = spec.get("versions").is_some_and(Value::is_array);
-    let dump = || BadValue::Json(if listed { versions_dump(versions, &moved) } else { "null".into() });
+    let dump = || BadValue::Json(if listed { versions_dump(crd, versions, &moved) } else { "null".into() });
     let mut seen = std::collections::HashSet::new();
     if !versions.iter().all(|v| seen.insert(s(v, "name"))) {
         out.names.push(finding(
@@ -777,14 +778,18 @@ fn api_approval(out: &mut Vec<Finding>, raw: &Value, group: &str) {
 
 /// The versions as the internal type holds them after the conversion (what moved to the
 /// spec is `null` here), marshalled as Go marshals them.
-fn versions_dump(versions: &[Value], moved: &Moved) -> String {
+fn versions_dump(crd: &Crd, versions: &[Value], moved: &Moved) -> String {
     let items: Vec<String> = versions
         .iter()
-        .map(|v| {
+        .enumerate()
+        .map(|(i, v)| {
             let b = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
             let warning = v.get("deprecationWarning").filter(|w| !w.is_null()).map_or("null".to_owned(), go_json);
-            let schema = match v.pointer("/schema/openAPIV3Schema").filter(|_| !moved.schema) {
-                Some(s) => format!("{{\"OpenAPIV3Schema\":{}}}", go_dump::schema(s)),
+            // A schema read from the document's nodes is made a value only to be shown.
+            let elided = crd.schema_elided(i).then(|| crd.raw_at(&format!("/spec/versions/{i}/schema/openAPIV3Schema")));
+            let schema = elided.flatten().or_else(|| v.pointer("/schema/openAPIV3Schema").map(std::borrow::Cow::Borrowed));
+            let schema = match schema.filter(|_| !moved.schema) {
+                Some(s) => format!("{{\"OpenAPIV3Schema\":{}}}", go_dump::schema(&s)),
                 None => "null".into(),
             };
             let subresources = match v.get("subresources").filter(|s| !s.is_null() && !moved.subresources) {

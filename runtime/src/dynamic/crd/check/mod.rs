@@ -103,7 +103,7 @@ impl Relaxed {
         };
         let selectable = |c: &Crd, name: &str| c.version(name).map(|v| v.selectable_fields.clone());
         let review = old
-            .raw
+            .envelope()
             .pointer("/spec/conversion/webhook/conversionReviewVersions")
             .and_then(serde_json::Value::as_array)
             .filter(|r| !r.is_empty());
@@ -169,7 +169,7 @@ pub fn check_keeping_rules(crd: &Crd) -> (Checked, LoweredRules) {
 fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>, relaxed: &Relaxed) -> Checked {
     let same_schema = crd.versions.windows(2).all(|w| w[0].schema == w[1].schema || strip(&w[0]) == strip(&w[1]));
     let schemas: Vec<Option<&Schema>> = crd.versions.iter().map(|v| v.schema.as_ref()).collect();
-    let envelope = envelope::check(&crd.raw, &schemas, relaxed);
+    let envelope = envelope::check(crd, &schemas, relaxed);
     let mut out = Checked::default();
     out.findings.extend(envelope.before);
     let mut shared_findings = Vec::new();
@@ -189,9 +189,7 @@ fn check_with(crd: &Crd, mut rules: Option<&mut LoweredRules>, relaxed: &Relaxed
             out.accepted.push(false);
             continue;
         };
-        let raw = crd.raw.pointer(&schema.pointer).unwrap_or(&serde_json::Value::Null);
-        let findings =
-            check_schema(schema, raw, &crd.raw, &base, version.status_subresource, rules.as_deref_mut(), relaxed);
+        let findings = check_schema(schema, crd, &base, version.status_subresource, rules.as_deref_mut(), relaxed);
         let accepted = findings.is_empty();
         out.accepted.push(accepted);
         // A schema shared by every version is one schema to the apiserver: warned about once.

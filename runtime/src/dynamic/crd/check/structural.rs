@@ -5,19 +5,19 @@ use crate::schema::{AdditionalProperties, Schema};
 
 use super::finding::Finding;
 use super::go_dump;
+use crate::dynamic::crd::Crd;
 
 /// All findings for one version's schema, sorted and de-duplicated as the apiserver sorts
 /// structural errors by their full text.
 pub(super) fn check_schema(
     root: &Schema,
-    raw: &serde_json::Value,
-    document: &serde_json::Value,
+    crd: &Crd,
     base: &str,
     status_subresource: bool,
     lowered: Option<&mut super::LoweredRules>,
     relaxed: &super::Relaxed,
 ) -> Vec<Finding> {
-    let mut c = Checker { findings: Vec::new(), patterns: Default::default(), raw: document, relaxed };
+    let mut c = Checker { findings: Vec::new(), patterns: Default::default(), crd: Some(crd), relaxed };
     c.conversion(root, base);
     // A schema the structural model cannot hold (`$ref`, items as an array, `$schema`, ...) is
     // never checked structurally: `NewStructural` fails first and only the generic walk reports.
@@ -54,7 +54,7 @@ pub(super) fn check_schema(
         );
     }
     if status_subresource {
-        c.status_root(root, raw, base);
+        c.status_root(root, base);
     }
     // `$schema` fails only the structural conversion, whose error is shown when nothing else
     // is wrong with the schema.
@@ -92,8 +92,8 @@ enum Level {
 
 struct Checker<'a> {
     findings: Vec<Finding>,
-    /// The CRD as written, where schema nodes' pointers lead (for values shown whole).
-    raw: &'a serde_json::Value,
+    /// The CRD, where schema nodes' pointers lead in what was read (for values shown whole).
+    crd: Option<&'a Crd>,
     /// Patterns already compiled, with their error if any (CRDs repeat the same few).
     patterns: std::collections::HashMap<String, Option<String>>,
     /// What an update no longer requires.
@@ -156,7 +156,7 @@ fn prop_path(p: &str, name: &str) -> String {
     format!("{p}.properties[{name}]")
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     fn push(&mut self, node: &Schema, field: String, error_type: ErrorType, value: BadValue, detail: impl AsRef<str>) {
         self.push_at(node.pointer.clone(), field, error_type, value, detail);
     }
@@ -177,7 +177,12 @@ impl Checker<'_> {
     /// once `status` is cut out of it: the first other field found, in the internal struct's
     /// order, is reported with the whole root schema (`type` other than `object` is its own
     /// error, and ends the look too).
-    fn status_root(&mut self, root: &Schema, raw: &serde_json::Value, base: &str) {
+    /// The CRD as read at a JSON pointer.
+    fn raw_at(&self, pointer: &str) -> Option<std::borrow::Cow<'a, serde_json::Value>> {
+        self.crd.and_then(|crd| crd.raw_at(pointer))
+    }
+
+    fn status_root(&mut self, root: &Schema, base: &str) {
         const ALLOWED: [&str; 22] = [
             "description",
             "type",
@@ -202,6 +207,9 @@ impl Checker<'_> {
             "x-kubernetes-preserve-unknown-fields",
             "x-kubernetes-validations",
         ];
+        let Some(crd) = self.crd else { return };
+        // The root's keys, not the schema below it (made a value only to be shown whole).
+        let raw = crd.raw_shallow_at(&root.pointer).unwrap_or_default();
         for key in go_dump::FIELD_KEYS {
             let Some(value) = raw.get(key).filter(|v| !go_dump::is_zero(key, v)) else { continue };
             if key == "type" {
@@ -222,7 +230,7 @@ impl Checker<'_> {
                     root,
                     base.to_owned(),
                     ErrorType::Invalid,
-                    BadValue::Json(go_dump::schema(raw)),
+                    BadValue::Json(go_dump::schema(&crd.raw_at(&root.pointer).unwrap_or_default())),
                     "only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength \
                      MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs \
                      Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the \
@@ -936,7 +944,7 @@ impl Checker<'_> {
             // (Items given as an array are refused on their own: `items must be a schema object`.)
             // An empty list of items converts to no schema at all, but is still a list here.
             let items_array = s.unsupported().iter().any(|k| k == "items-array")
-                || self.raw.pointer(&format!("{}/items", s.pointer)).is_some_and(serde_json::Value::is_array);
+                || self.raw_at(&format!("{}/items", s.pointer)).is_some_and(|items| items.is_array());
             if s.items.is_none() && !items_array {
                 self.push(
                     s,
@@ -946,12 +954,12 @@ impl Checker<'_> {
                     "must have a schema if x-kubernetes-list-type is map",
                 );
             }
-            if let Some(list) = items_array.then(|| self.raw.pointer(&format!("{}/items", s.pointer))).flatten() {
+            if let Some(list) = items_array.then(|| self.raw_at(&format!("{}/items", s.pointer))).flatten() {
                 self.push(
                     s,
                     format!("{p}.items"),
                     ErrorType::Invalid,
-                    BadValue::Json(go_dump::schema_or_array(list)),
+                    BadValue::Json(go_dump::schema_or_array(&list)),
                     "must only have a single schema if x-kubernetes-list-type is map",
                 );
             }
@@ -1046,7 +1054,8 @@ mod tests {
         let (s, errors) = Schema::parse(&schema, "");
         assert!(errors.is_empty(), "{errors:?}");
         // The schema is its own document here: its nodes' pointers start at its root.
-        check_schema(&s, &schema, &schema, "spec.validation.openAPIV3Schema", false, None, &Default::default())
+        let document = Crd::parse_owned(schema).0;
+        check_schema(&s, &document, "spec.validation.openAPIV3Schema", false, None, &Default::default())
             .iter()
             .map(Finding::text)
             .collect()
@@ -1388,12 +1397,8 @@ mod tests {
         let walk = |schema: serde_json::Value| -> Vec<(String, String)> {
             let (s, errors) = Schema::parse(&schema, "");
             assert!(errors.is_empty(), "{errors:?}");
-            let mut c = Checker {
-                findings: Vec::new(),
-                patterns: Default::default(),
-                raw: &serde_json::Value::Null,
-                relaxed: &Default::default(),
-            };
+            let mut c =
+                Checker { findings: Vec::new(), patterns: Default::default(), crd: None, relaxed: &Default::default() };
             c.crd_rules(&s, "spec.validation.openAPIV3Schema", true, true, &MetaContext::default());
             let mut found: Vec<(String, String)> =
                 c.findings.into_iter().map(|f| (f.error_type.map_or("", |e| e.reason()).to_owned(), f.field)).collect();

@@ -159,9 +159,10 @@ pub fn compat(old: &Crd, new: &Crd, options: &Options) -> Report {
     let stored = stored_versions(old, options);
     let update = check_update(old, new, &stored);
     let mut changes = diff::envelope(old, new, &stored);
+    let (old_raw, new_raw) = (old.raw(), new.raw());
     for new_version in &new.versions {
         let Some(old_version) = old.version(&new_version.name) else { continue };
-        for found in diff::schemas(old_version.schema.as_ref(), new_version.schema.as_ref(), &old.raw, &new.raw) {
+        for found in diff::schemas(old_version.schema.as_ref(), new_version.schema.as_ref(), &old_raw, &new_raw) {
             if found.documentation_only && !options.verbose {
                 continue;
             }
@@ -190,19 +191,20 @@ pub fn compat(old: &Crd, new: &Crd, options: &Options) -> Report {
 /// `apiVersion` changed, and a write at a served version is validated by that version's
 /// schema: each served version compared with the storage version, as a change from it.
 fn between_served_versions(new: &Crd, options: &Options) -> Vec<Change> {
-    let strategy = new.raw.pointer("/spec/conversion/strategy").and_then(Value::as_str).unwrap_or("None");
+    let strategy = new.envelope().pointer("/spec/conversion/strategy").and_then(Value::as_str).unwrap_or("None");
     let Some(j) = new.versions.iter().position(|v| v.storage).filter(|_| strategy == "None") else { return Vec::new() };
     let storage = &new.versions[j];
     let mut out = Vec::new();
+    let new_raw = new.raw();
     for (i, served) in new.versions.iter().enumerate().filter(|(i, v)| v.served && *i != j) {
         // NEW with the served version holding the storage version's schema: what is stored.
-        let mut raw = new.raw.clone();
+        let mut raw = new_raw.clone().into_owned();
         let Some(stored_schema) = raw.pointer(&format!("/spec/versions/{j}/schema")).cloned() else { continue };
         let Some(slot) = raw.pointer_mut(&format!("/spec/versions/{i}/schema")) else { continue };
         *slot = stored_schema;
         let as_stored = Crd::parse(&raw).0;
         let Some(stored_version) = as_stored.version(&served.name) else { continue };
-        let found = diff::schemas(stored_version.schema.as_ref(), served.schema.as_ref(), &as_stored.raw, &new.raw);
+        let found = diff::schemas(stored_version.schema.as_ref(), served.schema.as_ref(), &as_stored.raw(), &new_raw);
         for found in found.iter().filter(|f| !f.documentation_only) {
             let (class, witness) = witness::classify(&as_stored, stored_version, new, served, found);
             if class == Class::Compatible && !options.verbose {
@@ -267,7 +269,7 @@ pub fn stored_versions(old: &Crd, options: &Options) -> Vec<String> {
     if let Some(given) = &options.stored_versions {
         return given.clone();
     }
-    let status = old.raw.pointer("/status/storedVersions").and_then(Value::as_array);
+    let status = old.envelope().pointer("/status/storedVersions").and_then(Value::as_array);
     let listed: Vec<String> = status.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
     if !listed.is_empty() {
         return listed;

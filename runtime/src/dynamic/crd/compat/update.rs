@@ -60,8 +60,8 @@ pub fn check_update(old: &Crd, new: &Crd, stored: &[String]) -> Vec<Finding> {
 }
 
 /// A version's schema as written (`GetSchemaForVersion`: its own, or the CRD's shared one).
-fn schema_json<'c>(crd: &'c Crd, version: &crate::dynamic::crd::CrdVersion) -> Option<&'c Value> {
-    crd.raw.pointer(&version.schema.as_ref()?.pointer)
+fn schema_json<'c>(crd: &'c Crd, version: &crate::dynamic::crd::CrdVersion) -> Option<std::borrow::Cow<'c, Value>> {
+    crd.raw_at(&version.schema.as_ref()?.pointer)
 }
 
 fn immutables(old: &Crd, new: &Crd) -> Vec<Finding> {
@@ -88,7 +88,7 @@ fn immutables(old: &Crd, new: &Crd) -> Vec<Finding> {
 
 /// `status.conditions` holds `Established: True`.
 fn established(crd: &Crd) -> bool {
-    let conditions = crd.raw.pointer("/status/conditions").and_then(Value::as_array);
+    let conditions = crd.envelope().pointer("/status/conditions").and_then(Value::as_array);
     conditions.into_iter().flatten().any(|c| {
         c.get("type").and_then(Value::as_str) == Some("Established")
             && c.get("status").and_then(Value::as_str) == Some("True")

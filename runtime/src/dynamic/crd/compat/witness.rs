@@ -100,8 +100,9 @@ pub fn classify(
 /// them), for a node both have.
 fn reverted(old: &Crd, new: &Crd, found: &Found<'_>) -> Option<Crd> {
     let (o, n) = (found.old?, found.new?);
-    let mut raw = new.raw.clone();
-    let before = old.raw.pointer(&o.pointer)?.as_object()?;
+    let mut raw = new.raw().into_owned();
+    let before = old.raw_at(&o.pointer)?;
+    let before = before.as_object()?;
     let node = raw.pointer_mut(&n.pointer)?.as_object_mut()?;
     let is_child = |key: &str, v: &Value| {
         matches!(key, "properties" | "items") || (key == "additionalProperties" && v.is_object())
