@@ -168,8 +168,18 @@ impl PartialEq for SeldomBox {
 /// B-tree that was 46% of the dynamic validator's time on a large HTTPRoute (issue 54), a
 /// string comparison per key of a node. A hash index of the names finds one with one hash and
 /// one comparison.
+///
+/// Most nodes have none: a node without properties holds no index (`None`), one word where the
+/// index's fields were six (a CRD of 100,000 properties is 100,000 such nodes).
 #[derive(Clone, Debug, Default)]
-pub struct Properties {
+pub struct Properties(Option<Box<Indexed>>);
+
+// The point of the box: a node without properties pays one word for them.
+const _: () = assert!(size_of::<Properties>() == size_of::<usize>());
+
+/// Properties and the hash index of their names.
+#[derive(Clone, Debug)]
+struct Indexed {
     /// By name, each name once.
     entries: Vec<(String, Box<Schema>)>,
     /// Open addressing into `entries`, at most half full; [`EMPTY_SLOT`] where none is.
@@ -182,26 +192,18 @@ const EMPTY_SLOT: u32 = u32::MAX;
 
 impl PartialEq for Properties {
     fn eq(&self, other: &Self) -> bool {
-        self.entries == other.entries
+        self.entries() == other.entries()
     }
 }
 
-impl Properties {
-    fn from_entries(mut entries: Vec<(String, Box<Schema>)>) -> Self {
-        // The last of a name given twice wins, as a map's insert does.
-        entries.reverse();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        entries.dedup_by(|later, first| later.0 == first.0);
-        let mut properties = Properties { entries, slots: Box::default(), hasher: Default::default() };
-        properties.reindex();
-        properties
+impl Indexed {
+    fn new(entries: Vec<(String, Box<Schema>)>) -> Self {
+        let mut indexed = Indexed { entries, slots: Box::default(), hasher: Default::default() };
+        indexed.reindex();
+        indexed
     }
 
     fn reindex(&mut self) {
-        if self.entries.is_empty() {
-            self.slots = Box::default();
-            return;
-        }
         let mask = (self.entries.len() * 2).next_power_of_two() - 1;
         let mut slots = vec![EMPTY_SLOT; mask + 1];
         for (n, (name, _)) in self.entries.iter().enumerate() {
@@ -219,14 +221,7 @@ impl Properties {
         std::hash::BuildHasher::hash_one(&self.hasher, name) as usize & mask
     }
 
-    /// The schema of property `name`.
-    pub fn get(&self, name: &str) -> Option<&Schema> {
-        self.position(name).and_then(|n| self.at(n))
-    }
-
-    /// Where property `name` is in [`Properties::iter`]'s order: what a structure built
-    /// alongside the schema indexes its own per-property data by.
-    pub fn position(&self, name: &str) -> Option<usize> {
+    fn position(&self, name: &str) -> Option<usize> {
         let mask = self.slots.len().checked_sub(1)?;
         let mut slot = self.home(name, mask);
         loop {
@@ -237,10 +232,36 @@ impl Properties {
             slot = (slot + 1) & mask;
         }
     }
+}
+
+impl Properties {
+    fn from_entries(mut entries: Vec<(String, Box<Schema>)>) -> Self {
+        // The last of a name given twice wins, as a map's insert does.
+        entries.reverse();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|later, first| later.0 == first.0);
+        Properties((!entries.is_empty()).then(|| Box::new(Indexed::new(entries))))
+    }
+
+    /// The entries, by name.
+    fn entries(&self) -> &[(String, Box<Schema>)] {
+        self.0.as_deref().map_or(&[], |indexed| &indexed.entries)
+    }
+
+    /// The schema of property `name`.
+    pub fn get(&self, name: &str) -> Option<&Schema> {
+        self.position(name).and_then(|n| self.at(n))
+    }
+
+    /// Where property `name` is in [`Properties::iter`]'s order: what a structure built
+    /// alongside the schema indexes its own per-property data by.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.0.as_deref()?.position(name)
+    }
 
     /// The schema of the property at `position` ([`Properties::position`]).
     pub fn at(&self, position: usize) -> Option<&Schema> {
-        self.entries.get(position).map(|(_, schema)| schema.as_ref())
+        self.entries().get(position).map(|(_, schema)| schema.as_ref())
     }
 
     /// Whether `name` is a property.
@@ -251,23 +272,27 @@ impl Properties {
     /// Adds (or replaces) property `name`. Each call indexes the names anew: build many at
     /// once with `collect`.
     pub fn insert(&mut self, name: String, schema: Schema) {
-        match self.entries.binary_search_by(|(n, _)| n.as_str().cmp(&name)) {
-            Ok(n) => *self.entries[n].1 = schema,
+        let Some(indexed) = self.0.as_deref_mut() else {
+            *self = Properties::from_entries(vec![(name, Box::new(schema))]);
+            return;
+        };
+        match indexed.entries.binary_search_by(|(n, _)| n.as_str().cmp(&name)) {
+            Ok(n) => *indexed.entries[n].1 = schema,
             Err(n) => {
-                self.entries.insert(n, (name, Box::new(schema)));
-                self.reindex();
+                indexed.entries.insert(n, (name, Box::new(schema)));
+                indexed.reindex();
             }
         }
     }
 
     /// How many properties there are.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries().is_empty()
     }
 
     /// The names and schemas, by name.
@@ -277,17 +302,19 @@ impl Properties {
 
     /// The names, sorted.
     pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.entries.iter().map(|(name, _)| name)
+        self.entries().iter().map(|(name, _)| name)
     }
 
     /// The schemas, by name.
     pub fn values(&self) -> impl Iterator<Item = &Schema> {
-        self.entries.iter().map(|(_, schema)| schema.as_ref())
+        self.entries().iter().map(|(_, schema)| schema.as_ref())
     }
 
     /// The schemas, by name, to change.
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Schema> {
-        self.entries.iter_mut().map(|(_, schema)| schema.as_mut())
+        let entries: &mut [(String, Box<Schema>)] =
+            self.0.as_deref_mut().map_or(&mut [], |indexed| indexed.entries.as_mut_slice());
+        entries.iter_mut().map(|(_, schema)| schema.as_mut())
     }
 }
 
@@ -299,7 +326,7 @@ impl<'a> IntoIterator for &'a Properties {
     >;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(name, schema)| (name, schema.as_ref()))
+        self.entries().iter().map(|(name, schema)| (name, schema.as_ref()))
     }
 }
 
