@@ -555,4 +555,49 @@ spec:
             );
         }
     }
+
+    #[cfg(feature = "yaml")]
+    proptest::proptest! {
+        /// Any mix of anchors, aliases, `<<` merges, keys written twice and misfit keywords in a
+        /// schema reads from the document's nodes as from its value.
+        #[test]
+        fn schemas_read_from_nodes_are_schemas_read_from_values(
+            properties in proptest::collection::vec((0..4usize, 0..7usize, 0..8usize), 1..12),
+        ) {
+            let mut text = String::from(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ws.example.com}\nspec:\n  group: example.com\n  names: {kind: W, plural: ws}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n",
+            );
+            // The properties that anchor their schema (`&s<n>`), for aliases and merges to name.
+            let mut anchored: Vec<usize> = Vec::new();
+            for (n, &(name, shape, pick)) in properties.iter().enumerate() {
+                let name = ["a", "b", "c", "<<"][name];
+                let earlier = (!anchored.is_empty()).then(|| anchored[pick % anchored.len()]);
+                let schema = match (shape, earlier) {
+                    (0, _) | (1 | 2, None) => {
+                        anchored.push(n);
+                        format!("&s{n} {{type: string, maxLength: {n}}}")
+                    }
+                    (1, Some(e)) => format!("*s{e}"),
+                    (2, Some(e)) => format!("{{<<: *s{e}, maxLength: 1, type: string}}"),
+                    (3, _) => "{type: array, items: [], x-kubernetes-list-type: map}".to_owned(),
+                    (4, _) => "{type: object, properties: {x: {type: integer, minimum: no}}, x-x: [1]}".to_owned(),
+                    (5, _) => "null".to_owned(),
+                    _ => "{type: string, type: object, properties: {}}".to_owned(),
+                };
+                text.push_str(&format!("          {name}: {schema}\n"));
+            }
+            let mut documents = Vec::new();
+            crate::read::yaml::read_each(&text, false, &mut |doc| documents.push(doc)).unwrap();
+            let document = std::sync::Arc::new(documents.remove(0));
+            let value = document.value_at("").unwrap();
+            let (from_value, value_errors) = Crd::parse(&value);
+            let (from_document, document_errors) = Crd::parse_document(document);
+            proptest::prop_assert_eq!(document_errors, value_errors);
+            proptest::prop_assert!(from_document == from_value, "{}", text);
+            let texts = |crd: &Crd| -> Vec<String> {
+                check::check(crd).findings.iter().map(|f| format!("{} {}", f.text(), f.pointer)).collect()
+            };
+            proptest::prop_assert_eq!(texts(&from_document), texts(&from_value));
+        }
+    }
 }
