@@ -659,7 +659,7 @@ impl<'a> ModuleBuilder<'a> {
         if node.int_or_string {
             attrs.push(Attr::Flag(Keyword::IntOrString));
             if let Some(t) = &node.type_ {
-                attrs.push(Attr::Str(Keyword::SchemaType, t.clone()));
+                attrs.push(Attr::Str(Keyword::SchemaType, t.to_string()));
             }
             self.value_attrs(node, &mut attrs, true);
             return (Ty::IntOrString, attrs);
@@ -668,7 +668,7 @@ impl<'a> ModuleBuilder<'a> {
             t @ ("string" | "integer" | "boolean") if enum_of(node, t).is_some() => {
                 let values = enum_of(node, t).unwrap_or_default();
                 self.value_attrs(node, &mut attrs, false);
-                let written = Value::Array(node.enum_.clone().unwrap_or_default());
+                let written = Value::Array(node.enum_.as_deref().unwrap_or_default().to_vec());
                 if node.nullable {
                     // [quirk] `null` matches no enum, even a nullable field's: the field keeps
                     // its enum so an explicit null is refused as the apiserver refuses it.
@@ -750,7 +750,7 @@ impl<'a> ModuleBuilder<'a> {
     /// an attribute (it was not turned into a Rust enum).
     fn value_attrs(&self, s: &Schema, out: &mut Vec<Attr>, with_enum: bool) {
         if let Some(f) = &s.format {
-            out.push(Attr::Str(Keyword::Format, f.clone()));
+            out.push(Attr::Str(Keyword::Format, f.to_string()));
         }
         if let Some(n) = &s.minimum {
             out.push(Attr::Number(Keyword::Minimum, n.clone()));
@@ -790,7 +790,7 @@ impl<'a> ModuleBuilder<'a> {
             }
         }
         if let Some(p) = &s.pattern {
-            out.push(Attr::Str(Keyword::Pattern, p.clone()));
+            out.push(Attr::Str(Keyword::Pattern, p.to_string()));
         }
         if s.unique_items() {
             out.push(Attr::Flag(Keyword::UniqueItems));
@@ -803,7 +803,7 @@ impl<'a> ModuleBuilder<'a> {
             out.push(Attr::Flag(Keyword::AdditionalProperties));
         }
         if with_enum && let Some(e) = &s.enum_ {
-            out.push(Attr::Json(Keyword::EnumJson, Value::Array(e.clone()).to_string()));
+            out.push(Attr::Json(Keyword::EnumJson, Value::Array(e.to_vec()).to_string()));
         }
         for (kw, key, present) in [
             (Keyword::AllOf, "allOf", !s.all_of().is_empty()),
@@ -822,10 +822,10 @@ impl<'a> ModuleBuilder<'a> {
             out.push(Attr::Flag(Keyword::EmbeddedResource));
         }
         if let Some(t) = &s.list_type {
-            out.push(Attr::Str(Keyword::ListType, t.clone()));
+            out.push(Attr::Str(Keyword::ListType, t.to_string()));
         }
         if !s.list_map_keys.is_empty() {
-            out.push(Attr::Strs(Keyword::ListMapKeys, s.list_map_keys.clone()));
+            out.push(Attr::Strs(Keyword::ListMapKeys, s.list_map_keys.to_vec()));
         }
         if let Some(t) = s.map_type() {
             out.push(Attr::Str(Keyword::MapType, t.to_owned()));
@@ -1212,7 +1212,7 @@ fn unions_of(node: &Schema) -> Vec<Union> {
             if b.not().is_some() && b.required.is_empty() {
                 continue;
             }
-            match b.required.as_slice() {
+            match &*b.required {
                 [one] if node.properties.contains_key(one) && b.not().is_none() && !members.contains(one) => {
                     members.push(one.clone())
                 }

@@ -22,17 +22,17 @@ pub struct Schema {
     /// JSON pointer of this node in the document it was read from.
     pub pointer: String,
     /// `type`, as written (may be any string; the checks report unknown ones).
-    pub type_: Option<String>,
+    pub type_: Option<Box<str>>,
     /// `format`.
-    pub format: Option<String>,
+    pub format: Option<Box<str>>,
     /// `description`.
-    pub description: Option<String>,
+    pub description: Option<Box<str>>,
     /// `default`.
     pub default: Option<Value>,
     /// `nullable`.
     pub nullable: bool,
     /// `enum`.
-    pub enum_: Option<Vec<Value>>,
+    pub enum_: Option<Box<[Value]>>,
     /// `maximum`.
     pub maximum: Option<Number>,
     /// `minimum`.
@@ -42,13 +42,13 @@ pub struct Schema {
     /// `minLength` (in runes).
     pub min_length: Option<i64>,
     /// `pattern` (Go RE2 syntax, matched unanchored).
-    pub pattern: Option<String>,
+    pub pattern: Option<Box<str>>,
     /// `maxItems`.
     pub max_items: Option<i64>,
     /// `minItems`.
     pub min_items: Option<i64>,
     /// `required`.
-    pub required: Vec<String>,
+    pub required: Box<[String]>,
     /// `items` (a single schema; an array form is reported by [`Schema::parse`]).
     pub items: Option<Box<Schema>>,
     /// `properties`, sorted by name (as the apiserver's Go map iterates them).
@@ -62,11 +62,11 @@ pub struct Schema {
     /// `x-kubernetes-int-or-string`.
     pub int_or_string: bool,
     /// `x-kubernetes-list-type`.
-    pub list_type: Option<String>,
+    pub list_type: Option<Box<str>>,
     /// `x-kubernetes-list-map-keys`.
-    pub list_map_keys: Vec<String>,
+    pub list_map_keys: Box<[String]>,
     /// `x-kubernetes-validations`.
-    pub validations: Vec<ValidationRule>,
+    pub validations: Box<[ValidationRule]>,
     /// `title`, `example`, `externalDocs`, `exclusiveMaximum`, `exclusiveMinimum`,
     /// `multipleOf`, `uniqueItems`, `maxProperties`, `minProperties`,
     /// `x-kubernetes-map-type`, the junctors, other `x-*` keys, and what the apiserver refuses
@@ -75,13 +75,17 @@ pub struct Schema {
     pub seldom: SeldomBox,
 }
 
+// A CRD holds one node per schema it writes (100,000 for a CRD of 100,000 properties): what a
+// field adds here, every node pays.
+const _: () = assert!(size_of::<Schema>() <= 344);
+
 /// The keywords few schemas write, kept behind one box ([`Schema::seldom_mut`] to write them,
 /// a getter on [`Schema`] each to read them): a CRD of 100,000 properties is a [`Schema`] each,
 /// and these took 240 of its 760 bytes; the rare numeric and map keywords 72 of the 528 left.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Seldom {
     /// `title`.
-    pub title: Option<String>,
+    pub title: Option<Box<str>>,
     /// `example` (kept for completeness; never validated).
     pub example: Option<Value>,
     /// `externalDocs`.
@@ -99,7 +103,7 @@ pub struct Seldom {
     /// `minProperties`.
     pub min_properties: Option<i64>,
     /// `x-kubernetes-map-type`.
-    pub map_type: Option<String>,
+    pub map_type: Option<Box<str>>,
     /// `allOf`.
     pub all_of: Vec<Schema>,
     /// `anyOf`.
@@ -676,6 +680,11 @@ impl Reader<'_> {
         }
     }
 
+    /// A text keyword, held as read (a `Box<str>`: a node's strings are never changed).
+    fn text(&mut self, key: &str, v: &Value) -> Option<Box<str>> {
+        self.string(key, v).map(String::into_boxed_str)
+    }
+
     fn bool(&mut self, key: &str, v: &Value) -> Option<bool> {
         match v {
             Value::Bool(b) => Some(*b),
@@ -806,17 +815,17 @@ const SCHEMA_KEYWORDS: [&str; 7] = ["items", "properties", "additionalProperties
 /// Reads one keyword that holds no schema.
 fn keyword(s: &mut Schema, k: &str, v: &Value, r: &mut Reader<'_>) {
     match k {
-        "type" => s.type_ = r.string(k, v),
-        "format" => s.format = r.string(k, v),
-        "title" => s.seldom_mut().title = r.string(k, v),
-        "description" => s.description = r.string(k, v),
+        "type" => s.type_ = r.text(k, v),
+        "format" => s.format = r.text(k, v),
+        "title" => s.seldom_mut().title = r.text(k, v),
+        "description" => s.description = r.text(k, v),
         // [quirk] `null` is Go's nil `*JSON`: no default at all.
         "default" => s.default = (!v.is_null()).then(|| v.clone()),
         "nullable" => s.nullable = r.bool(k, v).unwrap_or(false),
         "example" => s.seldom_mut().example = (!v.is_null()).then(|| v.clone()),
         "externalDocs" => s.seldom_mut().external_docs = (!v.is_null()).then(|| v.clone()),
         "enum" => match v {
-            Value::Array(items) => s.enum_ = Some(items.clone()),
+            Value::Array(items) => s.enum_ = Some(items.as_slice().into()),
             Value::Null => {}
             _ => r.fail(k, v, "[]JSON"),
         },
@@ -827,20 +836,20 @@ fn keyword(s: &mut Schema, k: &str, v: &Value, r: &mut Reader<'_>) {
         "multipleOf" => s.seldom_mut().multiple_of = r.number(k, v),
         "maxLength" => s.max_length = r.count(k, v),
         "minLength" => s.min_length = r.count(k, v),
-        "pattern" => s.pattern = r.string(k, v),
+        "pattern" => s.pattern = r.text(k, v),
         "maxItems" => s.max_items = r.count(k, v),
         "minItems" => s.min_items = r.count(k, v),
         "uniqueItems" => s.seldom_mut().unique_items = r.bool(k, v).unwrap_or(false),
         "maxProperties" => s.seldom_mut().max_properties = r.count(k, v),
         "minProperties" => s.seldom_mut().min_properties = r.count(k, v),
-        "required" => s.required = r.strings(k, v),
+        "required" => s.required = r.strings(k, v).into(),
         "x-kubernetes-preserve-unknown-fields" => s.preserve_unknown_fields = r.bool(k, v),
         "x-kubernetes-embedded-resource" => s.embedded_resource = r.bool(k, v).unwrap_or(false),
         "x-kubernetes-int-or-string" => s.int_or_string = r.bool(k, v).unwrap_or(false),
-        "x-kubernetes-list-type" => s.list_type = r.string(k, v),
-        "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v),
-        "x-kubernetes-map-type" => s.seldom_mut().map_type = r.string(k, v),
-        "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(r.pointer, &[k]), r.errors),
+        "x-kubernetes-list-type" => s.list_type = r.text(k, v),
+        "x-kubernetes-list-map-keys" => s.list_map_keys = r.strings(k, v).into(),
+        "x-kubernetes-map-type" => s.seldom_mut().map_type = r.text(k, v),
+        "x-kubernetes-validations" => s.validations = parse_rules(v, &child_pointer(r.pointer, &[k]), r.errors).into(),
         // What the structural model cannot hold, where Go's decoding leaves it set: a
         // string or map not empty, a pointer not nil (`null` is nil).
         "id" | "$schema" | "patternProperties" | "definitions" => {
@@ -926,7 +935,7 @@ mod tests {
         ) {
             let with_title = |n: usize| {
                 let mut s = Schema::default();
-                s.seldom_mut().title = Some(n.to_string());
+                s.seldom_mut().title = Some(n.to_string().into());
                 s
             };
             let expected: BTreeMap<&str, usize> = names.iter().enumerate().map(|(n, name)| (name.as_str(), n)).collect();
@@ -963,7 +972,7 @@ mod tests {
             "/spec",
         );
         assert_eq!(errors, vec![]);
-        assert_eq!(s.required, vec!["a"]);
+        assert_eq!(*s.required, ["a"]);
         let a = &s.properties["a"];
         assert_eq!(a.pointer, "/spec/properties/a");
         assert_eq!(a.minimum, Some(0.into()));

@@ -140,7 +140,7 @@ fn walk_object(v: &Value, s: &Schema, ptr: &str, out: &mut Vec<Candidate>) {
                 push("pattern", vec![rep(ptr, json!(format!("{text} <&>!")))]);
             }
             if let Some(f) = &s.format {
-                let bad = match f.as_str() {
+                let bad = match &**f {
                     "date-time" => "2024-13-45T99:00:00Z",
                     "date" => "2024/01/01",
                     "duration" => "ten minutes",

@@ -51,7 +51,7 @@ fn partial_schema<T: crate::schema::of_types::StructuralSchema + 'static>() -> &
     schemas.entry(TypeId::of::<T>()).or_insert_with(|| {
         let (mut schema, _) = crate::schema::Schema::parse(&T::schema(), "");
         fn unrequire(s: &mut crate::schema::Schema) {
-            s.required.clear();
+            s.required = Box::default();
             s.properties.values_mut().for_each(unrequire);
             let keys = (s.list_type.as_deref() == Some("map")).then(|| s.list_map_keys.clone());
             if let Some(items) = s.items.as_deref_mut() {

@@ -436,10 +436,10 @@ impl<'a> Checker<'a> {
 
     /// Value validations and what junctors (allOf/anyOf/oneOf/not) may not carry.
     fn value_validation(&mut self, s: &Schema, p: &str, in_junctor: bool) {
-        if let Some(pattern) = &s.pattern {
+        if let Some(pattern) = s.pattern.as_deref() {
             let error = self
                 .patterns
-                .entry(pattern.clone())
+                .entry(pattern.to_owned())
                 .or_insert_with(|| crate::check::pattern::compile(pattern).err().map(|e| e.0))
                 .clone();
             if let Some(e) = error {
@@ -861,9 +861,9 @@ impl<'a> Checker<'a> {
                 );
             }
         }
-        if let Some(lt) = &s.list_type {
+        if let Some(lt) = s.list_type.as_deref() {
             self.type_must_be(s, p, "array", "x-kubernetes-list-type is specified");
-            if !["atomic", "set", "map"].contains(&lt.as_str()) {
+            if !["atomic", "set", "map"].contains(&lt) {
                 self.push(
                     s,
                     format!("{p}.x-kubernetes-list-type"),
@@ -1039,7 +1039,7 @@ fn json_list(list: &[String]) -> BadValue {
 /// `anyOf: [{type: integer}, {type: string}]`, exactly: the int-or-string idiom.
 fn is_int_or_string_any_of(list: &[Schema]) -> bool {
     let only_type = |s: &Schema, t: &str| {
-        let bare = Schema { pointer: s.pointer.clone(), type_: Some(t.to_owned()), ..Schema::default() };
+        let bare = Schema { pointer: s.pointer.clone(), type_: Some(t.into()), ..Schema::default() };
         *s == bare
     };
     list.len() == 2 && only_type(&list[0], "integer") && only_type(&list[1], "string")
