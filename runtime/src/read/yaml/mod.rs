@@ -318,24 +318,35 @@ impl<'t> crate::schema::Source<'t> for NodeRef<'t> {
     }
 
     /// As the conversion keeps them: a key written twice where it is last written, the keys
-    /// `<<` merges bring where the mapping does not set them (the earlier merge first).
-    fn entries(self) -> Vec<(&'t str, Self)> {
+    /// `<<` merges bring where the mapping does not set them (the earlier merge first). A long
+    /// mapping that writes each key once, itself, is read in its index's order, sorted
+    /// already: its entries are never listed apart (a list of 100,000 was a transient of 32
+    /// bytes a property, beside the schemas made of them).
+    fn entries(self) -> impl Iterator<Item = (&'t str, Self)> {
         let (tape, map) = self.target();
-        if tape.nodes[map].kind != Kind::Map {
-            return Vec::new();
+        let is_map = tape.nodes[map].kind == Kind::Map;
+        let plain =
+            is_map && !tape.nodes[map].has_duplicates() && !tape.children(map).any(|k| tape.nodes[k].is_merge());
+        let entry = move |key: usize| (tape.str(&tape.nodes[key]), self.at(key + 1));
+        if let Some(sorted) = tape.indexes.get(&(map as u32)).filter(|_| plain) {
+            return Either::Left(sorted.iter().map(move |&key| entry(key as usize)));
         }
-        let mut own: Vec<(&str, usize)> =
-            tape.children(map).filter(|&k| !tape.nodes[k].is_merge()).map(|k| (tape.str(&tape.nodes[k]), k)).collect();
-        own.reverse();
-        own.sort_by(|a, b| a.0.cmp(b.0));
-        own.dedup_by(|later, first| later.0 == first.0);
-        for key in tape.merged(map) {
-            let text = tape.str(&tape.nodes[key]);
-            if let Err(at) = own.binary_search_by(|(k, _)| (*k).cmp(text)) {
-                own.insert(at, (text, key));
+        let mut own: Vec<(&str, usize)> = Vec::new();
+        if is_map {
+            own.extend(
+                tape.children(map).filter(|&k| !tape.nodes[k].is_merge()).map(|k| (tape.str(&tape.nodes[k]), k)),
+            );
+            own.reverse();
+            own.sort_by(|a, b| a.0.cmp(b.0));
+            own.dedup_by(|later, first| later.0 == first.0);
+            for key in tape.merged(map) {
+                let text = tape.str(&tape.nodes[key]);
+                if let Err(at) = own.binary_search_by(|(k, _)| (*k).cmp(text)) {
+                    own.insert(at, (text, key));
+                }
             }
         }
-        own.into_iter().map(|(text, key)| (text, self.at(key + 1))).collect()
+        Either::Right(own.into_iter().map(move |(_, key)| entry(key)))
     }
 
     fn items(self) -> Vec<Self> {
@@ -352,6 +363,33 @@ impl<'t> crate::schema::Source<'t> for NodeRef<'t> {
         std::borrow::Cow::Owned(
             Conversion::new(tape, lines, false).convert(self.index, Some(&mut Everything)).unwrap_or_default(),
         )
+    }
+}
+
+/// One of two iterators ([`NodeRef`]'s entries: a mapping's index, or its entries listed),
+/// with the size it knows.
+#[cfg(feature = "dynamic")]
+enum Either<L, R> {
+    Left(L),
+    Right(R),
+}
+
+#[cfg(feature = "dynamic")]
+impl<T, L: Iterator<Item = T>, R: Iterator<Item = T>> Iterator for Either<L, R> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Either::Left(l) => l.next(),
+            Either::Right(r) => r.next(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Either::Left(l) => l.size_hint(),
+            Either::Right(r) => r.size_hint(),
+        }
     }
 }
 
