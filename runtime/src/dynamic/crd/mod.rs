@@ -471,7 +471,7 @@ mod tests {
     /// A CRD whose schemas are read from its document's nodes is the CRD read from its value:
     /// its model, its parse errors, what the check says (and shows whole: a refused root, the
     /// versions), and each part of it as read, through anchors, `<<` merges and keys written
-    /// twice inside the schemas.
+    /// twice inside the schemas, and a version's whole schema an alias of another's.
     #[cfg(feature = "yaml")]
     #[test]
     fn a_crd_read_from_its_document_is_the_crd_read_from_its_value() {
@@ -489,7 +489,7 @@ spec:
     storage: true
     subresources: {status: {}}
     schema:
-      openAPIV3Schema:
+      openAPIV3Schema: &root
         type: object
         x-kubernetes-list-type: atomic
         properties:
@@ -514,6 +514,10 @@ spec:
   - name: v3
     served: false
     storage: false
+  - name: v4
+    served: false
+    storage: false
+    schema: {openAPIV3Schema: *root}
 "#;
         for json in [false, true] {
             let mut documents = Vec::new();
@@ -529,7 +533,7 @@ spec:
             let (from_document, document_errors) = Crd::parse_document(document);
             assert!(matches!(from_document.raw, Raw::Document { .. }));
             assert_eq!(document_errors, value_errors);
-            assert_eq!(value_errors.len(), 1, "{value_errors:?}");
+            assert_eq!(value_errors.len(), 2, "one a version holding the schema: {value_errors:?}");
             assert_eq!(from_document, from_value);
             assert_eq!(from_document.envelope().pointer("/spec/versions/1/schema/openAPIV3Schema"), Some(&json!({})));
             for pointer in [
@@ -539,6 +543,7 @@ spec:
                 "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/merged",
                 "/spec/versions/1/schema/openAPIV3Schema/properties/a",
                 "/spec/versions/2",
+                "/spec/versions/3/schema/openAPIV3Schema/properties/spec/properties/alias",
                 "/spec/versions/0/schema/openAPIV3Schema/nope",
             ] {
                 assert_eq!(from_document.raw_at(pointer).as_deref(), value.pointer(pointer), "{pointer}");
