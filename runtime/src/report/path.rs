@@ -10,6 +10,18 @@ use std::sync::Arc;
 
 pub use kubeskema_attributes::pointer::{escape_token, unescape_token};
 
+/// What JSON pointer `pointer` adds to `base` (`""`, or `/...`), where it is `base` or below it
+/// (`/a/bc` is not below `/a/b`).
+///
+/// ```
+/// assert_eq!(kubeskema::path::below("/a/b/c", "/a/b"), Some("/c"));
+/// assert_eq!(kubeskema::path::below("/a/b", "/a/b"), Some(""));
+/// assert_eq!(kubeskema::path::below("/a/bc", "/a/b"), None);
+/// ```
+pub fn below<'p>(pointer: &'p str, base: &str) -> Option<&'p str> {
+    pointer.strip_prefix(base).filter(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// One step of a path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Segment {

@@ -168,11 +168,7 @@ pub(crate) fn written_as_float_under(node: &dyn crate::report::path::Place) -> V
             return Vec::new();
         }
         let base = node.to_path().pointer();
-        w.iter()
-            .filter_map(|p| p.strip_prefix(base.as_str()))
-            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
-            .map(str::to_owned)
-            .collect()
+        w.iter().filter_map(|p| crate::report::path::below(p, &base)).map(str::to_owned).collect()
     })
 }
 

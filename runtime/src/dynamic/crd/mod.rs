@@ -6,6 +6,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+#[cfg(feature = "yaml")]
+use crate::report::path::below;
 use crate::schema::{ParseError, Schema};
 
 #[cfg(feature = "cel")]
@@ -78,7 +80,7 @@ impl Raw {
     fn shallow_at(&self, pointer: &str) -> Option<Cow<'_, Value>> {
         match self {
             #[cfg(feature = "yaml")]
-            Raw::Document { document, elided, .. } if elided.iter().any(|e| within(pointer, e)) => {
+            Raw::Document { document, elided, .. } if elided.iter().any(|e| below(pointer, e).is_some()) => {
                 document.value_at_shallow(pointer).map(Cow::Owned)
             }
             _ => self.at(pointer),
@@ -99,7 +101,7 @@ impl Raw {
             #[cfg(feature = "yaml")]
             Raw::Document { envelope, document, elided } => {
                 // Inside an elided schema, or above one: the document's.
-                if elided.iter().any(|e| within(pointer, e) || within(e, pointer)) {
+                if elided.iter().any(|e| below(pointer, e).or(below(e, pointer)).is_some()) {
                     document.value_at(pointer).map(Cow::Owned)
                 } else {
                     envelope.pointer(pointer).map(Cow::Borrowed)
@@ -246,7 +248,7 @@ impl Crd {
     #[cfg(feature = "cel")]
     pub(crate) fn schema_elided(&self, index: usize) -> bool {
         let elided = self.raw.elided();
-        !elided.is_empty() && elided.iter().any(|e| *e == format!("/spec/versions/{index}/schema/openAPIV3Schema"))
+        !elided.is_empty() && elided.contains(&format!("/spec/versions/{index}/schema/openAPIV3Schema"))
     }
 
     /// Drops what the CRD was read from, once only its model is wanted: [`Crd::raw`] is then
@@ -362,12 +364,6 @@ impl Crd {
     pub fn version(&self, name: &str) -> Option<&CrdVersion> {
         self.versions.iter().find(|v| v.name == name)
     }
-}
-
-/// Whether JSON pointer `inner` is `outer` or below it.
-#[cfg(feature = "yaml")]
-fn within(inner: &str, outer: &str) -> bool {
-    inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// What a `v1` CRD's envelope keeps of its document ([`Crd::parse_document`]): everything

@@ -37,11 +37,8 @@ pub(super) fn check_schema(
     c.crd_rules(root, base, true, true, &MetaContext::default());
     if cel_context {
         let schema_errors: Vec<String> = c.findings[before..].iter().map(|f| f.pointer.clone()).collect();
-        let has_errors = |node: &Schema| {
-            schema_errors.iter().any(|e| {
-                e.strip_prefix(node.pointer.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-            })
-        };
+        let has_errors =
+            |node: &Schema| schema_errors.iter().any(|e| crate::report::path::below(e, &node.pointer).is_some());
         super::rules::check(root, base, &has_errors, &mut c.findings, lowered);
     }
     if root.nullable {
